@@ -1,0 +1,49 @@
+// Build-mode switches shared by every dlpack_mdspan header.
+//
+// The headers are compiled in two ways: textually (#include, C++20 or later, also by nvcc)
+// and as the body of the named module `dlpack_mdspan` (C++23). DLPM_EXPORT marks the
+// public namespace blocks; it expands to `export` only inside the module unit.
+#ifndef DLPACK_MDSPAN_CONFIG_HPP
+#define DLPACK_MDSPAN_CONFIG_HPP
+
+#include <dlpack/dlpack.h>
+
+#if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION < 1
+#error "dlpack_mdspan needs DLPack >= 1.0 (DLManagedTensorVersioned); found an older <dlpack/dlpack.h>"
+#endif
+
+#ifdef DLPACK_MDSPAN_MODULE_BUILD
+#define DLPM_EXPORT export
+#else
+#define DLPM_EXPORT
+#endif
+
+// Functions that mdspan mappings call must also be callable from CUDA device code.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define DLPM_HOST_DEVICE __host__ __device__
+#else
+#define DLPM_HOST_DEVICE
+#endif
+
+// [[clang::lifetimebound]] lets clang diagnose a view that outlives the object owning
+// its shape and strides. Other compilers ignore it; the deleted `&&` overloads still apply.
+#if defined(__has_cpp_attribute)
+#if __has_cpp_attribute(clang::lifetimebound)
+#define DLPM_LIFETIMEBOUND [[clang::lifetimebound]]
+#endif
+#endif
+#ifndef DLPM_LIFETIMEBOUND
+#define DLPM_LIFETIMEBOUND
+#endif
+
+#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
+#define DLPM_HAS_EXCEPTIONS 1
+#else
+#define DLPM_HAS_EXCEPTIONS 0
+#endif
+
+#define DLPACK_MDSPAN_VERSION_MAJOR 0
+#define DLPACK_MDSPAN_VERSION_MINOR 1
+#define DLPACK_MDSPAN_VERSION_PATCH 0
+
+#endif

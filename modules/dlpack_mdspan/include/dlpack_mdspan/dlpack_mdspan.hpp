@@ -1,0 +1,16 @@
+// dlpack_mdspan: zero-copy, validated conversion between mdspan and DLPack.
+//
+// The header form of the library. `import dlpack_mdspan;` gives the same names.
+#ifndef DLPACK_MDSPAN_DLPACK_MDSPAN_HPP
+#define DLPACK_MDSPAN_DLPACK_MDSPAN_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/layout_stride_relaxed.hpp>
+#include <dlpack_mdspan/export.hpp>
+
+#endif

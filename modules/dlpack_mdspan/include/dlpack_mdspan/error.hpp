@@ -1,0 +1,245 @@
+// Error reporting: one code per failure (errc), a message that names the values involved,
+// a throwing form (dlpack_error) and a non-throwing form (result<T>).
+//
+// Messages live in a fixed buffer inside `error`, so reporting a failure never allocates;
+// the success paths of export and import allocate nothing at all.
+#ifndef DLPACK_MDSPAN_ERROR_HPP
+#define DLPACK_MDSPAN_ERROR_HPP
+
+#include <dlpack_mdspan/config.hpp>
+
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <new>
+#include <utility>
+
+#if __has_include(<expected>) && __cplusplus > 202002L
+#include <expected>
+#endif
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// Why a conversion failed. The numeric values are stable: the C facade reuses them
+/// as its `dlpm_status` codes, so never renumber an existing entry.
+enum class errc : int {
+  ok = 0,
+  null_pointer = 1,            ///< a required pointer argument was NULL
+  extent_overflow = 2,         ///< an extent cannot be represented (int64 on export, index_type on import)
+  stride_overflow = 3,         ///< a stride cannot be represented in int64
+  not_strided = 4,             ///< the mapping is not strided, so DLPack cannot describe it
+  device_mismatch = 5,         ///< device type not accepted by the target view
+  device_id_mismatch = 6,      ///< device id differs from the one the target view names
+  ndim_mismatch = 7,           ///< ndim differs from the target rank
+  invalid_ndim = 8,            ///< ndim is negative or absurdly large
+  dtype_mismatch = 9,          ///< (code, bits, lanes) differs from the target element type
+  invalid_dtype = 10,          ///< bits or lanes are zero or impossible
+  null_shape = 11,             ///< shape is NULL while ndim > 0
+  negative_extent = 12,        ///< a shape entry is negative
+  static_extent_mismatch = 13, ///< a shape entry differs from the target's static extent
+  null_data = 14,              ///< data is NULL for a tensor with elements
+  null_strides = 15,           ///< strides are NULL and the policy rejects that
+  non_compact_strides = 16,    ///< layout_right/left target but the strides are not compact
+  non_positive_stride = 17,    ///< layout_stride target but a stride is zero or negative
+  overlapping_strides = 18,    ///< layout_stride target but two elements share an address
+  span_overflow = 19,          ///< the required span does not fit int64 / index_type
+  byte_offset_overflow = 20,   ///< byte_offset is out of range
+  misaligned_byte_offset = 21, ///< byte_offset is not a multiple of the element size
+  misaligned_data = 22,        ///< data + byte_offset is not aligned as required
+  divisibility = 23,           ///< an extent is not a multiple of the requested divisor
+  subbyte_not_viewable = 24,   ///< a sub-byte dtype cannot be viewed element-wise
+  ambiguous_layout = 25,       ///< layout introspection has no unique answer
+  no_matching_type = 26,       ///< runtime dispatch found no candidate element type
+  read_only = 27,              ///< a mutable view of a READ_ONLY tensor was requested
+  version_mismatch = 28,       ///< DLPack major version differs from ours
+  invalid_argument = 29,       ///< any other invalid argument
+  out_of_memory = 30,          ///< an allocation failed
+};
+
+/// A short, fixed description of an errc (the detailed message is in `error::message`).
+constexpr const char* errc_name(errc code) noexcept {
+  switch (code) {
+    case errc::ok: return "ok";
+    case errc::null_pointer: return "null pointer argument";
+    case errc::extent_overflow: return "extent out of range";
+    case errc::stride_overflow: return "stride out of range";
+    case errc::not_strided: return "layout mapping is not strided";
+    case errc::device_mismatch: return "device type not accepted";
+    case errc::device_id_mismatch: return "device id mismatch";
+    case errc::ndim_mismatch: return "ndim mismatch";
+    case errc::invalid_ndim: return "invalid ndim";
+    case errc::dtype_mismatch: return "dtype mismatch";
+    case errc::invalid_dtype: return "invalid dtype";
+    case errc::null_shape: return "shape is NULL";
+    case errc::negative_extent: return "negative extent";
+    case errc::static_extent_mismatch: return "static extent mismatch";
+    case errc::null_data: return "data is NULL";
+    case errc::null_strides: return "strides are NULL";
+    case errc::non_compact_strides: return "strides are not compact for the layout";
+    case errc::non_positive_stride: return "non-positive stride";
+    case errc::overlapping_strides: return "overlapping strides";
+    case errc::span_overflow: return "required span overflows";
+    case errc::byte_offset_overflow: return "byte_offset out of range";
+    case errc::misaligned_byte_offset: return "byte_offset not a multiple of the element size";
+    case errc::misaligned_data: return "data misaligned";
+    case errc::divisibility: return "extent not divisible";
+    case errc::subbyte_not_viewable: return "sub-byte dtype not viewable element-wise";
+    case errc::ambiguous_layout: return "ambiguous layout";
+    case errc::no_matching_type: return "no matching element type";
+    case errc::read_only: return "tensor is read-only";
+    case errc::version_mismatch: return "DLPack major version mismatch";
+    case errc::invalid_argument: return "invalid argument";
+    case errc::out_of_memory: return "out of memory";
+  }
+  return "unknown error";
+}
+
+/// A failure: its code plus a message that names the dimension and values involved.
+/// Trivially copyable and allocation-free, so it can cross threads and C boundaries.
+class error {
+ public:
+  static constexpr std::size_t capacity = 240;
+
+  error() noexcept = default;
+
+  error(errc code, const char* message) noexcept : code_(code) {
+    std::snprintf(message_, capacity, "%s", message ? message : "");
+  }
+
+  [[nodiscard]] errc code() const noexcept { return code_; }
+  [[nodiscard]] const char* what() const noexcept { return message_; }
+  [[nodiscard]] std::string_view message() const noexcept { return message_; }
+
+  /// printf-style constructor used by the library's checks.
+#if defined(__GNUC__) || defined(__clang__)
+  __attribute__((format(printf, 2, 3)))
+#endif
+  static error format(errc code, const char* fmt, ...) noexcept {
+    error e;
+    e.code_ = code;
+    std::va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(e.message_, capacity, fmt, args);
+    va_end(args);
+    return e;
+  }
+
+ private:
+  errc code_ = errc::ok;
+  char message_[capacity] = {};
+};
+
+/// The exception thrown by the throwing forms. It is a std::invalid_argument, so generic
+/// handlers catch it, and it keeps the errc for programs that dispatch on the cause.
+class dlpack_error : public std::invalid_argument {
+ public:
+  explicit dlpack_error(const error& e) : std::invalid_argument(e.what()), code_(e.code()) {}
+  dlpack_error(errc code, const char* message) : std::invalid_argument(message), code_(code) {}
+  [[nodiscard]] errc code() const noexcept { return code_; }
+
+ private:
+  errc code_;
+};
+
+#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
+/// result<T>: std::expected<T, error> in C++23.
+template <class T>
+using result = std::expected<T, error>;
+using unexpected_error = std::unexpected<error>;
+#else
+/// C++20 stand-in for std::unexpected<error> / std::expected<T, error>: the subset the
+/// library and its users need. (Inside these classes the type is spelled error_type,
+/// because the member function error() hides the class name.)
+class unexpected_error {
+ public:
+  using error_type = dlpack_mdspan::error;
+  explicit unexpected_error(const error_type& e) noexcept : error_(e) {}
+  [[nodiscard]] const error_type& error() const noexcept { return error_; }
+
+ private:
+  error_type error_;
+};
+
+template <class T>
+class result {
+ public:
+  using value_type = T;
+  using error_type = dlpack_mdspan::error;
+
+  result(const T& value) : has_value_(true) { ::new (&storage_.value) T(value); }
+  result(T&& value) : has_value_(true) { ::new (&storage_.value) T(std::move(value)); }
+  result(const unexpected_error& u) noexcept : has_value_(false) { ::new (&storage_.err) error_type(u.error()); }
+  result(const result& other) : has_value_(other.has_value_) {
+    if (has_value_) ::new (&storage_.value) T(other.storage_.value);
+    else ::new (&storage_.err) error_type(other.storage_.err);
+  }
+  result(result&& other) : has_value_(other.has_value_) {
+    if (has_value_) ::new (&storage_.value) T(std::move(other.storage_.value));
+    else ::new (&storage_.err) error_type(other.storage_.err);
+  }
+  result& operator=(const result& other) = delete;
+  ~result() {
+    if (has_value_) storage_.value.~T();
+  }
+
+  [[nodiscard]] bool has_value() const noexcept { return has_value_; }
+  explicit operator bool() const noexcept { return has_value_; }
+  T& value() & { check(); return storage_.value; }
+  const T& value() const& { check(); return storage_.value; }
+  T&& value() && { check(); return std::move(storage_.value); }
+  T& operator*() & noexcept { return storage_.value; }
+  const T& operator*() const& noexcept { return storage_.value; }
+  T&& operator*() && noexcept { return std::move(storage_.value); }
+  T* operator->() noexcept { return &storage_.value; }
+  const T* operator->() const noexcept { return &storage_.value; }
+  [[nodiscard]] const error_type& error() const& noexcept { return storage_.err; }
+
+ private:
+  void check() const {
+    if (!has_value_) {
+#if DLPM_HAS_EXCEPTIONS
+      throw dlpack_error(storage_.err);
+#else
+      std::fprintf(stderr, "dlpack_mdspan: %s\n", storage_.err.what());
+      std::abort();
+#endif
+    }
+  }
+  union storage {
+    storage() {}
+    ~storage() {}
+    T value;
+    error_type err;
+  } storage_;
+  bool has_value_;
+};
+#endif
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::detail {
+
+/// The throwing forms' failure path. Without exceptions (-fno-exceptions) it prints the
+/// message to stderr and aborts; use the try_ forms in such programs.
+[[noreturn]] inline void throw_error(const error& e) {
+#if DLPM_HAS_EXCEPTIONS
+  throw dlpack_error(e);
+#else
+  std::fprintf(stderr, "dlpack_mdspan: %s\n", e.what());
+  std::abort();
+#endif
+}
+
+template <class T>
+T value_or_throw(result<T>&& r) {
+  if (!r.has_value()) throw_error(r.error());
+  return std::move(*r);
+}
+
+}  // namespace dlpack_mdspan::detail
+
+#endif
