@@ -1,0 +1,255 @@
+// to_dlpack_tensor / try_to_dlpack_tensor: mdspan → DLTensor view.
+#include "support/prelude.hpp"
+#ifdef DLPM_TEST_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+
+namespace {
+
+bool dtype_is(DLDataType t, std::uint8_t code, std::uint8_t bits, std::uint16_t lanes = 1) {
+  return t.code == code && t.bits == bits && t.lanes == lanes;
+}
+
+std::vector<std::int64_t> shape_of(const DLTensor& t) { return {t.shape, t.shape + t.ndim}; }
+std::vector<std::int64_t> strides_of(const DLTensor& t) { return {t.strides, t.strides + t.ndim}; }
+using v64 = std::vector<std::int64_t>;
+
+// An accessor that says its memory is CUDA device memory, through the customization point.
+template <class T>
+struct fake_cuda_accessor {
+  using offset_policy = fake_cuda_accessor;
+  using element_type = T;
+  using reference = T&;
+  using data_handle_type = T*;
+  static constexpr DLDeviceType dlpack_device_type = kDLCUDA;
+  constexpr reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
+  constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
+};
+
+// An accessor object that knows its device id at run time.
+template <class T>
+struct fake_rocm_accessor {
+  using offset_policy = fake_rocm_accessor;
+  using element_type = T;
+  using reference = T&;
+  using data_handle_type = T*;
+  int ordinal = 0;
+  constexpr DLDevice dlpack_device() const noexcept { return DLDevice{kDLROCM, ordinal}; }
+  constexpr reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
+  constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
+};
+
+}  // namespace
+
+TEST_CASE("layout_right {2,3} int gives the canonical row-major view") {
+  int buf[6] = {};
+  std::mdspan<int, std::dextents<int, 2>> md(buf, 2, 3);
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(t.device.device_type == kDLCPU);
+  CHECK(t.device.device_id == 0);
+  CHECK(t.ndim == 2);
+  CHECK(dtype_is(t.dtype, kDLInt, 32));
+  CHECK(shape_of(t) == v64{2, 3});
+  CHECK(strides_of(t) == v64{3, 1});
+  CHECK(t.byte_offset == 0);
+  CHECK(t.data == buf);
+}
+
+TEST_CASE("layout_left {2,3} gives column-major strides") {
+  float buf[6] = {};
+  std::mdspan<float, std::dextents<std::size_t, 2>, std::layout_left> md(buf, 2, 3);
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(shape_of(t) == v64{2, 3});
+  CHECK(strides_of(t) == v64{1, 2});
+  CHECK(dtype_is(t.dtype, kDLFloat, 32));
+}
+
+TEST_CASE("ranks 1 to 3 for layout_right, layout_left and layout_stride") {
+  double buf[64] = {};
+  SUBCASE("rank 1") {
+    std::mdspan<double, std::extents<int, 5>> r(buf);
+    auto o = dm::to_dlpack_tensor(r);
+    CHECK(shape_of(o.get()) == v64{5});
+    CHECK(strides_of(o.get()) == v64{1});
+    std::mdspan<double, std::dextents<int, 1>, std::layout_stride> s(
+        buf, std::layout_stride::mapping(std::dextents<int, 1>(4), std::array<int, 1>{3}));
+    auto os = dm::to_dlpack_tensor(s);
+    CHECK(strides_of(os.get()) == v64{3});
+  }
+  SUBCASE("rank 3 right and left") {
+    std::mdspan<double, std::dextents<int, 3>> r(buf, 2, 3, 4);
+    auto o = dm::to_dlpack_tensor(r);
+    CHECK(strides_of(o.get()) == v64{12, 4, 1});
+    std::mdspan<double, std::dextents<int, 3>, std::layout_left> l(buf, 2, 3, 4);
+    auto ol = dm::to_dlpack_tensor(l);
+    CHECK(strides_of(ol.get()) == v64{1, 2, 6});
+  }
+  SUBCASE("rank 3 layout_stride with padding") {
+    using E = std::dextents<int, 3>;
+    std::mdspan<double, E, std::layout_stride> s(buf, std::layout_stride::mapping(E(2, 3, 4), std::array<int, 3>{16, 5, 1}));
+    auto o = dm::to_dlpack_tensor(s);
+    CHECK(shape_of(o.get()) == v64{2, 3, 4});
+    CHECK(strides_of(o.get()) == v64{16, 5, 1});
+  }
+}
+
+TEST_CASE("a layout_stride tensor with padded rows keeps its row pitch") {
+  float buf[2 * 8] = {};
+  using E = std::dextents<int, 2>;
+  std::mdspan<float, E, std::layout_stride> md(buf, std::layout_stride::mapping(E(2, 5), std::array<int, 2>{8, 1}));
+  auto owner = dm::to_dlpack_tensor(md);
+  CHECK(shape_of(owner.get()) == v64{2, 5});
+  CHECK(strides_of(owner.get()) == v64{8, 1});
+}
+
+TEST_CASE("empty {0,3} tensor has NULL data but filled shape and strides") {
+  int buf[1] = {};
+  std::mdspan<int, std::dextents<int, 2>> md(buf, 0, 3);
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(t.data == nullptr);
+  CHECK(t.byte_offset == 0);
+  CHECK(shape_of(t) == v64{0, 3});
+  CHECK(strides_of(t) == v64{3, 1});
+}
+
+TEST_CASE("rank 0 has NULL shape and strides and keeps its data") {
+  int value = 7;
+  std::mdspan<int, std::extents<int>> md(&value);
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(t.ndim == 0);
+  CHECK(t.shape == nullptr);
+  CHECK(t.strides == nullptr);
+  CHECK(t.data == &value);
+}
+
+TEST_CASE("const int rank 3 {2,3,4} is allowed and has strides {12,4,1}") {
+  const int buf[24] = {};
+  std::mdspan<const int, std::extents<int, 2, 3, 4>> md(buf);
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(strides_of(t) == v64{12, 4, 1});
+  CHECK(dtype_is(t.dtype, kDLInt, 32));
+  CHECK(t.data == static_cast<const void*>(buf));
+}
+
+TEST_CASE("size-1 dimensions keep their real strides") {
+  float buf[16] = {};
+  using E = std::dextents<int, 3>;
+  // PyTorch canonicalises the stride of a size-1 dimension; we must not.
+  std::mdspan<float, E, std::layout_stride> md(buf, std::layout_stride::mapping(E(2, 1, 3), std::array<int, 3>{3, 7, 1}));
+  auto owner = dm::to_dlpack_tensor(md);
+  CHECK(strides_of(owner.get()) == v64{3, 7, 1});
+  std::mdspan<float, std::dextents<int, 2>> r(buf, 1, 4);
+  auto o2 = dm::to_dlpack_tensor(r);
+  CHECK(strides_of(o2.get()) == v64{4, 1});
+}
+
+TEST_CASE("copies and moves hand out pointers into their own arrays") {
+  int buf[6] = {};
+  std::mdspan<int, std::dextents<int, 2>> md(buf, 2, 3);
+  auto a = dm::to_dlpack_tensor(md);
+  auto b = a;  // copy
+  const DLTensor ta = a.get();
+  const DLTensor tb = b.get();
+  CHECK(ta.shape != tb.shape);
+  CHECK(ta.strides != tb.strides);
+  CHECK(tb.shape == b.shape().data());
+  CHECK(shape_of(tb) == v64{2, 3});
+  auto c = std::move(b);
+  const DLTensor tc = c.get();
+  CHECK(tc.shape == c.shape().data());
+  CHECK(strides_of(tc) == v64{3, 1});
+  dm::dlpack_tensor<2> d;
+  d = a;
+  CHECK(d.get().shape == d.shape().data());
+  CHECK(std::is_nothrow_copy_constructible_v<dm::dlpack_tensor<2>>);
+}
+
+TEST_CASE("an extent that int64 cannot hold throws; the try_ form returns the error") {
+  int dummy = 0;
+  std::mdspan<int, std::dextents<std::uint64_t, 1>> md(&dummy, std::uint64_t{1} << 63);
+  CHECK_THROWS_AS((void)dm::to_dlpack_tensor(md), dm::dlpack_error);
+  try {
+    (void)dm::to_dlpack_tensor(md);
+    FAIL("expected a throw");
+  } catch (const dm::dlpack_error& e) {
+    CHECK(e.code() == dm::errc::extent_overflow);
+    CHECK(std::string_view(e.what()).find("extent(0) = 9223372036854775808") != std::string_view::npos);
+  }
+  auto r = dm::try_to_dlpack_tensor(md);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::extent_overflow);
+  // dlpack_error is a std::invalid_argument, so generic handlers catch it too.
+  CHECK_THROWS_AS((void)dm::to_dlpack_tensor(md), std::invalid_argument);
+}
+
+TEST_CASE("a stride that int64 cannot hold is reported as stride_overflow") {
+  int dummy = 0;
+  using E = std::dextents<std::uint64_t, 2>;
+  // A 2x1 tensor whose row stride is 2^63: legal for the mapping (span fits uint64) but
+  // not representable in DLPack's int64 strides.
+  std::mdspan<int, E, std::layout_stride> md(&dummy, std::layout_stride::mapping(E(1, 1), std::array<std::uint64_t, 2>{std::uint64_t{1} << 63, 1}));
+  auto r = dm::try_to_dlpack_tensor(md);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::stride_overflow);
+}
+
+TEST_CASE("the explicit device overload sets the device") {
+  int buf[4] = {};
+  std::mdspan<int, std::dextents<int, 1>> md(buf, 4);
+  auto owner = dm::to_dlpack_tensor(md, DLDevice{kDLCUDAManaged, 3});
+  CHECK(owner.get().device.device_type == kDLCUDAManaged);
+  CHECK(owner.get().device.device_id == 3);
+  auto r = dm::try_to_dlpack_tensor(md, DLDevice{kDLCUDAHost, 1});
+  REQUIRE(r.has_value());
+  CHECK(r->device().device_type == kDLCUDAHost);
+}
+
+TEST_CASE("an accessor declares its device through the customization point") {
+  int buf[4] = {};
+  std::mdspan<int, std::dextents<int, 1>, std::layout_right, fake_cuda_accessor<int>> md(buf, 4);
+  auto owner = dm::to_dlpack_tensor(md);
+  CHECK(owner.get().device.device_type == kDLCUDA);
+  CHECK(owner.get().device.device_id == 0);
+  static_assert(dm::device_traits<fake_cuda_accessor<int>>::device_type == kDLCUDA);
+  static_assert(dm::device_traits<std::default_accessor<int>>::device_type == kDLCPU);
+
+  fake_rocm_accessor<int> acc{};
+  acc.ordinal = 2;
+  std::mdspan<int, std::dextents<int, 1>, std::layout_right, fake_rocm_accessor<int>> md2(
+      buf, std::layout_right::mapping<std::dextents<int, 1>>(std::dextents<int, 1>(4)), acc);
+  auto o2 = dm::to_dlpack_tensor(md2);
+  CHECK(o2.get().device.device_type == kDLROCM);
+  CHECK(o2.get().device.device_id == 2);
+}
+
+TEST_CASE("layout_stride_relaxed: the offset travels as byte_offset, data stays the base") {
+  double buf[12] = {};
+  using E = std::dextents<int, 2>;
+  using R = dm::layout_stride_relaxed;
+  // A 3x4 view with reversed rows: row stride -4, offset 8 elements.
+  std::mdspan<double, E, R> md(buf, R::mapping<E>(E(3, 4), std::array<int, 2>{-4, 1}, 8));
+  auto owner = dm::to_dlpack_tensor(md);
+  const DLTensor t = owner.get();
+  CHECK(t.data == buf);
+  CHECK(t.byte_offset == 8 * sizeof(double));
+  CHECK(strides_of(t) == v64{-4, 1});
+  // A broadcast view: stride 0.
+  std::mdspan<double, E, R> bc(buf, R::mapping<E>(E(3, 4), std::array<int, 2>{0, 1}));
+  auto ob = dm::to_dlpack_tensor(bc);
+  CHECK(strides_of(ob.get()) == v64{0, 1});
+  CHECK(ob.get().byte_offset == 0);
+}
+
+TEST_CASE("export is constexpr-friendly and allocation-free in shape") {
+  static_assert(sizeof(dm::dlpack_tensor<4>) <= 128, "shape and strides are inline");
+  static_assert(std::is_trivially_copyable_v<dm::dlpack_tensor<4>>);
+}

@@ -1,0 +1,62 @@
+// layout_stride_relaxed: broadcast, negative strides and an element offset.
+#include "support/prelude.hpp"
+#ifdef DLPM_TEST_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+using R = dm::layout_stride_relaxed;
+using E2 = std::dextents<int, 2>;
+
+TEST_CASE("the default mapping is row-major with no offset") {
+  R::mapping<E2> m(E2(3, 4));
+  CHECK(m.stride(0) == 4);
+  CHECK(m.stride(1) == 1);
+  CHECK(m.offset() == 0);
+  CHECK(m.required_span_size() == 12);
+  CHECK(m.is_unique());
+  CHECK(m.is_exhaustive());
+  CHECK(m(2, 3) == 11);
+}
+
+TEST_CASE("negative strides with an offset address the reversed rows") {
+  int buf[12];
+  for (int i = 0; i < 12; ++i) buf[i] = i;
+  std::mdspan<int, E2, R> md(buf, R::mapping<E2>(E2(3, 4), std::array<int, 2>{-4, 1}, 8));
+  CHECK(md[0, 0] == 8);
+  CHECK(md[2, 3] == 3);
+  CHECK(md.mapping().required_span_size() == 12);
+  CHECK(md.mapping().is_unique());
+}
+
+TEST_CASE("a zero stride broadcasts and is not unique") {
+  int row[4] = {1, 2, 3, 4};
+  std::mdspan<int, E2, R> md(row, R::mapping<E2>(E2(3, 4), std::array<int, 2>{0, 1}));
+  CHECK(md[2, 1] == 2);
+  CHECK_FALSE(md.mapping().is_unique());
+  CHECK_FALSE(md.mapping().is_exhaustive());
+  CHECK(md.mapping().required_span_size() == 4);
+}
+
+TEST_CASE("an empty extent has span 0 and is unique") {
+  R::mapping<E2> m(E2(0, 4), std::array<int, 2>{0, 0}, 5);
+  CHECK(m.required_span_size() == 0);
+  CHECK(m.is_unique());
+}
+
+TEST_CASE("converts from other strided mappings") {
+  std::layout_left::mapping<E2> left(E2(3, 4));
+  R::mapping<E2> m(left);
+  CHECK(m.stride(0) == 1);
+  CHECK(m.stride(1) == 3);
+  CHECK(m == R::mapping<E2>(E2(3, 4), std::array<int, 2>{1, 3}));
+}
+
+TEST_CASE("overlapping strides are detected") {
+  R::mapping<E2> overlap(E2(3, 4), std::array<int, 2>{1, 1});
+  CHECK_FALSE(overlap.is_unique());
+  R::mapping<E2> size1(E2(2, 1), std::array<int, 2>{1, 1});
+  CHECK(size1.is_unique());
+}

@@ -1,0 +1,22 @@
+// Included first by every C++ test, before `import dlpack_mdspan;` (all #includes must
+// precede the import). Each test file is built twice: importing the module
+// (DLPM_TEST_MODULE) and including the header.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <dlpack/dlpack.h>
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mdspan>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
