@@ -19,10 +19,12 @@ module;
 #include <expected>
 #include <limits>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #if __has_include(<mdspan>)
 #include <mdspan>
 #endif

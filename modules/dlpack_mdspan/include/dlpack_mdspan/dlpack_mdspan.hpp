@@ -12,5 +12,9 @@
 #include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/export.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/import.hpp>
+#include <dlpack_mdspan/dispatch.hpp>
 
 #endif

@@ -1,0 +1,290 @@
+// DLTensor → typed, validated mdspan view: to_mdspan<M> / try_to_mdspan<M>.
+#ifndef DLPACK_MDSPAN_IMPORT_HPP
+#define DLPACK_MDSPAN_IMPORT_HPP
+
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_stride_relaxed.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// Requirements beyond the target type, all checked by to_mdspan.
+struct import_options {
+  /// What NULL strides (ndim > 0) mean: row-major by default, or an error.
+  null_strides_policy null_strides = null_strides_policy::row_major;
+  /// Required alignment of data + byte_offset in bytes (a power of two; 0 = none beyond
+  /// alignof(element_type)). Like CuTe's assumed_align, but checked.
+  std::size_t min_alignment = 0;
+  /// The device ordinal the view must be on; -1 accepts any.
+  std::int32_t device_id = -1;
+  /// Per-dimension divisors: extent(r) % divisors[r] == 0. Empty = no requirement; a
+  /// divisor of 0 or 1 leaves that dimension free. Otherwise it must have rank entries.
+  std::span<const std::int64_t> divisors = {};
+};
+
+/// The layout policies to_mdspan can build, by how their mapping is constructed:
+///   relaxed: layout_stride_relaxed (any strides, offset);
+///   compact: constructible from the extents alone (layout_right, layout_left, the padded
+///            layouts), so the tensor's strides must equal the mapping's;
+///   strided: constructible from extents + strides (layout_stride).
+template <class M>
+concept relaxed_layout_mdspan = pointer_mdspan<M> && std::is_same_v<typename M::layout_type, layout_stride_relaxed>;
+
+template <class M>
+concept compact_layout_mdspan = pointer_mdspan<M> && !relaxed_layout_mdspan<M> &&
+                                std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&> &&
+                                strided_mdspan<M>;
+
+template <class M>
+concept strided_layout_mdspan =
+    pointer_mdspan<M> && !relaxed_layout_mdspan<M> && !compact_layout_mdspan<M> &&
+    requires(const typename M::mapping_type& m) { m.strides(); } &&
+    std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&,
+                            std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>>;
+
+/// A target type to_mdspan supports.
+template <class M>
+concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M> || strided_layout_mdspan<M>;
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::detail {
+
+template <class M, std::size_t... R>
+constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
+  return typename M::extents_type(static_cast<typename M::index_type>(t.shape[R])...);
+}
+
+template <class M>
+M make_view(typename M::data_handle_type handle, const typename M::mapping_type& mapping) {
+  if constexpr (std::is_default_constructible_v<typename M::accessor_type>)
+    return M(handle, mapping, typename M::accessor_type{});
+  else
+    static_assert(std::is_default_constructible_v<typename M::accessor_type>,
+                  "to_mdspan: the target's accessor must be default-constructible");
+}
+
+template <class T>
+T* offset_pointer(void* data, std::int64_t bytes) noexcept {
+  // Only called with non-NULL data: the checks above never do arithmetic on NULL.
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
+}
+
+template <class M>
+result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
+  using element_type = typename M::element_type;
+  using index_type = typename M::index_type;
+  using extents_type = typename M::extents_type;
+  using mapping_type = typename M::mapping_type;
+  using accessor_type = typename M::accessor_type;
+  constexpr std::size_t rank = M::rank();
+  error err;
+
+  // 1-2. ndim
+  if (!check_ndim(t, &err)) return unexpected_error(err);
+  if (static_cast<std::size_t>(t.ndim) != rank)
+    return unexpected_error(error::format(errc::ndim_mismatch, "ndim = %d but the target mdspan has rank %zu", t.ndim, rank));
+
+  // 3. device
+  if (!device_traits<accessor_type>::accepts(t.device.device_type))
+    return unexpected_error(error::format(errc::device_mismatch,
+                                          "device %s (type %d) is not accepted by the target accessor, whose memory is %s",
+                                          device_type_name(t.device.device_type), static_cast<int>(t.device.device_type),
+                                          device_type_name(device_traits<accessor_type>::device_type)));
+  if (opts.device_id >= 0 && t.device.device_id != opts.device_id)
+    return unexpected_error(error::format(errc::device_id_mismatch, "device_id = %d but the view requires device %d",
+                                          static_cast<int>(t.device.device_id), static_cast<int>(opts.device_id)));
+
+  // 4. dtype: exact (code, bits, lanes), then one whole element per sizeof(T)
+  if (!check_dtype(t.dtype, &err)) return unexpected_error(err);
+  constexpr DLDataType want = dtype_v<element_type>;
+  if (!same_dtype(t.dtype, want))
+    return unexpected_error(error::format(errc::dtype_mismatch,
+                                          "dtype (code %u, bits %u, lanes %u) does not match the element type's (code %u, bits %u, lanes %u)",
+                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, want.code, want.bits, want.lanes));
+  if (dtype_itemsize(t.dtype) != sizeof(element_type))
+    return unexpected_error(error::format(errc::subbyte_not_viewable,
+                                          "dtype (code %u, bits %u, lanes %u) packs %u bits per element, which cannot be viewed "
+                                          "as one %zu-byte element each",
+                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, t.dtype.bits * t.dtype.lanes,
+                                          sizeof(element_type)));
+
+  // 5-8. shape, strides, element count, span, byte_offset, NULL data
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{opts.null_strides}, summary, &err)) return unexpected_error(err);
+  for (std::size_t r = 0; r < rank; ++r) {
+    const std::int64_t e = t.shape[r];
+    if (!std::in_range<index_type>(e))
+      return unexpected_error(error::format(errc::extent_overflow, "shape[%zu] = %lld does not fit the view's index_type", r,
+                                            static_cast<long long>(e)));
+    if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */ && static_cast<std::int64_t>(extents_type::static_extent(r)) != e)
+      return unexpected_error(error::format(errc::static_extent_mismatch, "shape[%zu] = %lld but the view's static extent is %zu",
+                                            r, static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r))));
+  }
+  if (!std::in_range<index_type>(summary.numel))
+    return unexpected_error(error::format(errc::extent_overflow, "%lld elements do not fit the view's index_type",
+                                          static_cast<long long>(summary.numel)));
+  if (!opts.divisors.empty()) {
+    if (opts.divisors.size() != rank)
+      return unexpected_error(error::format(errc::invalid_argument, "import_options::divisors has %zu entries for rank %zu",
+                                            opts.divisors.size(), rank));
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t d = opts.divisors[r];
+      if (d > 1 && t.shape[r] % d != 0)
+        return unexpected_error(error::format(errc::divisibility, "shape[%zu] = %lld is not a multiple of %lld", r,
+                                              static_cast<long long>(t.shape[r]), static_cast<long long>(d)));
+    }
+  }
+
+  const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
+  const bool empty = summary.numel == 0;
+  const auto byte_offset = static_cast<std::int64_t>(t.byte_offset);
+  using handle_type = typename M::data_handle_type;
+  handle_type handle = nullptr;
+
+  // 9. alignment of the first element, on devices whose pointers are addresses
+  if (!empty && is_direct_address_device(t.device.device_type)) {
+    if (opts.min_alignment != 0 && (opts.min_alignment & (opts.min_alignment - 1)) != 0)
+      return unexpected_error(error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two",
+                                            opts.min_alignment));
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+    const std::size_t align = opts.min_alignment > alignof(element_type) ? opts.min_alignment : alignof(element_type);
+    if (first % align != 0)
+      return unexpected_error(error::format(errc::misaligned_data, "data + byte_offset = %p is not aligned to %zu bytes",
+                                            reinterpret_cast<void*>(first), align));
+  }
+
+  // 10. the layout
+  if constexpr (relaxed_layout_mdspan<M>) {
+    index_type strides[rank == 0 ? 1 : rank] = {};
+    index_type offset = 0;
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+      if (!std::in_range<index_type>(s)) {
+        if (empty) continue;  // never used to address anything
+        return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
+                                              static_cast<long long>(s),
+                                              s < 0 ? " (negative strides need a signed index_type)" : ""));
+      }
+      strides[r] = static_cast<index_type>(s);
+    }
+    if (!empty) {
+      const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(summary.itemsize);
+      // Keep the producer's base pointer when the whole view lies at or above it (an exact
+      // round trip of our own exports); otherwise rebase on the lowest element, because a
+      // mapping may not produce negative indices.
+      const std::int64_t shift = offset_items + summary.lowest_index < 0 ? offset_items + summary.lowest_index : 0;
+      const std::int64_t mapped_offset = offset_items - shift;
+      if (!std::in_range<index_type>(mapped_offset + summary.highest_index + 1))
+        return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
+      offset = static_cast<index_type>(mapped_offset);
+      handle = offset_pointer<element_type>(t.data, shift * static_cast<std::int64_t>(summary.itemsize));
+    } else if (t.data != nullptr) {
+      handle = offset_pointer<element_type>(t.data, byte_offset);
+    }
+    return make_view<M>(handle, mapping_type(extents, strides, offset));
+  } else {
+    if (t.data != nullptr) handle = offset_pointer<element_type>(t.data, byte_offset);
+    if constexpr (compact_layout_mdspan<M>) {
+      const mapping_type mapping(extents);
+      if constexpr (rank > 0) {
+        if (!empty) {
+          for (std::size_t r = 0; r < rank; ++r) {
+            if (t.shape[r] == 1) continue;  // any stride is fine where only index 0 exists
+            const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+            const auto need = static_cast<std::int64_t>(mapping.stride(r));
+            if (s != need)
+              return unexpected_error(error::format(errc::non_compact_strides,
+                                                    "strides[%zu] = %lld but the target layout needs %lld there (shape[%zu] = %lld); "
+                                                    "import through layout_stride or layout_stride_relaxed instead",
+                                                    r, static_cast<long long>(s), static_cast<long long>(need), r,
+                                                    static_cast<long long>(t.shape[r])));
+          }
+        }
+      }
+      return make_view<M>(handle, mapping);
+    } else if constexpr (strided_layout_mdspan<M>) {
+      using stride_array = std::remove_cvref_t<decltype(std::declval<const mapping_type&>().strides())>;
+      stride_array strides{};
+      std::int64_t compact = 1;  // an empty tensor gets compact positive strides: never used
+      for (std::size_t i = rank; i-- > 0;) {
+        std::int64_t s = empty ? compact : stride_at(t, static_cast<std::int32_t>(i));
+        compact *= t.shape[i] > 1 ? t.shape[i] : 1;
+        if (!empty && t.shape[i] == 1 && s <= 0) s = 1;  // harmless: only index 0 exists
+        if (s <= 0)
+          return unexpected_error(error::format(errc::non_positive_stride,
+                                                "strides[%zu] = %lld; std::layout_stride needs positive strides "
+                                                "(import through layout_stride_relaxed for broadcast or reversed views)",
+                                                i, static_cast<long long>(s)));
+        if (!std::in_range<index_type>(s))
+          return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
+                                                static_cast<long long>(s)));
+        strides[i] = static_cast<index_type>(s);
+      }
+      if (!empty) {
+        // std::layout_stride requires that no two indices share an element: sort the
+        // dimensions by (stride, extent) and check each one steps past the previous span.
+        std::size_t order[rank == 0 ? 1 : rank] = {};
+        for (std::size_t r = 0; r < rank; ++r) order[r] = r;
+        auto before = [&](std::size_t a, std::size_t b) {
+          return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+        };
+        for (std::size_t i = 1; i < rank; ++i)
+          for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+        for (std::size_t i = 1; i < rank; ++i) {
+          const std::size_t prev = order[i - 1], cur = order[i];
+          std::int64_t reach = 0;
+          if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
+              static_cast<std::int64_t>(strides[cur]) < reach)
+            return unexpected_error(error::format(errc::overlapping_strides,
+                                                  "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; "
+                                                  "std::layout_stride needs unique elements (use layout_stride_relaxed)",
+                                                  cur, static_cast<long long>(strides[cur]), prev,
+                                                  static_cast<long long>(t.shape[prev]), static_cast<long long>(strides[prev])));
+        }
+        if (!std::in_range<index_type>(summary.highest_index + 1))
+          return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
+      }
+      return make_view<M>(handle, mapping_type(extents, strides));
+    } else {
+      static_assert(importable_mdspan<M>,
+                    "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                    "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+    }
+  }
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
+/// the layout_stride overlap check).
+template <pointer_mdspan M>
+[[nodiscard]] result<M> try_to_mdspan(const DLTensor& tensor, const import_options& options = {}) noexcept {
+  static_assert(importable_mdspan<M>,
+                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+  return detail::import_view<M>(tensor, options);
+}
+
+/// View a DLTensor as M. Throws dlpack_error (with an errc) when the tensor does not fit.
+template <pointer_mdspan M>
+[[nodiscard]] M to_mdspan(const DLTensor& tensor, const import_options& options = {}) {
+  return detail::value_or_throw(try_to_mdspan<M>(tensor, options));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

@@ -1,0 +1,104 @@
+// Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
+// leading (unit-stride) one, in which order do the strides run.
+#ifndef DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
+#define DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace dlpack_mdspan::detail {
+
+// Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
+// rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
+inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
+  if (t.ndim < 0 || t.ndim > max_ndim || (t.ndim > 0 && t.shape == nullptr)) return false;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (t.shape[r] < 0) return false;
+    if (t.shape[r] == 0) return true;
+  }
+  if (t.strides == nullptr) return row_major || t.ndim <= 1 || [&] {
+    // Implicit row-major strides are also column-major when at most one extent exceeds 1.
+    int big = 0;
+    for (std::int32_t r = 0; r < t.ndim; ++r) big += t.shape[r] != 1;
+    return big <= 1;
+  }();
+  std::int64_t expected = 1;
+  for (std::int32_t i = 0; i < t.ndim; ++i) {
+    const std::int32_t r = row_major ? t.ndim - 1 - i : i;
+    if (t.shape[r] == 1) continue;
+    if (t.strides[r] != expected) return false;
+    if (mul_overflows(expected, t.shape[r], &expected)) return false;
+  }
+  return true;
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
+/// count as row-major.
+inline bool is_c_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, true); }
+
+/// Fortran order (column-major), with the same tolerance. A (1, N) tensor is both.
+inline bool is_f_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, false); }
+
+/// C or Fortran order.
+inline bool is_contiguous(const DLTensor& t) noexcept { return is_c_contiguous(t) || is_f_contiguous(t); }
+
+/// The dimension whose stride is 1, following CuTe DSL's rule: exactly one dimension may
+/// have unit stride. Shape (1,4,1) with strides (1,1,1) has three candidates and is an
+/// errc::ambiguous_layout error, as is a tensor with no unit stride at all.
+inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept {
+  error err;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+  std::int32_t found = -1, count = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (stride_at(t, r) == 1) {
+      if (found < 0) found = r;
+      ++count;
+    }
+  }
+  if (count == 1) return found;
+  if (count == 0)
+    return unexpected_error(error::format(errc::ambiguous_layout, "leading dimension: no dimension has stride 1"));
+  return unexpected_error(error::format(errc::ambiguous_layout,
+                                        "leading dimension is ambiguous: %d dimensions have stride 1 (the first is %d)",
+                                        count, found));
+}
+
+/// Writes, for each dimension, its rank when the strides are sorted ascending: row-major
+/// rank 3 gives (2,1,0), column-major (0,1,2). `order` must have ndim entries. Equal
+/// strides make the order ambiguous (errc::ambiguous_layout). Returns the filled prefix.
+inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span<std::int32_t> order) noexcept {
+  error err;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+  if (order.size() < static_cast<std::size_t>(t.ndim))
+    return unexpected_error(error::format(errc::invalid_argument, "stride_order: output has %zu entries, ndim is %d",
+                                          order.size(), t.ndim));
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    std::int32_t position = 0;
+    for (std::int32_t q = 0; q < t.ndim; ++q) {
+      if (q == r) continue;
+      const std::int64_t sr = stride_at(t, r), sq = stride_at(t, q);
+      if (sr == sq)
+        return unexpected_error(error::format(errc::ambiguous_layout,
+                                              "stride order is ambiguous: dimensions %d and %d both have stride %lld", q, r,
+                                              static_cast<long long>(sr)));
+      position += sq < sr;
+    }
+    order[static_cast<std::size_t>(r)] = position;
+  }
+  return order.first(static_cast<std::size_t>(t.ndim));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

@@ -1,0 +1,250 @@
+// Structural validation of a foreign DLTensor, independent of any C++ type: the one core
+// that to_mdspan, the owning tensors and the C facade all call.
+//
+// Every field of a DLTensor from another library is untrusted. Nothing here dereferences
+// shape or strides when ndim == 0, does arithmetic on a NULL data pointer, or lets a
+// product or sum overflow: each step is checked and fails with its own errc.
+#ifndef DLPACK_MDSPAN_TENSOR_CHECKS_HPP
+#define DLPACK_MDSPAN_TENSOR_CHECKS_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// The largest ndim accepted. DLPack sets no bound; NumPy's is 64. Anything above this is
+/// treated as garbage rather than a tensor.
+inline constexpr std::int32_t max_ndim = 64;
+
+/// What NULL strides with ndim > 0 mean. Producers older than DLPack 1.2 (NumPy until
+/// 2.x) send them for compact row-major tensors, so accepting them is the default.
+enum class null_strides_policy : int {
+  row_major = 0,  ///< treat as compact row-major (C order)
+  reject = 1,     ///< fail with errc::null_strides
+};
+
+/// Options of the structural checks.
+struct structure_options {
+  null_strides_policy null_strides = null_strides_policy::row_major;
+};
+
+/// What the structural checks learned about a tensor, in elements relative to the first
+/// element (data + byte_offset).
+struct tensor_summary {
+  std::int64_t numel = 0;         ///< number of elements (0 for an empty tensor)
+  std::int64_t lowest_index = 0;  ///< smallest element index reached (<= 0 with negative strides)
+  std::int64_t highest_index = 0; ///< largest element index reached
+  std::uint64_t itemsize = 0;     ///< bytes per element, 0 for sub-byte dtypes
+  bool implicit_strides = false;  ///< strides were NULL and are taken as row-major
+};
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::detail {
+
+constexpr bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
+  return __builtin_mul_overflow(a, b, out);
+}
+constexpr bool add_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
+  return __builtin_add_overflow(a, b, out);
+}
+
+// Bit widths DLPack producers actually use for each type code. A width outside this table
+// (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
+constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
+  switch (code) {
+    case kDLInt:
+    case kDLUInt: return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
+    case kDLFloat: return bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
+    case kDLBfloat: return bits == 16;
+    case kDLComplex: return bits == 32 || bits == 64 || bits == 128;
+    case kDLBool: return bits == 1 || bits == 8;
+    case kDLOpaqueHandle: return bits > 0;
+    case kDLFloat8_e3m4:
+    case kDLFloat8_e4m3:
+    case kDLFloat8_e4m3b11fnuz:
+    case kDLFloat8_e4m3fn:
+    case kDLFloat8_e4m3fnuz:
+    case kDLFloat8_e5m2:
+    case kDLFloat8_e5m2fnuz:
+    case kDLFloat8_e8m0fnu: return bits == 8;
+    case kDLFloat6_e2m3fn:
+    case kDLFloat6_e3m2fn: return bits == 6;
+    case kDLFloat4_e2m1fn: return bits == 4;
+    default: return false;
+  }
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// ndim is in [0, max_ndim].
+inline bool check_ndim(const DLTensor& t, error* err) noexcept {
+  if (t.ndim < 0 || t.ndim > max_ndim) {
+    *err = error::format(errc::invalid_ndim, "ndim = %d is not a valid rank (expected 0..%d)", t.ndim, max_ndim);
+    return false;
+  }
+  return true;
+}
+
+/// lanes >= 1, a known type code, and a bit width that code can have.
+inline bool check_dtype(const DLDataType& d, error* err) noexcept {
+  if (d.lanes == 0) {
+    *err = error::format(errc::invalid_dtype, "dtype (code %u, bits %u, lanes 0): lanes must be at least 1", d.code, d.bits);
+    return false;
+  }
+  if (!detail::dtype_bits_valid(d.code, d.bits)) {
+    *err = error::format(errc::invalid_dtype, "dtype (code %u, bits %u, lanes %u): %s", d.code, d.bits, d.lanes,
+                         d.code > kDLFloat4_e2m1fn ? "unknown type code" : "impossible bit width for this type code");
+    return false;
+  }
+  return true;
+}
+
+/// The stride of dimension `dim`: the tensor's own, or the row-major one when strides are
+/// NULL (implicit). Callers have validated the tensor with check_structure first.
+inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
+  if (t.strides != nullptr) return t.strides[dim];
+  std::int64_t s = 1;
+  for (std::int32_t r = t.ndim - 1; r > dim; --r) s *= t.shape[r];
+  return s;
+}
+
+/// All structural checks: ndim, dtype, shape, strides, element count, index span,
+/// byte_offset and NULL data. Fills `out` on success.
+inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
+  if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
+  if (t.ndim > 0 && t.shape == nullptr) {
+    *err = error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
+    return false;
+  }
+  if (t.ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject) {
+    *err = error::format(errc::null_strides,
+                         "strides are NULL (ndim = %d) and the strict policy requires explicit strides", t.ndim);
+    return false;
+  }
+  out = tensor_summary{};
+  out.itemsize = dtype_itemsize(t.dtype);
+  out.implicit_strides = t.ndim > 0 && t.strides == nullptr;
+
+  std::int64_t numel = 1;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    const std::int64_t e = t.shape[r];
+    if (e < 0) {
+      *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(e));
+      return false;
+    }
+    if (detail::mul_overflows(numel, e, &numel)) {
+      *err = error::format(errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
+                           static_cast<long long>(e));
+      return false;
+    }
+  }
+  out.numel = numel;
+
+  if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    *err = error::format(errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
+                         static_cast<unsigned long long>(t.byte_offset));
+    return false;
+  }
+  if (out.itemsize != 0 && t.byte_offset % out.itemsize != 0) {
+    *err = error::format(errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
+                         static_cast<unsigned long long>(t.byte_offset), static_cast<unsigned long long>(out.itemsize));
+    return false;
+  }
+  if (numel == 0) return true;  // no element is addressed: strides and data are free
+
+  if (t.data == nullptr) {
+    *err = error::format(errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
+    return false;
+  }
+  std::int64_t low = 0, high = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    const std::int64_t s = stride_at(t, r);
+    if (s == std::numeric_limits<std::int64_t>::min()) {
+      *err = error::format(errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
+      return false;
+    }
+    std::int64_t reach = 0;
+    if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
+        detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high)) {
+      *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
+                           r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+      return false;
+    }
+  }
+  out.lowest_index = low;
+  out.highest_index = high;
+
+  // The byte range the elements occupy must be representable, and on devices with plain
+  // addresses it must not wrap around the address space.
+  if (out.itemsize != 0) {
+    const std::int64_t item = static_cast<std::int64_t>(out.itemsize);
+    const std::int64_t offset_items = static_cast<std::int64_t>(t.byte_offset / out.itemsize);
+    std::int64_t last = 0, first = 0, last_byte = 0, first_byte = 0;
+    if (detail::add_overflows(offset_items, high, &last) || detail::mul_overflows(last + 1, item, &last_byte) ||
+        detail::add_overflows(offset_items, low, &first) || detail::mul_overflows(first, item, &first_byte)) {
+      *err = error::format(errc::span_overflow, "the byte span of the tensor overflows int64");
+      return false;
+    }
+    if (is_direct_address_device(t.device.device_type)) {
+      const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+      const bool wraps = (first_byte < 0 && base < static_cast<std::uintptr_t>(-first_byte)) ||
+                         (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte));
+      if (wraps) {
+        *err = error::format(errc::byte_offset_overflow,
+                             "data %p with byte_offset %llu and these strides addresses memory outside the address space",
+                             t.data, static_cast<unsigned long long>(t.byte_offset));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Structural validity with the default options (NULL strides mean row-major).
+inline bool validate(const DLTensor& t, error* err) noexcept {
+  tensor_summary s;
+  return check_structure(t, structure_options{}, s, err);
+}
+
+/// Number of elements, checked.
+inline result<std::int64_t> numel(const DLTensor& t) noexcept {
+  error err;
+  if (!check_ndim(t, &err)) return unexpected_error(err);
+  if (t.ndim > 0 && t.shape == nullptr) return unexpected_error(error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim));
+  std::int64_t n = 1;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (t.shape[r] < 0)
+      return unexpected_error(error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r])));
+    if (detail::mul_overflows(n, t.shape[r], &n))
+      return unexpected_error(error::format(errc::span_overflow, "the element count overflows int64 at shape[%d]", r));
+  }
+  return n;
+}
+
+/// Bytes the elements occupy when packed densely: ceil(numel * bits * lanes / 8), so a
+/// packed fp4 tensor of 3 elements is 2 bytes. Checked for overflow.
+inline result<std::int64_t> nbytes(const DLTensor& t) noexcept {
+  error err;
+  if (!check_dtype(t.dtype, &err)) return unexpected_error(err);
+  auto n = numel(t);
+  if (!n) return n;
+  const std::int64_t bits_per_element = std::int64_t{t.dtype.bits} * t.dtype.lanes;
+  std::int64_t bits = 0;
+  if (detail::mul_overflows(*n, bits_per_element, &bits))
+    return unexpected_error(error::format(errc::span_overflow, "numel %lld times %lld bits overflows int64",
+                                          static_cast<long long>(*n), static_cast<long long>(bits_per_element)));
+  return bits / 8 + (bits % 8 != 0);
+}
+
+}  // namespace dlpack_mdspan
+
+#endif
