@@ -20,3 +20,5 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "support/tensor_builder.hpp"

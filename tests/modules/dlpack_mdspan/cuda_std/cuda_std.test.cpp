@@ -1,4 +1,4 @@
-// Export of cuda::std::mdspan through the header form, in C++20, without <mdspan>.
+// Export to and import from cuda::std::mdspan through the header form, in C++20, without <mdspan>.
 #include <doctest/doctest.h>
 
 #include <cuda/std/array>
@@ -70,4 +70,31 @@ TEST_CASE("the C++20 result type reports errors without exceptions escaping") {
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == dm::errc::extent_overflow);
   CHECK_THROWS_AS((void)dm::to_dlpack_tensor(md), dm::dlpack_error);
+}
+
+TEST_CASE("import into cuda::std::mdspan: right, left, stride and relaxed targets") {
+  int buf[12];
+  for (int i = 0; i < 12; ++i) buf[i] = i;
+  std::int64_t shape[2] = {3, 4}, strides[2] = {4, 1};
+  DLTensor t{};
+  t.data = buf;
+  t.device = DLDevice{kDLCPU, 0};
+  t.ndim = 2;
+  t.dtype = DLDataType{kDLInt, 32, 1};
+  t.shape = shape;
+  t.strides = strides;
+  using E = cuda::std::dextents<int, 2>;
+  auto right = dm::to_mdspan<cuda::std::mdspan<const int, E>>(t);
+  CHECK(right(2, 3) == 11);
+  CHECK(dm::try_to_mdspan<cuda::std::mdspan<int, E, cuda::std::layout_left>>(t).error().code() == dm::errc::non_compact_strides);
+  auto strided = dm::to_mdspan<cuda::std::mdspan<int, E, cuda::std::layout_stride>>(t);
+  CHECK(strided.stride(0) == 4);
+  CHECK(strided(1, 1) == 5);
+  strides[0] = -4;
+  t.data = buf + 8;
+  auto reversed = dm::to_mdspan<cuda::std::mdspan<int, E, dm::layout_stride_relaxed>>(t);
+  CHECK(reversed(0, 0) == 8);
+  CHECK(reversed(2, 3) == 3);
+  CHECK(dm::try_to_mdspan<cuda::std::mdspan<int, cuda::std::extents<int, 3, 5>>>(t).error().code() ==
+        dm::errc::static_extent_mismatch);
 }

@@ -1,0 +1,359 @@
+// to_mdspan / try_to_mdspan: every import case of CCCL's suite, then every rule.
+#include "support/prelude.hpp"
+#ifdef DLPM_TEST_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+using dlpm_test::f32;
+using dlpm_test::f64;
+using dlpm_test::i32;
+using dlpm_test::tensor_builder;
+
+namespace {
+struct fp4_in_a_byte;
+}
+template <>
+struct dlpack_mdspan::dtype_traits<fp4_in_a_byte> {
+  static constexpr DLDataType value{kDLFloat4_e2m1fn, 4, 1};
+};
+
+namespace {
+template <class T, std::size_t R>
+using right = std::mdspan<T, std::dextents<std::int64_t, R>>;
+template <class T, std::size_t R>
+using left = std::mdspan<T, std::dextents<std::int64_t, R>, std::layout_left>;
+template <class T, std::size_t R>
+using strided = std::mdspan<T, std::dextents<std::int64_t, R>, std::layout_stride>;
+template <class T, std::size_t R>
+using relaxed = std::mdspan<T, std::dextents<std::int64_t, R>, dm::layout_stride_relaxed>;
+
+template <class M>
+dm::errc import_error(const DLTensor& t, const dm::import_options& o = {}) {
+  auto r = dm::try_to_mdspan<M>(t, o);
+  return r ? dm::errc::ok : r.error().code();
+}
+template <class M>
+std::string import_message(const DLTensor& t, const dm::import_options& o = {}) {
+  auto r = dm::try_to_mdspan<M>(t, o);
+  return r ? std::string("ok") : std::string(r.error().what());
+}
+
+// The errc carried by the dlpack_error that to_mdspan<M> throws (ok if none is thrown).
+template <class M>
+dm::errc thrown_code(const DLTensor& t) {
+  try {
+    (void)dm::to_mdspan<M>(t);
+  } catch (const dm::dlpack_error& e) {
+    return e.code();
+  }
+  return dm::errc::ok;
+}
+
+// An fp4 value stored in a whole byte, registered with the sub-byte dtype.
+struct fp4_in_a_byte {
+  unsigned char bits;
+};
+
+// An accessor for CUDA device memory (declares it through the customization point).
+template <class T>
+struct device_accessor {
+  using offset_policy = device_accessor;
+  using element_type = T;
+  using reference = T&;
+  using data_handle_type = T*;
+  static constexpr DLDeviceType dlpack_device_type = kDLCUDA;
+  static constexpr bool dlpack_accepts(DLDeviceType t) { return t == kDLCUDA || t == kDLCUDAManaged; }
+  reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
+  data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
+};
+}  // namespace
+
+// ---- CCCL's import cases -------------------------------------------------------------
+
+TEST_CASE("rank 0 never touches shape or strides") {
+  int v = 42;
+  tensor_builder b(&v, i32, {}, {});
+  DLTensor t = b.get();
+  t.shape = reinterpret_cast<std::int64_t*>(0x1);  // dangling: must not be read
+  t.strides = reinterpret_cast<std::int64_t*>(0x1);
+  auto m = dm::to_mdspan<std::mdspan<int, std::extents<int>>>(t);
+  CHECK(m[] == 42);
+}
+
+TEST_CASE("empty tensors import for right, left and stride layouts") {
+  int dummy = 0;
+  tensor_builder r1(&dummy, i32, {0, 5}, {5, 1});
+  CHECK(dm::to_mdspan<right<int, 2>>(r1.get()).extent(0) == 0);
+  tensor_builder r2(&dummy, i32, {2, 0}, {0, 1});
+  CHECK(dm::to_mdspan<right<int, 2>>(r2.get()).extent(1) == 0);
+  tensor_builder l1(&dummy, i32, {0, 5}, {1, 0});
+  CHECK(dm::to_mdspan<left<int, 2>>(l1.get()).size() == 0);
+  tensor_builder s1(&dummy, i32, {0, 5}, {5, 1});
+  CHECK(dm::to_mdspan<strided<int, 2>>(s1.get()).size() == 0);
+  // NumPy's (0,0,0) strides on an empty array (tvm-ffi#607) count as compact.
+  tensor_builder zeros(&dummy, i32, {0, 3, 4}, {0, 0, 0});
+  CHECK(dm::to_mdspan<right<int, 3>>(zeros.get()).size() == 0);
+  CHECK(dm::to_mdspan<strided<int, 3>>(zeros.get()).size() == 0);
+}
+
+TEST_CASE("empty tensors with NULL data are accepted (CCCL rejects them)") {
+  tensor_builder b(nullptr, i32, {0, 3}, {3, 1});
+  auto m = dm::to_mdspan<right<int, 2>>(b.get());
+  CHECK(m.data_handle() == nullptr);
+  CHECK(m.extent(1) == 3);
+  b.tensor.byte_offset = 8;  // still no arithmetic on NULL
+  CHECK(dm::to_mdspan<right<int, 2>>(b.get()).data_handle() == nullptr);
+}
+
+TEST_CASE("ranks 1 to 3 as right, left and stride, including padded strides") {
+  float buf[64];
+  for (int i = 0; i < 64; ++i) buf[i] = static_cast<float>(i);
+  tensor_builder r1(buf, f32, {5}, {1});
+  CHECK(dm::to_mdspan<right<float, 1>>(r1.get())[4] == 4.f);
+  tensor_builder r2(buf, f32, {2, 3}, {3, 1});
+  CHECK(dm::to_mdspan<right<float, 2>>(r2.get())[1, 2] == 5.f);
+  tensor_builder l2(buf, f32, {2, 3}, {1, 2});
+  CHECK(dm::to_mdspan<left<float, 2>>(l2.get())[1, 2] == 5.f);
+  tensor_builder r3(buf, f32, {2, 3, 4}, {12, 4, 1});
+  CHECK(dm::to_mdspan<right<float, 3>>(r3.get())[1, 2, 3] == 23.f);
+  tensor_builder l3(buf, f32, {2, 3, 4}, {1, 2, 6});
+  CHECK(dm::to_mdspan<left<float, 3>>(l3.get())[1, 2, 3] == 23.f);
+  tensor_builder p2(buf, f32, {2, 3}, {4, 1});
+  auto s2 = dm::to_mdspan<strided<float, 2>>(p2.get());
+  CHECK(s2[1, 2] == 6.f);
+  CHECK(s2.stride(0) == 4);
+  tensor_builder p3(buf, f32, {2, 3, 4}, {16, 5, 1});
+  CHECK(dm::to_mdspan<strided<float, 3>>(p3.get())[1, 2, 3] == 29.f);
+  CHECK(import_error<right<float, 2>>(p2.get()) == dm::errc::non_compact_strides);
+}
+
+TEST_CASE("const element types import (they do not compile in CCCL)") {
+  const int buf[6] = {0, 1, 2, 3, 4, 5};
+  tensor_builder b(const_cast<int*>(buf), i32, {2, 3}, {3, 1});
+  auto m = dm::to_mdspan<std::mdspan<const int, std::extents<int, 2, 3>>>(b.get());
+  CHECK(m[1, 1] == 4);
+}
+
+TEST_CASE("byte_offset is added to the pointer, never ignored") {
+  int buf[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  tensor_builder b(buf, i32, {2, 3}, {3, 1}, 8);
+  auto m = dm::to_mdspan<right<int, 2>>(b.get());
+  CHECK(m[0, 0] == 2);
+  CHECK(m.data_handle() == buf + 2);
+}
+
+TEST_CASE("broadcast and negative strides with byte_offset through the relaxed layout") {
+  int buf[12];
+  for (int i = 0; i < 12; ++i) buf[i] = i;
+  tensor_builder bc(buf, i32, {3, 4}, {0, 1});
+  auto b = dm::to_mdspan<relaxed<int, 2>>(bc.get());
+  CHECK(b[2, 3] == 3);
+  CHECK(b[0, 1] == b[2, 1]);
+  CHECK(import_error<strided<int, 2>>(bc.get()) == dm::errc::non_positive_stride);
+
+  // Rows reversed, NumPy style: data points at the first row, which is the last in memory.
+  tensor_builder rev(buf + 8, i32, {3, 4}, {-4, 1});
+  auto r = dm::to_mdspan<relaxed<int, 2>>(rev.get());
+  CHECK(r[0, 0] == 8);
+  CHECK(r[2, 3] == 3);
+  CHECK(r.mapping().offset() == 8);
+  CHECK(r.data_handle() == buf);
+  // The same through byte_offset from the base: the offset becomes the mapping's.
+  tensor_builder rev_off(buf, i32, {3, 4}, {-4, 1}, 8 * sizeof(int));
+  auto r2 = dm::to_mdspan<relaxed<int, 2>>(rev_off.get());
+  CHECK(r2.data_handle() == buf);
+  CHECK(r2.mapping().offset() == 8);
+  CHECK(r2[2, 0] == 0);
+  CHECK(import_error<strided<int, 2>>(rev.get()) == dm::errc::non_positive_stride);
+}
+
+TEST_CASE("CCCL's exception cases each raise dlpack_error with a specific errc") {
+  int buf[6] = {};
+  tensor_builder b(buf, i32, {2, 3}, {3, 1});
+  CHECK(thrown_code<right<int, 3>>(b.get()) == dm::errc::ndim_mismatch);
+  CHECK(thrown_code<right<float, 2>>(b.get()) == dm::errc::dtype_mismatch);
+  CHECK(thrown_code<left<int, 2>>(b.get()) == dm::errc::non_compact_strides);
+  b.tensor.device = DLDevice{kDLCUDA, 0};
+  CHECK(thrown_code<right<int, 2>>(b.get()) == dm::errc::device_mismatch);
+}
+
+// ---- every rule ----------------------------------------------------------------------
+
+TEST_CASE("rule 1: host views accept CPU, pinned and managed memory; device ids are checked") {
+  int buf[4] = {};
+  for (auto type : {kDLCPU, kDLCUDAHost, kDLCUDAManaged}) {
+    tensor_builder b(buf, i32, {4}, {1}, 0, DLDevice{type, 0});
+    CHECK(import_error<right<int, 1>>(b.get()) == dm::errc::ok);
+  }
+  tensor_builder gpu(buf, i32, {4}, {1}, 0, DLDevice{kDLCUDA, 1});
+  CHECK(import_message<right<int, 1>>(gpu.get()) ==
+        "device kDLCUDA (type 2) is not accepted by the target accessor, whose memory is kDLCPU");
+  using device_view = std::mdspan<int, std::dextents<int, 1>, std::layout_right, device_accessor<int>>;
+  CHECK(import_error<device_view>(gpu.get()) == dm::errc::ok);
+  dm::import_options want_device_0;
+  want_device_0.device_id = 0;
+  CHECK(import_error<device_view>(gpu.get(), want_device_0) == dm::errc::device_id_mismatch);
+  tensor_builder managed(buf, i32, {4}, {1}, 0, DLDevice{kDLCUDAManaged, 0});
+  CHECK(import_error<device_view>(managed.get(), want_device_0) == dm::errc::ok);
+  tensor_builder host(buf, i32, {4}, {1});
+  CHECK(import_error<device_view>(host.get()) == dm::errc::device_mismatch);
+}
+
+TEST_CASE("rule 2: ndim must equal the rank; negative or absurd ndim is its own error") {
+  int buf[4] = {};
+  tensor_builder b(buf, i32, {4}, {1});
+  CHECK(import_message<right<int, 2>>(b.get()) == "ndim = 1 but the target mdspan has rank 2");
+  b.get();
+  b.tensor.ndim = -1;
+  CHECK(import_error<right<int, 1>>(b.tensor) == dm::errc::invalid_ndim);
+  b.tensor.ndim = 1000;
+  CHECK(import_error<right<int, 1>>(b.tensor) == dm::errc::invalid_ndim);
+}
+
+TEST_CASE("rule 3: dtype must match exactly, cv-qualifiers stripped") {
+  std::int32_t buf[4] = {};
+  tensor_builder b(buf, i32, {4}, {1});
+  CHECK(import_error<right<const std::int32_t, 1>>(b.get()) == dm::errc::ok);
+  CHECK(import_error<right<std::uint32_t, 1>>(b.get()) == dm::errc::dtype_mismatch);
+  CHECK(import_message<right<float, 1>>(b.get()) ==
+        "dtype (code 0, bits 32, lanes 1) does not match the element type's (code 2, bits 32, lanes 1)");
+  b.tensor.dtype.lanes = 2;
+  CHECK(import_error<right<std::int32_t, 1>>(b.get()) == dm::errc::dtype_mismatch);
+  b.tensor.dtype = dlpm_test::dt(kDLInt, 6);
+  CHECK(import_error<right<std::int32_t, 1>>(b.get()) == dm::errc::invalid_dtype);
+  b.tensor.dtype = dlpm_test::dt(kDLInt, 32, 0);
+  CHECK(import_error<right<std::int32_t, 1>>(b.get()) == dm::errc::invalid_dtype);
+  // Old producers sent bool as uint8 (jax#4719): a bool view refuses it.
+  bool flags[2] = {};
+  tensor_builder u8(flags, dlpm_test::dt(kDLUInt, 8), {2}, {1});
+  CHECK(import_error<right<bool, 1>>(u8.get()) == dm::errc::dtype_mismatch);
+}
+
+TEST_CASE("rule 4: shape is non-NULL, non-negative, fits index_type and matches static extents") {
+  int buf[6] = {};
+  tensor_builder b(buf, i32, {2, 3}, {3, 1});
+  DLTensor t = b.get();
+  t.shape = nullptr;
+  CHECK(import_message<right<int, 2>>(t) == "shape is NULL while ndim = 2");
+  tensor_builder neg(buf, i32, {2, -3}, {3, 1});
+  CHECK(import_message<right<int, 2>>(neg.get()) == "shape[1] = -3 is negative");
+  CHECK(import_message<std::mdspan<int, std::extents<int, 2, 4>>>(b.get()) == "shape[1] = 3 but the view's static extent is 4");
+  CHECK(import_error<std::mdspan<int, std::extents<int, 2, 3>>>(b.get()) == dm::errc::ok);
+  tensor_builder big(buf, i32, {1, 300}, {300, 1});
+  CHECK(import_error<std::mdspan<int, std::dextents<std::int8_t, 2>>>(big.get()) == dm::errc::extent_overflow);
+}
+
+TEST_CASE("rule 5: NULL data with elements is refused") {
+  tensor_builder b(nullptr, i32, {2, 3}, {3, 1});
+  CHECK(import_message<right<int, 2>>(b.get()) == "data is NULL but the tensor has 6 elements");
+}
+
+TEST_CASE("rule 7: NULL strides mean row-major by default, or are rejected by policy") {
+  int buf[6] = {0, 1, 2, 3, 4, 5};
+  auto b = tensor_builder::without_strides(buf, i32, {2, 3});
+  CHECK(dm::to_mdspan<right<int, 2>>(b.get())[1, 0] == 3);
+  CHECK(dm::to_mdspan<strided<int, 2>>(b.get()).stride(0) == 3);
+  CHECK(import_error<left<int, 2>>(b.get()) == dm::errc::non_compact_strides);
+  dm::import_options strict;
+  strict.null_strides = dm::null_strides_policy::reject;
+  CHECK(import_error<right<int, 2>>(b.get(), strict) == dm::errc::null_strides);
+}
+
+TEST_CASE("rule 7: size-1 dimensions may carry any stride for right and left layouts") {
+  int buf[6] = {};
+  tensor_builder torch(buf, i32, {2, 1}, {1, 7});  // CCCL rejects this; it is compact
+  CHECK(import_error<right<int, 2>>(torch.get()) == dm::errc::ok);
+  tensor_builder drjit(buf, i32, {1, 3}, {0, 1});
+  CHECK(import_error<right<int, 2>>(drjit.get()) == dm::errc::ok);
+  CHECK(import_error<strided<int, 2>>(drjit.get()) == dm::errc::ok);
+  tensor_builder col(buf, i32, {3, 1}, {1, 1});  // (N,1): both C and F
+  CHECK(import_error<right<int, 2>>(col.get()) == dm::errc::ok);
+  CHECK(import_error<left<int, 2>>(col.get()) == dm::errc::ok);
+}
+
+TEST_CASE("rule 7: layout_stride needs positive, non-overlapping strides") {
+  int buf[12] = {};
+  tensor_builder overlap(buf, i32, {3, 4}, {1, 1});
+  CHECK(import_error<strided<int, 2>>(overlap.get()) == dm::errc::overlapping_strides);
+  CHECK(import_error<relaxed<int, 2>>(overlap.get()) == dm::errc::ok);
+  tensor_builder zero(buf, i32, {3, 4}, {0, 1});
+  CHECK(import_error<strided<int, 2>>(zero.get()) == dm::errc::non_positive_stride);
+}
+
+TEST_CASE("rule 7: the span is computed with overflow checks") {
+  int buf[1] = {};
+  tensor_builder huge(buf, i32, {3, 2}, {std::int64_t{1} << 62, 1});
+  CHECK(import_error<strided<int, 2>>(huge.get()) == dm::errc::span_overflow);
+  tensor_builder minstride(buf, i32, {2}, {std::numeric_limits<std::int64_t>::min()});
+  CHECK(import_error<relaxed<int, 1>>(minstride.get()) == dm::errc::stride_overflow);
+  tensor_builder count(buf, i32, {std::int64_t{1} << 40, std::int64_t{1} << 40}, {1, 1});
+  CHECK(import_error<relaxed<int, 2>>(count.get()) == dm::errc::span_overflow);
+  tensor_builder narrow(buf, i32, {2, 100}, {100, 1});
+  CHECK(import_error<std::mdspan<int, std::dextents<std::int8_t, 2>, std::layout_stride>>(narrow.get()) ==
+        dm::errc::extent_overflow);
+  tensor_builder span8(buf, i32, {2, 10}, {120, 1});  // span 1 + 120 + 9 = 130 > 127
+  CHECK(import_error<std::mdspan<int, std::dextents<std::int8_t, 2>, std::layout_stride>>(span8.get()) ==
+        dm::errc::span_overflow);
+}
+
+TEST_CASE("rule 8: byte_offset is range-checked, then must be a multiple of the element size") {
+  int buf[8] = {};
+  tensor_builder odd(buf, i32, {2}, {1}, 2);
+  CHECK(import_message<right<int, 1>>(odd.get()) == "byte_offset = 2 is not a multiple of the element size 4");
+  tensor_builder huge(buf, i32, {2}, {1}, ~std::uint64_t{0} - 3);
+  CHECK(import_error<right<int, 1>>(huge.get()) == dm::errc::byte_offset_overflow);
+  tensor_builder wrap(reinterpret_cast<void*>(~std::uintptr_t{0} - 64), i32, {2}, {1}, std::uint64_t{1} << 40);
+  CHECK(import_error<right<int, 1>>(wrap.get()) == dm::errc::byte_offset_overflow);
+}
+
+TEST_CASE("rule 9: data + byte_offset must be aligned, plus the requested alignment") {
+  alignas(64) unsigned char raw[256] = {};
+  tensor_builder mis(raw + 1, f32, {4}, {1});
+  CHECK(import_error<right<float, 1>>(mis.get()) == dm::errc::misaligned_data);
+  tensor_builder ok(raw + 16, f32, {4}, {1});
+  dm::import_options align64;
+  align64.min_alignment = 64;
+  CHECK(import_error<right<float, 1>>(ok.get(), align64) == dm::errc::misaligned_data);
+  tensor_builder aligned(raw, f32, {4}, {1});
+  CHECK(import_error<right<float, 1>>(aligned.get(), align64) == dm::errc::ok);
+  aligned.tensor.byte_offset = 16;
+  CHECK(import_error<right<float, 1>>(aligned.get(), align64) == dm::errc::misaligned_data);
+  dm::import_options not_pow2;
+  not_pow2.min_alignment = 48;
+  CHECK(import_error<right<float, 1>>(ok.get(), not_pow2) == dm::errc::invalid_argument);
+  // Opaque-handle devices: the pointer is not an address, so no alignment check applies.
+  tensor_builder opencl(raw + 1, f32, {4}, {1}, 0, DLDevice{kDLOpenCL, 0});
+  auto r = dm::try_to_mdspan<right<float, 1>>(opencl.get());
+  CHECK((!r && r.error().code() == dm::errc::device_mismatch));
+}
+
+TEST_CASE("per-dimension divisibility is checked") {
+  float buf[48] = {};
+  tensor_builder b(buf, f32, {6, 8}, {8, 1});
+  const std::int64_t by_4_8[] = {3, 8};
+  dm::import_options o;
+  o.divisors = by_4_8;
+  CHECK(import_error<right<float, 2>>(b.get(), o) == dm::errc::ok);
+  const std::int64_t by_4[] = {4, 0};
+  o.divisors = by_4;
+  CHECK(import_message<right<float, 2>>(b.get(), o) == "shape[0] = 6 is not a multiple of 4");
+}
+
+TEST_CASE("rule 10: sub-byte dtypes cannot be viewed element-wise") {
+  unsigned char packed[4] = {};
+  tensor_builder fp4(packed, dlpm_test::dt(kDLFloat4_e2m1fn, 4, 2), {4}, {1});
+  CHECK(import_error<right<unsigned char, 1>>(fp4.get()) == dm::errc::dtype_mismatch);
+  // A one-byte type registered with the packed fp4 dtype cannot view packed data.
+  tensor_builder fp4_single(packed, dlpm_test::dt(kDLFloat4_e2m1fn, 4, 1), {4}, {1});
+  CHECK(import_error<right<fp4_in_a_byte, 1>>(fp4_single.get()) == dm::errc::subbyte_not_viewable);
+}
+
+TEST_CASE("the supported layouts satisfy importable_mdspan") {
+  static_assert(dm::importable_mdspan<right<int, 2>>);
+  static_assert(dm::importable_mdspan<left<const float, 3>>);
+  static_assert(dm::importable_mdspan<strided<double, 1>>);
+  static_assert(dm::importable_mdspan<relaxed<int, 4>>);
+}

@@ -1,0 +1,75 @@
+// is_c_contiguous / is_f_contiguous / leading_dimension / stride_order.
+#include "support/prelude.hpp"
+#ifdef DLPM_TEST_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+using dlpm_test::f32;
+using dlpm_test::tensor_builder;
+
+TEST_CASE("contiguity tolerates size-1 dimensions and empty tensors") {
+  float buf[24] = {};
+  tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
+  CHECK(dm::is_c_contiguous(c.get()));
+  CHECK_FALSE(dm::is_f_contiguous(c.get()));
+  tensor_builder f(buf, f32, {2, 3, 4}, {1, 2, 6});
+  CHECK(dm::is_f_contiguous(f.get()));
+  CHECK(dm::is_contiguous(f.get()));
+  tensor_builder row(buf, f32, {1, 5}, {5, 1});  // (1, N): both
+  CHECK(dm::is_c_contiguous(row.get()));
+  CHECK(dm::is_f_contiguous(row.get()));
+  tensor_builder torch(buf, f32, {2, 1, 3}, {3, 1, 1});
+  CHECK(dm::is_c_contiguous(torch.get()));
+  tensor_builder empty(buf, f32, {0, 3, 4}, {0, 0, 0});
+  CHECK(dm::is_c_contiguous(empty.get()));
+  CHECK(dm::is_f_contiguous(empty.get()));
+  tensor_builder padded(buf, f32, {2, 3}, {4, 1});
+  CHECK_FALSE(dm::is_contiguous(padded.get()));
+  auto implicit = tensor_builder::without_strides(buf, f32, {2, 3});
+  CHECK(dm::is_c_contiguous(implicit.get()));
+  CHECK_FALSE(dm::is_f_contiguous(implicit.get()));
+}
+
+TEST_CASE("contiguity answers false, not UB, for garbage") {
+  float buf[4] = {};
+  tensor_builder b(buf, f32, {2, 2}, {2, 1});
+  DLTensor t = b.get();
+  t.shape = nullptr;
+  CHECK_FALSE(dm::is_c_contiguous(t));
+  t.ndim = -3;
+  CHECK_FALSE(dm::is_f_contiguous(t));
+}
+
+TEST_CASE("leading dimension follows CuTe's rule, with an error when ambiguous") {
+  float buf[24] = {};
+  tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
+  CHECK(*dm::leading_dimension(c.get()) == 2);
+  tensor_builder f(buf, f32, {2, 3, 4}, {1, 2, 6});
+  CHECK(*dm::leading_dimension(f.get()) == 0);
+  tensor_builder amb(buf, f32, {1, 4, 1}, {1, 1, 1});
+  auto r = dm::leading_dimension(amb.get());
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::ambiguous_layout);
+  CHECK(std::string(r.error().what()) == "leading dimension is ambiguous: 3 dimensions have stride 1 (the first is 0)");
+  tensor_builder none(buf, f32, {2, 3}, {6, 2});
+  CHECK(dm::leading_dimension(none.get()).error().code() == dm::errc::ambiguous_layout);
+}
+
+TEST_CASE("stride order ranks dimensions by stride") {
+  float buf[24] = {};
+  std::int32_t order[3] = {};
+  tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
+  auto o = dm::stride_order(c.get(), order);
+  REQUIRE(o.has_value());
+  CHECK(std::vector<std::int32_t>(o->begin(), o->end()) == std::vector<std::int32_t>{2, 1, 0});
+  tensor_builder p(buf, f32, {2, 3, 4}, {4, 1, 12});
+  REQUIRE(dm::stride_order(p.get(), order).has_value());
+  CHECK(std::vector<std::int32_t>(order, order + 3) == std::vector<std::int32_t>{1, 0, 2});
+  tensor_builder amb(buf, f32, {1, 4, 1}, {1, 1, 1});
+  CHECK(dm::stride_order(amb.get(), order).error().code() == dm::errc::ambiguous_layout);
+  std::int32_t small[1];
+  CHECK(dm::stride_order(c.get(), small).error().code() == dm::errc::invalid_argument);
+}

@@ -1,0 +1,112 @@
+// Property: export → import gives back the same view (same extents, and every index
+// addresses the same element) for every dtype, layout and shape.
+#include "support/prelude.hpp"
+#ifdef DLPM_TEST_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+
+namespace {
+
+// Calls f(index_array) for every index of `e` (row-major order).
+template <class Extents, class F>
+void for_each_index(const Extents& e, F&& f) {
+  constexpr std::size_t rank = Extents::rank();
+  std::array<typename Extents::index_type, rank> idx{};
+  for (std::size_t r = 0; r < rank; ++r)
+    if (e.extent(r) == 0) return;
+  while (true) {
+    f(idx);
+    std::size_t r = rank;
+    while (r > 0) {
+      --r;
+      if (++idx[r] < e.extent(r)) break;
+      idx[r] = 0;
+      if (r == 0) return;
+    }
+    if (rank == 0) return;
+  }
+}
+
+template <class M>
+void check_roundtrip(const M& original) {
+  auto owner = dm::to_dlpack_tensor(original);
+  const DLTensor t = owner.get();
+  auto back = dm::try_to_mdspan<M>(t);
+  REQUIRE_MESSAGE(back.has_value(), back.error().what());
+  CHECK(back->extents() == original.extents());
+  std::size_t mismatches = 0, visited = 0;
+  for_each_index(original.extents(), [&](const auto& i) {
+    ++visited;
+    if (&(*back)[i] != &original[i]) ++mismatches;
+  });
+  CHECK(visited == original.size());
+  CHECK(mismatches == 0);
+}
+
+template <class T>
+void roundtrip_all_layouts() {
+  alignas(64) static T storage[256];
+  using E1 = std::dextents<std::int64_t, 1>;
+  using E2 = std::dextents<std::int64_t, 2>;
+  using E3 = std::dextents<int, 3>;
+  using R = dm::layout_stride_relaxed;
+  CAPTURE(dm::dtype_v<T>.code);
+  CAPTURE(dm::dtype_v<T>.bits);
+  // rank 0, static extents
+  check_roundtrip(std::mdspan<T, std::extents<int>>(storage));
+  check_roundtrip(std::mdspan<T, std::extents<int, 2, 3>>(storage));
+  check_roundtrip(std::mdspan<const T, std::extents<std::size_t, 4, 1, 2>, std::layout_left>(storage));
+  // right and left, with empty and size-1 shapes
+  for (auto shape : {std::array<std::int64_t, 2>{2, 3}, {0, 3}, {3, 0}, {1, 4}, {4, 1}, {1, 1}}) {
+    check_roundtrip(std::mdspan<T, E2>(storage, shape[0], shape[1]));
+    check_roundtrip(std::mdspan<T, E2, std::layout_left>(storage, shape[0], shape[1]));
+    check_roundtrip(std::mdspan<T, E2, R>(storage, R::mapping<E2>(E2(shape[0], shape[1]))));
+  }
+  check_roundtrip(std::mdspan<T, E3>(storage, 3, 1, 2));
+  // layout_stride: padded rows, every other element, a size-1 dimension with a big stride
+  check_roundtrip(std::mdspan<T, E2, std::layout_stride>(storage, std::layout_stride::mapping(E2(3, 5), std::array<std::int64_t, 2>{8, 1})));
+  check_roundtrip(std::mdspan<T, E1, std::layout_stride>(storage, std::layout_stride::mapping(E1(7), std::array<std::int64_t, 1>{3})));
+  check_roundtrip(std::mdspan<T, E3, std::layout_stride>(storage, std::layout_stride::mapping(E3(2, 1, 3), std::array<int, 3>{3, 50, 1})));
+  // relaxed: reversed rows with an offset, broadcast, reversed columns
+  check_roundtrip(std::mdspan<T, E2, R>(storage, R::mapping<E2>(E2(3, 4), std::array<std::int64_t, 2>{-4, 1}, 8)));
+  check_roundtrip(std::mdspan<T, E2, R>(storage, R::mapping<E2>(E2(3, 4), std::array<std::int64_t, 2>{0, 1})));
+  check_roundtrip(std::mdspan<T, E2, R>(storage, R::mapping<E2>(E2(3, 4), std::array<std::int64_t, 2>{4, -1}, 3)));
+  check_roundtrip(std::mdspan<T, E2, R>(storage, R::mapping<E2>(E2(3, 4), std::array<std::int64_t, 2>{4, 1}, 20)));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("round trip for every dtype and layout", T, bool, char, signed char, unsigned char, std::int16_t,
+                   std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double,
+                   std::complex<float>, std::complex<double>) {
+  roundtrip_all_layouts<T>();
+}
+
+#if defined(__SIZEOF_INT128__)
+TEST_CASE("round trip for 128-bit integers") {
+  roundtrip_all_layouts<__int128>();
+  roundtrip_all_layouts<unsigned __int128>();
+}
+#endif
+
+#if defined(__FLT16_MAX__) && defined(__BFLT16_MAX__)
+TEST_CASE("round trip for _Float16 and __bf16") {
+  roundtrip_all_layouts<_Float16>();
+  roundtrip_all_layouts<__bf16>();
+}
+#endif
+
+TEST_CASE("a relaxed view with the minimal offset round-trips to the identical mapping") {
+  int buf[12] = {};
+  using E2 = std::dextents<std::int64_t, 2>;
+  using R = dm::layout_stride_relaxed;
+  std::mdspan<int, E2, R> md(buf, R::mapping<E2>(E2(3, 4), std::array<std::int64_t, 2>{-4, 1}, 8));
+  auto owner = dm::to_dlpack_tensor(md);
+  auto back = dm::to_mdspan<std::mdspan<int, E2, R>>(owner.get());
+  CHECK(back.data_handle() == md.data_handle());
+  CHECK(back.mapping() == md.mapping());
+}
