@@ -18,6 +18,7 @@ module;
 #include <cstdlib>
 #include <expected>
 #include <limits>
+#include <memory>
 #include <new>
 #include <span>
 #include <stdexcept>
@@ -25,6 +26,7 @@ module;
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 #if __has_include(<mdspan>)
 #include <mdspan>
 #endif

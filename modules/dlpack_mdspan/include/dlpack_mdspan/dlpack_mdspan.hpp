@@ -16,5 +16,6 @@
 #include <dlpack_mdspan/layout_queries.hpp>
 #include <dlpack_mdspan/import.hpp>
 #include <dlpack_mdspan/dispatch.hpp>
+#include <dlpack_mdspan/managed.hpp>
 
 #endif

@@ -81,6 +81,20 @@ constexpr bool fits_int64(I v) noexcept {
 }
 
 struct export_access {
+  // A view with chosen fields, for owning exports that lay out their own storage.
+  template <std::size_t Rank>
+  static constexpr dlpack_tensor<Rank> make(void* data, DLDevice device, DLDataType dtype,
+                                            const std::array<std::int64_t, Rank>& shape,
+                                            const std::array<std::int64_t, Rank>& strides) noexcept {
+    dlpack_tensor<Rank> out;
+    out.data_ = data;
+    out.device_ = device;
+    out.dtype_ = dtype;
+    out.shape_ = shape;
+    out.strides_ = strides;
+    return out;
+  }
+
   // The one export routine behind both the throwing and the non-throwing forms.
   // O(rank), no allocation; the message is only formatted on failure.
   template <strided_mdspan M>

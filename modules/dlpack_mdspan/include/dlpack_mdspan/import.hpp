@@ -31,6 +31,9 @@ struct import_options {
   /// Per-dimension divisors: extent(r) % divisors[r] == 0. Empty = no requirement; a
   /// divisor of 0 or 1 leaves that dimension free. Otherwise it must have rank entries.
   std::span<const std::int64_t> divisors = {};
+  /// Sub-byte elements stored one per byte (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED).
+  /// managed_tensor::view sets this from the tensor's flags.
+  bool subbyte_padded = false;
 };
 
 /// The layout policies to_mdspan can build, by how their mapping is constructed:
@@ -113,16 +116,18 @@ result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
     return unexpected_error(error::format(errc::dtype_mismatch,
                                           "dtype (code %u, bits %u, lanes %u) does not match the element type's (code %u, bits %u, lanes %u)",
                                           t.dtype.code, t.dtype.bits, t.dtype.lanes, want.code, want.bits, want.lanes));
-  if (dtype_itemsize(t.dtype) != sizeof(element_type))
+  if (storage_itemsize(t.dtype, opts.subbyte_padded) != sizeof(element_type))
     return unexpected_error(error::format(errc::subbyte_not_viewable,
-                                          "dtype (code %u, bits %u, lanes %u) packs %u bits per element, which cannot be viewed "
-                                          "as one %zu-byte element each",
-                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, t.dtype.bits * t.dtype.lanes,
+                                          "dtype (code %u, bits %u, lanes %u) %s, which cannot be viewed as one %zu-byte "
+                                          "element each",
+                                          t.dtype.code, t.dtype.bits, t.dtype.lanes,
+                                          opts.subbyte_padded ? "is stored one byte per lane (padded)" : "is packed",
                                           sizeof(element_type)));
 
   // 5-8. shape, strides, element count, span, byte_offset, NULL data
   tensor_summary summary;
-  if (!check_structure(t, structure_options{opts.null_strides}, summary, &err)) return unexpected_error(err);
+  if (!check_structure(t, structure_options{opts.null_strides, opts.subbyte_padded}, summary, &err))
+    return unexpected_error(err);
   for (std::size_t r = 0; r < rank; ++r) {
     const std::int64_t e = t.shape[r];
     if (!std::in_range<index_type>(e))

@@ -32,6 +32,9 @@ enum class null_strides_policy : int {
 /// Options of the structural checks.
 struct structure_options {
   null_strides_policy null_strides = null_strides_policy::row_major;
+  /// DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED: each sub-byte lane occupies a whole byte.
+  /// Only a managed tensor's flags can say so; a bare DLTensor is packed.
+  bool subbyte_padded = false;
 };
 
 /// What the structural checks learned about a tensor, in elements relative to the first
@@ -108,6 +111,13 @@ inline bool check_dtype(const DLDataType& d, error* err) noexcept {
   return true;
 }
 
+/// Bytes per element as stored: bits * lanes / 8 when packed (0 if that is not whole),
+/// or lanes whole bytes per sub-byte lane when padded.
+constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padded) noexcept {
+  if (subbyte_padded && d.bits < 8) return std::uint64_t{d.lanes};
+  return dtype_itemsize(d);
+}
+
 /// The stride of dimension `dim`: the tensor's own, or the row-major one when strides are
 /// NULL (implicit). Callers have validated the tensor with check_structure first.
 inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
@@ -131,7 +141,7 @@ inline bool check_structure(const DLTensor& t, const structure_options& opts, te
     return false;
   }
   out = tensor_summary{};
-  out.itemsize = dtype_itemsize(t.dtype);
+  out.itemsize = storage_itemsize(t.dtype, opts.subbyte_padded);
   out.implicit_strides = t.ndim > 0 && t.strides == nullptr;
 
   std::int64_t numel = 1;

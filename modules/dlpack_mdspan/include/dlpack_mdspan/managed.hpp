@@ -1,0 +1,378 @@
+// Owning DLPack tensors both ways: managed_tensor (adopt, view, release) and
+// to_managed_tensor / to_managed_tensor_copy / to_legacy_managed_tensor.
+//
+// Ownership rules, in one place:
+//   * A deleter runs exactly once, on every path, including failed adoption.
+//   * A deleter may run on any thread and never throws (it is noexcept; an owner whose
+//     destructor throws terminates the program, as a throwing destructor would anyway).
+//   * Views borrow: they cannot be taken from a temporary managed_tensor.
+#ifndef DLPACK_MDSPAN_MANAGED_HPP
+#define DLPACK_MDSPAN_MANAGED_HPP
+
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/export.hpp>
+#include <dlpack_mdspan/import.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// Whether a legacy (unversioned) tensor may be written. DLManagedTensor has no flags, so
+/// a consumer cannot know whether the producer allows writes. NumPy imports legacy tensors
+/// read-only for that reason, and so do we unless the caller says it knows better.
+enum class legacy_access : int {
+  read_only = 0,  ///< default: set DLPACK_FLAG_BITMASK_READ_ONLY on the adopted tensor
+  writable = 1,   ///< the caller knows the producer allows writes
+};
+
+class managed_tensor;
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::detail {
+
+// One heap block per managed tensor: the DLPack struct, the shape and strides it points
+// to, and the owner that keeps the data alive (nanobind does the same). The deleter
+// destroys the block, and with it the owner, exactly once.
+template <class Managed, std::size_t Rank, class Owner>
+struct owner_block {
+  Managed managed;
+  std::int64_t shape[Rank == 0 ? 1 : Rank];
+  std::int64_t strides[Rank == 0 ? 1 : Rank];
+  Owner owner;
+
+  static void destroy(Managed* self) noexcept { delete static_cast<owner_block*>(self->manager_ctx); }
+};
+
+template <class Managed, std::size_t Rank, class Owner>
+Managed* make_owner_block(const dlpack_tensor<Rank>& view, Owner&& owner, std::uint64_t flags) {
+  using block = owner_block<Managed, Rank, std::remove_cvref_t<Owner>>;
+  // The only allocation. If it or the owner's move throws, nothing was taken: the caller's
+  // owner is still intact and is destroyed by the caller.
+  auto* b = new block{Managed{}, {}, {}, std::forward<Owner>(owner)};
+  DLTensor t = view.get();
+  for (std::size_t r = 0; r < Rank; ++r) {
+    b->shape[r] = view.shape()[r];
+    b->strides[r] = view.strides()[r];
+  }
+  t.shape = Rank == 0 ? nullptr : b->shape;
+  t.strides = Rank == 0 ? nullptr : b->strides;
+  b->managed.dl_tensor = t;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    b->managed.flags = flags;
+  } else {
+    (void)flags;
+  }
+  return &b->managed;
+}
+
+// A sub-byte element type stored one per byte (an fp4 value in a whole byte) is the
+// padded form, which only a managed tensor's flags can announce.
+template <class T>
+constexpr std::uint64_t subbyte_flags() noexcept {
+  constexpr DLDataType d = dtype_v<T>;
+  if constexpr (d.bits < 8 && sizeof(T) == std::size_t{d.lanes}) return flag_is_subbyte_type_padded;
+  else return 0;
+}
+
+// Legacy → versioned without touching the legacy tensor: the bridge's deleter runs the
+// legacy deleter. dl_tensor is copied; its shape/strides still point into the legacy
+// tensor, which lives until that deleter runs.
+struct legacy_bridge {
+  DLManagedTensorVersioned managed;
+  DLManagedTensor* legacy;
+
+  static void destroy(DLManagedTensorVersioned* self) noexcept {
+    auto* b = static_cast<legacy_bridge*>(self->manager_ctx);
+    DLManagedTensor* legacy = b->legacy;
+    delete b;
+    if (legacy->deleter) legacy->deleter(legacy);
+  }
+};
+
+// The reverse: a legacy tensor that owns a versioned one (for legacy-only consumers).
+struct versioned_bridge {
+  DLManagedTensor managed;
+  DLManagedTensorVersioned* versioned;
+
+  static void destroy(DLManagedTensor* self) noexcept {
+    auto* b = static_cast<versioned_bridge*>(self->manager_ctx);
+    DLManagedTensorVersioned* versioned = b->versioned;
+    delete b;
+    if (versioned->deleter) versioned->deleter(versioned);
+  }
+};
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// Wraps a legacy tensor as a versioned one; ownership moves into the result. On failure
+/// (allocation) the legacy deleter has run and the error says why. NULL is an error.
+inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* legacy, legacy_access access) noexcept {
+  if (legacy == nullptr) return unexpected_error(error::format(errc::null_pointer, "legacy tensor is NULL"));
+  auto* b = new (std::nothrow) detail::legacy_bridge{};
+  if (b == nullptr) {
+    if (legacy->deleter) legacy->deleter(legacy);
+    return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a legacy DLManagedTensor"));
+  }
+  b->legacy = legacy;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &detail::legacy_bridge::destroy;
+  b->managed.flags = access == legacy_access::read_only ? flag_read_only : 0;
+  b->managed.dl_tensor = legacy->dl_tensor;
+  return &b->managed;
+}
+
+/// Wraps a versioned tensor as a legacy one for consumers that only speak legacy DLPack;
+/// ownership moves into the result. Legacy tensors cannot say READ_ONLY, so a READ_ONLY
+/// tensor is refused (errc::read_only) unless `allow_read_only` is set, in which case the
+/// caller promises the consumer will not write. On failure the versioned tensor is still
+/// the caller's. Sub-byte padded tensors cannot be expressed either (errc::invalid_argument).
+inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* versioned, bool allow_read_only = false) noexcept {
+  if (versioned == nullptr) return unexpected_error(error::format(errc::null_pointer, "versioned tensor is NULL"));
+  if ((versioned->flags & flag_read_only) != 0 && !allow_read_only)
+    return unexpected_error(error::format(errc::read_only,
+                                          "the tensor is READ_ONLY and a legacy DLManagedTensor cannot carry that flag"));
+  if ((versioned->flags & flag_is_subbyte_type_padded) != 0)
+    return unexpected_error(error::format(errc::invalid_argument,
+                                          "the tensor's sub-byte elements are padded, which a legacy DLManagedTensor cannot express"));
+  auto* b = new (std::nothrow) detail::versioned_bridge{};
+  if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a DLManagedTensorVersioned"));
+  b->versioned = versioned;
+  b->managed.dl_tensor = versioned->dl_tensor;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &detail::versioned_bridge::destroy;
+  return &b->managed;
+}
+
+/// Move-only owner of one DLManagedTensorVersioned. Destroying it (or resetting it, or
+/// assigning over it) calls the deleter exactly once.
+class managed_tensor {
+ public:
+  managed_tensor() noexcept = default;
+  managed_tensor(const managed_tensor&) = delete;
+  managed_tensor& operator=(const managed_tensor&) = delete;
+  managed_tensor(managed_tensor&& other) noexcept : tensor_(std::exchange(other.tensor_, nullptr)) {}
+  managed_tensor& operator=(managed_tensor&& other) noexcept {
+    if (this != &other) {
+      reset();
+      tensor_ = std::exchange(other.tensor_, nullptr);
+    }
+    return *this;
+  }
+  ~managed_tensor() { reset(); }
+
+  /// Takes ownership of `p`, whatever happens. A NULL deleter is allowed. If the major
+  /// version is not ours, the deleter is called at once (no other field is read, as the
+  /// DLPack spec requires) and errc::version_mismatch is returned. A newer minor version
+  /// is accepted.
+  [[nodiscard]] static result<managed_tensor> try_adopt(DLManagedTensorVersioned* p) noexcept {
+    if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "adopt: DLManagedTensorVersioned is NULL"));
+    const DLPackVersion v = p->version;
+    if (v.major != DLPACK_MAJOR_VERSION) {
+      if (p->deleter) p->deleter(p);
+      return unexpected_error(error::format(errc::version_mismatch,
+                                            "adopt: DLPack version %u.%u has major %u, this library speaks major %u; the "
+                                            "tensor was released",
+                                            v.major, v.minor, v.major, static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+    }
+    return managed_tensor(p);
+  }
+  [[nodiscard]] static managed_tensor adopt(DLManagedTensorVersioned* p) { return detail::value_or_throw(try_adopt(p)); }
+
+  /// Takes ownership of a legacy tensor (pre-1.0 producers; NumPy 1.x, PyTorch 1.x). It is
+  /// READ_ONLY unless `access` is legacy_access::writable; see legacy_access for why.
+  [[nodiscard]] static result<managed_tensor> try_adopt_legacy(DLManagedTensor* p,
+                                                               legacy_access access = legacy_access::read_only) noexcept {
+    auto wrapped = legacy_to_versioned(p, access);
+    if (!wrapped) return unexpected_error(wrapped.error());
+    return managed_tensor(*wrapped);
+  }
+  [[nodiscard]] static managed_tensor adopt_legacy(DLManagedTensor* p, legacy_access access = legacy_access::read_only) {
+    return detail::value_or_throw(try_adopt_legacy(p, access));
+  }
+
+  /// A validated view through the import rules, plus: a mutable element type on a
+  /// READ_ONLY tensor is errc::read_only, and padded sub-byte storage is honoured.
+  template <pointer_mdspan M>
+  [[nodiscard]] result<M> try_view(const import_options& options = {}) const& noexcept DLPM_LIFETIMEBOUND {
+    if (tensor_ == nullptr) return unexpected_error(error::format(errc::null_pointer, "view: the managed_tensor is empty"));
+    if (!std::is_const_v<typename M::element_type> && is_read_only())
+      return unexpected_error(error::format(errc::read_only,
+                                            "view: the tensor is READ_ONLY; view it with a const element type"));
+    import_options opts = options;
+    opts.subbyte_padded = (tensor_->flags & flag_is_subbyte_type_padded) != 0;
+    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+  }
+  /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
+  template <pointer_mdspan M>
+  result<M> try_view(const import_options& = {}) const&& = delete;
+
+  template <pointer_mdspan M>
+  [[nodiscard]] M view(const import_options& options = {}) const& DLPM_LIFETIMEBOUND {
+    return detail::value_or_throw(try_view<M>(options));
+  }
+  /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
+  template <pointer_mdspan M>
+  M view(const import_options& = {}) const&& = delete;
+
+  /// The DLTensor (precondition: not empty).
+  [[nodiscard]] const DLTensor& tensor() const noexcept DLPM_LIFETIMEBOUND { return tensor_->dl_tensor; }
+  [[nodiscard]] std::uint64_t flags() const noexcept { return tensor_ ? tensor_->flags : 0; }
+  [[nodiscard]] bool is_read_only() const noexcept { return (flags() & flag_read_only) != 0; }
+  [[nodiscard]] bool is_copied() const noexcept { return (flags() & flag_is_copied) != 0; }
+  [[nodiscard]] DLPackVersion version() const noexcept { return tensor_ ? tensor_->version : DLPackVersion{0, 0}; }
+  /// The raw pointer, still owned by *this.
+  [[nodiscard]] DLManagedTensorVersioned* get() const noexcept { return tensor_; }
+  [[nodiscard]] bool empty() const noexcept { return tensor_ == nullptr; }
+  explicit operator bool() const noexcept { return tensor_ != nullptr; }
+
+  /// Gives up ownership: the caller must eventually call the returned tensor's deleter.
+  [[nodiscard]] DLManagedTensorVersioned* release() noexcept { return std::exchange(tensor_, nullptr); }
+
+  /// Calls the deleter (if any) now and leaves *this empty.
+  void reset() noexcept {
+    if (DLManagedTensorVersioned* p = std::exchange(tensor_, nullptr); p != nullptr && p->deleter != nullptr) p->deleter(p);
+  }
+
+ private:
+  explicit managed_tensor(DLManagedTensorVersioned* p) noexcept : tensor_(p) {}
+  DLManagedTensorVersioned* tensor_ = nullptr;
+};
+
+/// Hands an mdspan out as an owning DLManagedTensorVersioned. `owner` is any
+/// move-constructible object that keeps the data alive (std::vector, std::unique_ptr<T[]>,
+/// std::shared_ptr<void>, a user type); it is moved into the tensor and destroyed exactly
+/// once, inside the deleter. Exactly one heap allocation. READ_ONLY is set for a const
+/// element type, IS_SUBBYTE_TYPE_PADDED for a sub-byte type stored one per byte, plus
+/// `extra_flags`. The device comes from the export rules (the accessor) unless given.
+/// If anything fails, nothing leaks and the owner is destroyed exactly once (by the caller's
+/// copy going out of scope).
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, DLDevice device,
+                                                           std::uint64_t extra_flags = 0) noexcept {
+  dlpack_tensor<M::rank()> view;
+  error err;
+  if (!detail::export_access::fill(md, device, view, &err)) return unexpected_error(err);
+  const std::uint64_t flags =
+      extra_flags | (std::is_const_v<typename M::element_type> ? flag_read_only : 0) |
+      detail::subbyte_flags<std::remove_cv_t<typename M::element_type>>();
+#if DLPM_HAS_EXCEPTIONS
+  try {
+#endif
+    return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(view, std::forward<Owner>(owner), flags));
+#if DLPM_HAS_EXCEPTIONS
+  } catch (const std::bad_alloc&) {
+    return unexpected_error(error::format(errc::out_of_memory, "to_managed_tensor: out of memory"));
+  } catch (...) {
+    return unexpected_error(error::format(errc::invalid_argument, "to_managed_tensor: moving the owner threw"));
+  }
+#endif
+}
+
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, std::uint64_t extra_flags = 0) noexcept {
+  return try_to_managed_tensor(md, std::forward<Owner>(owner), accessor_device(md.accessor()), extra_flags);
+}
+
+/// Throwing form: exceptions from the allocation or the owner's move propagate unchanged
+/// (std::bad_alloc stays std::bad_alloc); export errors throw dlpack_error.
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, DLDevice device, std::uint64_t extra_flags = 0) {
+  dlpack_tensor<M::rank()> view;
+  error err;
+  if (!detail::export_access::fill(md, device, view, &err)) detail::throw_error(err);
+  const std::uint64_t flags =
+      extra_flags | (std::is_const_v<typename M::element_type> ? flag_read_only : 0) |
+      detail::subbyte_flags<std::remove_cv_t<typename M::element_type>>();
+  return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(view, std::forward<Owner>(owner), flags));
+}
+
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, std::uint64_t extra_flags = 0) {
+  return to_managed_tensor(md, std::forward<Owner>(owner), accessor_device(md.accessor()), extra_flags);
+}
+
+/// The legacy form, for consumers that only speak pre-1.0 DLPack (NumPy 1.24, PyTorch
+/// 1.13): ownership of the returned DLManagedTensor passes to the caller. One allocation.
+/// A legacy tensor cannot say READ_ONLY, so a const element type is refused at compile time.
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] DLManagedTensor* to_legacy_managed_tensor(const M& md, Owner&& owner) {
+  static_assert(!std::is_const_v<typename M::element_type>,
+                "to_legacy_managed_tensor: a legacy DLManagedTensor cannot carry READ_ONLY, so a const view cannot be "
+                "handed out safely; use to_managed_tensor (versioned) instead");
+  static_assert(detail::subbyte_flags<typename M::element_type>() == 0,
+                "to_legacy_managed_tensor: padded sub-byte elements need the versioned IS_SUBBYTE_TYPE_PADDED flag");
+  const auto view = to_dlpack_tensor(md);
+  return detail::make_owner_block<DLManagedTensor>(view, std::forward<Owner>(owner), 0);
+}
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::detail {
+
+// Visits md's elements in row-major index order, passing each element's mapped offset.
+template <class M, class F, class... I>
+void for_each_offset_row_major(const M& md, F& f, I... i) {
+  if constexpr (sizeof...(I) == M::rank()) {
+    f(md.mapping()(i...));
+  } else {
+    for (typename M::index_type k = 0; k < md.extent(sizeof...(I)); ++k) for_each_offset_row_major(md, f, i..., k);
+  }
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with
+/// IS_COPIED set (the consumer may write it; it aliases nothing). For non-contiguous or
+/// short-lived sources. Host memory only: the elements are read on the CPU.
+template <strided_mdspan M>
+[[nodiscard]] managed_tensor to_managed_tensor_copy(const M& md) {
+  using value_type = std::remove_cv_t<typename M::element_type>;
+  constexpr std::size_t rank = M::rank();
+  static_assert(device_traits<typename M::accessor_type>::device_type == kDLCPU,
+                "to_managed_tensor_copy reads elements on the host; copy device memory with the device's runtime");
+  // Validate the shape first, through the view export (extents fit int64).
+  const auto source = to_dlpack_tensor(md);
+  // unique_ptr<T[]> rather than std::vector: vector<bool> has no contiguous data().
+  const auto count = static_cast<std::size_t>(md.size());
+  std::unique_ptr<value_type[]> buffer(count == 0 ? nullptr : new value_type[count]);
+  std::size_t next = 0;
+  auto append = [&](typename M::index_type offset) { buffer[next++] = md.accessor().access(md.data_handle(), offset); };
+  if (count != 0) detail::for_each_offset_row_major(md, append);
+  std::array<std::int64_t, rank> strides{};
+  std::int64_t s = 1;
+  for (std::size_t r = rank; r-- > 0;) {
+    strides[r] = s;
+    s *= source.shape()[r];
+  }
+  void* data = static_cast<void*>(buffer.get());
+  const auto view = detail::export_access::make<rank>(data, DLDevice{kDLCPU, 0}, dtype_v<value_type>, source.shape(), strides);
+  return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(
+      view, std::move(buffer), flag_is_copied | detail::subbyte_flags<value_type>()));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif
