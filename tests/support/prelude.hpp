@@ -19,6 +19,8 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <thread>
 #include <vector>
 
+#include "support/alloc_counter.hpp"
 #include "support/tensor_builder.hpp"

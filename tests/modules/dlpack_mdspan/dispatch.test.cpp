@@ -37,7 +37,7 @@ TEST_CASE("the visitor gets the view typed by the tensor's dtype") {
   CHECK(seen == 2);
 }
 
-TEST_CASE("no candidate matches: a clear error; a match that fails validation: its own error") {
+TEST_CASE("no candidate matches: a clear error: a match that fails validation: its own error") {
   std::uint8_t u[4] = {};
   tensor_builder tu(u, dlpm_test::dt(kDLUInt, 8), {2, 2}, {2, 1});
   auto r = dm::try_visit_mdspan<matrix, float, double>(tu.get(), summer{});

@@ -173,7 +173,7 @@ TEST_CASE("copies and moves hand out pointers into their own arrays") {
   CHECK(std::is_nothrow_copy_constructible_v<dm::dlpack_tensor<2>>);
 }
 
-TEST_CASE("an extent that int64 cannot hold throws; the try_ form returns the error") {
+TEST_CASE("an extent that int64 cannot hold throws: the try_ form returns the error") {
   int dummy = 0;
   std::mdspan<int, std::dextents<std::uint64_t, 1>> md(&dummy, std::uint64_t{1} << 63);
   CHECK_THROWS_AS((void)dm::to_dlpack_tensor(md), dm::dlpack_error);

@@ -182,7 +182,7 @@ TEST_CASE("CCCL's exception cases each raise dlpack_error with a specific errc")
 
 // ---- every rule ----------------------------------------------------------------------
 
-TEST_CASE("rule 1: host views accept CPU, pinned and managed memory; device ids are checked") {
+TEST_CASE("rule 1: host views accept CPU, pinned and managed memory: device ids are checked") {
   int buf[4] = {};
   for (auto type : {kDLCPU, kDLCUDAHost, kDLCUDAManaged}) {
     tensor_builder b(buf, i32, {4}, {1}, 0, DLDevice{type, 0});
@@ -202,7 +202,7 @@ TEST_CASE("rule 1: host views accept CPU, pinned and managed memory; device ids 
   CHECK(import_error<device_view>(host.get()) == dm::errc::device_mismatch);
 }
 
-TEST_CASE("rule 2: ndim must equal the rank; negative or absurd ndim is its own error") {
+TEST_CASE("rule 2: ndim must equal the rank: negative or absurd ndim is its own error") {
   int buf[4] = {};
   tensor_builder b(buf, i32, {4}, {1});
   CHECK(import_message<right<int, 2>>(b.get()) == "ndim = 1 but the target mdspan has rank 2");
