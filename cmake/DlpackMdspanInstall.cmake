@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 
 set(DLPACK_MDSPAN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlpack_mdspan")
 
-set(_dlpm_install_targets dlpack_mdspan_headers)
+set(_dlpm_install_targets dlpack_mdspan_headers dlpack_mdspan_c dlpack_mdspan_c_static)
 if(TARGET dlpack_mdspan)
   list(APPEND _dlpm_install_targets dlpack_mdspan)
 endif()
@@ -15,6 +15,7 @@ endif()
 install(TARGETS ${_dlpm_install_targets}
   EXPORT dlpack_mdspan_targets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+  LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
   FILE_SET CXX_MODULES DESTINATION "${CMAKE_INSTALL_LIBDIR}/cxx/dlpack_mdspan"
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")

@@ -17,5 +17,6 @@
 #include <dlpack_mdspan/import.hpp>
 #include <dlpack_mdspan/dispatch.hpp>
 #include <dlpack_mdspan/managed.hpp>
+#include <dlpack_mdspan/requirements.hpp>
 
 #endif

@@ -94,28 +94,13 @@ result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
   constexpr std::size_t rank = M::rank();
   error err;
 
-  // 1-2. ndim
-  if (!check_ndim(t, &err)) return unexpected_error(err);
-  if (static_cast<std::size_t>(t.ndim) != rank)
-    return unexpected_error(error::format(errc::ndim_mismatch, "ndim = %d but the target mdspan has rank %zu", t.ndim, rank));
-
-  // 3. device
-  if (!device_traits<accessor_type>::accepts(t.device.device_type))
-    return unexpected_error(error::format(errc::device_mismatch,
-                                          "device %s (type %d) is not accepted by the target accessor, whose memory is %s",
-                                          device_type_name(t.device.device_type), static_cast<int>(t.device.device_type),
-                                          device_type_name(device_traits<accessor_type>::device_type)));
-  if (opts.device_id >= 0 && t.device.device_id != opts.device_id)
-    return unexpected_error(error::format(errc::device_id_mismatch, "device_id = %d but the view requires device %d",
-                                          static_cast<int>(t.device.device_id), static_cast<int>(opts.device_id)));
-
-  // 4. dtype: exact (code, bits, lanes), then one whole element per sizeof(T)
-  if (!check_dtype(t.dtype, &err)) return unexpected_error(err);
-  constexpr DLDataType want = dtype_v<element_type>;
-  if (!same_dtype(t.dtype, want))
-    return unexpected_error(error::format(errc::dtype_mismatch,
-                                          "dtype (code %u, bits %u, lanes %u) does not match the element type's (code %u, bits %u, lanes %u)",
-                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, want.code, want.bits, want.lanes));
+  // 1-4. ndim, device, dtype
+  if (!check_rank(t, rank, &err)) return unexpected_error(err);
+  auto accepts = [](std::int32_t type) { return device_traits<accessor_type>::accepts(type); };
+  if (!check_device(t.device, accepts, device_type_name(device_traits<accessor_type>::device_type), opts.device_id, &err))
+    return unexpected_error(err);
+  if (!check_dtype_equals(t.dtype, dtype_v<element_type>, &err)) return unexpected_error(err);
+  // One whole element per sizeof(T): packed sub-byte data has no per-element address.
   if (storage_itemsize(t.dtype, opts.subbyte_padded) != sizeof(element_type))
     return unexpected_error(error::format(errc::subbyte_not_viewable,
                                           "dtype (code %u, bits %u, lanes %u) %s, which cannot be viewed as one %zu-byte "

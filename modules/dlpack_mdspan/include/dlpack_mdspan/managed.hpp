@@ -340,9 +340,63 @@ void for_each_offset_row_major(const M& md, F& f, I... i) {
   }
 }
 
+// Runtime-rank form of owner_block: shape and strides trail the block, so any ndim still
+// takes a single allocation.
+template <class Owner>
+struct dynamic_owner_block {
+  DLManagedTensorVersioned managed;
+  Owner owner;
+
+  std::int64_t* dims() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  static std::size_t bytes(std::int32_t ndim) noexcept {
+    return sizeof(dynamic_owner_block) + 2 * static_cast<std::size_t>(ndim) * sizeof(std::int64_t);
+  }
+  static void destroy(DLManagedTensorVersioned* self) noexcept {
+    auto* b = static_cast<dynamic_owner_block*>(self->manager_ctx);
+    b->~dynamic_owner_block();
+    ::operator delete(static_cast<void*>(b));
+  }
+};
+static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
+
 }  // namespace dlpack_mdspan::detail
 
 DLPM_EXPORT namespace dlpack_mdspan {
+
+/// Wraps a buffer described by `description` (any rank: the runtime counterpart of
+/// to_managed_tensor, used by the C facade) with an owner. The description is validated
+/// first (check_structure); its shape and strides are copied (NULL strides become explicit
+/// row-major ones, as DLPack >= 1.2 requires), so they need not outlive the call. One
+/// allocation. On failure no tensor exists and `owner` is untouched (not moved from).
+template <class Owner>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
+                                                             std::uint64_t flags = 0) noexcept {
+  using block = detail::dynamic_owner_block<std::remove_cvref_t<Owner>>;
+  tensor_summary summary;
+  error err;
+  if (!check_structure(description, structure_options{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0},
+                       summary, &err))
+    return unexpected_error(err);
+  void* memory = ::operator new(block::bytes(description.ndim), std::nothrow);
+  if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
+  auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
+  std::int64_t* shape = b->dims();
+  std::int64_t* strides = shape + description.ndim;
+  for (std::int32_t r = 0; r < description.ndim; ++r) {
+    shape[r] = description.shape[r];
+    strides[r] = stride_at(description, r);
+  }
+  DLTensor& t = b->managed.dl_tensor;
+  t = description;
+  t.shape = description.ndim == 0 ? nullptr : shape;
+  t.strides = description.ndim == 0 ? nullptr : strides;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.flags = flags;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  return managed_tensor::try_adopt(&b->managed);
+}
 
 /// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with
 /// IS_COPIED set (the consumer may write it; it aliases nothing). For non-contiguous or

@@ -219,6 +219,67 @@ inline bool check_structure(const DLTensor& t, const structure_options& opts, te
   return true;
 }
 
+/// ndim equals `rank` (after check_ndim).
+inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
+  if (!check_ndim(t, err)) return false;
+  if (static_cast<std::size_t>(t.ndim) != rank) {
+    *err = error::format(errc::ndim_mismatch, "ndim = %d but the target has rank %zu", t.ndim, rank);
+    return false;
+  }
+  return true;
+}
+
+/// (code, bits, lanes) equal `want` exactly (after check_dtype).
+inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, error* err) noexcept {
+  if (!check_dtype(have, err)) return false;
+  if (!same_dtype(have, want)) {
+    *err = error::format(errc::dtype_mismatch, "dtype (code %u, bits %u, lanes %u) does not match the required (code %u, bits %u, lanes %u)",
+                         have.code, have.bits, have.lanes, want.code, want.bits, want.lanes);
+    return false;
+  }
+  return true;
+}
+
+/// The device type is one the consumer accepts (`accepted` says which, `what` names the
+/// consumer's memory for the message), and the ordinal matches when device_id >= 0.
+template <class Accepts>
+bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id, error* err) noexcept {
+  if (!accepted(d.device_type)) {
+    *err = error::format(errc::device_mismatch, "device %s (type %d) is not accepted by the target, whose memory is %s",
+                         device_type_name(d.device_type), static_cast<int>(d.device_type), what);
+    return false;
+  }
+  if (device_id >= 0 && d.device_id != device_id) {
+    *err = error::format(errc::device_id_mismatch, "device_id = %d but the target requires device %d",
+                         static_cast<int>(d.device_id), static_cast<int>(device_id));
+    return false;
+  }
+  return true;
+}
+
+/// Byte offset of element `index` (ndim entries) from `data`: byte_offset plus the
+/// strided index, bounds-checked against the shape. The tensor must have passed
+/// check_structure and have a whole-byte element size.
+inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err) noexcept {
+  const std::uint64_t item = dtype_itemsize(t.dtype);
+  if (item == 0) {
+    *err = error::format(errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
+                         t.dtype.bits);
+    return false;
+  }
+  std::int64_t offset = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (index[r] < 0 || index[r] >= t.shape[r]) {
+      *err = error::format(errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
+                           static_cast<long long>(t.shape[r]));
+      return false;
+    }
+    offset += index[r] * stride_at(t, r);  // bounded by the span check_structure verified
+  }
+  *out = static_cast<std::int64_t>(t.byte_offset) + offset * static_cast<std::int64_t>(item);
+  return true;
+}
+
 /// Structural validity with the default options (NULL strides mean row-major).
 inline bool validate(const DLTensor& t, error* err) noexcept {
   tensor_summary s;

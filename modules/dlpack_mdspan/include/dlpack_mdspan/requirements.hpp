@@ -1,0 +1,91 @@
+// Runtime requirements on a DLTensor, for consumers that learn the expected type at run
+// time (the C facade, Python bindings): one plain struct, like nanobind's ndarray
+// constraints, checked by the same core as the typed import.
+#ifndef DLPACK_MDSPAN_REQUIREMENTS_HPP
+#define DLPACK_MDSPAN_REQUIREMENTS_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <cstdint>
+
+DLPM_EXPORT namespace dlpack_mdspan {
+
+/// What a consumer requires. Every field defaults to "anything".
+struct tensor_requirements {
+  bool any_dtype = true;              ///< false: dtype must equal `dtype` exactly
+  DLDataType dtype{};
+  std::int32_t ndim = -1;             ///< -1: any rank
+  const std::int64_t* shape = nullptr;///< NULL, or ndim entries; -1 is a wildcard
+  char order = 0;                     ///< 'C', 'F', 'A' (either), or 0 for any layout
+  const std::int32_t* device_types = nullptr;  ///< accepted DLDeviceTypes; NULL = any
+  std::int32_t num_device_types = 0;
+  std::int32_t device_id = -1;        ///< -1: any ordinal
+  std::uint64_t min_alignment = 0;    ///< bytes, power of two; 0 = none beyond the element's
+  bool writable = false;              ///< refuse READ_ONLY (only managed tensors carry flags)
+  null_strides_policy null_strides = null_strides_policy::row_major;
+};
+
+/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`.
+inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req, error* err) noexcept {
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
+    return false;
+  if (req.ndim >= 0 && !check_rank(t, static_cast<std::size_t>(req.ndim), err)) return false;
+  if (!req.any_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
+  if (req.shape != nullptr && req.ndim >= 0) {
+    for (std::int32_t r = 0; r < t.ndim; ++r) {
+      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) {
+        *err = error::format(errc::static_extent_mismatch, "shape[%d] = %lld but %lld is required", r,
+                             static_cast<long long>(t.shape[r]), static_cast<long long>(req.shape[r]));
+        return false;
+      }
+    }
+  }
+  if (req.device_types != nullptr) {
+    auto listed = [&](std::int32_t type) {
+      for (std::int32_t i = 0; i < req.num_device_types; ++i)
+        if (req.device_types[i] == type) return true;
+      return false;
+    };
+    if (!check_device(t.device, listed, "the listed device types", req.device_id, err)) return false;
+  } else if (!check_device(t.device, [](std::int32_t) { return true; }, "any", req.device_id, err)) {
+    return false;
+  }
+  const bool order_ok = req.order == 0 || (req.order == 'C' && is_c_contiguous(t)) ||
+                        (req.order == 'F' && is_f_contiguous(t)) || (req.order == 'A' && is_contiguous(t));
+  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
+    *err = error::format(errc::invalid_argument, "order '%c' is not one of 'C', 'F', 'A' or none", req.order);
+    return false;
+  }
+  if (!order_ok) {
+    *err = error::format(errc::non_compact_strides, "the tensor is not %s",
+                         req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
+    return false;
+  }
+  if (req.min_alignment != 0) {
+    if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
+      *err = error::format(errc::invalid_argument, "min_alignment = %llu is not a power of two",
+                           static_cast<unsigned long long>(req.min_alignment));
+      return false;
+    }
+    if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
+        (reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % req.min_alignment != 0) {
+      *err = error::format(errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
+                           static_cast<unsigned long long>(req.min_alignment));
+      return false;
+    }
+  }
+  if (req.writable && (flags & flag_read_only) != 0) {
+    *err = error::format(errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dlpack_mdspan
+
+#endif
