@@ -1,0 +1,176 @@
+/* dlpack_mdspan C facade: validation, inspection and ownership of DLPack tensors for C,
+ * Python extensions, Rust, Go and Julia. Every function is a thin wrapper over the C++
+ * core, so the rules are the C++ library's rules.
+ *
+ * Boundary rules, for every function:
+ *   - no C++ exception crosses this boundary;
+ *   - a NULL pointer argument returns DLPM_E_NULL_POINTER, never crashes;
+ *   - out-parameters are written only on success (DLPM_OK);
+ *   - on failure, dlpm_last_error() describes what went wrong, on this thread.
+ */
+#ifndef DLPACK_MDSPAN_H
+#define DLPACK_MDSPAN_H
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(DLPM_BUILDING_SHARED)
+#define DLPM_API __declspec(dllexport)
+#elif defined(DLPM_USING_SHARED)
+#define DLPM_API __declspec(dllimport)
+#else
+#define DLPM_API
+#endif
+#else
+#define DLPM_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A status code. DLPM_OK is 0; every other value names one failure and equals the C++
+ * core's dlpack_mdspan::errc value. The values are stable. */
+typedef int32_t dlpm_status;
+
+#define DLPM_OK 0
+#define DLPM_E_NULL_POINTER 1
+#define DLPM_E_EXTENT_OVERFLOW 2
+#define DLPM_E_STRIDE_OVERFLOW 3
+#define DLPM_E_NOT_STRIDED 4
+#define DLPM_E_DEVICE_MISMATCH 5
+#define DLPM_E_DEVICE_ID_MISMATCH 6
+#define DLPM_E_NDIM_MISMATCH 7
+#define DLPM_E_INVALID_NDIM 8
+#define DLPM_E_DTYPE_MISMATCH 9
+#define DLPM_E_INVALID_DTYPE 10
+#define DLPM_E_NULL_SHAPE 11
+#define DLPM_E_NEGATIVE_EXTENT 12
+#define DLPM_E_SHAPE_MISMATCH 13
+#define DLPM_E_NULL_DATA 14
+#define DLPM_E_NULL_STRIDES 15
+#define DLPM_E_NON_COMPACT_STRIDES 16
+#define DLPM_E_NON_POSITIVE_STRIDE 17
+#define DLPM_E_OVERLAPPING_STRIDES 18
+#define DLPM_E_SPAN_OVERFLOW 19
+#define DLPM_E_BYTE_OFFSET_OVERFLOW 20
+#define DLPM_E_MISALIGNED_BYTE_OFFSET 21
+#define DLPM_E_MISALIGNED_DATA 22
+#define DLPM_E_DIVISIBILITY 23
+#define DLPM_E_SUBBYTE_NOT_VIEWABLE 24
+#define DLPM_E_AMBIGUOUS_LAYOUT 25
+#define DLPM_E_NO_MATCHING_TYPE 26
+#define DLPM_E_READ_ONLY 27
+#define DLPM_E_VERSION_MISMATCH 28
+#define DLPM_E_INVALID_ARGUMENT 29
+#define DLPM_E_OUT_OF_MEMORY 30
+#define DLPM_E_INTERNAL 31 /* an unexpected C++ exception was caught at the boundary */
+
+/* A short fixed description of a status ("dtype mismatch"); never NULL. */
+DLPM_API const char* dlpm_status_string(dlpm_status status);
+
+/* The detailed message of the last failure on this thread ("shape[1] = -3 is negative"),
+ * or "" if none. Valid until the next failing call on this thread. */
+DLPM_API const char* dlpm_last_error(void);
+
+/* Versions of this library and of the DLPack headers it was built against. */
+typedef struct dlpm_version_info {
+  int32_t major;
+  int32_t minor;
+  int32_t patch;
+  uint32_t dlpack_major;
+  uint32_t dlpack_minor;
+} dlpm_version_info;
+
+DLPM_API dlpm_status dlpm_version(dlpm_version_info* out);
+
+/* ---- inspection --------------------------------------------------------------------- */
+
+/* Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
+ * shape for ndim > 0, non-negative extents, element count and index span without int64
+ * overflow, byte_offset in range and a multiple of the element size, non-NULL data when
+ * there are elements. NULL strides mean row-major. */
+DLPM_API dlpm_status dlpm_validate(const DLTensor* tensor);
+
+/* Number of elements (1 for ndim 0), overflow-checked. */
+DLPM_API dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out);
+
+/* Bytes of the elements packed densely: ceil(numel * bits * lanes / 8), overflow-checked.
+ * Packed sub-byte aware: three fp4 values are 2 bytes. */
+DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out);
+
+/* *out = 1 if the tensor is contiguous in `order` ('C' row-major, 'F' column-major, 'A'
+ * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
+DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out);
+
+/* Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+ * including byte_offset. The tensor must be valid and have whole-byte elements. */
+DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out);
+
+/* ---- requirements (nanobind-style constraints) ---------------------------------------- */
+
+/* What a consumer requires. dlpm_requirements_init sets every field to "anything". */
+typedef struct dlpm_requirements {
+  int32_t check_dtype;          /* nonzero: dtype must equal `dtype` exactly */
+  DLDataType dtype;
+  int32_t ndim;                 /* -1: any rank */
+  const int64_t* shape;         /* NULL, or ndim entries where -1 is a wildcard */
+  char order;                   /* 'C', 'F', 'A' (either), or 0 for any layout */
+  const int32_t* device_types;  /* accepted DLDeviceType values; NULL = any */
+  int32_t num_device_types;
+  int32_t device_id;            /* -1: any ordinal */
+  uint64_t min_alignment;       /* bytes, a power of two; 0 = none */
+  int32_t writable;             /* nonzero: refuse READ_ONLY (managed tensors only carry flags) */
+  int32_t strict_strides;       /* nonzero: NULL strides (ndim > 0) are an error, not row-major */
+} dlpm_requirements;
+
+DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req);
+
+/* Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
+DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req);
+
+/* Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
+DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req);
+
+/* ---- ownership --------------------------------------------------------------------- */
+
+/* Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
+ * go. May run on any thread. */
+typedef void (*dlpm_release_fn)(void* ctx);
+
+/* Wraps the caller's buffer as a DLManagedTensorVersioned. shape (ndim entries) and
+ * strides (ndim entries, or NULL for row-major) are copied, with the struct, into a single
+ * allocation. The description is validated like dlpm_validate. On success *out owns the
+ * buffer: its deleter calls release(ctx) exactly once (release may be NULL). On failure
+ * *out is untouched and release is NOT called: the buffer is still the caller's. */
+DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
+                                      DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
+                                      DLManagedTensorVersioned** out);
+
+/* Calls the tensor's deleter (if any). NULL is a no-op. */
+DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor);
+
+/* For a tensor just received from a producer: if its major version is not this library's,
+ * calls its deleter at once and returns DLPM_E_VERSION_MISMATCH (the tensor is gone).
+ * A newer minor version is accepted. */
+DLPM_API dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor);
+
+/* Moves a legacy tensor into a new versioned one (*out). The legacy struct cannot say
+ * whether writes are allowed, so the result is READ_ONLY, as NumPy does; use
+ * dlpm_from_legacy_writable when you know the producer allows writes. On failure the
+ * legacy deleter has already run (ownership was passed in). */
+DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
+DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
+
+/* Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
+ * pre-1.0 DLPack. READ_ONLY and padded sub-byte tensors are refused (DLPM_E_READ_ONLY,
+ * DLPM_E_INVALID_ARGUMENT): the legacy struct would silently drop those flags. On failure
+ * the versioned tensor is still the caller's. */
+DLPM_API dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLPACK_MDSPAN_H */
