@@ -1,0 +1,321 @@
+/* The C facade from C: every function's contract, errors and ownership rules.
+ * Built as C99, as C11 and as C++ (c_api_as_cxx.test.cpp includes this file). */
+#include <dlpack_mdspan.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed = 0, failed = 0;
+
+#define CHECK(cond)                                                  \
+  do {                                                               \
+    if (cond) {                                                      \
+      ++passed;                                                      \
+    } else {                                                         \
+      ++failed;                                                      \
+      printf("%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+    }                                                                \
+  } while (0)
+
+#define CHECK_STATUS(expr, expected)                                                                     \
+  do {                                                                                                   \
+    dlpm_status s_ = (expr);                                                                             \
+    if (s_ == (expected)) {                                                                              \
+      ++passed;                                                                                          \
+    } else {                                                                                             \
+      ++failed;                                                                                          \
+      printf("%s:%d: %s returned %d (%s: %s), expected %d\n", __FILE__, __LINE__, #expr, (int)s_,        \
+             dlpm_status_string(s_), dlpm_last_error(), (int)(expected));                                \
+    }                                                                                                    \
+  } while (0)
+
+static DLTensor make_tensor(void* data, int32_t ndim, int64_t* shape, int64_t* strides, DLDataType dtype) {
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.device.device_id = 0;
+  t.ndim = ndim;
+  t.dtype = dtype;
+  t.shape = shape;
+  t.strides = strides;
+  t.byte_offset = 0;
+  return t;
+}
+
+static DLDataType dtype(uint8_t code, uint8_t bits, uint16_t lanes) {
+  DLDataType d;
+  d.code = code;
+  d.bits = bits;
+  d.lanes = lanes;
+  return d;
+}
+
+static int releases = 0;
+static void count_release(void* ctx) {
+  ++releases;
+  ++*(int*)ctx;
+}
+
+static int deleter_calls = 0;
+static void counting_deleter(DLManagedTensorVersioned* self) {
+  ++deleter_calls;
+  free(self);
+}
+static void counting_legacy_deleter(DLManagedTensor* self) {
+  ++deleter_calls;
+  free(self);
+}
+
+static void test_status_and_version(void) {
+  dlpm_version_info v;
+  CHECK_STATUS(dlpm_version(&v), DLPM_OK);
+  CHECK(v.dlpack_major == DLPACK_MAJOR_VERSION);
+  CHECK(v.dlpack_minor == DLPACK_MINOR_VERSION);
+  CHECK_STATUS(dlpm_version(NULL), DLPM_E_NULL_POINTER);
+  CHECK(strcmp(dlpm_last_error(), "dlpm_version: out is NULL") == 0);
+  CHECK(strcmp(dlpm_status_string(DLPM_OK), "ok") == 0);
+  CHECK(strcmp(dlpm_status_string(DLPM_E_DTYPE_MISMATCH), "dtype mismatch") == 0);
+  CHECK(strcmp(dlpm_status_string(12345), "unknown status") == 0);
+  CHECK(strcmp(dlpm_status_string(-1), "unknown status") == 0);
+}
+
+static void test_validate_and_inspect(void) {
+  float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {4, 1}, fstrides[2] = {1, 3};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  int64_t n = -7;
+  int32_t yes = -7;
+  int64_t index[2] = {2, 3}, offset = -7;
+
+  CHECK_STATUS(dlpm_validate(&t), DLPM_OK);
+  CHECK_STATUS(dlpm_validate(NULL), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_numel(&t, &n), DLPM_OK);
+  CHECK(n == 12);
+  CHECK_STATUS(dlpm_nbytes(&t, &n), DLPM_OK);
+  CHECK(n == 48);
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'C', &yes), DLPM_OK);
+  CHECK(yes == 1);
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'F', &yes), DLPM_OK);
+  CHECK(yes == 0);
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'A', &yes), DLPM_OK);
+  CHECK(yes == 1);
+  yes = -7;
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'X', &yes), DLPM_E_INVALID_ARGUMENT);
+  CHECK(yes == -7); /* out untouched on failure */
+  CHECK_STATUS(dlpm_element_offset(&t, index, &offset), DLPM_OK);
+  CHECK(offset == (2 * 4 + 3) * 4);
+  index[1] = 4;
+  offset = -7;
+  CHECK_STATUS(dlpm_element_offset(&t, index, &offset), DLPM_E_INVALID_ARGUMENT);
+  CHECK(offset == -7);
+  CHECK(strcmp(dlpm_last_error(), "index[1] = 4 is outside [0, 4)") == 0);
+
+  t.strides = fstrides;
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'F', &yes), DLPM_OK);
+  CHECK(yes == 1);
+  t.strides = NULL; /* pre-1.2 producer: row-major */
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'C', &yes), DLPM_OK);
+  CHECK(yes == 1);
+
+  /* packed sub-byte: three fp4 values are two bytes */
+  shape[0] = 3;
+  t = make_tensor(data, 1, shape, NULL, dtype(kDLFloat4_e2m1fn, 4, 1));
+  CHECK_STATUS(dlpm_nbytes(&t, &n), DLPM_OK);
+  CHECK(n == 2);
+  CHECK_STATUS(dlpm_element_offset(&t, index, &offset), DLPM_E_SUBBYTE_NOT_VIEWABLE);
+}
+
+static void test_malformed(void) {
+  float data[4];
+  int64_t shape[2] = {2, 2}, strides[2] = {2, 1};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  int64_t n = -7;
+  t.ndim = -1;
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_INVALID_NDIM);
+  CHECK_STATUS(dlpm_numel(&t, &n), DLPM_E_INVALID_NDIM);
+  CHECK(n == -7);
+  t.ndim = 2;
+  t.shape = NULL;
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_NULL_SHAPE);
+  t.shape = shape;
+  shape[1] = -1;
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_NEGATIVE_EXTENT);
+  CHECK(strcmp(dlpm_last_error(), "shape[1] = -1 is negative") == 0);
+  shape[1] = 2;
+  t.dtype = dtype(kDLInt, 6, 1);
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_INVALID_DTYPE);
+  t.dtype = dtype(kDLFloat, 32, 1);
+  t.byte_offset = 2;
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_MISALIGNED_BYTE_OFFSET);
+  t.byte_offset = 0;
+  t.data = NULL;
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_NULL_DATA);
+  shape[0] = 0; /* empty tensors may have NULL data */
+  CHECK_STATUS(dlpm_validate(&t), DLPM_OK);
+}
+
+static void test_requirements(void) {
+  float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {4, 1};
+  int64_t want_shape[2] = {-1, 4}, wrong_shape[2] = {3, 5};
+  int32_t host_only[1] = {kDLCPU};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  dlpm_requirements req;
+
+  CHECK_STATUS(dlpm_requirements_init(&req), DLPM_OK);
+  CHECK(req.ndim == -1 && req.device_id == -1 && req.check_dtype == 0 && req.shape == NULL);
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK);
+  req.check_dtype = 1;
+  req.dtype = dtype(kDLFloat, 32, 1);
+  req.ndim = 2;
+  req.shape = want_shape;
+  req.order = 'C';
+  req.device_types = host_only;
+  req.num_device_types = 1;
+  req.device_id = 0;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK);
+  req.dtype = dtype(kDLFloat, 64, 1);
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DTYPE_MISMATCH);
+  req.dtype = dtype(kDLFloat, 32, 1);
+  req.ndim = 3;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NDIM_MISMATCH);
+  req.ndim = 2;
+  req.shape = wrong_shape;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_SHAPE_MISMATCH);
+  CHECK(strcmp(dlpm_last_error(), "shape[1] = 4 but 5 is required") == 0);
+  req.shape = want_shape;
+  req.order = 'F';
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NON_COMPACT_STRIDES);
+  req.order = 'Q';
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  req.order = 'A';
+  t.device.device_type = kDLCUDA;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DEVICE_MISMATCH);
+  t.device.device_type = kDLCPU;
+  t.device.device_id = 1;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DEVICE_ID_MISMATCH);
+  t.device.device_id = 0;
+  req.min_alignment = 3;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  req.min_alignment = 4;
+  t.data = (char*)data + 2;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_MISALIGNED_DATA);
+  t.data = data;
+  req.strict_strides = 1;
+  t.strides = NULL;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NULL_STRIDES);
+  CHECK_STATUS(dlpm_check(NULL, &req), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_check(&t, NULL), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_requirements_init(NULL), DLPM_E_NULL_POINTER);
+}
+
+static void test_managed_new_and_delete(void) {
+  float* data = (float*)malloc(6 * sizeof(float));
+  int64_t shape[2] = {2, 3};
+  int ctx_count = 0;
+  DLManagedTensorVersioned* out = NULL;
+  DLManagedTensorVersioned* untouched = (DLManagedTensorVersioned*)(uintptr_t)0x1;
+  DLDevice cpu;
+  dlpm_requirements req;
+  cpu.device_type = kDLCPU;
+  cpu.device_id = 0;
+  releases = 0;
+
+  CHECK_STATUS(dlpm_managed_new(data, 2, shape, NULL, dtype(kDLFloat, 32, 1), cpu, 0, DLPACK_FLAG_BITMASK_READ_ONLY,
+                                count_release, &ctx_count, &out),
+               DLPM_OK);
+  CHECK(out != NULL);
+  if (out == NULL) return;
+  shape[0] = 99; /* copied: the tensor keeps its own shape */
+  CHECK(out->dl_tensor.shape[0] == 2);
+  CHECK(out->dl_tensor.strides != NULL && out->dl_tensor.strides[0] == 3 && out->dl_tensor.strides[1] == 1);
+  CHECK(out->version.major == DLPACK_MAJOR_VERSION);
+  CHECK(out->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
+  CHECK_STATUS(dlpm_requirements_init(&req), DLPM_OK);
+  req.writable = 1;
+  CHECK_STATUS(dlpm_check_managed(out, &req), DLPM_E_READ_ONLY);
+  CHECK(releases == 0);
+  dlpm_managed_delete(out);
+  CHECK(releases == 1 && ctx_count == 1);
+  dlpm_managed_delete(NULL); /* NULL-safe */
+  free(data);
+
+  /* invalid description: error, out untouched, release not called */
+  shape[0] = -2;
+  CHECK_STATUS(dlpm_managed_new(NULL, 2, shape, NULL, dtype(kDLFloat, 32, 1), cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_NEGATIVE_EXTENT);
+  CHECK(untouched == (DLManagedTensorVersioned*)(uintptr_t)0x1);
+  CHECK(releases == 1);
+  CHECK_STATUS(dlpm_managed_new(NULL, 0, NULL, NULL, dtype(kDLFloat, 32, 1), cpu, 0, 0, NULL, NULL, NULL), DLPM_E_NULL_POINTER);
+}
+
+static DLManagedTensorVersioned* hand_made(uint32_t major, uint32_t minor) {
+  DLManagedTensorVersioned* m = (DLManagedTensorVersioned*)calloc(1, sizeof *m);
+  m->version.major = major;
+  m->version.minor = minor;
+  m->deleter = counting_deleter;
+  return m;
+}
+
+static void test_version_and_legacy(void) {
+  static float data[4] = {1, 2, 3, 4};
+  static int64_t shape[1] = {4};
+  DLManagedTensorVersioned* v = NULL;
+  DLManagedTensor* legacy = NULL;
+  DLManagedTensorVersioned* ok = hand_made(1, 99);
+  deleter_calls = 0;
+
+  CHECK_STATUS(dlpm_managed_check_version(hand_made(2, 0)), DLPM_E_VERSION_MISMATCH);
+  CHECK(deleter_calls == 1);
+  CHECK_STATUS(dlpm_managed_check_version(hand_made(0, 8)), DLPM_E_VERSION_MISMATCH);
+  CHECK(deleter_calls == 2);
+  CHECK_STATUS(dlpm_managed_check_version(ok), DLPM_OK);
+  CHECK(deleter_calls == 2); /* still ours */
+  dlpm_managed_delete(ok);
+  CHECK(deleter_calls == 3);
+  CHECK_STATUS(dlpm_managed_check_version(NULL), DLPM_E_NULL_POINTER);
+
+  legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
+  legacy->deleter = counting_legacy_deleter;
+  legacy->dl_tensor = make_tensor(data, 1, shape, NULL, dtype(kDLFloat, 32, 1));
+  CHECK_STATUS(dlpm_from_legacy(legacy, &v), DLPM_OK);
+  CHECK(v != NULL && (v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0); /* legacy: read-only, as NumPy does */
+  CHECK(v->dl_tensor.data == data);
+  legacy = NULL;
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY); /* the flag cannot travel */
+  CHECK(legacy == NULL);
+  dlpm_managed_delete(v);
+  CHECK(deleter_calls == 4);
+
+  legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
+  legacy->deleter = counting_legacy_deleter;
+  legacy->dl_tensor = make_tensor(data, 1, shape, NULL, dtype(kDLFloat, 32, 1));
+  CHECK_STATUS(dlpm_from_legacy_writable(legacy, &v), DLPM_OK);
+  CHECK((v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) == 0);
+  legacy = NULL;
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_OK);
+  CHECK(legacy != NULL && legacy->dl_tensor.data == data);
+  legacy->deleter(legacy); /* runs the versioned deleter, which runs the original legacy one */
+  CHECK(deleter_calls == 5);
+
+  legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
+  legacy->deleter = counting_legacy_deleter;
+  CHECK_STATUS(dlpm_from_legacy(legacy, NULL), DLPM_E_NULL_POINTER); /* ownership was passed: released */
+  CHECK(deleter_calls == 6);
+  CHECK_STATUS(dlpm_from_legacy(NULL, &v), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_to_legacy(NULL, &legacy), DLPM_E_NULL_POINTER);
+}
+
+int main(void) {
+  test_status_and_version();
+  test_validate_and_inspect();
+  test_malformed();
+  test_requirements();
+  test_managed_new_and_delete();
+  test_version_and_legacy();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 && passed > 0 ? 0 : 1;
+}

@@ -1,0 +1,4 @@
+/* Compiles <dlpack_mdspan.h> alone, for the strict-C header checks. */
+#include <dlpack_mdspan.h>
+
+int dlpm_header_compiles(void) { return DLPM_OK; }
