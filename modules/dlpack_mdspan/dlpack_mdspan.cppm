@@ -25,6 +25,7 @@ module;
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <version>
 #include <variant>
 #include <vector>
 #if __has_include(<mdspan>)

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <type_traits>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Any type with the shape of std::mdspan: the nested types and the observers that the
 /// standard specifies. Nothing here names a namespace.

@@ -8,6 +8,8 @@
 
 #include <dlpack/dlpack.h>
 
+#include <version>
+
 #if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION < 1
 #error "dlpack_mdspan needs DLPack >= 1.0 (DLManagedTensorVersioned); found an older <dlpack/dlpack.h>"
 #endif
@@ -40,6 +42,19 @@
 #define DLPM_HAS_EXCEPTIONS 1
 #else
 #define DLPM_HAS_EXCEPTIONS 0
+#endif
+
+// Everything lives in an inline namespace named after the result type in use: a C++20 TU
+// gets the library's own result<T>, a C++23 TU std::expected. Without distinct mangled
+// names, one program with both kinds of TU would merge, say, numel() from each and call
+// the wrong layout (an ODR violation seen between the C facade and C++23 callers).
+// Users never spell this name; dlpack_mdspan::x and specializations work as usual.
+#if __cplusplus > 202002L && defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
+#define DLPM_ABI cxx23
+#define DLPM_USE_STD_EXPECTED 1
+#else
+#define DLPM_ABI cxx20
+#define DLPM_USE_STD_EXPECTED 0
 #endif
 
 #define DLPACK_MDSPAN_VERSION_MAJOR 0

@@ -7,7 +7,7 @@
 #include <concepts>
 #include <cstdint>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Names a DLDeviceType for messages ("kDLCUDA"), or "unknown".
 constexpr const char* device_type_name(std::int32_t type) noexcept {

@@ -13,7 +13,7 @@
 #include <utility>
 #include <variant>
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 template <class R>
 using visit_value_t = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
@@ -41,7 +41,7 @@ result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, 
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Calls `visitor(View<T>)` for the first T in Ts whose dtype equals the tensor's, after
 /// the full import validation. Returns the visitor's result (std::monostate for void), or

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// The DLPack version these headers were compiled against.
 inline constexpr std::uint32_t dlpack_major_version = DLPACK_MAJOR_VERSION;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 constexpr DLDataType make_dtype(DLDataTypeCode code, int bits, int lanes = 1) noexcept {
   return DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits),
                     static_cast<std::uint16_t>(lanes)};
@@ -25,7 +25,7 @@ struct float_dtype {
 };
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// dtype_traits<T>::value is the DLDataType of element type T.
 ///
@@ -103,7 +103,7 @@ template <> struct dtype_traits<std::complex<double>> {
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 template <class T>
 consteval DLDataType dtype_of() {
   // long double is not IEEE binary128 on x86-64 (it is the 80-bit x87 format padded to
@@ -121,7 +121,7 @@ consteval DLDataType dtype_of() {
 }
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// The DLDataType of T, cv-qualifiers stripped. An unregistered T (or long double) is a
 /// compile-time error that says why and how to register it.

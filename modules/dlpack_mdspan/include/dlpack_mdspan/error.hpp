@@ -18,11 +18,11 @@
 #include <new>
 #include <utility>
 
-#if __has_include(<expected>) && __cplusplus > 202002L
+#if DLPM_USE_STD_EXPECTED
 #include <expected>
 #endif
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Why a conversion failed. The numeric values are stable: the C facade reuses them
 /// as its `dlpm_status` codes, so never renumber an existing entry.
@@ -145,7 +145,7 @@ class dlpack_error : public std::invalid_argument {
   errc code_;
 };
 
-#if defined(__cpp_lib_expected) && __cpp_lib_expected >= 202202L
+#if DLPM_USE_STD_EXPECTED
 /// result<T>: std::expected<T, error> in C++23.
 template <class T>
 using result = std::expected<T, error>;
@@ -221,7 +221,7 @@ class result {
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 /// The throwing forms' failure path. Without exceptions (-fno-exceptions) it prints the
 /// message to stderr and aborts; use the try_ forms in such programs.

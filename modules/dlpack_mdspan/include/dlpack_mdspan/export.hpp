@@ -15,11 +15,11 @@
 #include <type_traits>
 #include <utility>
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 struct export_access;
 }
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// A DLTensor view of an mdspan, with the shape and strides stored inline (no heap).
 ///
@@ -68,7 +68,7 @@ class dlpack_tensor {
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 template <class M, std::size_t... I>
 constexpr typename M::index_type origin_index(const typename M::mapping_type& m, std::index_sequence<I...>) {
@@ -157,7 +157,7 @@ struct export_access {
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Non-throwing export with an explicit device.
 template <strided_mdspan M>

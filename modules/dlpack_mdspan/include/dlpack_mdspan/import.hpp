@@ -17,7 +17,7 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Requirements beyond the target type, all checked by to_mdspan.
 struct import_options {
@@ -62,7 +62,7 @@ concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M>
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 template <class M, std::size_t... R>
 constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
@@ -257,7 +257,7 @@ result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
 /// the layout_stride overlap check).

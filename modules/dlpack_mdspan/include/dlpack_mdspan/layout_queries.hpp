@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 // Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
 // rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
@@ -39,7 +39,7 @@ inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
 /// count as row-major.

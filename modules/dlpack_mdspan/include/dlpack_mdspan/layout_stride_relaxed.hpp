@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Layout policy: element (i0, ..., iR-1) is at `offset + sum(ik * stride(k))`.
 ///

@@ -24,7 +24,7 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Whether a legacy (unversioned) tensor may be written. DLManagedTensor has no flags, so
 /// a consumer cannot know whether the producer allows writes. NumPy imports legacy tensors
@@ -38,7 +38,7 @@ class managed_tensor;
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 // One heap block per managed tensor: the DLPack struct, the shape and strides it points
 // to, and the owner that keeps the data alive (nanobind does the same). The deleter
@@ -117,7 +117,7 @@ struct versioned_bridge {
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Wraps a legacy tensor as a versioned one; ownership moves into the result. On failure
 /// (allocation) the legacy deleter has run and the error says why. NULL is an error.
@@ -328,7 +328,7 @@ template <strided_mdspan M, class Owner>
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 // Visits md's elements in row-major index order, passing each element's mapped offset.
 template <class M, class F, class... I>
@@ -361,7 +361,7 @@ static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trail
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Wraps a buffer described by `description` (any rank: the runtime counterpart of
 /// to_managed_tensor, used by the C facade) with an owner. The description is validated

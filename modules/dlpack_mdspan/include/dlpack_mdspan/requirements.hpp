@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// What a consumer requires. Every field defaults to "anything".
 struct tensor_requirements {
