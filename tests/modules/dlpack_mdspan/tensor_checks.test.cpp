@@ -79,3 +79,17 @@ TEST_CASE("numel and nbytes, packed sub-byte aware and overflow-checked") {
   tensor_builder rank0(buf, dt(kDLFloat, 64), {}, {});
   CHECK(*dm::numel(rank0.get()) == 1);
 }
+
+TEST_CASE("implicit row-major strides of an empty tensor saturate instead of overflowing") {
+  // Found by the Rust crate's UBSan run: shape {0, 2^40, 2^40} with NULL strides.
+  auto b = tensor_builder::without_strides(nullptr, dt(kDLUInt, 8), {0, std::int64_t{1} << 40, std::int64_t{1} << 40});
+  dm::error e;
+  CHECK(dm::validate(b.get(), &e));
+  CHECK(dm::stride_at(b.get(), 0) == std::numeric_limits<std::int64_t>::max());
+  CHECK(dm::stride_at(b.get(), 1) == std::int64_t{1} << 40);
+  float one = 0;
+  auto r = dm::try_make_managed_tensor(b.get(), 0);
+  REQUIRE(r.has_value());
+  CHECK(r->tensor().strides[2] == 1);
+  (void)one;
+}

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <limits>
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// The largest ndim accepted. DLPack sets no bound; NumPy's is 64. Anything above this is
 /// treated as garbage rather than a tensor.
@@ -49,7 +49,7 @@ struct tensor_summary {
 
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 constexpr bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
   return __builtin_mul_overflow(a, b, out);
@@ -86,7 +86,7 @@ constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
 
 }  // namespace dlpack_mdspan::detail
 
-DLPM_EXPORT namespace dlpack_mdspan {
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// ndim is in [0, max_ndim].
 inline bool check_ndim(const DLTensor& t, error* err) noexcept {
@@ -123,7 +123,10 @@ constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padde
 inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
   if (t.strides != nullptr) return t.strides[dim];
   std::int64_t s = 1;
-  for (std::int32_t r = t.ndim - 1; r > dim; --r) s *= t.shape[r];
+  // Only an empty tensor (numel 0) can overflow here, e.g. shape {0, 2^40, 2^40}: its
+  // strides address nothing, so saturate instead of overflowing.
+  for (std::int32_t r = t.ndim - 1; r > dim; --r)
+    if (detail::mul_overflows(s, t.shape[r], &s)) return std::numeric_limits<std::int64_t>::max();
   return s;
 }
 
@@ -131,6 +134,10 @@ inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
 /// byte_offset and NULL data. Fills `out` on success.
 inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
   if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
+  if (t.device.device_id < 0) {
+    *err = error::format(errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
+    return false;
+  }
   if (t.ndim > 0 && t.shape == nullptr) {
     *err = error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
     return false;
