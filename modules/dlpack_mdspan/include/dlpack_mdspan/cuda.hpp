@@ -1,0 +1,295 @@
+// CUDA support: the CUDA element types, accessors for device, managed and pinned memory,
+// and device_of(), which asks the CUDA runtime where a pointer lives.
+//
+// Not part of the umbrella header, because it needs the CUDA Toolkit's headers: include it
+// explicitly. It is header-only and works with host compilers (clang, g++) as well as
+// nvcc. Only device_of() and the *_on_device exports call the CUDA runtime, so a program
+// that uses neither does not need to link cudart.
+//
+// Never compiled into the named module (nvcc cannot import modules anyway), so its
+// namespace blocks are plain; a TU may include it and `import dlpack_mdspan;` as well.
+#ifndef DLPACK_MDSPAN_CUDA_HPP
+#define DLPACK_MDSPAN_CUDA_HPP
+
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+
+#include <cuda_runtime_api.h>
+
+#if !defined(CUDART_VERSION) || CUDART_VERSION < 12080
+#error "dlpack_mdspan/cuda.hpp needs CUDA >= 12.8 (<cuda_fp6.h>, <cuda_fp4.h>, __nv_fp8_e8m0)"
+#endif
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#include <cuda_fp8.h>
+#include <vector_types.h>
+
+#include <cuda/std/complex>
+#include <cuda/std/mdspan>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace dlpack_mdspan::detail {
+
+// A CUDA type's dtype, checked against its size when the header is compiled. Two storage
+// forms are possible: packed, where the lanes fill sizeof(T) bit for bit (fp8x2 is 2 bytes,
+// fp4x2 one byte for two values), and padded, where each sub-byte lane has a byte of its
+// own (fp4 in one byte, fp6x2 in two). The padded form is what detail::subbyte_flags turns
+// into IS_SUBBYTE_TYPE_PADDED, so the two checks agree by construction.
+template <class T, DLDataTypeCode Code, int Bits, int Lanes>
+struct cuda_dtype {
+  static_assert(static_cast<std::size_t>(Bits) * Lanes == sizeof(T) * 8 ||
+                    (Bits < 8 && sizeof(T) == static_cast<std::size_t>(Lanes)),
+                "dlpack_mdspan/cuda.hpp: sizeof(T) matches neither the packed (bits * lanes / 8) nor the padded "
+                "(one byte per sub-byte lane) DLPack description");
+  static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
+};
+
+// A vector of Lanes Scalars: the scalar's code and bits, Lanes lanes.
+template <class V, class Scalar, int Lanes>
+struct cuda_vector_dtype
+    : cuda_dtype<V, static_cast<DLDataTypeCode>(dtype_v<Scalar>.code), dtype_v<Scalar>.bits, Lanes> {};
+
+}  // namespace dlpack_mdspan::detail
+
+namespace dlpack_mdspan {
+
+// ---- scalar floating-point types ------------------------------------------------------
+
+template <> struct dtype_traits<__half> : detail::cuda_dtype<__half, kDLFloat, 16, 1> {};
+template <> struct dtype_traits<__nv_bfloat16> : detail::cuda_dtype<__nv_bfloat16, kDLBfloat, 16, 1> {};
+template <> struct dtype_traits<__nv_fp8_e4m3> : detail::cuda_dtype<__nv_fp8_e4m3, kDLFloat8_e4m3fn, 8, 1> {};
+template <> struct dtype_traits<__nv_fp8_e5m2> : detail::cuda_dtype<__nv_fp8_e5m2, kDLFloat8_e5m2, 8, 1> {};
+template <> struct dtype_traits<__nv_fp8_e8m0> : detail::cuda_dtype<__nv_fp8_e8m0, kDLFloat8_e8m0fnu, 8, 1> {};
+// One sub-byte value in a whole byte: the padded form (managed exports set the flag).
+template <> struct dtype_traits<__nv_fp6_e2m3> : detail::cuda_dtype<__nv_fp6_e2m3, kDLFloat6_e2m3fn, 6, 1> {};
+template <> struct dtype_traits<__nv_fp6_e3m2> : detail::cuda_dtype<__nv_fp6_e3m2, kDLFloat6_e3m2fn, 6, 1> {};
+template <> struct dtype_traits<__nv_fp4_e2m1> : detail::cuda_dtype<__nv_fp4_e2m1, kDLFloat4_e2m1fn, 4, 1> {};
+
+// ---- packed and vector forms of the narrow floats --------------------------------------
+
+template <> struct dtype_traits<__half2> : detail::cuda_vector_dtype<__half2, __half, 2> {};
+template <> struct dtype_traits<__nv_bfloat162> : detail::cuda_vector_dtype<__nv_bfloat162, __nv_bfloat16, 2> {};
+template <> struct dtype_traits<__nv_fp8x2_e4m3> : detail::cuda_vector_dtype<__nv_fp8x2_e4m3, __nv_fp8_e4m3, 2> {};
+template <> struct dtype_traits<__nv_fp8x4_e4m3> : detail::cuda_vector_dtype<__nv_fp8x4_e4m3, __nv_fp8_e4m3, 4> {};
+template <> struct dtype_traits<__nv_fp8x2_e5m2> : detail::cuda_vector_dtype<__nv_fp8x2_e5m2, __nv_fp8_e5m2, 2> {};
+template <> struct dtype_traits<__nv_fp8x4_e5m2> : detail::cuda_vector_dtype<__nv_fp8x4_e5m2, __nv_fp8_e5m2, 4> {};
+template <> struct dtype_traits<__nv_fp8x2_e8m0> : detail::cuda_vector_dtype<__nv_fp8x2_e8m0, __nv_fp8_e8m0, 2> {};
+template <> struct dtype_traits<__nv_fp8x4_e8m0> : detail::cuda_vector_dtype<__nv_fp8x4_e8m0, __nv_fp8_e8m0, 4> {};
+// fp6x2 / fp6x4 keep one value per byte (2 and 4 bytes): padded, flagged like fp6 itself.
+// Packed fp6 pairs would need 12 bits, which no C++ type has.
+template <> struct dtype_traits<__nv_fp6x2_e2m3> : detail::cuda_vector_dtype<__nv_fp6x2_e2m3, __nv_fp6_e2m3, 2> {};
+template <> struct dtype_traits<__nv_fp6x4_e2m3> : detail::cuda_vector_dtype<__nv_fp6x4_e2m3, __nv_fp6_e2m3, 4> {};
+template <> struct dtype_traits<__nv_fp6x2_e3m2> : detail::cuda_vector_dtype<__nv_fp6x2_e3m2, __nv_fp6_e3m2, 2> {};
+template <> struct dtype_traits<__nv_fp6x4_e3m2> : detail::cuda_vector_dtype<__nv_fp6x4_e3m2, __nv_fp6_e3m2, 4> {};
+// fp4x2 packs two values in one byte (low nibble first), as PyTorch's float4_e2m1fn_x2
+// does: {kDLFloat4_e2m1fn, 4, 2}, no flag. fp4x4 packs four in two bytes.
+template <> struct dtype_traits<__nv_fp4x2_e2m1> : detail::cuda_vector_dtype<__nv_fp4x2_e2m1, __nv_fp4_e2m1, 2> {};
+template <> struct dtype_traits<__nv_fp4x4_e2m1> : detail::cuda_vector_dtype<__nv_fp4x4_e2m1, __nv_fp4_e2m1, 4> {};
+
+// ---- vector_types.h: 2 and 4 lanes ------------------------------------------------------
+// The 1- and 3-lane forms are left out: one lane is the scalar's dtype under another name,
+// and consumers rarely accept 3-lane vectors.
+
+template <> struct dtype_traits<char2> : detail::cuda_vector_dtype<char2, signed char, 2> {};
+template <> struct dtype_traits<char4> : detail::cuda_vector_dtype<char4, signed char, 4> {};
+template <> struct dtype_traits<uchar2> : detail::cuda_vector_dtype<uchar2, unsigned char, 2> {};
+template <> struct dtype_traits<uchar4> : detail::cuda_vector_dtype<uchar4, unsigned char, 4> {};
+template <> struct dtype_traits<short2> : detail::cuda_vector_dtype<short2, short, 2> {};
+template <> struct dtype_traits<short4> : detail::cuda_vector_dtype<short4, short, 4> {};
+template <> struct dtype_traits<ushort2> : detail::cuda_vector_dtype<ushort2, unsigned short, 2> {};
+template <> struct dtype_traits<ushort4> : detail::cuda_vector_dtype<ushort4, unsigned short, 4> {};
+template <> struct dtype_traits<int2> : detail::cuda_vector_dtype<int2, int, 2> {};
+template <> struct dtype_traits<int4> : detail::cuda_vector_dtype<int4, int, 4> {};
+template <> struct dtype_traits<uint2> : detail::cuda_vector_dtype<uint2, unsigned int, 2> {};
+template <> struct dtype_traits<uint4> : detail::cuda_vector_dtype<uint4, unsigned int, 4> {};
+template <> struct dtype_traits<long2> : detail::cuda_vector_dtype<long2, long, 2> {};
+template <> struct dtype_traits<ulong2> : detail::cuda_vector_dtype<ulong2, unsigned long, 2> {};
+template <> struct dtype_traits<longlong2> : detail::cuda_vector_dtype<longlong2, long long, 2> {};
+template <> struct dtype_traits<ulonglong2> : detail::cuda_vector_dtype<ulonglong2, unsigned long long, 2> {};
+template <> struct dtype_traits<float2> : detail::cuda_vector_dtype<float2, float, 2> {};
+template <> struct dtype_traits<float4> : detail::cuda_vector_dtype<float4, float, 4> {};
+template <> struct dtype_traits<double2> : detail::cuda_vector_dtype<double2, double, 2> {};
+
+#if CUDART_VERSION >= 13000
+// CUDA 13 deprecates the 4-lane 64-bit vectors in favour of explicitly aligned ones. The
+// old names are still registered (with the deprecation silenced here, in the header, the
+// way NVIDIA's own headers do it), so existing code keeps working.
+template <> struct dtype_traits<long4_16a> : detail::cuda_vector_dtype<long4_16a, long, 4> {};
+template <> struct dtype_traits<long4_32a> : detail::cuda_vector_dtype<long4_32a, long, 4> {};
+template <> struct dtype_traits<ulong4_16a> : detail::cuda_vector_dtype<ulong4_16a, unsigned long, 4> {};
+template <> struct dtype_traits<ulong4_32a> : detail::cuda_vector_dtype<ulong4_32a, unsigned long, 4> {};
+template <> struct dtype_traits<longlong4_16a> : detail::cuda_vector_dtype<longlong4_16a, long long, 4> {};
+template <> struct dtype_traits<longlong4_32a> : detail::cuda_vector_dtype<longlong4_32a, long long, 4> {};
+template <> struct dtype_traits<ulonglong4_16a> : detail::cuda_vector_dtype<ulonglong4_16a, unsigned long long, 4> {};
+template <> struct dtype_traits<ulonglong4_32a> : detail::cuda_vector_dtype<ulonglong4_32a, unsigned long long, 4> {};
+template <> struct dtype_traits<double4_16a> : detail::cuda_vector_dtype<double4_16a, double, 4> {};
+template <> struct dtype_traits<double4_32a> : detail::cuda_vector_dtype<double4_32a, double, 4> {};
+#endif
+
+#ifdef __NV_SILENCE_DEPRECATION_BEGIN
+__NV_SILENCE_DEPRECATION_BEGIN
+#endif
+template <> struct dtype_traits<long4> : detail::cuda_vector_dtype<long4, long, 4> {};
+template <> struct dtype_traits<ulong4> : detail::cuda_vector_dtype<ulong4, unsigned long, 4> {};
+template <> struct dtype_traits<longlong4> : detail::cuda_vector_dtype<longlong4, long long, 4> {};
+template <> struct dtype_traits<ulonglong4> : detail::cuda_vector_dtype<ulonglong4, unsigned long long, 4> {};
+template <> struct dtype_traits<double4> : detail::cuda_vector_dtype<double4, double, 4> {};
+#ifdef __NV_SILENCE_DEPRECATION_END
+__NV_SILENCE_DEPRECATION_END
+#endif
+
+// ---- complex ----------------------------------------------------------------------------
+// cuda::std::complex is its own template, distinct from std::complex. Bits count the whole
+// value, as for std::complex: complex<__half> is 32 bits.
+
+template <>
+struct dtype_traits<cuda::std::complex<__half>> : detail::cuda_dtype<cuda::std::complex<__half>, kDLComplex, 32, 1> {};
+template <>
+struct dtype_traits<cuda::std::complex<float>> : detail::cuda_dtype<cuda::std::complex<float>, kDLComplex, 64, 1> {};
+template <>
+struct dtype_traits<cuda::std::complex<double>> : detail::cuda_dtype<cuda::std::complex<double>, kDLComplex, 128, 1> {};
+
+// ---- accessors --------------------------------------------------------------------------
+
+/// An mdspan accessor for memory of one CUDA kind: plain element access (like
+/// default_accessor) plus the DLPack device it stands for and the device ordinal.
+///
+///   Memory          export reports           import accepts
+///   kDLCUDA         {kDLCUDA, device_id}     kDLCUDA, kDLCUDAManaged
+///   kDLCUDAManaged  {kDLCUDAManaged, ...}    kDLCUDAManaged
+///   kDLCUDAHost     {kDLCUDAHost, ...}       kDLCUDAHost, kDLCUDAManaged
+///
+/// Import default-constructs the accessor (device_id 0); to_mdspan_on_device keeps the
+/// tensor's ordinal instead. Element access is __host__ __device__ under nvcc: whether a
+/// dereference is valid where it runs is the caller's business, as with raw pointers.
+template <class T, DLDeviceType Memory>
+struct cuda_memory_accessor {
+  static_assert(Memory == kDLCUDA || Memory == kDLCUDAManaged || Memory == kDLCUDAHost,
+                "cuda_memory_accessor: Memory must be kDLCUDA, kDLCUDAManaged or kDLCUDAHost");
+
+  using offset_policy = cuda_memory_accessor;  ///< the accessor for offset pointers: itself
+  using element_type = T;                      ///< the element type
+  using reference = T&;                        ///< what access() returns
+  using data_handle_type = T*;                 ///< a plain pointer, which DLPack can describe
+
+  /// The device type export reports (the customization point of device.hpp).
+  static constexpr DLDeviceType dlpack_device_type = Memory;
+
+  /// Managed memory is reachable from the device and from the host, so every CUDA
+  /// accessor takes it; device memory is not host memory, nor the other way round.
+  static constexpr bool dlpack_accepts(DLDeviceType type) noexcept {
+    return type == Memory || type == kDLCUDAManaged;
+  }
+
+  /// The CUDA device ordinal, reported by export.
+  std::int32_t device_id = 0;
+
+  constexpr cuda_memory_accessor() noexcept = default;
+  /// An accessor for memory on device `ordinal`.
+  DLPM_HOST_DEVICE constexpr explicit cuda_memory_accessor(std::int32_t ordinal) noexcept : device_id(ordinal) {}
+
+  /// float → const float, as default_accessor allows.
+  template <class U>
+    requires std::is_convertible_v<U (*)[], T (*)[]>
+  DLPM_HOST_DEVICE constexpr cuda_memory_accessor(const cuda_memory_accessor<U, Memory>& other) noexcept
+      : device_id(other.device_id) {}
+
+  /// {Memory, device_id}: what export reports for views through this accessor.
+  [[nodiscard]] constexpr DLDevice dlpack_device() const noexcept { return DLDevice{Memory, device_id}; }
+
+  /// Element `i` of `p` (dereference only where the memory is reachable).
+  DLPM_HOST_DEVICE constexpr reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
+  /// `p + i`.
+  DLPM_HOST_DEVICE constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
+};
+
+/// Device memory (cudaMalloc): {kDLCUDA, device_id}.
+template <class T>
+using cuda_device_accessor = cuda_memory_accessor<T, kDLCUDA>;
+/// Managed memory (cudaMallocManaged): {kDLCUDAManaged, device_id}.
+template <class T>
+using cuda_managed_accessor = cuda_memory_accessor<T, kDLCUDAManaged>;
+/// Pinned host memory (cudaMallocHost, cudaHostAlloc): {kDLCUDAHost, device_id}.
+template <class T>
+using cuda_pinned_accessor = cuda_memory_accessor<T, kDLCUDAHost>;
+
+/// cuda::std::mdspan over device, managed or pinned memory.
+template <class T, class Extents, class Layout = cuda::std::layout_right>
+using device_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_device_accessor<T>>;
+template <class T, class Extents, class Layout = cuda::std::layout_right>
+using managed_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_managed_accessor<T>>;
+template <class T, class Extents, class Layout = cuda::std::layout_right>
+using pinned_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_pinned_accessor<T>>;
+
+// ---- where a pointer lives --------------------------------------------------------------
+
+/// The DLPack device of the memory `p` points to, from cudaPointerGetAttributes:
+/// device memory → {kDLCUDA, ordinal}, managed → {kDLCUDAManaged, ordinal}, pinned host →
+/// {kDLCUDAHost, ordinal}, memory CUDA does not know → {kDLCPU, 0}.
+/// A CUDA failure (no driver, no device, ...) is errc::invalid_argument with the CUDA
+/// error's name and text in the message. The runtime's last error is cleared, so it does
+/// not surface in an unrelated cudaGetLastError later (a failed initialisation, such as
+/// cudaErrorInsufficientDriver, is reported by every CUDA call whatever anyone clears).
+/// NULL is errc::null_pointer, without a runtime call.
+/// Costs one runtime call (microseconds): pass the device explicitly on hot paths.
+inline result<DLDevice> device_of(const void* p) noexcept {
+  if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "device_of: the pointer is NULL"));
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    return unexpected_error(error::format(errc::invalid_argument, "device_of(%p): cudaPointerGetAttributes failed: %s (%s)",
+                                          p, cudaGetErrorName(status), cudaGetErrorString(status)));
+  }
+  switch (attributes.type) {
+    case cudaMemoryTypeDevice: return DLDevice{kDLCUDA, attributes.device};
+    case cudaMemoryTypeManaged: return DLDevice{kDLCUDAManaged, attributes.device};
+    case cudaMemoryTypeHost: return DLDevice{kDLCUDAHost, attributes.device};
+    case cudaMemoryTypeUnregistered:
+    default: return DLDevice{kDLCPU, 0};
+  }
+}
+
+/// Export with the device found by device_of(md.data_handle()), whatever the accessor
+/// says. A NULL handle (an empty view) has nothing to ask about and takes the accessor's
+/// device. Fails with device_of's error, or with the export errors.
+template <strided_mdspan M>
+[[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_device(const M& md) noexcept {
+  if (md.data_handle() == nullptr) return try_to_dlpack_tensor(md);
+  const result<DLDevice> device = device_of(md.data_handle());
+  if (!device) return unexpected_error(device.error());
+  return try_to_dlpack_tensor(md, *device);
+}
+
+/// Throwing form of try_to_dlpack_tensor_on_device (dlpack_error).
+template <strided_mdspan M>
+[[nodiscard]] dlpack_tensor<M::rank()> to_dlpack_tensor_on_device(const M& md) {
+  return detail::value_or_throw(try_to_dlpack_tensor_on_device(md));
+}
+
+/// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal,
+/// so that exporting the view again reports the device it came from (plain to_mdspan
+/// default-constructs the accessor, device_id 0).
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
+  result<M> view = try_to_mdspan<M>(tensor, options);
+  if (!view) return view;
+  return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
+}
+
+/// Throwing form of try_to_mdspan_on_device (dlpack_error).
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) {
+  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

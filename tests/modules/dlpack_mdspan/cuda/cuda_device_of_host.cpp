@@ -1,0 +1,102 @@
+// device_of() and the *_on_device exports through the real CUDA runtime, from host code.
+//
+// Runs everywhere. On a machine without a usable GPU every runtime call fails, and the
+// test checks the failure path (error code, the CUDA error named in the message, the
+// last-error state cleared); with a GPU it checks that host memory is reported as kDLCPU.
+// Device, managed and pinned allocations are covered by the nvcc test (device/).
+#include <doctest/doctest.h>
+
+#include <dlpack_mdspan/cuda.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace dm = dlpack_mdspan;
+
+namespace {
+
+bool has_text(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
+
+// What the runtime itself says about `p`, to compare device_of's message with.
+cudaError_t runtime_status_for(const void* p) {
+  cudaPointerAttributes attributes{};
+  const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
+  (void)cudaGetLastError();
+  return status;
+}
+
+}  // namespace
+
+TEST_CASE("device_of(NULL) is a null_pointer error, without asking CUDA") {
+  const auto d = dm::device_of(nullptr);
+  REQUIRE_FALSE(d.has_value());
+  CHECK(d.error().code() == dm::errc::null_pointer);
+}
+
+TEST_CASE("device_of host memory: kDLCPU with a GPU, the CUDA error without one") {
+  int on_stack = 0;
+  const auto on_heap = std::make_unique<double[]>(16);
+  for (const void* p : {static_cast<const void*>(&on_stack), static_cast<const void*>(on_heap.get())}) {
+    const cudaError_t expected = runtime_status_for(p);
+    const auto d = dm::device_of(p);
+    if (expected == cudaSuccess) {
+      MESSAGE("the CUDA runtime answers: checking the kDLCPU result");
+      REQUIRE(d.has_value());
+      CHECK(d->device_type == kDLCPU);
+      CHECK(d->device_id == 0);
+    } else {
+      MESSAGE("the CUDA runtime fails here (" << std::string(cudaGetErrorName(expected)) << "): checking the error path");
+      REQUIRE_FALSE(d.has_value());
+      CHECK(d.error().code() == dm::errc::invalid_argument);
+      CHECK(has_text(d.error().message(), "cudaPointerGetAttributes"));
+      CHECK(has_text(d.error().message(), cudaGetErrorName(expected)));
+      CHECK(has_text(d.error().message(), cudaGetErrorString(expected)));
+    }
+    // device_of leaves the last-error state as a cleared runtime has it: cudaSuccess, or
+    // the failed initialisation (no driver, no device), which CUDA reports on every call.
+    (void)cudaGetLastError();
+    const cudaError_t cleared = cudaPeekAtLastError();
+    (void)dm::device_of(p);
+    CHECK(cudaPeekAtLastError() == cleared);
+  }
+}
+
+TEST_CASE("to_dlpack_tensor_on_device labels a view with device_of's answer, or fails with its error") {
+  float storage[6] = {};
+  float* const buf = storage;
+  // The accessor claims device memory; the query must override that claim.
+  const dm::device_mdspan<float, cuda::std::dextents<int, 2>> md(buf, 2, 3);
+  const auto view = dm::try_to_dlpack_tensor_on_device(md);
+  if (runtime_status_for(buf) == cudaSuccess) {
+    REQUIRE(view.has_value());
+    CHECK(view->device().device_type == kDLCPU);
+    CHECK(view->data() == buf);
+    CHECK(dm::to_dlpack_tensor_on_device(md).device().device_type == kDLCPU);
+  } else {
+    MESSAGE("the CUDA runtime fails here: checking the error path");
+    REQUIRE_FALSE(view.has_value());
+    CHECK(view.error().code() == dm::errc::invalid_argument);
+#if DLPM_HAS_EXCEPTIONS
+    CHECK_THROWS_AS((void)dm::to_dlpack_tensor_on_device(md), dm::dlpack_error);
+#endif
+  }
+  // The explicit device never asks CUDA, GPU or not.
+  const auto hot = dm::to_dlpack_tensor(md, DLDevice{kDLCUDA, 1});
+  CHECK(hot.device().device_type == kDLCUDA);
+  CHECK(hot.device().device_id == 1);
+}
+
+TEST_CASE("an empty view with a NULL handle takes the accessor's device without a query") {
+  const dm::device_mdspan<float, cuda::std::dextents<int, 2>> empty(
+      nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 2>>(cuda::std::dextents<int, 2>(0, 3)),
+      dm::cuda_device_accessor<float>(3));
+  const auto view = dm::try_to_dlpack_tensor_on_device(empty);
+  REQUIRE(view.has_value());
+  CHECK(view->device().device_type == kDLCUDA);
+  CHECK(view->device().device_id == 3);
+  CHECK(view->data() == nullptr);
+}

@@ -1,0 +1,272 @@
+// dlpack_mdspan/cuda.hpp compiled by nvcc, on a real GPU: device_of on every kind of CUDA
+// allocation, kernels writing through views imported from DLPack, and managed tensors
+// whose owners free CUDA memory in the deleter.
+//
+// Without a usable GPU the program prints "SKIPPED: no CUDA device" and exits with 77,
+// which CTest reports as skipped (SKIP_RETURN_CODE), never as passed. The static_asserts
+// below are checked at build time either way.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <dlpack_mdspan/cuda.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+namespace dm = dlpack_mdspan;
+
+// nvcc's front end sees the same registrations as host compilers (the CCCL complex<__half>
+// specialization only exists under a CUDA compiler).
+static_assert(dm::same_dtype(dm::dtype_v<__half>, DLDataType{kDLFloat, 16, 1}));
+static_assert(dm::same_dtype(dm::dtype_v<__nv_bfloat162>, DLDataType{kDLBfloat, 16, 2}));
+static_assert(dm::same_dtype(dm::dtype_v<__nv_fp8x4_e4m3>, DLDataType{kDLFloat8_e4m3fn, 8, 4}));
+static_assert(dm::same_dtype(dm::dtype_v<__nv_fp4x2_e2m1>, DLDataType{kDLFloat4_e2m1fn, 4, 2}));
+static_assert(dm::same_dtype(dm::dtype_v<__nv_fp6x2_e3m2>, DLDataType{kDLFloat6_e3m2fn, 6, 2}));
+static_assert(dm::same_dtype(dm::dtype_v<cuda::std::complex<__half>>, DLDataType{kDLComplex, 32, 1}));
+static_assert(dm::same_dtype(dm::dtype_v<float4>, DLDataType{kDLFloat, 32, 4}));
+static_assert(sizeof(cuda::std::complex<__half>) == 4);
+
+namespace {
+
+using E2 = cuda::std::dextents<int, 2>;
+using E1 = cuda::std::dextents<int, 1>;
+
+#define REQUIRE_CUDA(call)                                                  \
+  do {                                                                      \
+    const cudaError_t status_ = (call);                                     \
+    INFO(#call << " returned " << cudaGetErrorName(status_) << ": "         \
+               << cudaGetErrorString(status_));                             \
+    REQUIRE(status_ == cudaSuccess);                                        \
+  } while (0)
+
+// Frees made by owners: proves the deleter of a managed tensor released the memory.
+int owner_frees = 0;
+
+// Owns one CUDA allocation and frees it with the matching call when destroyed: what a
+// producer moves into to_managed_tensor so that the consumer's deleter call frees it.
+struct cuda_allocation {
+  void* pointer = nullptr;
+  cudaError_t (*release)(void*) = nullptr;
+
+  cuda_allocation(void* p, cudaError_t (*free_fn)(void*)) noexcept : pointer(p), release(free_fn) {}
+  cuda_allocation(cuda_allocation&& other) noexcept
+      : pointer(std::exchange(other.pointer, nullptr)), release(other.release) {}
+  cuda_allocation& operator=(cuda_allocation&&) = delete;
+  ~cuda_allocation() {
+    if (pointer != nullptr && release(pointer) == cudaSuccess) ++owner_frees;
+  }
+};
+
+int current_device() {
+  int device = -1;
+  REQUIRE_CUDA(cudaGetDevice(&device));
+  return device;
+}
+
+template <class View>
+__global__ void write_indices(View m) {
+  const int i = static_cast<int>(blockIdx.x);
+  const int j = static_cast<int>(threadIdx.x);
+  if (i < m.extent(0) && j < m.extent(1)) m(i, j) = static_cast<float>(i * 100 + j);
+}
+
+__global__ void write_halves(dm::device_mdspan<__half, E1> v) {
+  const int i = static_cast<int>(threadIdx.x);
+  if (i < v.extent(0)) v(i) = __float2half(static_cast<float>(i) * 0.5f);
+}
+
+template <class View>
+void launch_write_indices(View m) {
+  write_indices<<<m.extent(0), m.extent(1)>>>(m);
+  REQUIRE_CUDA(cudaGetLastError());
+  REQUIRE_CUDA(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+TEST_CASE("device_of reports cudaMalloc memory as kDLCUDA with its device's ordinal") {
+  int count = 0;
+  REQUIRE_CUDA(cudaGetDeviceCount(&count));
+  for (int device = 0; device < count; ++device) {
+    INFO("device " << device);
+    REQUIRE_CUDA(cudaSetDevice(device));
+    void* p = nullptr;
+    REQUIRE_CUDA(cudaMalloc(&p, 256));
+    const auto d = dm::device_of(p);
+    REQUIRE_CUDA(cudaFree(p));
+    REQUIRE(d.has_value());
+    CHECK(d->device_type == kDLCUDA);
+    CHECK(d->device_id == device);
+  }
+  REQUIRE_CUDA(cudaSetDevice(0));
+}
+
+TEST_CASE("device_of reports managed, pinned and pageable host memory") {
+  void* managed = nullptr;
+  REQUIRE_CUDA(cudaMallocManaged(&managed, 256));
+  const auto m = dm::device_of(managed);
+  REQUIRE_CUDA(cudaFree(managed));
+  REQUIRE(m.has_value());
+  CHECK(m->device_type == kDLCUDAManaged);
+
+  void* pinned = nullptr;
+  REQUIRE_CUDA(cudaMallocHost(&pinned, 256));
+  const auto p = dm::device_of(pinned);
+  REQUIRE_CUDA(cudaFreeHost(pinned));
+  REQUIRE(p.has_value());
+  CHECK(p->device_type == kDLCUDAHost);
+
+  std::vector<float> pageable(16);
+  const auto h = dm::device_of(pageable.data());
+  REQUIRE(h.has_value());
+  CHECK(h->device_type == kDLCPU);
+  CHECK(h->device_id == 0);
+}
+
+TEST_CASE("a kernel writes through a view imported from an exported device tensor") {
+  const int device = current_device();
+  constexpr int rows = 3, cols = 5;
+  float* p = nullptr;
+  REQUIRE_CUDA(cudaMalloc(&p, rows * cols * sizeof(float)));
+  cuda_allocation guard(p, cudaFree);
+
+  SUBCASE("row-major") {
+    const dm::device_mdspan<float, E2> md(p, rows, cols);
+    const auto exported = dm::to_dlpack_tensor_on_device(md);
+    CHECK(exported.device().device_type == kDLCUDA);
+    CHECK(exported.device().device_id == device);
+    const DLTensor t = exported.get();
+
+    dm::import_options here;
+    here.device_id = device;
+    const auto view = dm::to_mdspan_on_device<dm::device_mdspan<float, E2>>(t, here);
+    CHECK(view.accessor().device_id == device);
+    launch_write_indices(view);
+
+    std::vector<float> host(rows * cols);
+    REQUIRE_CUDA(cudaMemcpy(host.data(), p, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) CHECK(host[i * cols + j] == static_cast<float>(i * 100 + j));
+  }
+  SUBCASE("column-major, imported through layout_stride") {
+    const dm::device_mdspan<float, E2, cuda::std::layout_left> md(p, rows, cols);
+    const auto exported = dm::to_dlpack_tensor(md, DLDevice{kDLCUDA, device});  // the hot path: no query
+    const auto view = dm::to_mdspan<dm::device_mdspan<float, E2, cuda::std::layout_stride>>(exported.get());
+    CHECK(view.stride(0) == 1);
+    CHECK(view.stride(1) == rows);
+    launch_write_indices(view);
+
+    std::vector<float> host(rows * cols);
+    REQUIRE_CUDA(cudaMemcpy(host.data(), p, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) CHECK(host[i + j * rows] == static_cast<float>(i * 100 + j));
+  }
+}
+
+TEST_CASE("__half elements are written on the device through an imported view") {
+  constexpr int n = 8;
+  __half* p = nullptr;
+  REQUIRE_CUDA(cudaMalloc(&p, n * sizeof(__half)));
+  cuda_allocation guard(p, cudaFree);
+  const auto exported = dm::to_dlpack_tensor_on_device(dm::device_mdspan<__half, E1>(p, n));
+  CHECK(exported.dtype().code == kDLFloat);
+  CHECK(exported.dtype().bits == 16);
+  const auto view = dm::to_mdspan<dm::device_mdspan<__half, E1>>(exported.get());
+  write_halves<<<1, n>>>(view);
+  REQUIRE_CUDA(cudaGetLastError());
+  REQUIRE_CUDA(cudaDeviceSynchronize());
+  std::vector<__half> host(n);
+  REQUIRE_CUDA(cudaMemcpy(host.data(), p, n * sizeof(__half), cudaMemcpyDeviceToHost));
+  for (int i = 0; i < n; ++i) CHECK(__half2float(host[i]) == static_cast<float>(i) * 0.5f);
+}
+
+TEST_CASE("a managed tensor owns device memory and its deleter cudaFrees it") {
+  const int device = current_device();
+  constexpr int rows = 4, cols = 8;
+  float* p = nullptr;
+  REQUIRE_CUDA(cudaMalloc(&p, rows * cols * sizeof(float)));
+  const int frees_before = owner_frees;
+
+  const dm::device_mdspan<float, E2> md(p, rows, cols);
+  const auto where = dm::device_of(p);
+  REQUIRE(where.has_value());
+  dm::managed_tensor produced = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), *where);
+  CHECK(produced.tensor().device.device_type == kDLCUDA);
+  CHECK(produced.tensor().device.device_id == device);
+
+  // Hand it over as a consumer would receive it, and take it back.
+  DLManagedTensorVersioned* raw = produced.release();
+  {
+    const dm::managed_tensor consumed = dm::managed_tensor::adopt(raw);
+    const auto view = consumed.view<dm::device_mdspan<float, E2>>();
+    CHECK(view.data_handle() == p);
+    launch_write_indices(view);
+    std::vector<float> host(rows * cols);
+    REQUIRE_CUDA(cudaMemcpy(host.data(), p, host.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    CHECK(host[2 * cols + 7] == 207.0f);
+    CHECK(owner_frees == frees_before);  // still alive while the consumer holds it
+  }
+  CHECK(owner_frees == frees_before + 1);  // the deleter ran, and cudaFree succeeded
+}
+
+TEST_CASE("managed memory is written on the device and read on the host") {
+  constexpr int rows = 2, cols = 6;
+  float* p = nullptr;
+  REQUIRE_CUDA(cudaMallocManaged(&p, rows * cols * sizeof(float)));
+  const int frees_before = owner_frees;
+  {
+    const dm::managed_mdspan<float, E2> md(p, rows, cols);
+    const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), dm::device_of(p).value());
+    CHECK(t.tensor().device.device_type == kDLCUDAManaged);
+
+    // A device view accepts managed memory, and so does the host's default accessor.
+    launch_write_indices(t.view<dm::device_mdspan<float, E2>>());
+    const auto on_host = t.view<cuda::std::mdspan<float, E2>>();
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) CHECK(on_host(i, j) == static_cast<float>(i * 100 + j));
+  }
+  CHECK(owner_frees == frees_before + 1);
+}
+
+TEST_CASE("pinned memory is kDLCUDAHost and the host reads what the device wrote") {
+  constexpr int rows = 2, cols = 4;
+  float* p = nullptr;
+  REQUIRE_CUDA(cudaMallocHost(&p, rows * cols * sizeof(float)));
+  const int frees_before = owner_frees;
+  {
+    // A plain host mdspan over pinned memory: device_of tells what the accessor cannot.
+    const cuda::std::mdspan<float, E2> md(p, rows, cols);
+    const auto where = dm::device_of(p);
+    REQUIRE(where.has_value());
+    CHECK(where->device_type == kDLCUDAHost);
+    const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFreeHost), *where);
+    CHECK(t.tensor().device.device_type == kDLCUDAHost);
+
+    const auto pinned = t.view<dm::pinned_mdspan<float, E2>>();
+    CHECK(pinned.data_handle() == p);
+    // The device cannot import it as device memory...
+    const auto refused = t.try_view<dm::device_mdspan<float, E2>>();
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code() == dm::errc::device_mismatch);
+    // ...but pinned memory is mapped for the device, so a kernel may still write it.
+    launch_write_indices(dm::device_mdspan<float, E2>(p, rows, cols));
+    const auto on_host = t.view<cuda::std::mdspan<float, E2>>();
+    CHECK(on_host(1, 3) == 103.0f);
+  }
+  CHECK(owner_frees == frees_before + 1);
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n",
+                status != cudaSuccess ? cudaGetErrorName(status) : "0 devices");
+    return 77;  // SKIP_RETURN_CODE in CMakeLists.txt
+  }
+  doctest::Context context(argc, argv);
+  return context.run();
+}
