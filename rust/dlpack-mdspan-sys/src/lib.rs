@@ -1,0 +1,131 @@
+//! Raw bindings to the dlpack_mdspan C facade (`ffi/include/dlpack_mdspan.h`).
+//!
+//! This crate holds only declarations: `#[repr(C)]` mirrors of the DLPack 1.3 structs, the
+//! facade's status codes and structs, and `extern "C"` declarations of every `dlpm_*`
+//! function. Every function follows the facade's boundary rules: no C++ exception crosses
+//! it, a NULL pointer argument returns `DLPM_E_NULL_POINTER`, out-parameters are written
+//! only on `DLPM_OK`, and `dlpm_last_error()` describes the last failure on this thread.
+//!
+//! The safe wrapper is the `dlpack-mdspan` crate; see `docs/rust.md` in the repository.
+//!
+//! # Linking
+//!
+//! The build script links the static facade `libdlpack_mdspan_c.a` and then libc++
+//! (`c++`, `c++abi`). If the environment variable `DLPACK_MDSPAN_LIB_DIR` names a
+//! directory, the library is taken from there; otherwise the build script builds it with
+//! CMake from the repository this crate lives in (it needs cmake, ninja and clang++-19:
+//! run `scripts/install-deps`).
+#![no_std]
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+mod types;
+
+pub use types::*;
+
+use core::ffi::{c_char, c_void};
+
+extern "C" {
+    /// A short fixed description of a status ("dtype mismatch"); never NULL.
+    pub fn dlpm_status_string(status: dlpm_status) -> *const c_char;
+
+    /// The detailed message of the last failure on this thread, or "" if none. Valid until
+    /// the next failing call on this thread.
+    pub fn dlpm_last_error() -> *const c_char;
+
+    /// Versions of the library and of the DLPack headers it was built against.
+    pub fn dlpm_version(out: *mut dlpm_version_info) -> dlpm_status;
+
+    /// Structural validity of a tensor (ndim, dtype, shape, strides, spans, byte_offset,
+    /// data). NULL strides mean row-major.
+    pub fn dlpm_validate(tensor: *const DLTensor) -> dlpm_status;
+
+    /// Number of elements (1 for ndim 0), overflow-checked.
+    pub fn dlpm_numel(tensor: *const DLTensor, out: *mut i64) -> dlpm_status;
+
+    /// Bytes of the elements packed densely, overflow-checked, sub-byte aware.
+    pub fn dlpm_nbytes(tensor: *const DLTensor, out: *mut i64) -> dlpm_status;
+
+    /// `*out = 1` if the tensor is contiguous in `order` (`'C'`, `'F'` or `'A'`), else 0.
+    pub fn dlpm_is_contiguous(tensor: *const DLTensor, order: c_char, out: *mut i32)
+        -> dlpm_status;
+
+    /// Byte offset of element `index` (ndim entries, bounds-checked) from `tensor->data`,
+    /// including `byte_offset`.
+    pub fn dlpm_element_offset(
+        tensor: *const DLTensor,
+        index: *const i64,
+        out: *mut i64,
+    ) -> dlpm_status;
+
+    /// Sets every field of `req` to "anything".
+    pub fn dlpm_requirements_init(req: *mut dlpm_requirements) -> dlpm_status;
+
+    /// Checks a bare DLTensor against `req` (no flags: `writable` cannot be refused here).
+    pub fn dlpm_check(tensor: *const DLTensor, req: *const dlpm_requirements) -> dlpm_status;
+
+    /// Checks a managed tensor against `req`, including its READ_ONLY and sub-byte flags.
+    pub fn dlpm_check_managed(
+        tensor: *const DLManagedTensorVersioned,
+        req: *const dlpm_requirements,
+    ) -> dlpm_status;
+
+    /// Wraps the caller's buffer as a `DLManagedTensorVersioned` (shape and strides are
+    /// copied). On success `*out` owns the buffer and its deleter calls `release(ctx)`
+    /// exactly once; on failure `*out` is untouched and `release` is not called.
+    pub fn dlpm_managed_new(
+        data: *mut c_void,
+        ndim: i32,
+        shape: *const i64,
+        strides: *const i64,
+        dtype: DLDataType,
+        device: DLDevice,
+        byte_offset: u64,
+        flags: u64,
+        release: dlpm_release_fn,
+        ctx: *mut c_void,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// Calls the tensor's deleter (if any). NULL is a no-op.
+    pub fn dlpm_managed_delete(tensor: *mut DLManagedTensorVersioned);
+
+    /// For a tensor just received: on a major version other than the library's, calls its
+    /// deleter at once and returns `DLPM_E_VERSION_MISMATCH` (the tensor is gone).
+    pub fn dlpm_managed_check_version(tensor: *mut DLManagedTensorVersioned) -> dlpm_status;
+
+    /// Moves a legacy tensor into a new versioned one, marked READ_ONLY. On failure the
+    /// legacy deleter has already run.
+    pub fn dlpm_from_legacy(
+        legacy: *mut DLManagedTensor,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// Like `dlpm_from_legacy`, but the result is writable.
+    pub fn dlpm_from_legacy_writable(
+        legacy: *mut DLManagedTensor,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// Moves a versioned tensor into a new legacy one. READ_ONLY and padded sub-byte tensors
+    /// are refused; on failure the versioned tensor is still the caller's.
+    pub fn dlpm_to_legacy(
+        tensor: *mut DLManagedTensorVersioned,
+        out: *mut *mut DLManagedTensor,
+    ) -> dlpm_status;
+}
+
+// Compile-time layout checks against the x86-64 / aarch64 Linux ABI. The authoritative,
+// field-by-field check against the C headers is the C++ test tests/rust_abi.
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    use core::mem::{align_of, size_of};
+    assert!(size_of::<DLPackVersion>() == 8);
+    assert!(size_of::<DLDevice>() == 8);
+    assert!(size_of::<DLDataType>() == 4);
+    assert!(size_of::<DLTensor>() == 48);
+    assert!(align_of::<DLTensor>() == 8);
+    assert!(size_of::<DLManagedTensor>() == 64);
+    assert!(size_of::<DLManagedTensorVersioned>() == 80);
+    assert!(size_of::<dlpm_version_info>() == 20);
+    assert!(size_of::<dlpm_requirements>() == 64);
+};

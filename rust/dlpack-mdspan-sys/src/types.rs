@@ -1,0 +1,312 @@
+//! `#[repr(C)]` mirrors of the DLPack 1.3 structs (`<dlpack/dlpack.h>`) and of the
+//! facade's own types and constants (`ffi/include/dlpack_mdspan.h`).
+//!
+//! This file is also read by cbindgen (see `cbindgen.toml` and `scripts/check-rust-abi`),
+//! which turns it into `include/dlpack_mdspan_sys_abi.hpp`; the C++ test
+//! `tests/rust_abi/abi.test.cpp` then checks every size, alignment, field offset and
+//! constant against the real C headers. Keep it plain Rust 2021 (no `unsafe extern`
+//! blocks, no attributes cbindgen 0.24 cannot parse, no C string literals).
+//!
+//! The C enums (`DLDeviceType`, `DLDataTypeCode`) are integer type aliases with constants,
+//! not Rust enums: a newer producer may send a value this crate does not know, and that
+//! value must be representable.
+
+use core::ffi::{c_char, c_void};
+
+// ---- DLPack: version -------------------------------------------------------------------
+
+/// The DLPack major version these mirrors follow (`DLPACK_MAJOR_VERSION`).
+pub const DLPACK_MAJOR_VERSION: u32 = 1;
+/// The DLPack minor version these mirrors follow (`DLPACK_MINOR_VERSION`).
+pub const DLPACK_MINOR_VERSION: u32 = 3;
+
+/// `DLPackVersion`: the ABI version of a `DLManagedTensorVersioned`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct DLPackVersion {
+    /// DLPack major version.
+    pub major: u32,
+    /// DLPack minor version.
+    pub minor: u32,
+}
+
+// ---- DLPack: devices -------------------------------------------------------------------
+
+/// `DLDeviceType`, a C enum of `int32_t` size. Values not listed below are representable.
+pub type DLDeviceType = i32;
+
+/// CPU device.
+pub const kDLCPU: DLDeviceType = 1;
+/// CUDA GPU device.
+pub const kDLCUDA: DLDeviceType = 2;
+/// Pinned CUDA CPU memory (`cudaMallocHost`).
+pub const kDLCUDAHost: DLDeviceType = 3;
+/// OpenCL device.
+pub const kDLOpenCL: DLDeviceType = 4;
+/// Vulkan buffer.
+pub const kDLVulkan: DLDeviceType = 7;
+/// Metal (Apple GPU).
+pub const kDLMetal: DLDeviceType = 8;
+/// Verilog simulator buffer.
+pub const kDLVPI: DLDeviceType = 9;
+/// ROCm GPU.
+pub const kDLROCM: DLDeviceType = 10;
+/// Pinned ROCm CPU memory (`hipMallocHost`).
+pub const kDLROCMHost: DLDeviceType = 11;
+/// Reserved extension device type.
+pub const kDLExtDev: DLDeviceType = 12;
+/// CUDA managed (unified) memory (`cudaMallocManaged`).
+pub const kDLCUDAManaged: DLDeviceType = 13;
+/// Unified shared memory of oneAPI (SYCL).
+pub const kDLOneAPI: DLDeviceType = 14;
+/// WebGPU.
+pub const kDLWebGPU: DLDeviceType = 15;
+/// Qualcomm Hexagon DSP.
+pub const kDLHexagon: DLDeviceType = 16;
+/// Microsoft MAIA.
+pub const kDLMAIA: DLDeviceType = 17;
+/// AWS Trainium.
+pub const kDLTrn: DLDeviceType = 18;
+
+/// `DLDevice`: where a tensor's memory lives.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DLDevice {
+    /// The device type (`kDLCPU`, `kDLCUDA`, ...).
+    pub device_type: DLDeviceType,
+    /// The device ordinal (0 for the CPU).
+    pub device_id: i32,
+}
+
+// ---- DLPack: data types ----------------------------------------------------------------
+
+/// `DLDataTypeCode`. In `DLDataType` the code is stored as a `uint8_t`, so the codes are
+/// `u8` here. Values not listed below are representable.
+pub type DLDataTypeCode = u8;
+
+/// Signed integer.
+pub const kDLInt: DLDataTypeCode = 0;
+/// Unsigned integer.
+pub const kDLUInt: DLDataTypeCode = 1;
+/// IEEE floating point.
+pub const kDLFloat: DLDataTypeCode = 2;
+/// Opaque handle type, reserved for testing purposes.
+pub const kDLOpaqueHandle: DLDataTypeCode = 3;
+/// bfloat16.
+pub const kDLBfloat: DLDataTypeCode = 4;
+/// Complex number (C/C++/Python layout: compact struct per complex number).
+pub const kDLComplex: DLDataTypeCode = 5;
+/// Boolean.
+pub const kDLBool: DLDataTypeCode = 6;
+/// FP8 e3m4.
+pub const kDLFloat8_e3m4: DLDataTypeCode = 7;
+/// FP8 e4m3.
+pub const kDLFloat8_e4m3: DLDataTypeCode = 8;
+/// FP8 e4m3b11fnuz.
+pub const kDLFloat8_e4m3b11fnuz: DLDataTypeCode = 9;
+/// FP8 e4m3fn.
+pub const kDLFloat8_e4m3fn: DLDataTypeCode = 10;
+/// FP8 e4m3fnuz.
+pub const kDLFloat8_e4m3fnuz: DLDataTypeCode = 11;
+/// FP8 e5m2.
+pub const kDLFloat8_e5m2: DLDataTypeCode = 12;
+/// FP8 e5m2fnuz.
+pub const kDLFloat8_e5m2fnuz: DLDataTypeCode = 13;
+/// FP8 e8m0fnu.
+pub const kDLFloat8_e8m0fnu: DLDataTypeCode = 14;
+/// FP6 e2m3fn.
+pub const kDLFloat6_e2m3fn: DLDataTypeCode = 15;
+/// FP6 e3m2fn.
+pub const kDLFloat6_e3m2fn: DLDataTypeCode = 16;
+/// FP4 e2m1fn.
+pub const kDLFloat4_e2m1fn: DLDataTypeCode = 17;
+
+/// `DLDataType`: element type as (code, bits, lanes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DLDataType {
+    /// Type code (`kDLInt`, `kDLFloat`, ...).
+    pub code: u8,
+    /// Bits per lane.
+    pub bits: u8,
+    /// Number of lanes (1 for scalars).
+    pub lanes: u16,
+}
+
+// ---- DLPack: tensors -------------------------------------------------------------------
+
+/// `DLTensor`: a plain, non-owning tensor description.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct DLTensor {
+    /// Opaque data pointer (device memory for device tensors).
+    pub data: *mut c_void,
+    /// The device of the tensor.
+    pub device: DLDevice,
+    /// Number of dimensions.
+    pub ndim: i32,
+    /// The element type.
+    pub dtype: DLDataType,
+    /// `ndim` extents; may be NULL when `ndim` is 0.
+    pub shape: *mut i64,
+    /// `ndim` strides in elements, or NULL for compact row-major.
+    pub strides: *mut i64,
+    /// Offset in bytes from `data` to the first element.
+    pub byte_offset: u64,
+}
+
+/// `DLManagedTensor`: the legacy (pre-1.0) owning tensor.
+#[repr(C)]
+#[derive(Debug)]
+pub struct DLManagedTensor {
+    /// The tensor.
+    pub dl_tensor: DLTensor,
+    /// Producer context, for the deleter.
+    pub manager_ctx: *mut c_void,
+    /// Destructor, called exactly once by the last owner; may be NULL.
+    pub deleter: Option<unsafe extern "C" fn(self_: *mut DLManagedTensor)>,
+}
+
+/// `DLPACK_FLAG_BITMASK_READ_ONLY`: the consumer must not write to the data.
+pub const DLPACK_FLAG_BITMASK_READ_ONLY: u64 = 1;
+/// `DLPACK_FLAG_BITMASK_IS_COPIED`: the data is a copy, exclusively the consumer's to mutate.
+pub const DLPACK_FLAG_BITMASK_IS_COPIED: u64 = 2;
+/// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements occupy a whole byte each.
+pub const DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED: u64 = 4;
+
+/// `DLManagedTensorVersioned`: the versioned (DLPack >= 1.0) owning tensor.
+#[repr(C)]
+#[derive(Debug)]
+pub struct DLManagedTensorVersioned {
+    /// ABI version; a consumer must check `major` before reading any other field.
+    pub version: DLPackVersion,
+    /// Producer context, for the deleter.
+    pub manager_ctx: *mut c_void,
+    /// Destructor, called exactly once by the last owner; may be NULL.
+    pub deleter: Option<unsafe extern "C" fn(self_: *mut DLManagedTensorVersioned)>,
+    /// `DLPACK_FLAG_BITMASK_*` bits.
+    pub flags: u64,
+    /// The tensor.
+    pub dl_tensor: DLTensor,
+}
+
+// ---- the facade: status codes ----------------------------------------------------------
+
+/// `dlpm_status`: 0 is success, every other value names one failure.
+pub type dlpm_status = i32;
+
+/// Success.
+pub const DLPM_OK: dlpm_status = 0;
+/// A required pointer argument was NULL.
+pub const DLPM_E_NULL_POINTER: dlpm_status = 1;
+/// An extent does not fit the index type.
+pub const DLPM_E_EXTENT_OVERFLOW: dlpm_status = 2;
+/// A stride cannot be used in address arithmetic or does not fit the index type.
+pub const DLPM_E_STRIDE_OVERFLOW: dlpm_status = 3;
+/// The layout is not strided.
+pub const DLPM_E_NOT_STRIDED: dlpm_status = 4;
+/// The device type is not accepted.
+pub const DLPM_E_DEVICE_MISMATCH: dlpm_status = 5;
+/// The device ordinal is not the required one.
+pub const DLPM_E_DEVICE_ID_MISMATCH: dlpm_status = 6;
+/// The rank is not the required one.
+pub const DLPM_E_NDIM_MISMATCH: dlpm_status = 7;
+/// The rank is outside 0..=64.
+pub const DLPM_E_INVALID_NDIM: dlpm_status = 8;
+/// The dtype is not the required one.
+pub const DLPM_E_DTYPE_MISMATCH: dlpm_status = 9;
+/// The dtype is malformed.
+pub const DLPM_E_INVALID_DTYPE: dlpm_status = 10;
+/// `shape` is NULL while `ndim > 0`.
+pub const DLPM_E_NULL_SHAPE: dlpm_status = 11;
+/// An extent is negative.
+pub const DLPM_E_NEGATIVE_EXTENT: dlpm_status = 12;
+/// An extent differs from the required one.
+pub const DLPM_E_SHAPE_MISMATCH: dlpm_status = 13;
+/// `data` is NULL while the tensor has elements.
+pub const DLPM_E_NULL_DATA: dlpm_status = 14;
+/// `strides` is NULL and explicit strides are required.
+pub const DLPM_E_NULL_STRIDES: dlpm_status = 15;
+/// The strides are not the compact ones the layout needs.
+pub const DLPM_E_NON_COMPACT_STRIDES: dlpm_status = 16;
+/// A stride is zero or negative where positive strides are needed.
+pub const DLPM_E_NON_POSITIVE_STRIDE: dlpm_status = 17;
+/// Two dimensions address the same elements.
+pub const DLPM_E_OVERLAPPING_STRIDES: dlpm_status = 18;
+/// The element count or index span overflows `int64_t`.
+pub const DLPM_E_SPAN_OVERFLOW: dlpm_status = 19;
+/// `byte_offset` is out of range.
+pub const DLPM_E_BYTE_OFFSET_OVERFLOW: dlpm_status = 20;
+/// `byte_offset` is not a multiple of the element size.
+pub const DLPM_E_MISALIGNED_BYTE_OFFSET: dlpm_status = 21;
+/// `data + byte_offset` is not aligned as required.
+pub const DLPM_E_MISALIGNED_DATA: dlpm_status = 22;
+/// An extent is not a multiple of the required divisor.
+pub const DLPM_E_DIVISIBILITY: dlpm_status = 23;
+/// Sub-byte storage cannot be viewed with the requested element type.
+pub const DLPM_E_SUBBYTE_NOT_VIEWABLE: dlpm_status = 24;
+/// The layout has no unique answer (e.g. several unit strides).
+pub const DLPM_E_AMBIGUOUS_LAYOUT: dlpm_status = 25;
+/// No candidate type matches the dtype.
+pub const DLPM_E_NO_MATCHING_TYPE: dlpm_status = 26;
+/// The tensor is READ_ONLY and a writable one is required.
+pub const DLPM_E_READ_ONLY: dlpm_status = 27;
+/// The DLPack major version is not this library's.
+pub const DLPM_E_VERSION_MISMATCH: dlpm_status = 28;
+/// An argument is invalid (e.g. an index out of bounds).
+pub const DLPM_E_INVALID_ARGUMENT: dlpm_status = 29;
+/// An allocation failed.
+pub const DLPM_E_OUT_OF_MEMORY: dlpm_status = 30;
+/// An unexpected C++ exception was caught at the boundary.
+pub const DLPM_E_INTERNAL: dlpm_status = 31;
+
+// ---- the facade: structs ---------------------------------------------------------------
+
+/// `dlpm_version_info`: versions of the library and of the DLPack headers it was built with.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct dlpm_version_info {
+    /// Library major version.
+    pub major: i32,
+    /// Library minor version.
+    pub minor: i32,
+    /// Library patch version.
+    pub patch: i32,
+    /// DLPack major version of the headers the library was built with.
+    pub dlpack_major: u32,
+    /// DLPack minor version of the headers the library was built with.
+    pub dlpack_minor: u32,
+}
+
+/// `dlpm_requirements`: what a consumer requires of a tensor; `dlpm_requirements_init`
+/// sets every field to "anything".
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dlpm_requirements {
+    /// Nonzero: the dtype must equal `dtype` exactly.
+    pub check_dtype: i32,
+    /// The required dtype when `check_dtype` is nonzero.
+    pub dtype: DLDataType,
+    /// The required rank, or -1 for any.
+    pub ndim: i32,
+    /// NULL, or `ndim` extents where -1 is a wildcard.
+    pub shape: *const i64,
+    /// `'C'`, `'F'`, `'A'` (either), or 0 for any layout.
+    pub order: c_char,
+    /// Accepted `DLDeviceType` values, or NULL for any.
+    pub device_types: *const i32,
+    /// Number of entries in `device_types`.
+    pub num_device_types: i32,
+    /// The required device ordinal, or -1 for any.
+    pub device_id: i32,
+    /// Required alignment of `data + byte_offset` in bytes (a power of two), or 0.
+    pub min_alignment: u64,
+    /// Nonzero: refuse READ_ONLY managed tensors.
+    pub writable: i32,
+    /// Nonzero: NULL strides (ndim > 0) are an error instead of row-major.
+    pub strict_strides: i32,
+}
+
+/// `dlpm_release_fn`: called exactly once, with `ctx`, when the last owner of a
+/// `dlpm_managed_new` tensor lets go. May run on any thread; must not unwind.
+pub type dlpm_release_fn = Option<unsafe extern "C" fn(ctx: *mut c_void)>;

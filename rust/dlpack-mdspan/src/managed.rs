@@ -1,0 +1,917 @@
+//! The owning handle over a `DLManagedTensorVersioned`.
+
+use std::ffi::c_void;
+use std::fmt;
+use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::{self, NonNull};
+
+use dlpack_mdspan_sys as sys;
+
+use crate::error::{check, Error, Status};
+use crate::types::{DataType, Device, Element, Flags};
+use crate::view::{self, TensorView, TensorViewMut};
+
+/// A memory order for [`ManagedTensor::is_contiguous`] and the views' contiguity queries.
+///
+/// ```
+/// use dlpack_mdspan::{ManagedTensor, Order};
+/// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[2, 3], &[1, 2])?; // column-major
+/// assert!(!t.is_contiguous(Order::C)?);
+/// assert!(t.is_contiguous(Order::F)?);
+/// assert!(t.is_contiguous(Order::Any)?);
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Order {
+    /// Row-major (C order, `'C'`).
+    C,
+    /// Column-major (Fortran order, `'F'`).
+    F,
+    /// Either (`'A'`).
+    Any,
+}
+
+impl Order {
+    pub(crate) fn as_c_char(self) -> std::ffi::c_char {
+        (match self {
+            Order::C => b'C',
+            Order::F => b'F',
+            Order::Any => b'A',
+        }) as std::ffi::c_char
+    }
+}
+
+/// The owner kept alive by a tensor exported from Rust memory.
+type Owner = Box<dyn Send + 'static>;
+
+/// The `dlpm_release_fn` of every tensor this crate exports: drops the owner. It never
+/// unwinds into C: a panicking `Drop` aborts the process.
+///
+/// # Safety
+///
+/// `ctx` must be NULL or the `Box::into_raw` of a `Box<Owner>` that has not been released
+/// yet; the facade guarantees this by calling it exactly once with the `ctx` given to
+/// `dlpm_managed_new`.
+unsafe extern "C" fn release_owner(ctx: *mut c_void) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if !ctx.is_null() {
+            // SAFETY: by this function's contract, ctx came from Box::into_raw(Box<Owner>)
+            // and is released exactly once, here.
+            drop(unsafe { Box::from_raw(ctx.cast::<Owner>()) });
+        }
+    }));
+    if outcome.is_err() {
+        // Unwinding into the C++ deleter would be undefined behaviour; the panic message
+        // has already been printed by the panic hook.
+        std::process::abort();
+    }
+}
+
+/// An owned DLPack tensor: a `DLManagedTensorVersioned*` whose deleter this handle calls
+/// exactly once, when it is dropped (through the facade's `dlpm_managed_delete`), unless
+/// ownership is handed on with [`into_raw`](Self::into_raw) or
+/// [`into_legacy`](Self::into_legacy).
+///
+/// Make one from Rust memory with [`from_vec`](Self::from_vec) (and its variants) or
+/// [`from_owner`](Self::from_owner); take one from C, C++, Python or another Rust library
+/// with [`from_raw`](Self::from_raw) or [`from_raw_legacy`](Self::from_raw_legacy). Read it
+/// through [`view`](Self::view), write it through [`view_mut`](Self::view_mut).
+///
+/// ```
+/// use dlpack_mdspan::{DataType, ManagedTensor};
+///
+/// let t = ManagedTensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])?;
+/// assert_eq!(t.dtype(), DataType::F64);
+/// assert_eq!(t.shape()?, &[2, 3]);
+/// let v = t.view::<f64>()?;
+/// assert_eq!(v.get(&[1, 2]), Some(&6.0));
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+pub struct ManagedTensor {
+    ptr: NonNull<sys::DLManagedTensorVersioned>,
+    /// Made by this crate from memory it owns alone (`from_vec*`): nothing else can reach
+    /// the elements, so safe `&mut` access is sound.
+    made_here: bool,
+}
+
+// SAFETY: a ManagedTensor is a unique owning pointer. Moving it to another thread moves the
+// duty to call the deleter there, which DLPack allows (the deleter may be called from any
+// thread); this crate's own deleter drops an owner that is `Send`. Sharing `&ManagedTensor`
+// between threads only allows reading the struct, which nobody mutates while it is owned,
+// and reading the elements through `TensorView` (all element types are `Sync`); every write
+// path needs `&mut ManagedTensor` or an `unsafe` contract. There is no interior mutability.
+unsafe impl Send for ManagedTensor {}
+// SAFETY: see the `Send` impl above: `&ManagedTensor` gives read-only access only.
+unsafe impl Sync for ManagedTensor {}
+
+impl ManagedTensor {
+    /// Takes ownership of a versioned tensor received from a producer, after the version
+    /// check of the C facade (`dlpm_managed_check_version`): a major version other than the
+    /// library's (DLPack 1) is refused with [`Status::VERSION_MISMATCH`], and the tensor's
+    /// deleter has then already been called, as the DLPack specification requires. A newer
+    /// minor version is accepted. A NULL pointer is [`Status::NULL_POINTER`].
+    ///
+    /// The structure is not validated here; [`view`](Self::view), [`view_mut`](Self::view_mut)
+    /// and [`validate`](Self::validate) do that.
+    ///
+    /// # Safety
+    ///
+    /// - `ptr` is NULL or points to a live `DLManagedTensorVersioned` whose ownership is
+    ///   transferred by this call, whatever it returns: the caller must not use `ptr` or call
+    ///   its deleter afterwards.
+    /// - Its deleter (which may be NULL) may be called once, from any thread.
+    /// - If the major version is 1, the struct follows the DLPack contract until the deleter
+    ///   runs: the struct, its `shape` and its `strides` stay valid and unmodified, and
+    ///   `dl_tensor` describes memory that is valid for reads of every element it addresses,
+    ///   and for writes too unless the READ_ONLY flag is set.
+    /// - While a view borrowed from the returned tensor exists, no other code writes the
+    ///   elements it reaches; while a mutable view exists, no other code reads them either.
+    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let raw = ManagedTensor::from_vec(vec![7u32; 3], &[3])?.into_raw();
+    /// // ... the pointer travels through C and comes back ...
+    /// // SAFETY: `raw` is a live tensor from `into_raw`, whose ownership we pass back.
+    /// let t = unsafe { ManagedTensor::from_raw(raw) }?;
+    /// assert_eq!(t.view::<u32>()?.as_slice()?, &[7, 7, 7]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub unsafe fn from_raw(ptr: *mut sys::DLManagedTensorVersioned) -> Result<Self, Error> {
+        // SAFETY: the caller hands over ownership of ptr (or passes NULL, which the facade
+        // refuses); on a version mismatch the facade calls the deleter and nothing more.
+        check(unsafe { sys::dlpm_managed_check_version(ptr) })?;
+        let ptr = NonNull::new(ptr)
+            .ok_or_else(|| Error::new(Status::NULL_POINTER, "from_raw: the tensor is NULL"))?;
+        Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        })
+    }
+
+    /// Takes ownership of a legacy (pre-1.0) `DLManagedTensor`, through the facade's
+    /// `dlpm_from_legacy` / `dlpm_from_legacy_writable`. The legacy struct cannot say
+    /// whether writes are allowed, so with `writable == false` the result is READ_ONLY (as
+    /// NumPy does); pass `true` only when you know the producer allows writes. On failure
+    /// the legacy deleter has already run (except for a NULL pointer).
+    ///
+    /// # Safety
+    ///
+    /// The same contract as [`from_raw`](Self::from_raw), for a `DLManagedTensor`; with
+    /// `writable == true`, the memory must also be valid for writes.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let legacy = ManagedTensor::from_vec(vec![1i16, 2], &[2])?.into_legacy().map_err(|e| e.into_error())?;
+    /// // SAFETY: `legacy` is a live legacy tensor whose ownership we pass on.
+    /// let mut t = unsafe { ManagedTensor::from_raw_legacy(legacy, false) }?;
+    /// assert!(t.is_read_only());
+    /// assert_eq!(t.view_mut::<i16>().unwrap_err().status(), Status::READ_ONLY);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub unsafe fn from_raw_legacy(
+        ptr: *mut sys::DLManagedTensor,
+        writable: bool,
+    ) -> Result<Self, Error> {
+        let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+        // SAFETY: the caller hands over ownership of ptr; `out` is a valid out-parameter,
+        // written only on success.
+        let status = unsafe {
+            if writable {
+                sys::dlpm_from_legacy_writable(ptr, &mut out)
+            } else {
+                sys::dlpm_from_legacy(ptr, &mut out)
+            }
+        };
+        check(status)?;
+        let ptr = NonNull::new(out).ok_or_else(|| {
+            Error::new(
+                Status::INTERNAL,
+                "dlpm_from_legacy returned success and a NULL tensor",
+            )
+        })?;
+        Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        })
+    }
+
+    /// Exports a `Vec` as a compact row-major (C-order) host tensor of shape `shape`. The
+    /// `Vec` is moved into the tensor and dropped by its deleter, on whatever thread that
+    /// runs. `shape` must describe at most `vec.len()` elements.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let t = ManagedTensor::from_vec((0..6).collect::<Vec<i64>>(), &[2, 3])?;
+    /// assert_eq!(t.view::<i64>()?.get(&[1, 0]), Some(&3));
+    /// assert!(ManagedTensor::from_vec(vec![0i64; 5], &[2, 3]).is_err()); // 6 elements needed
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, None, 0, Flags::empty())
+    }
+
+    /// Exports a `Vec` with explicit strides (in elements; zero and negative strides are
+    /// allowed). Every element the layout addresses must lie inside the `Vec`: the lowest
+    /// addressed index must be at least 0 and the highest below `vec.len()`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// // The transpose of a 2x3 row-major matrix.
+    /// let t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4, 5, 6], &[3, 2], &[1, 3])?;
+    /// assert_eq!(t.view::<u8>()?.get(&[2, 1]), Some(&6));
+    ///
+    /// // A layout that reaches past the end of the Vec is refused.
+    /// let err = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[2, 3]).unwrap_err();
+    /// assert_eq!(err.status(), Status::INVALID_ARGUMENT);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_strided<T: Element>(
+        vec: Vec<T>,
+        shape: &[i64],
+        strides: &[i64],
+    ) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, Some(strides), 0, Flags::empty())
+    }
+
+    /// Exports a `Vec` as a READ_ONLY row-major tensor: consumers (this crate's
+    /// [`view_mut`](Self::view_mut), the C++ `view<M>()` with a mutable element type,
+    /// NumPy) refuse to write it.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let mut t = ManagedTensor::from_vec_read_only(vec![1.5f32; 4], &[4])?;
+    /// assert!(t.is_read_only());
+    /// assert_eq!(t.view::<f32>()?.get(&[3]), Some(&1.5));
+    /// assert_eq!(t.view_mut::<f32>().unwrap_err().status(), Status::READ_ONLY);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_read_only<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, None, 0, Flags::READ_ONLY)
+    }
+
+    /// The general form of [`from_vec`](Self::from_vec): optional strides (`None` is
+    /// row-major), the index in the `Vec` of element `[0, 0, ...]` (`offset`, which becomes
+    /// the tensor's `byte_offset`; negative strides need one), and DLPack flags (e.g.
+    /// [`Flags::READ_ONLY`]). Every element the layout addresses must lie inside the `Vec`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor};
+    ///
+    /// // A reversed vector: element [0] is the Vec's last one, stride -1.
+    /// let t = ManagedTensor::from_vec_with(vec![1u64, 2, 3], &[3], Some(&[-1]), 2, Flags::READ_ONLY)?;
+    /// assert_eq!(t.flags(), Flags::READ_ONLY);
+    /// assert_eq!(t.dl_tensor().byte_offset, 16);
+    /// assert_eq!(t.view::<u64>()?.to_vec(), vec![3, 2, 1]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_with<T: Element>(
+        mut vec: Vec<T>,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        offset: usize,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        let size = std::mem::size_of::<T>();
+        let byte_offset = offset
+            .checked_mul(size)
+            .and_then(|b| u64::try_from(b).ok())
+            .ok_or_else(|| {
+                Error::new(
+                    Status::BYTE_OFFSET_OVERFLOW,
+                    format!("offset = {offset} elements overflows"),
+                )
+            })?;
+        let data = vec.as_mut_ptr().cast::<c_void>();
+        let implicit;
+        let strides = match strides {
+            Some(s) => s,
+            None => {
+                implicit = row_major_strides(shape);
+                &implicit[..]
+            }
+        };
+        let description = describe(
+            data,
+            T::DTYPE,
+            Device::CPU,
+            shape,
+            Some(strides),
+            byte_offset,
+        )?;
+        check_inside_vec(&description, size, vec.len())?;
+        // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
+        // are when the Vec (moved into the owner) moves; every element the layout addresses
+        // was just checked to lie inside them; the Vec is owned by the tensor alone.
+        let mut tensor = unsafe {
+            Self::from_owner(
+                vec,
+                data,
+                T::DTYPE,
+                Device::CPU,
+                shape,
+                Some(strides),
+                byte_offset,
+                flags,
+            )
+        }?;
+        tensor.made_here = true;
+        Ok(tensor)
+    }
+
+    /// Exports memory kept alive by `owner` (a `Box<[T]>`, an `Arc`, a memory map, a device
+    /// allocation, ...) through the facade's `dlpm_managed_new`. The tensor's deleter drops
+    /// `owner`, exactly once and on any thread (hence `Send + 'static`); a panic in that
+    /// drop aborts the process, since it cannot unwind into C. The description is validated
+    /// by the facade; on failure `owner` is dropped here and nothing was exported.
+    ///
+    /// Tensors made this way are not [exclusive](crate#mutation-and-aliasing): `owner` may
+    /// share the memory.
+    ///
+    /// # Safety
+    ///
+    /// - For as long as `owner` lives, `data` (with `byte_offset`, `shape` and `strides`
+    ///   in elements of `dtype`) describes memory on `device` that is valid for reads of
+    ///   every addressed element, and for writes unless `flags` contains READ_ONLY.
+    /// - While views of the tensor exist, no other code writes those elements; while a
+    ///   mutable view exists, no other code reads them either.
+    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_mdspan::{DataType, Device, Element, Flags, ManagedTensor};
+    ///
+    /// let shared: Arc<[f32]> = vec![1.0, 2.0, 3.0].into();
+    /// let data = shared.as_ptr().cast_mut().cast();
+    /// // SAFETY: `shared` keeps the three floats alive and is never written; the tensor is
+    /// // READ_ONLY so no consumer writes it either.
+    /// let t = unsafe {
+    ///     ManagedTensor::from_owner(shared.clone(), data, f32::DTYPE, Device::CPU, &[3], None, 0, Flags::READ_ONLY)
+    /// }?;
+    /// assert_eq!(t.view::<f32>()?.as_slice()?, &[1.0, 2.0, 3.0]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn from_owner<O: Send + 'static>(
+        owner: O,
+        data: *mut c_void,
+        dtype: DataType,
+        device: Device,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        let implicit;
+        let strides = match strides {
+            Some(s) => s,
+            None => {
+                implicit = row_major_strides(shape);
+                &implicit[..]
+            }
+        };
+        let d = describe(data, dtype, device, shape, Some(strides), byte_offset)?;
+        let ctx: *mut Owner = Box::into_raw(Box::new(Box::new(owner) as Owner));
+        let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+        // SAFETY: shape and strides point to d.ndim readable entries (or strides is NULL);
+        // the facade copies them. release_owner's contract holds for ctx, which the facade
+        // passes to it exactly once on success and never on failure. `out` is a valid
+        // out-parameter.
+        let status = unsafe {
+            sys::dlpm_managed_new(
+                d.data,
+                d.ndim,
+                d.shape,
+                d.strides,
+                d.dtype,
+                d.device,
+                d.byte_offset,
+                flags.bits(),
+                Some(release_owner),
+                ctx.cast::<c_void>(),
+                &mut out,
+            )
+        };
+        if status != sys::DLPM_OK {
+            let error = Error::from_facade(status);
+            // SAFETY: on failure the facade did not call release: the owner is still ours.
+            drop(unsafe { Box::from_raw(ctx) });
+            return Err(error);
+        }
+        match NonNull::new(out) {
+            Some(ptr) => Ok(ManagedTensor {
+                ptr,
+                made_here: false,
+            }),
+            None => Err(Error::new(
+                Status::INTERNAL,
+                "dlpm_managed_new returned success and a NULL tensor",
+            )),
+        }
+    }
+
+    /// Gives up ownership: the returned pointer's deleter must be called exactly once, by
+    /// whoever receives it (C, C++, Python, or [`from_raw`](Self::from_raw)).
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let raw = ManagedTensor::from_vec(vec![0u8; 2], &[2])?.into_raw();
+    /// // SAFETY: `raw` is a live tensor from into_raw, deleted exactly once, here.
+    /// unsafe { dlpack_mdspan::sys::dlpm_managed_delete(raw) };
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn into_raw(self) -> *mut sys::DLManagedTensorVersioned {
+        ManuallyDrop::new(self).ptr.as_ptr()
+    }
+
+    /// Gives up ownership to a legacy (pre-1.0) consumer through the facade's
+    /// `dlpm_to_legacy`. READ_ONLY and padded sub-byte tensors are refused, since the
+    /// legacy struct would silently drop those flags; the error gives the tensor back.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let legacy = ManagedTensor::from_vec(vec![1.0f32; 3], &[3])?.into_legacy().map_err(|e| e.into_error())?;
+    /// // SAFETY: `legacy` is a live legacy tensor, deleted exactly once, here.
+    /// unsafe { (*legacy).deleter.unwrap()(legacy) };
+    ///
+    /// let ro = ManagedTensor::from_vec_read_only(vec![1.0f32; 3], &[3])?;
+    /// let refused = ro.into_legacy().unwrap_err();
+    /// assert_eq!(refused.error().status(), Status::READ_ONLY);
+    /// let ro = refused.into_tensor(); // still ours, dropped normally
+    /// # drop(ro);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn into_legacy(self) -> Result<*mut sys::DLManagedTensor, IntoLegacyError> {
+        let mut out: *mut sys::DLManagedTensor = ptr::null_mut();
+        // SAFETY: self.ptr is a live tensor we own; on success its ownership moves into the
+        // new legacy tensor, on failure it stays ours. `out` is a valid out-parameter.
+        let status = unsafe { sys::dlpm_to_legacy(self.ptr.as_ptr(), &mut out) };
+        if status != sys::DLPM_OK {
+            return Err(IntoLegacyError {
+                error: Error::from_facade(status),
+                tensor: self,
+            });
+        }
+        let _moved = ManuallyDrop::new(self);
+        Ok(out)
+    }
+
+    /// The raw pointer, still owned by `self`: do not call its deleter. For passing to C
+    /// functions that borrow a tensor.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{sys, ManagedTensor};
+    ///
+    /// let t = ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?;
+    /// let mut n = 0i64;
+    /// // SAFETY: the pointer is live for the call and dlpm_numel only reads it.
+    /// let status = unsafe { sys::dlpm_numel(&(*t.as_ptr()).dl_tensor, &mut n) };
+    /// assert_eq!((status, n), (sys::DLPM_OK, 8));
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn as_ptr(&self) -> *mut sys::DLManagedTensorVersioned {
+        self.ptr.as_ptr()
+    }
+
+    fn raw(&self) -> &sys::DLManagedTensorVersioned {
+        // SAFETY: self owns a live tensor whose struct nobody mutates while it is owned
+        // (from_raw's contract, or made by the facade).
+        unsafe { self.ptr.as_ref() }
+    }
+
+    /// The underlying `DLTensor`, unvalidated.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// let t = ManagedTensor::from_vec(vec![0i8; 3], &[3])?;
+    /// assert_eq!(t.dl_tensor().ndim, 1);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn dl_tensor(&self) -> &sys::DLTensor {
+        &self.raw().dl_tensor
+    }
+
+    /// The DLPack version of the struct.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// let t = ManagedTensor::from_vec(vec![0i8; 3], &[3])?;
+    /// assert_eq!(t.version().major, 1);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn version(&self) -> sys::DLPackVersion {
+        self.raw().version
+    }
+
+    /// The DLPack flags.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{Flags, ManagedTensor};
+    /// let t = ManagedTensor::from_vec(vec![0i8; 3], &[3])?;
+    /// assert_eq!(t.flags(), Flags::empty());
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn flags(&self) -> Flags {
+        Flags(self.raw().flags)
+    }
+
+    /// Whether the READ_ONLY flag is set.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// assert!(ManagedTensor::from_vec_read_only(vec![0i8; 3], &[3])?.is_read_only());
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn is_read_only(&self) -> bool {
+        self.flags().contains(Flags::READ_ONLY)
+    }
+
+    /// Whether the IS_COPIED flag is set.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{Flags, ManagedTensor};
+    /// let t = ManagedTensor::from_vec_with(vec![0i8; 3], &[3], None, 0, Flags::IS_COPIED)?;
+    /// assert!(t.is_copied());
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn is_copied(&self) -> bool {
+        self.flags().contains(Flags::IS_COPIED)
+    }
+
+    /// Whether nothing outside this tensor can reach its elements, so that mutable views
+    /// may hand out `&mut` safely (subject to contiguity, see
+    /// [`TensorViewMut::is_exclusive`]): the tensor was made by this crate from a `Vec`
+    /// and never left Rust, or it carries IS_COPIED.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// let t = ManagedTensor::from_vec(vec![0i8; 3], &[3])?;
+    /// assert!(t.is_exclusive());
+    /// // SAFETY: the pointer comes straight from into_raw.
+    /// let back = unsafe { ManagedTensor::from_raw(t.into_raw()) }?;
+    /// assert!(!back.is_exclusive()); // provenance is lost across the raw pointer
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn is_exclusive(&self) -> bool {
+        self.made_here || self.is_copied()
+    }
+
+    /// The device of the tensor.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{Device, ManagedTensor};
+    /// let t = ManagedTensor::from_vec(vec![0i8; 3], &[3])?;
+    /// assert_eq!(t.device(), Device::CPU);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn device(&self) -> Device {
+        Device(self.raw().dl_tensor.device)
+    }
+
+    /// The element type of the tensor.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{DataType, ManagedTensor};
+    /// let t = ManagedTensor::from_vec(vec![true, false], &[2])?;
+    /// assert_eq!(t.dtype(), DataType::BOOL);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn dtype(&self) -> DataType {
+        DataType(self.raw().dl_tensor.dtype)
+    }
+
+    /// The rank, as stored (unvalidated).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// assert_eq!(ManagedTensor::from_vec(vec![0u8; 8], &[2, 2, 2])?.ndim(), 3);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn ndim(&self) -> i32 {
+        self.raw().dl_tensor.ndim
+    }
+
+    /// Structural validation by the facade (`dlpm_validate`, honouring the sub-byte
+    /// padding flag through `dlpm_check_managed`).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?.validate()?;
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        let req = view::any_requirements();
+        // SAFETY: the tensor is live; req is a valid requirements struct.
+        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })
+    }
+
+    /// The validated shape (empty for rank 0).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// assert_eq!(ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?.shape()?, &[2, 4]);
+    /// assert!(ManagedTensor::from_vec(vec![0u8], &[])?.shape()?.is_empty());
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn shape(&self) -> Result<&[i64], Error> {
+        self.validate()?;
+        // SAFETY: validated: shape holds ndim readable entries (or ndim is 0), and the
+        // struct outlives the borrow of self.
+        Ok(unsafe { view::dims(self.dl_tensor().shape, self.dl_tensor().ndim) })
+    }
+
+    /// The validated strides as stored: `None` when they are NULL (compact row-major).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// let t = ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?;
+    /// assert_eq!(t.strides()?, Some(&[4i64, 1][..])); // the facade stores them explicitly
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn strides(&self) -> Result<Option<&[i64]>, Error> {
+        self.validate()?;
+        let t = self.dl_tensor();
+        if t.strides.is_null() && t.ndim > 0 {
+            return Ok(None);
+        }
+        // SAFETY: validated: strides holds ndim readable entries (or ndim is 0).
+        Ok(Some(unsafe { view::dims(t.strides, t.ndim) }))
+    }
+
+    /// The number of elements (1 for rank 0), from the facade's `dlpm_numel`.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// assert_eq!(ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?.numel()?, 8);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn numel(&self) -> Result<i64, Error> {
+        self.validate()?;
+        let mut n = 0i64;
+        // SAFETY: the tensor is live; n is a valid out-parameter.
+        check(unsafe { sys::dlpm_numel(self.dl_tensor(), &mut n) })?;
+        Ok(n)
+    }
+
+    /// Bytes of the elements packed densely, from the facade's `dlpm_nbytes`.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// assert_eq!(ManagedTensor::from_vec(vec![0f64; 8], &[2, 4])?.nbytes()?, 64);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn nbytes(&self) -> Result<i64, Error> {
+        self.validate()?;
+        let mut n = 0i64;
+        // SAFETY: the tensor is live; n is a valid out-parameter.
+        check(unsafe { sys::dlpm_nbytes(self.dl_tensor(), &mut n) })?;
+        Ok(n)
+    }
+
+    /// Whether the tensor is contiguous in `order` (`dlpm_is_contiguous`): extent-1
+    /// dimensions may have any stride and empty tensors are contiguous.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{ManagedTensor, Order};
+    /// assert!(ManagedTensor::from_vec(vec![0u8; 8], &[2, 4])?.is_contiguous(Order::C)?);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
+        view::is_contiguous(self.dl_tensor(), order)
+    }
+
+    /// A shared, typed view for reading host memory. The facade checks (through
+    /// `dlpm_check_managed`) the structure, that the dtype equals `T::DTYPE` exactly
+    /// (code, bits, lanes), that the device is host-accessible
+    /// ([`DeviceType::HOST_ACCESSIBLE`](crate::DeviceType::HOST_ACCESSIBLE)) and that the
+    /// data is aligned for `T`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let t = ManagedTensor::from_vec(vec![1u16, 2, 3, 4], &[2, 2])?;
+    /// let v = t.view::<u16>()?;
+    /// assert_eq!(v.shape(), &[2, 2]);
+    /// assert_eq!(v.as_slice()?, &[1, 2, 3, 4]);
+    /// assert_eq!(t.view::<i16>().unwrap_err().status(), Status::DTYPE_MISMATCH);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
+        let req = view::element_requirements::<T>(false);
+        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
+        // is a static array.
+        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
+        // SAFETY: just checked for T on a host device; the struct and the elements stay
+        // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
+        // memory this crate owns).
+        unsafe { TensorView::new_checked(self.dl_tensor()) }
+    }
+
+    /// A typed view for reading and writing host memory: the checks of
+    /// [`view`](Self::view), plus READ_ONLY tensors are refused with
+    /// [`Status::READ_ONLY`]. `&mut self` guarantees no other view of this tensor exists.
+    /// See [the mutation rules](crate#mutation-and-aliasing) for which accessors are safe.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let mut t = ManagedTensor::from_vec(vec![0i32; 4], &[2, 2])?;
+    /// let mut v = t.view_mut::<i32>()?;
+    /// v.set(&[1, 0], 5)?;
+    /// *v.get_mut(&[0, 1])? = 7;
+    /// v.as_mut_slice()?[3] += 1;
+    /// assert_eq!(t.view::<i32>()?.as_slice()?, &[0, 7, 5, 1]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
+        let req = view::element_requirements::<T>(true);
+        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
+        // is a static array.
+        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
+        let exclusive = self.is_exclusive();
+        // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is
+        // writable (from_raw's contract, or memory this crate owns); &mut self excludes
+        // every other view of this tensor for the lifetime of the result. `exclusive` is
+        // only true for memory nothing outside this tensor can reach.
+        unsafe { TensorViewMut::new_checked(self.dl_tensor(), exclusive) }
+    }
+}
+
+impl Drop for ManagedTensor {
+    fn drop(&mut self) {
+        // SAFETY: self owns the tensor; its deleter is called exactly once, here, with the
+        // original pointer.
+        unsafe { sys::dlpm_managed_delete(self.ptr.as_ptr()) }
+    }
+}
+
+impl fmt::Debug for ManagedTensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut d = f.debug_struct("ManagedTensor");
+        d.field("ptr", &self.ptr)
+            .field("version", &self.version())
+            .field("flags", &self.flags())
+            .field("device", &self.device())
+            .field("dtype", &self.dtype());
+        match self.shape() {
+            Ok(shape) => d.field("shape", &shape),
+            Err(e) => d.field("invalid", &e.message()),
+        };
+        d.finish()
+    }
+}
+
+/// The error of [`ManagedTensor::into_legacy`]: why, and the tensor, which is still owned.
+///
+/// ```
+/// use dlpack_mdspan::{ManagedTensor, Status};
+///
+/// let err = ManagedTensor::from_vec_read_only(vec![0u8], &[1])?.into_legacy().unwrap_err();
+/// assert_eq!(err.error().status(), Status::READ_ONLY);
+/// assert!(err.to_string().contains("READ_ONLY"));
+/// let tensor: ManagedTensor = err.into_tensor();
+/// assert!(tensor.is_read_only());
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct IntoLegacyError {
+    error: Error,
+    tensor: ManagedTensor,
+}
+
+impl IntoLegacyError {
+    /// Why the conversion was refused.
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The tensor, still owned (dropping it calls its deleter).
+    pub fn into_tensor(self) -> ManagedTensor {
+        self.tensor
+    }
+
+    /// The error, dropping the tensor.
+    pub fn into_error(self) -> Error {
+        self.error
+    }
+}
+
+impl fmt::Display for IntoLegacyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot hand the tensor to a legacy consumer: {}",
+            self.error
+        )
+    }
+}
+
+impl std::error::Error for IntoLegacyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+/// Compact row-major strides for `shape`, passed to the facade explicitly instead of NULL.
+/// They are what the facade would store anyway; computing them here, saturating, keeps an
+/// empty tensor whose strides overflow `i64` (e.g. shape `[0, 2^40, 2^40]`, valid because
+/// it has no elements) away from the C++ core's unchecked row-major stride arithmetic.
+fn row_major_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![0i64; shape.len()];
+    let mut s = 1i64;
+    for (stride, &extent) in strides.iter_mut().zip(shape).rev() {
+        *stride = s;
+        s = s.saturating_mul(extent.max(0));
+    }
+    strides
+}
+
+/// A `DLTensor` describing caller-provided arrays (shape, strides) for the facade.
+fn describe(
+    data: *mut c_void,
+    dtype: DataType,
+    device: Device,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    byte_offset: u64,
+) -> Result<sys::DLTensor, Error> {
+    let ndim = i32::try_from(shape.len()).map_err(|_| {
+        Error::new(
+            Status::INVALID_NDIM,
+            format!("ndim = {} is not a valid rank", shape.len()),
+        )
+    })?;
+    if let Some(s) = strides {
+        if s.len() != shape.len() {
+            return Err(Error::new(
+                Status::INVALID_ARGUMENT,
+                format!(
+                    "strides has {} entries but shape has {}",
+                    s.len(),
+                    shape.len()
+                ),
+            ));
+        }
+    }
+    Ok(sys::DLTensor {
+        data,
+        device: device.0,
+        ndim,
+        dtype: dtype.0,
+        // The facade only reads through these (it copies them); the C signature is const.
+        shape: shape.as_ptr().cast_mut(),
+        strides: strides.map_or(ptr::null_mut(), |s| s.as_ptr().cast_mut()),
+        byte_offset,
+    })
+}
+
+/// Checks that every element `t` addresses lies inside a buffer of `len` elements of
+/// `size` bytes starting at `t.data`: the facade validates the description and computes the
+/// byte offsets of the lowest and highest addressed elements (`dlpm_element_offset`).
+fn check_inside_vec(t: &sys::DLTensor, size: usize, len: usize) -> Result<(), Error> {
+    // SAFETY: t's shape and strides point to ndim readable entries (describe's slices).
+    check(unsafe { sys::dlpm_validate(t) })?;
+    let mut numel = 0i64;
+    // SAFETY: as above; numel is a valid out-parameter.
+    check(unsafe { sys::dlpm_numel(t, &mut numel) })?;
+    if numel == 0 {
+        return Ok(()); // no element is addressed
+    }
+    // SAFETY: validated above, so shape and strides hold ndim entries (or ndim is 0).
+    let (shape, strides) = unsafe { (view::dims(t.shape, t.ndim), view::dims(t.strides, t.ndim)) };
+    let stride = |r: usize| if t.strides.is_null() { 1 } else { strides[r] };
+    // The corners of the index space that reach the lowest and the highest address.
+    let low: Vec<i64> = (0..shape.len())
+        .map(|r| if stride(r) < 0 { shape[r] - 1 } else { 0 })
+        .collect();
+    let high: Vec<i64> = (0..shape.len())
+        .map(|r| if stride(r) > 0 { shape[r] - 1 } else { 0 })
+        .collect();
+    let (mut low_byte, mut high_byte) = (0i64, 0i64);
+    // SAFETY: low and high hold ndim in-bounds indices (numel > 0, so every extent is > 0).
+    check(unsafe { sys::dlpm_element_offset(t, low.as_ptr(), &mut low_byte) })?;
+    // SAFETY: as above.
+    check(unsafe { sys::dlpm_element_offset(t, high.as_ptr(), &mut high_byte) })?;
+    let capacity = i128::try_from(len).unwrap_or(i128::MAX) * size as i128;
+    if low_byte < 0 || i128::from(high_byte) + size as i128 > capacity {
+        let size = size as i64;
+        return Err(Error::new(
+            Status::INVALID_ARGUMENT,
+            format!(
+                "the layout addresses elements {} to {} but the Vec holds {} elements",
+                low_byte.div_euclid(size),
+                high_byte.div_euclid(size),
+                len
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,417 @@
+//! Ownership: deleters run exactly once on every path, on any thread; version and legacy
+//! rules come from the facade.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::{Counter, DropCounter, Spec};
+use dlpack_mdspan::{sys, DataType, Device, Element, Flags, ManagedTensor, Status};
+
+/// A tensor over a Vec<f64> whose owner counts its drops.
+fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
+    let counter = Counter::new();
+    let mut values = values;
+    let data = values.as_mut_ptr().cast();
+    let owner = (
+        values,
+        DropCounter {
+            counter: counter.clone(),
+            thread: None,
+        },
+    );
+    // SAFETY: `owner` keeps the Vec alive and nothing else touches it.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            data,
+            f64::DTYPE,
+            Device::CPU,
+            shape,
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .expect("valid description");
+    (t, counter)
+}
+
+#[test]
+fn drop_runs_the_deleter_exactly_once() {
+    let (t, counter) = counted(vec![1.0, 2.0, 3.0], &[3]);
+    assert_eq!(counter.get(), 0);
+    assert_eq!(
+        t.view::<f64>().unwrap().as_slice().unwrap(),
+        &[1.0, 2.0, 3.0]
+    );
+    drop(t);
+    assert_eq!(counter.get(), 1);
+}
+
+#[test]
+fn into_raw_and_back_still_deletes_once() {
+    let (t, counter) = counted(vec![0.5; 4], &[2, 2]);
+    let raw = t.into_raw();
+    assert_eq!(counter.get(), 0, "into_raw must not release");
+    // SAFETY: raw comes from into_raw and is handed back once.
+    let back = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    assert_eq!(back.as_ptr(), raw, "the original pointer is kept");
+    assert_eq!(counter.get(), 0);
+    drop(back);
+    assert_eq!(counter.get(), 1);
+}
+
+#[test]
+fn raw_pointer_deleted_from_c_releases_once() {
+    let (t, counter) = counted(vec![0.0; 2], &[2]);
+    let raw = t.into_raw();
+    // SAFETY: raw is live and deleted exactly once, here.
+    unsafe { sys::dlpm_managed_delete(raw) };
+    assert_eq!(counter.get(), 1);
+}
+
+#[test]
+fn drop_on_another_thread() {
+    let counter = Counter::new();
+    let dropped_on = Arc::new(Mutex::new(None));
+    let mut values = vec![1u32, 2, 3, 4];
+    let data = values.as_mut_ptr().cast();
+    let owner = (
+        values,
+        DropCounter {
+            counter: counter.clone(),
+            thread: Some(dropped_on.clone()),
+        },
+    );
+    // SAFETY: the owner keeps the Vec alive and nothing else touches it.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            data,
+            u32::DTYPE,
+            Device::CPU,
+            &[4],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap();
+    let worker = std::thread::spawn(move || {
+        let sum: u32 = t.view::<u32>().unwrap().as_slice().unwrap().iter().sum();
+        let id = std::thread::current().id();
+        drop(t);
+        (sum, id)
+    });
+    let (sum, worker_id) = worker.join().unwrap();
+    assert_eq!(sum, 10);
+    assert_eq!(counter.get(), 1);
+    assert_eq!(*dropped_on.lock().unwrap(), Some(worker_id));
+    assert_ne!(worker_id, std::thread::current().id());
+}
+
+#[test]
+fn from_vec_tensor_dropped_on_another_thread() {
+    let t = ManagedTensor::from_vec(vec![3u64; 1000], &[10, 100]).unwrap();
+    let handle = std::thread::spawn(move || t.view::<u64>().unwrap().get(&[9, 99]).copied());
+    assert_eq!(handle.join().unwrap(), Some(3));
+}
+
+#[test]
+fn shared_views_across_threads() {
+    let t = ManagedTensor::from_vec((0..100i32).collect(), &[10, 10]).unwrap();
+    let sums: Vec<i32> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|k| {
+                let t = &t;
+                s.spawn(move || {
+                    let v = t.view::<i32>().unwrap();
+                    (0..10).map(|j| *v.get(&[k, j]).unwrap()).sum()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(sums, vec![45, 145, 245, 345]);
+}
+
+#[test]
+fn foreign_tensor_deleter_runs_once_on_drop() {
+    let (raw, deleted) = common::versioned(&Spec::new(DataType::F32.0, &[2, 3]));
+    // SAFETY: raw is a freshly built tensor, handed over once.
+    let t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    assert!(!t.is_exclusive());
+    assert_eq!(t.shape().unwrap(), &[2, 3]);
+    assert_eq!(deleted.get(), 0);
+    drop(t);
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn version_mismatch_releases_at_once() {
+    let mut spec = Spec::new(DataType::F32.0, &[2]);
+    spec.version = sys::DLPackVersion { major: 2, minor: 0 };
+    let (raw, deleted) = common::versioned(&spec);
+    // SAFETY: raw is handed over; the facade releases it on a major mismatch.
+    let err = unsafe { ManagedTensor::from_raw(raw) }.unwrap_err();
+    assert_eq!(err.status(), Status::VERSION_MISMATCH);
+    assert!(err.message().contains("2.0"), "message: {}", err.message());
+    assert!(
+        err.message().contains("released"),
+        "message: {}",
+        err.message()
+    );
+    assert_eq!(
+        deleted.get(),
+        1,
+        "the deleter ran exactly once, inside from_raw"
+    );
+}
+
+#[test]
+fn newer_minor_version_is_accepted() {
+    let mut spec = Spec::new(DataType::U8.0, &[4]);
+    spec.version = sys::DLPackVersion {
+        major: 1,
+        minor: 99,
+    };
+    let (raw, deleted) = common::versioned(&spec);
+    // SAFETY: raw is handed over once.
+    let t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    assert_eq!(
+        t.version(),
+        sys::DLPackVersion {
+            major: 1,
+            minor: 99
+        }
+    );
+    drop(t);
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn null_pointers_are_errors() {
+    // SAFETY: NULL is allowed and refused.
+    let err = unsafe { ManagedTensor::from_raw(std::ptr::null_mut()) }.unwrap_err();
+    assert_eq!(err.status(), Status::NULL_POINTER);
+    // SAFETY: as above.
+    let err = unsafe { ManagedTensor::from_raw_legacy(std::ptr::null_mut(), true) }.unwrap_err();
+    assert_eq!(err.status(), Status::NULL_POINTER);
+}
+
+#[test]
+fn null_deleter_is_allowed() {
+    let (raw, deleted) = common::versioned(&Spec::new(DataType::U8.0, &[1]));
+    // Take the deleter out, to call it ourselves afterwards.
+    // SAFETY: raw is live and ours.
+    let deleter = unsafe { (*raw).deleter.take() }.unwrap();
+    // SAFETY: raw is handed over; with a NULL deleter, drop does nothing.
+    drop(unsafe { ManagedTensor::from_raw(raw) }.unwrap());
+    assert_eq!(deleted.get(), 0);
+    // SAFETY: raw is still live (nobody freed it); freed exactly once, here.
+    unsafe { deleter(raw) };
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn legacy_round_trip() {
+    let counter = Counter::new();
+    let mut values = vec![1i64, 2, 3, 4, 5, 6];
+    let data = values.as_mut_ptr().cast();
+    let owner = (
+        values,
+        DropCounter {
+            counter: counter.clone(),
+            thread: None,
+        },
+    );
+    // SAFETY: the owner keeps the Vec alive and nothing else touches it.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            data,
+            i64::DTYPE,
+            Device::CPU,
+            &[2, 3],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap();
+
+    let legacy = t.into_legacy().map_err(|e| e.into_error()).unwrap();
+    assert_eq!(counter.get(), 0);
+    // SAFETY: legacy is live and ours.
+    assert_eq!(unsafe { (*legacy).dl_tensor.ndim }, 2);
+
+    // Back, writable: the producer (us) allows writes.
+    // SAFETY: legacy is handed over once.
+    let mut back = unsafe { ManagedTensor::from_raw_legacy(legacy, true) }.unwrap();
+    assert!(!back.is_read_only());
+    assert_eq!(back.shape().unwrap(), &[2, 3]);
+    back.view_mut::<i64>().unwrap().set(&[1, 2], 60).unwrap();
+    assert_eq!(
+        back.view::<i64>().unwrap().as_slice().unwrap(),
+        &[1, 2, 3, 4, 5, 60]
+    );
+    assert_eq!(counter.get(), 0);
+    drop(back);
+    assert_eq!(
+        counter.get(),
+        1,
+        "legacy bridge + versioned bridge release the owner once"
+    );
+}
+
+#[test]
+fn foreign_legacy_tensor_is_read_only_by_default() {
+    let mut spec = Spec::new(DataType::I32.0, &[3]);
+    spec.init = common::bytes_of(&[7i32, 8, 9]);
+    let (raw, deleted) = common::legacy(&spec);
+    // SAFETY: raw is handed over once.
+    let mut t = unsafe { ManagedTensor::from_raw_legacy(raw, false) }.unwrap();
+    assert!(t.is_read_only());
+    assert_eq!(t.view::<i32>().unwrap().as_slice().unwrap(), &[7, 8, 9]);
+    let err = t.view_mut::<i32>().unwrap_err();
+    assert_eq!(err.status(), Status::READ_ONLY);
+    assert_eq!(deleted.get(), 0);
+    drop(t);
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn read_only_tensor_cannot_go_legacy_and_is_given_back() {
+    let (raw, deleted) = {
+        let mut spec = Spec::new(DataType::U8.0, &[2]);
+        spec.flags = sys::DLPACK_FLAG_BITMASK_READ_ONLY;
+        common::versioned(&spec)
+    };
+    // SAFETY: raw is handed over once.
+    let t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    let err = t.into_legacy().unwrap_err();
+    assert_eq!(err.error().status(), Status::READ_ONLY);
+    assert_eq!(deleted.get(), 0, "a refused conversion keeps the tensor");
+    let t = err.into_tensor();
+    assert_eq!(t.as_ptr(), raw);
+    drop(t);
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn failed_export_drops_the_owner_once_and_exports_nothing() {
+    let counter = Counter::new();
+    let owner = DropCounter {
+        counter: counter.clone(),
+        thread: None,
+    };
+    let mut byte = 0u8;
+    // SAFETY: the description is invalid (negative extent), so nothing is exported.
+    let err = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            (&mut byte as *mut u8).cast(),
+            u8::DTYPE,
+            Device::CPU,
+            &[-1],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap_err();
+    assert_eq!(err.status(), Status::NEGATIVE_EXTENT);
+    assert_eq!(err.message(), "shape[0] = -1 is negative");
+    assert_eq!(counter.get(), 1);
+}
+
+#[test]
+fn exported_tensor_carries_the_facade_version_and_flags() {
+    let t = ManagedTensor::from_vec_with(
+        vec![0u8; 4],
+        &[4],
+        None,
+        0,
+        Flags::IS_COPIED | Flags::READ_ONLY,
+    )
+    .unwrap();
+    let v = dlpack_mdspan::version();
+    assert_eq!(
+        t.version(),
+        sys::DLPackVersion {
+            major: v.dlpack_major,
+            minor: v.dlpack_minor
+        }
+    );
+    assert_eq!(t.flags(), Flags::IS_COPIED | Flags::READ_ONLY);
+    assert!(t.is_copied() && t.is_read_only());
+}
+
+/// Run in a child process by `panicking_owner_aborts`: a panic in the owner's Drop cannot
+/// unwind into the C++ deleter, so the process aborts.
+#[test]
+fn panicking_owner_child() {
+    if std::env::var_os("DLPM_PANIC_CHILD").is_none() {
+        return;
+    }
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("owner drop panics");
+        }
+    }
+    let mut byte = 0u8;
+    // SAFETY: one valid byte, kept alive for the whole test.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            Bomb,
+            (&mut byte as *mut u8).cast(),
+            u8::DTYPE,
+            Device::CPU,
+            &[1],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap();
+    drop(t);
+    unreachable!("the process should have aborted");
+}
+
+#[test]
+#[cfg(unix)]
+fn panicking_owner_aborts() {
+    use std::os::unix::process::ExitStatusExt;
+    let exe = std::env::current_exe().unwrap();
+    let out = std::process::Command::new(exe)
+        .args([
+            "--exact",
+            "panicking_owner_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("DLPM_PANIC_CHILD", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.signal(),
+        Some(6),
+        "expected SIGABRT; status {:?}, stderr:\n{stderr}",
+        out.status
+    );
+    assert!(stderr.contains("owner drop panics"), "stderr:\n{stderr}");
+}
+
+fn assert_send_sync<T: Send + Sync>() {}
+
+#[test]
+fn handles_and_views_are_send_and_sync() {
+    assert_send_sync::<ManagedTensor>();
+    assert_send_sync::<dlpack_mdspan::TensorView<'static, f32>>();
+    assert_send_sync::<dlpack_mdspan::TensorViewMut<'static, f32>>();
+    assert_send_sync::<dlpack_mdspan::Error>();
+    assert_send_sync::<dlpack_mdspan::IntoLegacyError>();
+}
