@@ -1,0 +1,68 @@
+/* The C facade in one page: wrap a C buffer as an owning DLPack tensor, check it the way a
+ * consumer would, read an element through its strides, and watch bad input be refused. */
+#include <dlpack_mdspan.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int released = 0;
+static void release_buffer(void* ctx) {
+  free(ctx);
+  ++released;
+}
+
+int main(void) {
+  int64_t shape[2] = {3, 4};
+  DLDataType f32 = {kDLFloat, 32, 1};
+  DLDevice cpu = {kDLCPU, 0};
+  float* data = malloc(12 * sizeof(float));
+  DLManagedTensorVersioned* tensor = NULL;
+  dlpm_requirements req;
+  int64_t index[2] = {2, 3}, offset = 0;
+  int32_t c_order = 0;
+  dlpm_version_info v;
+  int i;
+
+  for (i = 0; i < 12; ++i) data[i] = (float)i;
+  dlpm_version(&v);
+  printf("dlpack_mdspan %d.%d.%d, DLPack %u.%u\n", v.major, v.minor, v.patch, v.dlpack_major, v.dlpack_minor);
+
+  /* Hand the buffer over: one allocation holds the struct, shape and strides. */
+  if (dlpm_managed_new(data, 2, shape, NULL, f32, cpu, 0, 0, release_buffer, data, &tensor) != DLPM_OK) {
+    fprintf(stderr, "dlpm_managed_new: %s\n", dlpm_last_error());
+    free(data);
+    return 1;
+  }
+
+  /* A consumer that wants a C-contiguous float32 matrix with 4 columns. */
+  dlpm_requirements_init(&req);
+  req.check_dtype = 1;
+  req.dtype = f32;
+  req.ndim = 2;
+  req.shape = (const int64_t[]){-1, 4};
+  req.order = 'C';
+  if (dlpm_check_managed(tensor, &req) != DLPM_OK || dlpm_is_contiguous(&tensor->dl_tensor, 'C', &c_order) != DLPM_OK ||
+      dlpm_element_offset(&tensor->dl_tensor, index, &offset) != DLPM_OK) {
+    fprintf(stderr, "unexpected: %s\n", dlpm_last_error());
+    return 1;
+  }
+  printf("accepted 3x4 float32, C-contiguous=%d, element [2,3] = %g\n", c_order,
+         *(const float*)((const char*)tensor->dl_tensor.data + offset));
+
+  /* The same consumer, stricter: each refusal names the problem. */
+  req.shape = (const int64_t[]){-1, 5};
+  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  req.shape = NULL;
+  req.order = 'F';
+  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  req.order = 0;
+  req.dtype.bits = 64;
+  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  shape[1] = -4;
+  if (dlpm_managed_new(data, 2, shape, NULL, f32, cpu, 0, 0, NULL, NULL, &tensor) != DLPM_OK)
+    printf("refused: %s (%s)\n", dlpm_last_error(), dlpm_status_string(DLPM_E_NEGATIVE_EXTENT));
+
+  dlpm_managed_delete(tensor); /* the release callback frees the buffer, exactly once */
+  printf("released %d buffer(s)\n", released);
+  return released == 1 ? 0 : 1;
+}
