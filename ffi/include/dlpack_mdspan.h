@@ -1,4 +1,5 @@
-/* dlpack_mdspan C facade: validation, inspection and ownership of DLPack tensors for C,
+/** \file dlpack_mdspan.h
+ * dlpack_mdspan C facade: validation, inspection and ownership of DLPack tensors for C,
  * Python extensions, Rust, Go and Julia. Every function is a thin wrapper over the C++
  * core, so the rules are the C++ library's rules.
  *
@@ -30,7 +31,7 @@
 extern "C" {
 #endif
 
-/* A status code. DLPM_OK is 0; every other value names one failure and equals the C++
+/** A status code. DLPM_OK is 0; every other value names one failure and equals the C++
  * core's dlpack_mdspan::errc value. The values are stable. */
 typedef int32_t dlpm_status;
 
@@ -65,81 +66,83 @@ typedef int32_t dlpm_status;
 #define DLPM_E_VERSION_MISMATCH 28
 #define DLPM_E_INVALID_ARGUMENT 29
 #define DLPM_E_OUT_OF_MEMORY 30
-#define DLPM_E_INTERNAL 31 /* an unexpected C++ exception was caught at the boundary */
+#define DLPM_E_INTERNAL 31 /**< an unexpected C++ exception was caught at the boundary */
 
-/* A short fixed description of a status ("dtype mismatch"); never NULL. */
+/** A short fixed description of a status ("dtype mismatch"); never NULL. */
 DLPM_API const char* dlpm_status_string(dlpm_status status);
 
-/* The detailed message of the last failure on this thread ("shape[1] = -3 is negative"),
+/** The detailed message of the last failure on this thread ("shape[1] = -3 is negative"),
  * or "" if none. Valid until the next failing call on this thread. */
 DLPM_API const char* dlpm_last_error(void);
 
-/* Versions of this library and of the DLPack headers it was built against. */
+/** Versions of this library and of the DLPack headers it was built against. */
 typedef struct dlpm_version_info {
-  int32_t major;
-  int32_t minor;
-  int32_t patch;
-  uint32_t dlpack_major;
-  uint32_t dlpack_minor;
+  int32_t major;         /**< dlpack_mdspan major version */
+  int32_t minor;         /**< dlpack_mdspan minor version */
+  int32_t patch;         /**< dlpack_mdspan patch version */
+  uint32_t dlpack_major; /**< DLPACK_MAJOR_VERSION of the headers it was built with */
+  uint32_t dlpack_minor; /**< DLPACK_MINOR_VERSION of the headers it was built with */
 } dlpm_version_info;
 
 DLPM_API dlpm_status dlpm_version(dlpm_version_info* out);
 
-/* ---- inspection --------------------------------------------------------------------- */
+/**< ---- inspection --------------------------------------------------------------------- */
 
-/* Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
+/** Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
  * shape for ndim > 0, non-negative extents, element count and index span without int64
  * overflow, byte_offset in range and a multiple of the element size, non-NULL data when
  * there are elements. NULL strides mean row-major. */
 DLPM_API dlpm_status dlpm_validate(const DLTensor* tensor);
 
-/* Number of elements (1 for ndim 0), overflow-checked. */
+/** Number of elements (1 for ndim 0), overflow-checked. */
 DLPM_API dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out);
 
-/* Bytes of the elements packed densely: ceil(numel * bits * lanes / 8), overflow-checked.
+/** Bytes of the elements packed densely: ceil(numel * bits * lanes / 8), overflow-checked.
  * Packed sub-byte aware: three fp4 values are 2 bytes. */
 DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out);
 
-/* *out = 1 if the tensor is contiguous in `order` ('C' row-major, 'F' column-major, 'A'
+/** *out = 1 if the tensor is contiguous in `order` ('C' row-major, 'F' column-major, 'A'
  * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
 DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out);
 
-/* Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+/** Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
  * including byte_offset. The tensor must be valid and have whole-byte elements. */
 DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out);
 
-/* ---- requirements (nanobind-style constraints) ---------------------------------------- */
+/**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
-/* What a consumer requires. dlpm_requirements_init sets every field to "anything". */
+/** What a consumer requires. dlpm_requirements_init sets every field to "anything". */
 typedef struct dlpm_requirements {
-  int32_t check_dtype;          /* nonzero: dtype must equal `dtype` exactly */
-  DLDataType dtype;
-  int32_t ndim;                 /* -1: any rank */
-  const int64_t* shape;         /* NULL, or ndim entries where -1 is a wildcard */
-  char order;                   /* 'C', 'F', 'A' (either), or 0 for any layout */
-  const int32_t* device_types;  /* accepted DLDeviceType values; NULL = any */
-  int32_t num_device_types;
-  int32_t device_id;            /* -1: any ordinal */
-  uint64_t min_alignment;       /* bytes, a power of two; 0 = none */
-  int32_t writable;             /* nonzero: refuse READ_ONLY (managed tensors only carry flags) */
-  int32_t strict_strides;       /* nonzero: NULL strides (ndim > 0) are an error, not row-major */
+  int32_t check_dtype;          /**< nonzero: dtype must equal `dtype` exactly */
+  DLDataType dtype;             /**< the required dtype when check_dtype is nonzero */
+  int32_t ndim;                 /**< -1: any rank */
+  const int64_t* shape;         /**< NULL, or ndim entries where -1 is a wildcard */
+  char order;                   /**< 'C', 'F', 'A' (either), or 0 for any layout */
+  const int32_t* device_types;  /**< accepted DLDeviceType values; NULL = any */
+  int32_t num_device_types;     /**< number of entries in device_types */
+  int32_t device_id;            /**< -1: any ordinal */
+  uint64_t min_alignment;       /**< bytes, a power of two; 0 = none */
+  int32_t writable;             /**< nonzero: refuse READ_ONLY (managed tensors only carry flags) */
+  int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
 } dlpm_requirements;
 
+/** Sets every field of *req to "anything": no dtype check, any ndim/shape/order/device,
+ * no alignment, writability or strict-strides requirement. */
 DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req);
 
-/* Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
+/** Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
 DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req);
 
-/* Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
+/** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req);
 
-/* ---- ownership --------------------------------------------------------------------- */
+/**< ---- ownership --------------------------------------------------------------------- */
 
-/* Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
+/** Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
  * go. May run on any thread. */
 typedef void (*dlpm_release_fn)(void* ctx);
 
-/* Wraps the caller's buffer as a DLManagedTensorVersioned. shape (ndim entries) and
+/** Wraps the caller's buffer as a DLManagedTensorVersioned. shape (ndim entries) and
  * strides (ndim entries, or NULL for row-major) are copied, with the struct, into a single
  * allocation. The description is validated like dlpm_validate. On success *out owns the
  * buffer: its deleter calls release(ctx) exactly once (release may be NULL). On failure
@@ -148,22 +151,24 @@ DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* s
                                       DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
                                       DLManagedTensorVersioned** out);
 
-/* Calls the tensor's deleter (if any). NULL is a no-op. */
+/** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor);
 
-/* For a tensor just received from a producer: if its major version is not this library's,
+/** For a tensor just received from a producer: if its major version is not this library's,
  * calls its deleter at once and returns DLPM_E_VERSION_MISMATCH (the tensor is gone).
  * A newer minor version is accepted. */
 DLPM_API dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor);
 
-/* Moves a legacy tensor into a new versioned one (*out). The legacy struct cannot say
+/** Moves a legacy tensor into a new versioned one (*out). The legacy struct cannot say
  * whether writes are allowed, so the result is READ_ONLY, as NumPy does; use
  * dlpm_from_legacy_writable when you know the producer allows writes. On failure the
  * legacy deleter has already run (ownership was passed in). */
 DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
+
+/** dlpm_from_legacy without READ_ONLY, for producers known to allow writes (PyTorch). */
 DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
 
-/* Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
+/** Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
  * pre-1.0 DLPack. READ_ONLY and padded sub-byte tensors are refused (DLPM_E_READ_ONLY,
  * DLPM_E_INVALID_ARGUMENT): the legacy struct would silently drop those flags. On failure
  * the versioned tensor is still the caller's. */
