@@ -67,11 +67,14 @@ template <> struct dtype_traits<long long> : detail::integer_dtype<long long> {}
 template <> struct dtype_traits<unsigned long long> : detail::integer_dtype<unsigned long long> {};
 
 #if defined(__SIZEOF_INT128__)
-// std::is_signed is false for __int128 in strict modes, so spell both out.
-template <> struct dtype_traits<__int128> {
+// std::is_signed is false for __int128 in strict modes, so spell both out. __extension__
+// keeps g++ -Wpedantic quiet about the non-standard type.
+__extension__ typedef __int128 dlpm_int128;
+__extension__ typedef unsigned __int128 dlpm_uint128;
+template <> struct dtype_traits<dlpm_int128> {
   static constexpr DLDataType value = detail::make_dtype(kDLInt, 128);
 };
-template <> struct dtype_traits<unsigned __int128> {
+template <> struct dtype_traits<dlpm_uint128> {
   static constexpr DLDataType value = detail::make_dtype(kDLUInt, 128);
 };
 #endif

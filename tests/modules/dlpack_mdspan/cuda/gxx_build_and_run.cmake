@@ -1,7 +1,6 @@
 # Builds SOURCES with g++ -std=c++20 and runs the result. Third-party headers (CUDA, CCCL,
 # DLPack, doctest) go in SYSTEM_INCLUDES, so that only our own code must be warning-free.
-# (-Wpedantic is left out: g++ flags the core header's __int128 dtypes with it.)
-set(flags -std=c++20 -Wall -Wextra -Wshadow -Werror -O1)
+set(flags -std=c++20 -Wall -Wextra -Wpedantic -Wshadow -Werror -O1)
 foreach(dir ${INCLUDES})
   list(APPEND flags "-I${dir}")
 endforeach()

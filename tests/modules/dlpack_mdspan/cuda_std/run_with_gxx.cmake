@@ -1,5 +1,5 @@
 # Compile SOURCE with g++ -std=c++20 (no libc++, no <mdspan>: only cuda::std::mdspan) and run it.
-set(flags -std=c++20 -Wall -Wextra -Werror -O1)
+set(flags -std=c++20 -Wall -Wextra -Wpedantic -Werror -O1)
 foreach(dir ${INCLUDES})
   list(APPEND flags "-I${dir}")
 endforeach()
