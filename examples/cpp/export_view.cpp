@@ -2,7 +2,7 @@
 #include <array>
 #include <cstdio>
 #include <mdspan>
-#ifdef DLPM_EXAMPLE_USE_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <mdspan>
 #include <vector>
-#ifdef DLPM_EXAMPLE_USE_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,6 +1,6 @@
 // Included first by every C++ test, before `import dlpack_mdspan;` (all #includes must
 // precede the import). Each test file is built twice: importing the module
-// (DLPM_TEST_MODULE) and including the header.
+// (DLPM_USE_MODULE) and including the header.
 #pragma once
 
 #include <doctest/doctest.h>

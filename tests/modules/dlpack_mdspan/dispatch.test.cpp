@@ -1,6 +1,6 @@
 // try_visit_mdspan / visit_mdspan: runtime dtype → typed view.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

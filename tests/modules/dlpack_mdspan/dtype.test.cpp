@@ -1,6 +1,6 @@
 // dtype_traits / dtype_v: element type → DLDataType, and user registration.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,6 +1,6 @@
 // to_dlpack_tensor / try_to_dlpack_tensor: mdspan → DLTensor view.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

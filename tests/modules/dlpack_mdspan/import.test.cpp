@@ -1,6 +1,6 @@
 // to_mdspan / try_to_mdspan: every import case of CCCL's suite, then every rule.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,6 +1,6 @@
 // is_c_contiguous / is_f_contiguous / leading_dimension / stride_order.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

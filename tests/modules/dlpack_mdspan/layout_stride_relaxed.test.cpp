@@ -1,6 +1,6 @@
 // layout_stride_relaxed: broadcast, negative strides and an element offset.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,6 +1,6 @@
 // managed_tensor and the owning exports: the deleter runs exactly once on every path.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,7 +1,7 @@
 // Property: export → import gives back the same view (same extents, and every index
 // addresses the same element) for every dtype, layout and shape.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

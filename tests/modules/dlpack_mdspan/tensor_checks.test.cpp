@@ -1,6 +1,6 @@
 // check_structure / validate / numel / nbytes: the type-free core.
 #include "support/prelude.hpp"
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

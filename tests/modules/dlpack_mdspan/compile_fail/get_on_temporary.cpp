@@ -1,7 +1,7 @@
 // to_dlpack_tensor(md).get() would hand out shape/strides pointers into a temporary that
 // dies at the end of the statement. It must not compile.
 #include <mdspan>
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

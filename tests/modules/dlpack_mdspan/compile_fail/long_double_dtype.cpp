@@ -1,6 +1,6 @@
 // long double is not IEEE binary128 on x86-64; exporting it must fail with a reason.
 #include <mdspan>
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,7 +1,7 @@
 // An element type with no dtype_traits specialization fails with a message that says how
 // to register it; the instantiation context names the type.
 #include <mdspan>
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

@@ -1,7 +1,7 @@
 // A DLTensor returned from a function whose dlpack_tensor dies there would dangle.
 // [[clang::lifetimebound]] on get() lets clang see that.
 #include <mdspan>
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

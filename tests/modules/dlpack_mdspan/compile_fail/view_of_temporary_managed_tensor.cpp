@@ -2,7 +2,7 @@
 // runs at the end of the statement. It must not compile.
 #include <dlpack/dlpack.h>
 #include <mdspan>
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

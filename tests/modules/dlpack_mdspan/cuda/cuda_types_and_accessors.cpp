@@ -21,7 +21,7 @@
 
 #include "support/tensor_builder.hpp"
 
-#ifdef DLPM_TEST_MODULE
+#ifdef DLPM_USE_MODULE
 // cuda.hpp brings the header form; importing the module as well must change nothing.
 import dlpack_mdspan;
 #endif
