@@ -1,0 +1,165 @@
+// What the C++ benchmark files share: the library (header form, so the suite builds with
+// or without the module), the physical-floor baselines and a few fixtures.
+#ifndef DLPM_BENCH_COMMON_HPP
+#define DLPM_BENCH_COMMON_HPP
+
+#include <mdspan>
+
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+
+#include "harness.hpp"
+
+#include <sys/mman.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace dm = dlpack_mdspan;
+
+namespace bench {
+
+inline std::string label(const char* fmt, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+// ---- export floor: a DLTensor filled by hand, with its shape and strides beside it ------
+
+template <std::size_t R>
+struct raw_tensor {
+  DLTensor t;
+  std::int64_t shape[R == 0 ? 1 : R];
+  std::int64_t strides[R == 0 ? 1 : R];
+};
+
+/// What a careful programmer writes by hand for a float mdspan on the CPU: no checks.
+template <class M>
+inline void hand_fill(const M& md, raw_tensor<M::rank()>& out) noexcept {
+  constexpr std::size_t R = M::rank();
+  out.t.data = const_cast<float*>(md.data_handle());
+  out.t.device = DLDevice{kDLCPU, 0};
+  out.t.ndim = static_cast<std::int32_t>(R);
+  out.t.dtype = DLDataType{kDLFloat, 32, 1};
+  for (std::size_t r = 0; r < R; ++r) {
+    out.shape[r] = static_cast<std::int64_t>(md.extent(r));
+    out.strides[r] = static_cast<std::int64_t>(md.stride(r));
+  }
+  out.t.shape = out.shape;
+  out.t.strides = out.strides;
+  out.t.byte_offset = 0;
+}
+
+// ---- import floor: a DLTensor read into an mdspan without a single check ----------------
+
+template <class M, std::size_t... I>
+inline M raw_read(const DLTensor& t, std::index_sequence<I...>) noexcept {
+  using E = typename M::extents_type;
+  using L = typename M::layout_type;
+  using T = typename M::element_type;
+  using index = typename M::index_type;
+  const E e(static_cast<index>(t.shape[I])...);
+  if constexpr (std::is_same_v<L, dm::layout_stride_relaxed>) {
+    const std::array<index, sizeof...(I)> s{static_cast<index>(t.strides[I])...};
+    return M(static_cast<T*>(t.data), typename M::mapping_type(e, s, static_cast<index>(t.byte_offset / sizeof(T))));
+  } else if constexpr (std::is_same_v<L, std::layout_stride>) {
+    const std::array<index, sizeof...(I)> s{static_cast<index>(t.strides[I])...};
+    return M(reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset), typename M::mapping_type(e, s));
+  } else {
+    return M(reinterpret_cast<T*>(static_cast<char*>(t.data) + t.byte_offset), e);
+  }
+}
+template <class M>
+inline M raw_read(const DLTensor& t) noexcept {
+  return raw_read<M>(t, std::make_index_sequence<M::rank()>{});
+}
+
+// ---- fixtures ---------------------------------------------------------------------------
+
+/// A compact row-major float DLTensor over caller-owned arrays.
+template <std::size_t R>
+struct tensor_fixture {
+  std::array<std::int64_t, R> shape{};
+  std::array<std::int64_t, R> strides{};
+  DLTensor t{};
+  tensor_fixture(void* data, const std::array<std::int64_t, R>& s) : shape(s) {
+    std::int64_t stride = 1;
+    for (std::size_t r = R; r-- > 0;) {
+      strides[r] = stride;
+      stride *= shape[r];
+    }
+    t.data = data;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<std::int32_t>(R);
+    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.shape = shape.data();
+    t.strides = strides.data();
+    t.byte_offset = 0;
+  }
+  tensor_fixture(const tensor_fixture&) = delete;
+};
+
+/// Address space that nothing may touch: PROT_NONE, never committed. Any read or write of
+/// an element segfaults, which proves that an operation's cost cannot depend on the size.
+class untouchable {
+ public:
+  explicit untouchable(std::size_t bytes) : bytes_(bytes) {
+    p_ = ::mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p_ == MAP_FAILED) throw std::runtime_error("mmap of the untouchable region failed");
+  }
+  ~untouchable() { ::munmap(p_, bytes_); }
+  untouchable(const untouchable&) = delete;
+  untouchable& operator=(const untouchable&) = delete;
+  float* data() const noexcept { return static_cast<float*>(p_); }
+
+ private:
+  void* p_;
+  std::size_t bytes_;
+};
+
+/// An owner that keeps nothing alive and costs nothing to move: it isolates the library's
+/// own cost in the managed-tensor benchmarks.
+struct trivial_owner {
+  void* keep = nullptr;
+};
+
+/// The hand-written floor of an owning export: one block with the struct, the shape, the
+/// strides and the owner, and a deleter that frees it.
+template <std::size_t R, class Owner>
+struct raw_block {
+  DLManagedTensorVersioned managed;
+  std::int64_t shape[R];
+  std::int64_t strides[R];
+  Owner owner;
+  static void destroy(DLManagedTensorVersioned* self) noexcept { delete static_cast<raw_block*>(self->manager_ctx); }
+};
+
+template <class M, class Owner>
+inline DLManagedTensorVersioned* hand_managed(const M& md, Owner&& owner) {
+  constexpr std::size_t R = M::rank();
+  using block = raw_block<R, std::remove_cvref_t<Owner>>;
+  auto* b = new block{DLManagedTensorVersioned{}, {}, {}, std::forward<Owner>(owner)};
+  raw_tensor<R> view;
+  hand_fill(md, view);
+  for (std::size_t r = 0; r < R; ++r) {
+    b->shape[r] = view.shape[r];
+    b->strides[r] = view.strides[r];
+  }
+  b->managed.dl_tensor = view.t;
+  b->managed.dl_tensor.shape = b->shape;
+  b->managed.dl_tensor.strides = b->strides;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  b->managed.flags = 0;
+  return &b->managed;
+}
+
+}  // namespace bench
+
+#endif

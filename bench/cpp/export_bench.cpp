@@ -1,0 +1,62 @@
+// 1. Export views: to_dlpack_tensor(md).get() against a DLTensor filled by hand, for ranks
+// 1, 2, 4 and 8, with static and with dynamic extents (std::size_t index type, as
+// std::dims gives; layout_right; float).
+#include <catch2/catch.hpp>
+
+#include "common.hpp"
+
+namespace {
+
+float g_data[256];
+
+template <class M>
+void check_export(const M& md) {
+  auto view = dm::to_dlpack_tensor(md);
+  const DLTensor t = view.get();
+  bench::raw_tensor<M::rank()> raw;
+  bench::hand_fill(md, raw);
+  REQUIRE(t.data == raw.t.data);
+  REQUIRE(t.ndim == raw.t.ndim);
+  REQUIRE(t.byte_offset == raw.t.byte_offset);
+  for (std::size_t r = 0; r < M::rank(); ++r) {
+    REQUIRE(t.shape[r] == raw.shape[r]);
+    REQUIRE(t.strides[r] == raw.strides[r]);
+  }
+}
+
+template <class M>
+void export_group(const char* kind, M md) {
+  constexpr std::size_t R = M::rank();
+  check_export(md);
+  bench::compare(
+      "export view",
+      bench::op(bench::label("rank %zu, %s extents: hand-filled DLTensor", R, kind),
+                [md]() mutable {
+                  bench::launder(md);
+                  bench::raw_tensor<R> raw;
+                  bench::hand_fill(md, raw);
+                  bench::escape(&raw);
+                }),
+      {bench::op(bench::label("rank %zu, %s extents: to_dlpack_tensor(md).get()", R, kind), [md]() mutable {
+        bench::launder(md);
+        auto view = dm::to_dlpack_tensor(md);
+        DLTensor t = view.get();
+        bench::escape(&view);
+        bench::escape(&t);
+      })});
+}
+
+}  // namespace
+
+TEST_CASE("export view: to_dlpack_tensor(md).get() vs a hand-filled DLTensor", "[export]") {
+  using std::extents;
+  using std::size_t;
+  export_group("static", std::mdspan<float, extents<size_t, 64>>(g_data));
+  export_group("dynamic", std::mdspan<float, std::dextents<size_t, 1>>(g_data, 64));
+  export_group("static", std::mdspan<float, extents<size_t, 8, 8>>(g_data));
+  export_group("dynamic", std::mdspan<float, std::dextents<size_t, 2>>(g_data, 8, 8));
+  export_group("static", std::mdspan<float, extents<size_t, 2, 3, 4, 5>>(g_data));
+  export_group("dynamic", std::mdspan<float, std::dextents<size_t, 4>>(g_data, 2, 3, 4, 5));
+  export_group("static", std::mdspan<float, extents<size_t, 2, 2, 2, 2, 2, 2, 2, 2>>(g_data));
+  export_group("dynamic", std::mdspan<float, std::dextents<size_t, 8>>(g_data, 2, 2, 2, 2, 2, 2, 2, 2));
+}

@@ -1,0 +1,151 @@
+// 4. The C facade (static library, as Rust and the Python extensions link it) against the
+// inline C++ call it wraps: dlpm_validate vs dlpack_mdspan::validate, dlpm_check /
+// dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new +
+// dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor + destroy. A 2-D float32
+// C-contiguous CPU tensor, the case of every NumPy consumer.
+#include <catch2/catch.hpp>
+
+#include "common.hpp"
+
+#include <dlpack_mdspan.h>
+
+namespace {
+
+alignas(64) float g_data[256];
+const std::int32_t g_cpu[] = {kDLCPU};
+std::uint64_t g_releases = 0;
+
+void count_release(void*) noexcept { ++g_releases; }
+
+// The facade's owner (c_release_owner in ffi/src/dlpack_mdspan_c.cpp), for the inline call.
+class release_owner {
+ public:
+  release_owner(dlpm_release_fn fn, void* ctx) noexcept : fn_(fn), ctx_(ctx) {}
+  release_owner(release_owner&& o) noexcept : fn_(o.fn_), ctx_(o.ctx_) { o.fn_ = nullptr; }
+  ~release_owner() {
+    if (fn_ != nullptr) fn_(ctx_);
+  }
+
+ private:
+  dlpm_release_fn fn_;
+  void* ctx_;
+};
+
+dlpm_requirements c_requirements() {
+  dlpm_requirements req;
+  dlpm_requirements_init(&req);
+  req.check_dtype = 1;
+  req.dtype = DLDataType{kDLFloat, 32, 1};
+  req.ndim = 2;
+  req.order = 'C';
+  req.device_types = g_cpu;
+  req.num_device_types = 1;
+  return req;
+}
+
+dm::tensor_requirements cxx_requirements() {
+  dm::tensor_requirements req;
+  req.any_dtype = false;
+  req.dtype = DLDataType{kDLFloat, 32, 1};
+  req.ndim = 2;
+  req.order = 'C';
+  req.device_types = g_cpu;
+  req.num_device_types = 1;
+  return req;
+}
+
+}  // namespace
+
+TEST_CASE("C facade: validation and requirements vs the inline C++ call", "[facade]") {
+  bench::tensor_fixture<2> fx(g_data, {8, 8});
+  DLTensor* t = &fx.t;
+  const dlpm_requirements creq = c_requirements();
+  const dm::tensor_requirements req = cxx_requirements();
+  {
+    dm::error err;
+    REQUIRE(dlpm_validate(t) == DLPM_OK);
+    REQUIRE(dm::validate(*t, &err));
+    REQUIRE(dlpm_check(t, &creq) == DLPM_OK);
+    REQUIRE(dm::check_requirements(*t, 0, req, &err));
+  }
+
+  bench::compare("C facade",
+                 bench::op("validate: dlpack_mdspan::validate (inline C++)",
+                           [t]() mutable {
+                             bench::launder(t);
+                             dm::error err;
+                             bool ok = dm::validate(*t, &err);
+                             bench::escape(&ok);
+                           }),
+                 {bench::op("validate: dlpm_validate", [t]() mutable {
+                   bench::launder(t);
+                   dlpm_status s = dlpm_validate(t);
+                   bench::escape(&s);
+                 })});
+
+  bench::compare("C facade",
+                 bench::op("check (f32, ndim 2, C order, CPU): check_requirements (inline C++)",
+                           [t, r = req]() mutable {
+                             bench::launder(t);
+                             bench::launder(r);
+                             dm::error err;
+                             bool ok = dm::check_requirements(*t, 0, r, &err);
+                             bench::escape(&ok);
+                           }),
+                 {bench::op("check (f32, ndim 2, C order, CPU): dlpm_check", [t, r = creq]() mutable {
+                   bench::launder(t);
+                   bench::launder(r);
+                   dlpm_status s = dlpm_check(t, &r);
+                   bench::escape(&s);
+                 })});
+
+  DLManagedTensorVersioned* m = nullptr;
+  REQUIRE(dlpm_managed_new(g_data, 2, fx.shape.data(), nullptr, fx.t.dtype, fx.t.device, 0, 0, nullptr, nullptr, &m) ==
+          DLPM_OK);
+  REQUIRE(dlpm_check_managed(m, &creq) == DLPM_OK);
+  bench::compare("C facade",
+                 bench::op("check managed: check_requirements with flags (inline C++)",
+                           [m, r = req]() mutable {
+                             bench::launder(m);
+                             bench::launder(r);
+                             dm::error err;
+                             bool ok = dm::check_requirements(m->dl_tensor, m->flags, r, &err);
+                             bench::escape(&ok);
+                           }),
+                 {bench::op("check managed: dlpm_check_managed", [m, r = creq]() mutable {
+                   bench::launder(m);
+                   bench::launder(r);
+                   dlpm_status s = dlpm_check_managed(m, &r);
+                   bench::escape(&s);
+                 })});
+  dlpm_managed_delete(m);
+}
+
+TEST_CASE("C facade: dlpm_managed_new + dlpm_managed_delete vs the inline C++ call", "[facade]") {
+  bench::tensor_fixture<2> fx(g_data, {8, 8});
+  DLTensor* t = &fx.t;
+  g_releases = 0;
+  {
+    DLManagedTensorVersioned* m = nullptr;
+    REQUIRE(dlpm_managed_new(t->data, t->ndim, t->shape, t->strides, t->dtype, t->device, 0, 0, count_release, nullptr, &m) ==
+            DLPM_OK);
+    dlpm_managed_delete(m);
+    REQUIRE(g_releases == 1);
+  }
+  bench::compare("C facade",
+                 bench::op("managed new + delete: try_make_managed_tensor + destroy (inline C++)",
+                           [t]() mutable {
+                             bench::launder(t);
+                             auto made = dm::try_make_managed_tensor(*t, release_owner(count_release, nullptr));
+                             bench::escape(&made);
+                           }),
+                 {bench::op("managed new + delete: dlpm_managed_new + dlpm_managed_delete", [t]() mutable {
+                   bench::launder(t);
+                   DLManagedTensorVersioned* m = nullptr;
+                   dlpm_managed_new(t->data, t->ndim, t->shape, t->strides, t->dtype, t->device, t->byte_offset, 0,
+                                    count_release, nullptr, &m);
+                   bench::escape(m);
+                   dlpm_managed_delete(m);
+                 })},
+                 "release callback: a counter");
+}

@@ -1,0 +1,213 @@
+// Catch2's runner with the benchmark options, the interleaved timing, the allocation
+// counter (global operator new replaced in this executable) and the result table.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include "harness.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <new>
+
+// ---- allocation counter ---------------------------------------------------------------
+// Every form of the global operator new counts one allocation; the benchmarks are
+// single-threaded, so a plain counter is enough. Static libraries linked into this
+// executable (the C facade) allocate through these too.
+namespace {
+std::uint64_t g_allocations = 0;
+
+void* counted_malloc(std::size_t n) noexcept {
+  ++g_allocations;
+  return std::malloc(n == 0 ? 1 : n);
+}
+void* counted_aligned(std::size_t n, std::align_val_t a) noexcept {
+  ++g_allocations;
+  const auto align = static_cast<std::size_t>(a);
+  const std::size_t size = (n == 0 ? align : (n + align - 1) / align * align);
+  return std::aligned_alloc(align, size);
+}
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (void* p = counted_malloc(n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  if (void* p = counted_malloc(n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
+void* operator new[](std::size_t n, const std::nothrow_t&) noexcept { return counted_malloc(n); }
+void* operator new(std::size_t n, std::align_val_t a) {
+  if (void* p = counted_aligned(n, a)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n, std::align_val_t a) {
+  if (void* p = counted_aligned(n, a)) return p;
+  throw std::bad_alloc();
+}
+void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(n, a); }
+void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(n, a); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+
+namespace bench {
+
+std::uint64_t allocations() noexcept { return g_allocations; }
+
+namespace {
+
+struct options {
+  bool smoke = false;           // one call of everything: keeps the benchmarks compiling and running
+  bool catch_benchmark = false; // Catch2's BENCHMARK statistics instead of the interleaved harness
+  int batches = 301;            // batches per operation
+  double batch_us = 40;         // target duration of one batch
+  std::string out;              // TSV file for scripts/bench
+};
+options g_options;
+std::vector<row> g_rows;
+
+constexpr std::size_t alloc_reps = 64;
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_of(operation& o, std::size_t n) {
+  const auto t0 = clock_type::now();
+  o.batch(n);
+  const auto t1 = clock_type::now();
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+}  // namespace
+
+const std::vector<row>& rows() { return g_rows; }
+
+void compare(const std::string& section, operation baseline, std::vector<operation> candidates, const std::string& note) {
+  std::vector<operation*> ops{&baseline};
+  for (auto& c : candidates) ops.push_back(&c);
+  std::cerr << "  " << section << ": " << baseline.name << " (+" << candidates.size() << ")\n";
+
+  if (g_options.catch_benchmark) {
+    for (operation* o : ops) {
+      BENCHMARK_ADVANCED(section + " | " + o->name)(Catch::Benchmark::Chronometer meter) {
+        // One batch of meter.runs() operations inside Catch2's chronometer, so the
+        // measured loop is the same inlined loop as in the interleaved harness.
+        const auto k = static_cast<std::size_t>(meter.runs());
+        meter.measure([&](int i) {
+          if (i == 0) o->batch(k);
+        });
+      };
+    }
+    return;
+  }
+
+  // Allocations of the operation alone: nothing else runs between the two reads.
+  std::vector<double> allocs;
+  const std::size_t reps = g_options.smoke ? 1 : alloc_reps;
+  for (operation* o : ops) {
+    const std::uint64_t before = allocations();
+    o->batch(reps);
+    allocs.push_back(static_cast<double>(allocations() - before) / static_cast<double>(reps));
+  }
+
+  std::vector<double> ns(ops.size());
+  if (g_options.smoke) {
+    for (std::size_t i = 0; i < ops.size(); ++i) ns[i] = seconds_of(*ops[i], 1) * 1e9;
+  } else {
+    // Batch sizes: double until a batch lasts batch_us (this also warms the caches).
+    std::vector<std::size_t> n(ops.size(), 1);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      while (seconds_of(*ops[i], n[i]) < g_options.batch_us * 1e-6 && n[i] < (std::size_t{1} << 30)) n[i] *= 2;
+    }
+    std::vector<std::vector<double>> samples(ops.size());
+    for (auto& s : samples) s.reserve(static_cast<std::size_t>(g_options.batches));
+    for (int b = 0; b < g_options.batches; ++b) {
+      for (std::size_t j = 0; j < ops.size(); ++j) {
+        const std::size_t i = (j + static_cast<std::size_t>(b)) % ops.size();  // rotate who goes first
+        samples[i].push_back(seconds_of(*ops[i], n[i]) * 1e9 / static_cast<double>(n[i]));
+      }
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) ns[i] = median(std::move(samples[i]));
+  }
+
+  g_rows.push_back(row{section, baseline.name, ns[0], "", allocs[0], ""});
+  for (std::size_t i = 1; i < ops.size(); ++i)
+    g_rows.push_back(row{section, ops[i]->name, ns[i], baseline.name, allocs[i], note});
+}
+
+}  // namespace bench
+
+namespace {
+
+void print_table(std::ostream& os) {
+  std::string section;
+  char line[512];
+  for (const auto& r : bench::g_rows) {
+    if (r.section != section) {
+      section = r.section;
+      os << "\n" << section << "\n";
+    }
+    double base = NAN;
+    for (const auto& b : bench::g_rows)
+      if (b.section == r.section && b.name == r.baseline) base = b.ns;
+    std::snprintf(line, sizeof line, "  %-58s %9.2f ns  %6s  %5.2f allocs\n", r.name.c_str(), r.ns,
+                  std::isnan(base) ? "" : (std::to_string(r.ns / base).substr(0, 4) + "x").c_str(), r.allocs);
+    os << line;
+  }
+}
+
+bool write_tsv(const std::string& path) {
+  std::ofstream f(path);
+  if (!f) return false;
+  f << "section\tname\tvalue\tunit\tbaseline\tallocs\tnote\n";
+  for (const auto& r : bench::g_rows)
+    f << r.section << '\t' << r.name << '\t' << r.ns << "\tns\t" << r.baseline << '\t' << r.allocs << '\t' << r.note << '\n';
+  return static_cast<bool>(f);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Catch::Session session;
+  using Catch::clara::Opt;
+  auto& o = bench::g_options;
+  auto cli = session.cli()
+             | Opt(o.smoke)["--smoke"]("run every operation once (CI: keeps the benchmarks compiling and running)")
+             | Opt(o.catch_benchmark)["--catch-benchmark"]("measure with Catch2's BENCHMARK statistics instead")
+             | Opt(o.batches, "n")["--batches"]("interleaved batches per operation (default 301)")
+             | Opt(o.batch_us, "us")["--batch-us"]("target duration of one batch in microseconds (default 40)")
+             | Opt(o.out, "file")["--tsv"]("write the results as TSV to this file");
+  session.cli(cli);
+  if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
+  const int rc = session.run();
+  if (!o.catch_benchmark) {
+    print_table(std::cout);
+    if (!o.out.empty() && !write_tsv(o.out)) {
+      std::cerr << "cannot write " << o.out << "\n";
+      return 1;
+    }
+  }
+  return rc;
+}

@@ -1,0 +1,24 @@
+// nb_bench: nanobind's ndarray argument conversion, for timing against dlpm_bench.
+//
+//   consume_f32_2d(a)  a function taking nb::ndarray<float, nb::ndim<2>, nb::c_contig>:
+//                      nanobind imports the argument (through __dlpack__ for NumPy),
+//                      checks dtype, rank and order, and releases it when the call ends.
+//   noop(a)            a function taking nb::handle: nanobind's call floor.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+
+namespace nb = nanobind;
+
+namespace {
+volatile std::uintptr_t sink;  // the view is used, so nothing can be skipped
+}
+
+NB_MODULE(nb_bench, m) {
+  m.def("consume_f32_2d", [](nb::ndarray<float, nb::ndim<2>, nb::c_contig> a) {
+    sink = reinterpret_cast<std::uintptr_t>(a.data()) + static_cast<std::uintptr_t>(a.shape(0)) +
+           static_cast<std::uintptr_t>(a.shape(1));
+  });
+  m.def("noop", [](nb::handle) {});
+}

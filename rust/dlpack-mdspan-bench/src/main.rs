@@ -1,0 +1,454 @@
+//! Benchmarks of the safe Rust layer (`dlpack-mdspan`) against the raw facade calls it
+//! makes (`dlpack-mdspan-sys`). Run by `scripts/bench`, which merges the rows into its
+//! table; by hand:
+//!
+//! ```sh
+//! DLPACK_MDSPAN_LIB_DIR=build/bench/ffi CARGO_TARGET_DIR=build/bench/cargo \
+//!   cargo run --release --offline --locked -p dlpack-mdspan-bench -- [--smoke] [--tsv FILE]
+//! ```
+//!
+//! Timing follows the C++ suite (`bench/cpp/harness.hpp`): each comparison measures its
+//! operations interleaved, batch by batch, and reports each one's median ns per operation,
+//! so the baseline and the candidate see the same machine load. `std::hint::black_box`
+//! keeps the inputs opaque and the results alive.
+//!
+//! Allocations per operation count Rust's (a counting `#[global_allocator]`) and the C++
+//! facade's (the global `operator new` forms the static library calls are defined here, in
+//! the executable, so the linker binds the facade's calls to them).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ffi::c_void;
+use std::hint::black_box;
+use std::io::Write;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use dlpack_mdspan::{DataType, Device, ManagedTensor, TensorView};
+use dlpack_mdspan_sys as sys;
+
+// ---- allocation counting --------------------------------------------------------------
+
+static RUST_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static CXX_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+struct Counting;
+
+// SAFETY: forwards every call to the system allocator unchanged; it only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        RUST_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        RUST_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        RUST_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: forwarded with the caller's pointer and layouts.
+        unsafe { System.realloc(p, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        // SAFETY: forwarded with the caller's pointer and layout.
+        unsafe { System.dealloc(p, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn free(p: *mut c_void);
+}
+
+fn cxx_new(size: usize) -> *mut c_void {
+    CXX_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: plain malloc; operator new never returns NULL for size 0 either.
+    unsafe { malloc(size.max(1)) }
+}
+
+fn cxx_new_or_abort(size: usize) -> *mut c_void {
+    let p = cxx_new(size);
+    if p.is_null() {
+        std::process::abort(); // no C++ exception can be thrown from here
+    }
+    p
+}
+
+// The Itanium-ABI names of the global operator new / delete forms (C++ libraries built with
+// libc++ reach malloc/free through these; libc++'s own are malloc/free too, so memory from
+// either side may be released by the other).
+#[no_mangle]
+extern "C" fn _Znwm(size: usize) -> *mut c_void {
+    cxx_new_or_abort(size)
+}
+#[no_mangle]
+extern "C" fn _Znam(size: usize) -> *mut c_void {
+    cxx_new_or_abort(size)
+}
+#[no_mangle]
+extern "C" fn _ZnwmRKSt9nothrow_t(size: usize, _: *const c_void) -> *mut c_void {
+    cxx_new(size)
+}
+#[no_mangle]
+extern "C" fn _ZnamRKSt9nothrow_t(size: usize, _: *const c_void) -> *mut c_void {
+    cxx_new(size)
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdlPv(p: *mut c_void) {
+    // SAFETY: p came from malloc (any operator new above, or libc++'s) or is NULL.
+    unsafe { free(p) }
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdaPv(p: *mut c_void) {
+    // SAFETY: as above.
+    unsafe { free(p) }
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdlPvm(p: *mut c_void, _: usize) {
+    // SAFETY: as above.
+    unsafe { free(p) }
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdaPvm(p: *mut c_void, _: usize) {
+    // SAFETY: as above.
+    unsafe { free(p) }
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdlPvRKSt9nothrow_t(p: *mut c_void, _: *const c_void) {
+    // SAFETY: as above.
+    unsafe { free(p) }
+}
+#[no_mangle]
+unsafe extern "C" fn _ZdaPvRKSt9nothrow_t(p: *mut c_void, _: *const c_void) {
+    // SAFETY: as above.
+    unsafe { free(p) }
+}
+
+fn allocations() -> u64 {
+    RUST_ALLOCATIONS.load(Ordering::Relaxed) + CXX_ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+// ---- harness ---------------------------------------------------------------------------
+
+struct Options {
+    smoke: bool,
+    batches: usize,
+    batch_us: f64,
+    tsv: Option<String>,
+}
+
+struct Op {
+    name: String,
+    batch: Box<dyn FnMut(u64)>,
+}
+
+fn op(name: &str, mut f: impl FnMut() + 'static) -> Op {
+    Op {
+        name: name.to_string(),
+        batch: Box::new(move |n| {
+            for _ in 0..n {
+                f();
+            }
+        }),
+    }
+}
+
+struct Row {
+    name: String,
+    ns: f64,
+    baseline: String,
+    allocs: f64,
+    note: String,
+}
+
+fn seconds(o: &mut Op, n: u64) -> f64 {
+    let t0 = Instant::now();
+    (o.batch)(n);
+    t0.elapsed().as_secs_f64()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn compare(opts: &Options, rows: &mut Vec<Row>, mut baseline: Op, candidates: Vec<Op>, note: &str) {
+    eprintln!("  Rust: {} (+{})", baseline.name, candidates.len());
+    let mut ops: Vec<&mut Op> = vec![&mut baseline];
+    let mut candidates = candidates;
+    ops.extend(candidates.iter_mut());
+
+    let reps: u64 = if opts.smoke { 1 } else { 64 };
+    let mut allocs = Vec::new();
+    for o in ops.iter_mut() {
+        let before = allocations();
+        (o.batch)(reps);
+        allocs.push((allocations() - before) as f64 / reps as f64);
+    }
+
+    let mut ns = vec![0.0; ops.len()];
+    if opts.smoke {
+        for (i, o) in ops.iter_mut().enumerate() {
+            ns[i] = seconds(o, 1) * 1e9;
+        }
+    } else {
+        let mut n = vec![1u64; ops.len()];
+        for (i, o) in ops.iter_mut().enumerate() {
+            while seconds(o, n[i]) < opts.batch_us * 1e-6 && n[i] < (1 << 30) {
+                n[i] *= 2;
+            }
+        }
+        let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(opts.batches); ops.len()];
+        for b in 0..opts.batches {
+            for j in 0..ops.len() {
+                let i = (j + b) % ops.len(); // rotate who goes first
+                samples[i].push(seconds(ops[i], n[i]) * 1e9 / n[i] as f64);
+            }
+        }
+        for (i, s) in samples.into_iter().enumerate() {
+            ns[i] = median(s);
+        }
+    }
+
+    let base = ops[0].name.clone();
+    for (i, o) in ops.iter().enumerate() {
+        rows.push(Row {
+            name: o.name.clone(),
+            ns: ns[i],
+            baseline: if i == 0 { String::new() } else { base.clone() },
+            allocs: allocs[i],
+            note: if i == 0 {
+                String::new()
+            } else {
+                note.to_string()
+            },
+        });
+    }
+}
+
+// ---- fixtures --------------------------------------------------------------------------
+
+const SHAPE: [i64; 2] = [4, 6];
+const STRIDES: [i64; 2] = [6, 1];
+static HOST: [sys::DLDeviceType; 4] = [
+    sys::kDLCPU,
+    sys::kDLCUDAHost,
+    sys::kDLCUDAManaged,
+    sys::kDLROCMHost,
+];
+
+/// What `view::<f32>()` asks the facade for, written as a plain struct literal: what a
+/// careful user of the raw bindings would pass.
+fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
+    sys::dlpm_requirements {
+        check_dtype: 1,
+        dtype: DataType::F32.0,
+        ndim: -1,
+        shape: ptr::null(),
+        order: 0,
+        device_types: HOST.as_ptr(),
+        num_device_types: HOST.len() as i32,
+        device_id: -1,
+        min_alignment: std::mem::align_of::<f32>() as u64,
+        writable: i32::from(writable),
+        strict_strides: 0,
+    }
+}
+
+/// A bare 4x6 f32 DLTensor over memory that lives for the whole program.
+fn leaked_tensor() -> &'static sys::DLTensor {
+    let data: &'static mut [f32] = Box::leak(vec![1.0f32; 24].into_boxed_slice());
+    let shape: &'static mut [i64; 2] = Box::leak(Box::new(SHAPE));
+    let strides: &'static mut [i64; 2] = Box::leak(Box::new(STRIDES));
+    Box::leak(Box::new(sys::DLTensor {
+        data: data.as_mut_ptr().cast(),
+        device: Device::CPU.0,
+        ndim: 2,
+        dtype: DataType::F32.0,
+        shape: shape.as_mut_ptr(),
+        strides: strides.as_mut_ptr(),
+        byte_offset: 0,
+    }))
+}
+
+unsafe extern "C" fn drop_boxed_vec(ctx: *mut c_void) {
+    // SAFETY: ctx is the Box::into_raw of a Box<Vec<f32>>, released exactly once (the
+    // facade's contract for dlpm_managed_new).
+    drop(unsafe { Box::from_raw(ctx.cast::<Vec<f32>>()) });
+}
+
+fn ok(status: sys::dlpm_status) {
+    assert_eq!(status, sys::DLPM_OK, "facade call failed");
+}
+
+// ---- the benchmarks --------------------------------------------------------------------
+
+fn run(opts: &Options) -> Vec<Row> {
+    let mut rows = Vec::new();
+
+    // 1. A safe view of a bare DLTensor vs the one facade call behind it.
+    let t = leaked_tensor();
+    {
+        // SAFETY: t and its arrays live for the whole program and are never written.
+        let v = unsafe { TensorView::<f32>::from_raw(t) }.expect("valid tensor");
+        assert_eq!(v.shape(), &SHAPE);
+    }
+    compare(
+        opts,
+        &mut rows,
+        op("view of a bare DLTensor: raw dlpm_check", move || {
+            let req = f32_requirements(false);
+            // SAFETY: t is a live DLTensor; req a valid requirements struct.
+            let s = unsafe { sys::dlpm_check(black_box(t), &req) };
+            black_box(s);
+        }),
+        vec![op(
+            "view of a bare DLTensor: TensorView::<f32>::from_raw",
+            move || {
+                // SAFETY: t and its arrays live for the whole program and are never written.
+                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
+                black_box(&v);
+            },
+        )],
+        "safe side: dlpm_requirements_init + dlpm_check + dlpm_numel",
+    );
+
+    // 2. A safe view of a managed tensor vs dlpm_check_managed.
+    let owned: &'static ManagedTensor = Box::leak(Box::new(
+        ManagedTensor::from_vec(vec![1.0f32; 24], &SHAPE).expect("export"),
+    ));
+    let raw_ptr = owned.as_ptr();
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "view of a ManagedTensor: raw dlpm_check_managed",
+            move || {
+                let req = f32_requirements(false);
+                // SAFETY: raw_ptr is owned by `owned`, which lives for the whole program.
+                let s = unsafe { sys::dlpm_check_managed(black_box(raw_ptr), &req) };
+                black_box(s);
+            },
+        ),
+        vec![op(
+            "view of a ManagedTensor: ManagedTensor::view::<f32>()",
+            move || {
+                let v = black_box(owned).view::<f32>();
+                black_box(&v);
+            },
+        )],
+        "safe side: dlpm_requirements_init + dlpm_check_managed + dlpm_numel",
+    );
+
+    // 3. The round trip: export a Vec, hand it out, take it back, view it, drop it.
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "round trip: raw dlpm_managed_new ... dlpm_managed_delete",
+            || {
+                let mut v = vec![0.0f32; 24];
+                let data = v.as_mut_ptr().cast::<c_void>();
+                let ctx = Box::into_raw(Box::new(v)).cast::<c_void>();
+                let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+                // SAFETY: shape/strides hold 2 entries each; ctx is released exactly once by
+                // drop_boxed_vec; out is a valid out-parameter.
+                ok(unsafe {
+                    sys::dlpm_managed_new(
+                        data,
+                        2,
+                        SHAPE.as_ptr(),
+                        STRIDES.as_ptr(),
+                        DataType::F32.0,
+                        Device::CPU.0,
+                        0,
+                        0,
+                        Some(drop_boxed_vec),
+                        ctx,
+                        &mut out,
+                    )
+                });
+                let p = black_box(out); // handed out ... and taken back
+                let req = f32_requirements(false);
+                // SAFETY: p is the live tensor made above; deleted exactly once, here.
+                unsafe {
+                    ok(sys::dlpm_managed_check_version(p));
+                    ok(sys::dlpm_check_managed(p, &req));
+                    black_box((*p).dl_tensor.shape);
+                    sys::dlpm_managed_delete(p);
+                }
+            },
+        ),
+        vec![op(
+            "round trip: from_vec, into_raw, from_raw, view, drop",
+            || {
+                let t = ManagedTensor::from_vec(vec![0.0f32; 24], &SHAPE).expect("export");
+                let raw = black_box(t.into_raw()); // handed out ... and taken back
+                                                   // SAFETY: raw is the live tensor from into_raw; ownership comes back here.
+                let t = unsafe { ManagedTensor::from_raw(raw) }.expect("adopt");
+                {
+                    let v = t.view::<f32>().expect("view");
+                    black_box(v.shape());
+                }
+                drop(t);
+            },
+        )],
+        "both sides allocate the Vec<f32> of 24 elements each time",
+    );
+
+    rows
+}
+
+fn main() {
+    let mut opts = Options {
+        smoke: false,
+        batches: 301,
+        batch_us: 40.0,
+        tsv: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--smoke" => opts.smoke = true,
+            "--tsv" => opts.tsv = args.next(),
+            "--batches" => {
+                opts.batches = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--batches N")
+            }
+            "--batch-us" => {
+                opts.batch_us = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("--batch-us US")
+            }
+            _ => {
+                eprintln!("usage: dlpack-mdspan-bench [--smoke] [--tsv FILE] [--batches N] [--batch-us US]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let rows = run(&opts);
+    let mut text = String::from("section\tname\tvalue\tunit\tbaseline\tallocs\tnote\n");
+    for r in &rows {
+        text.push_str(&format!(
+            "Rust\t{}\t{}\tns\t{}\t{}\t{}\n",
+            r.name, r.ns, r.baseline, r.allocs, r.note
+        ));
+        println!(
+            "  {:<62} {:>9.2} ns  {:>5.2} allocs",
+            r.name, r.ns, r.allocs
+        );
+    }
+    if let Some(path) = &opts.tsv {
+        std::fs::File::create(path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+    }
+}
