@@ -57,6 +57,16 @@
 #define DLPM_USE_STD_EXPECTED 0
 #endif
 
+// The success paths are a few dozen instructions once inlined; the failure paths format
+// messages in cold, out-of-line code.
+#if defined(__GNUC__) || defined(__clang__)
+#define DLPM_HOT_INLINE __attribute__((always_inline))
+#define DLPM_COLD __attribute__((cold, noinline))
+#else
+#define DLPM_HOT_INLINE
+#define DLPM_COLD
+#endif
+
 #define DLPACK_MDSPAN_VERSION_MAJOR 0
 #define DLPACK_MDSPAN_VERSION_MINOR 1
 #define DLPACK_MDSPAN_VERSION_PATCH 0

@@ -104,7 +104,9 @@ class error {
  public:
   static constexpr std::size_t capacity = 240;
 
-  error() noexcept = default;
+  // Only the terminator is written: a default-constructed error sits on every success
+  // path (export, import, the facade), where zeroing 240 bytes would dominate the cost.
+  constexpr error() noexcept { message_[0] = '\0'; }
 
   error(errc code, const char* message) noexcept : code_(code) {
     std::snprintf(message_, capacity, "%s", message ? message : "");
@@ -118,7 +120,7 @@ class error {
 #if defined(__GNUC__) || defined(__clang__)
   __attribute__((format(printf, 2, 3)))
 #endif
-  static error format(errc code, const char* fmt, ...) noexcept {
+  DLPM_COLD static error format(errc code, const char* fmt, ...) noexcept {
     error e;
     e.code_ = code;
     std::va_list args;
@@ -130,7 +132,7 @@ class error {
 
  private:
   errc code_ = errc::ok;
-  char message_[capacity] = {};
+  char message_[capacity];
 };
 
 /// The exception thrown by the throwing forms. It is a std::invalid_argument, so generic

@@ -95,10 +95,61 @@ struct export_access {
     return out;
   }
 
-  // The one export routine behind both the throwing and the non-throwing forms.
-  // O(rank), no allocation; the message is only formatted on failure.
+  // The hot path behind every export: the checks and the copy, no message formatting, so
+  // that it is small enough to be inlined into the caller. O(rank), no allocation.
+  template <strided_mdspan M>
+  static constexpr bool try_fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out) noexcept {
+    using element_type = typename M::element_type;
+    using index_type = typename M::index_type;
+    constexpr std::size_t rank = M::rank();
+    const auto& mapping = md.mapping();
+    if (!mapping.is_strided()) return false;
+    bool empty = false;
+    if constexpr (rank > 0) {
+      for (std::size_t r = 0; r < rank; ++r) {
+        const index_type e = md.extent(r);
+        const index_type s = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
+        if (!fits_int64(e) || !fits_int64(s)) return false;
+        out.shape_[r] = static_cast<std::int64_t>(e);
+        out.strides_[r] = static_cast<std::int64_t>(s);
+        empty = empty || e == 0;
+      }
+    }
+    out.byte_offset_ = 0;
+    out.data_ = nullptr;
+    if (!empty) {
+      const index_type offset = origin_index<M>(mapping, std::make_index_sequence<rank>{});
+      if (offset < index_type{0} ||
+          static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type))
+        return false;
+      out.byte_offset_ = static_cast<std::uint64_t>(offset) * sizeof(element_type);
+      using mutable_element = std::remove_cv_t<element_type>;
+      out.data_ = static_cast<void*>(const_cast<mutable_element*>(md.data_handle()));
+    }
+    out.device_ = device;
+    out.dtype_ = dtype_v<element_type>;
+    return true;
+  }
+
+  // Both forms: the hot path, and on failure the cold routine that says why.
   template <strided_mdspan M>
   static constexpr bool fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out, error* err) noexcept {
+    if (try_fill(md, device, out)) return true;
+    fill_described(md, device, out, err);
+    return false;
+  }
+
+  template <strided_mdspan M>
+  [[noreturn, gnu::cold, gnu::noinline]] static void throw_failure(const M& md, DLDevice device) {
+    dlpack_tensor<M::rank()> scratch;
+    error err;
+    fill_described(md, device, scratch, &err);
+    throw_error(err);
+  }
+
+  // The same checks again, formatting the message of the first failure (cold).
+  template <strided_mdspan M>
+  [[gnu::cold, gnu::noinline]] static constexpr bool fill_described(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out, error* err) noexcept {
     using element_type = typename M::element_type;
     using index_type = typename M::index_type;
     constexpr std::size_t rank = M::rank();
@@ -179,8 +230,7 @@ template <strided_mdspan M>
 template <strided_mdspan M>
 [[nodiscard]] constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md, DLDevice device) {
   dlpack_tensor<M::rank()> out;
-  error err;
-  if (!detail::export_access::fill(md, device, out, &err)) detail::throw_error(err);
+  if (!detail::export_access::try_fill(md, device, out)) [[unlikely]] detail::export_access::throw_failure(md, device);
   return out;
 }
 

@@ -85,7 +85,7 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
 }
 
 template <class M>
-result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
+DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
   using element_type = typename M::element_type;
   using index_type = typename M::index_type;
   using extents_type = typename M::extents_type;

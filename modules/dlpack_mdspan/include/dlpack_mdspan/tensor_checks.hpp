@@ -60,7 +60,7 @@ constexpr bool add_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) 
 
 // Bit widths DLPack producers actually use for each type code. A width outside this table
 // (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
-constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
+DLPM_HOT_INLINE constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
   switch (code) {
     case kDLInt:
     case kDLUInt: return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
@@ -89,7 +89,7 @@ constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// ndim is in [0, max_ndim].
-inline bool check_ndim(const DLTensor& t, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_ndim(const DLTensor& t, error* err) noexcept {
   if (t.ndim < 0 || t.ndim > max_ndim) {
     *err = error::format(errc::invalid_ndim, "ndim = %d is not a valid rank (expected 0..%d)", t.ndim, max_ndim);
     return false;
@@ -98,7 +98,7 @@ inline bool check_ndim(const DLTensor& t, error* err) noexcept {
 }
 
 /// lanes >= 1, a known type code, and a bit width that code can have.
-inline bool check_dtype(const DLDataType& d, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_dtype(const DLDataType& d, error* err) noexcept {
   if (d.lanes == 0) {
     *err = error::format(errc::invalid_dtype, "dtype (code %u, bits %u, lanes 0): lanes must be at least 1", d.code, d.bits);
     return false;
@@ -120,7 +120,7 @@ constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padde
 
 /// The stride of dimension `dim`: the tensor's own, or the row-major one when strides are
 /// NULL (implicit). Callers have validated the tensor with check_structure first.
-inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
+DLPM_HOT_INLINE inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
   if (t.strides != nullptr) return t.strides[dim];
   std::int64_t s = 1;
   // Only an empty tensor (numel 0) can overflow here, e.g. shape {0, 2^40, 2^40}: its
@@ -132,7 +132,7 @@ inline std::int64_t stride_at(const DLTensor& t, std::int32_t dim) noexcept {
 
 /// All structural checks: ndim, dtype, shape, strides, element count, index span,
 /// byte_offset and NULL data. Fills `out` on success.
-inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
   if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
   if (t.device.device_id < 0) {
     *err = error::format(errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
@@ -227,7 +227,7 @@ inline bool check_structure(const DLTensor& t, const structure_options& opts, te
 }
 
 /// ndim equals `rank` (after check_ndim).
-inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
   if (!check_ndim(t, err)) return false;
   if (static_cast<std::size_t>(t.ndim) != rank) {
     *err = error::format(errc::ndim_mismatch, "ndim = %d but the target has rank %zu", t.ndim, rank);
@@ -237,7 +237,7 @@ inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept
 }
 
 /// (code, bits, lanes) equal `want` exactly (after check_dtype).
-inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, error* err) noexcept {
   if (!check_dtype(have, err)) return false;
   if (!same_dtype(have, want)) {
     *err = error::format(errc::dtype_mismatch, "dtype (code %u, bits %u, lanes %u) does not match the required (code %u, bits %u, lanes %u)",
@@ -250,7 +250,7 @@ inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, e
 /// The device type is one the consumer accepts (`accepted` says which, `what` names the
 /// consumer's memory for the message), and the ordinal matches when device_id >= 0.
 template <class Accepts>
-bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id, error* err) noexcept {
+DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id, error* err) noexcept {
   if (!accepted(d.device_type)) {
     *err = error::format(errc::device_mismatch, "device %s (type %d) is not accepted by the target, whose memory is %s",
                          device_type_name(d.device_type), static_cast<int>(d.device_type), what);
