@@ -20,7 +20,7 @@ static HOST_DEVICE_TYPES: [sys::DLDeviceType; 4] = [
 
 /// Requirements that accept anything (the facade's own defaults).
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
-    let mut req = sys::dlpm_requirements {
+    let req = sys::dlpm_requirements {
         check_dtype: 0,
         dtype: sys::DLDataType {
             code: 0,
@@ -37,9 +37,7 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
         writable: 0,
         strict_strides: 0,
     };
-    // SAFETY: req is a valid, writable dlpm_requirements.
-    let status = unsafe { sys::dlpm_requirements_init(&mut req) };
-    debug_assert_eq!(status, sys::DLPM_OK);
+    // The literal above is what dlpm_requirements_init writes; no FFI call needed.
     req
 }
 
@@ -96,9 +94,9 @@ impl<'a> Layout<'a> {
     /// `t` has passed the facade's checks for an element type of `size` bytes (structure,
     /// dtype, host device, alignment); its shape and strides stay valid for `'a`.
     unsafe fn new(t: &'a sys::DLTensor, size: usize) -> Result<Self, Error> {
-        let mut numel = 0i64;
-        // SAFETY: t is valid (checked by the caller); numel is a valid out-parameter.
-        check(unsafe { sys::dlpm_numel(t, &mut numel) })?;
+        // The facade has validated the shape (non-negative extents, product within i64).
+        // SAFETY: validated: shape holds ndim entries (or ndim is 0).
+        let numel: i64 = unsafe { dims(t.shape, t.ndim) }.iter().product();
         let len = usize::try_from(numel)
             .ok()
             .filter(|n| {
@@ -838,5 +836,51 @@ impl<T: Element + fmt::Debug> fmt::Debug for TensorViewMut<'_, T> {
             .field("strides", &self.strides())
             .field("exclusive", &self.exclusive)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // any_requirements spells out the facade's defaults to save an FFI call per view; this
+    // keeps the two in lock step.
+    #[test]
+    fn any_requirements_matches_the_facade_defaults() {
+        let ours = any_requirements();
+        let mut theirs = any_requirements();
+        theirs.ndim = 7;
+        theirs.device_id = 7;
+        theirs.check_dtype = 7;
+        // SAFETY: theirs is a valid, writable dlpm_requirements.
+        assert_eq!(
+            unsafe { sys::dlpm_requirements_init(&mut theirs) },
+            sys::DLPM_OK
+        );
+        assert_eq!(
+            (
+                ours.check_dtype,
+                ours.ndim,
+                ours.order,
+                ours.num_device_types,
+                ours.device_id
+            ),
+            (
+                theirs.check_dtype,
+                theirs.ndim,
+                theirs.order,
+                theirs.num_device_types,
+                theirs.device_id
+            )
+        );
+        assert_eq!(
+            (ours.min_alignment, ours.writable, ours.strict_strides),
+            (theirs.min_alignment, theirs.writable, theirs.strict_strides)
+        );
+        assert!(theirs.shape.is_null() && theirs.device_types.is_null());
+        assert_eq!(
+            (ours.dtype.code, ours.dtype.bits, ours.dtype.lanes),
+            (theirs.dtype.code, theirs.dtype.bits, theirs.dtype.lanes)
+        );
     }
 }
