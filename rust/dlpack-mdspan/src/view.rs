@@ -853,10 +853,8 @@ mod tests {
         theirs.device_id = 7;
         theirs.check_dtype = 7;
         // SAFETY: theirs is a valid, writable dlpm_requirements.
-        assert_eq!(
-            unsafe { sys::dlpm_requirements_init(&mut theirs) },
-            sys::DLPM_OK
-        );
+        let status = unsafe { sys::dlpm_requirements_init(&mut theirs) };
+        assert_eq!(status, sys::DLPM_OK);
         assert_eq!(
             (
                 ours.check_dtype,
