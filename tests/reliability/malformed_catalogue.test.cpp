@@ -119,6 +119,8 @@ std::vector<malformed_case> catalogue() {
       {"byte_offset near UINT64_MAX", [](M& m, P&) { m.dl_tensor.byte_offset = ~std::uint64_t{0} - 3; }, e::byte_offset_overflow},
       {"byte_offset INT64_MAX + 1", [](M& m, P&) { m.dl_tensor.byte_offset = std::uint64_t{1} << 63; }, e::byte_offset_overflow},
       {"a range that wraps the address space", [](M& m, P&) { m.dl_tensor.data = reinterpret_cast<void*>(~std::uintptr_t{0} - 15); }, e::byte_offset_overflow},
+      {"an empty tensor whose data + byte_offset wraps (fuzzer finding)", [](M& m, P& p) { p.shape[0] = 0; m.dl_tensor.data = reinterpret_cast<void*>(~std::uintptr_t{0}); m.dl_tensor.byte_offset = 4; }, e::byte_offset_overflow},
+      {"an index span ending at INT64_MAX (fuzzer finding)", [](M&, P& p) { p.shape[0] = 2; p.shape[1] = 1; p.strides[0] = std::numeric_limits<std::int64_t>::max(); }, e::span_overflow},
       {"a misaligned data pointer", [](M& m, P& p) { m.dl_tensor.data = reinterpret_cast<char*>(p.data) + 1; }, e::misaligned_data, target::relaxed, {}, 1, false},
       {"data not aligned as requested", [](M& m, P&) { m.dl_tensor.byte_offset = 16; }, e::misaligned_data, target::relaxed, align64, 1, false},
       {"a requested alignment that is not a power of two", [](M&, P&) {}, e::invalid_argument, target::relaxed, align48, 1, false},

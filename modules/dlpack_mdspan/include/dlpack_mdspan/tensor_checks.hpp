@@ -176,6 +176,14 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                          static_cast<unsigned long long>(t.byte_offset), static_cast<unsigned long long>(out.itemsize));
     return false;
   }
+  // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
+  // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3).
+  if (t.data != nullptr && is_direct_address_device(t.device.device_type) &&
+      reinterpret_cast<std::uintptr_t>(t.data) > std::numeric_limits<std::uintptr_t>::max() - t.byte_offset) {
+    *err = error::format(errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
+                         static_cast<unsigned long long>(t.byte_offset));
+    return false;
+  }
   if (numel == 0) return true;  // no element is addressed: strides and data are free
 
   if (t.data == nullptr) {
@@ -205,8 +213,9 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   if (out.itemsize != 0) {
     const std::int64_t item = static_cast<std::int64_t>(out.itemsize);
     const std::int64_t offset_items = static_cast<std::int64_t>(t.byte_offset / out.itemsize);
-    std::int64_t last = 0, first = 0, last_byte = 0, first_byte = 0;
-    if (detail::add_overflows(offset_items, high, &last) || detail::mul_overflows(last + 1, item, &last_byte) ||
+    std::int64_t last = 0, end = 0, first = 0, last_byte = 0, first_byte = 0;
+    if (detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
+        detail::mul_overflows(end, item, &last_byte) ||
         detail::add_overflows(offset_items, low, &first) || detail::mul_overflows(first, item, &first_byte)) {
       *err = error::format(errc::span_overflow, "the byte span of the tensor overflows int64");
       return false;
