@@ -95,94 +95,32 @@ struct export_access {
     return out;
   }
 
-  // The hot path behind every export: the checks and the copy, no message formatting, so
-  // that it is small enough to be inlined into the caller. O(rank), no allocation.
+  // The one export routine: the checks and the copy, no message formatting, so that it is
+  // small enough to be inlined into the caller. O(rank), no allocation. On failure it
+  // returns which check failed and, for per-dimension checks, the dimension; describe()
+  // turns that into a message, off the hot path.
   template <strided_mdspan M>
-  static constexpr bool try_fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out) noexcept {
+  static constexpr errc try_fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out,
+                                 std::size_t* failed_dim) noexcept {
     using element_type = typename M::element_type;
     using index_type = typename M::index_type;
     constexpr std::size_t rank = M::rank();
     const auto& mapping = md.mapping();
-    if (!mapping.is_strided()) return false;
+    if (!mapping.is_strided()) return errc::not_strided;
     bool empty = false;
     if constexpr (rank > 0) {
       for (std::size_t r = 0; r < rank; ++r) {
         const index_type e = md.extent(r);
         const index_type s = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
-        if (!fits_int64(e) || !fits_int64(s)) return false;
+        if (!fits_int64(e) || !fits_int64(s)) {
+          *failed_dim = r;
+          return fits_int64(e) ? errc::stride_overflow : errc::extent_overflow;
+        }
         out.shape_[r] = static_cast<std::int64_t>(e);
-        out.strides_[r] = static_cast<std::int64_t>(s);
+        out.strides_[r] = static_cast<std::int64_t>(s);  // the real stride, never canonicalised
         empty = empty || e == 0;
       }
     }
-    out.byte_offset_ = 0;
-    out.data_ = nullptr;
-    if (!empty) {
-      const index_type offset = origin_index<M>(mapping, std::make_index_sequence<rank>{});
-      if (offset < index_type{0} ||
-          static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type))
-        return false;
-      out.byte_offset_ = static_cast<std::uint64_t>(offset) * sizeof(element_type);
-      using mutable_element = std::remove_cv_t<element_type>;
-      out.data_ = static_cast<void*>(const_cast<mutable_element*>(md.data_handle()));
-    }
-    out.device_ = device;
-    out.dtype_ = dtype_v<element_type>;
-    return true;
-  }
-
-  // Both forms: the hot path, and on failure the cold routine that says why.
-  template <strided_mdspan M>
-  static constexpr bool fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out, error* err) noexcept {
-    if (try_fill(md, device, out)) return true;
-    fill_described(md, device, out, err);
-    return false;
-  }
-
-  template <strided_mdspan M>
-  [[noreturn, gnu::cold, gnu::noinline]] static void throw_failure(const M& md, DLDevice device) {
-    dlpack_tensor<M::rank()> scratch;
-    error err;
-    fill_described(md, device, scratch, &err);
-    throw_error(err);
-  }
-
-  // The same checks again, formatting the message of the first failure (cold).
-  template <strided_mdspan M>
-  [[gnu::cold, gnu::noinline]] static constexpr bool fill_described(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out, error* err) noexcept {
-    using element_type = typename M::element_type;
-    using index_type = typename M::index_type;
-    constexpr std::size_t rank = M::rank();
-    const auto& mapping = md.mapping();
-
-    if (!mapping.is_strided()) {
-      *err = error::format(errc::not_strided, "to_dlpack_tensor: the layout mapping is not strided, "
-                                              "so DLPack cannot describe it");
-      return false;
-    }
-    bool empty = false;
-    if constexpr (rank > 0) {
-    for (std::size_t r = 0; r < rank; ++r) {
-      const index_type e = md.extent(r);
-      if (!fits_int64(e)) {
-        *err = error::format(errc::extent_overflow,
-                             "to_dlpack_tensor: extent(%zu) = %llu does not fit DLPack's int64_t shape", r,
-                             static_cast<unsigned long long>(e));
-        return false;
-      }
-      const index_type s = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
-      if (!fits_int64(s)) {
-        *err = error::format(errc::stride_overflow,
-                             "to_dlpack_tensor: stride(%zu) = %llu does not fit DLPack's int64_t strides", r,
-                             static_cast<unsigned long long>(s));
-        return false;
-      }
-      out.shape_[r] = static_cast<std::int64_t>(e);
-      out.strides_[r] = static_cast<std::int64_t>(s);  // the real stride, never canonicalised
-      empty = empty || e == 0;
-    }
-    }
-
     out.byte_offset_ = 0;
     out.data_ = nullptr;  // size 0: DLPack says data should be NULL
     if (!empty) {
@@ -190,19 +128,48 @@ struct export_access {
       // travels as byte_offset. Layouts without one evaluate to 0 here.
       const index_type offset = origin_index<M>(mapping, std::make_index_sequence<rank>{});
       if (offset < index_type{0} ||
-          static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type)) {
-        *err = error::format(errc::byte_offset_overflow,
-                             "to_dlpack_tensor: element offset %lld times sizeof(T) = %zu does not fit byte_offset",
-                             static_cast<long long>(offset), sizeof(element_type));
-        return false;
-      }
+          static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type))
+        return errc::byte_offset_overflow;
       out.byte_offset_ = static_cast<std::uint64_t>(offset) * sizeof(element_type);
       using mutable_element = std::remove_cv_t<element_type>;
       out.data_ = static_cast<void*>(const_cast<mutable_element*>(md.data_handle()));
     }
     out.device_ = device;
     out.dtype_ = dtype_v<element_type>;
-    return true;
+    return errc::ok;
+  }
+
+  // The message for a failure try_fill reported, naming the values involved (cold).
+  template <strided_mdspan M>
+  [[gnu::cold, gnu::noinline]] static error describe(const M& md, errc code, std::size_t dim) noexcept {
+    switch (code) {
+      case errc::extent_overflow:
+        return error::format(code, "to_dlpack_tensor: extent(%zu) = %llu does not fit DLPack's int64_t shape", dim,
+                             static_cast<unsigned long long>(md.extent(dim)));
+      case errc::stride_overflow:
+        if constexpr (M::rank() > 0) {
+          return error::format(code, "to_dlpack_tensor: stride(%zu) = %llu does not fit DLPack's int64_t strides", dim,
+                               static_cast<unsigned long long>(md.mapping().stride(
+                                   static_cast<typename M::extents_type::rank_type>(dim))));
+        }
+        break;
+      case errc::byte_offset_overflow:
+        return error::format(code, "to_dlpack_tensor: element offset %lld times sizeof(T) = %zu does not fit byte_offset",
+                             static_cast<long long>(origin_index<M>(md.mapping(), std::make_index_sequence<M::rank()>{})),
+                             sizeof(typename M::element_type));
+      default: break;
+    }
+    return error::format(errc::not_strided, "to_dlpack_tensor: the layout mapping is not strided, so DLPack cannot describe it");
+  }
+
+  // Both forms: the hot path, and on failure the message.
+  template <strided_mdspan M>
+  static constexpr bool fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out, error* err) noexcept {
+    std::size_t dim = 0;
+    const errc code = try_fill(md, device, out, &dim);
+    if (code == errc::ok) return true;
+    *err = describe(md, code, dim);
+    return false;
   }
 };
 
@@ -230,7 +197,9 @@ template <strided_mdspan M>
 template <strided_mdspan M>
 [[nodiscard]] constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md, DLDevice device) {
   dlpack_tensor<M::rank()> out;
-  if (!detail::export_access::try_fill(md, device, out)) [[unlikely]] detail::export_access::throw_failure(md, device);
+  std::size_t dim = 0;
+  if (const errc code = detail::export_access::try_fill(md, device, out, &dim); code != errc::ok) [[unlikely]]
+    detail::throw_error(detail::export_access::describe(md, code, dim));
   return out;
 }
 
