@@ -152,7 +152,7 @@ std::vector<malformed_case> catalogue() {
       {"overlapping strides for a layout_stride view", [](M&, P& p) { p.strides[0] = 1; }, e::overlapping_strides, target::strided, {}, 1, false},
       {"a negative stride for an unsigned index type", [](M& m, P& p) { p.strides[0] = -4; m.dl_tensor.byte_offset = 32; }, e::stride_overflow, target::relaxed_unsigned, {}, 1, false},
       {"an extent too large for int8_t", [](M&, P& p) { p.shape[1] = 200; p.strides[0] = 200; p.shape[0] = 1; }, e::extent_overflow, target::right_i8, {}, 1, false},
-      {"a static extent mismatch", [](M&, P&) {}, e::static_extent_mismatch, target::static_3x4, {}, 1, false},
+      {"a static extent mismatch", [](M&, P&) {}, e::shape_mismatch, target::static_3x4, {}, 1, false},
       {"packed fp4 for a one-byte-per-value type", [](M& m, P&) { m.dl_tensor.ndim = 1; m.dl_tensor.dtype = DLDataType{kDLFloat4_e2m1fn, 4, 1}; }, e::subbyte_not_viewable, target::fp4_byte, {}, 1, false},
       {"padded fp4 for a packed pair type", [](M& m, P&) { m.dl_tensor.ndim = 1; m.dl_tensor.dtype = DLDataType{kDLFloat4_e2m1fn, 4, 2}; m.flags = DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED; }, e::subbyte_not_viewable, target::fp4_pair, {}, 1, false},
   };
@@ -208,7 +208,7 @@ TEST_CASE("C path: dlpm_managed_check_version, then dlpm_check_managed") {
     auto* m = new DLManagedTensorVersioned(p.make());
     c.mutate(*m, p);
     dlpm_requirements req;
-    dlpm_requirements_init(&req);
+    dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
     req.strict_strides = c.options.null_strides == dm::null_strides_policy::reject;
     dlpm_status s = dlpm_managed_check_version(m);
     if (s == DLPM_OK) {

@@ -357,3 +357,117 @@ TEST_CASE("the supported layouts satisfy importable_mdspan") {
   static_assert(dm::importable_mdspan<strided<double, 1>>);
   static_assert(dm::importable_mdspan<relaxed<int, 4>>);
 }
+
+// ---- Soundness at the extremes ----
+
+namespace {
+// The standard's preconditions of layout_stride::mapping(extents, strides): positive
+// strides and a permutation P with stride[P[i]] >= stride[P[i-1]] * extent[P[i-1]]
+// (checked here by trying every permutation: ranks are tiny).
+template <class Mapping>
+bool meets_layout_stride_preconditions(const Mapping& m) {
+  constexpr std::size_t rank = Mapping::extents_type::rank();
+  std::array<std::size_t, rank> p{};
+  for (std::size_t r = 0; r < rank; ++r) {
+    if (m.stride(r) <= 0) return false;
+    p[r] = r;
+  }
+  do {
+    bool ok = true;
+    for (std::size_t i = 1; i < rank && ok; ++i) {
+      const auto need = static_cast<__int128>(m.stride(p[i - 1])) * m.extents().extent(p[i - 1]);
+      ok = static_cast<__int128>(m.stride(p[i])) >= need;
+    }
+    if (ok) return true;
+  } while (std::next_permutation(p.begin(), p.end()));
+  return rank == 0;
+}
+}  // namespace
+
+TEST_CASE("layout_stride: an empty tensor's strides are chosen valid, without overflow") {
+  const std::int64_t p40 = std::int64_t{1} << 40;
+  // NULL strides, shape {0, 2^40, 2^40}: `compact *= shape` overflowed int64.
+  auto huge = tensor_builder::without_strides(nullptr, i32, {0, p40, p40});
+  auto v = dm::try_to_mdspan<strided<int, 3>>(huge.get());
+  REQUIRE(v.has_value());
+  CHECK(meets_layout_stride_preconditions(v->mapping()));
+  // {0, 100, 100} into int8 extents: valid strides exist (1, 1, 100), so it imports.
+  auto small = tensor_builder::without_strides(nullptr, i32, {0, 100, 100});
+  using int8_strided = std::mdspan<int, std::dextents<std::int8_t, 3>, std::layout_stride>;
+  auto w = dm::try_to_mdspan<int8_strided>(small.get());
+  REQUIRE(w.has_value());
+  CHECK(meets_layout_stride_preconditions(w->mapping()));
+  // Two chains: int8 {12, 0, 12, 12} needs the 12s split around the zero.
+  tensor_builder split(nullptr, i32, {12, 0, 12, 12}, {1, 1, 1, 1});
+  using int8_strided4 = std::mdspan<int, std::dextents<std::int8_t, 4>, std::layout_stride>;
+  auto x = dm::try_to_mdspan<int8_strided4>(split.get());
+  REQUIRE(x.has_value());
+  CHECK(meets_layout_stride_preconditions(x->mapping()));
+  // No representable strides at all: an error that says so.
+  tensor_builder none(nullptr, i32, {0, 12, 12, 12, 12}, {1, 1, 1, 1, 1});
+  using int8_strided5 = std::mdspan<int, std::dextents<std::int8_t, 5>, std::layout_stride>;
+  CHECK(import_error<int8_strided5>(none.get()) == dm::errc::stride_overflow);
+}
+
+TEST_CASE("layout_stride: extent-1 dimensions have no stride that matters") {
+  int buf[8] = {};
+  // {2,1,2} strides {1,3,2} is unique: the extent-1 stride 3 was called overlapping.
+  tensor_builder middle(buf, i32, {2, 1, 2}, {1, 3, 2});
+  auto v = dm::try_to_mdspan<strided<int, 3>>(middle.get());
+  REQUIRE(v.has_value());
+  CHECK(meets_layout_stride_preconditions(v->mapping()));
+  CHECK(&(*v)[1, 0, 1] == buf + 3);
+  // {1,3} strides {2^40,1} into int32 extents: layout_right accepted it, layout_stride not.
+  tensor_builder row(buf, i32, {1, 3}, {std::int64_t{1} << 40, 1});
+  using i32_right = std::mdspan<int, std::dextents<std::int32_t, 2>>;
+  using i32_strided = std::mdspan<int, std::dextents<std::int32_t, 2>, std::layout_stride>;
+  using i32_relaxed = std::mdspan<int, std::dextents<std::int32_t, 2>, dm::layout_stride_relaxed>;
+  CHECK(import_error<i32_right>(row.get()) == dm::errc::ok);
+  CHECK(import_error<i32_strided>(row.get()) == dm::errc::ok);
+  CHECK(import_error<i32_relaxed>(row.get()) == dm::errc::ok);
+  auto s = dm::to_mdspan<i32_strided>(row.get());
+  CHECK(&s[0, 2] == buf + 2);
+}
+
+TEST_CASE("import options are checked for empty tensors too") {
+  tensor_builder empty(nullptr, i32, {0, 4}, {4, 1});
+  dm::import_options bad_alignment;
+  bad_alignment.min_alignment = 48;
+  CHECK(import_error<right<int, 2>>(empty.get(), bad_alignment) == dm::errc::invalid_argument);
+  const std::int64_t three[] = {1, 2, 3};
+  dm::import_options bad_divisors;
+  bad_divisors.divisors = three;
+  CHECK(import_error<right<int, 2>>(empty.get(), bad_divisors) == dm::errc::invalid_argument);
+  const std::int64_t negative[] = {1, -2};
+  dm::import_options negative_divisor;
+  negative_divisor.divisors = negative;
+  CHECK(import_error<right<int, 2>>(empty.get(), negative_divisor) == dm::errc::invalid_argument);
+  dm::import_options bad_device;
+  bad_device.device_id = -5;
+  CHECK(import_error<right<int, 2>>(empty.get(), bad_device) == dm::errc::invalid_argument);
+}
+
+TEST_CASE("the INT64_MIN byte span is refused by import as by validate") {
+  float buf[32] = {};
+  tensor_builder b(reinterpret_cast<unsigned char*>(buf) + 64, f32, {2, 3}, {0, -(std::int64_t{1} << 60)});
+  const auto code = import_error<relaxed<float, 2>>(b.get());
+  CHECK((code == dm::errc::byte_offset_overflow || code == dm::errc::span_overflow));
+}
+
+TEST_CASE("result<T> assigns like std::expected, in C++20 and C++23") {
+  static_assert(std::is_copy_assignable_v<dm::result<int>>);
+  static_assert(std::is_move_assignable_v<dm::result<int>>);
+  static_assert(std::is_move_assignable_v<dm::result<dm::managed_tensor>>);
+  dm::result<int> r = 1;
+  r = dm::unexpected_error(dm::error(dm::errc::invalid_argument, "no"));
+  CHECK_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::invalid_argument);
+  dm::result<int> other = 7;
+  r = other;
+  REQUIRE(r.has_value());
+  CHECK(*r == 7);
+  r = dm::result<int>(dm::unexpected_error(dm::error(dm::errc::read_only, "ro")));
+  CHECK(r.error().code() == dm::errc::read_only);
+  r = 9;
+  CHECK(*r == 9);
+}

@@ -73,3 +73,15 @@ TEST_CASE("stride order ranks dimensions by stride") {
   std::int32_t small[1];
   CHECK(dm::stride_order(c.get(), small).error().code() == dm::errc::invalid_argument);
 }
+
+TEST_CASE("contiguity is false for every tensor validate refuses, also after a zero extent") {
+  float buf[4] = {};
+  tensor_builder zero_then_negative(buf, f32, {0, -3}, {1, 1});
+  CHECK_FALSE(dm::is_c_contiguous(zero_then_negative.get()));
+  CHECK_FALSE(dm::is_f_contiguous(zero_then_negative.get()));
+  CHECK_FALSE(dm::is_contiguous(zero_then_negative.get()));
+  tensor_builder bad_dtype(buf, dlpm_test::dt(kDLInt, 6), {2}, {1});
+  CHECK_FALSE(dm::is_c_contiguous(bad_dtype.get()));
+  tensor_builder null_data(nullptr, f32, {2, 2}, {2, 1});
+  CHECK_FALSE(dm::is_c_contiguous(null_data.get()));
+}

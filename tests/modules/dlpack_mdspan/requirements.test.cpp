@@ -48,7 +48,7 @@ TEST_CASE("dtype, rank, wildcard shape, order, devices and alignment") {
   r.dtype.bits = 32;
   const std::int64_t other[] = {3, 5};
   r.shape = other;
-  CHECK(check(b.get(), r) == dm::errc::static_extent_mismatch);
+  CHECK(check(b.get(), r) == dm::errc::shape_mismatch);
   r.shape = shape;
   b.tensor.device = DLDevice{kDLCUDA, 0};
   CHECK(check(b.get(), r) == dm::errc::device_mismatch);
@@ -104,4 +104,35 @@ TEST_CASE("element_byte_offset is bounds-checked and applies strides and byte_of
   const std::int64_t outside[] = {3, 0};
   CHECK_FALSE(dm::element_byte_offset(b.get(), outside, &offset, &e));
   CHECK(e.code() == dm::errc::invalid_argument);
+}
+
+TEST_CASE("nonsense requirements are refused, never read as 'anything'") {
+  float buf[12] = {};
+  tensor_builder b(buf, f32, {3, 4}, {4, 1});
+  const std::int64_t wrong_shape[] = {5, 5};
+  dm::tensor_requirements r;
+  r.shape = wrong_shape;  // ndim left at -1: the shape was silently ignored
+  CHECK(check(b.get(), r) == dm::errc::invalid_argument);
+  r.ndim = 2;
+  CHECK(check(b.get(), r) == dm::errc::shape_mismatch);
+  dm::tensor_requirements minus_two;
+  minus_two.ndim = -2;  // was taken as "any rank"
+  CHECK(check(b.get(), minus_two) == dm::errc::invalid_argument);
+  dm::tensor_requirements too_many;
+  too_many.ndim = 65;
+  CHECK(check(b.get(), too_many) == dm::errc::invalid_argument);
+  dm::tensor_requirements id;
+  id.device_id = -7;
+  CHECK(check(b.get(), id) == dm::errc::invalid_argument);
+  const std::int32_t cpu[] = {kDLCPU};
+  dm::tensor_requirements list;
+  list.device_types = cpu;
+  list.num_device_types = -1;
+  CHECK(check(b.get(), list) == dm::errc::invalid_argument);
+  dm::tensor_requirements align;
+  align.min_alignment = 48;
+  CHECK(check(b.get(), align) == dm::errc::invalid_argument);
+  // Also for an empty tensor, whose elements would never be checked.
+  tensor_builder empty(nullptr, f32, {0, 4}, {4, 1});
+  CHECK(check(empty.get(), align) == dm::errc::invalid_argument);
 }

@@ -93,3 +93,92 @@ TEST_CASE("implicit row-major strides of an empty tensor saturate instead of ove
   CHECK(r->tensor().strides[2] == 1);
   (void)one;
 }
+
+// ---- Soundness at the extremes (each case was undefined behaviour or a wrong answer) ----
+
+TEST_CASE("a byte span reaching INT64_MIN below the data is refused, not negated") {
+  // first_byte == INT64_MIN: negating it to test for address wrap-around was UB.
+  float buf[32] = {};
+  tensor_builder b(reinterpret_cast<unsigned char*>(buf) + 64, dlpm_test::f32, {2, 3}, {0, -(std::int64_t{1} << 60)});
+  dm::error e;
+  dm::tensor_summary s;
+  CHECK_FALSE(dm::check_structure(b.get(), {}, s, &e));
+  CHECK((e.code() == dm::errc::byte_offset_overflow || e.code() == dm::errc::span_overflow));
+  CHECK_FALSE(e.message().empty());
+}
+
+TEST_CASE("an empty tensor has 0 elements whatever the order of its extents") {
+  const std::int64_t big = std::int64_t{1} << 32;
+  for (auto shape : {std::array<std::int64_t, 3>{big, big, 0}, {0, big, big}, {big, 0, big}}) {
+    tensor_builder b(nullptr, i32, {shape[0], shape[1], shape[2]}, {1, 1, 1});
+    CHECK(validate_error(b.get()) == dm::errc::ok);
+    REQUIRE(dm::numel(b.get()).has_value());
+    CHECK(*dm::numel(b.get()) == 0);
+    CHECK(*dm::nbytes(b.get()) == 0);
+  }
+  // A negative extent anywhere is still an error, also after a zero.
+  tensor_builder neg(nullptr, i32, {0, -3}, {1, 1});
+  CHECK(validate_error(neg.get()) == dm::errc::negative_extent);
+  CHECK(dm::numel(neg.get()).error().code() == dm::errc::negative_extent);
+}
+
+TEST_CASE("nbytes has no intermediate overflow: int8 {2^60} is 2^60 bytes") {
+  unsigned char buf[1] = {};
+  tensor_builder b(buf, dt(kDLInt, 8), {std::int64_t{1} << 60}, {1});
+  REQUIRE(dm::nbytes(b.get()).has_value());
+  CHECK(*dm::nbytes(b.get()) == std::int64_t{1} << 60);
+  tensor_builder fp4(buf, dt(kDLFloat4_e2m1fn, 4), {std::numeric_limits<std::int64_t>::max()}, {1});
+  CHECK(*dm::nbytes(fp4.get()) == std::int64_t{1} << 62);  // ceil((2^63 - 1) / 2)
+  tensor_builder too_big(buf, dt(kDLInt, 16), {std::numeric_limits<std::int64_t>::max()}, {1});
+  CHECK(dm::nbytes(too_big.get()).error().code() == dm::errc::span_overflow);
+}
+
+TEST_CASE("an extent-1 dimension's stride never matters, even INT64_MIN") {
+  int buf[4] = {};
+  tensor_builder b(buf, i32, {1, 3}, {std::numeric_limits<std::int64_t>::min(), 1});
+  dm::tensor_summary s;
+  dm::error e;
+  REQUIRE(dm::check_structure(b.get(), {}, s, &e));
+  CHECK(s.lowest_index == 0);
+  CHECK(s.highest_index == 2);
+}
+
+TEST_CASE("element_byte_offset checks every index before any arithmetic") {
+  // Empty {3, 0} with strides {INT64_MAX, 1}: index {2, 0} multiplied 2 * INT64_MAX first.
+  int buf[1] = {};
+  tensor_builder empty(buf, i32, {3, 0}, {std::numeric_limits<std::int64_t>::max(), 1});
+  const std::int64_t index[] = {2, 0};
+  std::int64_t out = -1;
+  dm::error e;
+  CHECK_FALSE(dm::element_byte_offset(empty.get(), index, &out, &e));
+  CHECK(e.code() == dm::errc::invalid_argument);
+  CHECK(out == -1);
+  // Strides {2^62, 2^62, 1} overflow on the sum and the byte scaling: refused by validate.
+  const std::int64_t p62 = std::int64_t{1} << 62;
+  tensor_builder wide(buf, i32, {2, 2, 1}, {p62, p62, 1});
+  CHECK(validate_error(wide.get()) == dm::errc::span_overflow);
+  // In bounds on a valid tensor: the exact offset, including byte_offset.
+  tensor_builder fine(buf, i32, {2, 3}, {3, 1}, 8);
+  const std::int64_t last[] = {1, 2};
+  REQUIRE(dm::element_byte_offset(fine.get(), last, &out, &e));
+  CHECK(out == 8 + 5 * 4);
+}
+
+TEST_CASE("misaligned shape or strides pointers are refused before anything is read") {
+  alignas(8) std::int64_t storage[4] = {2, 3, 3, 1};
+  int buf[6] = {};
+  DLTensor t{};
+  t.data = buf;
+  t.dtype = i32;
+  t.device = {kDLCPU, 0};
+  t.ndim = 2;
+  t.shape = reinterpret_cast<std::int64_t*>(reinterpret_cast<unsigned char*>(storage) + 1);
+  t.strides = storage + 2;
+  CHECK(validate_error(t) == dm::errc::misaligned_metadata);
+  CHECK(dm::numel(t).error().code() == dm::errc::misaligned_metadata);
+  t.shape = storage;
+  t.strides = reinterpret_cast<std::int64_t*>(reinterpret_cast<unsigned char*>(storage + 2) + 4);
+  CHECK(validate_error(t) == dm::errc::misaligned_metadata);
+  t.strides = storage + 2;
+  CHECK(validate_error(t) == dm::errc::ok);
+}

@@ -40,7 +40,7 @@ enum class errc : int {
   invalid_dtype = 10,          ///< bits or lanes are zero or impossible
   null_shape = 11,             ///< shape is NULL while ndim > 0
   negative_extent = 12,        ///< a shape entry is negative
-  static_extent_mismatch = 13, ///< a shape entry differs from the target's static extent
+  shape_mismatch = 13,         ///< a shape entry differs from the target's static extent or the required shape
   null_data = 14,              ///< data is NULL for a tensor with elements
   null_strides = 15,           ///< strides are NULL and the policy rejects that
   non_compact_strides = 16,    ///< layout_right/left target but the strides are not compact
@@ -58,7 +58,15 @@ enum class errc : int {
   version_mismatch = 28,       ///< DLPack major version differs from ours
   invalid_argument = 29,       ///< any other invalid argument
   out_of_memory = 30,          ///< an allocation failed
+  internal = 31,               ///< an unexpected C++ exception was caught at the C boundary
+  misaligned_metadata = 32,    ///< shape or strides is not aligned for int64_t
+  unsupported_version = 33,    ///< an options struct's version field is not one this library knows
+  /// The pre-0.2 name of shape_mismatch (the C facade always said DLPM_E_SHAPE_MISMATCH).
+  static_extent_mismatch [[deprecated("use errc::shape_mismatch")]] = shape_mismatch,
 };
+
+/// The largest errc value; the C facade's status codes are exactly 0..last_errc.
+inline constexpr errc last_errc = errc::unsupported_version;
 
 /// A short, fixed description of an errc (the detailed message is in `error::message`).
 constexpr const char* errc_name(errc code) noexcept {
@@ -76,7 +84,7 @@ constexpr const char* errc_name(errc code) noexcept {
     case errc::invalid_dtype: return "invalid dtype";
     case errc::null_shape: return "shape is NULL";
     case errc::negative_extent: return "negative extent";
-    case errc::static_extent_mismatch: return "static extent mismatch";
+    case errc::shape_mismatch: return "shape mismatch";
     case errc::null_data: return "data is NULL";
     case errc::null_strides: return "strides are NULL";
     case errc::non_compact_strides: return "strides are not compact for the layout";
@@ -94,6 +102,9 @@ constexpr const char* errc_name(errc code) noexcept {
     case errc::version_mismatch: return "DLPack major version mismatch";
     case errc::invalid_argument: return "invalid argument";
     case errc::out_of_memory: return "out of memory";
+    case errc::internal: return "internal error";
+    case errc::misaligned_metadata: return "shape or strides misaligned";
+    case errc::unsupported_version: return "unsupported struct version";
   }
   return "unknown error";
 }
@@ -183,7 +194,42 @@ class result {
     if (has_value_) ::new (&storage_.value) T(std::move(other.storage_.value));
     else ::new (&storage_.err) error_type(other.storage_.err);
   }
-  result& operator=(const result& other) = delete;
+  // Assignment, as std::expected<T, error> has it. The error is trivially copyable, so a
+  // throwing T copy leaves *this holding its previous error (strong guarantee).
+  result& operator=(const result& other)
+    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
+  {
+    if (this != &other) {
+      if (other.has_value_) assign_value(other.storage_.value);
+      else assign_error(other.storage_.err);
+    }
+    return *this;
+  }
+  result& operator=(result&& other) noexcept(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>)
+    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
+  {
+    if (this != &other) {
+      if (other.has_value_) assign_value(std::move(other.storage_.value));
+      else assign_error(other.storage_.err);
+    }
+    return *this;
+  }
+  result& operator=(const T& value)
+    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
+  {
+    assign_value(value);
+    return *this;
+  }
+  result& operator=(T&& value)
+    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
+  {
+    assign_value(std::move(value));
+    return *this;
+  }
+  result& operator=(const unexpected_error& u) noexcept {
+    assign_error(u.error());
+    return *this;
+  }
   ~result() {
     if (has_value_) storage_.value.~T();
   }
@@ -210,6 +256,37 @@ class result {
       std::abort();
 #endif
     }
+  }
+  template <class V>
+  void assign_value(V&& v) {
+    if (has_value_) {
+      storage_.value = std::forward<V>(v);
+      return;
+    }
+    const error_type saved = storage_.err;
+    try_construct_value(std::forward<V>(v), saved);
+  }
+  template <class V>
+  void try_construct_value(V&& v, const error_type& saved) {
+#if DLPM_HAS_EXCEPTIONS
+    try {
+      ::new (&storage_.value) T(std::forward<V>(v));
+    } catch (...) {
+      ::new (&storage_.err) error_type(saved);
+      throw;
+    }
+#else
+    (void)saved;
+    ::new (&storage_.value) T(std::forward<V>(v));
+#endif
+    has_value_ = true;
+  }
+  void assign_error(const error_type& e) noexcept {
+    if (has_value_) {
+      storage_.value.~T();
+      has_value_ = false;
+    }
+    ::new (&storage_.err) error_type(e);
   }
   union storage {
     storage() {}

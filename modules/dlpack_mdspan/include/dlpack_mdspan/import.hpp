@@ -78,6 +78,93 @@ M make_view(typename M::data_handle_type handle, const typename M::mapping_type&
                   "to_mdspan: the target's accessor must be default-constructible");
 }
 
+// The options are the caller's, not the producer's: nonsense in them is an error for every
+// tensor, empty or not.
+inline bool check_import_options(const import_options& opts, std::size_t rank, error* err) noexcept {
+  if ((opts.min_alignment & (opts.min_alignment - 1)) != 0) {
+    *err = error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two", opts.min_alignment);
+    return false;
+  }
+  if (opts.device_id < -1) {
+    *err = error::format(errc::invalid_argument, "import_options::device_id = %d is neither -1 (any) nor a device ordinal",
+                         static_cast<int>(opts.device_id));
+    return false;
+  }
+  if (!opts.divisors.empty()) {
+    if (opts.divisors.size() != rank) {
+      *err = error::format(errc::invalid_argument, "import_options::divisors has %zu entries for rank %zu", opts.divisors.size(),
+                           rank);
+      return false;
+    }
+    for (std::size_t r = 0; r < rank; ++r)
+      if (opts.divisors[r] < 0) {
+        *err = error::format(errc::invalid_argument, "import_options::divisors[%zu] = %lld is negative", r,
+                             static_cast<long long>(opts.divisors[r]));
+        return false;
+      }
+  }
+  return true;
+}
+
+// Strides for a std::layout_stride view of an empty tensor. None is ever used, but the
+// mapping requires positive, representable strides and a permutation P in which
+// stride[P[i]] >= stride[P[i-1]] * extent[P[i-1]]. A zero extent restarts that product, so
+// the dimensions are laid out as chains separated by the zero-extent ones; extent-1
+// dimensions take stride 1 at the front. The largest extent ends the last chain (its
+// extent multiplies nothing), and the others go, largest first, into the first chain
+// whose product stays representable. Refused only when that packing fails, e.g. int8
+// extents {0, 12, 12, 12, 12}: the largest 12 ends the last chain, and three more cannot share two chains under 127.
+template <class IndexType, class StrideArray>
+bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) noexcept {
+  constexpr std::int64_t limit = std::in_range<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     ? static_cast<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     : std::numeric_limits<std::int64_t>::max();
+  const std::int32_t n = t.ndim;
+  std::int32_t zeros[max_ndim], items[max_ndim];
+  std::int32_t zero_count = 0, item_count = 0;
+  for (std::int32_t r = 0; r < n; ++r) {
+    strides[static_cast<std::size_t>(r)] = 1;
+    if (t.shape[r] == 0) zeros[zero_count++] = r;
+    else if (t.shape[r] > 1) items[item_count++] = r;
+  }
+  // Largest extent first (insertion sort: rank <= 64).
+  for (std::int32_t i = 1; i < item_count; ++i)
+    for (std::int32_t j = i; j > 0 && t.shape[items[j]] > t.shape[items[j - 1]]; --j) std::swap(items[j], items[j - 1]);
+  // Chains 0..zero_count-1 each end in a zero-extent dimension; chain zero_count ends in
+  // the largest extent (items[0]).
+  std::int32_t chain_of[max_ndim];
+  std::int64_t product[max_ndim + 1];
+  for (std::int32_t c = 0; c <= zero_count; ++c) product[c] = 1;
+  for (std::int32_t i = 1; i < item_count; ++i) {
+    const std::int64_t e = t.shape[items[i]];
+    std::int32_t c = 0;
+    std::int64_t grown = 0;
+    while (c <= zero_count && (mul_overflows(product[c], e, &grown) || grown > limit)) ++c;
+    if (c > zero_count) {
+      *err = error::format(errc::stride_overflow,
+                           "the tensor is empty, but no strides for std::layout_stride that fit the view's index_type were "
+                           "found for its extents (dimension %d, extent %lld); use a wider index_type",
+                           items[i], static_cast<long long>(e));
+      return false;
+    }
+    chain_of[i] = c;
+    product[c] = grown;
+  }
+  // Walk each chain, assigning running products; its zero-extent dimension (or, for the
+  // last chain, the largest extent) takes the chain's full product.
+  for (std::int32_t c = 0; c <= zero_count; ++c) {
+    std::int64_t running = 1;
+    for (std::int32_t i = 1; i < item_count; ++i) {
+      if (chain_of[i] != c) continue;
+      strides[static_cast<std::size_t>(items[i])] = static_cast<IndexType>(running);
+      running *= t.shape[items[i]];  // a prefix of product[c] <= limit
+    }
+    const std::int32_t last = c < zero_count ? zeros[c] : (item_count > 0 ? items[0] : -1);
+    if (last >= 0) strides[static_cast<std::size_t>(last)] = static_cast<IndexType>(running);
+  }
+  return true;
+}
+
 template <class T>
 T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   // Only called with non-NULL data: the checks above never do arithmetic on NULL.
@@ -93,6 +180,9 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
   using accessor_type = typename M::accessor_type;
   constexpr std::size_t rank = M::rank();
   error err;
+
+  // 0. the options themselves, whatever the tensor (an empty one too)
+  if (!check_import_options(opts, rank, &err)) return unexpected_error(err);
 
   // 1-4. ndim, device, dtype
   if (!check_rank(t, rank, &err)) return unexpected_error(err);
@@ -119,16 +209,13 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
       return unexpected_error(error::format(errc::extent_overflow, "shape[%zu] = %lld does not fit the view's index_type", r,
                                             static_cast<long long>(e)));
     if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */ && static_cast<std::int64_t>(extents_type::static_extent(r)) != e)
-      return unexpected_error(error::format(errc::static_extent_mismatch, "shape[%zu] = %lld but the view's static extent is %zu",
+      return unexpected_error(error::format(errc::shape_mismatch, "shape[%zu] = %lld but the view's static extent is %zu",
                                             r, static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r))));
   }
   if (!std::in_range<index_type>(summary.numel))
     return unexpected_error(error::format(errc::extent_overflow, "%lld elements do not fit the view's index_type",
                                           static_cast<long long>(summary.numel)));
   if (!opts.divisors.empty()) {
-    if (opts.divisors.size() != rank)
-      return unexpected_error(error::format(errc::invalid_argument, "import_options::divisors has %zu entries for rank %zu",
-                                            opts.divisors.size(), rank));
     for (std::size_t r = 0; r < rank; ++r) {
       const std::int64_t d = opts.divisors[r];
       if (d > 1 && t.shape[r] % d != 0)
@@ -145,9 +232,6 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
 
   // 9. alignment of the first element, on devices whose pointers are addresses
   if (!empty && is_direct_address_device(t.device.device_type)) {
-    if (opts.min_alignment != 0 && (opts.min_alignment & (opts.min_alignment - 1)) != 0)
-      return unexpected_error(error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two",
-                                            opts.min_alignment));
     const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
     const std::size_t align = opts.min_alignment > alignof(element_type) ? opts.min_alignment : alignof(element_type);
     if (first % align != 0)
@@ -162,7 +246,9 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
     for (std::size_t r = 0; r < rank; ++r) {
       const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
       if (!std::in_range<index_type>(s)) {
-        if (empty) continue;  // never used to address anything
+        // Never used to address anything: every index of an empty tensor, and index 0 of
+        // an extent-1 dimension, maps without it. The stride stays 0.
+        if (empty || t.shape[r] == 1) continue;
         return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
                                               static_cast<long long>(s),
                                               s < 0 ? " (negative strides need a signed index_type)" : ""));
@@ -207,11 +293,20 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
     } else if constexpr (strided_layout_mdspan<M>) {
       using stride_array = std::remove_cvref_t<decltype(std::declval<const mapping_type&>().strides())>;
       stride_array strides{};
-      std::int64_t compact = 1;  // an empty tensor gets compact positive strides: never used
-      for (std::size_t i = rank; i-- > 0;) {
-        std::int64_t s = empty ? compact : stride_at(t, static_cast<std::int32_t>(i));
-        compact *= t.shape[i] > 1 ? t.shape[i] : 1;
-        if (!empty && t.shape[i] == 1 && s <= 0) s = 1;  // harmless: only index 0 exists
+      if (empty) {
+        // No element is addressed, but the mapping's preconditions still hold for the
+        // strides the library chooses (the producer's may be anything).
+        if (!empty_tensor_strides<index_type>(t, strides, &err)) return unexpected_error(err);
+        return make_view<M>(handle, mapping_type(extents, strides));
+      }
+      for (std::size_t i = 0; i < rank; ++i) {
+        // An extent-1 dimension has no stride that matters; 1 keeps std::layout_stride's
+        // preconditions (positive, and first in the uniqueness permutation).
+        if (t.shape[i] == 1) {
+          strides[i] = 1;
+          continue;
+        }
+        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
         if (s <= 0)
           return unexpected_error(error::format(errc::non_positive_stride,
                                                 "strides[%zu] = %lld; std::layout_stride needs positive strides "
@@ -222,30 +317,31 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
                                                 static_cast<long long>(s)));
         strides[i] = static_cast<index_type>(s);
       }
-      if (!empty) {
-        // std::layout_stride requires that no two indices share an element: sort the
-        // dimensions by (stride, extent) and check each one steps past the previous span.
-        std::size_t order[rank == 0 ? 1 : rank] = {};
-        for (std::size_t r = 0; r < rank; ++r) order[r] = r;
-        auto before = [&](std::size_t a, std::size_t b) {
-          return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
-        };
-        for (std::size_t i = 1; i < rank; ++i)
-          for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-        for (std::size_t i = 1; i < rank; ++i) {
-          const std::size_t prev = order[i - 1], cur = order[i];
-          std::int64_t reach = 0;
-          if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
-              static_cast<std::int64_t>(strides[cur]) < reach)
-            return unexpected_error(error::format(errc::overlapping_strides,
-                                                  "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; "
-                                                  "std::layout_stride needs unique elements (use layout_stride_relaxed)",
-                                                  cur, static_cast<long long>(strides[cur]), prev,
-                                                  static_cast<long long>(t.shape[prev]), static_cast<long long>(strides[prev])));
-        }
-        if (!std::in_range<index_type>(summary.highest_index + 1))
-          return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
+      // std::layout_stride requires that no two indices share an element: sort the
+      // dimensions with more than one index by (stride, extent) and check each one steps
+      // past the previous one's span.
+      std::size_t order[rank == 0 ? 1 : rank] = {};
+      std::size_t count = 0;
+      for (std::size_t r = 0; r < rank; ++r)
+        if (t.shape[r] > 1) order[count++] = r;
+      auto before = [&](std::size_t a, std::size_t b) {
+        return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+      };
+      for (std::size_t i = 1; i < count; ++i)
+        for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+      for (std::size_t i = 1; i < count; ++i) {
+        const std::size_t prev = order[i - 1], cur = order[i];
+        std::int64_t reach = 0;
+        if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
+            static_cast<std::int64_t>(strides[cur]) < reach)
+          return unexpected_error(error::format(errc::overlapping_strides,
+                                                "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; "
+                                                "std::layout_stride needs unique elements (use layout_stride_relaxed)",
+                                                cur, static_cast<long long>(strides[cur]), prev,
+                                                static_cast<long long>(t.shape[prev]), static_cast<long long>(strides[prev])));
       }
+      if (!std::in_range<index_type>(summary.highest_index + 1))
+        return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
       return make_view<M>(handle, mapping_type(extents, strides));
     } else {
       static_assert(importable_mdspan<M>,

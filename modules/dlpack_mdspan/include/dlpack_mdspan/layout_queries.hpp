@@ -15,19 +15,16 @@ namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 // Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
 // rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
-inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
-  if (t.ndim < 0 || t.ndim > max_ndim || (t.ndim > 0 && t.shape == nullptr)) return false;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (t.shape[r] < 0) return false;
-    if (t.shape[r] == 0) return true;
-  }
+// The tensor has passed check_structure: extents are valid and the element count fits.
+inline bool is_compact_valid(const DLTensor& t, std::int64_t numel, bool row_major) noexcept {
+  if (numel == 0) return true;
   if (t.strides == nullptr) return row_major || t.ndim <= 1 || [&] {
     // Implicit row-major strides are also column-major when at most one extent exceeds 1.
     int big = 0;
     for (std::int32_t r = 0; r < t.ndim; ++r) big += t.shape[r] != 1;
     return big <= 1;
   }();
-  std::int64_t expected = 1;
+  std::int64_t expected = 1;  // a product of extents, bounded by numel
   for (std::int32_t i = 0; i < t.ndim; ++i) {
     const std::int32_t r = row_major ? t.ndim - 1 - i : i;
     if (t.shape[r] == 1) continue;
@@ -37,19 +34,31 @@ inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
   return true;
 }
 
+// Garbage (anything check_structure refuses) is never contiguous.
+inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
+  error err;
+  tensor_summary summary;
+  return check_structure(t, structure_options{}, summary, &err) && is_compact_valid(t, summary.numel, row_major);
+}
+
 }  // namespace dlpack_mdspan::detail
 
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
-/// count as row-major.
+/// count as row-major. A tensor that fails validate() is never contiguous.
 inline bool is_c_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, true); }
 
 /// Fortran order (column-major), with the same tolerance. A (1, N) tensor is both.
 inline bool is_f_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, false); }
 
 /// C or Fortran order.
-inline bool is_contiguous(const DLTensor& t) noexcept { return is_c_contiguous(t) || is_f_contiguous(t); }
+inline bool is_contiguous(const DLTensor& t) noexcept {
+  error err;
+  tensor_summary summary;
+  return check_structure(t, structure_options{}, summary, &err) &&
+         (detail::is_compact_valid(t, summary.numel, true) || detail::is_compact_valid(t, summary.numel, false));
+}
 
 /// The dimension whose stride is 1, following CuTe DSL's rule: exactly one dimension may
 /// have unit stride. Shape (1,4,1) with strides (1,1,1) has three candidates and is an

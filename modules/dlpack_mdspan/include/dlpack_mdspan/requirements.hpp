@@ -29,17 +29,54 @@ struct tensor_requirements {
   null_strides_policy null_strides = null_strides_policy::row_major;
 };
 
-/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`.
+/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
+/// rank (its length), a known order, a device id of -1 or more, a device list of
+/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
+inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
+  if (req.ndim < -1 || req.ndim > max_ndim) {
+    *err = error::format(errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
+                         max_ndim);
+    return false;
+  }
+  if (req.shape != nullptr && req.ndim < 0) {
+    *err = error::format(errc::invalid_argument,
+                         "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
+    return false;
+  }
+  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
+    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)", req.order);
+    return false;
+  }
+  if (req.device_id < -1) {
+    *err = error::format(errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
+                         req.device_id);
+    return false;
+  }
+  if (req.device_types != nullptr && req.num_device_types < 0) {
+    *err = error::format(errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
+    return false;
+  }
+  if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
+    *err = error::format(errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
+                         static_cast<unsigned long long>(req.min_alignment));
+    return false;
+  }
+  return true;
+}
+
+/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
+/// check_requirements_valid(req).
 inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req, error* err) noexcept {
+  if (!check_requirements_valid(req, err)) return false;
   tensor_summary summary;
   if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
     return false;
   if (req.ndim >= 0 && !check_rank(t, static_cast<std::size_t>(req.ndim), err)) return false;
   if (!req.any_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
-  if (req.shape != nullptr && req.ndim >= 0) {
+  if (req.shape != nullptr) {
     for (std::int32_t r = 0; r < t.ndim; ++r) {
       if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) {
-        *err = error::format(errc::static_extent_mismatch, "shape[%d] = %lld but %lld is required", r,
+        *err = error::format(errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r,
                              static_cast<long long>(t.shape[r]), static_cast<long long>(req.shape[r]));
         return false;
       }
@@ -55,29 +92,19 @@ inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const ten
   } else if (!check_device(t.device, [](std::int32_t) { return true; }, "any", req.device_id, err)) {
     return false;
   }
-  const bool order_ok = req.order == 0 || (req.order == 'C' && is_c_contiguous(t)) ||
-                        (req.order == 'F' && is_f_contiguous(t)) || (req.order == 'A' && is_contiguous(t));
-  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
-    *err = error::format(errc::invalid_argument, "order '%c' is not one of 'C', 'F', 'A' or none", req.order);
-    return false;
-  }
+  const bool order_ok = req.order == 0 ||
+                        ((req.order == 'C' || req.order == 'A') && detail::is_compact_valid(t, summary.numel, true)) ||
+                        ((req.order == 'F' || req.order == 'A') && detail::is_compact_valid(t, summary.numel, false));
   if (!order_ok) {
     *err = error::format(errc::non_compact_strides, "the tensor is not %s",
                          req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
     return false;
   }
-  if (req.min_alignment != 0) {
-    if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
-      *err = error::format(errc::invalid_argument, "min_alignment = %llu is not a power of two",
-                           static_cast<unsigned long long>(req.min_alignment));
-      return false;
-    }
-    if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
-        (reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % req.min_alignment != 0) {
-      *err = error::format(errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
-                           static_cast<unsigned long long>(req.min_alignment));
-      return false;
-    }
+  if (req.min_alignment != 0 && summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
+      (reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % req.min_alignment != 0) {
+    *err = error::format(errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
+                         static_cast<unsigned long long>(req.min_alignment));
+    return false;
   }
   if (req.writable && (flags & flag_read_only) != 0) {
     *err = error::format(errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");

@@ -7,6 +7,7 @@
 #ifndef DLPACK_MDSPAN_TENSOR_CHECKS_HPP
 #define DLPACK_MDSPAN_TENSOR_CHECKS_HPP
 
+#include <dlpack_mdspan/checked_arithmetic.hpp>
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
 #include <dlpack_mdspan/dtype.hpp>
@@ -50,13 +51,6 @@ struct tensor_summary {
 }  // namespace dlpack_mdspan
 
 namespace dlpack_mdspan::inline DLPM_ABI::detail {
-
-constexpr bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
-  return __builtin_mul_overflow(a, b, out);
-}
-constexpr bool add_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
-  return __builtin_add_overflow(a, b, out);
-}
 
 // Bit widths DLPack producers actually use for each type code. A width outside this table
 // (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
@@ -111,6 +105,51 @@ DLPM_HOT_INLINE inline bool check_dtype(const DLDataType& d, error* err) noexcep
   return true;
 }
 
+/// shape is non-NULL when ndim > 0, and shape and strides (when given) are aligned for
+/// int64_t: nothing is read through a misaligned pointer (UB in C++ and Rust alike).
+/// Call after check_ndim.
+DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, error* err) noexcept {
+  if (t.ndim == 0) return true;
+  if (t.shape == nullptr) {
+    *err = error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
+    return false;
+  }
+  constexpr auto align = alignof(std::int64_t);
+  const bool shape_ok = reinterpret_cast<std::uintptr_t>(t.shape) % align == 0;
+  if (!shape_ok || (t.strides != nullptr && reinterpret_cast<std::uintptr_t>(t.strides) % align != 0)) {
+    *err = error::format(errc::misaligned_metadata, "%s = %p is not aligned to %zu bytes, as an int64_t array must be",
+                         shape_ok ? "strides" : "shape", shape_ok ? static_cast<const void*>(t.strides) : static_cast<const void*>(t.shape),
+                         align);
+    return false;
+  }
+  return true;
+}
+
+/// Every extent is non-negative; *numel is their product: 0 when any extent is 0, whatever
+/// the others (an empty tensor has no elements to count), else checked against INT64_MAX.
+/// Call after check_ndim and check_metadata_pointers.
+DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, error* err) noexcept {
+  bool empty = false;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (t.shape[r] < 0) {
+      *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r]));
+      return false;
+    }
+    empty |= t.shape[r] == 0;
+  }
+  std::int64_t n = 1;
+  if (empty) n = 0;
+  else
+    for (std::int32_t r = 0; r < t.ndim; ++r)
+      if (detail::mul_overflows(n, t.shape[r], &n)) {
+        *err = error::format(errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
+                             static_cast<long long>(t.shape[r]));
+        return false;
+      }
+  *numel = n;
+  return true;
+}
+
 /// Bytes per element as stored: bits * lanes / 8 when packed (0 if that is not whole),
 /// or lanes whole bytes per sub-byte lane when padded.
 constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padded) noexcept {
@@ -125,8 +164,7 @@ DLPM_HOT_INLINE inline std::int64_t stride_at(const DLTensor& t, std::int32_t di
   std::int64_t s = 1;
   // Only an empty tensor (numel 0) can overflow here, e.g. shape {0, 2^40, 2^40}: its
   // strides address nothing, so saturate instead of overflowing.
-  for (std::int32_t r = t.ndim - 1; r > dim; --r)
-    if (detail::mul_overflows(s, t.shape[r], &s)) return std::numeric_limits<std::int64_t>::max();
+  for (std::int32_t r = t.ndim - 1; r > dim; --r) s = detail::saturating_mul(s, t.shape[r]);
   return s;
 }
 
@@ -138,10 +176,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     *err = error::format(errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
     return false;
   }
-  if (t.ndim > 0 && t.shape == nullptr) {
-    *err = error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
-    return false;
-  }
+  if (!check_metadata_pointers(t, err)) return false;
   if (t.ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject) {
     *err = error::format(errc::null_strides,
                          "strides are NULL (ndim = %d) and the strict policy requires explicit strides", t.ndim);
@@ -151,19 +186,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   out.itemsize = storage_itemsize(t.dtype, opts.subbyte_padded);
   out.implicit_strides = t.ndim > 0 && t.strides == nullptr;
 
-  std::int64_t numel = 1;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    const std::int64_t e = t.shape[r];
-    if (e < 0) {
-      *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(e));
-      return false;
-    }
-    if (detail::mul_overflows(numel, e, &numel)) {
-      *err = error::format(errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
-                           static_cast<long long>(e));
-      return false;
-    }
-  }
+  std::int64_t numel = 0;
+  if (!count_elements(t, &numel, err)) return false;
   out.numel = numel;
 
   if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -192,6 +216,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   }
   std::int64_t low = 0, high = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
+    // A dimension with one index reaches only index 0: its stride never matters.
+    if (t.shape[r] == 1) continue;
     const std::int64_t s = stride_at(t, r);
     if (s == std::numeric_limits<std::int64_t>::min()) {
       *err = error::format(errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
@@ -222,7 +248,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     }
     if (is_direct_address_device(t.device.device_type)) {
       const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-      const bool wraps = (first_byte < 0 && base < static_cast<std::uintptr_t>(-first_byte)) ||
+      const bool wraps = (first_byte < 0 && base < detail::magnitude_below_zero(first_byte)) ||
                          (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte));
       if (wraps) {
         *err = error::format(errc::byte_offset_overflow,
@@ -283,16 +309,31 @@ inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, st
                          t.dtype.bits);
     return false;
   }
-  std::int64_t offset = 0;
+  // Every index is bounds-checked before any arithmetic uses one.
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     if (index[r] < 0 || index[r] >= t.shape[r]) {
       *err = error::format(errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
                            static_cast<long long>(t.shape[r]));
       return false;
     }
-    offset += index[r] * stride_at(t, r);  // bounded by the span check_structure verified
   }
-  *out = static_cast<std::int64_t>(t.byte_offset) + offset * static_cast<std::int64_t>(item);
+  // In bounds, the sum lies inside the span check_structure verified; the checks only
+  // make that argument local.
+  std::int64_t offset = 0, term = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (index[r] == 0) continue;  // also skips extent-1 dimensions, whose stride is free
+    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset)) {
+      *err = error::format(errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
+      return false;
+    }
+  }
+  std::int64_t bytes = 0;
+  if (detail::mul_overflows(offset, static_cast<std::int64_t>(item), &bytes) ||
+      detail::add_overflows(bytes, static_cast<std::int64_t>(t.byte_offset), &bytes)) {
+    *err = error::format(errc::span_overflow, "the byte offset of this index overflows int64");
+    return false;
+  }
+  *out = bytes;
   return true;
 }
 
@@ -302,34 +343,29 @@ inline bool validate(const DLTensor& t, error* err) noexcept {
   return check_structure(t, structure_options{}, s, err);
 }
 
-/// Number of elements, checked.
+/// Number of elements (0 when any extent is 0), checked.
 inline result<std::int64_t> numel(const DLTensor& t) noexcept {
   error err;
-  if (!check_ndim(t, &err)) return unexpected_error(err);
-  if (t.ndim > 0 && t.shape == nullptr) return unexpected_error(error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim));
-  std::int64_t n = 1;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (t.shape[r] < 0)
-      return unexpected_error(error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r])));
-    if (detail::mul_overflows(n, t.shape[r], &n))
-      return unexpected_error(error::format(errc::span_overflow, "the element count overflows int64 at shape[%d]", r));
-  }
+  std::int64_t n = 0;
+  if (!check_ndim(t, &err) || !check_metadata_pointers(t, &err) || !count_elements(t, &n, &err)) return unexpected_error(err);
   return n;
 }
 
 /// Bytes the elements occupy when packed densely: ceil(numel * bits * lanes / 8), so a
-/// packed fp4 tensor of 3 elements is 2 bytes. Checked for overflow.
+/// packed fp4 tensor of 3 elements is 2 bytes. Fails only when the result does not fit.
 inline result<std::int64_t> nbytes(const DLTensor& t) noexcept {
   error err;
   if (!check_dtype(t.dtype, &err)) return unexpected_error(err);
   auto n = numel(t);
   if (!n) return n;
-  const std::int64_t bits_per_element = std::int64_t{t.dtype.bits} * t.dtype.lanes;
-  std::int64_t bits = 0;
-  if (detail::mul_overflows(*n, bits_per_element, &bits))
-    return unexpected_error(error::format(errc::span_overflow, "numel %lld times %lld bits overflows int64",
-                                          static_cast<long long>(*n), static_cast<long long>(bits_per_element)));
-  return bits / 8 + (bits % 8 != 0);
+  // numel * bits / 8 without the intermediate product: (n/8)*bits + ceil((n%8)*bits / 8).
+  const std::int64_t bits = std::int64_t{t.dtype.bits} * t.dtype.lanes;  // < 2^24
+  const std::int64_t rest_bits = (*n % 8) * bits;
+  std::int64_t bytes = 0;
+  if (detail::mul_overflows(*n / 8, bits, &bytes) || detail::add_overflows(bytes, rest_bits / 8 + (rest_bits % 8 != 0), &bytes))
+    return unexpected_error(error::format(errc::span_overflow, "%lld elements of %lld bits are more than INT64_MAX bytes",
+                                          static_cast<long long>(*n), static_cast<long long>(bits)));
+  return bytes;
 }
 
 }  // namespace dlpack_mdspan

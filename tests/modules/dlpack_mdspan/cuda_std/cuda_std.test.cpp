@@ -96,5 +96,5 @@ TEST_CASE("import into cuda::std::mdspan: right, left, stride and relaxed target
   CHECK(reversed(0, 0) == 8);
   CHECK(reversed(2, 3) == 3);
   CHECK(dm::try_to_mdspan<cuda::std::mdspan<int, cuda::std::extents<int, 3, 5>>>(t).error().code() ==
-        dm::errc::static_extent_mismatch);
+        dm::errc::shape_mismatch);
 }
