@@ -52,7 +52,11 @@ TEST_CASE("floating-point types, including _Float16 and __bf16 where available")
 #if defined(__FLT16_MAX__)
   static_assert(is(dm::dtype_v<_Float16>, kDLFloat, 16));
 #endif
-#if defined(__BFLT16_MAX__)
+#if defined(__clang__) && __clang_major__ >= 17 && defined(__x86_64__)
+  // The guard must not hide the type where it exists (it once tested a GCC-only macro).
+  static_assert(DLPM_HAS_BF16, "clang >= 17 on x86-64 has __bf16");
+#endif
+#if DLPM_HAS_BF16
   static_assert(is(dm::dtype_v<__bf16>, kDLBfloat, 16));
 #endif
 #if __has_include(<stdfloat>)

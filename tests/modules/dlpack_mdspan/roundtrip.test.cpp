@@ -93,7 +93,7 @@ TEST_CASE("round trip for 128-bit integers") {
 }
 #endif
 
-#if defined(__FLT16_MAX__) && defined(__BFLT16_MAX__)
+#if defined(__FLT16_MAX__) && DLPM_HAS_BF16
 TEST_CASE("round trip for _Float16 and __bf16") {
   roundtrip_all_layouts<_Float16>();
   roundtrip_all_layouts<__bf16>();

@@ -67,6 +67,17 @@
 #define DLPM_COLD
 #endif
 
+// __bf16 is a usable type in clang >= 17 on x86-64 (SSE2) and AArch64, and in GCC >= 13,
+// which alone defines __BFLT16_MAX__ (clang 19 does not: testing that macro alone hid the
+// type from clang users). nvcc's front end uses __nv_bfloat16 instead (see cuda.hpp).
+#if !defined(__CUDACC__) &&                                                                  \
+    (defined(__BFLT16_MAX__) ||                                                              \
+     (defined(__clang__) && __clang_major__ >= 17 && (defined(__SSE2__) || defined(__aarch64__))))
+#define DLPM_HAS_BF16 1
+#else
+#define DLPM_HAS_BF16 0
+#endif
+
 #define DLPACK_MDSPAN_VERSION_MAJOR 0
 #define DLPACK_MDSPAN_VERSION_MINOR 1
 #define DLPACK_MDSPAN_VERSION_PATCH 0

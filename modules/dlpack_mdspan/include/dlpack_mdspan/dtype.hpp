@@ -82,15 +82,16 @@ template <> struct dtype_traits<dlpm_uint128> {
 template <> struct dtype_traits<float> : detail::float_dtype<float> {};
 template <> struct dtype_traits<double> : detail::float_dtype<double> {};
 
-// _Float16 and __bf16 exist where the compiler defines their limits macros. In GCC's
-// <stdfloat>, std::float16_t and std::bfloat16_t are these same types, so they are covered.
+// _Float16 exists where the compiler defines its limits macros; __bf16 where
+// DLPM_HAS_BF16 (config.hpp) says so. In GCC's <stdfloat>, std::float16_t and
+// std::bfloat16_t are these same types, so they are covered.
 // nvcc's front end is left out: CUDA code uses __half / __nv_bfloat16 (see the CUDA header).
 #if defined(__FLT16_MAX__) && !defined(__CUDACC__)
 template <> struct dtype_traits<_Float16> {
   static constexpr DLDataType value = detail::make_dtype(kDLFloat, 16);
 };
 #endif
-#if defined(__BFLT16_MAX__) && !defined(__CUDACC__)
+#if DLPM_HAS_BF16
 template <> struct dtype_traits<__bf16> {
   static constexpr DLDataType value = detail::make_dtype(kDLBfloat, 16);
 };
