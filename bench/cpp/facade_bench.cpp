@@ -33,7 +33,7 @@ class release_owner {
 
 dlpm_requirements c_requirements() {
   dlpm_requirements req;
-  dlpm_requirements_init(&req);
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.check_dtype = 1;
   req.dtype = DLDataType{kDLFloat, 32, 1};
   req.ndim = 2;

@@ -76,7 +76,7 @@ TEST_CASE("size independence: 1 element vs 2^28 elements", "[size]") {
   });
   size_pair("dlpm_check (f32, ndim 2, C order, CPU)", small, big, [](std::string name, sized& s) {
     dlpm_requirements req;
-    dlpm_requirements_init(&req);
+    dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
     req.check_dtype = 1;
     req.dtype = DLDataType{kDLFloat, 32, 1};
     req.ndim = 2;

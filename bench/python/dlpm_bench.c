@@ -90,7 +90,7 @@ PyMODINIT_FUNC PyInit_dlpm_bench(void) {
   kwnames = Py_BuildValue("(s)", "max_version");
   max_version = Py_BuildValue("(ii)", 1, (int)DLPACK_MINOR_VERSION);
   if (!dlpack_name || !kwnames || !max_version) return NULL;
-  dlpm_requirements_init(&f32_2d);
+  dlpm_requirements_init(&f32_2d, DLPM_REQUIREMENTS_VERSION);
   f32_2d.check_dtype = 1;
   f32_2d.dtype.code = kDLFloat;
   f32_2d.dtype.bits = 32;

@@ -35,7 +35,7 @@ int main(void) {
   }
 
   /* A consumer that wants a C-contiguous float32 matrix with 4 columns. */
-  dlpm_requirements_init(&req);
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.check_dtype = 1;
   req.dtype = f32;
   req.ndim = 2;

@@ -4,7 +4,10 @@
  * core, so the rules are the C++ library's rules.
  *
  * Boundary rules, for every function:
- *   - no C++ exception crosses this boundary;
+ *   - no C++ exception crosses this boundary: every function is declared noexcept for C++
+ *     callers, failures inside the library become a status, and a callback the library
+ *     invokes (a tensor's deleter, a dlpm_release_fn) that throws ends the process with a
+ *     message on stderr, because no caller could be told and ownership would be lost;
  *   - a NULL pointer argument returns DLPM_E_NULL_POINTER, never crashes;
  *   - out-parameters are written only on success (DLPM_OK);
  *   - on failure, dlpm_last_error() describes what went wrong, on this thread.
@@ -25,6 +28,13 @@
 #endif
 #else
 #define DLPM_API __attribute__((visibility("default")))
+#endif
+
+/* For C++ callers every entry point is noexcept: an exception can never unwind out. */
+#if defined(__cplusplus)
+#define DLPM_NOEXCEPT noexcept
+#else
+#define DLPM_NOEXCEPT
 #endif
 
 #ifdef __cplusplus
@@ -67,13 +77,15 @@ typedef int32_t dlpm_status;
 #define DLPM_E_INVALID_ARGUMENT 29
 #define DLPM_E_OUT_OF_MEMORY 30
 #define DLPM_E_INTERNAL 31 /**< an unexpected C++ exception was caught at the boundary */
+#define DLPM_E_MISALIGNED_METADATA 32 /**< shape or strides is not aligned for int64_t */
+#define DLPM_E_UNSUPPORTED_VERSION 33 /**< an options struct's version field is not one this library knows */
 
 /** A short fixed description of a status ("dtype mismatch"); never NULL. */
-DLPM_API const char* dlpm_status_string(dlpm_status status);
+DLPM_API const char* dlpm_status_string(dlpm_status status) DLPM_NOEXCEPT;
 
 /** The detailed message of the last failure on this thread ("shape[1] = -3 is negative"),
  * or "" if none. Valid until the next failing call on this thread. */
-DLPM_API const char* dlpm_last_error(void);
+DLPM_API const char* dlpm_last_error(void) DLPM_NOEXCEPT;
 
 /** Versions of this library and of the DLPack headers it was built against. */
 typedef struct dlpm_version_info {
@@ -84,7 +96,7 @@ typedef struct dlpm_version_info {
   uint32_t dlpack_minor; /**< DLPACK_MINOR_VERSION of the headers it was built with */
 } dlpm_version_info;
 
-DLPM_API dlpm_status dlpm_version(dlpm_version_info* out);
+DLPM_API dlpm_status dlpm_version(dlpm_version_info* out) DLPM_NOEXCEPT;
 
 /**< ---- inspection --------------------------------------------------------------------- */
 
@@ -92,31 +104,39 @@ DLPM_API dlpm_status dlpm_version(dlpm_version_info* out);
  * shape for ndim > 0, non-negative extents, element count and index span without int64
  * overflow, byte_offset in range and a multiple of the element size, non-NULL data when
  * there are elements. NULL strides mean row-major. */
-DLPM_API dlpm_status dlpm_validate(const DLTensor* tensor);
+DLPM_API dlpm_status dlpm_validate(const DLTensor* tensor) DLPM_NOEXCEPT;
 
 /** Number of elements (1 for ndim 0), overflow-checked. */
-DLPM_API dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out);
+DLPM_API dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) DLPM_NOEXCEPT;
 
 /** Bytes of the elements packed densely: ceil(numel * bits * lanes / 8), overflow-checked.
  * Packed sub-byte aware: three fp4 values are 2 bytes. */
-DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out);
+DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) DLPM_NOEXCEPT;
 
 /** *out = 1 if the tensor is contiguous in `order` ('C' row-major, 'F' column-major, 'A'
  * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
-DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out);
+DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) DLPM_NOEXCEPT;
 
 /** Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
  * including byte_offset. The tensor must be valid and have whole-byte elements. */
-DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out);
+DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
 
 /**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
-/** What a consumer requires. dlpm_requirements_init sets every field to "anything". */
+/** The layout of dlpm_requirements this header describes. A program passes it to
+ * dlpm_requirements_init, so a newer library knows which fields the program's struct has
+ * (git2's *_options_init convention): the struct can grow without breaking old binaries. */
+#define DLPM_REQUIREMENTS_VERSION 1
+
+/** What a consumer requires. Initialise with
+ * dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), which sets every field to
+ * "anything", then set what you need. */
 typedef struct dlpm_requirements {
+  uint32_t version;             /**< DLPM_REQUIREMENTS_VERSION; set by dlpm_requirements_init */
   int32_t check_dtype;          /**< nonzero: dtype must equal `dtype` exactly */
   DLDataType dtype;             /**< the required dtype when check_dtype is nonzero */
-  int32_t ndim;                 /**< -1: any rank */
-  const int64_t* shape;         /**< NULL, or ndim entries where -1 is a wildcard */
+  int32_t ndim;                 /**< -1: any rank; otherwise 0..64 */
+  const int64_t* shape;         /**< NULL, or ndim entries where -1 is a wildcard (needs ndim >= 0) */
   char order;                   /**< 'C', 'F', 'A' (either), or 0 for any layout */
   const int32_t* device_types;  /**< accepted DLDeviceType values; NULL = any */
   int32_t num_device_types;     /**< number of entries in device_types */
@@ -126,15 +146,22 @@ typedef struct dlpm_requirements {
   int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
 } dlpm_requirements;
 
-/** Sets every field of *req to "anything": no dtype check, any ndim/shape/order/device,
- * no alignment, writability or strict-strides requirement. */
-DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req);
+/** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
+ * alignment, writability or strict-strides requirement) and req->version to `version`.
+ * Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION and
+ * *req is untouched. */
+DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) DLPM_NOEXCEPT;
+
+/** Requirements themselves are checked before the tensor: a version this library does not
+ * know is DLPM_E_UNSUPPORTED_VERSION; ndim below -1 or above 64, `shape` with ndim = -1,
+ * a negative num_device_types, an unknown order or a min_alignment that is not a power of
+ * two are DLPM_E_INVALID_ARGUMENT. */
 
 /** Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
-DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req);
+DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
-DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req);
+DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
 /**< ---- ownership --------------------------------------------------------------------- */
 
@@ -149,30 +176,30 @@ typedef void (*dlpm_release_fn)(void* ctx);
  * *out is untouched and release is NOT called: the buffer is still the caller's. */
 DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
                                       DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
-                                      DLManagedTensorVersioned** out);
+                                      DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
-DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor);
+DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
 
 /** For a tensor just received from a producer: if its major version is not this library's,
  * calls its deleter at once and returns DLPM_E_VERSION_MISMATCH (the tensor is gone).
  * A newer minor version is accepted. */
-DLPM_API dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor);
+DLPM_API dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
 
 /** Moves a legacy tensor into a new versioned one (*out). The legacy struct cannot say
  * whether writes are allowed, so the result is READ_ONLY, as NumPy does; use
  * dlpm_from_legacy_writable when you know the producer allows writes. On failure the
  * legacy deleter has already run (ownership was passed in). */
-DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
+DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** dlpm_from_legacy without READ_ONLY, for producers known to allow writes (PyTorch). */
-DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out);
+DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
  * pre-1.0 DLPack. READ_ONLY and padded sub-byte tensors are refused (DLPM_E_READ_ONLY,
  * DLPM_E_INVALID_ARGUMENT): the legacy struct would silently drop those flags. On failure
  * the versioned tensor is still the caller's. */
-DLPM_API dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out);
+DLPM_API dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) DLPM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

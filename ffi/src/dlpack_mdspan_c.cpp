@@ -5,6 +5,7 @@
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <new>
 
 namespace dm = dlpack_mdspan;
@@ -29,10 +30,23 @@ dlpm_status guarded(const char* function, Body&& body) noexcept {
     return body();
   } catch (const std::bad_alloc&) {
     return fail(dm::error::format(dm::errc::out_of_memory, "%s: out of memory", function));
+  } catch (const std::exception& e) {
+    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception: %s", function, e.what()));
   } catch (...) {
-    last_error = dm::error::format(dm::errc::invalid_argument, "%s: unexpected C++ exception", function);
-    return DLPM_E_INTERNAL;
+    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception", function));
   }
+}
+
+// The requirements struct is versioned (git2's convention): only layouts this library
+// knows are read, so a program built against a newer header gets an error, not garbage.
+bool known_requirements_version(std::uint32_t version) noexcept { return version == DLPM_REQUIREMENTS_VERSION; }
+
+dlpm_status unsupported_requirements(const char* function, std::uint32_t version) noexcept {
+  return fail(dm::error::format(dm::errc::unsupported_version,
+                                "%s: dlpm_requirements version %u is not supported (this library knows version %u); %s",
+                                function, version, static_cast<unsigned>(DLPM_REQUIREMENTS_VERSION),
+                                version == 0 ? "initialise it with dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)"
+                                             : "the program was built against a newer dlpack_mdspan.h"));
 }
 
 dm::tensor_requirements to_core(const dlpm_requirements& r) noexcept {
@@ -58,7 +72,7 @@ class c_release_owner {
   c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
   c_release_owner& operator=(c_release_owner&&) = delete;
   ~c_release_owner() {
-    if (release_ != nullptr) release_(ctx_);
+    if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
   }
   void disarm() noexcept { release_ = nullptr; }
 
@@ -67,11 +81,11 @@ class c_release_owner {
   void* ctx_;
 };
 
-dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLManagedTensorVersioned** out) {
+dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLManagedTensorVersioned** out) noexcept {
   if (legacy == nullptr) return null_argument("dlpm_from_legacy", "legacy");
   if (out == nullptr) {
     // Ownership was passed in, so even this failure releases the tensor.
-    if (legacy->deleter != nullptr) legacy->deleter(legacy);
+    dm::detail::call_deleter(legacy);
     return null_argument("dlpm_from_legacy", "out");
   }
   auto wrapped = dm::legacy_to_versioned(legacy, access);
@@ -82,38 +96,68 @@ dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLMan
 
 }  // namespace
 
-// The status values are the core's errc values; keep them in lock step.
-static_assert(DLPM_E_NULL_POINTER == static_cast<int>(dm::errc::null_pointer));
-static_assert(DLPM_E_SHAPE_MISMATCH == static_cast<int>(dm::errc::static_extent_mismatch));
-static_assert(DLPM_E_SUBBYTE_NOT_VIEWABLE == static_cast<int>(dm::errc::subbyte_not_viewable));
-static_assert(DLPM_E_READ_ONLY == static_cast<int>(dm::errc::read_only));
-static_assert(DLPM_E_VERSION_MISMATCH == static_cast<int>(dm::errc::version_mismatch));
-static_assert(DLPM_E_OUT_OF_MEMORY == static_cast<int>(dm::errc::out_of_memory));
+// One vocabulary: every DLPM_E_<NAME> equals dm::errc::<name>, and the codes end where
+// errc ends. A status added on one side only, or renamed on one side, fails to compile.
+#define DLPM_SAME_CODE(NAME, name) static_assert(DLPM_E_##NAME == static_cast<int>(dm::errc::name), #NAME);
+DLPM_SAME_CODE(NULL_POINTER, null_pointer)
+DLPM_SAME_CODE(EXTENT_OVERFLOW, extent_overflow)
+DLPM_SAME_CODE(STRIDE_OVERFLOW, stride_overflow)
+DLPM_SAME_CODE(NOT_STRIDED, not_strided)
+DLPM_SAME_CODE(DEVICE_MISMATCH, device_mismatch)
+DLPM_SAME_CODE(DEVICE_ID_MISMATCH, device_id_mismatch)
+DLPM_SAME_CODE(NDIM_MISMATCH, ndim_mismatch)
+DLPM_SAME_CODE(INVALID_NDIM, invalid_ndim)
+DLPM_SAME_CODE(DTYPE_MISMATCH, dtype_mismatch)
+DLPM_SAME_CODE(INVALID_DTYPE, invalid_dtype)
+DLPM_SAME_CODE(NULL_SHAPE, null_shape)
+DLPM_SAME_CODE(NEGATIVE_EXTENT, negative_extent)
+DLPM_SAME_CODE(SHAPE_MISMATCH, shape_mismatch)
+DLPM_SAME_CODE(NULL_DATA, null_data)
+DLPM_SAME_CODE(NULL_STRIDES, null_strides)
+DLPM_SAME_CODE(NON_COMPACT_STRIDES, non_compact_strides)
+DLPM_SAME_CODE(NON_POSITIVE_STRIDE, non_positive_stride)
+DLPM_SAME_CODE(OVERLAPPING_STRIDES, overlapping_strides)
+DLPM_SAME_CODE(SPAN_OVERFLOW, span_overflow)
+DLPM_SAME_CODE(BYTE_OFFSET_OVERFLOW, byte_offset_overflow)
+DLPM_SAME_CODE(MISALIGNED_BYTE_OFFSET, misaligned_byte_offset)
+DLPM_SAME_CODE(MISALIGNED_DATA, misaligned_data)
+DLPM_SAME_CODE(DIVISIBILITY, divisibility)
+DLPM_SAME_CODE(SUBBYTE_NOT_VIEWABLE, subbyte_not_viewable)
+DLPM_SAME_CODE(AMBIGUOUS_LAYOUT, ambiguous_layout)
+DLPM_SAME_CODE(NO_MATCHING_TYPE, no_matching_type)
+DLPM_SAME_CODE(READ_ONLY, read_only)
+DLPM_SAME_CODE(VERSION_MISMATCH, version_mismatch)
+DLPM_SAME_CODE(INVALID_ARGUMENT, invalid_argument)
+DLPM_SAME_CODE(OUT_OF_MEMORY, out_of_memory)
+DLPM_SAME_CODE(INTERNAL, internal)
+DLPM_SAME_CODE(MISALIGNED_METADATA, misaligned_metadata)
+DLPM_SAME_CODE(UNSUPPORTED_VERSION, unsupported_version)
+#undef DLPM_SAME_CODE
+static_assert(DLPM_E_UNSUPPORTED_VERSION == static_cast<int>(dm::last_errc), "a new errc needs its DLPM_E_ code");
 
 extern "C" {
 
-const char* dlpm_status_string(dlpm_status status) {
-  if (status == DLPM_E_INTERNAL) return "internal error";
-  if (status < 0 || status > DLPM_E_OUT_OF_MEMORY) return "unknown status";
+const char* dlpm_status_string(dlpm_status status) noexcept {
+  if (status < 0 || status > static_cast<int>(dm::last_errc)) return "unknown status";
   return dm::errc_name(static_cast<dm::errc>(status));
 }
 
-const char* dlpm_last_error(void) { return last_error.what(); }
+const char* dlpm_last_error(void) noexcept { return last_error.what(); }
 
-dlpm_status dlpm_version(dlpm_version_info* out) {
+dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
   if (out == nullptr) return null_argument("dlpm_version", "out");
   *out = dlpm_version_info{dm::version_major, dm::version_minor, dm::version_patch, dm::dlpack_major_version,
                            dm::dlpack_minor_version};
   return DLPM_OK;
 }
 
-dlpm_status dlpm_validate(const DLTensor* tensor) {
+dlpm_status dlpm_validate(const DLTensor* tensor) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_validate", "tensor");
   dm::error e;
   return dm::validate(*tensor, &e) ? DLPM_OK : fail(e);
 }
 
-dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) {
+dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_numel", "tensor");
   if (out == nullptr) return null_argument("dlpm_numel", "out");
   auto n = dm::numel(*tensor);
@@ -122,7 +166,7 @@ dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) {
   return DLPM_OK;
 }
 
-dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) {
+dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_nbytes", "tensor");
   if (out == nullptr) return null_argument("dlpm_nbytes", "out");
   auto n = dm::nbytes(*tensor);
@@ -131,7 +175,7 @@ dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) {
   return DLPM_OK;
 }
 
-dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) {
+dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_is_contiguous", "tensor");
   if (out == nullptr) return null_argument("dlpm_is_contiguous", "out");
   dm::error e;
@@ -146,7 +190,7 @@ dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out)
   }
 }
 
-dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) {
+dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_element_offset", "tensor");
   if (out == nullptr) return null_argument("dlpm_element_offset", "out");
   if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset", "index");
@@ -157,31 +201,35 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
   return DLPM_OK;
 }
 
-dlpm_status dlpm_requirements_init(dlpm_requirements* req) {
+dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
+  if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
   *req = dlpm_requirements{};
+  req->version = version;
   req->ndim = -1;
   req->device_id = -1;
   return DLPM_OK;
 }
 
-dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) {
+dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_check", "tensor");
   if (req == nullptr) return null_argument("dlpm_check", "req");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check", req->version);
   dm::error e;
   return dm::check_requirements(*tensor, 0, to_core(*req), &e) ? DLPM_OK : fail(e);
 }
 
-dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) {
+dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
   dm::error e;
   return dm::check_requirements(tensor->dl_tensor, tensor->flags, to_core(*req), &e) ? DLPM_OK : fail(e);
 }
 
 dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
                              DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
-                             DLManagedTensorVersioned** out) {
+                             DLManagedTensorVersioned** out) noexcept {
   if (out == nullptr) return null_argument("dlpm_managed_new", "out");
   return guarded("dlpm_managed_new", [&]() -> dlpm_status {
     DLTensor description{};
@@ -203,11 +251,9 @@ dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, con
   });
 }
 
-void dlpm_managed_delete(DLManagedTensorVersioned* tensor) {
-  if (tensor != nullptr && tensor->deleter != nullptr) tensor->deleter(tensor);
-}
+void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
 
-dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) {
+dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_managed_check_version", "tensor");
   auto adopted = dm::managed_tensor::try_adopt(tensor);
   if (!adopted) return fail(adopted.error());
@@ -215,15 +261,15 @@ dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) {
   return DLPM_OK;
 }
 
-dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out) {
+dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out) noexcept {
   return from_legacy(legacy, dm::legacy_access::read_only, out);
 }
 
-dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) {
+dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) noexcept {
   return from_legacy(legacy, dm::legacy_access::writable, out);
 }
 
-dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) {
+dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_to_legacy", "tensor");
   if (out == nullptr) return null_argument("dlpm_to_legacy", "out");
   auto wrapped = dm::versioned_to_legacy(tensor);

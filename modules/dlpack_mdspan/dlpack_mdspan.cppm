@@ -16,6 +16,7 @@ module;
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <expected>
 #include <limits>
 #include <memory>
@@ -24,6 +25,10 @@ module;
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <typeinfo>
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#endif
 #include <utility>
 #include <version>
 #include <variant>

@@ -165,7 +165,7 @@ static void test_requirements(void) {
   DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
   dlpm_requirements req;
 
-  CHECK_STATUS(dlpm_requirements_init(&req), DLPM_OK);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
   CHECK(req.ndim == -1 && req.device_id == -1 && req.check_dtype == 0 && req.shape == NULL);
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK);
   req.check_dtype = 1;
@@ -209,7 +209,7 @@ static void test_requirements(void) {
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NULL_STRIDES);
   CHECK_STATUS(dlpm_check(NULL, &req), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_check(&t, NULL), DLPM_E_NULL_POINTER);
-  CHECK_STATUS(dlpm_requirements_init(NULL), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_requirements_init(NULL, DLPM_REQUIREMENTS_VERSION), DLPM_E_NULL_POINTER);
 }
 
 static void test_managed_new_and_delete(void) {
@@ -234,7 +234,7 @@ static void test_managed_new_and_delete(void) {
   CHECK(out->dl_tensor.strides != NULL && out->dl_tensor.strides[0] == 3 && out->dl_tensor.strides[1] == 1);
   CHECK(out->version.major == DLPACK_MAJOR_VERSION);
   CHECK(out->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
-  CHECK_STATUS(dlpm_requirements_init(&req), DLPM_OK);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
   req.writable = 1;
   CHECK_STATUS(dlpm_check_managed(out, &req), DLPM_E_READ_ONLY);
   CHECK(releases == 0);
@@ -309,6 +309,112 @@ static void test_version_and_legacy(void) {
   CHECK_STATUS(dlpm_to_legacy(NULL, &legacy), DLPM_E_NULL_POINTER);
 }
 
+/* Soundness at the extremes: each case was undefined behaviour or a wrong answer once. */
+static void test_extremes(void) {
+  static float data[32];
+  int64_t out = -1;
+  int32_t flag = -1;
+  const int64_t p32 = (int64_t)1 << 32, p62 = (int64_t)1 << 62;
+  int64_t span_shape[2] = {2, 3}, span_strides[2] = {0, -((int64_t)1 << 60)};
+  int64_t empty_shape[3] = {0, 0, 0}, ones[3] = {1, 1, 1};
+  int64_t e30_shape[2] = {3, 0}, e30_strides[2] = {INT64_MAX, 1}, e30_index[2] = {2, 0};
+  int64_t wide_shape[3] = {2, 2, 1}, wide_strides[3] = {p62, p62, 1};
+  int64_t huge_shape[1] = {(int64_t)1 << 60};
+  int64_t garbage_shape[2] = {0, -3};
+  int64_t storage[5] = {2, 3, 3, 1, 0};
+  DLTensor t;
+
+  /* data 64 bytes into a buffer, strides reaching INT64_MIN bytes below it */
+  t = make_tensor((char*)data + 64, 2, span_shape, span_strides, dtype(kDLFloat, 32, 1));
+  CHECK(dlpm_validate(&t) == DLPM_E_BYTE_OFFSET_OVERFLOW || dlpm_validate(&t) == DLPM_E_SPAN_OVERFLOW);
+
+  /* an empty tensor has 0 elements, whichever extent is the zero */
+  empty_shape[0] = p32;
+  empty_shape[1] = p32;
+  t = make_tensor(NULL, 3, empty_shape, ones, dtype(kDLInt, 32, 1));
+  CHECK_STATUS(dlpm_validate(&t), DLPM_OK);
+  CHECK_STATUS(dlpm_numel(&t, &out), DLPM_OK);
+  CHECK(out == 0);
+  CHECK_STATUS(dlpm_nbytes(&t, &out), DLPM_OK);
+  CHECK(out == 0);
+
+  /* every index is bounds-checked before any arithmetic */
+  out = -1;
+  t = make_tensor(data, 2, e30_shape, e30_strides, dtype(kDLInt, 32, 1));
+  CHECK_STATUS(dlpm_element_offset(&t, e30_index, &out), DLPM_E_INVALID_ARGUMENT);
+  CHECK(out == -1);
+  t = make_tensor(data, 3, wide_shape, wide_strides, dtype(kDLInt, 32, 1));
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_SPAN_OVERFLOW);
+
+  /* nbytes without an intermediate overflow */
+  t = make_tensor(data, 1, huge_shape, NULL, dtype(kDLInt, 8, 1));
+  CHECK_STATUS(dlpm_nbytes(&t, &out), DLPM_OK);
+  CHECK(out == (int64_t)1 << 60);
+
+  /* garbage is never contiguous: the C function refuses it */
+  t = make_tensor(data, 2, garbage_shape, NULL, dtype(kDLFloat, 32, 1));
+  CHECK_STATUS(dlpm_is_contiguous(&t, 'C', &flag), DLPM_E_NEGATIVE_EXTENT);
+  CHECK(flag == -1);
+
+  /* misaligned shape or strides pointers: their own status, nothing read through them */
+  t = make_tensor(data, 2, (int64_t*)((char*)storage + 1), storage + 2, dtype(kDLFloat, 32, 1));
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_MISALIGNED_METADATA);
+  CHECK_STATUS(dlpm_numel(&t, &out), DLPM_E_MISALIGNED_METADATA);
+  t = make_tensor(data, 2, storage, (int64_t*)((char*)(storage + 2) + 4), dtype(kDLFloat, 32, 1));
+  CHECK_STATUS(dlpm_validate(&t), DLPM_E_MISALIGNED_METADATA);
+}
+
+/* Requirements are versioned and validated; nothing is silently read as "anything". */
+static void test_requirements_are_checked(void) {
+  float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {4, 1}, wrong_shape[2] = {5, 5};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  dlpm_requirements req;
+
+  memset(&req, 0x5a, sizeof req);
+  CHECK_STATUS(dlpm_requirements_init(&req, 0), DLPM_E_UNSUPPORTED_VERSION);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION + 1), DLPM_E_UNSUPPORTED_VERSION);
+  CHECK(req.ndim == 0x5a5a5a5a); /* untouched */
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_UNSUPPORTED_VERSION);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  CHECK(req.version == DLPM_REQUIREMENTS_VERSION);
+
+  req.shape = wrong_shape; /* with ndim left at -1 this passed silently */
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  req.ndim = 2;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_SHAPE_MISMATCH);
+  req.shape = NULL;
+  req.ndim = -2; /* was taken as "any rank" */
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  req.ndim = 65;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  req.ndim = -1;
+  req.version = 0;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_UNSUPPORTED_VERSION);
+}
+
+/* dlpm_to_legacy reads nothing but the version of a tensor of another major version. */
+static void test_to_legacy_checks_the_version(void) {
+  DLManagedTensorVersioned* future = hand_made(2, 0);
+  DLManagedTensor* legacy = NULL;
+  deleter_calls = 0;
+  CHECK_STATUS(dlpm_to_legacy(future, &legacy), DLPM_E_VERSION_MISMATCH);
+  CHECK(legacy == NULL);
+  CHECK(deleter_calls == 0); /* still the caller's */
+  future->version.major = DLPACK_MAJOR_VERSION;
+  dlpm_managed_delete(future);
+  CHECK(deleter_calls == 1);
+}
+
+/* One vocabulary: every status has its own name, the same as the C++ errc's. */
+static void test_every_status_is_named(void) {
+  dlpm_status s;
+  for (s = 0; s <= DLPM_E_UNSUPPORTED_VERSION; ++s) CHECK(strcmp(dlpm_status_string(s), "unknown status") != 0);
+  CHECK(strcmp(dlpm_status_string(DLPM_E_UNSUPPORTED_VERSION + 1), "unknown status") == 0);
+  CHECK(strcmp(dlpm_status_string(DLPM_E_SHAPE_MISMATCH), "shape mismatch") == 0);
+  CHECK(strcmp(dlpm_status_string(DLPM_E_MISALIGNED_METADATA), "shape or strides misaligned") == 0);
+}
+
 int main(void) {
   test_status_and_version();
   test_validate_and_inspect();
@@ -316,6 +422,10 @@ int main(void) {
   test_requirements();
   test_managed_new_and_delete();
   test_version_and_legacy();
+  test_extremes();
+  test_requirements_are_checked();
+  test_to_legacy_checks_the_version();
+  test_every_status_is_named();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   dlpm_requirements req;
-  dlpm_requirements_init(&req);
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = static_cast<std::int32_t>(f.flags % 6) - 1;
   req.order = "\0CFAX"[f.flags % 5];
   req.min_alignment = std::uint64_t{1} << (f.flags % 8);

@@ -360,7 +360,7 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppO", keywords, &obj, &dtype_obj, &ndim, &shape_obj, &order,
                                    &writable, &trust_legacy_writable, &write))
     return NULL;
-  dlpm_requirements_init(&req);
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = ndim;
   req.writable = writable;
   if (dtype_obj != Py_None) {

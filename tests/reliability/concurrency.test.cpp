@@ -52,7 +52,7 @@ TEST_CASE("8 threads adopt, view, export and release, and deleters run on foreig
       auto view = dm::to_dlpack_tensor(std::mdspan<const double, std::dextents<int, 2>>(shared.data(), 8, 8));
       const DLTensor t = view.get();
       dlpm_requirements req;
-      dlpm_requirements_init(&req);
+      dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
       req.order = 'C';
       if (dlpm_check(&t, &req) != DLPM_OK) checks_failed.fetch_add(1);
       if (dm::to_mdspan<std::mdspan<const double, std::dextents<int, 2>>>(t)[7, 7] != 1.5) checks_failed.fetch_add(1);

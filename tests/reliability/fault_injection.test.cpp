@@ -133,7 +133,7 @@ TEST_CASE("a deleter that re-enters the library") {
       auto t = dm::to_managed_tensor(std::mdspan<double, std::dextents<int, 1>>(inner, 4), 0);
       DLManagedTensorVersioned* raw = t.release();
       dlpm_requirements req;
-      dlpm_requirements_init(&req);
+      dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
       if (dlpm_check_managed(raw, &req) == DLPM_OK && dlpm_managed_check_version(raw) == DLPM_OK) {
         auto back = dm::managed_tensor::adopt(raw);
         if (back.view<std::mdspan<const double, std::dextents<int, 1>>>()[3] == 4.0) ++*calls;

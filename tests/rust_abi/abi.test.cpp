@@ -22,7 +22,8 @@ namespace rust = dlpm_rust_abi;
   X(DLPM_E_SPAN_OVERFLOW) X(DLPM_E_BYTE_OFFSET_OVERFLOW) X(DLPM_E_MISALIGNED_BYTE_OFFSET)                \
   X(DLPM_E_MISALIGNED_DATA) X(DLPM_E_DIVISIBILITY) X(DLPM_E_SUBBYTE_NOT_VIEWABLE)                        \
   X(DLPM_E_AMBIGUOUS_LAYOUT) X(DLPM_E_NO_MATCHING_TYPE) X(DLPM_E_READ_ONLY) X(DLPM_E_VERSION_MISMATCH)   \
-  X(DLPM_E_INVALID_ARGUMENT) X(DLPM_E_OUT_OF_MEMORY) X(DLPM_E_INTERNAL)
+  X(DLPM_E_INVALID_ARGUMENT) X(DLPM_E_OUT_OF_MEMORY) X(DLPM_E_INTERNAL) \
+  X(DLPM_E_MISALIGNED_METADATA) X(DLPM_E_UNSUPPORTED_VERSION) X(DLPM_REQUIREMENTS_VERSION)
 
 // Before the C headers: rust_DLPM_OK = dlpm_rust_abi::DLPM_OK, and so on.
 #define DLPM_ABI_CAPTURE(name) constexpr auto rust_##name = rust::name;
@@ -168,6 +169,7 @@ DLPM_ABI_SAME_FIELD(dlpm_version_info, dlpack_major)
 DLPM_ABI_SAME_FIELD(dlpm_version_info, dlpack_minor)
 
 DLPM_ABI_SAME_STRUCT(dlpm_requirements)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, version)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, check_dtype)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, dtype)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, ndim)

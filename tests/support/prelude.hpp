@@ -6,7 +6,10 @@
 #include <doctest/doctest.h>
 
 #include <dlpack/dlpack.h>
+// Macros only (DLPM_HAS_BF16 and friends): a module import does not carry macros.
+#include <dlpack_mdspan/config.hpp>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
@@ -15,6 +18,7 @@
 #include <limits>
 #include <mdspan>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -23,4 +27,5 @@
 #include <vector>
 
 #include "support/alloc_counter.hpp"
+#include "support/death_test.h"
 #include "support/tensor_builder.hpp"

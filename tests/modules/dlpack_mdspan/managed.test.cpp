@@ -395,3 +395,38 @@ TEST_CASE("managed round trip through the relaxed layout keeps the offset") {
   CHECK(v[2, 3] == 3);
   CHECK(back.try_view<std::mdspan<int, E, std::layout_stride>>().error().code() == dm::errc::non_positive_stride);
 }
+
+namespace {
+DLManagedTensorVersioned* tensor_with_throwing_deleter() {
+  auto* t = new DLManagedTensorVersioned{};
+  t->version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  t->deleter = [](DLManagedTensorVersioned* self) {
+    delete self;
+    throw std::runtime_error("boom from a C++ deleter");
+  };
+  return t;
+}
+}  // namespace
+
+TEST_CASE("a deleter that throws ends the program with a message naming the exception") {
+  // Destroying the owner, failing adoption and wrapping as legacy all call the deleter
+  // through one noexcept path; none lets the exception unwind into the caller.
+  auto destroy = [] {
+    { auto owner = dm::managed_tensor::adopt(tensor_with_throwing_deleter()); }
+    std::fprintf(stderr, "returned after the deleter threw\n");
+  };
+  auto failed_adoption = [] {
+    auto* t = tensor_with_throwing_deleter();
+    t->version.major = DLPACK_MAJOR_VERSION + 1;
+    (void)dm::managed_tensor::try_adopt(t);
+    std::fprintf(stderr, "returned after the deleter threw\n");
+  };
+  for (auto body : {+destroy, +failed_adoption}) {
+    const dlpm_death d = dlpm_run_in_child(body);
+    CHECK(d.signal == SIGABRT);
+    const std::string err = d.err;
+    CHECK(err.find("a DLPack tensor's deleter threw a C++ exception (std::runtime_error: boom from a C++ deleter)") !=
+          std::string::npos);
+    CHECK(err.find("returned after") == std::string::npos);
+  }
+}

@@ -3,8 +3,10 @@
 //
 // Ownership rules, in one place:
 //   * A deleter runs exactly once, on every path, including failed adoption.
-//   * A deleter may run on any thread and never throws (it is noexcept; an owner whose
-//     destructor throws terminates the program, as a throwing destructor would anyway).
+//   * A deleter may run on any thread and must not throw. Every call of a foreign deleter
+//     goes through detail::call_deleter, which ends the program with a message naming the
+//     exception if one does: the caller could not be told, and the tensor's ownership
+//     would be lost halfway (an owner whose destructor throws does the same).
 //   * Views borrow: they cannot be taken from a temporary managed_tensor.
 #ifndef DLPACK_MDSPAN_MANAGED_HPP
 #define DLPACK_MDSPAN_MANAGED_HPP
@@ -19,7 +21,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
 #include <memory>
+#include <typeinfo>
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#endif
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -39,6 +48,63 @@ class managed_tensor;
 }  // namespace dlpack_mdspan
 
 namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// A callback that throws out of a DLPack deleter breaks the C contract it was handed
+// under: nobody up the stack can catch it safely (C frames, Rust frames, a destructor).
+[[noreturn]] DLPM_COLD inline void callback_threw(const char* callback, const char* type, const char* what) noexcept {
+  std::fprintf(stderr,
+               "dlpack_mdspan: %s threw a C++ exception (%s%s%s); DLPack callbacks must not throw, so the program is "
+               "terminated\n",
+               callback, type, what[0] != '\0' ? ": " : "", what);
+  std::fflush(stderr);
+  std::abort();
+}
+
+#if DLPM_HAS_EXCEPTIONS
+// The type of the exception being handled, demangled where possible. Works for exceptions
+// thrown by another C++ runtime too (a hermetic libdlpack_mdspan_c.so has its own), whose
+// std::exception the catch clause below cannot recognise: the type_info layout is the ABI's.
+DLPM_COLD inline void describe_current_exception(char* out, std::size_t size) noexcept {
+  std::snprintf(out, size, "of unknown type");
+#if __has_include(<cxxabi.h>)
+  if (const std::type_info* type = abi::__cxa_current_exception_type(); type != nullptr) {
+    int status = -1;
+    char* readable = abi::__cxa_demangle(type->name(), nullptr, nullptr, &status);
+    std::snprintf(out, size, "%s", status == 0 && readable != nullptr ? readable : type->name());
+    std::free(readable);
+  }
+#endif
+}
+#endif
+
+/// Runs `fn()`, a foreign callback, so that no exception escapes: one that does ends the
+/// program through callback_threw, naming the exception's type and, for a std::exception
+/// of this library's C++ runtime, its what().
+template <class Fn>
+inline void call_foreign(const char* callback, Fn&& fn) noexcept {
+#if DLPM_HAS_EXCEPTIONS
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    char type[256];
+    describe_current_exception(type, sizeof type);
+    callback_threw(callback, type, e.what());
+  } catch (...) {
+    char type[256];
+    describe_current_exception(type, sizeof type);
+    callback_threw(callback, type, "");
+  }
+#else
+  (void)callback;
+  fn();
+#endif
+}
+
+/// Calls a managed tensor's deleter, if it has one, exactly as DLPack says; see call_foreign.
+template <class Managed>
+inline void call_deleter(Managed* p) noexcept {
+  if (p != nullptr && p->deleter != nullptr) call_foreign("a DLPack tensor's deleter", [p] { p->deleter(p); });
+}
 
 // One heap block per managed tensor: the DLPack struct, the shape and strides it points
 // to, and the owner that keeps the data alive (nanobind does the same). The deleter
@@ -98,7 +164,7 @@ struct legacy_bridge {
     auto* b = static_cast<legacy_bridge*>(self->manager_ctx);
     DLManagedTensor* legacy = b->legacy;
     delete b;
-    if (legacy->deleter) legacy->deleter(legacy);
+    call_deleter(legacy);
   }
 };
 
@@ -111,7 +177,7 @@ struct versioned_bridge {
     auto* b = static_cast<versioned_bridge*>(self->manager_ctx);
     DLManagedTensorVersioned* versioned = b->versioned;
     delete b;
-    if (versioned->deleter) versioned->deleter(versioned);
+    call_deleter(versioned);
   }
 };
 
@@ -125,7 +191,7 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
   if (legacy == nullptr) return unexpected_error(error::format(errc::null_pointer, "legacy tensor is NULL"));
   auto* b = new (std::nothrow) detail::legacy_bridge{};
   if (b == nullptr) {
-    if (legacy->deleter) legacy->deleter(legacy);
+    detail::call_deleter(legacy);
     return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a legacy DLManagedTensor"));
   }
   b->legacy = legacy;
@@ -144,6 +210,13 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
 /// the caller's. Sub-byte padded tensors cannot be expressed either (errc::invalid_argument).
 inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* versioned, bool allow_read_only = false) noexcept {
   if (versioned == nullptr) return unexpected_error(error::format(errc::null_pointer, "versioned tensor is NULL"));
+  // Only `version` may be read from a tensor of another major version (DLPack's rule).
+  if (versioned->version.major != DLPACK_MAJOR_VERSION)
+    return unexpected_error(error::format(errc::version_mismatch,
+                                          "DLPack version %u.%u has major %u, this library speaks major %u; the tensor was "
+                                          "not wrapped and is still the caller's",
+                                          versioned->version.major, versioned->version.minor, versioned->version.major,
+                                          static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
   if ((versioned->flags & flag_read_only) != 0 && !allow_read_only)
     return unexpected_error(error::format(errc::read_only,
                                           "the tensor is READ_ONLY and a legacy DLManagedTensor cannot carry that flag"));
@@ -184,7 +257,7 @@ class managed_tensor {
     if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "adopt: DLManagedTensorVersioned is NULL"));
     const DLPackVersion v = p->version;
     if (v.major != DLPACK_MAJOR_VERSION) {
-      if (p->deleter) p->deleter(p);
+      detail::call_deleter(p);
       return unexpected_error(error::format(errc::version_mismatch,
                                             "adopt: DLPack version %u.%u has major %u, this library speaks major %u; the "
                                             "tensor was released",
@@ -246,7 +319,7 @@ class managed_tensor {
 
   /// Calls the deleter (if any) now and leaves *this empty.
   void reset() noexcept {
-    if (DLManagedTensorVersioned* p = std::exchange(tensor_, nullptr); p != nullptr && p->deleter != nullptr) p->deleter(p);
+    detail::call_deleter(std::exchange(tensor_, nullptr));
   }
 
  private:
@@ -419,7 +492,7 @@ template <strided_mdspan M>
   std::int64_t s = 1;
   for (std::size_t r = rank; r-- > 0;) {
     strides[r] = s;
-    s *= source.shape()[r];
+    s = detail::saturating_mul(s, source.shape()[r]);  // an empty source may have huge extents
   }
   void* data = static_cast<void*>(buffer.get());
   const auto view = detail::export_access::make<rank>(data, DLDevice{kDLCPU, 0}, dtype_v<value_type>, source.shape(), strides);
