@@ -246,6 +246,7 @@ static HOST: [sys::DLDeviceType; 4] = [
 /// careful user of the raw bindings would pass.
 fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
     sys::dlpm_requirements {
+        version: sys::DLPM_REQUIREMENTS_VERSION,
         check_dtype: 1,
         dtype: DataType::F32.0,
         ndim: -1,

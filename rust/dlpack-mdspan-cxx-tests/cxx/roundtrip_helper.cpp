@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <mdspan>
+#include <new>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -39,6 +41,20 @@ struct counted_owner {
     if (live) --live_owners;
   }
 };
+
+// A producer that breaks the DLPack contract: its deleter frees the tensor and then
+// throws. The library must end the process with a message, never let the exception unwind
+// into its caller (Rust frames, C frames).
+struct throwing_block {
+  DLManagedTensorVersioned managed{};
+  std::int64_t shape[1] = {4};
+  float data[4] = {1, 2, 3, 4};
+};
+
+void throwing_deleter(DLManagedTensorVersioned* self) {
+  delete static_cast<throwing_block*>(self->manager_ctx);
+  throw std::runtime_error("boom from a C++ deleter");
+}
 
 }  // namespace
 
@@ -122,6 +138,26 @@ DLManagedTensorVersioned* dlpm_cxx_make_matrix(std::int64_t rows, std::int64_t c
   } catch (...) {
     return nullptr;
   }
+}
+
+// A valid 4-float DLPack 1.x tensor whose deleter throws std::runtime_error("boom from a
+// C++ deleter") after freeing it. The caller owns the result (NULL if out of memory).
+DLManagedTensorVersioned* dlpm_cxx_make_throwing_tensor(void) noexcept {
+  auto* block = new (std::nothrow) throwing_block{};
+  if (block == nullptr) return nullptr;
+  DLManagedTensorVersioned& m = block->managed;
+  m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  m.manager_ctx = block;
+  m.deleter = &throwing_deleter;
+  m.flags = 0;
+  m.dl_tensor.data = block->data;
+  m.dl_tensor.device = DLDevice{kDLCPU, 0};
+  m.dl_tensor.ndim = 1;
+  m.dl_tensor.dtype = DLDataType{kDLFloat, 32, 1};
+  m.dl_tensor.shape = block->shape;
+  m.dl_tensor.strides = nullptr;
+  m.dl_tensor.byte_offset = 0;
+  return &m;
 }
 
 // How many C++ owners made by dlpm_cxx_make_matrix are still alive.

@@ -31,6 +31,7 @@ extern "C" {
         read_only: i32,
     ) -> *mut sys::DLManagedTensorVersioned;
     fn dlpm_cxx_live_owners() -> i64;
+    fn dlpm_cxx_make_throwing_tensor() -> *mut sys::DLManagedTensorVersioned;
 }
 
 /// A failure on the C++ side: the `errc` value and the exception / error message.
@@ -111,6 +112,15 @@ pub fn matrix_from_cxx(rows: i64, cols: i64, read_only: bool) -> Result<ManagedT
     let raw = unsafe { dlpm_cxx_make_matrix(rows, cols, i32::from(read_only)) };
     // SAFETY: raw is NULL (refused) or a fresh tensor whose ownership moves to Rust.
     unsafe { ManagedTensor::from_raw(raw) }
+}
+
+/// A valid 4-float tensor made in C++ whose deleter throws a C++ exception
+/// (`std::runtime_error("boom from a C++ deleter")`), breaking the DLPack contract. The
+/// caller owns it; deleting it must end the process with the facade's message, never
+/// unwind into Rust. NULL only if C++ ran out of memory.
+pub fn throwing_tensor_from_cxx() -> *mut sys::DLManagedTensorVersioned {
+    // SAFETY: no arguments; the result is a new tensor owned by the caller, or NULL.
+    unsafe { dlpm_cxx_make_throwing_tensor() }
 }
 
 /// How many C++ owners of `matrix_from_cxx` tensors are alive.

@@ -30,6 +30,11 @@ constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_COPIED = 2;
 /// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements occupy a whole byte each.
 constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED = 4;
 
+/// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
+/// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
+/// in `dlpm_requirements::version` when building the struct by hand.
+constexpr static const uint32_t DLPM_REQUIREMENTS_VERSION = 1;
+
 /// `DLDeviceType`, a C enum of `int32_t` size. Values not listed below are representable.
 using DLDeviceType = int32_t;
 
@@ -122,16 +127,20 @@ struct dlpm_version_info {
   uint32_t dlpack_minor;
 };
 
-/// `dlpm_requirements`: what a consumer requires of a tensor; `dlpm_requirements_init`
-/// sets every field to "anything".
+/// `dlpm_requirements`: what a consumer requires of a tensor;
+/// `dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)` sets every field to
+/// "anything".
 struct dlpm_requirements {
+  /// `DLPM_REQUIREMENTS_VERSION`; set by `dlpm_requirements_init`. Any other value is
+  /// refused by `dlpm_check` / `dlpm_check_managed` with `DLPM_E_UNSUPPORTED_VERSION`.
+  uint32_t version;
   /// Nonzero: the dtype must equal `dtype` exactly.
   int32_t check_dtype;
   /// The required dtype when `check_dtype` is nonzero.
   DLDataType dtype;
-  /// The required rank, or -1 for any.
+  /// The required rank (0..=64), or -1 for any.
   int32_t ndim;
-  /// NULL, or `ndim` extents where -1 is a wildcard.
+  /// NULL, or `ndim` extents where -1 is a wildcard (needs `ndim >= 0`).
   const int64_t *shape;
   /// `'C'`, `'F'`, `'A'` (either), or 0 for any layout.
   char order;
@@ -350,6 +359,12 @@ constexpr static const dlpm_status DLPM_E_OUT_OF_MEMORY = 30;
 
 /// An unexpected C++ exception was caught at the boundary.
 constexpr static const dlpm_status DLPM_E_INTERNAL = 31;
+
+/// `shape` or `strides` is not aligned for `int64_t`.
+constexpr static const dlpm_status DLPM_E_MISALIGNED_METADATA = 32;
+
+/// An options struct's `version` field is not one this library knows.
+constexpr static const dlpm_status DLPM_E_UNSUPPORTED_VERSION = 33;
 
 } // namespace dlpm_rust_abi
 

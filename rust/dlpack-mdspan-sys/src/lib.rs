@@ -3,8 +3,10 @@
 //! This crate holds only declarations: `#[repr(C)]` mirrors of the DLPack 1.3 structs, the
 //! facade's status codes and structs, and `extern "C"` declarations of every `dlpm_*`
 //! function. Every function follows the facade's boundary rules: no C++ exception crosses
-//! it, a NULL pointer argument returns `DLPM_E_NULL_POINTER`, out-parameters are written
-//! only on `DLPM_OK`, and `dlpm_last_error()` describes the last failure on this thread.
+//! it (a tensor deleter or `dlpm_release_fn` that throws ends the process with a message
+//! on stderr, so nothing unwinds into Rust), a NULL pointer argument returns
+//! `DLPM_E_NULL_POINTER`, out-parameters are written only on `DLPM_OK`, and
+//! `dlpm_last_error()` describes the last failure on this thread.
 //!
 //! The safe wrapper is the `dlpack-mdspan` crate; see `docs/rust.md` in the repository.
 //!
@@ -36,7 +38,8 @@ extern "C" {
     pub fn dlpm_version(out: *mut dlpm_version_info) -> dlpm_status;
 
     /// Structural validity of a tensor (ndim, dtype, shape, strides, spans, byte_offset,
-    /// data). NULL strides mean row-major.
+    /// data). NULL strides mean row-major. A `shape` or `strides` pointer that is not
+    /// aligned for `int64_t` is `DLPM_E_MISALIGNED_METADATA` (never read).
     pub fn dlpm_validate(tensor: *const DLTensor) -> dlpm_status;
 
     /// Number of elements (1 for ndim 0), overflow-checked.
@@ -57,13 +60,24 @@ extern "C" {
         out: *mut i64,
     ) -> dlpm_status;
 
-    /// Sets every field of `req` to "anything".
-    pub fn dlpm_requirements_init(req: *mut dlpm_requirements) -> dlpm_status;
+    /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and
+    /// device, no alignment, writability or strict-strides requirement) and `req.version`
+    /// to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; any other value is
+    /// `DLPM_E_UNSUPPORTED_VERSION` and `*req` is untouched.
+    pub fn dlpm_requirements_init(req: *mut dlpm_requirements, version: u32) -> dlpm_status;
 
     /// Checks a bare DLTensor against `req` (no flags: `writable` cannot be refused here).
+    ///
+    /// The requirements are checked first: a `version` other than
+    /// [`DLPM_REQUIREMENTS_VERSION`] is `DLPM_E_UNSUPPORTED_VERSION`; `ndim` below -1 or
+    /// above 64, `shape` with `ndim == -1`, a negative `num_device_types`, an unknown
+    /// `order` or a `min_alignment` that is not a power of two are
+    /// `DLPM_E_INVALID_ARGUMENT`. A tensor whose `shape` or `strides` pointer is not
+    /// aligned for `int64_t` is `DLPM_E_MISALIGNED_METADATA`.
     pub fn dlpm_check(tensor: *const DLTensor, req: *const dlpm_requirements) -> dlpm_status;
 
     /// Checks a managed tensor against `req`, including its READ_ONLY and sub-byte flags.
+    /// The requirements are checked as for [`dlpm_check`].
     pub fn dlpm_check_managed(
         tensor: *const DLManagedTensorVersioned,
         req: *const dlpm_requirements,
@@ -86,7 +100,9 @@ extern "C" {
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 
-    /// Calls the tensor's deleter (if any). NULL is a no-op.
+    /// Calls the tensor's deleter (if any). NULL is a no-op. A deleter that throws a C++
+    /// exception ends the process (a message on stderr, then `abort()`): the exception
+    /// never unwinds into the caller.
     pub fn dlpm_managed_delete(tensor: *mut DLManagedTensorVersioned);
 
     /// For a tensor just received: on a major version other than the library's, calls its
@@ -107,7 +123,8 @@ extern "C" {
     ) -> dlpm_status;
 
     /// Moves a versioned tensor into a new legacy one. READ_ONLY and padded sub-byte tensors
-    /// are refused; on failure the versioned tensor is still the caller's.
+    /// are refused, and so is a DLPack major version other than 1
+    /// (`DLPM_E_VERSION_MISMATCH`); on failure the versioned tensor is still the caller's.
     pub fn dlpm_to_legacy(
         tensor: *mut DLManagedTensorVersioned,
         out: *mut *mut DLManagedTensor,

@@ -259,6 +259,10 @@ pub const DLPM_E_INVALID_ARGUMENT: dlpm_status = 29;
 pub const DLPM_E_OUT_OF_MEMORY: dlpm_status = 30;
 /// An unexpected C++ exception was caught at the boundary.
 pub const DLPM_E_INTERNAL: dlpm_status = 31;
+/// `shape` or `strides` is not aligned for `int64_t`.
+pub const DLPM_E_MISALIGNED_METADATA: dlpm_status = 32;
+/// An options struct's `version` field is not one this library knows.
+pub const DLPM_E_UNSUPPORTED_VERSION: dlpm_status = 33;
 
 // ---- the facade: structs ---------------------------------------------------------------
 
@@ -278,18 +282,27 @@ pub struct dlpm_version_info {
     pub dlpack_minor: u32,
 }
 
-/// `dlpm_requirements`: what a consumer requires of a tensor; `dlpm_requirements_init`
-/// sets every field to "anything".
+/// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
+/// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
+/// in `dlpm_requirements::version` when building the struct by hand.
+pub const DLPM_REQUIREMENTS_VERSION: u32 = 1;
+
+/// `dlpm_requirements`: what a consumer requires of a tensor;
+/// `dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)` sets every field to
+/// "anything".
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct dlpm_requirements {
+    /// `DLPM_REQUIREMENTS_VERSION`; set by `dlpm_requirements_init`. Any other value is
+    /// refused by `dlpm_check` / `dlpm_check_managed` with `DLPM_E_UNSUPPORTED_VERSION`.
+    pub version: u32,
     /// Nonzero: the dtype must equal `dtype` exactly.
     pub check_dtype: i32,
     /// The required dtype when `check_dtype` is nonzero.
     pub dtype: DLDataType,
-    /// The required rank, or -1 for any.
+    /// The required rank (0..=64), or -1 for any.
     pub ndim: i32,
-    /// NULL, or `ndim` extents where -1 is a wildcard.
+    /// NULL, or `ndim` extents where -1 is a wildcard (needs `ndim >= 0`).
     pub shape: *const i64,
     /// `'C'`, `'F'`, `'A'` (either), or 0 for any layout.
     pub order: c_char,

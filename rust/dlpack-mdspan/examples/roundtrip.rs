@@ -22,9 +22,11 @@ fn main() -> Result<(), dlpack_mdspan::Error> {
     //    the pointer really crosses the FFI boundary twice.
     let raw: *mut sys::DLManagedTensorVersioned = t.into_raw();
     let mut req = std::mem::MaybeUninit::<sys::dlpm_requirements>::uninit();
-    // SAFETY: dlpm_requirements_init fully initialises `req`; `raw` is live.
+    // SAFETY: dlpm_requirements_init fully initialises `req` when it returns DLPM_OK
+    // (asserted before assume_init); `raw` is live.
     let status = unsafe {
-        sys::dlpm_requirements_init(req.as_mut_ptr());
+        let init = sys::dlpm_requirements_init(req.as_mut_ptr(), sys::DLPM_REQUIREMENTS_VERSION);
+        assert_eq!(init, sys::DLPM_OK);
         let mut req = req.assume_init();
         req.ndim = 2;
         req.order = b'C' as std::ffi::c_char;

@@ -87,6 +87,13 @@ impl Status {
     pub const OUT_OF_MEMORY: Status = Status(sys::DLPM_E_OUT_OF_MEMORY);
     /// An unexpected C++ exception was caught at the boundary (`DLPM_E_INTERNAL`).
     pub const INTERNAL: Status = Status(sys::DLPM_E_INTERNAL);
+    /// The tensor's `shape` or `strides` pointer is not aligned for `i64`
+    /// (`DLPM_E_MISALIGNED_METADATA`). Such a tensor is malformed: its metadata is never
+    /// read, and never turned into a `&[i64]`.
+    pub const MISALIGNED_METADATA: Status = Status(sys::DLPM_E_MISALIGNED_METADATA);
+    /// An options struct (`dlpm_requirements`) carries a `version` the facade does not
+    /// know (`DLPM_E_UNSUPPORTED_VERSION`), e.g. a program built against a newer header.
+    pub const UNSUPPORTED_VERSION: Status = Status(sys::DLPM_E_UNSUPPORTED_VERSION);
 
     /// This crate's own condition: a mutable reference was requested from a view whose
     /// elements may be aliased elsewhere (see [the mutation rules](crate#mutation-and-aliasing)).

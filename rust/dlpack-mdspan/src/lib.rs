@@ -37,6 +37,11 @@
 //! [`Status::VERSION_MISMATCH`]. Legacy tensors become READ_ONLY unless you say the
 //! producer allows writes (NumPy's policy).
 //!
+//! A foreign deleter must not throw: one that throws a C++ exception ends the process
+//! (the facade prints `dlpack_mdspan: a DLPack tensor's deleter threw a C++ exception
+//! (...)` and calls `abort()`), since unwinding it through Rust frames would be undefined
+//! behaviour. Likewise a panic in the drop of an owner given to this crate aborts.
+//!
 //! Views ([`TensorView`], [`TensorViewMut`]) borrow the tensor, so they cannot outlive it.
 //!
 //! # Views and element types
@@ -46,7 +51,9 @@
 //! `bool`, [`Complex32`], [`Complex64`]), a host-accessible device
 //! ([`DeviceType::HOST_ACCESSIBLE`]) and data aligned for `T`. Shape and strides are
 //! exposed as `&[i64]` (NULL strides are computed as row-major into storage owned by the
-//! view; rank 0 gives empty slices). [`TensorView::get`] honours any strides and the
+//! view; rank 0 gives empty slices), built only after the facade has validated the tensor:
+//! a foreign `shape` or `strides` pointer that is not aligned for `i64` is refused with
+//! [`Status::MISALIGNED_METADATA`], never read. [`TensorView::get`] honours any strides and the
 //! `byte_offset`; [`TensorView::as_slice`] needs a C-contiguous tensor.
 //!
 //! # Mutation and aliasing
@@ -70,7 +77,8 @@
 //! The `unsafe` constructors ([`ManagedTensor::from_raw`], [`ManagedTensor::from_owner`],
 //! [`TensorView::from_raw`], [`TensorViewMut::from_raw`]) state what the producer must
 //! guarantee: valid memory for every addressed element, no foreign writes while views
-//! exist, and `bool` bytes that are 0 or 1.
+//! exist, nothing else reaching the memory of a tensor flagged IS_COPIED, and `bool` bytes
+//! that are 0 or 1.
 //!
 //! # Threads
 //!

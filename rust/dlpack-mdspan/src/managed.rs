@@ -127,7 +127,15 @@ impl ManagedTensor {
     ///   and for writes too unless the READ_ONLY flag is set.
     /// - While a view borrowed from the returned tensor exists, no other code writes the
     ///   elements it reaches; while a mutable view exists, no other code reads them either.
+    /// - If the IS_COPIED flag is set, nothing but the tensor reaches the memory (DLPack's
+    ///   meaning of the flag): mutable views of it hand out `&mut`.
     /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
+    ///
+    /// A malformed structure is not undefined behaviour: the facade refuses it (e.g. a
+    /// `shape` or `strides` pointer not aligned for `i64` is
+    /// [`Status::MISALIGNED_METADATA`]) before this crate reads the arrays. Dropping the
+    /// tensor calls its deleter through the facade; a deleter that throws a C++ exception
+    /// ends the process with a message instead of unwinding into Rust.
     ///
     /// ```
     /// use dlpack_mdspan::ManagedTensor;
@@ -331,8 +339,11 @@ impl ManagedTensor {
     /// drop aborts the process, since it cannot unwind into C. The description is validated
     /// by the facade; on failure `owner` is dropped here and nothing was exported.
     ///
-    /// Tensors made this way are not [exclusive](crate#mutation-and-aliasing): `owner` may
-    /// share the memory.
+    /// Whether the tensor is [exclusive](crate#mutation-and-aliasing) follows its flags, as
+    /// for every tensor this crate receives: without [`Flags::IS_COPIED`] it is not
+    /// (`owner` may share the memory, e.g. an `Arc`), so its mutable views hand out no
+    /// `&mut`; with IS_COPIED it is, because DLPack's IS_COPIED says the memory is a private
+    /// copy that only the tensor's holder reads or writes (which the caller promises below).
     ///
     /// # Safety
     ///
@@ -341,6 +352,10 @@ impl ManagedTensor {
     ///   every addressed element, and for writes unless `flags` contains READ_ONLY.
     /// - While views of the tensor exist, no other code writes those elements; while a
     ///   mutable view exists, no other code reads them either.
+    /// - If `flags` contains IS_COPIED, nothing but the tensor reaches the memory while it
+    ///   lives: `owner` does not share it (no other `Arc` clone, reference or pointer to it
+    ///   is used), because mutable views of an IS_COPIED tensor hand out `&mut T` and
+    ///   `&mut [T]`, and so does any consumer the tensor is passed to.
     /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
     ///
     /// ```
@@ -549,7 +564,10 @@ impl ManagedTensor {
     /// Whether nothing outside this tensor can reach its elements, so that mutable views
     /// may hand out `&mut` safely (subject to contiguity, see
     /// [`TensorViewMut::is_exclusive`]): the tensor was made by this crate from a `Vec`
-    /// and never left Rust, or it carries IS_COPIED.
+    /// and never left Rust, or it carries IS_COPIED, whoever set it (a foreign producer
+    /// through [`from_raw`](Self::from_raw), or [`from_owner`](Self::from_owner), whose
+    /// contract then rules out shared memory). DLPack's IS_COPIED means the producer made
+    /// a copy for this consumer, which holds the only reference and may write it.
     ///
     /// ```
     /// # use dlpack_mdspan::ManagedTensor;
@@ -623,9 +641,9 @@ impl ManagedTensor {
     /// ```
     pub fn shape(&self) -> Result<&[i64], Error> {
         self.validate()?;
-        // SAFETY: validated: shape holds ndim readable entries (or ndim is 0), and the
-        // struct outlives the borrow of self.
-        Ok(unsafe { view::dims(self.dl_tensor().shape, self.dl_tensor().ndim) })
+        // SAFETY: validated (a misaligned pointer is refused before any read): shape holds
+        // ndim readable entries (or ndim is 0), and the struct outlives the borrow of self.
+        unsafe { view::dims(self.dl_tensor().shape, self.dl_tensor().ndim, "shape") }
     }
 
     /// The validated strides as stored: `None` when they are NULL (compact row-major).
@@ -642,8 +660,9 @@ impl ManagedTensor {
         if t.strides.is_null() && t.ndim > 0 {
             return Ok(None);
         }
-        // SAFETY: validated: strides holds ndim readable entries (or ndim is 0).
-        Ok(Some(unsafe { view::dims(t.strides, t.ndim) }))
+        // SAFETY: validated (a misaligned pointer is refused before any read): strides holds
+        // ndim readable entries (or ndim is 0).
+        Ok(Some(unsafe { view::dims(t.strides, t.ndim, "strides") }?))
     }
 
     /// The number of elements (1 for rank 0), from the facade's `dlpm_numel`.
@@ -748,7 +767,8 @@ impl ManagedTensor {
 impl Drop for ManagedTensor {
     fn drop(&mut self) {
         // SAFETY: self owns the tensor; its deleter is called exactly once, here, with the
-        // original pointer.
+        // original pointer. dlpm_managed_delete is noexcept: a deleter that throws a C++
+        // exception aborts the process inside the facade, so nothing unwinds into this frame.
         unsafe { sys::dlpm_managed_delete(self.ptr.as_ptr()) }
     }
 }
@@ -886,7 +906,12 @@ fn check_inside_vec(t: &sys::DLTensor, size: usize, len: usize) -> Result<(), Er
         return Ok(()); // no element is addressed
     }
     // SAFETY: validated above, so shape and strides hold ndim entries (or ndim is 0).
-    let (shape, strides) = unsafe { (view::dims(t.shape, t.ndim), view::dims(t.strides, t.ndim)) };
+    let (shape, strides) = unsafe {
+        (
+            view::dims(t.shape, t.ndim, "shape")?,
+            view::dims(t.strides, t.ndim, "strides")?,
+        )
+    };
     let stride = |r: usize| if t.strides.is_null() { 1 } else { strides[r] };
     // The corners of the index space that reach the lowest and the highest address.
     let low: Vec<i64> = (0..shape.len())

@@ -18,9 +18,11 @@ static HOST_DEVICE_TYPES: [sys::DLDeviceType; 4] = [
     DeviceType::HOST_ACCESSIBLE[3].0,
 ];
 
-/// Requirements that accept anything (the facade's own defaults).
+/// Requirements that accept anything (the facade's own defaults), in the layout version
+/// these bindings describe.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
     let req = sys::dlpm_requirements {
+        version: sys::DLPM_REQUIREMENTS_VERSION,
         check_dtype: 0,
         dtype: sys::DLDataType {
             code: 0,
@@ -54,19 +56,37 @@ pub(crate) fn element_requirements<T: Element>(writable: bool) -> sys::dlpm_requ
     req
 }
 
-/// `ndim` entries at `ptr`, or an empty slice when `ndim <= 0` or `ptr` is NULL (never a
-/// slice built from a NULL pointer).
+/// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
+/// error), or an empty slice when `ndim <= 0` or `ptr` is NULL (never a slice built from a
+/// NULL pointer).
+///
+/// A pointer that is not aligned for `i64` is refused with [`Status::MISALIGNED_METADATA`]
+/// and never dereferenced: `slice::from_raw_parts` on it would be undefined behaviour (and
+/// aborts in debug builds). The facade's checks (`dlpm_validate`, `dlpm_check*`) refuse
+/// such a tensor before this is reached; checking here too keeps the crate sound when it is
+/// linked (through `DLPACK_MDSPAN_LIB_DIR`) against a facade that predates that check.
 ///
 /// # Safety
 ///
-/// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` that stay
-/// valid and unmodified for `'a`.
-pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32) -> &'a [i64] {
+/// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` (if it is
+/// aligned) that stay valid and unmodified for `'a`: call it only on a tensor the facade
+/// has validated.
+pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
     if ndim <= 0 || ptr.is_null() {
-        return &[];
+        return Ok(&[]);
     }
-    // SAFETY: the caller guarantees ndim readable entries at ptr for 'a.
-    unsafe { std::slice::from_raw_parts(ptr, ndim as usize) }
+    if !ptr.is_aligned() {
+        return Err(Error::new(
+            Status::MISALIGNED_METADATA,
+            format!(
+                "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
+                std::mem::align_of::<i64>()
+            ),
+        ));
+    }
+    // SAFETY: non-NULL and aligned; the caller guarantees ndim readable entries at ptr
+    // for 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
 }
 
 /// `dlpm_is_contiguous` as a `bool`.
@@ -78,11 +98,16 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
     Ok(out != 0)
 }
 
-/// What both view types share: the validated tensor, its strides (its own, or row-major
-/// ones computed here when they are NULL), and its element count.
+/// What both view types share: the validated tensor, its shape and strides as slices
+/// (built once, after validation), row-major strides computed here when the tensor's are
+/// NULL, and its element count.
 #[derive(Clone)]
 struct Layout<'a> {
     tensor: &'a sys::DLTensor,
+    /// The tensor's shape (empty for rank 0).
+    shape: &'a [i64],
+    /// The tensor's own strides (empty for rank 0 or NULL strides).
+    own_strides: &'a [i64],
     /// Row-major strides owned by the view when the tensor's strides are NULL.
     implicit_strides: Option<Box<[i64]>>,
     len: usize,
@@ -94,9 +119,18 @@ impl<'a> Layout<'a> {
     /// `t` has passed the facade's checks for an element type of `size` bytes (structure,
     /// dtype, host device, alignment); its shape and strides stay valid for `'a`.
     unsafe fn new(t: &'a sys::DLTensor, size: usize) -> Result<Self, Error> {
-        // The facade has validated the shape (non-negative extents, product within i64).
-        // SAFETY: validated: shape holds ndim entries (or ndim is 0).
-        let numel: i64 = unsafe { dims(t.shape, t.ndim) }.iter().product();
+        // The facade has validated the shape (aligned, non-negative extents, product within
+        // i64) and the strides (aligned); dims() re-checks the alignment before building a
+        // slice.
+        // SAFETY: validated: shape and strides hold ndim entries valid for 'a (or ndim is
+        // 0, or strides are NULL).
+        let (shape, own_strides) = unsafe {
+            (
+                dims(t.shape, t.ndim, "shape")?,
+                dims(t.strides, t.ndim, "strides")?,
+            )
+        };
+        let numel: i64 = shape.iter().product();
         let len = usize::try_from(numel)
             .ok()
             .filter(|n| {
@@ -110,8 +144,6 @@ impl<'a> Layout<'a> {
                 )
             })?;
         let implicit_strides = if t.ndim > 0 && t.strides.is_null() {
-            // SAFETY: validated: shape holds ndim entries, valid for 'a.
-            let shape = unsafe { dims(t.shape, t.ndim) };
             let mut strides = vec![0i64; shape.len()].into_boxed_slice();
             let mut s = 1i64;
             for r in (0..shape.len()).rev() {
@@ -126,22 +158,21 @@ impl<'a> Layout<'a> {
         };
         Ok(Layout {
             tensor: t,
+            shape,
+            own_strides,
             implicit_strides,
             len,
         })
     }
 
     fn shape(&self) -> &'a [i64] {
-        // SAFETY: validated at construction: shape holds ndim entries valid for 'a (or
-        // ndim is 0, which gives an empty slice without reading the pointer).
-        unsafe { dims(self.tensor.shape, self.tensor.ndim) }
+        self.shape
     }
 
     fn strides(&self) -> &[i64] {
         match &self.implicit_strides {
             Some(s) => s,
-            // SAFETY: as for shape; strides are non-NULL here unless ndim is 0.
-            None => unsafe { dims(self.tensor.strides, self.tensor.ndim) },
+            None => self.own_strides,
         }
     }
 
@@ -843,6 +874,26 @@ impl<T: Element + fmt::Debug> fmt::Debug for TensorViewMut<'_, T> {
 mod tests {
     use super::*;
 
+    // dims() refuses a misaligned pointer by itself, whatever the linked facade checked: no
+    // slice is ever built over it (slice::from_raw_parts would abort in debug builds).
+    #[test]
+    fn dims_refuses_misaligned_pointers_without_reading_them() {
+        let storage = [0u64; 3];
+        let aligned = storage.as_ptr().cast::<i64>();
+        let misaligned = aligned.cast::<u8>().wrapping_add(1).cast::<i64>();
+        // SAFETY: aligned points to 3 readable i64 (u64 storage, same size and alignment).
+        assert_eq!(unsafe { dims(aligned, 2, "shape") }.unwrap(), &[0, 0]);
+        // SAFETY: dims must refuse the pointer before reading it.
+        let err = unsafe { dims(misaligned, 2, "strides") }.unwrap_err();
+        assert_eq!(err.status(), Status::MISALIGNED_METADATA);
+        assert!(err.message().starts_with("strides = "), "{}", err.message());
+        // Nothing is read for rank 0 or a NULL pointer, aligned or not.
+        // SAFETY: not read.
+        assert!(unsafe { dims(misaligned, 0, "shape") }.unwrap().is_empty());
+        // SAFETY: not read.
+        assert!(unsafe { dims(ptr::null(), 3, "shape") }.unwrap().is_empty());
+    }
+
     // any_requirements spells out the facade's defaults to save an FFI call per view; this
     // keeps the two in lock step.
     #[test]
@@ -852,9 +903,13 @@ mod tests {
         theirs.ndim = 7;
         theirs.device_id = 7;
         theirs.check_dtype = 7;
+        theirs.version = 0;
         // SAFETY: theirs is a valid, writable dlpm_requirements.
-        let status = unsafe { sys::dlpm_requirements_init(&mut theirs) };
+        let status =
+            unsafe { sys::dlpm_requirements_init(&mut theirs, sys::DLPM_REQUIREMENTS_VERSION) };
         assert_eq!(status, sys::DLPM_OK);
+        assert_eq!(ours.version, sys::DLPM_REQUIREMENTS_VERSION);
+        assert_eq!(theirs.version, sys::DLPM_REQUIREMENTS_VERSION);
         assert_eq!(
             (
                 ours.check_dtype,

@@ -658,6 +658,73 @@ fn exclusivity_rules() {
     assert_eq!(copied.view::<u32>().unwrap().as_slice().unwrap(), &[3; 4]);
 }
 
+/// `from_owner` follows the flags like every other tensor: IS_COPIED (DLPack: the producer
+/// made a private copy for this consumer) makes the tensor exclusive, its absence does not,
+/// and the flag keeps that meaning after the tensor crossed a raw pointer.
+#[test]
+fn from_owner_exclusivity_follows_is_copied() {
+    fn export(values: Vec<u32>, flags: Flags) -> ManagedTensor {
+        let mut owner = values.into_boxed_slice();
+        let data = owner.as_mut_ptr().cast();
+        let shape = [owner.len() as i64];
+        // SAFETY: the boxed slice keeps the elements alive and nothing but the tensor
+        // reaches them (the test keeps no other pointer), so IS_COPIED is truthful.
+        unsafe {
+            ManagedTensor::from_owner(owner, data, u32::DTYPE, Device::CPU, &shape, None, 0, flags)
+        }
+        .unwrap()
+    }
+
+    // Without IS_COPIED: the owner may share the memory, so no &mut.
+    let mut shared = export(vec![1, 2, 3], Flags::empty());
+    assert!(!shared.is_copied() && !shared.is_exclusive());
+    {
+        let mut v = shared.view_mut::<u32>().unwrap();
+        assert!(!v.is_exclusive());
+        assert_eq!(v.get_mut(&[0]).unwrap_err().status(), Status::NOT_EXCLUSIVE);
+        assert_eq!(
+            v.as_mut_slice().unwrap_err().status(),
+            Status::NOT_EXCLUSIVE
+        );
+        v.set(&[0], 10).unwrap();
+    }
+    assert_eq!(shared.view::<u32>().unwrap().to_vec(), vec![10, 2, 3]);
+
+    // With IS_COPIED: exclusive, &mut allowed.
+    let mut copied = export(vec![1, 2, 3], Flags::IS_COPIED);
+    assert!(copied.is_copied() && copied.is_exclusive());
+    {
+        let mut v = copied.view_mut::<u32>().unwrap();
+        assert!(v.is_exclusive());
+        *v.get_mut(&[1]).unwrap() = 20;
+        v.as_mut_slice().unwrap()[2] = 30;
+    }
+    assert_eq!(
+        copied.view::<u32>().unwrap().as_slice().unwrap(),
+        &[1, 20, 30]
+    );
+
+    // The flag travels with the tensor: still exclusive after a raw round trip, unlike the
+    // provenance of a from_vec export.
+    // SAFETY: the pointer comes straight from into_raw and is handed back once.
+    let mut back = unsafe { ManagedTensor::from_raw(copied.into_raw()) }.unwrap();
+    assert!(back.is_exclusive());
+    back.view_mut::<u32>()
+        .unwrap()
+        .as_mut_slice()
+        .unwrap()
+        .fill(7);
+    assert_eq!(back.view::<u32>().unwrap().as_slice().unwrap(), &[7, 7, 7]);
+
+    // IS_COPIED with READ_ONLY: exclusive, but no mutable view at all.
+    let mut frozen = export(vec![1], Flags::IS_COPIED | Flags::READ_ONLY);
+    assert!(frozen.is_exclusive());
+    assert_eq!(
+        frozen.view_mut::<u32>().unwrap_err().status(),
+        Status::READ_ONLY
+    );
+}
+
 // ---- types ---------------------------------------------------------------------------------
 
 #[test]
@@ -693,7 +760,7 @@ fn status_names_come_from_the_facade() {
     assert_eq!(Status::INTERNAL.name(), "internal error");
     assert_eq!(Status(12345).name(), "unknown status");
     assert_eq!(Status::NOT_EXCLUSIVE.name(), "not exclusive");
-    for code in 0..=31 {
+    for code in 0..=33 {
         assert_ne!(Status(code).name(), "unknown status", "code {code}");
     }
 }
