@@ -471,3 +471,10 @@ TEST_CASE("result<T> assigns like std::expected, in C++20 and C++23") {
   r = 9;
   CHECK(*r == 9);
 }
+
+TEST_CASE("layout_stride_relaxed: a rebased span of 2^63 elements is refused, not wrapped (found by the differential test)") {
+  // lowest index -(2^63 - 1): the rebased offset plus one was computed with a signed overflow.
+  tensor_builder b(reinterpret_cast<void*>(std::uintptr_t{0xd60d18f80c920385}), dlpm_test::dt(kDLInt, 8), {2, 1},
+                   {-std::numeric_limits<std::int64_t>::max(), -1});
+  CHECK(import_error<relaxed<std::int8_t, 2>>(b.get()) == dm::errc::span_overflow);
+}

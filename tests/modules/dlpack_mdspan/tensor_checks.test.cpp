@@ -182,3 +182,17 @@ TEST_CASE("misaligned shape or strides pointers are refused before anything is r
   t.strides = storage + 2;
   CHECK(validate_error(t) == dm::errc::ok);
 }
+
+TEST_CASE("element_byte_offset works in elements first: no intermediate overflow (found by the differential test)") {
+  // byte_offset near INT64_MAX and a large negative offset: offset * itemsize alone overflows.
+  const std::int64_t p60 = std::int64_t{1} << 60;
+  const std::uint64_t byte_offset = (std::uint64_t{1} << 63) - 8;
+  alignas(64) float buf[16] = {};
+  tensor_builder b(buf, dlpm_test::f32, {4, 3, 1}, {-2, -p60, 1}, byte_offset);
+  dm::error e;
+  REQUIRE(dm::validate(b.get(), &e));
+  const std::int64_t index[] = {3, 2, 0};
+  std::int64_t out = 0;
+  REQUIRE(dm::element_byte_offset(b.get(), index, &out, &e));
+  CHECK(out == -32);  // (byte_offset / 4 - 6 - 2^61) * 4
+}

@@ -23,6 +23,11 @@ constexpr bool add_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) 
   return __builtin_add_overflow(a, b, out);
 }
 
+/// *out = a - b; true when the exact difference does not fit.
+constexpr bool sub_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
+  return __builtin_sub_overflow(a, b, out);
+}
+
 /// a * b, or INT64_MAX when it does not fit (for non-negative operands: strides of empty
 /// tensors, which address nothing and only need to be defined).
 constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {

@@ -261,8 +261,10 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
       // round trip of our own exports); otherwise rebase on the lowest element, because a
       // mapping may not produce negative indices.
       const std::int64_t shift = offset_items + summary.lowest_index < 0 ? offset_items + summary.lowest_index : 0;
-      const std::int64_t mapped_offset = offset_items - shift;
-      if (!std::in_range<index_type>(mapped_offset + summary.highest_index + 1))
+      // mapped_offset is -lowest_index when rebased: 2^63 for INT64_MIN, hence the checks.
+      std::int64_t mapped_offset = 0, span = 0;
+      if (sub_overflows(offset_items, shift, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
+          add_overflows(span, 1, &span) || !std::in_range<index_type>(span))
         return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
       offset = static_cast<index_type>(mapped_offset);
       handle = offset_pointer<element_type>(t.data, shift * static_cast<std::int64_t>(summary.itemsize));

@@ -327,9 +327,12 @@ inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, st
       return false;
     }
   }
+  // In elements first: byte_offset is a whole number of them, and (byte_offset / item +
+  // offset) * item lies in the byte span check_structure verified, while offset * item
+  // alone may not (a negative offset below a byte_offset near INT64_MAX).
   std::int64_t bytes = 0;
-  if (detail::mul_overflows(offset, static_cast<std::int64_t>(item), &bytes) ||
-      detail::add_overflows(bytes, static_cast<std::int64_t>(t.byte_offset), &bytes)) {
+  if (detail::add_overflows(static_cast<std::int64_t>(t.byte_offset / item), offset, &bytes) ||
+      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes)) {
     *err = error::format(errc::span_overflow, "the byte offset of this index overflows int64");
     return false;
   }
