@@ -52,7 +52,7 @@ int main() {
                                                          noisy_owner(std::move(more)));
   auto back = dm::managed_tensor::adopt_legacy(legacy);  // read-only: legacy has no flags
   auto refused = back.try_view<std::mdspan<double, std::dextents<int, 1>>>();
-  std::printf("  mutable view of a legacy tensor: %s\n", refused ? "allowed?!" : refused.error().what());
+  std::printf("  mutable view of a legacy tensor: %s\n", refused ? "allowed?!" : refused.error().what().c_str());
   std::printf("  const view: %g %g\n", back.view<std::mdspan<const double, std::dextents<int, 1>>>()[0],
               back.view<std::mdspan<const double, std::dextents<int, 1>>>()[1]);
   back.reset();
@@ -62,6 +62,6 @@ int main() {
   future.version = DLPackVersion{2, 0};
   future.deleter = [](DLManagedTensorVersioned*) { std::printf("  its deleter ran\n"); };
   auto r = dm::managed_tensor::try_adopt(&future);
-  std::printf("  %s\n", r ? "accepted?!" : r.error().what());
+  std::printf("  %s\n", r ? "accepted?!" : r.error().what().c_str());
   return refused || r ? 1 : 0;
 }

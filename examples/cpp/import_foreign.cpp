@@ -52,10 +52,10 @@ int main() {
 
   // Wrong expectations are refused with the reason, never viewed wrongly.
   auto as_rows = dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 2>>>(t);
-  std::printf("as layout_right: %s\n", as_rows ? "accepted?!" : as_rows.error().what());
+  std::printf("as layout_right: %s\n", as_rows ? "accepted?!" : as_rows.error().what().c_str());
   auto as_int = dm::try_to_mdspan<std::mdspan<std::int32_t, std::dextents<int, 2>, std::layout_left>>(t);
-  std::printf("as int32: %s\n", as_int ? "accepted?!" : as_int.error().what());
+  std::printf("as int32: %s\n", as_int ? "accepted?!" : as_int.error().what().c_str());
   auto as_3d = dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 3>>>(t);
-  std::printf("as rank 3: %s\n", as_3d ? "accepted?!" : as_3d.error().what());
+  std::printf("as rank 3: %s\n", as_3d ? "accepted?!" : as_3d.error().what().c_str());
   return (as_rows || as_int || as_3d || cols[2, 3] != 13.f || total != 90.0) ? 1 : 0;
 }

@@ -56,7 +56,7 @@ dm::managed_tensor take(PyObject* array, dm::legacy_access access) {
 template <class M>
 void show_refusal(const char* what, const dm::managed_tensor& t) {
   auto r = t.try_view<M>();
-  std::printf("  %-34s -> %s\n", what, r ? "accepted?!" : r.error().what());
+  std::printf("  %-34s -> %s\n", what, r ? "accepted?!" : r.error().what().c_str());
 }
 
 }  // namespace

@@ -12,10 +12,12 @@ namespace dm = dlpack_mdspan;
 
 namespace {
 
-thread_local dm::error last_error;
+// The message is worded here, at the boundary: a C caller reads it after the values it
+// names (and any %s argument) are gone.
+thread_local char last_error[dm::error::capacity];
 
 dlpm_status fail(const dm::error& e) noexcept {
-  last_error = e;
+  e.write(last_error, sizeof last_error);
   return static_cast<dlpm_status>(e.code());
 }
 
@@ -142,7 +144,7 @@ const char* dlpm_status_string(dlpm_status status) noexcept {
   return dm::errc_name(static_cast<dm::errc>(status));
 }
 
-const char* dlpm_last_error(void) noexcept { return last_error.what(); }
+const char* dlpm_last_error(void) noexcept { return last_error; }
 
 dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
   if (out == nullptr) return null_argument("dlpm_version", "out");

@@ -16,6 +16,7 @@ module;
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <expected>
 #include <limits>

@@ -91,19 +91,19 @@ int dlpm_cxx_double_matrix(DLManagedTensorVersioned* in, DLManagedTensorVersione
 int dlpm_cxx_mutable_view_refused(DLManagedTensorVersioned* t, double* first, char* msg, std::size_t msg_len) noexcept {
   auto adopted = dm::managed_tensor::try_adopt(t);  // borrowed: released below without deleting
   if (!adopted) {
-    write_message(msg, msg_len, adopted.error().what());
+    write_message(msg, msg_len, adopted.error().what().c_str());
     return -static_cast<int>(adopted.error().code());
   }
   dm::managed_tensor tensor = std::move(*adopted);
   int result = 0;
   auto c = tensor.try_view<const_matrix>();
   if (!c) {
-    write_message(msg, msg_len, c.error().what());
+    write_message(msg, msg_len, c.error().what().c_str());
     result = -static_cast<int>(c.error().code());
   } else {
     *first = (*c)[0, 0];
     auto m = tensor.try_view<matrix>();
-    if (!m) write_message(msg, msg_len, m.error().what());
+    if (!m) write_message(msg, msg_len, m.error().what().c_str());
     result = (!m && m.error().code() == dm::errc::read_only) ? 1 : 0;
   }
   (void)tensor.release();  // ownership stays with the caller
@@ -115,7 +115,7 @@ int dlpm_cxx_mutable_view_refused(DLManagedTensorVersioned* t, double* first, ch
 int dlpm_cxx_sum_strided(const DLTensor* t, double* sum, char* msg, std::size_t msg_len) noexcept {
   auto m = dm::try_to_mdspan<strided_matrix>(*t);
   if (!m) {
-    write_message(msg, msg_len, m.error().what());
+    write_message(msg, msg_len, m.error().what().c_str());
     return static_cast<int>(m.error().code());
   }
   double s = 0;

@@ -478,3 +478,16 @@ TEST_CASE("layout_stride_relaxed: a rebased span of 2^63 elements is refused, no
                    {-std::numeric_limits<std::int64_t>::max(), -1});
   CHECK(import_error<relaxed<std::int8_t, 2>>(b.get()) == dm::errc::span_overflow);
 }
+
+TEST_CASE("an error is small, so result<M> is about the size of M") {
+  using M4 = std::mdspan<float, std::dextents<std::int64_t, 4>, std::layout_stride>;
+  static_assert(sizeof(dm::error) == 64);
+  static_assert(sizeof(dm::result<M4>) <= sizeof(M4) + 16);
+  // The message is worded on demand, from the values the failure kept.
+  int buf[2] = {};
+  tensor_builder b(buf, i32, {2, -3}, {1, 1});
+  auto r = dm::try_to_mdspan<right<int, 2>>(b.get());
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message().view() == "shape[1] = -3 is negative");
+  CHECK(std::string_view(r.error().what()) == "shape[1] = -3 is negative");
+}

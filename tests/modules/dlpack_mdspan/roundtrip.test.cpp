@@ -36,7 +36,7 @@ void check_roundtrip(const M& original) {
   auto owner = dm::to_dlpack_tensor(original);
   const DLTensor t = owner.get();
   auto back = dm::try_to_mdspan<M>(t);
-  REQUIRE_MESSAGE(back.has_value(), back.error().what());
+  REQUIRE_MESSAGE(back.has_value(), back.error().what().c_str());
   CHECK(back->extents() == original.extents());
   std::size_t mismatches = 0, visited = 0;
   for_each_index(original.extents(), [&](const auto& i) {

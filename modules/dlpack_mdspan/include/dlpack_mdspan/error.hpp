@@ -1,8 +1,9 @@
 // Error reporting: one code per failure (errc), a message that names the values involved,
 // a throwing form (dlpack_error) and a non-throwing form (result<T>).
 //
-// Messages live in a fixed buffer inside `error`, so reporting a failure never allocates;
-// the success paths of export and import allocate nothing at all.
+// An error keeps its format and values and words its message only when asked, so it is
+// small (result<M> is about the size of M) and reporting a failure never allocates; the
+// success paths of export and import allocate nothing at all.
 #ifndef DLPACK_MDSPAN_ERROR_HPP
 #define DLPACK_MDSPAN_ERROR_HPP
 
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
@@ -109,48 +111,169 @@ constexpr const char* errc_name(errc code) noexcept {
   return "unknown error";
 }
 
-/// A failure: its code plus a message that names the dimension and values involved.
-/// Trivially copyable and allocation-free, so it can cross threads and C boundaries.
+/// A failure: its code, plus what its message needs (a format and up to six values),
+/// worded only when asked for. It is 64 bytes and trivially copyable, allocation-free, so
+/// result<M> stays close to the size of M and a failure can cross threads and C
+/// boundaries; the success paths never touch it.
+///
+/// Values given for `%s` are kept as pointers: they must outlive the error (the library
+/// passes string literals only; the C facade words messages at once, at the boundary).
 class error {
  public:
+  /// The most values one message can name.
+  static constexpr std::size_t max_values = 6;
+  /// The longest worded message, terminator included.
   static constexpr std::size_t capacity = 240;
 
-  // Only the terminator is written: a default-constructed error sits on every success
-  // path (export, import, the facade), where zeroing 240 bytes would dominate the cost.
-  constexpr error() noexcept { message_[0] = '\0'; }
+  /// A worded message, held inline (no allocation). Valid as long as the object lives.
+  class text {
+   public:
+    [[nodiscard]] const char* c_str() const noexcept { return chars_; }
+    [[nodiscard]] std::string_view view() const noexcept { return chars_; }
+    operator std::string_view() const noexcept { return chars_; }
+    [[nodiscard]] bool empty() const noexcept { return chars_[0] == '\0'; }
 
-  error(errc code, const char* message) noexcept : code_(code) {
-    std::snprintf(message_, capacity, "%s", message ? message : "");
+   private:
+    friend class error;
+    char chars_[capacity];
+  };
+
+  // Nothing is written: a default-constructed error sits on every success path (export,
+  // import, the facade), and only a failure fills it.
+  error() noexcept = default;
+
+  /// A fixed message. `message` must outlive the error (a string literal, typically).
+  error(errc code, const char* message) noexcept : format_("%s"), code_(code), count_(1) {
+    store(0, reinterpret_cast<std::uintptr_t>(message != nullptr ? message : ""));
   }
 
   [[nodiscard]] errc code() const noexcept { return code_; }
-  [[nodiscard]] const char* what() const noexcept { return message_; }
-  [[nodiscard]] std::string_view message() const noexcept { return message_; }
 
-  /// printf-style constructor used by the library's checks.
+  /// The message, worded now ("shape[1] = -3 is negative").
+  [[nodiscard]] text message() const noexcept {
+    text t;
+    write(t.chars_, capacity);
+    return t;
+  }
+  /// The same as message(), under the name exceptions use.
+  [[nodiscard]] text what() const noexcept { return message(); }
+
+  /// Words the message into `out` (`size` bytes, always terminated).
+  DLPM_COLD void write(char* out, std::size_t size) const noexcept {
+    if (size == 0) return;
+    out[0] = '\0';
+    if (format_ == nullptr) return;
+    std::size_t used = 0, next = 0;
+    auto put = [&](int n) { used += n > 0 ? static_cast<std::size_t>(n) : 0; };
+    for (const char* f = format_; *f != '\0' && used + 1 < size; ++f) {
+      if (*f != '%') {
+        out[used++] = *f;
+        out[used] = '\0';
+        continue;
+      }
+      const conversion c = parse(f);  // advances f to the conversion's last character
+      const std::uint64_t v = next < count_ ? load(next) : 0;
+      if (c != conversion::percent) ++next;
+      char* at = out + used;
+      const std::size_t room = size - used;
+      switch (c) {
+        case conversion::percent: put(std::snprintf(at, room, "%%")); break;
+        case conversion::int_: put(std::snprintf(at, room, "%d", static_cast<int>(static_cast<std::int64_t>(v)))); break;
+        case conversion::unsigned_: put(std::snprintf(at, room, "%u", static_cast<unsigned>(v))); break;
+        case conversion::long_long: put(std::snprintf(at, room, "%lld", static_cast<long long>(v))); break;
+        case conversion::unsigned_long_long: put(std::snprintf(at, room, "%llu", static_cast<unsigned long long>(v))); break;
+        case conversion::size: put(std::snprintf(at, room, "%zu", static_cast<std::size_t>(v))); break;
+        case conversion::pointer: put(std::snprintf(at, room, "%p", reinterpret_cast<void*>(static_cast<std::uintptr_t>(v)))); break;
+        case conversion::string: {
+          const char* str = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(v));
+          put(std::snprintf(at, room, "%s", str != nullptr ? str : "(null)"));
+          break;
+        }
+        case conversion::character: put(std::snprintf(at, room, "%c", static_cast<int>(v))); break;
+        case conversion::unknown: put(std::snprintf(at, room, "?")); break;
+      }
+      if (used >= size) used = size - 1;
+    }
+  }
+
+  /// printf-style constructor used by the library's checks: the compiler checks the
+  /// values against the format; they are kept, and worded only by message().
 #if defined(__GNUC__) || defined(__clang__)
   __attribute__((format(printf, 2, 3)))
 #endif
   DLPM_COLD static error format(errc code, const char* fmt, ...) noexcept {
     error e;
+    e.format_ = fmt;
     e.code_ = code;
+    e.count_ = 0;
     std::va_list args;
     va_start(args, fmt);
-    std::vsnprintf(e.message_, capacity, fmt, args);
+    for (const char* f = fmt; *f != '\0'; ++f) {
+      if (*f != '%') continue;
+      const conversion c = parse(f);
+      if (c == conversion::percent) continue;
+      std::uint64_t v = 0;
+      switch (c) {
+        case conversion::int_:
+        case conversion::character: v = static_cast<std::uint64_t>(static_cast<std::int64_t>(va_arg(args, int))); break;
+        case conversion::unsigned_: v = va_arg(args, unsigned); break;
+        case conversion::long_long: v = static_cast<std::uint64_t>(va_arg(args, long long)); break;
+        case conversion::unsigned_long_long: v = va_arg(args, unsigned long long); break;
+        case conversion::size: v = va_arg(args, std::size_t); break;
+        case conversion::pointer: v = reinterpret_cast<std::uintptr_t>(va_arg(args, void*)); break;
+        case conversion::string: v = reinterpret_cast<std::uintptr_t>(va_arg(args, const char*)); break;
+        case conversion::percent:
+        case conversion::unknown: break;
+      }
+      if (e.count_ < max_values) e.store(e.count_++, v);
+    }
     va_end(args);
     return e;
   }
 
  private:
+  enum class conversion : unsigned char {
+    percent, int_, unsigned_, long_long, unsigned_long_long, size, pointer, string, character, unknown
+  };
+  // The conversions the library's messages use: %d %u %lld %llu %zu %p %s %c %%.
+  static conversion parse(const char*& f) noexcept {
+    const char* p = f + 1;
+    conversion c = conversion::unknown;
+    if (*p == '%') c = conversion::percent;
+    else if (*p == 'd' || *p == 'i') c = conversion::int_;
+    else if (*p == 'u') c = conversion::unsigned_;
+    else if (*p == 'p') c = conversion::pointer;
+    else if (*p == 's') c = conversion::string;
+    else if (*p == 'c') c = conversion::character;
+    else if (*p == 'z' && p[1] == 'u') c = conversion::size, ++p;
+    else if (*p == 'l' && p[1] == 'l' && (p[2] == 'd' || p[2] == 'i')) c = conversion::long_long, p += 2;
+    else if (*p == 'l' && p[1] == 'l' && p[2] == 'u') c = conversion::unsigned_long_long, p += 2;
+    else if (*p == '\0') return f = p - 1, conversion::unknown;
+    f = p;
+    return c;
+  }
+
+  // Bytes, not uint64_t: the unused tail stays uninitialised (free on the success paths)
+  // and copying uninitialised bytes is well defined.
+  void store(std::size_t i, std::uint64_t v) noexcept { std::memcpy(values_ + i * sizeof v, &v, sizeof v); }
+  std::uint64_t load(std::size_t i) const noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, values_ + i * sizeof v, sizeof v);
+    return v;
+  }
+
+  const char* format_ = nullptr;
   errc code_ = errc::ok;
-  char message_[capacity];
+  std::uint32_t count_ = 0;
+  unsigned char values_[max_values * sizeof(std::uint64_t)];
 };
+static_assert(sizeof(error) == 64, "an error is a code, a format and six values");
 
 /// The exception thrown by the throwing forms. It is a std::invalid_argument, so generic
 /// handlers catch it, and it keeps the errc for programs that dispatch on the cause.
 class dlpack_error : public std::invalid_argument {
  public:
-  explicit dlpack_error(const error& e) : std::invalid_argument(e.what()), code_(e.code()) {}
+  explicit dlpack_error(const error& e) : std::invalid_argument(e.message().c_str()), code_(e.code()) {}
   dlpack_error(errc code, const char* message) : std::invalid_argument(message), code_(code) {}
   [[nodiscard]] errc code() const noexcept { return code_; }
 
@@ -252,7 +375,7 @@ class result {
 #if DLPM_HAS_EXCEPTIONS
       throw dlpack_error(storage_.err);
 #else
-      std::fprintf(stderr, "dlpack_mdspan: %s\n", storage_.err.what());
+      std::fprintf(stderr, "dlpack_mdspan: %s\n", storage_.err.message().c_str());
       std::abort();
 #endif
     }
@@ -308,7 +431,7 @@ namespace dlpack_mdspan::inline DLPM_ABI::detail {
 #if DLPM_HAS_EXCEPTIONS
   throw dlpack_error(e);
 #else
-  std::fprintf(stderr, "dlpack_mdspan: %s\n", e.what());
+  std::fprintf(stderr, "dlpack_mdspan: %s\n", e.message().c_str());
   std::abort();
 #endif
 }
