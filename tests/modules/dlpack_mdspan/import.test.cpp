@@ -491,3 +491,34 @@ TEST_CASE("an error is small, so result<M> is about the size of M") {
   CHECK(r.error().message().view() == "shape[1] = -3 is negative");
   CHECK(std::string_view(r.error().what()) == "shape[1] = -3 is negative");
 }
+
+namespace {
+dm::errc validate_error_of(const DLTensor& t) {
+  dm::error e;
+  return dm::validate(t, &e) ? dm::errc::ok : e.code();
+}
+}  // namespace
+
+TEST_CASE("no element may sit at address 0 (found by the differential test)") {
+  // double {3}, stride -1, data 0x10: the lowest element is at address 0, and the relaxed
+  // view rebased on it was formed by pointer arithmetic yielding NULL (UBSan).
+  tensor_builder b(reinterpret_cast<void*>(std::uintptr_t{0x10}), f64, {3}, {-1});
+  CHECK(validate_error_of(b.get()) == dm::errc::byte_offset_overflow);
+  CHECK(import_error<relaxed<double, 1>>(b.get()) == dm::errc::byte_offset_overflow);
+}
+
+TEST_CASE("an empty tensor's compact strides must fit index_type (found by the differential test)") {
+  // layout_left {0, 128, 2^62}: stride(2) = 0 * 128 ... but {128, 2^62, 0}: stride(2) =
+  // 128 * 2^62, computed by the mapping in index_type, overflows: refused, not handed out.
+  tensor_builder over(nullptr, i32, {128, std::int64_t{1} << 62, 0}, {1, 1, 1});
+  CHECK(import_error<left<int, 3>>(over.get()) == dm::errc::stride_overflow);
+  CHECK(import_error<right<int, 3>>(over.get()) == dm::errc::ok);  // right: strides 2^62*0, 0, 1
+  // uint8 extents {1, 255, 2, 0} into layout_right: stride(0)'s non-zero factors 255 * 2
+  // exceed 255 (libc++ multiplies from the last dimension, so the zero does not save it).
+  tensor_builder small(nullptr, i32, {1, 255, 2, 0}, {1, 1, 1, 1});
+  using u8_right = std::mdspan<int, std::dextents<std::uint8_t, 4>>;
+  CHECK(import_error<u8_right>(small.get()) == dm::errc::stride_overflow);
+  tensor_builder fine(nullptr, i32, {0, 100, 100}, {1, 1, 1});
+  using i16_right = std::mdspan<int, std::dextents<std::int16_t, 3>>;
+  CHECK(import_error<i16_right>(fine.get()) == dm::errc::ok);
+}

@@ -28,6 +28,12 @@ constexpr bool sub_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) 
   return __builtin_sub_overflow(a, b, out);
 }
 
+/// *out = a * b in the integer type I (an mdspan's index_type); true on overflow.
+template <class I>
+constexpr bool mul_overflows_in(I a, I b, I* out) noexcept {
+  return __builtin_mul_overflow(a, b, out);
+}
+
 /// a * b, or INT64_MAX when it does not fit (for non-negative operands: strides of empty
 /// tensors, which address nothing and only need to be defined).
 constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {

@@ -10,6 +10,7 @@
 #include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -165,6 +166,58 @@ bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) n
   return true;
 }
 
+// The same extents type with every extent dynamic (std::extents and cuda::std::extents
+// alike), for probing a layout with extents of our choosing.
+template <class Extents>
+struct all_dynamic;
+template <template <class, std::size_t...> class Extents, class I, std::size_t... E>
+struct all_dynamic<Extents<I, E...>> {
+  using type = Extents<I, (E | std::numeric_limits<std::size_t>::max())...>;
+};
+
+// uses[r][q]: extent q is a factor of stride r in M's compact layout (layout_right: q > r,
+// layout_left: q < r), found at compile time by probing the layout itself with one extent
+// of 2 among 1s, so any compact layout (std::, cuda::std::, padded) is covered.
+template <class M, std::size_t Rank = M::rank()>
+constexpr std::array<std::array<bool, Rank>, Rank> compact_stride_factors() {
+  using dynamic = typename all_dynamic<typename M::extents_type>::type;
+  using probe = typename M::layout_type::template mapping<dynamic>;
+  std::array<std::array<bool, Rank>, Rank> uses{};
+  for (std::size_t q = 0; q < Rank; ++q) {
+    const probe m = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return probe(dynamic(static_cast<typename dynamic::index_type>(I == q ? 2 : 1)...));
+    }(std::make_index_sequence<Rank>{});
+    for (std::size_t r = 0; r < Rank; ++r) uses[r][q] = m.stride(r) > 1;
+  }
+  return uses;
+}
+
+// Every stride of M's compact mapping for t's extents is representable in index_type.
+// Non-empty, they are bounded by the element count, which fits. Empty, stride(r) still
+// multiplies its extents in index_type, and a zero among them need not come first (libc++
+// multiplies layout_right's from the last dimension): so the product of a stride's
+// non-zero factors must fit, whatever the order. {0, 128, 2^62} into layout_left fails.
+template <class M>
+bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
+  using index_type = typename M::index_type;
+  constexpr std::size_t rank = M::rank();
+  static constexpr auto uses = compact_stride_factors<M>();
+  for (std::size_t r = 0; r < rank; ++r) {
+    index_type s = 1;  // as the mapping computes it; each extent fits index_type already
+    for (std::size_t q = 0; q < rank; ++q) {
+      if (!uses[r][q] || t.shape[q] == 0) continue;
+      if (mul_overflows_in(s, static_cast<index_type>(t.shape[q]), &s)) {
+        *err = error::format(errc::stride_overflow,
+                             "the tensor is empty, but the layout's stride for dimension %zu multiplies extents past "
+                             "the view's index_type (at shape[%zu] = %lld); use a wider index_type",
+                             r, q, static_cast<long long>(t.shape[q]));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 template <class T>
 T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   // Only called with non-NULL data: the checks above never do arithmetic on NULL.
@@ -275,6 +328,9 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
   } else {
     if (t.data != nullptr) handle = offset_pointer<element_type>(t.data, byte_offset);
     if constexpr (compact_layout_mdspan<M>) {
+      if constexpr (rank > 1) {
+        if (empty && !compact_strides_fit<M>(t, &err)) return unexpected_error(err);
+      }
       const mapping_type mapping(extents);
       if constexpr (rank > 0) {
         if (!empty) {

@@ -248,7 +248,9 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     }
     if (is_direct_address_device(t.device.device_type)) {
       const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-      const bool wraps = (first_byte < 0 && base < detail::magnitude_below_zero(first_byte)) ||
+      // The lowest element may not sit at address 0 either: no object lives there, and a
+      // view rebased on it would be formed by arithmetic that yields a null pointer.
+      const bool wraps = (first_byte <= 0 && base <= detail::magnitude_below_zero(first_byte)) ||
                          (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte));
       if (wraps) {
         *err = error::format(errc::byte_offset_overflow,
