@@ -1,0 +1,6 @@
+// The differential test's targets with layout stride (40 instantiations of try_to_mdspan).
+#include "targets.hpp"
+
+namespace dlpm_differential {
+std::vector<target_entry> targets_stride() { return grid<2>(std::make_index_sequence<40>{}); }
+}  // namespace dlpm_differential
