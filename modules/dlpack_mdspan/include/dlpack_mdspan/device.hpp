@@ -36,19 +36,16 @@ constexpr const char* device_type_name(std::int32_t type) noexcept {
 /// alignment checks are meaningful). OpenCL, Vulkan, Metal and WebGPU hand out opaque
 /// handles instead, where byte_offset must be applied by the runtime, not by us.
 constexpr bool is_direct_address_device(std::int32_t type) noexcept {
-  switch (type) {
-    case kDLOpenCL:
-    case kDLVulkan:
-    case kDLMetal:
-    case kDLWebGPU: return false;
-    default: return true;
-  }
+  // A bit test rather than a switch: this runs on every import.
+  constexpr std::uint32_t handles = (1u << kDLOpenCL) | (1u << kDLVulkan) | (1u << kDLMetal) | (1u << kDLWebGPU);
+  return !(type >= 0 && type < 32 && ((handles >> type) & 1u) != 0);
 }
 
 /// Memory the host CPU may dereference: plain, CUDA-pinned, CUDA-managed or ROCm-pinned.
 /// CCCL's host import refuses pinned memory; it is ordinary host memory to the CPU.
 constexpr bool is_host_accessible(std::int32_t type) noexcept {
-  return type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged || type == kDLROCMHost;
+  constexpr std::uint32_t host = (1u << kDLCPU) | (1u << kDLCUDAHost) | (1u << kDLCUDAManaged) | (1u << kDLROCMHost);
+  return type >= 0 && type < 32 && ((host >> type) & 1u) != 0;
 }
 
 /// The customization point through which an accessor declares where its memory lives.

@@ -79,9 +79,21 @@ M make_view(typename M::data_handle_type handle, const typename M::mapping_type&
                   "to_mdspan: the target's accessor must be default-constructible");
 }
 
+// import_options' defaults as compile-time constants: to_mdspan<M>(t) without options folds
+// every option test away (no divisors, no extra alignment, any device id, row-major NULL
+// strides, packed sub-byte storage).
+struct default_import_options {
+  static constexpr null_strides_policy null_strides = null_strides_policy::row_major;
+  static constexpr std::size_t min_alignment = 0;
+  static constexpr std::int32_t device_id = -1;
+  static constexpr std::span<const std::int64_t> divisors = {};
+  static constexpr bool subbyte_padded = false;
+};
+
 // The options are the caller's, not the producer's: nonsense in them is an error for every
 // tensor, empty or not.
-inline bool check_import_options(const import_options& opts, std::size_t rank, error* err) noexcept {
+template <class Options>
+DLPM_HOT_INLINE inline bool check_import_options(const Options& opts, std::size_t rank, error* err) noexcept {
   if ((opts.min_alignment & (opts.min_alignment - 1)) != 0) {
     *err = error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two", opts.min_alignment);
     return false;
@@ -192,6 +204,27 @@ constexpr std::array<std::array<bool, Rank>, Rank> compact_stride_factors() {
   return uses;
 }
 
+// What M's layout requires of the strides: positive for std::layout_stride; row-major or
+// column-major for plain layout_right/left (std:: or cuda::std::), read off the probe
+// above; nothing checkable up front for padded layouts and layout_stride_relaxed.
+template <class M>
+constexpr stride_rule stride_rule_of() {
+  if constexpr (strided_layout_mdspan<M>) {
+    return stride_rule::positive;
+  } else if constexpr (!compact_layout_mdspan<M> || M::rank() == 0) {
+    return stride_rule::any;
+  } else {
+    constexpr auto uses = compact_stride_factors<M>();
+    bool right = true, left = true;
+    for (std::size_t r = 0; r < M::rank(); ++r)
+      for (std::size_t q = 0; q < M::rank(); ++q) {
+        right &= uses[r][q] == (q > r);
+        left &= uses[r][q] == (q < r);
+      }
+    return right ? stride_rule::row_major : left ? stride_rule::column_major : stride_rule::any;
+  }
+}
+
 // Every stride of M's compact mapping for t's extents is representable in index_type.
 // Non-empty, they are bounded by the element count, which fits. Empty, stride(r) still
 // multiplies its extents in index_type, and a zero among them need not come first (libc++
@@ -224,27 +257,37 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
 }
 
-template <class M>
-DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_options& opts) noexcept {
+// The typed checks before the layout: rank, device, dtype, element size, then the
+// structure with the rank and element size known. The cheap equality tests come first
+// (a dtype equal to dtype_v<T> is valid); the generic checks only word the failure.
+template <class M, class Options>
+DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& opts) noexcept {
   using element_type = typename M::element_type;
   using index_type = typename M::index_type;
   using extents_type = typename M::extents_type;
   using mapping_type = typename M::mapping_type;
   using accessor_type = typename M::accessor_type;
   constexpr std::size_t rank = M::rank();
+  constexpr DLDataType dtype = dtype_v<element_type>;
   error err;
 
   // 0. the options themselves, whatever the tensor (an empty one too)
   if (!check_import_options(opts, rank, &err)) return unexpected_error(err);
 
   // 1-4. ndim, device, dtype
-  if (!check_rank(t, rank, &err)) return unexpected_error(err);
+  if (t.ndim != static_cast<std::int32_t>(rank)) {
+    (void)check_rank(t, rank, &err);
+    return unexpected_error(err);
+  }
   auto accepts = [](std::int32_t type) { return device_traits<accessor_type>::accepts(type); };
   if (!check_device(t.device, accepts, device_type_name(device_traits<accessor_type>::device_type), opts.device_id, &err))
     return unexpected_error(err);
-  if (!check_dtype_equals(t.dtype, dtype_v<element_type>, &err)) return unexpected_error(err);
+  if (!same_dtype(t.dtype, dtype)) {
+    (void)check_dtype_equals(t.dtype, dtype, &err);
+    return unexpected_error(err);
+  }
   // One whole element per sizeof(T): packed sub-byte data has no per-element address.
-  if (storage_itemsize(t.dtype, opts.subbyte_padded) != sizeof(element_type))
+  if (storage_itemsize(dtype, opts.subbyte_padded) != sizeof(element_type))
     return unexpected_error(error::format(errc::subbyte_not_viewable,
                                           "dtype (code %u, bits %u, lanes %u) %s, which cannot be viewed as one %zu-byte "
                                           "element each",
@@ -254,7 +297,9 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
 
   // 5-8. shape, strides, element count, span, byte_offset, NULL data
   tensor_summary summary;
-  if (!check_structure(t, structure_options{opts.null_strides, opts.subbyte_padded}, summary, &err))
+  constexpr stride_rule rule = stride_rule_of<M>();
+  if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule>(
+          t, structure_options{opts.null_strides, opts.subbyte_padded}, summary, &err))
     return unexpected_error(err);
   for (std::size_t r = 0; r < rank; ++r) {
     const std::int64_t e = t.shape[r];
@@ -332,7 +377,7 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
         if (empty && !compact_strides_fit<M>(t, &err)) return unexpected_error(err);
       }
       const mapping_type mapping(extents);
-      if constexpr (rank > 0) {
+      if constexpr (rank > 0 && rule == stride_rule::any) {  // padded layouts (plain ones: check_structure)
         if (!empty) {
           for (std::size_t r = 0; r < rank; ++r) {
             if (t.shape[r] == 1) continue;  // any stride is fine where only index 0 exists
@@ -364,39 +409,46 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const import_opt
           strides[i] = 1;
           continue;
         }
-        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
-        if (s <= 0)
-          return unexpected_error(error::format(errc::non_positive_stride,
-                                                "strides[%zu] = %lld; std::layout_stride needs positive strides "
-                                                "(import through layout_stride_relaxed for broadcast or reversed views)",
-                                                i, static_cast<long long>(s)));
+        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));  // positive: check_structure saw to it
         if (!std::in_range<index_type>(s))
           return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
                                                 static_cast<long long>(s)));
         strides[i] = static_cast<index_type>(s);
       }
-      // std::layout_stride requires that no two indices share an element: sort the
-      // dimensions with more than one index by (stride, extent) and check each one steps
-      // past the previous one's span.
+      // std::layout_stride requires that no two indices share an element: in some order of
+      // the dimensions with more than one index, each stride steps past the previous
+      // dimension's span. Producers list dimensions outermost first (row-major) or
+      // innermost first, so those two orders are tried before sorting by (stride, extent).
       std::size_t order[rank == 0 ? 1 : rank] = {};
       std::size_t count = 0;
       for (std::size_t r = 0; r < rank; ++r)
         if (t.shape[r] > 1) order[count++] = r;
-      auto before = [&](std::size_t a, std::size_t b) {
-        return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+      // The first position (or none: count) where the order breaks uniqueness.
+      auto first_overlap = [&](bool innermost_last) {
+        for (std::size_t i = 1; i < count; ++i) {
+          const std::size_t prev = innermost_last ? order[count - i] : order[i - 1];
+          const std::size_t cur = innermost_last ? order[count - 1 - i] : order[i];
+          std::int64_t reach = 0;
+          if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
+              static_cast<std::int64_t>(strides[cur]) < reach)
+            return i;
+        }
+        return count;
       };
-      for (std::size_t i = 1; i < count; ++i)
-        for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-      for (std::size_t i = 1; i < count; ++i) {
-        const std::size_t prev = order[i - 1], cur = order[i];
-        std::int64_t reach = 0;
-        if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
-            static_cast<std::int64_t>(strides[cur]) < reach)
+      if (first_overlap(true) != count && first_overlap(false) != count) {
+        auto before = [&](std::size_t a, std::size_t b) {
+          return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+        };
+        for (std::size_t i = 1; i < count; ++i)
+          for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+        if (const std::size_t i = first_overlap(false); i != count) {
+          const std::size_t prev = order[i - 1], cur = order[i];
           return unexpected_error(error::format(errc::overlapping_strides,
                                                 "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; "
                                                 "std::layout_stride needs unique elements (use layout_stride_relaxed)",
                                                 cur, static_cast<long long>(strides[cur]), prev,
                                                 static_cast<long long>(t.shape[prev]), static_cast<long long>(strides[prev])));
+        }
       }
       if (!std::in_range<index_type>(summary.highest_index + 1))
         return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
@@ -416,7 +468,16 @@ DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 /// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
 /// the layout_stride overlap check).
 template <pointer_mdspan M>
-[[nodiscard]] result<M> try_to_mdspan(const DLTensor& tensor, const import_options& options = {}) noexcept {
+[[nodiscard]] DLPM_HOT_INLINE inline result<M> try_to_mdspan(const DLTensor& tensor) noexcept {
+  static_assert(importable_mdspan<M>,
+                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+  return detail::import_view<M>(tensor, detail::default_import_options{});
+}
+
+/// The same, with requirements beyond the target type (see import_options).
+template <pointer_mdspan M>
+[[nodiscard]] result<M> try_to_mdspan(const DLTensor& tensor, const import_options& options) noexcept {
   static_assert(importable_mdspan<M>,
                 "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
                 "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
@@ -425,7 +486,13 @@ template <pointer_mdspan M>
 
 /// View a DLTensor as M. Throws dlpack_error (with an errc) when the tensor does not fit.
 template <pointer_mdspan M>
-[[nodiscard]] M to_mdspan(const DLTensor& tensor, const import_options& options = {}) {
+[[nodiscard]] DLPM_HOT_INLINE inline M to_mdspan(const DLTensor& tensor) {
+  return detail::value_or_throw(try_to_mdspan<M>(tensor));
+}
+
+/// The same, with import_options.
+template <pointer_mdspan M>
+[[nodiscard]] M to_mdspan(const DLTensor& tensor, const import_options& options) {
   return detail::value_or_throw(try_to_mdspan<M>(tensor, options));
 }
 

@@ -127,20 +127,26 @@ DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, error* er
 
 /// Every extent is non-negative; *numel is their product: 0 when any extent is 0, whatever
 /// the others (an empty tensor has no elements to count), else checked against INT64_MAX.
-/// Call after check_ndim and check_metadata_pointers.
+/// Call after check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
+template <int Rank = -1>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, error* err) noexcept {
-  bool empty = false;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (t.shape[r] < 0) {
-      *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r]));
-      return false;
-    }
+  const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
+  bool empty = false, negative = false;
+  for (std::int32_t r = 0; r < ndim; ++r) {
+    negative |= t.shape[r] < 0;
     empty |= t.shape[r] == 0;
+  }
+  if (negative) {
+    for (std::int32_t r = 0; r < ndim; ++r)
+      if (t.shape[r] < 0) {
+        *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r]));
+        return false;
+      }
   }
   std::int64_t n = 1;
   if (empty) n = 0;
   else
-    for (std::int32_t r = 0; r < t.ndim; ++r)
+    for (std::int32_t r = 0; r < ndim; ++r)
       if (detail::mul_overflows(n, t.shape[r], &n)) {
         *err = error::format(errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
                              static_cast<long long>(t.shape[r]));
@@ -168,26 +174,69 @@ DLPM_HOT_INLINE inline std::int64_t stride_at(const DLTensor& t, std::int32_t di
   return s;
 }
 
+/// What a typed import requires of the strides, beyond the structural rules: nothing
+/// (layout_stride_relaxed), a compact layout (layout_right, layout_left), or positive
+/// strides (std::layout_stride).
+enum class stride_rule : int { any = 0, row_major = 1, column_major = 2, positive = 3 };
+
+/// The strides of a non-empty tensor whose element count fits are those of the compact
+/// layout `Order` (extent-1 dimensions may carry any stride). NULL strides are row-major.
+template <stride_rule Order>
+DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_t ndim, error* err) noexcept {
+  if (t.strides == nullptr && (Order == stride_rule::row_major || ndim <= 1)) return true;
+  std::int64_t expected = 1;  // a product of extents of a non-empty tensor: <= numel, no overflow
+  for (std::int32_t i = 0; i < ndim; ++i) {
+    const std::int32_t r = Order == stride_rule::row_major ? ndim - 1 - i : i;
+    const std::int64_t s = stride_at(t, r);
+    if (t.shape[r] != 1 && s != expected) {
+      *err = error::format(errc::non_compact_strides,
+                           "strides[%d] = %lld but the target layout needs %lld there (shape[%d] = %lld); import through "
+                           "layout_stride or layout_stride_relaxed instead",
+                           r, static_cast<long long>(s), static_cast<long long>(expected), r,
+                           static_cast<long long>(t.shape[r]));
+      return false;
+    }
+    expected = detail::saturating_mul(expected, t.shape[r]);
+  }
+  return true;
+}
+
 /// All structural checks: ndim, dtype, shape, strides, element count, index span,
 /// byte_offset and NULL data. Fills `out` on success.
+///
+/// One body, two uses: the runtime form (Rank -1, Item 0) checks everything; a typed
+/// import passes the target's rank and element size after it has checked that ndim is
+/// that rank and the dtype that element's (a valid constant), so those checks are skipped,
+/// the loops have a constant trip count and the divisions are by a constant. A typed
+/// import also passes its stride_rule: into layout_right or layout_left the strides must
+/// be that compact layout's (non_compact_strides otherwise), which makes the index span
+/// exactly 0 to numel - 1 without a multiplication per dimension; into std::layout_stride
+/// they must be positive (non_positive_stride), so the span starts at 0.
+template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
-  if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
+  constexpr bool typed = Rank >= 0;
+  if constexpr (!typed) {
+    if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
+  }
+  const std::int32_t ndim = typed ? Rank : t.ndim;
   if (t.device.device_id < 0) {
     *err = error::format(errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
     return false;
   }
   if (!check_metadata_pointers(t, err)) return false;
-  if (t.ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject) {
+  if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject) {
     *err = error::format(errc::null_strides,
-                         "strides are NULL (ndim = %d) and the strict policy requires explicit strides", t.ndim);
+                         "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
     return false;
   }
-  out = tensor_summary{};
-  out.itemsize = storage_itemsize(t.dtype, opts.subbyte_padded);
-  out.implicit_strides = t.ndim > 0 && t.strides == nullptr;
+  const std::uint64_t itemsize = Item != 0 ? Item : storage_itemsize(t.dtype, opts.subbyte_padded);
+  out.itemsize = itemsize;
+  out.implicit_strides = ndim > 0 && t.strides == nullptr;
+  out.lowest_index = 0;
+  out.highest_index = 0;
 
   std::int64_t numel = 0;
-  if (!count_elements(t, &numel, err)) return false;
+  if (!count_elements<Rank>(t, &numel, err)) return false;
   out.numel = numel;
 
   if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -195,14 +244,15 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                          static_cast<unsigned long long>(t.byte_offset));
     return false;
   }
-  if (out.itemsize != 0 && t.byte_offset % out.itemsize != 0) {
+  if (itemsize != 0 && t.byte_offset % itemsize != 0) {
     *err = error::format(errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
-                         static_cast<unsigned long long>(t.byte_offset), static_cast<unsigned long long>(out.itemsize));
+                         static_cast<unsigned long long>(t.byte_offset), static_cast<unsigned long long>(itemsize));
     return false;
   }
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
   // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3).
-  if (t.data != nullptr && is_direct_address_device(t.device.device_type) &&
+  const bool direct = is_direct_address_device(t.device.device_type);
+  if (t.data != nullptr && direct &&
       reinterpret_cast<std::uintptr_t>(t.data) > std::numeric_limits<std::uintptr_t>::max() - t.byte_offset) {
     *err = error::format(errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
                          static_cast<unsigned long long>(t.byte_offset));
@@ -215,20 +265,44 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     return false;
   }
   std::int64_t low = 0, high = 0;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    // A dimension with one index reaches only index 0: its stride never matters.
-    if (t.shape[r] == 1) continue;
-    const std::int64_t s = stride_at(t, r);
-    if (s == std::numeric_limits<std::int64_t>::min()) {
-      *err = error::format(errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
-      return false;
-    }
-    std::int64_t reach = 0;
-    if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-        detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high)) {
-      *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
-                           r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
-      return false;
+  if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
+    if (!check_compact_strides<Order>(t, ndim, err)) return false;
+    high = numel - 1;
+  } else if (t.strides == nullptr) {
+    // Implicit row-major strides of a non-empty tensor: compact, so the span is exact.
+    high = numel - 1;
+  } else {
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      // A dimension with one index reaches only index 0: its stride never matters.
+      if (t.shape[r] == 1) continue;
+      const std::int64_t s = t.strides[r];
+      if constexpr (Order == stride_rule::positive) {
+        if (s <= 0) {
+          *err = error::format(errc::non_positive_stride,
+                               "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
+                               "layout_stride_relaxed for broadcast or reversed views)",
+                               r, static_cast<long long>(s));
+          return false;
+        }
+        std::int64_t reach = 0;
+        if (detail::mul_overflows(t.shape[r] - 1, s, &reach) || detail::add_overflows(high, reach, &high)) {
+          *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
+                               r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+          return false;
+        }
+        continue;
+      }
+      if (s == std::numeric_limits<std::int64_t>::min()) {
+        *err = error::format(errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
+        return false;
+      }
+      std::int64_t reach = 0;
+      if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
+          detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high)) {
+        *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
+                             r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+        return false;
+      }
     }
   }
   out.lowest_index = low;
@@ -236,9 +310,9 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
 
   // The byte range the elements occupy must be representable, and on devices with plain
   // addresses it must not wrap around the address space.
-  if (out.itemsize != 0) {
-    const std::int64_t item = static_cast<std::int64_t>(out.itemsize);
-    const std::int64_t offset_items = static_cast<std::int64_t>(t.byte_offset / out.itemsize);
+  if (itemsize != 0) {
+    const std::int64_t item = static_cast<std::int64_t>(itemsize);
+    const std::int64_t offset_items = static_cast<std::int64_t>(t.byte_offset / itemsize);
     std::int64_t last = 0, end = 0, first = 0, last_byte = 0, first_byte = 0;
     if (detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
         detail::mul_overflows(end, item, &last_byte) ||
@@ -246,7 +320,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       *err = error::format(errc::span_overflow, "the byte span of the tensor overflows int64");
       return false;
     }
-    if (is_direct_address_device(t.device.device_type)) {
+    if (direct) {
       const auto base = reinterpret_cast<std::uintptr_t>(t.data);
       // The lowest element may not sit at address 0 either: no object lives there, and a
       // view rebased on it would be formed by arithmetic that yields a null pointer.
