@@ -282,26 +282,41 @@ class managed_tensor {
   /// A validated view through the import rules, plus: a mutable element type on a
   /// READ_ONLY tensor is errc::read_only, and padded sub-byte storage is honoured.
   template <pointer_mdspan M>
-  [[nodiscard]] result<M> try_view(const import_options& options = {}) const& noexcept DLPM_LIFETIMEBOUND {
-    if (tensor_ == nullptr) return unexpected_error(error::format(errc::null_pointer, "view: the managed_tensor is empty"));
-    if (!std::is_const_v<typename M::element_type> && is_read_only())
-      return unexpected_error(error::format(errc::read_only,
-                                            "view: the tensor is READ_ONLY; view it with a const element type"));
+  [[nodiscard]] DLPM_HOT_INLINE result<M> try_view() const& noexcept DLPM_LIFETIMEBOUND {
+    if (view_refused<M>()) return unexpected_error(view_refusal());
+    // The common case, packed storage, keeps the import's compile-time defaults.
+    if ((tensor_->flags & flag_is_subbyte_type_padded) == 0) return try_to_mdspan<M>(tensor_->dl_tensor);
+    import_options opts;
+    opts.subbyte_padded = true;
+    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+  }
+  /// The same, with import_options (subbyte_padded comes from the tensor's flags).
+  template <pointer_mdspan M>
+  [[nodiscard]] result<M> try_view(const import_options& options) const& noexcept DLPM_LIFETIMEBOUND {
+    if (view_refused<M>()) return unexpected_error(view_refusal());
     import_options opts = options;
     opts.subbyte_padded = (tensor_->flags & flag_is_subbyte_type_padded) != 0;
     return try_to_mdspan<M>(tensor_->dl_tensor, opts);
   }
   /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
   template <pointer_mdspan M>
-  result<M> try_view(const import_options& = {}) const&& = delete;
+  result<M> try_view() const&& = delete;
+  template <pointer_mdspan M>
+  result<M> try_view(const import_options&) const&& = delete;
 
   template <pointer_mdspan M>
-  [[nodiscard]] M view(const import_options& options = {}) const& DLPM_LIFETIMEBOUND {
+  [[nodiscard]] DLPM_HOT_INLINE M view() const& DLPM_LIFETIMEBOUND {
+    return detail::value_or_throw(try_view<M>());
+  }
+  template <pointer_mdspan M>
+  [[nodiscard]] M view(const import_options& options) const& DLPM_LIFETIMEBOUND {
     return detail::value_or_throw(try_view<M>(options));
   }
   /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
   template <pointer_mdspan M>
-  M view(const import_options& = {}) const&& = delete;
+  M view() const&& = delete;
+  template <pointer_mdspan M>
+  M view(const import_options&) const&& = delete;
 
   /// The DLTensor (precondition: not empty).
   [[nodiscard]] const DLTensor& tensor() const noexcept DLPM_LIFETIMEBOUND { return tensor_->dl_tensor; }
@@ -324,6 +339,17 @@ class managed_tensor {
 
  private:
   explicit managed_tensor(DLManagedTensorVersioned* p) noexcept : tensor_(p) {}
+
+  // A view of M cannot be taken whatever the import rules say: no tensor, or a mutable
+  // element type over a READ_ONLY tensor. The message is worded off the hot path.
+  template <class M>
+  DLPM_HOT_INLINE bool view_refused() const noexcept {
+    return tensor_ == nullptr || (!std::is_const_v<typename M::element_type> && is_read_only());
+  }
+  DLPM_COLD error view_refusal() const noexcept {
+    if (tensor_ == nullptr) return error::format(errc::null_pointer, "view: the managed_tensor is empty");
+    return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
+  }
   DLManagedTensorVersioned* tensor_ = nullptr;
 };
 
