@@ -7,6 +7,10 @@ dlpm_bench_cpp, dlpack-mdspan-bench, bench_py.py and compile_time.py). A row tha
 in several files (the C++ suite runs several times, each in a fresh process, so that one
 unlucky memory layout or load burst cannot decide a figure) gets the median of its values.
 The ratio is against the row's baseline from the same run set.
+
+Rows with unit "instr" (bench/callgrind.py: instructions per call, counted by callgrind)
+are not rows of their own: they fill the instructions column of the timed row with the
+same section and name.
 """
 
 import argparse
@@ -16,18 +20,39 @@ import sys
 
 
 def load(paths):
-    rows, order = {}, []
+    rows, order, instr = {}, [], {}
     for p in paths:
         with open(p) as f:
             for r in csv.DictReader(f, delimiter="\t"):
                 key = (r["section"], r["name"])
+                if r["unit"] == "instr":
+                    instr.setdefault(key, []).append(float(r["value"]))
+                    continue
                 if key not in rows:
                     rows[key] = dict(r, values=[])
                     order.append(key)
                 rows[key]["values"].append(float(r["value"]))
-    for r in rows.values():
+    for key, r in rows.items():
         r["median"] = statistics.median(r["values"])
+        r["instr"] = statistics.median(instr[key]) if key in instr else None
     return rows, order
+
+
+def header(rows):
+    """Lines above the table: the third-party versions the rows' notes name."""
+    cccl = sorted({r["note"] for r in rows.values() if r.get("note", "").startswith("CCCL ")})
+    lines = []
+    if cccl:
+        lines.append(f"CCCL candidates: {', '.join(cccl)} (headers of the pinned nvidia-cuda-cccl wheel, "
+                     "host code compiled by the same clang + libc++)")
+    if any(r["instr"] is not None for r in rows.values()):
+        lines.append("instr/op: instructions per call counted by callgrind (bench/callgrind.py), including the "
+                     "2 to 3 of the benchmark loop; the ratio column next to it is against the same baseline")
+    return "\n\n".join(lines)
+
+
+def fmt_instr(v):
+    return "" if v is None else (f"{v:.0f}" if abs(v - round(v)) < 0.05 else f"{v:.1f}")
 
 
 def fmt_value(v, unit):
@@ -38,21 +63,29 @@ def fmt_value(v, unit):
 
 def table(rows, order):
     number = {key: i + 1 for i, key in enumerate(order)}
-    lines = ["| # | benchmark | median | ratio | vs # | allocs/op |", "|---:|---|---:|---:|---:|---:|"]
+    lines = ["| # | benchmark | median | ratio | instr/op | instr ratio | vs # | allocs/op |",
+             "|---:|---|---:|---:|---:|---:|---:|---:|"]
     section = None
     for key in order:
         r = rows[key]
         if key[0] != section:
             section = key[0]
-            lines.append(f"| | **{section}** | | | | |")
+            lines.append(f"| | **{section}** | | | | | | |")
         base = rows.get((key[0], r["baseline"])) if r["baseline"] else None
         ratio = f"{r['median'] / base['median']:.2f}x" if base else ""
+        iratio = (f"{r['instr'] / base['instr']:.2f}x"
+                  if base and r["instr"] is not None and base["instr"] else "")
         vs = str(number[(key[0], r["baseline"])]) if base else ""
         allocs = r["allocs"] if r["allocs"] != "" else "n/a"
         if allocs not in ("n/a",):
             allocs = f"{float(allocs):g}"
-        lines.append(f"| {number[key]} | `{r['name']}` | {fmt_value(r['median'], r['unit'])} | {ratio} | {vs} | {allocs} |")
+        lines.append(f"| {number[key]} | `{r['name']}` | {fmt_value(r['median'], r['unit'])} | {ratio} | "
+                     f"{fmt_instr(r['instr'])} | {iratio} | {vs} | {allocs} |")
     return "\n".join(lines)
+
+
+RANKS = (1, 2, 4, 8)
+LAYOUTS = ("layout_right", "layout_left", "layout_stride", "layout_stride_relaxed")
 
 
 def targets(rows):
@@ -64,20 +97,79 @@ def targets(rows):
         b = get(section, r["baseline"]) if r and r["baseline"] else None
         return r["median"] / b["median"] if r and b else None
 
+    def ns(r):
+        return fmt_value(r["median"], r["unit"])
+
+    def versus(a, b):
+        """"a vs b ns (ratio)", and the same for the instruction counts when both have them."""
+        text = f"{ns(a)} vs {ns(b)} ({a['median'] / b['median']:.2f}x)"
+        if a["instr"] is not None and b["instr"] is not None and b["instr"]:
+            text += f"; {fmt_instr(a['instr'])} vs {fmt_instr(b['instr'])} instr ({a['instr'] / b['instr']:.2f}x)"
+        return text
+
     out = []
 
     def verdict(target, measured, ok):
         out.append((target, measured, "met" if ok else "MISSED"))
 
+    def summary(target, results):
+        if results:
+            met = sum(results)
+            verdict(target, f"met in {met} of {len(results)}", met == len(results))
+
+    # ---- checked import: ours against CCCL's and against the hand-written import ----------
+    imp = "import view"
+    vs_cccl, vs_hand, lines = [], [], []
+    for rank in RANKS:
+        for layout in LAYOUTS:
+            ours = get(imp, f"rank {rank}, {layout}: to_mdspan<M>(t)")
+            cccl = get(imp, f"rank {rank}, {layout}: cuda::to_host_mdspan (CCCL)")
+            hand = get(imp, f"rank {rank}, {layout}: hand-written checked import")
+            if ours and cccl:
+                ok = ours["median"] <= cccl["median"]
+                vs_cccl.append(ok)
+                lines.append((f"checked import, rank {rank} {layout}: to_mdspan <= CCCL's to_host_mdspan",
+                              versus(ours, cccl), ok))
+            if ours and hand:
+                ok = ours["median"] <= 2.5 * hand["median"]
+                vs_hand.append(ok)
+                lines.append((f"checked import, rank {rank} {layout}: to_mdspan <= 2.5x the hand-written checked import",
+                              versus(ours, hand), ok))
+    if vs_hand and not vs_cccl:
+        out.append(("checked import <= CCCL's to_host_mdspan", "no CCCL rows (dlpm_bench_cpp built without CCCL)",
+                    "n/a"))
+    summary("checked import <= CCCL's to_host_mdspan (same run, same group), every rank and layout", vs_cccl)
+    summary("checked import <= 2.5x the hand-written checked import, every rank and layout", vs_hand)
+    for t, m, ok in lines:
+        verdict(t, m, ok)
+    raw4 = []
+    for layout in LAYOUTS:
+        ours = get(imp, f"rank 4, {layout}: to_mdspan<M>(t)")
+        raw = get(imp, f"rank 4, {layout}: raw read, no checks")
+        if ours and raw:
+            raw4.append((layout, ours["median"] / raw["median"]))
+    if raw4:
+        verdict("checked import (rank 4) <= 1.5x the raw read (the original target)",
+                ", ".join(f"{l.removeprefix('layout_')} {x:.1f}x" for l, x in raw4), max(x for _, x in raw4) <= 1.5)
+
+    # ---- export view ------------------------------------------------------------------------
+    lines, results = [], []
+    for rank in RANKS:
+        for kind in ("static", "dynamic"):
+            ours = get("export view", f"rank {rank}, {kind} extents: to_dlpack_tensor(md).get()")
+            hand = get("export view", f"rank {rank}, {kind} extents: hand-filled DLTensor")
+            if ours and hand:
+                ok = ours["median"] <= 1.3 * hand["median"]
+                results.append(ok)
+                lines.append((f"export view, rank {rank} {kind} extents: <= 1.3x the hand fill", versus(ours, hand), ok))
+    summary("export view <= 1.3x the hand fill, every rank, static and dynamic", results)
+    for t, m, ok in lines:
+        verdict(t, m, ok)
     exp = [ratio("export view", f"rank 4, {k} extents: to_dlpack_tensor(md).get()") for k in ("static", "dynamic")]
     if None not in exp:
-        verdict("export view (rank 4) <= 1.2x the raw fill", f"static {exp[0]:.2f}x, dynamic {exp[1]:.2f}x",
-                max(exp) <= 1.2)
-    imp = [ratio("import view", f"rank 4, {l}: to_mdspan<M>(t)")
-           for l in ("layout_right", "layout_stride", "layout_stride_relaxed")]
-    if None not in imp:
-        verdict("checked import (rank 4) <= 1.5x the raw read",
-                "right {:.1f}x, stride {:.1f}x, relaxed {:.1f}x".format(*imp), max(imp) <= 1.5)
+        verdict("export view (rank 4) <= 1.2x the raw fill (the original target)",
+                f"static {exp[0]:.2f}x, dynamic {exp[1]:.2f}x", max(exp) <= 1.2)
+
     views = [r for (s, n), r in rows.items()
              if s in ("export view", "import view") or (s == "size independence" and "view" in n and "managed" not in n)
              or "adopt + view + release" in n]
@@ -89,10 +181,26 @@ def targets(rows):
         verdict("managed export: exactly 1 allocation, <= 40 ns",
                 f"{float(m['allocs']):g} allocation, {m['median']:.1f} ns (export + destroy)",
                 float(m["allocs"]) == 1 and m["median"] <= 40)
+
+    # ---- adopt + view + release -------------------------------------------------------------
     a = get("managed tensor", "rank 4 adopt + view + release: managed_tensor::adopt(p).view<M>()")
     if a:
         verdict("adopt + view + release <= 20 ns plus the deleter", f"{a['median']:.1f} ns (no deleter runs)",
                 a["median"] <= 20)
+        c = get("managed tensor", "rank 4 adopt + view + release: CCCL import only, cuda::to_host_mdspan(p->dl_tensor)")
+        c_imp = get(imp, "rank 4, layout_right: cuda::to_host_mdspan (CCCL)")
+        if not c:
+            out.append(("adopt + view + release <= CCCL's import + 3 ns", "no CCCL row (built without CCCL)", "n/a"))
+        else:
+            text = f"{ns(a)} vs {ns(c)} + 3 = {c['median'] + 3:.1f} ns"
+            if a["instr"] is not None and c["instr"] is not None:
+                text += f"; {fmt_instr(a['instr'])} vs {fmt_instr(c['instr'])} instr"
+            if c_imp:
+                text += f" (CCCL's rank-4 layout_right import in the import group: {ns(c_imp)})"
+            verdict("adopt + view + release (rank 4, layout_right) <= CCCL's import of the same tensor + 3 ns", text,
+                    a["median"] <= c["median"] + 3)
+
+    # ---- C facade ---------------------------------------------------------------------------
     pairs = [("validate: dlpm_validate", "validate"), ("check (f32, ndim 2, C order, CPU): dlpm_check", "check"),
              ("check managed: dlpm_check_managed", "check managed"),
              ("managed new + delete: dlpm_managed_new + dlpm_managed_delete", "managed new + delete")]
@@ -105,6 +213,12 @@ def targets(rows):
     if diffs:
         verdict("C facade overhead <= 5 ns over inline C++", ", ".join(f"{s} {d:+.1f} ns" for s, d in diffs),
                 max(d for _, d in diffs) <= 5)
+    r = get("C facade", "check (f32, ndim 2, C order, CPU): dlpm_check")
+    b = get("C facade", r["baseline"]) if r else None
+    if r and b:
+        verdict("dlpm_check <= 1.2x the inline check_requirements it wraps", versus(r, b),
+                r["median"] <= 1.2 * b["median"])
+
     rust = [(n, ratio(s, n)) for (s, n), r in rows.items() if s == "Rust" and r["baseline"]]
     if rust:
         verdict("Rust safe layer <= 1.1x raw FFI", ", ".join(f"{n.split(':')[0]} {x:.2f}x" for n, x in rust),
@@ -122,6 +236,9 @@ def targets(rows):
                 speedup >= 2)
     lines = ["| target | measured | verdict |", "|---|---|---|"]
     lines += [f"| {t} | {m} | {v} |" for t, m, v in out]
+    lines.append("")
+    lines.append("Verdicts are decided on the median time; the instruction counts are shown beside it where "
+                 "bench/callgrind.py measured them.")
     return "\n".join(lines)
 
 
@@ -133,6 +250,9 @@ def main():
     args = ap.parse_args()
     rows, order = load(args.files)
     text = table(rows, order)
+    head = header(rows)
+    if head:
+        text = head + "\n\n" + text
     if args.smoke:
         text += "\n\n(smoke run: every operation ran once; the timings mean nothing)"
     else:

@@ -7,6 +7,7 @@
 
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 
+#include "cccl.hpp"
 #include "harness.hpp"
 
 #include <sys/mman.h>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace dm = dlpack_mdspan;
@@ -79,19 +81,97 @@ inline M raw_read(const DLTensor& t) noexcept {
   return raw_read<M>(t, std::make_index_sequence<M::rank()>{});
 }
 
+// ---- import baseline: the checked import a careful programmer writes by hand -----------
+//
+// For a float target of static rank R on the CPU: dtype == float32, ndim == R, device ==
+// CPU, the strides (layout_right / layout_left: equal to the compact ones, computed from
+// the shape; layout_stride: positive; layout_stride_relaxed: any), data + byte_offset
+// aligned to alignof(float) (relaxed: data and byte_offset each, since the view keeps the
+// offset in its mapping), then the mdspan. Nothing else: no NULL checks (the strides must
+// be explicit), no overflow, extent or address-space checks. Failures throw, as
+// to_mdspan and CCCL's to_host_mdspan do, from a cold function.
+
+[[noreturn, gnu::cold, gnu::noinline]] inline void hand_import_failed(const char* what) {
+  throw std::invalid_argument(what);
+}
+
+template <class M, std::size_t... I>
+inline M hand_import(const DLTensor& t, std::index_sequence<I...>) {
+  using L = typename M::layout_type;
+  using T = typename M::element_type;
+  static_assert(std::is_same_v<std::remove_cv_t<T>, float>, "the hand-written import is written for float");
+  constexpr std::size_t R = sizeof...(I);
+  if (t.dtype.code != kDLFloat || t.dtype.bits != 32 || t.dtype.lanes != 1) hand_import_failed("dtype is not float32");
+  if (t.ndim != static_cast<std::int32_t>(R)) hand_import_failed("wrong ndim");
+  if (t.device.device_type != kDLCPU) hand_import_failed("not a CPU tensor");
+  if constexpr (std::is_same_v<L, std::layout_right>) {
+    std::int64_t expect = 1;
+    for (std::size_t r = R; r-- > 0;) {
+      if (t.strides[r] != expect) hand_import_failed("not row-major");
+      expect *= t.shape[r];
+    }
+  } else if constexpr (std::is_same_v<L, std::layout_left>) {
+    std::int64_t expect = 1;
+    for (std::size_t r = 0; r < R; ++r) {
+      if (t.strides[r] != expect) hand_import_failed("not column-major");
+      expect *= t.shape[r];
+    }
+  } else if constexpr (std::is_same_v<L, std::layout_stride>) {
+    for (std::size_t r = 0; r < R; ++r)
+      if (t.strides[r] <= 0) hand_import_failed("non-positive stride");
+  }
+  if constexpr (std::is_same_v<L, dm::layout_stride_relaxed>) {
+    if (((reinterpret_cast<std::uintptr_t>(t.data) | t.byte_offset) % alignof(T)) != 0) hand_import_failed("misaligned");
+  } else {
+    if ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % alignof(T) != 0) hand_import_failed("misaligned");
+  }
+  return raw_read<M>(t, std::index_sequence<I...>{});
+}
+template <class M>
+inline M hand_import(const DLTensor& t) {
+  return hand_import<M>(t, std::make_index_sequence<M::rank()>{});
+}
+
+/// What the import benchmarks compare between candidates (view_info, in cccl.hpp so that
+/// the CCCL TU can fill it from its own mdspan type without our headers).
+template <class M, std::size_t... I>
+inline view_info describe(const M& m, std::index_sequence<I...>) {
+  view_info v;
+  v.data = m.data_handle();
+  v.rank = M::rank();
+  v.offset0 = static_cast<std::int64_t>(m.mapping()(((void)I, typename M::index_type{0})...));
+  ((v.extents[I] = static_cast<std::int64_t>(m.extent(I)), v.strides[I] = static_cast<std::int64_t>(m.stride(I))), ...);
+  return v;
+}
+template <class M>
+inline view_info describe(const M& m) {
+  static_assert(M::rank() <= 8);
+  return describe(m, std::make_index_sequence<M::rank()>{});
+}
+
 // ---- fixtures ---------------------------------------------------------------------------
 
-/// A compact row-major float DLTensor over caller-owned arrays.
+enum class order { row_major, column_major };
+
+/// A compact float DLTensor over caller-owned arrays, row-major (the default) or
+/// column-major, with explicit strides.
 template <std::size_t R>
 struct tensor_fixture {
   std::array<std::int64_t, R> shape{};
   std::array<std::int64_t, R> strides{};
   DLTensor t{};
-  tensor_fixture(void* data, const std::array<std::int64_t, R>& s) : shape(s) {
+  tensor_fixture(void* data, const std::array<std::int64_t, R>& s, order o = order::row_major) : shape(s) {
     std::int64_t stride = 1;
-    for (std::size_t r = R; r-- > 0;) {
-      strides[r] = stride;
-      stride *= shape[r];
+    if (o == order::row_major) {
+      for (std::size_t r = R; r-- > 0;) {
+        strides[r] = stride;
+        stride *= shape[r];
+      }
+    } else {
+      for (std::size_t r = 0; r < R; ++r) {
+        strides[r] = stride;
+        stride *= shape[r];
+      }
     }
     t.data = data;
     t.device = DLDevice{kDLCPU, 0};

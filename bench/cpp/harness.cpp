@@ -14,6 +14,13 @@
 #include <iostream>
 #include <new>
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define DLPM_BENCH_HAVE_CALLGRIND 1
+#else
+#define DLPM_BENCH_HAVE_CALLGRIND 0
+#endif
+
 // ---- allocation counter ---------------------------------------------------------------
 // Every form of the global operator new counts one allocation; the benchmarks are
 // single-threaded, so a plain counter is enough. Static libraries linked into this
@@ -77,6 +84,7 @@ struct options {
   bool catch_benchmark = false; // Catch2's BENCHMARK statistics instead of the interleaved harness
   int batches = 301;            // batches per operation
   double batch_us = 40;         // target duration of one batch
+  std::size_t instructions = 0; // > 0: callgrind passes of this many calls instead of timing
   std::string out;              // TSV file for scripts/bench
 };
 options g_options;
@@ -104,10 +112,46 @@ double median(std::vector<double> v) {
 
 const std::vector<row>& rows() { return g_rows; }
 
+namespace {
+
+// --instructions: for each operation, a warm-up batch (lazy binding, first-touch costs),
+// then a pass of n calls and one of 2n calls, each collected alone and dumped under a tag
+// that bench/callgrind.py reads back ("dlpm-op <index> <calls>"). Outside valgrind the
+// client requests do nothing, so the mode still runs (and --smoke keeps it compiling).
+void count_instructions(const std::string& section, const std::vector<operation*>& ops, const std::string& note) {
+  static std::size_t next_index = 0;
+  const std::size_t n = g_options.instructions;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::size_t index = next_index++;
+    ops[i]->batch(n);
+    for (const std::size_t calls : {n, 2 * n}) {
+      const std::string tag = "dlpm-op " + std::to_string(index) + " " + std::to_string(calls);
+#if DLPM_BENCH_HAVE_CALLGRIND
+      CALLGRIND_ZERO_STATS;
+      CALLGRIND_TOGGLE_COLLECT;
+      ops[i]->batch(calls);
+      CALLGRIND_TOGGLE_COLLECT;
+      CALLGRIND_DUMP_STATS_AT(tag.c_str());
+#else
+      ops[i]->batch(calls);
+#endif
+    }
+    const std::string row_note = !ops[i]->note.empty() ? ops[i]->note : (i == 0 ? "" : note);
+    g_rows.push_back(row{section, ops[i]->name, static_cast<double>(index), i == 0 ? "" : ops[0]->name, 0, row_note});
+  }
+}
+
+}  // namespace
+
 void compare(const std::string& section, operation baseline, std::vector<operation> candidates, const std::string& note) {
   std::vector<operation*> ops{&baseline};
   for (auto& c : candidates) ops.push_back(&c);
   std::cerr << "  " << section << ": " << baseline.name << " (+" << candidates.size() << ")\n";
+
+  if (g_options.instructions > 0) {
+    count_instructions(section, ops, note);
+    return;
+  }
 
   if (g_options.catch_benchmark) {
     for (operation* o : ops) {
@@ -152,9 +196,11 @@ void compare(const std::string& section, operation baseline, std::vector<operati
     for (std::size_t i = 0; i < ops.size(); ++i) ns[i] = median(std::move(samples[i]));
   }
 
-  g_rows.push_back(row{section, baseline.name, ns[0], "", allocs[0], ""});
-  for (std::size_t i = 1; i < ops.size(); ++i)
-    g_rows.push_back(row{section, ops[i]->name, ns[i], baseline.name, allocs[i], note});
+  g_rows.push_back(row{section, baseline.name, ns[0], "", allocs[0], baseline.note});
+  for (std::size_t i = 1; i < ops.size(); ++i) {
+    const std::string& row_note = ops[i]->note.empty() ? note : ops[i]->note;
+    g_rows.push_back(row{section, ops[i]->name, ns[i], baseline.name, allocs[i], row_note});
+  }
 }
 
 }  // namespace bench
@@ -198,12 +244,14 @@ int main(int argc, char** argv) {
              | Opt(o.catch_benchmark)["--catch-benchmark"]("measure with Catch2's BENCHMARK statistics instead")
              | Opt(o.batches, "n")["--batches"]("interleaved batches per operation (default 301)")
              | Opt(o.batch_us, "us")["--batch-us"]("target duration of one batch in microseconds (default 40)")
+             | Opt(o.instructions, "n")["--instructions"]("callgrind passes of n and 2n calls per operation instead of "
+                                                          "timing (bench/callgrind.py; the TSV's value is the dump index)")
              | Opt(o.out, "file")["--tsv"]("write the results as TSV to this file");
   session.cli(cli);
   if (const int rc = session.applyCommandLine(argc, argv); rc != 0) return rc;
   const int rc = session.run();
   if (!o.catch_benchmark) {
-    print_table(std::cout);
+    if (o.instructions == 0) print_table(std::cout);
     if (!o.out.empty() && !write_tsv(o.out)) {
       std::cerr << "cannot write " << o.out << "\n";
       return 1;

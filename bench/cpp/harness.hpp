@@ -10,6 +10,12 @@
 // figure is the median of its batches, which ignores the bursts. `--catch-benchmark` runs
 // the same operations through Catch2's own BENCHMARK instead (mean and confidence
 // interval in Catch2's report), for a second opinion.
+//
+// `--instructions N` counts instructions instead of timing (bench/callgrind.py runs the
+// executable under `valgrind --tool=callgrind --collect-atstart=no`): every operation runs
+// N times and 2N times with callgrind's collection switched on by client requests, each
+// pass dumped as "dlpm-op <index> <count>"; the difference divided by N is the operation's
+// instructions per call, free of the fixed costs (the batch call, the toggles).
 #ifndef DLPM_BENCH_HARNESS_HPP
 #define DLPM_BENCH_HARNESS_HPP
 
@@ -39,28 +45,33 @@ inline void launder(T& v) noexcept {
 /// Heap allocations made so far in this process (global operator new, every form).
 std::uint64_t allocations() noexcept;
 
-/// One measured operation: `batch(n)` runs it n times.
+/// One measured operation: `batch(n)` runs it n times. `note`, when set, replaces the
+/// group's note in this operation's row (e.g. the version of a third-party library).
 struct operation {
   std::string name;
   std::function<void(std::size_t)> batch;
+  std::string note = {};
 };
 
 /// An operation from a callable that performs it once (inlined into the batch loop).
 template <class F>
-operation op(std::string name, F f) {
-  return operation{std::move(name), [f](std::size_t n) mutable {
+operation op(std::string name, F f, std::string note = {}) {
+  return operation{std::move(name),
+                   [f](std::size_t n) mutable {
                      for (std::size_t i = 0; i < n; ++i) f();
-                   }};
+                   },
+                   std::move(note)};
 }
 
 /// Measures `baseline` and each candidate interleaved (see above) and records one row per
 /// operation in `section`: the median ns/op, the baseline's name (for the ratio) and the
 /// heap allocations per operation, counted over separate calls of that operation alone.
-/// `note` is copied into every candidate row.
+/// `note` is copied into every candidate row that has no note of its own.
 void compare(const std::string& section, operation baseline, std::vector<operation> candidates,
              const std::string& note = "");
 
-/// One result row (what compare() records; written as TSV with --tsv).
+/// One result row (what compare() records; written as TSV with --tsv). Under
+/// --instructions, `ns` holds the operation's index in the callgrind dumps instead.
 struct row {
   std::string section;
   std::string name;

@@ -1,58 +1,156 @@
-// 2. Checked import: to_mdspan<M>(tensor) against the same DLTensor read into an M without
-// a single check, for ranks 1, 2 and 4 and the three layout families (layout_right,
-// layout_stride, layout_stride_relaxed). float, std::int64_t index type, a compact
-// row-major CPU tensor: the case every consumer sees most.
+// 2. Checked import: one interleaved group per (rank, layout), ranks 1, 2, 4 and 8 and the
+// layouts layout_right, layout_left, layout_stride and layout_stride_relaxed (ours against
+// CCCL's cuda::layout_stride_relaxed). float, dynamic extents with std::int64_t index type,
+// a compact CPU tensor with explicit strides: row-major for right, stride and relaxed,
+// column-major for left. Each group:
+//
+//   baseline  the checked import a careful programmer writes by hand (bench::hand_import:
+//             dtype, ndim, device, the layout's strides, alignment; nothing else)
+//   raw read  the same fields read into the mdspan without a single check (the floor)
+//   CCCL      cuda::to_host_mdspan<float, R, Layout>(t) (when CCCL is built in)
+//   ours      dm::to_mdspan<M>(t) and dm::try_to_mdspan<M>(t)
+//
+// Every candidate's view is checked against the raw read before the timing.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
 
+#include <cstdlib>
+
 namespace {
 
-alignas(64) float g_data[256];
+alignas(64) float g_data[1024];
+
+[[noreturn]] void import_failed() { std::abort(); }
+
+template <class L>
+constexpr const char* layout_name() {
+  if constexpr (std::is_same_v<L, std::layout_right>) return "layout_right";
+  else if constexpr (std::is_same_v<L, std::layout_left>) return "layout_left";
+  else if constexpr (std::is_same_v<L, std::layout_stride>) return "layout_stride";
+  else return "layout_stride_relaxed";
+}
+
+#if DLPM_BENCH_HAVE_CCCL
+template <class L>
+constexpr bench::cccl::layout cccl_layout() {
+  if constexpr (std::is_same_v<L, std::layout_right>) return bench::cccl::layout::right;
+  else if constexpr (std::is_same_v<L, std::layout_left>) return bench::cccl::layout::left;
+  else if constexpr (std::is_same_v<L, std::layout_stride>) return bench::cccl::layout::stride;
+  else return bench::cccl::layout::relaxed;
+}
+#endif
+
+void require_same(const bench::view_info& got, const bench::view_info& want) {
+  REQUIRE(got.data == want.data);
+  REQUIRE(got.rank == want.rank);
+  REQUIRE(got.offset0 == want.offset0);
+  for (std::size_t r = 0; r < want.rank; ++r) {
+    REQUIRE(got.extents[r] == want.extents[r]);
+    REQUIRE(got.strides[r] == want.strides[r]);
+  }
+}
 
 template <class M>
-void import_group(const char* layout, bench::tensor_fixture<M::rank()>& fx) {
+void import_group(bench::tensor_fixture<M::rank()>& fx) {
   constexpr std::size_t R = M::rank();
+  using L = typename M::layout_type;
+  const char* layout = layout_name<L>();
+  DLTensor* t = &fx.t;
   {
-    const M checked = dm::to_mdspan<M>(fx.t);
-    const M raw = bench::raw_read<M>(fx.t);
-    REQUIRE(checked.data_handle() == raw.data_handle());
-    REQUIRE(checked.mapping().required_span_size() == raw.mapping().required_span_size());
-    for (std::size_t r = 0; r < R; ++r) {
-      REQUIRE(checked.extent(r) == raw.extent(r));
-      REQUIRE(checked.stride(r) == raw.stride(r));
+    const bench::view_info want = bench::describe(bench::raw_read<M>(fx.t));
+    REQUIRE(want.data == static_cast<const void*>(g_data));
+    require_same(bench::describe(bench::hand_import<M>(fx.t)), want);
+    require_same(bench::describe(dm::to_mdspan<M>(fx.t)), want);
+    const auto tried = dm::try_to_mdspan<M>(fx.t);
+    REQUIRE(tried.has_value());
+    require_same(bench::describe(*tried), want);
+#if DLPM_BENCH_HAVE_CCCL
+    require_same(bench::cccl::import_once(R, cccl_layout<L>(), fx.t), want);
+#endif
+  }
+  {
+    // The checks the baseline makes, every checked candidate makes too: each refuses a
+    // tensor that breaks one of them.
+    auto refused_by_all = [&](const DLTensor& bad) {
+      REQUIRE_THROWS(bench::hand_import<M>(bad));
+      REQUIRE_THROWS(dm::to_mdspan<M>(bad));
+      REQUIRE_FALSE(dm::try_to_mdspan<M>(bad).has_value());
+#if DLPM_BENCH_HAVE_CCCL
+      REQUIRE_THROWS(bench::cccl::import_once(R, cccl_layout<L>(), bad));
+#endif
+    };
+    DLTensor bad = fx.t;
+    bad.dtype.bits = 64;
+    refused_by_all(bad);
+    bad = fx.t;
+    bad.ndim = static_cast<std::int32_t>(R + 1);
+    refused_by_all(bad);
+    bad = fx.t;
+    bad.device.device_type = kDLCUDA;
+    refused_by_all(bad);
+    bad = fx.t;
+    bad.data = reinterpret_cast<char*>(g_data) + 2;
+    refused_by_all(bad);
+    if constexpr (!std::is_same_v<L, dm::layout_stride_relaxed>) {
+      std::array<std::int64_t, R> strides = fx.strides;
+      strides[0] = -strides[0];
+      bad = fx.t;
+      bad.strides = strides.data();
+      refused_by_all(bad);
     }
   }
-  DLTensor* t = &fx.t;
+  std::vector<bench::operation> candidates;
+  candidates.push_back(bench::op(bench::label("rank %zu, %s: raw read, no checks", R, layout), [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    M m = bench::raw_read<M>(*t);
+    bench::escape(&m);
+  }));
+#if DLPM_BENCH_HAVE_CCCL
+  candidates.push_back(bench::cccl::import_op(bench::label("rank %zu, %s: cuda::to_host_mdspan (CCCL)", R, layout), R,
+                                              cccl_layout<L>(), t));
+#endif
+  candidates.push_back(bench::op(bench::label("rank %zu, %s: to_mdspan<M>(t)", R, layout), [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    M m = dm::to_mdspan<M>(*t);
+    bench::escape(&m);
+  }));
+  candidates.push_back(bench::op(bench::label("rank %zu, %s: try_to_mdspan<M>(t)", R, layout), [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    auto r = dm::try_to_mdspan<M>(*t);
+    if (!r.has_value()) import_failed();
+    M m = *r;
+    bench::escape(&m);
+  }));
   bench::compare("import view",
-                 bench::op(bench::label("rank %zu, %s: raw read, no checks", R, layout),
-                           [t]() mutable {
-                             bench::launder(t);
-                             bench::launder(*t);
-                             M m = bench::raw_read<M>(*t);
-                             bench::escape(&m);
-                           }),
-                 {bench::op(bench::label("rank %zu, %s: to_mdspan<M>(t)", R, layout), [t]() mutable {
+                 bench::op(bench::label("rank %zu, %s: hand-written checked import", R, layout), [t]() mutable {
                    bench::launder(t);
                    bench::launder(*t);
-                   M m = dm::to_mdspan<M>(*t);
+                   M m = bench::hand_import<M>(*t);
                    bench::escape(&m);
-                 })});
+                 }),
+                 std::move(candidates));
 }
 
 template <std::size_t R>
 void import_rank(const std::array<std::int64_t, R>& shape) {
   using E = std::dextents<std::int64_t, R>;
-  bench::tensor_fixture<R> fx(g_data, shape);
-  import_group<std::mdspan<float, E, std::layout_right>>("layout_right", fx);
-  import_group<std::mdspan<float, E, std::layout_stride>>("layout_stride", fx);
-  import_group<std::mdspan<float, E, dm::layout_stride_relaxed>>("layout_stride_relaxed", fx);
+  bench::tensor_fixture<R> row(g_data, shape, bench::order::row_major);
+  bench::tensor_fixture<R> col(g_data, shape, bench::order::column_major);
+  import_group<std::mdspan<float, E, std::layout_right>>(row);
+  import_group<std::mdspan<float, E, std::layout_left>>(col);
+  import_group<std::mdspan<float, E, std::layout_stride>>(row);
+  import_group<std::mdspan<float, E, dm::layout_stride_relaxed>>(row);
 }
 
 }  // namespace
 
-TEST_CASE("import view: to_mdspan<M>(t) vs a raw read", "[import]") {
+TEST_CASE("import view: hand-written checked import vs raw read, CCCL and to_mdspan<M>(t)", "[import]") {
   import_rank<1>({64});
   import_rank<2>({8, 8});
   import_rank<4>({2, 3, 4, 5});
+  import_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
 }

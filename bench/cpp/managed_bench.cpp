@@ -50,9 +50,28 @@ TEST_CASE("managed export: to_managed_tensor + destroy vs a hand-built block", "
                  "owner: a trivial struct (no allocation of its own)");
 }
 
+// CCCL has no owning import; its checked import of the same DLTensor (p->dl_tensor, rank 4,
+// layout_right) is the reference for the target "adopt + view + release within CCCL's
+// import time plus 3 ns", measured in the same interleaved group.
 TEST_CASE("adopt + view + release vs a version check and a raw read", "[managed]") {
   source md(g_data, 2, 3, 4, 5);
   DLManagedTensorVersioned* p = dm::to_managed_tensor(md, bench::trivial_owner{}).release();
+  REQUIRE(p->dl_tensor.strides != nullptr);
+  std::vector<bench::operation> candidates;
+  candidates.push_back(bench::op("rank 4 adopt + view + release: managed_tensor::adopt(p).view<M>()", [p]() mutable {
+    bench::launder(p);
+    auto mt = dm::managed_tensor::adopt(p);
+    target v = mt.view<target>();
+    bench::escape(&v);
+    p = mt.release();
+  }));
+#if DLPM_BENCH_HAVE_CCCL
+  REQUIRE(bench::cccl::import_once(4, bench::cccl::layout::right, p->dl_tensor) ==
+          bench::describe(bench::raw_read<target>(p->dl_tensor)));
+  candidates.push_back(
+      bench::cccl::import_op("rank 4 adopt + view + release: CCCL import only, cuda::to_host_mdspan(p->dl_tensor)", 4,
+                             bench::cccl::layout::right, &p->dl_tensor));
+#endif
   bench::compare("managed tensor",
                  bench::op("rank 4 adopt + view + release: version check + raw read",
                            [p]() mutable {
@@ -60,14 +79,7 @@ TEST_CASE("adopt + view + release vs a version check and a raw read", "[managed]
                              target v = hand_view(p);
                              bench::escape(&v);
                            }),
-                 {bench::op("rank 4 adopt + view + release: managed_tensor::adopt(p).view<M>()", [p]() mutable {
-                   bench::launder(p);
-                   auto mt = dm::managed_tensor::adopt(p);
-                   target v = mt.view<target>();
-                   bench::escape(&v);
-                   p = mt.release();
-                 })},
-                 "no deleter runs: see the export + destroy rows for that");
+                 std::move(candidates), "no deleter runs: see the export + destroy rows for that");
   p->deleter(p);
 }
 
