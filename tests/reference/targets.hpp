@@ -103,11 +103,13 @@ observation observe(const DLTensor& t, const dm::import_options& o, std::uint64_
   ob.accepted = true;
   const M& m = *res;
   ob.handle = reinterpret_cast<std::uintptr_t>(m.data_handle());
+  // 0 when any extent is 0: an accepted empty view may have huge other extents, whose
+  // product overflows even __int128 (found by fuzz_differential).
   i128 numel = 1;
-  for (std::size_t r = 0; r < rank; ++r) {
-    ob.extents[r] = static_cast<i128>(m.extent(r));
-    numel *= ob.extents[r];
-  }
+  for (std::size_t r = 0; r < rank; ++r) ob.extents[r] = static_cast<i128>(m.extent(r));
+  for (std::size_t r = 0; r < rank; ++r)
+    if (ob.extents[r] == 0) numel = 0;
+  for (std::size_t r = 0; r < rank && numel != 0; ++r) numel *= ob.extents[r];  // fits int64: the view is non-empty
   // layout_right/left compute stride(r) as a product of extents, which overflows
   // index_type for some empty views (extents {0, 2^40, 2^40}): only ask when non-empty.
   constexpr auto layout = layout_of<typename M::layout_type>();
