@@ -251,6 +251,44 @@ bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
   return true;
 }
 
+// std::layout_stride requires that no two indices share an element: in some order of the
+// dimensions with more than one index, each stride steps past the previous dimension's
+// span. The innermost-last order was tried by the caller; here the innermost-first order
+// (column-major producers), then the order sorted by (stride, extent), which decides.
+template <class StrideArray>
+DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, error* err) noexcept {
+  const std::size_t rank = static_cast<std::size_t>(t.ndim);
+  std::size_t order[max_ndim] = {};
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < rank; ++r)
+    if (t.shape[r] > 1) order[count++] = r;
+  // The first position (or none: count) where the order breaks uniqueness.
+  auto first_overlap = [&] {
+    for (std::size_t i = 1; i < count; ++i) {
+      std::int64_t reach = 0;
+      if (mul_overflows(static_cast<std::int64_t>(strides[order[i - 1]]), t.shape[order[i - 1]], &reach) ||
+          static_cast<std::int64_t>(strides[order[i]]) < reach)
+        return i;
+    }
+    return count;
+  };
+  if (first_overlap() == count) return true;
+  auto before = [&](std::size_t a, std::size_t b) {
+    return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+  };
+  for (std::size_t i = 1; i < count; ++i)
+    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  const std::size_t i = first_overlap();
+  if (i == count) return true;
+  const std::size_t prev = order[i - 1], cur = order[i];
+  *err = error::format(errc::overlapping_strides,
+                       "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs "
+                       "unique elements (use layout_stride_relaxed)",
+                       cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
+                       static_cast<long long>(strides[prev]));
+  return false;
+}
+
 template <class T>
 T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   // Only called with non-NULL data: the checks above never do arithmetic on NULL.
@@ -402,54 +440,33 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
         if (!empty_tensor_strides<index_type>(t, strides, &err)) return unexpected_error(err);
         return make_view<M>(handle, mapping_type(extents, strides));
       }
-      for (std::size_t i = 0; i < rank; ++i) {
-        // An extent-1 dimension has no stride that matters; 1 keeps std::layout_stride's
-        // preconditions (positive, and first in the uniqueness permutation).
-        if (t.shape[i] == 1) {
+      // One pass from the innermost dimension out: copy the strides (an extent-1 dimension
+      // has no stride that matters; 1 keeps std::layout_stride's preconditions: positive,
+      // and first in the uniqueness permutation), and check uniqueness in the order most
+      // producers use, each stride stepping past the span of the dimension inside it.
+      // Implicit strides are row-major, so unique; any other order gets the full check.
+      const std::int64_t* const given = t.strides;
+      const std::int64_t* const shape = t.shape;
+      bool unique = true;
+      std::int64_t inner_reach = 0, implicit = 1;
+      for (std::size_t i = rank; i-- > 0;) {
+        const std::int64_t e = shape[i];
+        // Positive: check_structure saw to it. Implicit ones are row-major products.
+        const std::int64_t s = given != nullptr ? given[i] : implicit;
+        implicit = saturating_mul(implicit, e);
+        if (e == 1) {
           strides[i] = 1;
           continue;
         }
-        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));  // positive: check_structure saw to it
         if (!std::in_range<index_type>(s))
           return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
                                                 static_cast<long long>(s)));
         strides[i] = static_cast<index_type>(s);
+        std::int64_t reach = 0;
+        unique &= (s >= inner_reach) & !mul_overflows(s, e, &reach);
+        inner_reach = reach;
       }
-      // std::layout_stride requires that no two indices share an element: in some order of
-      // the dimensions with more than one index, each stride steps past the previous
-      // dimension's span. Producers list dimensions outermost first (row-major) or
-      // innermost first, so those two orders are tried before sorting by (stride, extent).
-      std::size_t order[rank == 0 ? 1 : rank] = {};
-      std::size_t count = 0;
-      for (std::size_t r = 0; r < rank; ++r)
-        if (t.shape[r] > 1) order[count++] = r;
-      // The first position (or none: count) where the order breaks uniqueness.
-      auto first_overlap = [&](bool innermost_last) {
-        for (std::size_t i = 1; i < count; ++i) {
-          const std::size_t prev = innermost_last ? order[count - i] : order[i - 1];
-          const std::size_t cur = innermost_last ? order[count - 1 - i] : order[i];
-          std::int64_t reach = 0;
-          if (mul_overflows(static_cast<std::int64_t>(strides[prev]), t.shape[prev], &reach) ||
-              static_cast<std::int64_t>(strides[cur]) < reach)
-            return i;
-        }
-        return count;
-      };
-      if (first_overlap(true) != count && first_overlap(false) != count) {
-        auto before = [&](std::size_t a, std::size_t b) {
-          return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
-        };
-        for (std::size_t i = 1; i < count; ++i)
-          for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-        if (const std::size_t i = first_overlap(false); i != count) {
-          const std::size_t prev = order[i - 1], cur = order[i];
-          return unexpected_error(error::format(errc::overlapping_strides,
-                                                "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; "
-                                                "std::layout_stride needs unique elements (use layout_stride_relaxed)",
-                                                cur, static_cast<long long>(strides[cur]), prev,
-                                                static_cast<long long>(t.shape[prev]), static_cast<long long>(strides[prev])));
-        }
-      }
+      if (!unique && !layout_stride_unique(t, strides, &err)) return unexpected_error(err);
       if (!std::in_range<index_type>(summary.highest_index + 1))
         return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
       return make_view<M>(handle, mapping_type(extents, strides));
