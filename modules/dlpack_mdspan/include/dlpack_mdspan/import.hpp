@@ -170,7 +170,7 @@ bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) n
     for (std::int32_t i = 1; i < item_count; ++i) {
       if (chain_of[i] != c) continue;
       strides[static_cast<std::size_t>(items[i])] = static_cast<IndexType>(running);
-      running *= t.shape[items[i]];  // a prefix of product[c] <= limit
+      running = saturating_mul(running, t.shape[items[i]]);  // a prefix of product[c] <= limit: never saturates
     }
     const std::int32_t last = c < zero_count ? zeros[c] : (item_count > 0 ? items[0] : -1);
     if (last >= 0) strides[static_cast<std::size_t>(last)] = static_cast<IndexType>(running);
