@@ -26,6 +26,19 @@ install(EXPORT dlpack_mdspan_targets
   DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}"
   CXX_MODULES_DIRECTORY cxx-modules)
 
+# The Python component has an export set of its own: its target refers to Python3::Module,
+# which the package config finds only when the component is asked for.
+if(TARGET dlpack_mdspan_python)
+  install(TARGETS dlpack_mdspan_python
+    EXPORT dlpack_mdspan_python_targets
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(EXPORT dlpack_mdspan_python_targets
+    NAMESPACE dlpack_mdspan::
+    FILE dlpack_mdspanPythonTargets.cmake
+    DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")
+endif()
+
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/dlpack_mdspanConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/dlpack_mdspanConfig.cmake"

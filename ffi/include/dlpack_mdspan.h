@@ -79,6 +79,7 @@ typedef int32_t dlpm_status;
 #define DLPM_E_INTERNAL 31 /**< an unexpected C++ exception was caught at the boundary */
 #define DLPM_E_MISALIGNED_METADATA 32 /**< shape or strides is not aligned for int64_t */
 #define DLPM_E_UNSUPPORTED_VERSION 33 /**< an options struct's version field is not one this library knows */
+#define DLPM_E_PRODUCER_FAILED 34 /**< the producer reported a failure of its own (e.g. a Python exception, which is left set) */
 
 /** A short fixed description of a status ("dtype mismatch"); never NULL. */
 DLPM_API const char* dlpm_status_string(dlpm_status status) DLPM_NOEXCEPT;

@@ -134,8 +134,9 @@ DLPM_SAME_CODE(OUT_OF_MEMORY, out_of_memory)
 DLPM_SAME_CODE(INTERNAL, internal)
 DLPM_SAME_CODE(MISALIGNED_METADATA, misaligned_metadata)
 DLPM_SAME_CODE(UNSUPPORTED_VERSION, unsupported_version)
+DLPM_SAME_CODE(PRODUCER_FAILED, producer_failed)
 #undef DLPM_SAME_CODE
-static_assert(DLPM_E_UNSUPPORTED_VERSION == static_cast<int>(dm::last_errc), "a new errc needs its DLPM_E_ code");
+static_assert(DLPM_E_PRODUCER_FAILED == static_cast<int>(dm::last_errc), "a new errc needs its DLPM_E_ code");
 
 extern "C" {
 

@@ -96,6 +96,7 @@ inline const char* errc_id(errc c) {
     case errc::internal: return "internal";
     case errc::misaligned_metadata: return "misaligned_metadata";
     case errc::unsupported_version: return "unsupported_version";
+    case errc::producer_failed: return "producer_failed";
   }
   return "?";
 }

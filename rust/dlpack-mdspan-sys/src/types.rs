@@ -263,6 +263,8 @@ pub const DLPM_E_INTERNAL: dlpm_status = 31;
 pub const DLPM_E_MISALIGNED_METADATA: dlpm_status = 32;
 /// An options struct's `version` field is not one this library knows.
 pub const DLPM_E_UNSUPPORTED_VERSION: dlpm_status = 33;
+/// The producer reported a failure of its own (e.g. a Python exception, which is left set).
+pub const DLPM_E_PRODUCER_FAILED: dlpm_status = 34;
 
 // ---- the facade: structs ---------------------------------------------------------------
 

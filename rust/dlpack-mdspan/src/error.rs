@@ -94,6 +94,9 @@ impl Status {
     /// An options struct (`dlpm_requirements`) carries a `version` the facade does not
     /// know (`DLPM_E_UNSUPPORTED_VERSION`), e.g. a program built against a newer header.
     pub const UNSUPPORTED_VERSION: Status = Status(sys::DLPM_E_UNSUPPORTED_VERSION);
+    /// The producer reported a failure of its own (`DLPM_E_PRODUCER_FAILED`), e.g. a
+    /// Python `__dlpack__` that raised; its exception is left set.
+    pub const PRODUCER_FAILED: Status = Status(sys::DLPM_E_PRODUCER_FAILED);
 
     /// This crate's own condition: a mutable reference was requested from a view whose
     /// elements may be aliased elsewhere (see [the mutation rules](crate#mutation-and-aliasing)).

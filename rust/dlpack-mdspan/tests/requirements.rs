@@ -292,10 +292,12 @@ fn new_status_codes() {
         Status::INTERNAL,
         Status::MISALIGNED_METADATA,
         Status::UNSUPPORTED_VERSION,
+        Status::PRODUCER_FAILED,
     ] {
         assert_ne!(status.name(), "unknown status", "{status:?}");
     }
-    assert_eq!(Status(34).name(), "unknown status");
+    assert_eq!(Status::PRODUCER_FAILED.code(), 34);
+    assert_eq!(Status(35).name(), "unknown status");
 }
 
 /// `dlpm_to_legacy` refuses a tensor of another DLPack major version and leaves it to the

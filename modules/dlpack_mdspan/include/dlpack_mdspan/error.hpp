@@ -63,12 +63,13 @@ enum class errc : int {
   internal = 31,               ///< an unexpected C++ exception was caught at the C boundary
   misaligned_metadata = 32,    ///< shape or strides is not aligned for int64_t
   unsupported_version = 33,    ///< an options struct's version field is not one this library knows
+  producer_failed = 34,        ///< the producer (a Python object, a foreign callback) reported a failure of its own
   /// The pre-0.2 name of shape_mismatch (the C facade always said DLPM_E_SHAPE_MISMATCH).
   static_extent_mismatch [[deprecated("use errc::shape_mismatch")]] = shape_mismatch,
 };
 
 /// The largest errc value; the C facade's status codes are exactly 0..last_errc.
-inline constexpr errc last_errc = errc::unsupported_version;
+inline constexpr errc last_errc = errc::producer_failed;
 
 /// A short, fixed description of an errc (the detailed message is in `error::message`).
 constexpr const char* errc_name(errc code) noexcept {
@@ -107,6 +108,7 @@ constexpr const char* errc_name(errc code) noexcept {
     case errc::internal: return "internal error";
     case errc::misaligned_metadata: return "shape or strides misaligned";
     case errc::unsupported_version: return "unsupported struct version";
+    case errc::producer_failed: return "the producer failed";
   }
   return "unknown error";
 }

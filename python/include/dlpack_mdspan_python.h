@@ -1,0 +1,195 @@
+/* dlpack_mdspan_python.h: the Python boundary of dlpack_mdspan, for C and C++ extensions.
+ *
+ *   import:  any object with __dlpack__, a bare "dltensor"/"dltensor_versioned" capsule, or
+ *            an object whose type publishes DLPack 1.3's exchange API
+ *            -> an owned, validated DLManagedTensorVersioned   (dlpm_py_import)
+ *            -> a borrowed, validated DLTensor for one call    (dlpm_py_borrow)
+ *   export:  a DLManagedTensorVersioned -> a capsule            (dlpm_py_capsule_new)
+ *                                       -> a ready Python object with __dlpack__,
+ *                                          __dlpack_device__ and the exchange API
+ *                                                                (dlpm_py_tensor_new)
+ *   tables:  the exchange API a type publishes                  (dlpm_py_exchange_api_of)
+ *            a complete table for your own type                 (dlpm_py_exchange_api_init)
+ *
+ * Every function here must be called with the GIL held (the exchange-API callbacks it
+ * builds are called by consumers that hold it, as DLPack requires). Functions that fail
+ * set a Python exception and say so in their return value; none throws a C++ exception.
+ *
+ * Link target: dlpack_mdspan::python (CMake, COMPONENTS python) or pkg-config
+ * dlpack_mdspan_python. It brings the C facade (dlpack_mdspan.h) with it.
+ */
+#ifndef DLPACK_MDSPAN_PYTHON_H
+#define DLPACK_MDSPAN_PYTHON_H
+
+#ifndef PY_SSIZE_T_CLEAN
+#define PY_SSIZE_T_CLEAN
+#endif
+#include <Python.h>
+
+#include <dlpack/dlpack.h>
+#include <dlpack_mdspan.h>
+
+#include <stdint.h>
+
+/* A static library linked into each extension: its symbols stay inside that extension
+ * (it is built with hidden visibility), so two extensions never share or clash on them. */
+#ifndef DLPM_PY_API
+#define DLPM_PY_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**< ---- options ------------------------------------------------------------------------ */
+
+/** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION). */
+#define DLPM_PY_OPTIONS_VERSION 1
+
+/** How dlpm_py_import asks the producer. Initialise with
+ * dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you need. */
+typedef struct dlpm_py_options {
+  uint32_t version;         /**< DLPM_PY_OPTIONS_VERSION; set by dlpm_py_options_init */
+  int32_t legacy_writable;  /**< nonzero: a legacy ("dltensor") tensor arrives writable (default 0:
+                                 READ_ONLY, since a legacy capsule cannot say; PyTorch 1.x allows writes) */
+  int32_t copy;             /**< __dlpack__(copy=...): -1 None (default), 0 False (never copy), 1 True */
+  int32_t has_dl_device;    /**< nonzero: pass dl_device=(dl_device.device_type, dl_device.device_id) */
+  DLDevice dl_device;       /**< the requested device when has_dl_device is nonzero */
+  int32_t has_stream;       /**< nonzero: pass stream=stream (for CPU tensors stream is never passed) */
+  int64_t stream;           /**< the consumer's stream, as the Python array API encodes it (-1: no sync) */
+  int32_t use_exchange_api; /**< nonzero (default): use the type's exchange API when it publishes one */
+} dlpm_py_options;
+
+/** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
+ * API on) and opts->version to `version`. Any version other than DLPM_PY_OPTIONS_VERSION is
+ * DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves *opts untouched. */
+DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
+
+/**< ---- import ------------------------------------------------------------------------- */
+
+/** Imports `obj` (an object with __dlpack__, a "dltensor"/"dltensor_versioned" capsule, or an
+ * object whose type publishes the exchange API) as an owned, validated, versioned tensor.
+ * `req` and `opts` may be NULL (anything; defaults).
+ *
+ * Path: the type's exchange API (managed_tensor_from_py_object_no_sync) when it publishes
+ * one, opts->use_exchange_api is set and the caller asked for no copy, device or stream;
+ * otherwise obj.__dlpack__(max_version=(1, DLPACK_MINOR_VERSION), ...), retried without the
+ * DLPack 1.0 keywords when the producer raises TypeError (pre-1.0 producers). The capsule
+ * is renamed "used_..." before the tensor is taken.
+ *
+ * On success *out owns the tensor: release it with dlpm_managed_delete. On failure *out is
+ * untouched, any tensor received has been deleted, and a Python exception is set:
+ * TypeError when the tensor does not meet `req` (dtype, rank, shape, layout, device,
+ * alignment, divisibility, writability), ValueError for invalid `req`/`opts`, MemoryError,
+ * or the producer's own exception (DLPM_E_PRODUCER_FAILED); BufferError otherwise. The
+ * message is the facade's, followed by the status name in parentheses. */
+DLPM_PY_API dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                                    DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** A tensor borrowed for the duration of one call (dlpm_py_borrow). */
+typedef struct dlpm_py_borrowed {
+  DLTensor dl_tensor;             /**< validated; valid until dlpm_py_borrow_end */
+  uint64_t flags;                 /**< DLPACK_FLAG_BITMASK_* as known (0 on the borrowed fast path) */
+  DLManagedTensorVersioned* owner; /**< the owned tensor behind dl_tensor, or NULL when borrowed */
+} dlpm_py_borrowed;
+
+/** Like dlpm_py_import, but for use within the current call only: through the exchange
+ * API's dltensor_from_py_object_no_sync where the type publishes it (no allocation, no
+ * deleter), else through dlpm_py_import. The view is valid until dlpm_py_borrow_end, which
+ * must be called before control returns to Python, and while `obj` is alive. A borrowed
+ * DLTensor carries no flags, so a request with req->writable always takes the owning path
+ * (whose READ_ONLY flag is known). On failure *out is zeroed and an exception is set. */
+DLPM_PY_API dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                                    dlpm_py_borrowed* out) DLPM_NOEXCEPT;
+
+/** Ends a borrow: releases the owned tensor, if any, and zeroes *b. NULL is a no-op. */
+DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
+
+/**< ---- export ------------------------------------------------------------------------- */
+
+/** Takes ownership of `t` and returns a capsule: "dltensor_versioned" when `versioned` is
+ * nonzero, else a legacy "dltensor" (through dlpm_to_legacy: a READ_ONLY or padded sub-byte
+ * tensor cannot go legacy, which is a BufferError). The capsule's destructor deletes the
+ * tensor only if no consumer took it (renamed the capsule). On failure `t` is deleted, an
+ * exception is set and NULL is returned. */
+DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT;
+
+/** Takes ownership of `t` (which must be valid: dlpm_validate) and returns an instance of
+ * dlpack_mdspan.Tensor, a ready Python type with __dlpack__(*, stream=None, max_version=None,
+ * dl_device=None, copy=None), __dlpack_device__(), read-only shape, strides (in elements),
+ * dtype ((code, bits, lanes)), device ((device_type, device_id)) and readonly, and
+ * __dlpack_c_exchange_api__ on the type. Every export shares the memory and keeps the
+ * object alive; t's deleter runs when the object and every export are gone. On failure `t`
+ * is deleted, an exception is set and NULL is returned. */
+DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
+
+/** The dlpack_mdspan.Tensor type (a new reference), or NULL with an exception set. */
+DLPM_PY_API PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT;
+
+/** The tensor a dlpack_mdspan.Tensor holds (borrowed: valid while `obj` lives), or NULL
+ * with a TypeError set when `obj` is not one. */
+DLPM_PY_API const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT;
+
+/**< ---- DLPack 1.3's exchange API ---------------------------------------------------- */
+
+/** The DLPackExchangeAPI that obj's type publishes: the capsule `__dlpack_c_exchange_api__`
+ * named "dlpack_exchange_api" (DLPack 1.3), or the integer `__c_dlpack_exchange_api__` of
+ * earlier drafts. The table must have this library's DLPack major version (walking
+ * header.prev_api for one) and its required entries. Cached per type (the cache holds a
+ * reference to the type, so its address is never reused). NULL, with no exception set,
+ * when the type publishes none. */
+DLPM_PY_API const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT;
+
+/** The layout of dlpm_py_exchange_callbacks this header describes. */
+#define DLPM_PY_EXCHANGE_CALLBACKS_VERSION 1
+
+/** What a type provides to dlpm_py_exchange_api_init: DLPack's own entry-point types, so
+ * the table holds them as they are. Each must be noexcept and report failures as DLPack
+ * says: a Python exception set and -1 returned (the allocator: through SetError). */
+typedef struct dlpm_py_exchange_callbacks {
+  uint32_t version; /**< DLPM_PY_EXCHANGE_CALLBACKS_VERSION */
+  /** Required: an owning export of an object of the publishing type. */
+  DLPackManagedTensorFromPyObjectNoSync managed_tensor_from_py_object;
+  /** Optional: a borrowed export (shape and strides owned by the object). */
+  DLPackDLTensorFromPyObjectNoSync dltensor_from_py_object;
+  /** Optional: wraps an owned tensor as a Python object of the type, taking ownership even
+   * on failure (default: dlpm_py_tensor_new, a dlpack_mdspan.Tensor). */
+  DLPackManagedTensorToPyObjectNoSync managed_tensor_to_py_object;
+  /** Optional: allocates a tensor shaped like a prototype (default: compact row-major host
+   * memory, 64-byte aligned, for kDLCPU; other devices are refused through SetError). */
+  DLPackManagedTensorAllocator managed_tensor_allocator;
+  /** Optional: the producer's current stream for a device (default: NULL, as a CPU-only
+   * producer answers). */
+  DLPackCurrentWorkStream current_work_stream;
+} dlpm_py_exchange_callbacks;
+
+/** Fills *table, a process-lifetime object (a static), from `callbacks`: the header
+ * (DLPack version of these headers, prev_api NULL) and every entry, with this library's
+ * defaults where a callback is NULL. The entries may be called only with objects of the
+ * type that publishes the table. Returns DLPM_E_NULL_POINTER or DLPM_E_UNSUPPORTED_VERSION
+ * (with ValueError set) when the arguments are not usable. Called once per table; not
+ * thread-safe with respect to itself. */
+DLPM_PY_API dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, const dlpm_py_exchange_callbacks* callbacks) DLPM_NOEXCEPT;
+
+/** Publishes `table` on `type` as `__dlpack_c_exchange_api__` (a capsule named
+ * "dlpack_exchange_api"). `type` must accept attributes (a heap type). Returns 0, or -1
+ * with an exception set. */
+DLPM_PY_API int dlpm_py_publish_exchange_api(PyObject* type, const DLPackExchangeAPI* table) DLPM_NOEXCEPT;
+
+/** The producer's current work stream for the tensor's device, through the exchange API
+ * of obj's type: *out_stream is NULL for CPU tensors and producers without a table.
+ * Returns DLPM_OK, or a status with an exception set. */
+DLPM_PY_API dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** out_stream) DLPM_NOEXCEPT;
+
+/**< ---- errors ------------------------------------------------------------------------- */
+
+/** Sets the Python exception for a facade failure (`status`, dlpm_last_error()) with the
+ * mapping dlpm_py_import uses, and returns NULL (so `return dlpm_py_raise(s);` works in a
+ * function returning PyObject*). DLPM_E_PRODUCER_FAILED keeps an exception already set. */
+DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLPACK_MDSPAN_PYTHON_H */

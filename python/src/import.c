@@ -1,0 +1,347 @@
+/* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow),
+ * validated tensor. Every path either hands the tensor to the caller or deletes it. */
+#include "internal.h"
+
+#include <string.h>
+
+static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1};
+
+dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
+  if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
+  if (version != DLPM_PY_OPTIONS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "dlpm_py_options_init: version %u is not supported (this library knows version %u)", version,
+                         (unsigned)DLPM_PY_OPTIONS_VERSION);
+  *opts = default_options;
+  return DLPM_OK;
+}
+
+static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
+  if (o->version != DLPM_PY_OPTIONS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "%s: dlpm_py_options version %u is not supported (this library knows version %u); %s", function,
+                         o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
+                         o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
+                                         : "the extension was built against a newer dlpack_mdspan_python.h");
+  if (o->copy < -1 || o->copy > 1)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "%s: dlpm_py_options.copy = %d is not -1 (None), 0 (False) or 1 (True)", function, o->copy);
+  return DLPM_OK;
+}
+
+/* "Anything": requirements still validate the tensor's structure. */
+static const dlpm_requirements* no_requirements(void) {
+  static dlpm_requirements anything;
+  static int ready;
+  if (!ready) {
+    dlpm_requirements_init(&anything, DLPM_REQUIREMENTS_VERSION);
+    ready = 1;
+  }
+  return &anything;
+}
+
+/* Deletes t without losing the exception already set (a deleter may run Python code). */
+static void delete_keeping_error(DLManagedTensorVersioned* t) {
+#if (defined(Py_LIMITED_API) ? Py_LIMITED_API + 0 : PY_VERSION_HEX) >= 0x030C0000
+  PyObject* saved = PyErr_GetRaisedException();
+  dlpm_managed_delete(t);
+  PyErr_SetRaisedException(saved);
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  dlpm_managed_delete(t);
+  PyErr_Restore(type, value, traceback);
+#endif
+}
+
+/* ---- capsules ----------------------------------------------------------------------- */
+
+/* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
+ * the tensor stays with the capsule), then version-checked, legacy moved to versioned.
+ * `not_dlpack` is the exception for a capsule (or object) that is not a DLPack tensor. */
+static dlpm_status take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
+                                DLManagedTensorVersioned** out) {
+  const char* name;
+  dlpm_status s;
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if ((s = dlpm_managed_check_version(t)) != DLPM_OK) { /* the deleter has run */
+      dlpm_py__raise_as(PyExc_BufferError, s);
+      return s;
+    }
+    *out = t;
+    return DLPM_OK;
+  }
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    DLManagedTensor* legacy = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+    if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
+    s = o->legacy_writable ? dlpm_from_legacy_writable(legacy, out) : dlpm_from_legacy(legacy, out);
+    if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
+    return s;
+  }
+  if (!PyCapsule_CheckExact(capsule)) {
+    PyErr_Format(not_dlpack, "__dlpack__ returned an object of %R, not a PyCapsule (invalid argument)",
+                 (PyObject*)Py_TYPE(capsule));
+    return DLPM_E_INVALID_ARGUMENT;
+  }
+  name = PyCapsule_GetName(capsule);
+  if (name == NULL) PyErr_Clear();
+  if (name != NULL && strncmp(name, "used_", 5) == 0)
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
+                         "the DLPack capsule was already consumed (it is named '%s'); a capsule can be imported once", name);
+  return dlpm_py__fail(not_dlpack, DLPM_E_INVALID_ARGUMENT,
+                       "a PyCapsule named '%s' is not a DLPack tensor ('dltensor_versioned' or 'dltensor')",
+                       name ? name : "(null)");
+}
+
+/* ---- the __dlpack__ protocol -------------------------------------------------------------- */
+
+/* obj.__dlpack__(**dict(zip(kwnames, values))). */
+static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
+                             Py_ssize_t n) {
+#if DLPM_PY_VECTORCALL
+  PyObject* stack[6]; /* [0] is scratch for PY_VECTORCALL_ARGUMENTS_OFFSET */
+  stack[0] = NULL;
+  stack[1] = obj;
+  for (Py_ssize_t i = 0; i < n; ++i) stack[2 + i] = values[i];
+  return PyObject_VectorcallMethod(nm->dlpack, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
+#else
+  PyObject *method, *args = NULL, *kwargs = NULL, *result = NULL;
+  if (!(method = PyObject_GetAttr(obj, nm->dlpack))) return NULL;
+  if (!(args = PyTuple_New(0))) goto done;
+  if (n > 0) {
+    if (!(kwargs = PyDict_New())) goto done;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), values[i]) != 0) goto done;
+  }
+  result = PyObject_Call(method, args, kwargs);
+done:
+  Py_XDECREF(kwargs);
+  Py_XDECREF(args);
+  Py_DECREF(method);
+  return result;
+#endif
+}
+
+/* (device_type, device_id) from obj.__dlpack_device__(). */
+static dlpm_status query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
+  PyObject* d = PyObject_CallMethodObjArgs(obj, nm->dlpack_device, NULL);
+  long type, id;
+  if (!d) return dlpm_py__producer_failed("__dlpack_device__");
+  if (!PyTuple_Check(d) || PyTuple_Size(d) != 2) {
+    Py_DECREF(d);
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT, "__dlpack_device__() did not return a 2-tuple");
+  }
+  type = PyLong_AsLong(PyTuple_GetItem(d, 0));
+  id = PyLong_AsLong(PyTuple_GetItem(d, 1));
+  Py_DECREF(d);
+  if (PyErr_Occurred()) return dlpm_py__producer_failed("__dlpack_device__");
+  out->device_type = (DLDeviceType)type;
+  out->device_id = (int32_t)id;
+  return DLPM_OK;
+}
+
+typedef struct keywords {
+  PyObject* names;     /* tuple of keyword names (a new reference, or borrowed from nm) */
+  PyObject* values[4]; /* new references, except our_max_version */
+  Py_ssize_t n;
+  int owns_names;
+} keywords;
+
+static void keywords_clear(keywords* k, const dlpm_py_names* nm) {
+  for (Py_ssize_t i = 0; i < k->n; ++i)
+    if (k->values[i] != nm->our_max_version) Py_DECREF(k->values[i]);
+  if (k->owns_names) Py_XDECREF(k->names);
+  k->n = 0;
+  k->names = NULL;
+  k->owns_names = 0;
+}
+
+/* The keywords of one __dlpack__ call: max_version (unless pre_1_0), dl_device, copy, stream. */
+static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int pre_1_0) {
+  PyObject* key_list[4];
+  k->n = 0;
+  k->owns_names = 0;
+  k->names = NULL;
+  if (!pre_1_0) {
+    key_list[k->n] = nm->max_version;
+    k->values[k->n++] = nm->our_max_version;
+    if (o->has_dl_device) {
+      key_list[k->n] = nm->dl_device;
+      if (!(k->values[k->n] = Py_BuildValue("(ii)", (int)o->dl_device.device_type, (int)o->dl_device.device_id))) goto fail;
+      ++k->n;
+    }
+    if (o->copy >= 0) {
+      key_list[k->n] = nm->copy;
+      k->values[k->n] = o->copy ? Py_True : Py_False;
+      Py_INCREF(k->values[k->n]);
+      ++k->n;
+    }
+  }
+  if (pass_stream) {
+    key_list[k->n] = nm->stream;
+    if (!(k->values[k->n] = PyLong_FromLongLong(o->stream))) goto fail;
+    ++k->n;
+  }
+  if (k->n == 1 && key_list[0] == nm->max_version) { /* the common call: a ready tuple */
+    k->names = nm->kwnames_max_version;
+    return 0;
+  }
+  if (k->n == 0) return 0;
+  if (!(k->names = PyTuple_New(k->n))) goto fail;
+  k->owns_names = 1;
+  for (Py_ssize_t i = 0; i < k->n; ++i) {
+    Py_INCREF(key_list[i]);
+    PyTuple_SetItem(k->names, i, key_list[i]);
+  }
+  return 0;
+fail:
+  keywords_clear(k, nm);
+  return -1;
+}
+
+/* A TypeError for objects that are no DLPack producer at all; otherwise the producer's own. */
+static dlpm_status dlpack_call_failed(PyObject* obj, const dlpm_py_names* nm) {
+  if (PyErr_ExceptionMatches(PyExc_AttributeError) && !PyObject_HasAttr((PyObject*)Py_TYPE(obj), nm->dlpack)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "expected a DLPack tensor (an object with __dlpack__, or a DLPack capsule), got an object of %R "
+                 "(invalid argument)",
+                 (PyObject*)Py_TYPE(obj));
+    return DLPM_E_INVALID_ARGUMENT;
+  }
+  return dlpm_py__producer_failed("__dlpack__");
+}
+
+/* obj.__dlpack__(...) -> the tensor. *pre_1_0 is set when the producer refused the DLPack
+ * 1.0 keywords (TypeError) and was asked again without them. */
+static dlpm_status take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
+                                         int* pre_1_0) {
+  const dlpm_py_names* nm = dlpm_py__names();
+  keywords k;
+  PyObject* capsule;
+  int pass_stream = 0;
+  dlpm_status s;
+  if (!nm) return DLPM_E_OUT_OF_MEMORY;
+  if (o->has_stream) { /* the array API: no stream for CPU tensors */
+    DLDevice device;
+    if ((s = query_device(obj, nm, &device)) != DLPM_OK) return s;
+    pass_stream = device.device_type != kDLCPU;
+  }
+  if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
+  capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+  keywords_clear(&k, nm);
+  if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
+    PyErr_Clear();
+    *pre_1_0 = 1;
+    if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return DLPM_E_OUT_OF_MEMORY;
+    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+    keywords_clear(&k, nm);
+  }
+  if (!capsule) return dlpack_call_failed(obj, nm);
+  s = take_capsule(capsule, o, PyExc_BufferError, out);
+  Py_DECREF(capsule);
+  return s;
+}
+
+/* The producer did what was asked: a copy when copy=True, none when copy=False, the
+ * requested device. */
+static dlpm_status check_honoured(const DLManagedTensorVersioned* t, const dlpm_py_options* o, int pre_1_0) {
+  const int copied = (t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
+  if (o->copy == 1 && !copied)
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
+                         pre_1_0 ? "copy=True was requested, but the producer predates DLPack 1.0 (its __dlpack__ takes "
+                                   "no copy keyword) and shares its memory"
+                                 : "copy=True was requested, but the producer's tensor is not flagged IS_COPIED");
+  if (o->copy == 0 && copied)
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
+                         "copy=False was requested, but the producer's tensor is flagged IS_COPIED");
+  if (o->has_dl_device && (t->dl_tensor.device.device_type != o->dl_device.device_type ||
+                           t->dl_tensor.device.device_id != o->dl_device.device_id))
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
+                         "dl_device=(%d, %d) was requested, but the producer exported a tensor on (%d, %d)",
+                         (int)o->dl_device.device_type, (int)o->dl_device.device_id,
+                         (int)t->dl_tensor.device.device_type, (int)t->dl_tensor.device.device_id);
+  return DLPM_OK;
+}
+
+/* The exchange API is a fast path for "this object, as it is": no copy, device or stream
+ * negotiation, which only __dlpack__ can do. */
+static const DLPackExchangeAPI* usable_exchange_api(PyObject* obj, const dlpm_py_options* o) {
+  if (!o->use_exchange_api || o->copy == 1 || o->has_dl_device || o->has_stream) return NULL;
+  return dlpm_py_exchange_api_of(obj);
+}
+
+dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o = opts ? opts : &default_options;
+  DLManagedTensorVersioned* t = NULL;
+  const DLPackExchangeAPI* api;
+  int pre_1_0 = 0;
+  dlpm_status s;
+  if (obj == NULL || out == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_import: %s is NULL", obj ? "out" : "obj");
+  if (opts && (s = check_options(opts, "dlpm_py_import")) != DLPM_OK) return s;
+
+  if (PyCapsule_CheckExact(obj)) {
+    s = take_capsule(obj, o, PyExc_TypeError, &t);
+  } else if ((api = usable_exchange_api(obj, o)) != NULL) {
+    if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
+      return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");
+    if ((s = dlpm_managed_check_version(t)) != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
+  } else {
+    s = take_through_protocol(obj, o, &t, &pre_1_0);
+  }
+  if (s != DLPM_OK) return s;
+
+  /* The tensor is ours: from here it goes to *out or is deleted. */
+  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && (s = dlpm_check_managed(t, req ? req : no_requirements())) != DLPM_OK)
+    dlpm_py_raise(s);
+  if (s != DLPM_OK) {
+    delete_keeping_error(t);
+    return s;
+  }
+  *out = t;
+  return DLPM_OK;
+}
+
+/* ---- borrowed views ----------------------------------------------------------------------- */
+
+dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           dlpm_py_borrowed* out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o = opts ? opts : &default_options;
+  const DLPackExchangeAPI* api;
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_status s;
+  if (out == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow: out is NULL");
+  memset(out, 0, sizeof *out);
+  if (obj == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow: obj is NULL");
+  if (opts && (s = check_options(opts, "dlpm_py_borrow")) != DLPM_OK) return s;
+
+  /* A borrowed DLTensor has no flags, so READ_ONLY is unknown: writers take the owning path. */
+  if (!(req && req->writable) && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
+      api->dltensor_from_py_object_no_sync != NULL) {
+    DLTensor view;
+    if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
+      return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
+    if ((s = dlpm_check(&view, req ? req : no_requirements())) != DLPM_OK) {
+      dlpm_py_raise(s);
+      return s;
+    }
+    out->dl_tensor = view;
+    return DLPM_OK;
+  }
+  if ((s = dlpm_py_import(obj, req, opts, &t)) != DLPM_OK) return s;
+  out->dl_tensor = t->dl_tensor;
+  out->flags = t->flags;
+  out->owner = t;
+  return DLPM_OK;
+}
+
+void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
+  if (b == NULL) return;
+  if (b->owner) delete_keeping_error(b->owner);
+  memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,378 @@
+/* dlpack_mdspan.Tensor: an owned tensor as a Python object that every DLPack consumer
+ * takes, through __dlpack__ or through the exchange API its type publishes. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  PyObject_HEAD
+  DLManagedTensorVersioned* base; /* owned; deleted with the object */
+  int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
+} tensor_object;
+
+static PyObject* tensor_type; /* created on first use, lives for the process */
+static DLPackExchangeAPI tensor_exchange_api;
+
+static tensor_object* as_tensor(PyObject* obj) { return (tensor_object*)obj; }
+
+static int is_tensor(PyObject* obj) { return tensor_type != NULL && (PyObject*)Py_TYPE(obj) == tensor_type; }
+
+/* ---- exports ------------------------------------------------------------------------------ */
+
+/* Each export holds a reference to the Tensor, so the memory lives until the last consumer
+ * lets go. The deleter may run on any thread, without the GIL, or after the interpreter
+ * has gone; then nothing may be touched, and the object is leaked rather than freed. */
+static void release_tensor_reference(void* ctx) {
+  PyGILState_STATE gil;
+  if (!Py_IsInitialized()) return;
+  gil = PyGILState_Ensure();
+  Py_DECREF((PyObject*)ctx);
+  PyGILState_Release(gil);
+}
+
+int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
+  const tensor_object* o = as_tensor(self);
+  const DLTensor* b = &o->base->dl_tensor;
+  const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
+  dlpm_status s;
+  Py_INCREF(self);
+  s = dlpm_managed_new(b->data, b->ndim, b->shape, o->strides, b->dtype, b->device, b->byte_offset, kept,
+                       release_tensor_reference, self, out);
+  if (s != DLPM_OK) {
+    Py_DECREF(self);
+    dlpm_py__raise_as(s == DLPM_E_OUT_OF_MEMORY ? PyExc_MemoryError : PyExc_BufferError, s);
+    return -1;
+  }
+  return 0;
+}
+
+static void free_host(void* memory) { free(memory); }
+
+/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED. */
+static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
+  const DLTensor* b = &o->base->dl_tensor;
+  const int64_t bits = (int64_t)b->dtype.bits * b->dtype.lanes;
+  int64_t nbytes = 0, numel = 0, strides[64];
+  char* memory;
+  dlpm_status s;
+  if (b->device.device_type != kDLCPU) {
+    dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
+                  "copy=True: dlpack_mdspan.Tensor copies host (kDLCPU) memory only; this tensor is on device type %d",
+                  (int)b->device.device_type);
+    return -1;
+  }
+  dlpm_nbytes(b, &nbytes);
+  dlpm_numel(b, &numel);
+  if ((uint64_t)nbytes > SIZE_MAX - 63 || !(memory = aligned_alloc(64, nbytes == 0 ? 64 : ((size_t)nbytes + 63) / 64 * 64))) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  if (bits % 8 == 0) {
+    /* Walk the elements in row-major order through the (validated) strides. */
+    const size_t itemsize = (size_t)(bits / 8);
+    const char* src = (const char*)b->data + b->byte_offset;
+    int64_t index[64] = {0}, offset = 0;
+    char* dst = memory;
+    for (int64_t k = 0; k < numel; ++k, dst += itemsize) {
+      memcpy(dst, src + offset * (int64_t)itemsize, itemsize);
+      for (int32_t r = b->ndim - 1; r >= 0; --r) {
+        if (++index[r] < b->shape[r]) {
+          offset += o->strides[r];
+          break;
+        }
+        offset -= o->strides[r] * (b->shape[r] - 1);
+        index[r] = 0;
+      }
+    }
+  } else {
+    int32_t compact = 0;
+    dlpm_is_contiguous(b, 'C', &compact);
+    if (!compact) {
+      free(memory);
+      dlpm_py__fail(PyExc_BufferError, DLPM_E_SUBBYTE_NOT_VIEWABLE,
+                    "copy=True: a packed sub-byte tensor can be copied only when it is row-major contiguous");
+      return -1;
+    }
+    memcpy(memory, (const char*)b->data + b->byte_offset, (size_t)nbytes);
+  }
+  dlpm_py__row_major_strides(b->ndim, b->shape, strides);
+  s = dlpm_managed_new(memory, b->ndim, b->shape, strides, b->dtype, b->device, 0,
+                       DLPACK_FLAG_BITMASK_IS_COPIED | (o->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED),
+                       free_host, memory, out);
+  if (s != DLPM_OK) {
+    free(memory);
+    dlpm_py_raise(s);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---- the Python-facing methods ------------------------------------------------------------ */
+
+static int keyword_is(PyObject* key, PyObject* interned, const char* text) {
+  return key == interned || PyUnicode_CompareWithASCIIString(key, text) == 0;
+}
+
+/* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
+static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const dlpm_py_names* nm = dlpm_py__names();
+  const tensor_object* o = as_tensor(self);
+  const DLDevice device = o->base->dl_tensor.device;
+  PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+  DLManagedTensorVersioned* exported = NULL;
+  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  int versioned = 0;
+  if (!nm) return NULL;
+  if (nargs != 0) {
+    PyErr_SetString(PyExc_TypeError, "__dlpack__() takes keyword arguments only");
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < nkw; ++i) {
+    PyObject* key = PyTuple_GetItem(kwnames, i);
+    PyObject* value = args[i];
+    if (keyword_is(key, nm->stream, "stream")) stream = value;
+    else if (keyword_is(key, nm->max_version, "max_version")) max_version = value;
+    else if (keyword_is(key, nm->dl_device, "dl_device")) dl_device = value;
+    else if (keyword_is(key, nm->copy, "copy")) copy = value;
+    else {
+      PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
+      return NULL;
+    }
+  }
+  if (max_version != Py_None) {
+    long major;
+    if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
+      PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
+      return NULL;
+    }
+    major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
+    if (major == -1 && PyErr_Occurred()) return NULL;
+    versioned = major >= 1;
+  }
+  if (dl_device != Py_None) {
+    long type, id;
+    if (!PyTuple_Check(dl_device) || PyTuple_Size(dl_device) != 2) {
+      PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be None or a (device_type, device_id) tuple");
+      return NULL;
+    }
+    type = PyLong_AsLong(PyTuple_GetItem(dl_device, 0));
+    id = PyLong_AsLong(PyTuple_GetItem(dl_device, 1));
+    if (PyErr_Occurred()) return NULL;
+    if (type != (long)device.device_type || id != (long)device.device_id) {
+      PyErr_Format(PyExc_BufferError,
+                   "cannot export to device (%ld, %ld): this tensor is on (%d, %d), and dlpack_mdspan.Tensor does not "
+                   "copy across devices",
+                   type, id, (int)device.device_type, (int)device.device_id);
+      return NULL;
+    }
+  }
+  if (copy != Py_None && copy != Py_True && copy != Py_False) {
+    PyErr_SetString(PyExc_TypeError, "__dlpack__: copy must be None, True or False");
+    return NULL;
+  }
+  if (stream != Py_None) {
+    long long value = PyLong_AsLongLong(stream);
+    if (value == -1 && PyErr_Occurred()) {
+      PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
+      return NULL;
+    }
+    /* The array API: a CPU tensor takes no stream (-1, "no synchronisation", is harmless). */
+    if (device.device_type == kDLCPU && value != -1) {
+      PyErr_Format(PyExc_BufferError, "stream must be None for CPU tensors (got %lld)", value);
+      return NULL;
+    }
+  }
+  if ((copy == Py_True ? export_copy(o, &exported) : dlpm_py__tensor_export(self, &exported)) != 0) return NULL;
+  return dlpm_py_capsule_new(exported, versioned);
+}
+
+static PyObject* tensor_dlpack_device(PyObject* self, PyObject* unused) {
+  const DLDevice d = as_tensor(self)->base->dl_tensor.device;
+  (void)unused;
+  return Py_BuildValue("(ii)", (int)d.device_type, (int)d.device_id);
+}
+
+static PyObject* int64_tuple(const int64_t* values, int32_t n) {
+  PyObject* t = PyTuple_New(n);
+  for (int32_t i = 0; t && i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(values[i]);
+    if (!v) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, i, v);
+  }
+  return t;
+}
+
+static PyObject* get_shape(PyObject* self, void* closure) {
+  const DLTensor* b = &as_tensor(self)->base->dl_tensor;
+  (void)closure;
+  return int64_tuple(b->shape, b->ndim);
+}
+
+static PyObject* get_strides(PyObject* self, void* closure) {
+  (void)closure;
+  return int64_tuple(as_tensor(self)->strides, as_tensor(self)->base->dl_tensor.ndim);
+}
+
+static PyObject* get_dtype(PyObject* self, void* closure) {
+  const DLDataType d = as_tensor(self)->base->dl_tensor.dtype;
+  (void)closure;
+  return Py_BuildValue("(iii)", (int)d.code, (int)d.bits, (int)d.lanes);
+}
+
+static PyObject* get_device(PyObject* self, void* closure) {
+  (void)closure;
+  return tensor_dlpack_device(self, NULL);
+}
+
+static PyObject* get_readonly(PyObject* self, void* closure) {
+  (void)closure;
+  return PyBool_FromLong((as_tensor(self)->base->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+}
+
+static PyObject* tensor_repr(PyObject* self) {
+  PyObject *shape = get_shape(self, NULL), *dtype = get_dtype(self, NULL), *device = get_device(self, NULL), *r = NULL;
+  if (shape && dtype && device)
+    r = PyUnicode_FromFormat("dlpack_mdspan.Tensor(shape=%R, dtype=%R, device=%R%s)", shape, dtype, device,
+                             (as_tensor(self)->base->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? ", readonly" : "");
+  Py_XDECREF(shape);
+  Py_XDECREF(dtype);
+  Py_XDECREF(device);
+  return r;
+}
+
+static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject* kwargs) {
+  (void)type;
+  (void)args;
+  (void)kwargs;
+  PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor objects are made by C and C++ extensions (dlpm_py_tensor_new)");
+  return NULL;
+}
+
+static void tensor_dealloc(PyObject* self) {
+  tensor_object* o = as_tensor(self);
+  PyTypeObject* type = Py_TYPE(self);
+  freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  if (o->base) {
+    if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
+    dlpm_managed_delete(o->base);
+  }
+  free_object(self);
+  Py_DECREF(type); /* instances of a heap type hold a reference to it */
+}
+
+static PyMethodDef tensor_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
+     "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): a DLPack capsule sharing the memory."},
+    {"__dlpack_device__", tensor_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef tensor_getset[] = {
+    {"shape", get_shape, NULL, "extents, a tuple of int", NULL},
+    {"strides", get_strides, NULL, "strides in elements, a tuple of int", NULL},
+    {"dtype", get_dtype, NULL, "(code, bits, lanes) as DLPack's DLDataType", NULL},
+    {"device", get_device, NULL, "(device_type, device_id), as __dlpack_device__() returns", NULL},
+    {"readonly", get_readonly, NULL, "True when the tensor is flagged READ_ONLY", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyType_Slot tensor_slots[] = {
+    {Py_tp_doc, (void*)"A tensor owned by C or C++ code, exported zero-copy through DLPack (dlpack_mdspan)."},
+    {Py_tp_new, (void*)tensor_new_from_python},
+    {Py_tp_dealloc, (void*)tensor_dealloc},
+    {Py_tp_repr, (void*)tensor_repr},
+    {Py_tp_methods, (void*)tensor_methods},
+    {Py_tp_getset, (void*)tensor_getset},
+    {0, NULL},
+};
+
+static PyType_Spec tensor_spec = {"dlpack_mdspan.Tensor", sizeof(tensor_object), 0, Py_TPFLAGS_DEFAULT, tensor_slots};
+
+/* ---- the exchange API of the type ----------------------------------------------------------- */
+
+static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) {
+  PyObject* obj = (PyObject*)py_object;
+  if (!is_tensor(obj)) {
+    PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
+    return -1;
+  }
+  return dlpm_py__tensor_export(obj, out);
+}
+
+static int exchange_to_dltensor(void* py_object, DLTensor* out) {
+  PyObject* obj = (PyObject*)py_object;
+  if (!is_tensor(obj)) {
+    PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
+    return -1;
+  }
+  *out = as_tensor(obj)->base->dl_tensor;
+  out->strides = as_tensor(obj)->strides;
+  return 0;
+}
+
+static PyObject* ready_type(void) {
+  static const dlpm_py_exchange_callbacks callbacks = {DLPM_PY_EXCHANGE_CALLBACKS_VERSION, exchange_to_managed,
+                                                       exchange_to_dltensor, NULL, NULL, NULL};
+  PyObject* type;
+  if (tensor_type) return tensor_type;
+  if (dlpm_py_exchange_api_init(&tensor_exchange_api, &callbacks) != DLPM_OK) return NULL;
+  if ((type = PyType_FromSpec(&tensor_spec)) == NULL) return NULL;
+  if (dlpm_py_publish_exchange_api(type, &tensor_exchange_api) != 0) {
+    Py_DECREF(type);
+    return NULL;
+  }
+  tensor_type = type;
+  return type;
+}
+
+PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT {
+  PyObject* type = ready_type();
+  Py_XINCREF(type);
+  return type;
+}
+
+const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT {
+  if (obj == NULL || !is_tensor(obj)) {
+    PyErr_SetString(PyExc_TypeError, "expected a dlpack_mdspan.Tensor");
+    return NULL;
+  }
+  return as_tensor(obj)->base;
+}
+
+PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
+  PyObject* type;
+  tensor_object* o;
+  allocfunc alloc;
+  dlpm_status s;
+  if (t == NULL) {
+    PyErr_SetString(PyExc_ValueError, "dlpm_py_tensor_new: the tensor is NULL (null pointer argument)");
+    return NULL;
+  }
+  if ((s = dlpm_managed_check_version(t)) != DLPM_OK) return dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
+  if ((s = dlpm_validate(&t->dl_tensor)) != DLPM_OK) {
+    dlpm_py__raise_as(PyExc_BufferError, s);
+    dlpm_managed_delete(t);
+    return NULL;
+  }
+  if ((type = ready_type()) == NULL) goto fail;
+  alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)type, Py_tp_alloc);
+  if ((o = (tensor_object*)alloc((PyTypeObject*)type, 0)) == NULL) goto fail;
+  o->strides = t->dl_tensor.strides;
+  if (o->strides == NULL && t->dl_tensor.ndim > 0) { /* exports always carry explicit strides */
+    if ((o->strides = (int64_t*)PyMem_Malloc(sizeof(int64_t) * (size_t)t->dl_tensor.ndim)) == NULL) {
+      Py_DECREF((PyObject*)o); /* base is still NULL: nothing of t is touched */
+      PyErr_NoMemory();
+      goto fail;
+    }
+    dlpm_py__row_major_strides(t->dl_tensor.ndim, t->dl_tensor.shape, o->strides);
+  }
+  o->base = t;
+  return (PyObject*)o;
+fail:
+  dlpm_managed_delete(t);
+  return NULL;
+}
