@@ -1,13 +1,55 @@
-"""Which interpreter generation this run is (set by CTest), and its frameworks.
+"""Which interpreter generation this run is (set by CTest), its frameworks, and the
+interop matrix that docs/python-interop.md shows.
 
 Each flavour *requires* its frameworks: a missing one fails the run instead of skipping.
+
+A test marked ``@pytest.mark.matrix(framework, direction, path)`` adds one row to the
+matrix file named by $DLPM_MATRIX_FILE (JSON lines) with its outcome; matrix.py turns the
+rows of every run into the table in the docs.
 """
 import gc
+import json
 import os
 
 import pytest
 
 FLAVOUR = os.environ.get("DLPM_PYTHON_FLAVOUR", "modern")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "matrix(framework, direction, path): a row of the interop matrix")
+
+
+def _framework_version(name):
+    module = {"NumPy": "numpy", "PyTorch": "torch", "JAX": "jax", "TensorFlow": "tensorflow", "pyarrow": "pyarrow",
+              "tvm-ffi": "tvm_ffi", "dlpack_mdspan.Tensor": None}.get(name)
+    if module is None:
+        return ""
+    try:
+        from importlib.metadata import version
+
+        return version({"tvm_ffi": "apache-tvm-ffi", "tensorflow": "tensorflow-cpu"}.get(module, module))
+    except Exception:  # noqa: BLE001 - e.g. tensorflow installed as "tensorflow"
+        mod = __import__(module)
+        return getattr(mod, "__version__", "")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    marker = item.get_closest_marker("matrix")
+    path = os.environ.get("DLPM_MATRIX_FILE")
+    if marker is None or not path:
+        return
+    # One row per test: its call outcome, or the setup outcome when setup skipped or failed.
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        framework, direction, route = marker.args
+        case = item.callspec.id if hasattr(item, "callspec") else item.name
+        row = {"flavour": FLAVOUR, "framework": framework, "version": _framework_version(framework),
+               "direction": direction, "path": route, "case": case, "outcome": report.outcome}
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(row) + "\n")
 
 
 @pytest.fixture
@@ -20,7 +62,7 @@ def np():
 @pytest.fixture
 def torch():
     if FLAVOUR != "legacy":
-        pytest.skip("PyTorch is tested with Debian's interpreter (legacy DLPack)")
+        pytest.skip("PyTorch 1.13 is tested with Debian's interpreter (legacy DLPack)")
     import torch
 
     return torch
