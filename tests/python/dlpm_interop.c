@@ -12,7 +12,7 @@
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
  *   to_py_via(obj, t)               Tensor t's memory as an object of obj's type, through
  *                                   that type's managed_tensor_to_py_object_no_sync
- *   allocate_via(obj, shape, dtype) a tensor from the allocator of obj's type's table
+ *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  */
 #include <dlpack_mdspan_python.h>
@@ -303,7 +303,7 @@ static void set_error(void* ctx, const char* kind, const char* message) {
 }
 
 static PyObject* allocate_via(PyObject* module, PyObject* args) {
-  PyObject *like, *shape_obj, *dtype_obj;
+  PyObject *like, *shape_obj, *dtype_obj, *device_obj = NULL;
   const DLPackExchangeAPI* api;
   DLManagedTensorVersioned* t = NULL;
   DLTensor prototype;
@@ -311,11 +311,12 @@ static PyObject* allocate_via(PyObject* module, PyObject* args) {
   void* out = NULL;
   (void)module;
   memset(&prototype, 0, sizeof prototype);
-  if (!PyArg_ParseTuple(args, "OOO", &like, &shape_obj, &dtype_obj) || !(api = require_api(like)) ||
-      parse_shape(shape_obj, shape, &prototype.ndim) != 0 || parse_dtype(dtype_obj, &prototype.dtype) != 0)
+  prototype.device.device_type = kDLCPU;
+  if (!PyArg_ParseTuple(args, "OOO|O", &like, &shape_obj, &dtype_obj, &device_obj) || !(api = require_api(like)) ||
+      parse_shape(shape_obj, shape, &prototype.ndim) != 0 || parse_dtype(dtype_obj, &prototype.dtype) != 0 ||
+      (device_obj && parse_device(device_obj, &prototype.device) != 0))
     return NULL;
   prototype.shape = shape;
-  prototype.device.device_type = kDLCPU;
   if (api->managed_tensor_allocator(&prototype, &t, NULL, set_error) != 0) return NULL;
   if (api->managed_tensor_to_py_object_no_sync(t, &out) != 0) return NULL;
   return (PyObject*)out;

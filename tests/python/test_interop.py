@@ -1,5 +1,9 @@
-"""dlpm_interop against real NumPy, PyTorch and JAX: zero-copy export of C++ memory,
-validated import of framework arrays, and exactly-once deleters."""
+"""The shipped Python component (dlpack_mdspan_python.h) against NumPy, PyTorch 1.13 and JAX,
+both directions, driven through the dlpm_interop test extension.
+
+Legacy flavour: Debian's NumPy 1.24 and PyTorch 1.13 (pre-1.0 DLPack: "dltensor" capsules).
+Modern flavour: NumPy 2.4, JAX 0.10 and ml_dtypes (versioned DLPack).
+"""
 import os
 
 import pytest
@@ -7,15 +11,20 @@ import pytest
 import dlpm_interop as dl
 
 FLAVOUR = os.environ.get("DLPM_PYTHON_FLAVOUR", "modern")
+MODERN = FLAVOUR == "modern"
+OURS = "dlpack_mdspan.Tensor"
 
-F32 = (2, 32, 1)
-F64 = (2, 64, 1)
+# DLDataType codes
+INT, UINT, FLOAT, BFLOAT, COMPLEX, BOOL = 0, 1, 2, 4, 5, 6
+DTYPES = {"bool": (BOOL, 8, 1), "int8": (INT, 8, 1), "int16": (INT, 16, 1), "int32": (INT, 32, 1),
+          "int64": (INT, 64, 1), "uint8": (UINT, 8, 1), "float16": (FLOAT, 16, 1), "float32": (FLOAT, 32, 1),
+          "float64": (FLOAT, 64, 1), "complex64": (COMPLEX, 64, 1)}
 
 
 def test_flavour_has_its_frameworks():
     import numpy
 
-    major = int(numpy.__version__.split(".")[0])
+    major, minor = (int(x) for x in numpy.__version__.split(".")[:2])
     if FLAVOUR == "legacy":
         import torch  # noqa: F401
 
@@ -24,238 +33,370 @@ def test_flavour_has_its_frameworks():
         import jax  # noqa: F401
         import ml_dtypes  # noqa: F401
 
-        assert (major, int(numpy.__version__.split(".")[1])) >= (2, 1), "versioned DLPack needs NumPy >= 2.1"
+        assert (major, minor) >= (2, 1), "versioned DLPack needs NumPy >= 2.1"
 
 
-# ---- producer: C++ memory exported through __dlpack__ -----------------------------------
+def row_major_bytes(np, a):
+    return np.ascontiguousarray(a).tobytes()
 
 
-def test_capsule_kind_follows_max_version():
-    b = dl.Buffer((2, 3))
-    assert "dltensor_versioned" in repr(b.__dlpack__(max_version=(1, 0)))
-    assert '"dltensor"' in repr(b.__dlpack__())
-    assert '"dltensor"' in repr(b.__dlpack__(max_version=(0, 8)))
-    assert b.__dlpack_device__() == (1, 0)
+# ---- import: framework arrays through dlpm_py_import --------------------------------------
 
 
-def test_numpy_imports_zero_copy(np):
-    b = dl.Buffer((2, 3), "float64")
-    a = np.from_dlpack(b)
-    assert a.shape == (2, 3) and a.dtype == np.float64
-    assert a.__array_interface__["data"][0] == b.data_ptr
-    b[4] = 7.5  # written in C, seen by NumPy
-    assert a[1, 1] == 7.5
-    if a.flags.writeable:
-        a[0, 2] = -1.0  # written by NumPy, seen in C
-        assert b[2] == -1.0
-
-
-def test_torch_imports_zero_copy_and_writes_back(torch):
-    from torch.utils.dlpack import from_dlpack
-
-    b = dl.Buffer((3,), "int32")
-    t = from_dlpack(b)
-    assert t.data_ptr() == b.data_ptr
-    t[1] = 42
-    assert b[1] == 42
-    b[2] = 9
-    assert int(t[2]) == 9
-
-
-def test_jax_imports_the_same_memory(jnp):
-    b = dl.Buffer((2, 2), "float32")
-    for i in range(4):
-        b[i] = float(i)
-    x = jnp.from_dlpack(b)
-    assert x.shape == (2, 2)
-    assert x.tolist() == [[0.0, 1.0], [2.0, 3.0]]
-
-
-def test_export_keeps_the_buffer_alive(np, collect):
-    b = dl.Buffer((4,), "int64")
-    b[3] = 11
-    a = np.from_dlpack(b)
-    del b
-    collect()
-    assert a[3] == 11
-
-
-def test_unconsumed_capsules_release_exactly_once(collect):
-    b = dl.Buffer((2,))
-    before = dl.released()
-    cap = b.__dlpack__(max_version=(1, 0))
-    legacy = b.__dlpack__()
-    del cap, legacy
-    collect()
-    assert dl.released() == before + 2
-
-
-def test_consumed_capsules_release_exactly_once(np, collect):
-    b = dl.Buffer((2, 2))
-    before = dl.released()
-    a = np.from_dlpack(b)
-    collect()
-    assert dl.released() == before  # NumPy still holds it
-    del a
-    collect()
-    assert dl.released() == before + 1
-    r = dl.consume(b)  # our own consumer: deleter runs before consume returns
-    assert r["shape"] == (2, 2)
-    assert dl.released() == before + 2
-
-
-def test_read_only_buffer(np):
-    b = dl.Buffer((3,), readonly=True)
-    r = dl.consume(b)
-    assert r["read_only"] is True
-    with pytest.raises(BufferError, match="READ_ONLY"):
-        dl.consume(b, writable=True)
-    with pytest.raises(BufferError, match="legacy DLManagedTensor cannot carry"):
-        b.__dlpack__()  # a legacy capsule cannot say read-only, so it is refused
-    if FLAVOUR == "modern":
-        a = np.from_dlpack(b)
-        assert not a.flags.writeable
-
-
-def test_copy_true_gives_a_private_copy():
-    b = dl.Buffer((2,), "float32")
-    b[0] = 1.0
-    r = dl.consume(type("Copying", (), {"__dlpack__": lambda self, **kw: b.__dlpack__(copy=True, **kw)})())
-    assert r["copied"] is True and r["read_only"] is False
-    assert r["values"] == [1.0, 0.0]
-
-
-def test_refusals_are_buffer_errors():
-    b = dl.Buffer((2,))
-    with pytest.raises(BufferError, match="cannot export to device"):
-        b.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
-    with pytest.raises(BufferError, match="stream must be None"):
-        b.__dlpack__(stream=1)
-    b.__dlpack__(max_version=(1, 0), dl_device=(1, 0), copy=False)  # the CPU itself is fine
-
-
-# ---- consumer: framework arrays imported through dlpm_check -------------------------------
-
-
-def numpy_cases(np):
+def numpy_import_cases(np):
     base = np.arange(24, dtype=np.float32).reshape(4, 6)
     cases = {
         "contiguous": base,
         "transposed": base.T,
         "sliced with steps": base[::2, 1::3],
-        "size-1 dimensions": base[1:2, :, None],
-        "zero-size": base[:0],
+        "size-1 dims": base[1:2, :, None],
+        "size-0 dim": base[:0],
         "0-d": np.array(3.5, dtype=np.float64),
-        "complex64": np.array([1 + 2j, 3 - 4j], dtype=np.complex64),
-        "float64": base.astype(np.float64),
     }
-    for name in ("int8", "int16", "int32", "int64", "uint8"):
-        cases[name] = np.arange(5, dtype=name)
-    if FLAVOUR == "modern":  # NumPy 1.x exports neither negative strides nor bool through DLPack
+    for name in ("int8", "int16", "int32", "int64", "uint8", "float16", "float64"):
+        cases[name] = np.arange(-2, 3).astype(name) if name[0] != "u" else np.arange(5, dtype=name)
+    cases["complex64"] = np.array([1 + 2j, 3 - 4j], dtype=np.complex64)
+    if MODERN:  # NumPy 1.x exports neither negative strides nor bool through DLPack
         cases["negative steps"] = base[::-1, ::-2]
         cases["bool"] = np.array([True, False, True])
     return cases
 
 
-@pytest.mark.parametrize(
-    "name",
-    ["contiguous", "transposed", "sliced with steps", "size-1 dimensions", "zero-size", "0-d", "bool", "complex64",
-     "float64", "int8", "int16", "int32", "int64", "uint8", "negative steps"],
-)
-def test_consume_numpy(np, name):
-    cases = numpy_cases(np)
+NUMPY_CASES = ["contiguous", "transposed", "sliced with steps", "size-1 dims", "size-0 dim", "0-d", "int8", "int16",
+               "int32", "int64", "uint8", "float16", "float64", "complex64", "negative steps", "bool"]
+
+
+@pytest.mark.matrix("NumPy", "import", "__dlpack__")
+@pytest.mark.parametrize("name", NUMPY_CASES)
+def test_import_numpy(np, name):
+    cases = numpy_import_cases(np)
     if name not in cases:
-        pytest.skip("NumPy 1.x does not export negative strides or bool through DLPack")
+        pytest.skip("NumPy 1.x exports no negative strides and no bool through DLPack")
     a = cases[name]
     r = dl.consume(a)
     assert r["shape"] == a.shape
-    assert r["values"] == a.flatten().tolist()  # row-major order, whatever the strides
-    itemsize = a.itemsize
-    if r["strides"] and None in r["strides"]:
-        assert FLAVOUR == "legacy" and a.flags.c_contiguous  # NumPy 1.x sends NULL strides when compact
-    elif r["strides"]:
-        assert tuple(s * itemsize for s in r["strides"]) == a.strides or a.size == 0
-    assert r["versioned"] is (FLAVOUR == "modern")
+    assert r["bytes"] == row_major_bytes(np, a)
+    assert r["data_ptr"] == a.__array_interface__["data"][0]  # zero copy
+    assert r["borrowed"] is False
+    if r["strides"] is not None and a.size > 1:
+        assert all(s * a.itemsize == t for s, t, n in zip(r["strides"], a.strides, a.shape) if n > 1)
+    assert r["read_only"] is (not MODERN)  # legacy capsules cannot say, so they arrive READ_ONLY
 
 
-def test_legacy_frameworks_refuse_bool(np, torch):
-    # Old producers cannot export bool (jax#4719, pytorch#67081): the refusal is theirs.
-    with pytest.raises(BufferError):
-        dl.consume(np.array([True, False]))
-    with pytest.raises(RuntimeError, match="Bool"):
-        dl.consume(torch.tensor([True, False]))
-
-
-def test_consume_numpy_writes_through(np):
-    a = np.zeros((2, 3), dtype=np.float64)
-    if FLAVOUR == "modern":
-        dl.consume(a, writable=True, write=5.0)
-    else:  # a legacy capsule is read-only unless the caller vouches for it
-        with pytest.raises(BufferError, match="READ_ONLY"):
-            dl.consume(a, writable=True, write=5.0)
-        dl.consume(a, writable=True, trust_legacy_writable=True, write=5.0)
-    assert a[0, 0] == 5.0
-
-
-def test_non_writeable_numpy_arrives_read_only(np):
+@pytest.mark.matrix("NumPy", "import", "__dlpack__")
+def test_import_numpy_read_only(np):
     a = np.arange(4.0)
     a.flags.writeable = False
-    if FLAVOUR == "legacy":
-        with pytest.raises(BufferError):  # NumPy 1.24 refuses to export read-only arrays
+    if not MODERN:
+        with pytest.raises(BufferError):  # NumPy 1.24 itself refuses to export read-only arrays
             dl.consume(a)
         return
     r = dl.consume(a)
-    assert r["read_only"] is True
-    assert r["values"] == [0.0, 1.0, 2.0, 3.0]
-    with pytest.raises(BufferError, match="READ_ONLY"):
+    assert r["read_only"] is True and r["bytes"] == a.tobytes()
+    with pytest.raises(TypeError, match=r"READ_ONLY.*\(tensor is read-only\)"):
         dl.consume(a, writable=True)
 
 
-def test_mismatches_raise_with_the_facade_message(np):
+@pytest.mark.matrix("NumPy", "import", "__dlpack__")
+def test_import_numpy_writes_through(np):
+    a = np.zeros((2, 3))
+    new = np.arange(6.0).tobytes()
+    if MODERN:
+        dl.consume(a, writable=True, write=new)
+    else:  # a legacy capsule is read-only unless the caller vouches for the producer
+        with pytest.raises(TypeError, match="READ_ONLY"):
+            dl.consume(a, writable=True, write=new)
+        dl.consume(a, writable=True, legacy_writable=True, write=new)
+    assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+@pytest.mark.matrix("NumPy", "import", "__dlpack__")
+def test_import_numpy_copy_and_device_options(np):
+    a = np.arange(6, dtype=np.int32)
+    if not MODERN:
+        with pytest.raises(BufferError, match="predates DLPack 1.0"):
+            dl.consume(a, copy=True)
+        return
+    r = dl.consume(a, copy=True)
+    assert r["copied"] is True and r["data_ptr"] != a.ctypes.data and r["bytes"] == a.tobytes()
+    assert dl.consume(a, copy=False)["data_ptr"] == a.ctypes.data
+    assert dl.consume(a, dl_device=(1, 0))["device"] == (1, 0)
+    with pytest.raises(BufferError):  # NumPy cannot move to CUDA
+        dl.consume(a, dl_device=(2, 0))
+    assert dl.consume(a, stream=-1)["shape"] == (6,)  # a stream is never passed for CPU tensors
+
+
+def test_requirement_mismatches_are_type_errors(np):
     a = np.zeros((2, 3), dtype=np.float32)
     with pytest.raises(TypeError, match=r"dtype \(code 2, bits 32, lanes 1\) does not match the required \(code 2, bits 64"):
-        dl.consume(a, dtype=F64)
-    with pytest.raises(TypeError, match="ndim = 2 but the target has rank 3"):
+        dl.consume(a, dtype=DTYPES["float64"])
+    with pytest.raises(TypeError, match=r"ndim = 2 but the target has rank 3 \(ndim mismatch\)"):
         dl.consume(a, ndim=3)
     with pytest.raises(TypeError, match=r"shape\[1\] = 3 but 4 is required"):
         dl.consume(a, ndim=2, shape=(-1, 4))
     with pytest.raises(TypeError, match="not F-contiguous"):
         dl.consume(a, order="F")
-    assert dl.consume(a, dtype=F32, ndim=2, shape=(-1, 3), order="C")["shape"] == (2, 3)
+    assert dl.consume(a, dtype=DTYPES["float32"], ndim=2, shape=(-1, 3), order="C")["shape"] == (2, 3)
     assert dl.consume(a.T, order="F")["shape"] == (3, 2)
 
 
-def test_consume_torch(torch):
+def test_not_a_tensor_is_a_type_error():
+    with pytest.raises(TypeError, match=r"expected a DLPack tensor .* got an object of <class 'list'>"):
+        dl.consume([1.0, 2.0])
+
+
+def test_producer_errors_propagate():
+    class Raises:
+        def __dlpack__(self, **kwargs):
+            raise BufferError("cannot export this one")
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(BufferError, match="cannot export this one"):
+        dl.consume(Raises())
+
+    class ReturnsJunk:
+        def __dlpack__(self, **kwargs):
+            return 42
+
+    with pytest.raises(BufferError, match=r"__dlpack__ returned an object of <class 'int'>, not a PyCapsule"):
+        dl.consume(ReturnsJunk())
+
+
+# ---- capsules: dlpm_py_capsule_new and bare capsules ---------------------------------------
+
+
+@pytest.mark.matrix(OURS, "import", "capsule")
+def test_bare_capsules_are_taken_once(np):
+    t = dl.tensor((2, 2), DTYPES["int32"])
+    dl.fill(t, np.arange(4, dtype=np.int32).tobytes())
+    for versioned in (True, False):
+        cap = dl.capsule(t, versioned)
+        assert ("dltensor_versioned" if versioned else '"dltensor"') in repr(cap)
+        assert dl.consume(cap)["shape"] == (2, 2)
+        assert "used_dltensor" in repr(cap)
+        with pytest.raises(BufferError, match="already consumed"):
+            dl.consume(cap)
+
+
+@pytest.mark.matrix(OURS, "export", "capsule")
+def test_read_only_tensor_cannot_go_legacy(collect):
+    t = dl.tensor((3,), readonly=True)
+    before = dl.released()
+    with pytest.raises(BufferError, match="legacy DLManagedTensor cannot carry"):
+        dl.capsule(t, False)  # the tensor made for the capsule is deleted on this path
+    collect()
+    assert dl.released() == before + 1
+    assert "dltensor_versioned" in repr(dl.capsule(t, True))
+
+
+def test_capsule_destructor_releases_only_unconsumed(np, collect):
+    t = dl.tensor((2,))
+    before = dl.released()
+    unconsumed = dl.capsule(t, True)
+    legacy = dl.capsule(t, False)
+    consumed = dl.capsule(t, True)
+    dl.consume(consumed)  # released by the consumer, before consume returns
+    assert dl.released() == before + 1
+    del unconsumed, legacy, consumed
+    collect()
+    assert dl.released() == before + 3
+
+
+# ---- export: dlpack_mdspan.Tensor to the frameworks ---------------------------------------
+
+
+def test_tensor_attributes():
+    t = dl.tensor((2, 3), DTYPES["float64"], order="F")
+    assert t.shape == (2, 3) and t.strides == (1, 2)
+    assert t.dtype == (2, 64, 1) and t.device == (1, 0) and t.__dlpack_device__() == (1, 0)
+    assert t.readonly is False and dl.tensor((1,), readonly=True).readonly is True
+    assert "dlpack_mdspan.Tensor(shape=(2, 3)" in repr(t)
+    assert dl.exchange_api(t) == (1, 3)
+    with pytest.raises(TypeError, match="made by C and C"):
+        type(t)()
+
+
+def test_dlpack_keywords():
+    t = dl.tensor((2, 3))
+    assert '"dltensor"' in repr(t.__dlpack__())
+    assert '"dltensor"' in repr(t.__dlpack__(max_version=(0, 8)))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 0)))
+    assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False, stream=None))
+    with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\)"):
+        t.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
+    with pytest.raises(BufferError, match="stream must be None for CPU tensors"):
+        t.__dlpack__(stream=1)
+    with pytest.raises(TypeError, match="keyword arguments only"):
+        t.__dlpack__(None)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'color'"):
+        t.__dlpack__(color=1)
+
+
+def reference(np, name, shape):
+    n = int(np.prod(shape)) if shape else 1
+    if name == "bool":
+        return (np.arange(n) % 2 == 1).reshape(shape)
+    if name == "complex64":
+        return (np.arange(n) + 1j * np.arange(n)).astype(np.complex64).reshape(shape)
+    return (np.arange(n) - (n // 2 if name[0] in "if" else 0)).astype(name).reshape(shape)
+
+
+EXPORT_DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "float16", "float32", "float64", "complex64"]
+EXPORT_SHAPES = {"2x3": (2, 3), "0-d": (), "size-0": (0, 3), "size-1": (1, 4, 1)}
+
+
+@pytest.mark.matrix("NumPy", "export", "__dlpack__")
+@pytest.mark.parametrize("shape", EXPORT_SHAPES, ids=list(EXPORT_SHAPES))
+@pytest.mark.parametrize("name", EXPORT_DTYPES)
+def test_export_to_numpy(np, name, shape):
+    shape = EXPORT_SHAPES[shape]
+    if name == "bool" and not MODERN:
+        pytest.skip("NumPy 1.24 does not import bool through DLPack")
+    ref = reference(np, name, shape)
+    t = dl.tensor(shape, DTYPES[name])
+    dl.fill(t, ref.tobytes())
+    a = np.from_dlpack(t)
+    assert a.dtype == ref.dtype and a.shape == shape and a.tobytes() == ref.tobytes()
+    if ref.size:  # zero copy: a write on our side is seen by NumPy
+        changed = np.flip(ref.reshape(-1)).reshape(shape)
+        dl.fill(t, np.ascontiguousarray(changed).tobytes())
+        assert a.tobytes() == np.ascontiguousarray(changed).tobytes()
+
+
+@pytest.mark.matrix("NumPy", "export", "__dlpack__")
+def test_export_column_major_and_read_only(np):
+    t = dl.tensor((2, 3), DTYPES["float32"], order="F")
+    dl.fill(t, np.arange(6, dtype=np.float32).tobytes())
+    a = np.from_dlpack(t)
+    assert a.strides == (4, 8) and a.tolist() == [[0, 1, 2], [3, 4, 5]]
+    ro = dl.tensor((3,), readonly=True)
+    if MODERN:
+        assert not np.from_dlpack(ro).flags.writeable
+    else:  # NumPy 1.24 asks for a legacy capsule, which cannot say read-only
+        with pytest.raises(BufferError, match="cannot carry"):
+            np.from_dlpack(ro)
+
+
+@pytest.mark.matrix("NumPy", "export", "__dlpack__")
+def test_export_copy(np):
+    if not MODERN:
+        pytest.skip("NumPy 1.24's from_dlpack has no copy keyword")
+    t = dl.tensor((2, 3), DTYPES["int64"], order="F")
+    dl.fill(t, np.arange(6, dtype=np.int64).tobytes())
+    c = np.from_dlpack(t, copy=True)
+    dl.fill(t, np.zeros(6, dtype=np.int64).tobytes())
+    assert c.tolist() == [[0, 1, 2], [3, 4, 5]]  # a private, row-major copy
+
+
+def test_cpp_memory_lives_until_the_last_consumer(np, collect):
+    t = dl.cpp_tensor((4,), "int64")
+    dl.fill(t, np.array([0, 0, 0, 11], dtype=np.int64).tobytes())
+    before = dl.released()
+    a = np.from_dlpack(t)
+    b = np.from_dlpack(t)  # __dlpack__ twice: each capsule holds its own reference
+    del t
+    collect()
+    assert a[3] == 11 and b[3] == 11 and dl.released() == before
+    del a
+    collect()
+    assert dl.released() == before
+    del b
+    collect()
+    assert dl.released() == before + 1
+
+
+@pytest.mark.matrix(OURS, "import", "exchange API")
+def test_own_type_through_its_exchange_api(np):
+    t = dl.tensor((2, 3), DTYPES["float32"])
+    dl.fill(t, np.arange(6, dtype=np.float32).tobytes())
+    owned = dl.consume(t)
+    borrowed = dl.consume(t, borrow=True)
+    assert owned["borrowed"] is False and borrowed["borrowed"] is True
+    assert owned["bytes"] == borrowed["bytes"] == np.arange(6, dtype=np.float32).tobytes()
+    assert owned["data_ptr"] == borrowed["data_ptr"]
+    # A writer takes the owning path even when borrowing: a borrowed DLTensor has no flags.
+    assert dl.consume(t, borrow=True, writable=True)["borrowed"] is False
+    ro = dl.tensor((2,), readonly=True)
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        dl.consume(ro, borrow=True, writable=True)
+    assert dl.consume(ro)["read_only"] is True
+
+
+@pytest.mark.matrix(OURS, "export", "exchange API")
+def test_own_allocator_and_to_py_object(np):
+    t = dl.tensor((2,))
+    x = dl.allocate_via(t, (3, 4), DTYPES["float64"])
+    assert x.shape == (3, 4) and x.strides == (4, 1) and x.dtype == (2, 64, 1)
+    y = dl.to_py_via(t, t)
+    assert y.shape == (2,) and dl.consume(y)["data_ptr"] == dl.consume(t)["data_ptr"]
+    with pytest.raises(RuntimeError, match=r"BufferError: managed_tensor_allocator: .*host \(kDLCPU\) memory only"):
+        dl.allocate_via(t, (2,), (2, 32, 1), (2, 0))  # reported through SetError
+    with pytest.raises(RuntimeError, match="ValueError: .*negative"):
+        dl.allocate_via(t, (2, -1), (2, 32, 1))
+
+
+# ---- PyTorch 1.13 (legacy) -----------------------------------------------------------------
+
+
+@pytest.mark.matrix("PyTorch", "import", "__dlpack__")
+def test_import_torch_legacy(torch):
     t = torch.arange(12, dtype=torch.float32).reshape(3, 4)
-    for x in (t, t.t(), t[::2, 1::2], t[:, 1:2], t[:0], torch.tensor(2.5),
-              torch.arange(4, dtype=torch.int8), torch.arange(4, dtype=torch.uint8), torch.arange(4, dtype=torch.int64)):
+    for x in (t, t.t(), t[::2, 1::2], t[:, 1:2], t[:0], torch.tensor(2.5), torch.arange(4, dtype=torch.int8),
+              torch.arange(4, dtype=torch.uint8), torch.arange(4, dtype=torch.int64), torch.zeros(3, dtype=torch.float16),
+              torch.tensor([1 + 2j], dtype=torch.complex64), torch.zeros(2, dtype=torch.bfloat16)):
         r = dl.consume(x)
-        assert r["shape"] == tuple(x.shape)
-        assert r["values"] == x.flatten().tolist()
-        assert r["versioned"] is False
-    # PyTorch 1.13 rewrites size-1 strides; an F-order request still sees the real layout.
-    col = torch.zeros(4, 1)
-    assert dl.consume(col, order="C")["shape"] == (4, 1)
-    assert dl.consume(col, order="F")["shape"] == (4, 1)
-    dl.consume(t, writable=True, trust_legacy_writable=True, write=-3.0)
-    assert float(t[0, 0]) == -3.0
+        assert r["shape"] == tuple(x.shape) and r["read_only"] is True
+        assert r["bytes"] == x.contiguous().numpy().tobytes() if x.dtype != torch.bfloat16 else len(r["bytes"]) == 4
+        if x.numel():
+            assert r["data_ptr"] == x.data_ptr()
+    dl.consume(t, writable=True, legacy_writable=True, write=torch.full((3, 4), -3.0).numpy().tobytes())
+    assert float(t[2, 3]) == -3.0
     with pytest.raises(TypeError, match="dtype"):
         dl.consume(t, dtype=(0, 32, 1))
+    with pytest.raises(RuntimeError, match="Bool"):  # PyTorch 1.13 cannot export bool (pytorch#67081)
+        dl.consume(torch.tensor([True, False]))
 
 
-def test_consume_jax(jnp):
+@pytest.mark.matrix("PyTorch", "export", "__dlpack__")
+def test_export_to_torch_legacy(np, torch):
+    from torch.utils.dlpack import from_dlpack
+
+    t = dl.cpp_tensor((3,), "int32")
+    x = from_dlpack(t)
+    x[1] = 42
+    assert np.frombuffer(dl.consume(t)["bytes"], np.int32).tolist() == [0, 42, 0]
+    dl.fill(t, np.array([9, 9, 9], dtype=np.int32).tobytes())
+    assert x.tolist() == [9, 9, 9]
+
+
+# ---- JAX (modern) ----------------------------------------------------------------------------
+
+
+@pytest.mark.matrix("JAX", "import", "__dlpack__")
+def test_import_jax(jnp):
     import ml_dtypes
     import numpy
 
-    x = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
-    r = dl.consume(x)
-    assert r["shape"] == (2, 3) and r["values"] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
-    bf = jnp.array([1.5, -2.0, 0.25], dtype=jnp.bfloat16)
-    r = dl.consume(bf, dtype=(4, 16, 1))  # kDLBfloat
-    assert r["values"] == [1.5, -2.0, 0.25]
-    assert numpy.asarray(bf).dtype == ml_dtypes.bfloat16
-    for y in (jnp.zeros((0, 3)), jnp.array(7, dtype=jnp.int32), jnp.array([True, False]), jnp.ones((1, 4, 1))):
-        r = dl.consume(y)
-        assert r["values"] == numpy.asarray(y).flatten().tolist()
+    cases = [jnp.arange(6, dtype=jnp.float32).reshape(2, 3), jnp.array([1.5, -2.0, 0.25], dtype=jnp.bfloat16),
+             jnp.zeros((0, 3)), jnp.array(7, dtype=jnp.int32), jnp.array([True, False]), jnp.ones((1, 4, 1)),
+             jnp.arange(4, dtype=jnp.int8), jnp.arange(4, dtype=jnp.uint8), jnp.arange(3, dtype=jnp.float16),
+             jnp.array([1 + 2j], dtype=jnp.complex64)]
+    for x in cases:
+        r = dl.consume(x)
+        assert r["shape"] == x.shape and r["bytes"] == numpy.asarray(x).tobytes()
+    assert numpy.asarray(cases[1]).dtype == ml_dtypes.bfloat16
+    assert dl.consume(cases[1], dtype=(BFLOAT, 16, 1))["dtype"] == (BFLOAT, 16, 1)
     with pytest.raises(TypeError, match="ndim"):
-        dl.consume(x, ndim=1)
+        dl.consume(cases[0], ndim=1)
+
+
+@pytest.mark.matrix("JAX", "export", "__dlpack__")
+def test_export_to_jax(np, jnp):
+    for name in ("float32", "int32", "bool", "float16", "complex64"):
+        ref = reference(np, name, (2, 3))
+        t = dl.tensor((2, 3), DTYPES[name])
+        dl.fill(t, ref.tobytes())
+        x = jnp.from_dlpack(t)
+        assert np.asarray(x).tobytes() == ref.tobytes()
