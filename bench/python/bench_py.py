@@ -1,116 +1,295 @@
-"""Python-level DLPack import: our facade-based consumer against nanobind's ndarray argument
-conversion and tvm_ffi.from_dlpack, on the same NumPy array, in the same process.
+"""Python-level DLPack exchange through the shipped Python component (dlpack_mdspan::python,
+driven by the dlpm_bench extension) against nanobind's ndarray argument, tvm_ffi.from_dlpack
+and the raw DLPack 1.3 exchange-API calls, per producer, in one process.
 
 Run by scripts/bench (PYTHONPATH must hold the built dlpm_bench and nb_bench extensions):
 
-    python3 bench/python/bench_py.py [--smoke] [--tsv FILE]
+    python bench/python/bench_py.py [--smoke] [--tsv FILE] [--json FILE] [--abi3 DIR]
+    python bench/python/bench_py.py --summarize RUN.json...
 
-Timing is timeit's: each candidate is a `f(a)` statement timed over `number` calls; the
-repeats of all candidates are interleaved (round robin) so they share the machine's load,
-and each candidate's figure is the median over repeats, in ns per call. The figures
-include the Python call itself; the `noop` rows give that floor.
+Producers: a NumPy 4x6 float32 array, a PyTorch 4x6 float32 CPU tensor (when torch imports:
+scripts/bench runs this with the frameworks venv's python for that), and a 4x6 float32
+dlpack_mdspan.Tensor made by dlpm_py_tensor_new. For each: our import (the type's exchange
+API where it publishes one, else __dlpack__), our import through __dlpack__ only, our
+borrow, the raw exchange-API calls (the floor of the exchange path: no checks), nanobind's
+nb::ndarray<float, nb::ndim<2>, nb::c_contig> argument, tvm_ffi.from_dlpack and the call
+floors. The producer side: numpy.from_dlpack and torch.from_dlpack of a dlpack_mdspan.Tensor
+against the same function on the framework's own array. With --abi3 DIR, the dlpm_bench
+built over the limited-API (abi3) component in DIR is loaded beside the full-API one and
+its imports are timed in the same interleaved measurement.
+
+Timing is timeit's: each candidate is a `f(x)` statement timed over `number` calls (about
+2 ms); the repeats of all candidates are interleaved (round robin, the starting candidate
+rotating) so they share the machine's load, and each candidate's figure is its best
+repeat, in ns per call (the median repeat is kept too, in the JSON). The figures include
+the Python call itself; the call-floor rows give it. --smoke runs every operation once.
+
+Outputs: --tsv, the rows for bench/report.py (value = best, ns); --json, the same rows with
+best and median and the target verdicts; --summarize merges several --json runs (the
+median of each row's best) and prints the verdicts as a Markdown table:
+
+    ours through __dlpack__              <= nanobind's ndarray argument, same producer
+    ours through the exchange API        <= 1.3x the raw managed_tensor_from_py_object_no_sync
+                                            + deleter, same producer
+    numpy.from_dlpack(dlpack_mdspan.Tensor) <= numpy.from_dlpack(numpy array)
 """
 
 import argparse
+import importlib.metadata
+import importlib.util
+import json
+import pathlib
+import statistics
 import sys
 import timeit
 
-import numpy as np
-
 SECTION = "Python"
+
+# Row names, shared by the measurement and the verdicts.
+FLOOR_C = "call floor: C function (METH_O) returning None"
+FLOOR_NB = "call floor: nanobind function taking nb::handle"
+PRODUCER_FLOOR = "producer floor: x.__dlpack__(max_version=(1, 3)), capsule dropped"
+RAW_MANAGED = "raw exchange API: managed_tensor_from_py_object_no_sync + deleter (no checks)"
+RAW_BORROW = "raw exchange API: dltensor_from_py_object_no_sync (no checks)"
+OURS_IMPORT = "ours: dlpm_py_import, default options"
+OURS_PROTOCOL = "ours: dlpm_py_import through __dlpack__ (use_exchange_api = 0)"
+OURS_BORROW = "ours: dlpm_py_borrow + dlpm_py_borrow_end"
+ABI3_IMPORT = "ours, abi3 component: dlpm_py_import, default options"
+ABI3_PROTOCOL = "ours, abi3 component: dlpm_py_import through __dlpack__"
+NB = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
+TVM = "tvm_ffi.from_dlpack(x)"
+NP_OWN = "numpy.from_dlpack(numpy array)"
+NP_OURS = "numpy.from_dlpack(dlpack_mdspan.Tensor)"
+TORCH_OWN = "torch.from_dlpack(torch tensor)"
+TORCH_OURS = "torch.from_dlpack(dlpack_mdspan.Tensor)"
+PRODUCER_SIDE = f"{SECTION}: producer side, 4x6 float32"
+SIZE = f"{SECTION}: size independence, NumPy"
 
 
 def load(name):
     try:
         return __import__(name)
-    except ImportError as e:  # reported in the table as a skipped row
-        print(f"bench_py: cannot import {name}: {e}", file=sys.stderr)
+    except ImportError as e:  # reported as skipped rows
+        print(f"bench_py: cannot import {name} with {sys.executable}: {e}; its rows are skipped", file=sys.stderr)
         return None
 
 
-def measure(candidates, smoke, repeats=41, target_s=0.002):
-    """candidates: list of (name, fn, arg). Returns {name: ns per call}."""
-    timers = [(name, timeit.Timer("f(a)", globals={"f": fn, "a": arg})) for name, fn, arg in candidates]
+def load_abi3(directory):
+    """The dlpm_bench extension in `directory`, under another module name (the init symbol
+    stays PyInit_dlpm_bench: it is named after the last component)."""
+    found = sorted(pathlib.Path(directory).glob("dlpm_bench*.so"))
+    if not found:
+        sys.exit(f"bench_py: no dlpm_bench*.so in {directory}")
+    spec = importlib.util.spec_from_file_location("dlpm_abi3.dlpm_bench", found[0])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def version(dist):
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def measure(candidates, smoke, repeats=31, target_s=0.002):
+    """candidates: list of (key, fn, arg). Returns {key: (best ns, median ns)}."""
+    timers = [(key, timeit.Timer("f(x)", globals={"f": fn, "x": arg})) for key, fn, arg in candidates]
     if smoke:
-        return {name: t.timeit(1) * 1e9 for name, t in timers}
+        out = {}
+        for key, t in timers:
+            ns = t.timeit(1) * 1e9
+            out[key] = (ns, ns)
+        return out
     numbers = {}
-    for name, t in timers:
-        once = min(t.repeat(3, 500)) / 500  # also warms up
-        numbers[name] = max(1, int(target_s / once))
-    samples = {name: [] for name, _ in timers}
+    for key, t in timers:
+        once = min(t.repeat(3, 200)) / 200  # also warms up
+        numbers[key] = max(1, int(target_s / once))
+    samples = {key: [] for key, _ in timers}
     for r in range(repeats):
-        order = timers[r % len(timers):] + timers[: r % len(timers)]
-        for name, t in order:
-            samples[name].append(t.timeit(numbers[name]) / numbers[name] * 1e9)
-    return {name: sorted(v)[len(v) // 2] for name, v in samples.items()}
+        k = r % len(timers)
+        for key, t in timers[k:] + timers[:k]:
+            samples[key].append(t.timeit(numbers[key]) / numbers[key] * 1e9)
+    return {key: (min(v), statistics.median(v)) for key, v in samples.items()}
+
+
+def run(args):
+    dlpm = load("dlpm_bench")
+    nb = load("nb_bench")
+    tvm_ffi = load("tvm_ffi")
+    np = load("numpy")
+    torch = load("torch")
+    abi3 = load_abi3(args.abi3) if args.abi3 else None
+    if dlpm is None or np is None:
+        sys.exit("bench_py: dlpm_bench and numpy are required")
+
+    producers = [("NumPy ndarray", np.ones((4, 6), dtype=np.float32))]
+    if torch is not None:
+        producers.append(("torch.Tensor (CPU)", torch.ones((4, 6), dtype=torch.float32)))
+    ours = dlpm.make_tensor()
+    producers.append(("dlpack_mdspan.Tensor", ours))
+
+    cands = []  # (section, name, fn, arg, baseline, note)
+
+    def add(section, name, fn, arg, baseline="", note=""):
+        if fn is not None:
+            cands.append((section, name, fn, arg, baseline, note))
+
+    for label, x in producers:
+        section = f"{SECTION}: {label} 4x6 float32"
+        exchange, has_borrow = dlpm.has_exchange_api(x), False
+        add(section, FLOOR_C, dlpm.noop, x)
+        add(section, FLOOR_NB, nb and nb.noop, x)
+        add(section, PRODUCER_FLOOR, lambda o: o.__dlpack__(max_version=(1, 3)), x)
+        if exchange:
+            add(section, RAW_MANAGED, dlpm.raw_exchange_managed, x, note="the floor of the exchange path")
+            try:
+                dlpm.raw_exchange_borrow(x)
+                add(section, RAW_BORROW, dlpm.raw_exchange_borrow, x)
+                has_borrow = True
+            except TypeError:  # the table has no dltensor_from_py_object_no_sync
+                pass
+        add(section, NB, nb and nb.consume_f32_2d, x,
+            note="nanobind 3.1 calls __dlpack__(max_version=...); it uses no exchange API")
+        add(section, OURS_IMPORT, dlpm.import_f32_2d, x, RAW_MANAGED if exchange else NB,
+            "the type's exchange API" if exchange else "__dlpack__: the type publishes no exchange API")
+        add(section, OURS_PROTOCOL, dlpm.import_protocol_f32_2d, x, NB)
+        add(section, OURS_BORROW, dlpm.borrow_f32_2d, x, RAW_BORROW if has_borrow else NB,
+            "dltensor_from_py_object_no_sync" if has_borrow else "falls back to dlpm_py_import")
+        if abi3 is not None:
+            add(section, ABI3_IMPORT, abi3.import_f32_2d, x, OURS_IMPORT, "the limited-API (abi3) component")
+            add(section, ABI3_PROTOCOL, abi3.import_protocol_f32_2d, x, OURS_PROTOCOL,
+                "the limited-API (abi3) component")
+        add(section, TVM, tvm_ffi and tvm_ffi.from_dlpack, x, NB, "returns a tvm_ffi.Tensor (the others return None)")
+
+    # The producer side: frameworks importing a dlpack_mdspan.Tensor, against their own arrays.
+    add(PRODUCER_SIDE, NP_OWN, np.from_dlpack, producers[0][1])
+    add(PRODUCER_SIDE, NP_OURS, np.from_dlpack, ours, NP_OWN, "our __dlpack__ (NumPy uses no exchange API)")
+    if torch is not None:
+        add(PRODUCER_SIDE, TORCH_OWN, torch.from_dlpack, producers[1][1])
+        add(PRODUCER_SIDE, TORCH_OURS, torch.from_dlpack, ours, TORCH_OWN)
+
+    # Size independence: the same consumers on 1 element and on 2^28 elements (never touched).
+    one = np.ones((1, 1), dtype=np.float32)
+    big = np.empty((16384, 16384), dtype=np.float32)  # 1 GiB of address space
+    for label, fn in (("ours (dlpm_py_import)", dlpm.import_f32_2d),
+                      ("nanobind ndarray argument", nb and nb.consume_f32_2d),
+                      ("tvm_ffi.from_dlpack", tvm_ffi and tvm_ffi.from_dlpack)):
+        small = f"size: {label}, 1 element"
+        add(SIZE, small, fn, one)
+        add(SIZE, f"size: {label}, 2^28 elements (1 GiB, untouched)", fn, big, small)
+
+    for _, _, fn, x, _, _ in cands:
+        fn(x)  # each must accept its argument (raises otherwise)
+    res = measure([((s, n), f, x) for s, n, f, x, _, _ in cands], args.smoke)
+
+    versions = {"python": sys.version.split()[0], "executable": sys.executable}
+    for dist in ("numpy", "torch", "nanobind", "apache-tvm-ffi"):
+        versions[dist] = version(dist)
+    if nb is not None and versions["nanobind"] is None:
+        versions["nanobind"] = "3.1.0 (built by bench/CMakeLists.txt from the PATH python's nanobind)"
+    rows = [{"section": s, "name": n, "best_ns": res[(s, n)][0], "median_ns": res[(s, n)][1], "baseline": b,
+             "note": note} for s, n, _, _, b, note in cands]
+    return {"smoke": args.smoke, "versions": versions, "abi3": bool(abi3), "rows": rows}
+
+
+# ---- verdicts ------------------------------------------------------------------------------
+
+
+def verdicts(rows):
+    """rows: {(section, name): best ns}. Returns [(target, measured, verdict)]."""
+    out = []
+    sections = []
+    for s, _ in rows:
+        if s not in sections:
+            sections.append(s)
+
+    def check(target, a, b, limit):
+        x = rows[a] / rows[b]
+        out.append((target, f"{rows[a]:.1f} vs {rows[b]:.1f} ns ({x:.2f}x)", "met" if x <= limit else "MISSED"))
+
+    for s in sections:
+        if s in (PRODUCER_SIDE, SIZE):
+            continue
+        producer = s.removeprefix(f"{SECTION}: ").removesuffix(" 4x6 float32")
+        if (s, OURS_PROTOCOL) in rows and (s, NB) in rows:
+            check(f"{producer}: ours through __dlpack__ <= nanobind's ndarray argument", (s, OURS_PROTOCOL), (s, NB), 1.0)
+        if (s, ABI3_PROTOCOL) in rows and (s, NB) in rows:
+            check(f"{producer}: ours through __dlpack__, abi3 component <= nanobind's ndarray argument",
+                  (s, ABI3_PROTOCOL), (s, NB), 1.0)
+        if (s, OURS_IMPORT) in rows and (s, RAW_MANAGED) in rows:
+            check(f"{producer}: ours through the exchange API <= 1.3x the raw table call", (s, OURS_IMPORT),
+                  (s, RAW_MANAGED), 1.3)
+    if (PRODUCER_SIDE, NP_OURS) in rows and (PRODUCER_SIDE, NP_OWN) in rows:
+        check("numpy.from_dlpack(dlpack_mdspan.Tensor) <= numpy.from_dlpack(numpy array)", (PRODUCER_SIDE, NP_OURS),
+              (PRODUCER_SIDE, NP_OWN), 1.0)
+    return out
+
+
+def print_table(result):
+    rows = result["rows"]
+    width = max(len(r["name"]) for r in rows)
+    by_key = {(r["section"], r["name"]): r for r in rows}
+    section = None
+    print("ns per call: best repeat, median repeat; ratio of the best against the row named after it")
+    for r in rows:
+        if r["section"] != section:
+            section = r["section"]
+            print(f"\n{section}")
+        base = by_key.get((r["section"], r["baseline"])) if r["baseline"] else None
+        ratio = f"{r['best_ns'] / base['best_ns']:5.2f}x vs {r['baseline']}" if base else ""
+        print(f"  {r['name']:<{width}} {r['best_ns']:9.1f} {r['median_ns']:9.1f}  {ratio}")
+    if not result["smoke"]:
+        print()
+        out = verdicts({(r["section"], r["name"]): r["best_ns"] for r in rows})
+        tw = max((len(t) for t, _, _ in out), default=0)
+        for t, m, v in out:
+            print(f"  {t:<{tw}}  {m:<28} {v}")
+    v = result["versions"]
+    print("\n" + ", ".join(f"{k} {val}" for k, val in v.items() if val))
+
+
+def summarize(paths):
+    """The verdicts over several --json runs: each row's value is the median of its runs' best."""
+    runs = [json.load(open(p)) for p in paths]
+    values = {}
+    for run_ in runs:
+        for r in run_["rows"]:
+            values.setdefault((r["section"], r["name"]), []).append(r["best_ns"])
+    out = verdicts({key: statistics.median(v) for key, v in values.items()})
+    print(f"Python targets (bench/python/bench_py.py; ns per call, the median of {len(runs)} runs' best):\n")
+    print("| target | measured | verdict |\n|---|---|---|")
+    for t, m, v in out:
+        print(f"| {t} | {m} | {v} |")
+    print("\n" + ", ".join(f"{k} {val}" for k, val in runs[0]["versions"].items() if val))
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--smoke", action="store_true")
-    ap.add_argument("--tsv")
+    ap.add_argument("--smoke", action="store_true", help="every operation once")
+    ap.add_argument("--tsv", help="rows for bench/report.py")
+    ap.add_argument("--json", help="rows with best and median, and the verdicts")
+    ap.add_argument("--abi3", metavar="DIR", help="also time the dlpm_bench in DIR (built over the abi3 component)")
+    ap.add_argument("--summarize", nargs="+", metavar="RUN.json", help="the verdicts over several --json runs")
     args = ap.parse_args()
-
-    dlpm = load("dlpm_bench")
-    nb = load("nb_bench")
-    tvm_ffi = load("tvm_ffi")
-
-    a = np.ones((64, 64), dtype=np.float32)
-    one = np.ones((1, 1), dtype=np.float32)
-    big = np.empty((16384, 16384), dtype=np.float32)  # 2^28 elements, 1 GiB: never touched
-
-    rows = []  # (name, ns, baseline, note)
-
-    def row(name, ns, baseline="", note=""):
-        rows.append((name, ns, baseline, note))
-
-    nb_name = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
-    cands = [("call floor: C function (METH_O) returning None", dlpm.noop if dlpm else None, a)]
-    cands.append(("call floor: nanobind function taking nb::handle", nb.noop if nb else None, a))
-    cands.append(("producer floor: a.__dlpack__(max_version=(1, 3)), capsule dropped",
-                  lambda x: x.__dlpack__(max_version=(1, 3)), a))
-    cands.append((nb_name, nb.consume_f32_2d if nb else None, a))
-    cands.append(("ours: capsule -> dlpm_check_managed -> typed view (dlpm_bench)",
-                  dlpm.consume_f32_2d if dlpm else None, a))
-    cands.append(("tvm_ffi.from_dlpack(a)", tvm_ffi.from_dlpack if tvm_ffi else None, a))
-    # Size independence: the same consumers on 1 element and on 2^28 elements.
-    sizes = []
-    for label, fn in (("ours (dlpm_bench)", dlpm.consume_f32_2d if dlpm else None),
-                      ("nanobind ndarray argument", nb.consume_f32_2d if nb else None),
-                      ("tvm_ffi.from_dlpack", tvm_ffi.from_dlpack if tvm_ffi else None)):
-        if fn is not None:
-            small_name = f"size: {label}, 1 element"
-            big_name = f"size: {label}, 2^28 elements (1 GiB, untouched)"
-            sizes.append((small_name, big_name))
-            cands += [(small_name, fn, one), (big_name, fn, big)]
-
-    # Everything in one interleaved measurement, so that every row sees the same load.
-    present = [(n, f, x) for n, f, x in cands if f is not None]
-    for _, fn, x in present:
-        fn(x)  # each must accept its array (raises otherwise)
-    res = measure(present, args.smoke)
-    size_names = {n for pair in sizes for n in pair}
-    for name, _, _ in present:
-        if name in size_names:
-            continue
-        base = nb_name if name.startswith(("ours", "tvm_ffi")) and nb_name in res else ""
-        note = ""
-        if name.startswith("tvm_ffi"):
-            note = "returns a tvm_ffi.Tensor (the others return None)"
-        if name.startswith("ours"):
-            note = "also checks the device and the DLPack version"
-        row(name, res[name], base, note)
-    for small_name, big_name in sizes:
-        row(small_name, res[small_name])
-        row(big_name, res[big_name], small_name)
-
-    for name, ns, base, _ in rows:
-        print(f"  {name:<70} {ns:9.1f} ns")
+    if args.summarize:
+        summarize(args.summarize)
+        return
+    result = run(args)
+    rows = result["rows"]
+    if not args.smoke:
+        result["verdicts"] = [dict(zip(("target", "measured", "verdict"), v))
+                              for v in verdicts({(r["section"], r["name"]): r["best_ns"] for r in rows})]
+    print_table(result)
     if args.tsv:
         with open(args.tsv, "w") as f:
             f.write("section\tname\tvalue\tunit\tbaseline\tallocs\tnote\n")
-            for name, ns, base, note in rows:
-                f.write(f"{SECTION}\t{name}\t{ns}\tns\t{base}\t\t{note}\n")
+            for r in rows:
+                f.write(f"{r['section']}\t{r['name']}\t{r['best_ns']}\tns\t{r['baseline']}\t\t{r['note']}\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,33 @@
-/* dlpm_bench: the smallest correct DLPack consumer over the dlpack_mdspan C facade, for
- * timing against nanobind's ndarray argument conversion and tvm_ffi.from_dlpack.
+/* dlpm_bench: the shipped Python component (dlpack_mdspan::python, dlpack_mdspan_python.h)
+ * as a benchmark extension, timed by bench_py.py against nanobind's ndarray argument,
+ * tvm_ffi.from_dlpack and the raw DLPack 1.3 exchange-API calls. It writes no capsule
+ * code of its own: every import and export goes through the component.
  *
- *   consume_f32_2d(obj)  obj.__dlpack__(max_version=(1, 3)) -> rename the capsule (take
- *                        ownership) -> dlpm_managed_check_version -> dlpm_check_managed
- *                        (float32, ndim 2, C order, CPU) -> a typed 2-D view -> delete.
- *                        Returns None. Reads no element.
- *   noop(obj)            returns None: the cost of calling a C function from Python.
+ *   import_f32_2d(obj)           dlpm_py_import (float32, ndim 2, C order, CPU; default
+ *                                options: the type's exchange API when it publishes one,
+ *                                else __dlpack__) -> a typed 2-D view -> dlpm_managed_delete
+ *   import_protocol_f32_2d(obj)  the same with use_exchange_api = 0: always __dlpack__
+ *   borrow_f32_2d(obj)           dlpm_py_borrow (the exchange API's
+ *                                dltensor_from_py_object_no_sync where published, else the
+ *                                import) -> a typed view -> dlpm_py_borrow_end
+ *   raw_exchange_managed(obj)    the floor of the owning exchange path: the table from
+ *                                dlpm_py_exchange_api_of, managed_tensor_from_py_object_no_sync,
+ *                                the tensor's deleter; no version or requirement check
+ *   raw_exchange_borrow(obj)     the floor of the borrowing path: dltensor_from_py_object_no_sync
+ *   make_tensor()                a 4x6 float32 dlpack_mdspan.Tensor (dlpm_py_tensor_new) over
+ *                                malloc'd memory holding 0, 1, ..., 23
+ *   has_exchange_api(obj)        whether obj's type publishes a table this library can use
+ *   noop(obj)                    returns None: the cost of calling a C function from Python
  *
- * Unlike tests/python/dlpm_interop.c's consume(), which reads every element into a list,
- * this does only what an extension must do before it can use the memory.
+ * All of them return None (make_tensor and has_exchange_api excepted) and read no element.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <dlpack_mdspan.h>
+#include <dlpack_mdspan_python.h>
 
 #include <stdint.h>
+#include <stdlib.h>
 
-static PyObject* dlpack_name;    /* "__dlpack__" */
-static PyObject* kwnames;        /* ("max_version",) */
-static PyObject* max_version;    /* (1, DLPACK_MINOR_VERSION) */
 static dlpm_requirements f32_2d; /* float32, ndim 2, C order, CPU */
+static dlpm_py_options protocol_only; /* defaults with use_exchange_api = 0 */
 static const int32_t cpu_only[] = {kDLCPU};
 
 /* What a C consumer works with once the checks passed. */
@@ -31,44 +38,97 @@ typedef struct {
 
 static volatile uintptr_t sink; /* the view is used, so nothing can be skipped */
 
-static PyObject* raise_status(dlpm_status s) {
-  PyErr_Format(s == DLPM_E_DTYPE_MISMATCH || s == DLPM_E_NDIM_MISMATCH || s == DLPM_E_NON_COMPACT_STRIDES ||
-                       s == DLPM_E_DEVICE_MISMATCH
-                   ? PyExc_TypeError
-                   : PyExc_BufferError,
-               "%s (%s)", dlpm_last_error(), dlpm_status_string(s));
-  return NULL;
+static void use(const DLTensor* t) {
+  f32_matrix view;
+  view.data = (float*)((char*)t->data + t->byte_offset);
+  view.rows = t->shape[0];
+  view.cols = t->shape[1];
+  sink = (uintptr_t)view.data + (uintptr_t)view.rows + (uintptr_t)view.cols;
 }
 
-static PyObject* consume_f32_2d(PyObject* module, PyObject* obj) {
-  PyObject* args[2] = {obj, max_version};
-  PyObject* capsule;
-  DLManagedTensorVersioned* tensor;
-  dlpm_status s;
-  f32_matrix view;
-  (void)module;
-
-  capsule = PyObject_VectorcallMethod(dlpack_name, args, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, kwnames);
-  if (!capsule) return NULL;
-  tensor = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
-  /* Rename first: if that fails, the tensor is not ours. */
-  if (!tensor || PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) {
-    Py_DECREF(capsule);
-    return NULL;
-  }
-  Py_DECREF(capsule);
-  if ((s = dlpm_managed_check_version(tensor)) != DLPM_OK) return raise_status(s); /* released already */
-  if ((s = dlpm_check_managed(tensor, &f32_2d)) != DLPM_OK) {
-    raise_status(s);
-    dlpm_managed_delete(tensor);
-    return NULL;
-  }
-  view.data = (float*)((char*)tensor->dl_tensor.data + tensor->dl_tensor.byte_offset);
-  view.rows = tensor->dl_tensor.shape[0];
-  view.cols = tensor->dl_tensor.shape[1];
-  sink = (uintptr_t)view.data + (uintptr_t)view.rows + (uintptr_t)view.cols;
-  dlpm_managed_delete(tensor);
+static PyObject* import_with(PyObject* obj, const dlpm_py_options* opts) {
+  DLManagedTensorVersioned* t;
+  if (dlpm_py_import(obj, &f32_2d, opts, &t) != DLPM_OK) return NULL; /* exception set */
+  use(&t->dl_tensor);
+  dlpm_managed_delete(t);
   Py_RETURN_NONE;
+}
+
+static PyObject* import_f32_2d(PyObject* module, PyObject* obj) {
+  (void)module;
+  return import_with(obj, NULL);
+}
+
+static PyObject* import_protocol_f32_2d(PyObject* module, PyObject* obj) {
+  (void)module;
+  return import_with(obj, &protocol_only);
+}
+
+static PyObject* borrow_f32_2d(PyObject* module, PyObject* obj) {
+  dlpm_py_borrowed b;
+  (void)module;
+  if (dlpm_py_borrow(obj, &f32_2d, NULL, &b) != DLPM_OK) return NULL;
+  use(&b.dl_tensor);
+  dlpm_py_borrow_end(&b);
+  Py_RETURN_NONE;
+}
+
+static const DLPackExchangeAPI* table_of(PyObject* obj) {
+  const DLPackExchangeAPI* api = dlpm_py_exchange_api_of(obj);
+  if (api == NULL)
+    PyErr_Format(PyExc_TypeError, "%R publishes no DLPack exchange API", (PyObject*)Py_TYPE(obj));
+  return api;
+}
+
+static PyObject* raw_exchange_managed(PyObject* module, PyObject* obj) {
+  const DLPackExchangeAPI* api = table_of(obj);
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (api == NULL) return NULL;
+  if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0) return NULL;
+  use(&t->dl_tensor);
+  if (t->deleter) t->deleter(t);
+  Py_RETURN_NONE;
+}
+
+static PyObject* raw_exchange_borrow(PyObject* module, PyObject* obj) {
+  const DLPackExchangeAPI* api = table_of(obj);
+  DLTensor view;
+  (void)module;
+  if (api == NULL) return NULL;
+  if (api->dltensor_from_py_object_no_sync == NULL) {
+    PyErr_Format(PyExc_TypeError, "the exchange API of %R has no dltensor_from_py_object_no_sync",
+                 (PyObject*)Py_TYPE(obj));
+    return NULL;
+  }
+  if (api->dltensor_from_py_object_no_sync(obj, &view) != 0) return NULL;
+  use(&view);
+  Py_RETURN_NONE;
+}
+
+static PyObject* has_exchange_api(PyObject* module, PyObject* obj) {
+  (void)module;
+  return PyBool_FromLong(dlpm_py_exchange_api_of(obj) != NULL);
+}
+
+static void free_memory(void* memory) { free(memory); }
+
+static PyObject* make_tensor(PyObject* module, PyObject* unused) {
+  static const int64_t shape[2] = {4, 6};
+  const DLDataType f32 = {kDLFloat, 32, 1};
+  const DLDevice cpu = {kDLCPU, 0};
+  DLManagedTensorVersioned* t;
+  float* memory = (float*)malloc(sizeof(float) * 24);
+  dlpm_status s;
+  (void)module;
+  (void)unused;
+  if (memory == NULL) return PyErr_NoMemory();
+  for (int i = 0; i < 24; ++i) memory[i] = (float)i;
+  if ((s = dlpm_managed_new(memory, 2, shape, NULL, f32, cpu, 0, 0, free_memory, memory, &t)) != DLPM_OK) {
+    free(memory);
+    return dlpm_py_raise(s);
+  }
+  return dlpm_py_tensor_new(t); /* owns t, even on failure */
 }
 
 static PyObject* noop(PyObject* module, PyObject* obj) {
@@ -78,7 +138,15 @@ static PyObject* noop(PyObject* module, PyObject* obj) {
 }
 
 static PyMethodDef methods[] = {
-    {"consume_f32_2d", consume_f32_2d, METH_O, "Import a float32 2-D C-contiguous CPU array through the facade."},
+    {"import_f32_2d", import_f32_2d, METH_O,
+     "dlpm_py_import (exchange API where published, else __dlpack__): float32, ndim 2, C order, CPU."},
+    {"import_protocol_f32_2d", import_protocol_f32_2d, METH_O, "dlpm_py_import through __dlpack__ only."},
+    {"borrow_f32_2d", borrow_f32_2d, METH_O, "dlpm_py_borrow + dlpm_py_borrow_end."},
+    {"raw_exchange_managed", raw_exchange_managed, METH_O,
+     "managed_tensor_from_py_object_no_sync + deleter, no checks (the floor of the exchange path)."},
+    {"raw_exchange_borrow", raw_exchange_borrow, METH_O, "dltensor_from_py_object_no_sync, no checks."},
+    {"has_exchange_api", has_exchange_api, METH_O, "Whether obj's type publishes a usable exchange API."},
+    {"make_tensor", make_tensor, METH_NOARGS, "A 4x6 float32 dlpack_mdspan.Tensor holding 0..23."},
     {"noop", noop, METH_O, "Return None (the call floor)."},
     {NULL, NULL, 0, NULL},
 };
@@ -86,11 +154,9 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "dlpm_bench", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit_dlpm_bench(void) {
-  dlpack_name = PyUnicode_InternFromString("__dlpack__");
-  kwnames = Py_BuildValue("(s)", "max_version");
-  max_version = Py_BuildValue("(ii)", 1, (int)DLPACK_MINOR_VERSION);
-  if (!dlpack_name || !kwnames || !max_version) return NULL;
-  dlpm_requirements_init(&f32_2d, DLPM_REQUIREMENTS_VERSION);
+  dlpm_status s;
+  if ((s = dlpm_requirements_init(&f32_2d, DLPM_REQUIREMENTS_VERSION)) != DLPM_OK) return dlpm_py_raise(s);
+  if (dlpm_py_options_init(&protocol_only, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL; /* ValueError set */
   f32_2d.check_dtype = 1;
   f32_2d.dtype.code = kDLFloat;
   f32_2d.dtype.bits = 32;
@@ -99,5 +165,6 @@ PyMODINIT_FUNC PyInit_dlpm_bench(void) {
   f32_2d.order = 'C';
   f32_2d.device_types = cpu_only;
   f32_2d.num_device_types = 1;
+  protocol_only.use_exchange_api = 0;
   return PyModule_Create(&module_def);
 }
