@@ -26,6 +26,12 @@ static int is_tensor(PyObject* obj) { return tensor_type != NULL && (PyObject*)P
 static void release_tensor_reference(void* ctx) {
   PyGILState_STATE gil;
   if (!Py_IsInitialized()) return;
+#ifndef Py_LIMITED_API
+  if (PyGILState_Check()) { /* the usual case: a consumer dropping it from Python */
+    Py_DECREF((PyObject*)ctx);
+    return;
+  }
+#endif
   gil = PyGILState_Ensure();
   Py_DECREF((PyObject*)ctx);
   PyGILState_Release(gil);
@@ -110,8 +116,16 @@ static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
 
 /* ---- the Python-facing methods ------------------------------------------------------------ */
 
-static int keyword_is(PyObject* key, PyObject* interned, const char* text) {
-  return key == interned || PyUnicode_CompareWithASCIIString(key, text) == 0;
+/* Which of the four keywords `key` is (0..3), or -1. Callers pass interned names, so
+ * identity decides in the common case; the string compare is the fallback. */
+static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
+  static const char* const text[4] = {"stream", "max_version", "dl_device", "copy"};
+  PyObject* const interned[4] = {nm->stream, nm->max_version, nm->dl_device, nm->copy};
+  for (int i = 0; i < 4; ++i)
+    if (key == interned[i]) return i;
+  for (int i = 0; i < 4; ++i)
+    if (PyUnicode_CompareWithASCIIString(key, text[i]) == 0) return i;
+  return -1;
 }
 
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
@@ -130,15 +144,13 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
   }
   for (Py_ssize_t i = 0; i < nkw; ++i) {
     PyObject* key = PyTuple_GetItem(kwnames, i);
-    PyObject* value = args[i];
-    if (keyword_is(key, nm->stream, "stream")) stream = value;
-    else if (keyword_is(key, nm->max_version, "max_version")) max_version = value;
-    else if (keyword_is(key, nm->dl_device, "dl_device")) dl_device = value;
-    else if (keyword_is(key, nm->copy, "copy")) copy = value;
-    else {
+    PyObject** slot[4] = {&stream, &max_version, &dl_device, &copy};
+    const int k = keyword_index(key, nm);
+    if (k < 0) {
       PyErr_Format(PyExc_TypeError, "__dlpack__() got an unexpected keyword argument %R", key);
       return NULL;
     }
+    *slot[k] = args[i];
   }
   if (max_version != Py_None) {
     long major;
