@@ -1,0 +1,169 @@
+// dlpack_mdspan/python.hpp: typed C++ on top of dlpack_mdspan_python.h (header form).
+//
+//   auto v = dlpack_mdspan::python::try_import<std::mdspan<const float, std::dextents<int64_t, 2>>>(obj);
+//   if (!v) return nullptr;                      // a Python exception is set
+//   use(v->view());                              // v owns the tensor; the view is valid while v lives
+//
+//   bool ok = dlpack_mdspan::python::with_view<std::mdspan<float, std::dextents<int64_t, 1>>>(obj,
+//       [](auto x) { x[0] = 1; });               // borrowed for the call only (the fast path)
+//
+//   static const DLPackExchangeAPI* api = dlpack_mdspan::python::exchange_api<&to_managed>();
+//
+// Every function needs the GIL. Failures set a Python exception: the component's for the
+// import itself, TypeError with the library's message when the tensor does not fit M.
+#ifndef DLPACK_MDSPAN_PYTHON_HPP
+#define DLPACK_MDSPAN_PYTHON_HPP
+
+#include <dlpack_mdspan_python.h>
+
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+
+#include <exception>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+namespace dlpack_mdspan::python {
+
+/// An mdspan together with the managed tensor that keeps its memory alive (nanobind's
+/// ndarray in one struct): move it, keep it beyond the call, destroy it without the GIL
+/// only if the producer's deleter allows that (this library's own deleters do).
+template <class M>
+class held_view {
+ public:
+  /// Pairs `view` with the tensor whose memory it views.
+  held_view(managed_tensor owner, M view) noexcept : owner_(std::move(owner)), view_(view) {}
+  /// The typed view; valid while this object lives.
+  [[nodiscard]] const M& view() const& noexcept DLPM_LIFETIMEBOUND { return view_; }
+  const M& view() const&& = delete;  // the view would outlive its owner
+  /// The managed tensor that keeps the memory alive.
+  [[nodiscard]] const managed_tensor& owner() const noexcept { return owner_; }
+  /// Gives up the tensor (for dlpm_py_tensor_new, say); the view must not be used after.
+  [[nodiscard]] managed_tensor release_owner() && noexcept { return std::move(owner_); }
+
+ private:
+  managed_tensor owner_;
+  M view_;
+};
+
+namespace detail {
+
+// A mutable element type asks for a writable tensor, so the component picks the path
+// whose READ_ONLY flag is known.
+template <class M>
+dlpm_requirements requirements_for() noexcept {
+  dlpm_requirements req;
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.writable = std::is_const_v<typename M::element_type> ? 0 : 1;
+  return req;
+}
+
+inline unexpected_error python_failed(dlpm_status status) noexcept {
+  return unexpected_error(error::format(static_cast<errc>(status), "the Python import failed; its exception is set"));
+}
+
+inline void raise_type_error(const error& e) noexcept { PyErr_SetString(PyExc_TypeError, e.what().c_str()); }
+
+}  // namespace detail
+
+/// Imports `obj` (any DLPack producer, capsule or exchange-API type) as an M, validated by
+/// the library's import rules for exactly M. `opts` may be NULL (defaults).
+template <class M>
+[[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
+  const dlpm_requirements req = detail::requirements_for<M>();
+  DLManagedTensorVersioned* raw = nullptr;
+  if (const dlpm_status s = dlpm_py_import(obj, &req, opts, &raw); s != DLPM_OK) return detail::python_failed(s);
+  auto owner = managed_tensor::try_adopt(raw);
+  if (!owner) {
+    detail::raise_type_error(owner.error());
+    return unexpected_error(owner.error());
+  }
+  auto view = owner->template try_view<M>();
+  if (!view) {
+    detail::raise_type_error(view.error());
+    return unexpected_error(view.error());
+  }
+  return held_view<M>(std::move(*owner), *view);
+}
+
+/// Calls f(M) with `obj` borrowed for the call (DLPack's dltensor_from_py_object_no_sync
+/// where the type publishes it: no allocation), then lets go, also when f throws. Returns
+/// false, with a Python exception set, when obj cannot be viewed as an M.
+template <class M, class F>
+[[nodiscard]] bool with_view(PyObject* obj, F&& f, const dlpm_py_options* opts = nullptr) {
+  const dlpm_requirements req = detail::requirements_for<M>();
+  dlpm_py_borrowed borrowed;
+  if (dlpm_py_borrow(obj, &req, opts, &borrowed) != DLPM_OK) return false;
+  struct end_borrow {
+    dlpm_py_borrowed* b;
+    ~end_borrow() { dlpm_py_borrow_end(b); }
+  } guard{&borrowed};
+  auto view = try_to_mdspan<M>(borrowed.dl_tensor);
+  if (!view) {
+    detail::raise_type_error(view.error());
+    return false;
+  }
+  std::forward<F>(f)(*view);
+  return true;
+}
+
+namespace detail {
+
+// The exchange API's entries are C function pointers: each trampoline is a distinct
+// noexcept function that turns a C++ exception into the table's error convention.
+inline int report(const char* kind, const char* what) noexcept {
+  PyErr_Format(PyExc_RuntimeError, "%s: %s", kind, what);
+  return -1;
+}
+
+template <auto ToManaged>
+int managed_trampoline(void* py_object, DLManagedTensorVersioned** out) noexcept {
+  try {
+    *out = ToManaged(static_cast<PyObject*>(py_object));
+    return *out != nullptr ? 0 : (PyErr_Occurred() ? -1 : report("BufferError", "the export returned NULL"));
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+    return -1;
+  } catch (const std::exception& e) {
+    return report("C++ exception", e.what());
+  } catch (...) {
+    return report("C++ exception", "unknown");
+  }
+}
+
+template <auto ToDLTensor>
+int dltensor_trampoline(void* py_object, DLTensor* out) noexcept {
+  try {
+    return ToDLTensor(static_cast<PyObject*>(py_object), out) ? 0 : (PyErr_Occurred() ? -1 : report("BufferError", "no view"));
+  } catch (const std::exception& e) {
+    return report("C++ exception", e.what());
+  } catch (...) {
+    return report("C++ exception", "unknown");
+  }
+}
+
+}  // namespace detail
+
+/// A complete, process-lifetime DLPackExchangeAPI for a type of yours, from
+///   DLManagedTensorVersioned* ToManaged(PyObject*)       (required; may throw)
+///   bool ToDLTensor(PyObject*, DLTensor*)                (optional; may throw)
+/// with this library's defaults for the rest (dlpm_py_exchange_api_init). Publish it with
+/// dlpm_py_publish_exchange_api(type, table). Returns NULL with a Python exception set if
+/// the table cannot be made.
+template <auto ToManaged, auto ToDLTensor = nullptr>
+[[nodiscard]] const DLPackExchangeAPI* exchange_api() noexcept {
+  static DLPackExchangeAPI table;
+  static const bool ready = [] {
+    dlpm_py_exchange_callbacks callbacks{};
+    callbacks.version = DLPM_PY_EXCHANGE_CALLBACKS_VERSION;
+    callbacks.managed_tensor_from_py_object = &detail::managed_trampoline<ToManaged>;
+    if constexpr (!std::is_null_pointer_v<decltype(ToDLTensor)>)
+      callbacks.dltensor_from_py_object = &detail::dltensor_trampoline<ToDLTensor>;
+    return dlpm_py_exchange_api_init(&table, &callbacks) == DLPM_OK;
+  }();
+  return ready ? &table : nullptr;
+}
+
+}  // namespace dlpack_mdspan::python
+
+#endif  // DLPACK_MDSPAN_PYTHON_HPP
