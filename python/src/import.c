@@ -214,6 +214,43 @@ static dlpm_status dlpack_call_failed(PyObject* obj, const dlpm_py_names* nm) {
   return dlpm_py__producer_failed("__dlpack__");
 }
 
+/* Whether the pending exception is a plain TypeError about keyword arguments, what a
+ * pre-1.0 __dlpack__ raises for max_version ("unexpected keyword argument", "invalid
+ * keyword argument"). Then it is cleared. A refusal that merely subclasses TypeError
+ * (pyarrow's ArrowTypeError) is the producer's answer and stays set: asking again without
+ * keywords would call the producer twice and may replace its error with another. */
+static int refused_keywords(void) {
+  int refused = 0;
+#if (defined(Py_LIMITED_API) ? Py_LIMITED_API + 0 : PY_VERSION_HEX) >= 0x030C0000
+  PyObject* exc = PyErr_GetRaisedException();
+  PyObject* text = (exc && Py_TYPE(exc) == (PyTypeObject*)PyExc_TypeError) ? PyObject_Str(exc) : NULL;
+  const char* message = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  refused = message != NULL && strstr(message, "keyword") != NULL;
+  Py_XDECREF(text);
+  if (refused) Py_XDECREF(exc);
+  else PyErr_SetRaisedException(exc);
+#else
+  PyObject *type, *value, *traceback, *text = NULL;
+  const char* message = NULL;
+  PyErr_Fetch(&type, &value, &traceback);
+  if (type == PyExc_TypeError) {
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (value && (text = PyObject_Str(value)) != NULL) message = PyUnicode_AsUTF8AndSize(text, NULL);
+  }
+  refused = message != NULL && strstr(message, "keyword") != NULL;
+  Py_XDECREF(text);
+  if (refused) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+  } else {
+    PyErr_Restore(type, value, traceback);
+  }
+#endif
+  if (refused) PyErr_Clear(); /* anything PyObject_Str raised */
+  return refused;
+}
+
 /* obj.__dlpack__(...) -> the tensor. *pre_1_0 is set when the producer refused the DLPack
  * 1.0 keywords (TypeError) and was asked again without them. */
 static dlpm_status take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
@@ -232,9 +269,8 @@ static dlpm_status take_through_protocol(PyObject* obj, const dlpm_py_options* o
   if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
   capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
   keywords_clear(&k, nm);
-  if (!capsule && PyErr_ExceptionMatches(PyExc_TypeError)) {
+  if (!capsule && refused_keywords()) {
     /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
-    PyErr_Clear();
     *pre_1_0 = 1;
     if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return DLPM_E_OUT_OF_MEMORY;
     capsule = call_dlpack(obj, nm, k.names, k.values, k.n);

@@ -8,12 +8,14 @@
  *   fill(t, data)       writes row-major element bytes into a dlpack_mdspan.Tensor
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
  *                       options; returns the elements' bytes in row-major order and facts
- *   capsule(t, versioned)           dlpm_py_capsule_new over an export of Tensor t
+ *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
+ *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
  *   to_py_via(obj, t)               Tensor t's memory as an object of obj's type, through
  *                                   that type's managed_tensor_to_py_object_no_sync
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
+ *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
 #include <dlpack_mdspan_python.h>
 
@@ -22,6 +24,7 @@
 #include <string.h>
 
 DLManagedTensorVersioned* dlpm_test_buffer_new(int32_t ndim, const int64_t* shape, DLDataType dtype, void (*on_free)(void));
+int dlpm_test_add_typed(PyObject* module); /* typed.cpp: dlpack_mdspan/python.hpp */
 
 static atomic_long released_count;
 
@@ -348,6 +351,10 @@ PyMODINIT_FUNC PyInit_dlpm_interop(void) {
   if (!(m = PyModule_Create(&module_def))) return NULL;
   if (!(type = dlpm_py_tensor_type()) || PyModule_AddObject(m, "Tensor", type) < 0) {
     Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if (dlpm_test_add_typed(m) != 0) {
     Py_DECREF(m);
     return NULL;
   }

@@ -31,8 +31,10 @@ def table(rows_dir):
         rows = groups[key]
         passed = sum(r["outcome"] == "passed" for r in rows)
         failed = sum(r["outcome"] == "failed" for r in rows)
+        skipped = sum(r["outcome"] == "skipped" for r in rows)
         cases = ", ".join(sorted({r["case"] for r in rows if r["outcome"] == "passed"})) or "-"
-        result = f"{passed}/{len(rows)} pass" + (f", **{failed} fail**" if failed else "")
+        result = f"{passed}/{len(rows)} pass" + (f", {skipped} skipped" if skipped else "") + (
+            f", **{failed} fail**" if failed else "")
         framework, version, flavour, direction, path = key
         lines.append(f"| {framework} | {version} | {flavour} | {direction} | {path} | {cases} | {result} |")
     return "\n".join(lines) + "\n"

@@ -400,3 +400,32 @@ def test_export_to_jax(np, jnp):
         dl.fill(t, ref.tobytes())
         x = jnp.from_dlpack(t)
         assert np.asarray(x).tobytes() == ref.tobytes()
+
+
+def test_type_error_subclass_is_the_producers_answer():
+    """Only a plain TypeError about keywords means "pre-1.0 producer, ask again without them"."""
+    calls = []
+
+    class Refusal(TypeError):
+        pass
+
+    class Refuses:
+        def __dlpack__(self, **kwargs):
+            calls.append(kwargs)
+            raise Refusal("this dtype cannot be exported")
+
+    with pytest.raises(Refusal, match="cannot be exported"):
+        dl.consume(Refuses())
+    assert len(calls) == 1
+
+    class Legacy:  # a pre-1.0 producer: no keywords at all
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __dlpack__(self):
+            calls.append("legacy")
+            return self.inner.__dlpack__()
+
+    calls.clear()
+    t = dl.tensor((2,))
+    assert dl.consume(Legacy(t))["shape"] == (2,) and calls == ["legacy"]

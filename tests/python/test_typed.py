@@ -1,0 +1,60 @@
+"""dlpack_mdspan/python.hpp: typed imports, borrowed views and a C++ exchange-API table."""
+import os
+
+import pytest
+
+import dlpm_interop as dl
+
+MODERN = os.environ.get("DLPM_PYTHON_FLAVOUR", "modern") == "modern"
+
+
+def test_try_import_checks_the_mdspan_type(np):
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert dl.sum_f32_2d(a) == 66.0
+    assert dl.sum_f32_2d(a.T[::2]) == float(a.T[::2].sum())  # layout_stride takes any strides
+    with pytest.raises(TypeError, match="dtype"):
+        dl.sum_f32_2d(a.astype(np.float64))
+    with pytest.raises(TypeError, match="rank"):
+        dl.sum_f32_2d(a.reshape(-1))
+    with pytest.raises(TypeError, match="expected a DLPack tensor"):
+        dl.sum_f32_2d("not a tensor")
+
+
+def test_with_view_writes_through_a_mutable_view(np):
+    a = np.zeros(4)
+    if MODERN:
+        dl.fill_f64_1d(a, 2.5)
+        assert a.tolist() == [2.5] * 4
+    else:  # a legacy capsule arrives READ_ONLY: a mutable mdspan refuses it
+        with pytest.raises(TypeError, match="READ_ONLY"):
+            dl.fill_f64_1d(a, 2.5)
+    t = dl.tensor((3,), (2, 64, 1))
+    dl.fill_f64_1d(t, -1.0)  # our own type: the owning path of its exchange API
+    assert np.frombuffer(dl.consume(t)["bytes"], np.float64).tolist() == [-1.0] * 3
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        dl.fill_f64_1d(dl.tensor((3,), (2, 64, 1), readonly=True), 1.0)
+
+
+def test_held_view_outlives_the_python_object(np, collect):
+    t = dl.tensor((2, 2))
+    dl.fill(t, np.array([1, 2, 3, 4], dtype=np.float32).tobytes())
+    before = dl.released()
+    dl.keep(t)
+    del t
+    collect()
+    assert dl.released() == before  # the held view keeps the memory
+    assert dl.kept_sum() == 10.0
+    collect()
+    assert dl.released() == before + 1
+
+
+def test_cxx_exchange_table_for_a_type_of_ours(np):
+    h = dl.Holder(3)
+    assert dl.exchange_api(h) == (1, 3)
+    assert np.frombuffer(dl.consume(h)["bytes"], np.float32).tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match="C\\+\\+ exception: an empty Holder has nothing to export"):
+        dl.consume(dl.Holder(0))  # the C++ exception became the table's error, not a crash
+    with pytest.raises(RuntimeError, match="borrowing is not offered"):
+        dl.consume(h, borrow=True)
+    with pytest.raises(TypeError, match="expected a DLPack tensor"):
+        dl.consume(h, exchange=False)  # Holder has no __dlpack__: only the table
