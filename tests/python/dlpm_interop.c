@@ -14,6 +14,7 @@
  *   to_py_via(obj, t)               Tensor t's memory as an object of obj's type, through
  *                                   that type's managed_tensor_to_py_object_no_sync
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
+ *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
@@ -325,6 +326,41 @@ static PyObject* allocate_via(PyObject* module, PyObject* args) {
   return (PyObject*)out;
 }
 
+/* publish_on(cls, how): puts an exchange table on cls (a class made in Python) whose
+ * header has DLPack major 2, the way a newer producer would: how = "chained" (prev_api
+ * points at our Tensor's major-1 table), "unchained" (no older table), or "integer" (our
+ * Tensor's table as the integer __c_dlpack_exchange_api__ of earlier drafts). */
+static PyObject* publish_on(PyObject* module, PyObject* args) {
+  static DLPackExchangeAPI chained, unchained;
+  PyObject *cls, *tensor_type, *value;
+  const char* how;
+  const DLPackExchangeAPI* ours;
+  int rc;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "Os", &cls, &how) || !(tensor_type = dlpm_py_tensor_type())) return NULL;
+  {
+    DLManagedTensorVersioned* t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0);
+    PyObject* sample = t ? dlpm_py_tensor_new(t) : NULL;
+    ours = sample ? dlpm_py_exchange_api_of(sample) : NULL;
+    Py_XDECREF(sample);
+  }
+  Py_DECREF(tensor_type);
+  if (!ours) return NULL;
+  chained = unchained = *ours;
+  chained.header.version.major = unchained.header.version.major = 2;
+  chained.header.prev_api = (DLPackExchangeAPIHeader*)&ours->header;
+  unchained.header.prev_api = NULL;
+  if (strcmp(how, "integer") == 0) {
+    if (!(value = PyLong_FromVoidPtr((void*)ours))) return NULL;
+    rc = PyObject_SetAttrString(cls, "__c_dlpack_exchange_api__", value);
+    Py_DECREF(value);
+    if (rc != 0) return NULL;
+  } else if (dlpm_py_publish_exchange_api(cls, strcmp(how, "chained") == 0 ? &chained : &unchained) != 0) {
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
 static PyObject* released(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
@@ -340,6 +376,7 @@ static PyMethodDef module_methods[] = {
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
+    {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
     {NULL, NULL, 0, NULL},
 };

@@ -429,3 +429,42 @@ def test_type_error_subclass_is_the_producers_answer():
     calls.clear()
     t = dl.tensor((2,))
     assert dl.consume(Legacy(t))["shape"] == (2,) and calls == ["legacy"]
+
+
+@pytest.mark.parametrize("how", ["chained", "integer"])
+def test_exchange_table_lookup_walks_prev_api_and_reads_the_integer_form(how):
+    # The table found is our Tensor's (major 1): called with another type, it refuses, which
+    # proves that lookup found it (through prev_api, or the integer attribute).
+    cls = type("Newer", (), {})
+    dl.publish_on(cls, how)
+    assert dl.exchange_api(cls()) == (1, 3)
+    with pytest.raises(TypeError, match="exchange API called with another type"):
+        dl.consume(cls())
+
+
+def test_exchange_table_of_another_major_without_an_older_one_is_none():
+    cls = type("OnlyNewer", (), {})
+    dl.publish_on(cls, "unchained")
+    assert dl.exchange_api(cls()) is None
+    with pytest.raises(TypeError, match="expected a DLPack tensor"):  # no table, no __dlpack__
+        dl.consume(cls())
+
+
+def test_every_refusal_releases_the_export_exactly_once(np, collect):
+    # Each export holds a reference to the Tensor: one leaked export would keep it alive.
+    t = dl.tensor((2, 3), DTYPES["float32"])
+    before = dl.released()
+    refusals = [dict(dtype=DTYPES["float64"]), dict(ndim=1), dict(ndim=2, shape=(2, 4)), dict(order="F"),
+                dict(copy=True, ndim=3), dict(exchange=False, ndim=3), dict(borrow=True, order="F"),
+                dict(borrow=True, writable=True, ndim=5), dict(dl_device=(2, 0))]
+    for kwargs in refusals:
+        with pytest.raises((TypeError, BufferError)):
+            dl.consume(t, **kwargs)
+    ro = dl.tensor((2,), readonly=True)
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        dl.consume(ro, writable=True)
+    with pytest.raises(BufferError, match="cannot carry"):
+        ro.__dlpack__()
+    del t, ro
+    collect()
+    assert dl.released() == before + 2
