@@ -12,15 +12,7 @@
 #         -DCC=... -DC_FLAGS=... -DMODULE_LINKER_FLAGS=... -DBUILD_TYPE=... -DPYTHON=...
 #         [-DVENV_PYTHON=...] -DPKG_CONFIG=... -DSYSTEM_CC=... -DREADELF=...
 #         -P run_python_consumer.cmake
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    string(JOIN " " cmd ${ARGN})
-    message(FATAL_ERROR "python consumer step failed (${rc}): ${cmd}\n${out}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../support/step.cmake")
 
 unset(ENV{LD_LIBRARY_PATH})
 unset(ENV{PYTHONPATH})

@@ -10,15 +10,7 @@
 #         -DCC=... -DCXX=... -DC_FLAGS=... -DCXX_FLAGS=... -DEXE_LINKER_FLAGS=...
 #         -DSHARED_LINKER_FLAGS=... -DMODULE_LINKER_FLAGS=... -DBUILD_TYPE=...
 #         -DBUILD_PYTHON=<python3.10> -DRUN_PYTHONS=<a|b|c> [-DOLD_PYTHON=<python3.9>] -P run_abi3.cmake
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    string(JOIN " " cmd ${ARGN})
-    message(FATAL_ERROR "abi3 step failed (${rc}): ${cmd}\n${out}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../support/step.cmake")
 
 function(skip why)
   message("DLPM_SKIPPED: ${why}")

@@ -10,15 +10,7 @@
 #         -DPKG_CONFIG=... -DREADELF=... -DCONSUMER=main.c -P multiarch.cmake
 set(libdir_rel "lib/x86_64-linux-gnu")
 
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
-                  OUTPUT_STRIP_TRAILING_WHITESPACE)
-  if(NOT rc EQUAL 0)
-    string(JOIN " " cmd ${ARGN})
-    message(FATAL_ERROR "step failed (${rc}): ${cmd}\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../../support/step.cmake")
 
 set(build "${WORK}/build")
 set(prefix "${WORK}/prefix")
