@@ -366,6 +366,9 @@ constexpr static const dlpm_status DLPM_E_MISALIGNED_METADATA = 32;
 /// An options struct's `version` field is not one this library knows.
 constexpr static const dlpm_status DLPM_E_UNSUPPORTED_VERSION = 33;
 
+/// The producer reported a failure of its own (e.g. a Python exception, which is left set).
+constexpr static const dlpm_status DLPM_E_PRODUCER_FAILED = 34;
+
 } // namespace dlpm_rust_abi
 
 #endif // DLPACK_MDSPAN_SYS_ABI_HPP
