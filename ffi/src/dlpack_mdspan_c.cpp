@@ -67,6 +67,19 @@ dm::tensor_requirements to_core(const dlpm_requirements& r) noexcept {
   return c;
 }
 
+// dm::check_requirements in its two halves, so that the success path reads the caller's
+// struct field by field: a core struct needed in memory for the out-of-line failure half
+// was built on every call (to_core), accepted or not.
+DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+  dm::error e;
+  return dm::detail::requirements_failure(tensor, flags, to_core(req), &e) ? DLPM_OK : fail(e);
+}
+
+DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+  if (dm::detail::requirements_met(tensor, flags, to_core(req))) return DLPM_OK;
+  return requirements_failed(tensor, flags, req);
+}
+
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
 class c_release_owner {
  public:
@@ -218,16 +231,14 @@ dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) noe
   if (tensor == nullptr) return null_argument("dlpm_check", "tensor");
   if (req == nullptr) return null_argument("dlpm_check", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check", req->version);
-  dm::error e;
-  return dm::check_requirements(*tensor, 0, to_core(*req), &e) ? DLPM_OK : fail(e);
+  return check_tensor(*tensor, 0, *req);
 }
 
 dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
-  dm::error e;
-  return dm::check_requirements(tensor->dl_tensor, tensor->flags, to_core(*req), &e) ? DLPM_OK : fail(e);
+  return check_tensor(tensor->dl_tensor, tensor->flags, *req);
 }
 
 dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,

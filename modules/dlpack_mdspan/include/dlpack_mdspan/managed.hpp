@@ -75,6 +75,15 @@ DLPM_COLD inline void describe_current_exception(char* out, std::size_t size) no
   }
 #endif
 }
+
+// call_foreign's handlers, out of line: the type buffer and the demangling stay off the
+// callers, so a deleter call (managed_tensor::reset, a moved-from owner) inlines to a test.
+// Runs inside the handler, where the exception being handled is still current.
+[[noreturn]] DLPM_COLD inline void current_callback_threw(const char* callback, const char* what) noexcept {
+  char type[256];
+  describe_current_exception(type, sizeof type);
+  callback_threw(callback, type, what);
+}
 #endif
 
 /// Runs `fn()`, a foreign callback, so that no exception escapes: one that does ends the
@@ -86,13 +95,9 @@ inline void call_foreign(const char* callback, Fn&& fn) noexcept {
   try {
     fn();
   } catch (const std::exception& e) {
-    char type[256];
-    describe_current_exception(type, sizeof type);
-    callback_threw(callback, type, e.what());
+    current_callback_threw(callback, e.what());
   } catch (...) {
-    char type[256];
-    describe_current_exception(type, sizeof type);
-    callback_threw(callback, type, "");
+    current_callback_threw(callback, "");
   }
 #else
   (void)callback;
@@ -253,7 +258,7 @@ class managed_tensor {
   /// version is not ours, the deleter is called at once (no other field is read, as the
   /// DLPack spec requires) and errc::version_mismatch is returned. A newer minor version
   /// is accepted.
-  [[nodiscard]] static result<managed_tensor> try_adopt(DLManagedTensorVersioned* p) noexcept {
+  [[nodiscard]] DLPM_HOT_INLINE static result<managed_tensor> try_adopt(DLManagedTensorVersioned* p) noexcept {
     if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "adopt: DLManagedTensorVersioned is NULL"));
     const DLPackVersion v = p->version;
     if (v.major != DLPACK_MAJOR_VERSION) {
@@ -464,37 +469,53 @@ DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// Wraps a buffer described by `description` (any rank: the runtime counterpart of
 /// to_managed_tensor, used by the C facade) with an owner. The description is validated
-/// first (check_structure); its shape and strides are copied (NULL strides become explicit
-/// row-major ones, as DLPack >= 1.2 requires), so they need not outlive the call. One
-/// allocation. On failure no tensor exists and `owner` is untouched (not moved from).
+/// first (check_structure's rules); its shape and strides are copied (NULL strides become
+/// explicit row-major ones, as DLPack >= 1.2 requires), so they need not outlive the call.
+/// One allocation. On failure no tensor exists and `owner` is untouched (not moved from).
 template <class Owner>
   requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
-[[nodiscard]] result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
-                                                             std::uint64_t flags = 0) noexcept {
+[[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
+                                                                                    std::uint64_t flags = 0) noexcept {
   using block = detail::dynamic_owner_block<std::remove_cvref_t<Owner>>;
-  tensor_summary summary;
   error err;
-  if (!check_structure(description, structure_options{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0},
-                       summary, &err))
+  // One pass on the success path; the ordered checks only word a failure.
+  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (!detail::structure_valid(description, opts, &numel, &row_major) && !detail::structure_failure(description, opts, &err))
     return unexpected_error(err);
-  void* memory = ::operator new(block::bytes(description.ndim), std::nothrow);
+  const std::int32_t ndim = description.ndim;
+  void* memory = ::operator new(block::bytes(ndim), std::nothrow);
   if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
   auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
   std::int64_t* shape = b->dims();
-  std::int64_t* strides = shape + description.ndim;
-  for (std::int32_t r = 0; r < description.ndim; ++r) {
-    shape[r] = description.shape[r];
-    strides[r] = stride_at(description, r);
+  std::int64_t* strides = shape + ndim;
+  const std::int64_t* const given = description.strides;
+  if (given != nullptr) {
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      shape[r] = description.shape[r];
+      strides[r] = given[r];
+    }
+  } else {
+    // Innermost dimension first, one multiplication per dimension: the running product is
+    // stride_at's row-major stride, saturating the same way (only an empty tensor's can).
+    std::int64_t implicit = 1;
+    for (std::int32_t r = ndim; r-- > 0;) {
+      const std::int64_t e = description.shape[r];
+      shape[r] = e;
+      strides[r] = implicit;
+      implicit = detail::saturating_mul(implicit, e);
+    }
   }
   DLTensor& t = b->managed.dl_tensor;
   t = description;
-  t.shape = description.ndim == 0 ? nullptr : shape;
-  t.strides = description.ndim == 0 ? nullptr : strides;
+  t.shape = ndim == 0 ? nullptr : shape;
+  t.strides = ndim == 0 ? nullptr : strides;
   b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   b->managed.flags = flags;
   b->managed.manager_ctx = b;
   b->managed.deleter = &block::destroy;
-  return managed_tensor::try_adopt(&b->managed);
+  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
 }
 
 /// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with

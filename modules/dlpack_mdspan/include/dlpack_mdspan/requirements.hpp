@@ -10,7 +10,11 @@
 #include <dlpack_mdspan/layout_queries.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
+#include <bit>
 #include <cstdint>
+
+// requirements_met compares dtypes as one word: (code, bits, lanes) fill it, no padding.
+static_assert(sizeof(DLDataType) == sizeof(std::uint32_t));
 
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
@@ -64,9 +68,59 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
   return true;
 }
 
-/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
-/// check_requirements_valid(req).
-inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req, error* err) noexcept {
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// Every rule of check_requirements in one pass and without messages: true exactly when
+// check_requirements accepts. The order of the errors is requirements_failure's business,
+// so the tests run cheapest first; the structure and the C order come from one loop
+// (structure_valid), the device list is a plain loop rather than check_device's callback,
+// and each rule of check_requirements_valid is folded into the test that uses the field
+// (noted where it is), which costs nothing extra when the requirements are sound.
+DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req) noexcept {
+  // ndim outside -1..max_ndim: never equal to a valid rank (structure_valid tests that one).
+  if (req.ndim != -1 && t.ndim != req.ndim) return false;
+  if (!req.any_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
+  if (req.writable && (flags & flag_read_only) != 0) return false;
+  // device_id below -1: never equal to a valid ordinal (structure_valid refuses negative ones).
+  if (req.device_id != -1 && t.device.device_id != req.device_id) return false;
+  if (req.device_types != nullptr) {  // a negative count lists nothing: refused
+    bool listed = false;
+    for (std::int32_t i = 0; i < req.num_device_types && !listed; ++i) listed = req.device_types[i] == t.device.device_type;
+    if (!listed) return false;
+  }
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (!structure_valid(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, &numel, &row_major))
+    return false;
+  if (req.shape != nullptr) {
+    if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
+    for (std::int32_t r = 0; r < t.ndim; ++r)
+      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) return false;
+  }
+  switch (req.order) {  // the column-major test only when asked: it needs a second loop
+    case 0: break;      // any layout
+    case 'C': if (!row_major) return false; break;
+    case 'F': if (!is_compact_valid(t, numel, false)) return false; break;
+    case 'A': if (!row_major && !is_compact_valid(t, numel, false)) return false; break;
+    default: return false;  // not an order
+  }
+  if (req.min_alignment != 0) {
+    const std::uint64_t mask = req.min_alignment - 1;
+    if ((req.min_alignment & mask) != 0) return false;  // not a power of two
+    if (numel != 0 && is_direct_address_device(t.device.device_type) &&
+        ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
+      return false;
+  }
+  return true;
+}
+
+// check_requirements' rules in their documented order, wording the first one broken. Out
+// of line: only failures get here (requirements_met said no). Returns true if none is
+// broken, so a caller stays correct even if the two ever disagreed.
+DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                           error* err) noexcept {
   if (!check_requirements_valid(req, err)) return false;
   tensor_summary summary;
   if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
@@ -93,8 +147,8 @@ inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const ten
     return false;
   }
   const bool order_ok = req.order == 0 ||
-                        ((req.order == 'C' || req.order == 'A') && detail::is_compact_valid(t, summary.numel, true)) ||
-                        ((req.order == 'F' || req.order == 'A') && detail::is_compact_valid(t, summary.numel, false));
+                        ((req.order == 'C' || req.order == 'A') && is_compact_valid(t, summary.numel, true)) ||
+                        ((req.order == 'F' || req.order == 'A') && is_compact_valid(t, summary.numel, false));
   if (!order_ok) {
     *err = error::format(errc::non_compact_strides, "the tensor is not %s",
                          req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
@@ -111,6 +165,19 @@ inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const ten
     return false;
   }
   return true;
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
+/// check_requirements_valid(req). The first rule broken, in this order, is the error:
+/// the requirements, the structure (check_structure), rank, dtype, shape, device type and
+/// id, order, alignment, READ_ONLY. The success path runs one pass without messages.
+DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                               error* err) noexcept {
+  return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
 }
 
 }  // namespace dlpack_mdspan

@@ -54,7 +54,7 @@ namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
 // Bit widths DLPack producers actually use for each type code. A width outside this table
 // (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
-DLPM_HOT_INLINE constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
+constexpr bool dtype_bits_rule(std::uint8_t code, std::uint8_t bits) noexcept {
   switch (code) {
     case kDLInt:
     case kDLUInt: return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
@@ -76,6 +76,23 @@ DLPM_HOT_INLINE constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t 
     case kDLFloat4_e2m1fn: return bits == 4;
     default: return false;
   }
+}
+
+// dtype_bits_rule as a bit table, one 256-bit row per known type code, built from the rule
+// at compile time: a lookup instead of a jump through the switch on every runtime check.
+struct dtype_bits_table {
+  std::uint64_t rows[kDLFloat4_e2m1fn + 1][4] = {};
+  constexpr dtype_bits_table() noexcept {
+    for (unsigned code = 0; code <= kDLFloat4_e2m1fn; ++code)
+      for (unsigned bits = 0; bits < 256; ++bits)
+        if (dtype_bits_rule(static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits)))
+          rows[code][bits / 64] |= std::uint64_t{1} << (bits % 64);
+  }
+};
+inline constexpr dtype_bits_table dtype_bits{};
+
+DLPM_HOT_INLINE constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
+  return code <= kDLFloat4_e2m1fn && ((dtype_bits.rows[code][bits / 64] >> (bits % 64)) & 1) != 0;
 }
 
 }  // namespace dlpack_mdspan::detail
@@ -336,6 +353,129 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   }
   return true;
 }
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+/// check_structure's runtime rules (Rank -1, Item 0, stride_rule::any) in one pass and
+/// without messages, for the runtime checks' success paths (check_requirements,
+/// try_make_managed_tensor): true exactly when check_structure(t, opts, ...) succeeds. On
+/// success *numel is the element count and *row_major says whether the tensor is
+/// C-contiguous (is_compact_valid(t, numel, true)), learned from the same loop. A false
+/// says nothing about which rule broke: the caller words it with check_structure
+/// (structure_failure), which tests the rules in their documented order.
+///
+/// Why it is cheaper: one loop from the innermost dimension out counts the elements and,
+/// since the running count is the row-major stride of the next dimension, compares the
+/// strides with it as it goes; a compact tensor's index span is then exactly 0..numel-1,
+/// so the per-dimension span arithmetic runs only for other strides. The same checked
+/// arithmetic as check_structure throughout; nothing is read that it would not read.
+DLPM_HOT_INLINE inline bool structure_valid(const DLTensor& t, const structure_options& opts, std::int64_t* numel,
+                                            bool* row_major) noexcept {
+  const std::int32_t ndim = t.ndim;
+  if (static_cast<std::uint32_t>(ndim) > static_cast<std::uint32_t>(max_ndim)) return false;  // also ndim < 0
+  const DLDataType d = t.dtype;
+  if (d.lanes == 0 || !dtype_bits_valid(d.code, d.bits) || t.device.device_id < 0) return false;
+  const std::int64_t* const shape = t.shape;
+  const std::int64_t* const strides = t.strides;
+  std::int64_t n = 1;
+  bool compact = true;  // NULL strides are row-major; so is any rank-0 tensor
+  if (ndim > 0) {
+    // NULL shape, or shape or strides not aligned for int64_t (NULL strides are aligned).
+    if (shape == nullptr ||
+        ((reinterpret_cast<std::uintptr_t>(shape) | reinterpret_cast<std::uintptr_t>(strides)) % alignof(std::int64_t)) != 0)
+      return false;
+    if (strides == nullptr && opts.null_strides == null_strides_policy::reject) return false;
+    // Before dimension r is multiplied in, n is the product of the extents inside it: its
+    // row-major stride. With positive extents the partial products only grow, so some step
+    // overflows exactly when the full product does, in this order as in count_elements'.
+    // One flag covers an extent <= 0 and an overflow; the rare case is sorted out after.
+    bool irregular = false;
+    if (strides == nullptr) {  // two loops, so that neither tests the strides pointer
+      for (std::int32_t r = ndim; r-- > 0;) {
+        const std::int64_t e = shape[r];
+        irregular |= e <= 0;
+        irregular |= mul_overflows(n, e, &n);
+      }
+    } else {
+      for (std::int32_t r = ndim; r-- > 0;) {
+        const std::int64_t e = shape[r];
+        compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
+        irregular |= e <= 0;
+        irregular |= mul_overflows(n, e, &n);
+      }
+    }
+    if (irregular) {  // a negative extent fails; else a zero one empties the tensor; else it overflowed
+      bool negative = false, empty = false;
+      for (std::int32_t r = 0; r < ndim; ++r) {
+        negative |= shape[r] < 0;
+        empty |= shape[r] == 0;
+      }
+      if (negative || !empty) return false;
+      n = 0;
+    }
+  }
+  const std::uint64_t byte_offset = t.byte_offset;
+  const std::uint64_t itemsize = storage_itemsize(d, opts.subbyte_padded);
+  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+  // byte_offset 0, the usual case, is a multiple of anything: skip the divisions.
+  const bool offset_zero = byte_offset == 0;
+  if (!offset_zero && itemsize != 0 && byte_offset % itemsize != 0) return false;
+  const bool direct = is_direct_address_device(t.device.device_type);
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset) return false;
+  if (n == 0) {  // no element is addressed: strides and data are free, and it is compact
+    *numel = 0;
+    *row_major = true;
+    return true;
+  }
+  if (base == 0) return false;
+  std::int64_t low = 0, high = n - 1;  // exact for compact strides: the partial sums telescope
+  if (!compact) {
+    high = 0;
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      if (shape[r] == 1) continue;  // reaches only index 0: its stride never matters
+      const std::int64_t s = strides[r];
+      std::int64_t reach = 0;
+      if (s == std::numeric_limits<std::int64_t>::min() || mul_overflows(shape[r] - 1, s, &reach) ||
+          add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high))
+        return false;
+    }
+  }
+  if (itemsize != 0) {  // the byte span, exactly as check_structure bounds it
+    const auto item = static_cast<std::int64_t>(itemsize);
+    std::int64_t first_byte = 0, last_byte = 0;  // the span in bytes from data: [first_byte, last_byte)
+    std::int64_t end = 0;
+    if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
+      if (add_overflows(high, 1, &end) || mul_overflows(end, item, &last_byte)) return false;
+    } else {
+      const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
+      std::int64_t last = 0, first = 0;
+      if (add_overflows(offset_items, high, &last) || add_overflows(last, 1, &end) || mul_overflows(end, item, &last_byte) ||
+          add_overflows(offset_items, low, &first) || mul_overflows(first, item, &first_byte))
+        return false;
+    }
+    if (direct && ((first_byte <= 0 && base <= magnitude_below_zero(first_byte)) ||
+                   (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte))))
+      return false;
+  }
+  *numel = n;
+  *row_major = compact;
+  return true;
+}
+
+/// Words why structure_valid refused `t`, through the ordered checks. Out of line: only
+/// failures get here. Returns check_structure's verdict, so a caller stays correct even
+/// if the two ever disagreed.
+DLPM_COLD inline bool structure_failure(const DLTensor& t, const structure_options& opts, error* err) noexcept {
+  tensor_summary summary;
+  return check_structure(t, opts, summary, err);
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// ndim equals `rank` (after check_ndim).
 DLPM_HOT_INLINE inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
