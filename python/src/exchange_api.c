@@ -14,6 +14,7 @@ static struct {
   const DLPackExchangeAPI* api;
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
+static unsigned cache_last; /* the slot that answered last */
 
 /* A table this library can call: our major version (walking prev_api for one) and the
  * entries DLPack says are never NULL. */
@@ -51,8 +52,12 @@ const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
   unsigned slot;
   if (obj == NULL) return NULL;
   type = (PyObject*)Py_TYPE(obj);
+  if (type_cache[cache_last].type == type) return type_cache[cache_last].api; /* calls come in runs */
   for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
-    if (type_cache[i].type == type) return type_cache[i].api;
+    if (type_cache[i].type == type) {
+      cache_last = i;
+      return type_cache[i].api;
+    }
   if ((nm = dlpm_py__names()) == NULL) {
     PyErr_Clear();
     return NULL;
@@ -63,6 +68,7 @@ const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
   Py_INCREF(type);
   type_cache[slot].type = type;
   type_cache[slot].api = api;
+  cache_last = slot;
   return api;
 }
 

@@ -9,6 +9,7 @@ typedef struct {
   PyObject_HEAD
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
   int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
+  PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -200,9 +201,14 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
 }
 
 static PyObject* tensor_dlpack_device(PyObject* self, PyObject* unused) {
-  const DLDevice d = as_tensor(self)->base->dl_tensor.device;
+  tensor_object* o = as_tensor(self);
   (void)unused;
-  return Py_BuildValue("(ii)", (int)d.device_type, (int)d.device_id);
+  if (o->device == NULL) {
+    const DLDevice d = o->base->dl_tensor.device;
+    if ((o->device = Py_BuildValue("(ii)", (int)d.device_type, (int)d.device_id)) == NULL) return NULL;
+  }
+  Py_INCREF(o->device);
+  return o->device;
 }
 
 static PyObject* int64_tuple(const int64_t* values, int32_t n) {
@@ -268,6 +274,7 @@ static void tensor_dealloc(PyObject* self) {
   tensor_object* o = as_tensor(self);
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
+  Py_XDECREF(o->device);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
     dlpm_managed_delete(o->base);
