@@ -1,0 +1,64 @@
+"""Instructions per call of the Python boundary (callgrind), beside bench_py.py's nanoseconds.
+
+    PYTHONPATH=build/bench/bench/python python bench/python/callgrind_py.py [--python PY]
+
+Each case runs in its own process under callgrind twice, with 2,000 and 22,000 calls; the
+difference over 20,000 is the cost of one call, the Python loop and call floor included
+(`noop`). Hash randomisation and BLAS threads are turned off, so the counts repeat.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+CASES = {
+    "noop": "b.noop(t)",
+    "ours: dlpack_mdspan.Tensor through the exchange API": "b.import_f32_2d(t)",
+    "raw table call: dlpack_mdspan.Tensor": "b.raw_exchange_managed(t)",
+    "ours: dlpack_mdspan.Tensor borrowed": "b.borrow_f32_2d(t)",
+    "raw table borrow: dlpack_mdspan.Tensor": "b.raw_exchange_borrow(t)",
+    "ours: NumPy through __dlpack__": "b.import_protocol_f32_2d(a)",
+    "nanobind ndarray argument: NumPy": "nbb.consume_f32_2d(a)",
+    "numpy.from_dlpack(dlpack_mdspan.Tensor)": "np.from_dlpack(t)",
+    "numpy.from_dlpack(numpy array)": "np.from_dlpack(a)",
+}
+TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importable
+    "ours: torch through the exchange API": "b.import_f32_2d(tt)",
+    "raw table call: torch": "b.raw_exchange_managed(tt)",
+    "nanobind ndarray argument: torch": "nbb.consume_f32_2d(tt)",
+}
+
+PROGRAM = """
+import sys, numpy as np, dlpm_bench as b, nb_bench as nbb
+t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)
+if "tt" in {call!r}:
+    import torch
+    tt = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+for _ in range(int(sys.argv[1])):
+    {call}
+"""
+
+
+def instructions(python, call, n):
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c",
+                          PROGRAM.format(call=call), str(n)], env=env, capture_output=True, text=True, check=True)
+    return int(re.search(r"Collected : (\d+)", out.stderr).group(1))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    print("| case | instructions per call |\n|---|---|")
+    cases = dict(CASES)
+    if subprocess.run([args.python, "-c", "import torch"], capture_output=True).returncode == 0:
+        cases.update(TORCH_CASES)
+    for name, call in cases.items():
+        per_call = (instructions(args.python, call, 22000) - instructions(args.python, call, 2000)) // 20000
+        print(f"| {name} | {per_call} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
