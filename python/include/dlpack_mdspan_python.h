@@ -123,6 +123,22 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
+/** Called by a Tensor's __dlpack__ on a device with streams (anything but kDLCPU and
+ * kDLCUDAHost) before the export is made: make the consumer's stream wait for the
+ * producer's work on the memory (for CUDA: dlpack_mdspan::stream_from_array_api and
+ * make_stream_wait in <dlpack_mdspan/cuda.hpp>). `has_stream` is 0 for stream=None (the
+ * array API's default stream of the device), else `consumer_stream` is the value given
+ * (-1: no synchronisation wanted). Return 0, or -1 with a Python exception set, which
+ * __dlpack__ raises. Called with the GIL held. */
+typedef int (*dlpm_py_stream_wait_fn)(void* ctx, DLDevice device, int32_t has_stream, int64_t consumer_stream);
+
+/** dlpm_py_tensor_new for memory that device work may still be writing: `wait(ctx, ...)`
+ * runs on every __dlpack__ call for a device with streams (see dlpm_py_stream_wait_fn).
+ * `ctx` must outlive the object. The exchange API's exports do not call it: they are
+ * "no sync" by definition, and consumers use current_work_stream. */
+DLPM_PY_API PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, dlpm_py_stream_wait_fn wait,
+                                                   void* ctx) DLPM_NOEXCEPT;
+
 /** The dlpack_mdspan.Tensor type (a new reference), or NULL with an exception set. */
 DLPM_PY_API PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT;
 

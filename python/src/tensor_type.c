@@ -10,6 +10,8 @@ typedef struct {
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
   int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
+  dlpm_py_stream_wait_fn wait;    /* NULL, or the producer's stream synchronisation */
+  void* wait_ctx;
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -196,6 +198,12 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       return NULL;
     }
   }
+  /* Memory that device work may still be writing: the producer makes the consumer wait. */
+  if (o->wait != NULL && device.device_type != kDLCPU && device.device_type != kDLCUDAHost &&
+      o->wait(o->wait_ctx, device, stream != Py_None, stream != Py_None ? PyLong_AsLongLong(stream) : 0) != 0) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
+    return NULL;
+  }
   if ((copy == Py_True ? export_copy(o, &exported) : dlpm_py__tensor_export(self, &exported)) != 0) return NULL;
   return dlpm_py_capsule_new(exported, versioned);
 }
@@ -360,6 +368,15 @@ const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT 
     return NULL;
   }
   return as_tensor(obj)->base;
+}
+
+PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, dlpm_py_stream_wait_fn wait, void* ctx) DLPM_NOEXCEPT {
+  PyObject* obj = dlpm_py_tensor_new(t);
+  if (obj != NULL) {
+    as_tensor(obj)->wait = wait;
+    as_tensor(obj)->wait_ctx = ctx;
+  }
+  return obj;
 }
 
 PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {

@@ -15,6 +15,7 @@
  *                                   that type's managed_tensor_to_py_object_no_sync
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
+ *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
@@ -361,6 +362,52 @@ static PyObject* publish_on(PyObject* module, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+/* device_tensor(device_type): a 2-element float32 Tensor labelled with that device (host
+ * memory underneath, so reading it is safe) whose __dlpack__ reports every stream
+ * synchronisation request to stream_waits(); stream 13 is refused with RuntimeError. */
+static PyObject* stream_log;
+
+static int record_stream_wait(void* ctx, DLDevice device, int32_t has_stream, int64_t consumer_stream) {
+  PyObject* entry;
+  (void)ctx;
+  if (has_stream && consumer_stream == 13) {
+    PyErr_SetString(PyExc_RuntimeError, "stream 13 refused by the producer");
+    return -1;
+  }
+  if (!stream_log && !(stream_log = PyList_New(0))) return -1;
+  if (!(entry = Py_BuildValue("(iiL)", (int)device.device_type, (int)has_stream, (long long)consumer_stream))) return -1;
+  if (PyList_Append(stream_log, entry) != 0) {
+    Py_DECREF(entry);
+    return -1;
+  }
+  Py_DECREF(entry);
+  return 0;
+}
+
+static PyObject* device_tensor(PyObject* module, PyObject* args) {
+  int device_type;
+  int64_t shape[1] = {2};
+  DLManagedTensorVersioned* t;
+  void* memory;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "i", &device_type)) return NULL;
+  if (!(memory = calloc(2, sizeof(float)))) return PyErr_NoMemory();
+  if (dlpm_managed_new(memory, 1, shape, NULL, (DLDataType){kDLFloat, 32, 1}, (DLDevice){(DLDeviceType)device_type, 0}, 0, 0,
+                       free_counted, memory, &t) != DLPM_OK) {
+    free(memory);
+    return dlpm_py_raise(DLPM_E_INVALID_ARGUMENT);
+  }
+  return dlpm_py_tensor_new_on_stream(t, record_stream_wait, NULL);
+}
+
+static PyObject* stream_waits(PyObject* module, PyObject* unused) {
+  PyObject* log = stream_log ? stream_log : PyList_New(0);
+  (void)module;
+  (void)unused;
+  stream_log = NULL; /* handed over: the next call starts a new log */
+  return log;
+}
+
 static PyObject* released(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
@@ -377,6 +424,8 @@ static PyMethodDef module_methods[] = {
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
+    {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
+    {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
     {NULL, NULL, 0, NULL},
 };

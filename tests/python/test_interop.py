@@ -468,3 +468,19 @@ def test_every_refusal_releases_the_export_exactly_once(np, collect):
     del t, ro
     collect()
     assert dl.released() == before + 2
+
+
+def test_producer_stream_wait_runs_for_devices_with_streams():
+    KDLCUDA, KDLCUDAHOST, KDLROCM = 2, 3, 10
+    dl.stream_waits()
+    t = dl.device_tensor(KDLCUDA)
+    t.__dlpack__(max_version=(1, 3), stream=5)
+    t.__dlpack__(max_version=(1, 3))
+    t.__dlpack__(max_version=(1, 3), stream=-1)
+    assert dl.stream_waits() == [(KDLCUDA, 1, 5), (KDLCUDA, 0, 0), (KDLCUDA, 1, -1)]
+    with pytest.raises(RuntimeError, match="stream 13 refused by the producer"):
+        t.__dlpack__(max_version=(1, 3), stream=13)
+    dl.consume(t)  # the exchange API's export is "no sync": no wait
+    dl.device_tensor(KDLCUDAHOST).__dlpack__(max_version=(1, 3), stream=7)  # pinned host memory: no stream
+    dl.device_tensor(KDLROCM).__dlpack__(max_version=(1, 3), stream=0)
+    assert dl.stream_waits() == [(KDLROCM, 1, 0)]

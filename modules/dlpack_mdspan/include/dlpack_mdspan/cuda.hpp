@@ -1,5 +1,6 @@
 // CUDA support: the CUDA element types, accessors for device, managed and pinned memory,
-// and device_of(), which asks the CUDA runtime where a pointer lives.
+// device_of(), which asks the CUDA runtime where a pointer lives, and the stream helpers of
+// stream-ordered exchange (stream_from_array_api, make_stream_wait).
 //
 // Not part of the umbrella header, because it needs the CUDA Toolkit's headers: include it
 // explicitly. It is header-only and works with host compilers (clang, g++) as well as
@@ -288,6 +289,56 @@ template <pointer_mdspan M>
   requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
 [[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) {
   return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
+}
+
+// ---- stream-ordered exchange ---------------------------------------------------------------
+
+/// A consumer's `stream=` argument to `__dlpack__`, as the Python array API encodes it for
+/// CUDA: -1 asks for no synchronisation; 1 is the legacy default stream, 2 the per-thread
+/// default stream; any other positive value is a cudaStream_t; 0 is disallowed (ambiguous
+/// between the two defaults), and so is anything below -1.
+struct array_api_stream {
+  bool synchronise;     ///< false for -1: the consumer takes care of ordering itself
+  cudaStream_t stream;  ///< the consumer's stream when synchronise is true
+};
+
+/// Decodes a `stream=` value (see array_api_stream); 0 and values below -1 are
+/// errc::invalid_argument. No runtime call.
+[[nodiscard]] inline result<array_api_stream> stream_from_array_api(std::int64_t value) noexcept {
+  if (value == -1) return array_api_stream{false, nullptr};
+  if (value == 1) return array_api_stream{true, cudaStreamLegacy};
+  if (value == 2) return array_api_stream{true, cudaStreamPerThread};
+  if (value <= 0)
+    return unexpected_error(error::format(errc::invalid_argument,
+                                          "stream = %lld is not a CUDA stream: the array API allows -1 (no "
+                                          "synchronisation), 1 (legacy default), 2 (per-thread default) or a cudaStream_t",
+                                          static_cast<long long>(value)));
+  return array_api_stream{true, reinterpret_cast<cudaStream_t>(static_cast<std::uintptr_t>(value))};
+}
+
+/// Makes `consumer` wait for all work queued on `producer` so far, without blocking the
+/// host or synchronising the device: an event recorded on `producer` and waited on by
+/// `consumer` (what a producer's `__dlpack__(stream=consumer)` must do). The same stream
+/// needs nothing and makes no runtime call. A CUDA failure is errc::invalid_argument naming
+/// the call and the CUDA error; the runtime's last error is cleared.
+[[nodiscard]] inline error make_stream_wait(cudaStream_t producer, cudaStream_t consumer) noexcept {
+  if (producer == consumer) return error();
+  cudaEvent_t event = nullptr;
+  const char* step = "cudaEventCreateWithFlags";
+  cudaError_t status = cudaEventCreateWithFlags(&event, cudaEventDisableTiming);
+  if (status == cudaSuccess) {
+    step = "cudaEventRecord";
+    status = cudaEventRecord(event, producer);
+    if (status == cudaSuccess) {
+      step = "cudaStreamWaitEvent";
+      status = cudaStreamWaitEvent(consumer, event, 0);
+    }
+    (void)cudaEventDestroy(event);  // the wait keeps what it needs; destroying is allowed at once
+  }
+  if (status == cudaSuccess) return error();
+  (void)cudaGetLastError();
+  return error::format(errc::invalid_argument, "make_stream_wait: %s failed: %s (%s)", step, cudaGetErrorName(status),
+                       cudaGetErrorString(status));
 }
 
 }  // namespace dlpack_mdspan

@@ -100,3 +100,39 @@ TEST_CASE("an empty view with a NULL handle takes the accessor's device without 
   CHECK(view->device().device_id == 3);
   CHECK(view->data() == nullptr);
 }
+
+TEST_CASE("stream_from_array_api decodes the array API's stream values") {
+  const auto none = dm::stream_from_array_api(-1);
+  REQUIRE(none.has_value());
+  CHECK_FALSE(none->synchronise);
+  const auto legacy = dm::stream_from_array_api(1);
+  REQUIRE(legacy.has_value());
+  CHECK((legacy->synchronise && legacy->stream == cudaStreamLegacy));
+  const auto per_thread = dm::stream_from_array_api(2);
+  REQUIRE(per_thread.has_value());
+  CHECK(per_thread->stream == cudaStreamPerThread);
+  const auto handle = dm::stream_from_array_api(0x7f0012345600);
+  REQUIRE(handle.has_value());
+  CHECK(reinterpret_cast<std::uintptr_t>(handle->stream) == 0x7f0012345600u);
+  for (const std::int64_t bad : {std::int64_t{0}, std::int64_t{-2}, INT64_MIN}) {
+    const auto refused = dm::stream_from_array_api(bad);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code() == dm::errc::invalid_argument);
+    CHECK(has_text(refused.error().message(), "is not a CUDA stream"));
+  }
+}
+
+TEST_CASE("make_stream_wait: the same stream needs nothing; otherwise an event, or the CUDA error") {
+  CHECK(dm::make_stream_wait(cudaStreamLegacy, cudaStreamLegacy).code() == dm::errc::ok);  // no runtime call
+  int devices = 0;
+  const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
+  (void)cudaGetLastError();
+  const dm::error e = dm::make_stream_wait(cudaStreamPerThread, cudaStreamLegacy);
+  if (gpu) {
+    CHECK(e.code() == dm::errc::ok);
+    CHECK(cudaStreamSynchronize(cudaStreamLegacy) == cudaSuccess);
+  } else {  // no GPU here: the first runtime call fails, and says which and why
+    CHECK(e.code() == dm::errc::invalid_argument);
+    CHECK(has_text(e.message(), "make_stream_wait: cudaEventCreateWithFlags failed: cuda"));
+  }
+}
