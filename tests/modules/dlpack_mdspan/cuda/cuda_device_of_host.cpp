@@ -122,7 +122,7 @@ TEST_CASE("stream_from_array_api decodes the array API's stream values") {
   }
 }
 
-TEST_CASE("make_stream_wait: the same stream needs nothing; otherwise an event, or the CUDA error") {
+TEST_CASE("make_stream_wait: the same stream needs nothing, two streams an event, or the CUDA error") {
   CHECK(dm::make_stream_wait(cudaStreamLegacy, cudaStreamLegacy).code() == dm::errc::ok);  // no runtime call
   int devices = 0;
   const bool gpu = cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0;
