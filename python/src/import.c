@@ -54,47 +54,6 @@ static void delete_keeping_error(DLManagedTensorVersioned* t) {
 #endif
 }
 
-/* ---- capsules ----------------------------------------------------------------------- */
-
-/* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
- * the tensor stays with the capsule), then version-checked, legacy moved to versioned.
- * `not_dlpack` is the exception for a capsule (or object) that is not a DLPack tensor. */
-static dlpm_status take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
-                                DLManagedTensorVersioned** out) {
-  const char* name;
-  dlpm_status s;
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
-    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
-    if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
-    if ((s = dlpm_managed_check_version(t)) != DLPM_OK) { /* the deleter has run */
-      dlpm_py__raise_as(PyExc_BufferError, s);
-      return s;
-    }
-    *out = t;
-    return DLPM_OK;
-  }
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    DLManagedTensor* legacy = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
-    if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
-    s = o->legacy_writable ? dlpm_from_legacy_writable(legacy, out) : dlpm_from_legacy(legacy, out);
-    if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
-    return s;
-  }
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_Format(not_dlpack, "__dlpack__ returned an object of %R, not a PyCapsule (invalid argument)",
-                 (PyObject*)Py_TYPE(capsule));
-    return DLPM_E_INVALID_ARGUMENT;
-  }
-  name = PyCapsule_GetName(capsule);
-  if (name == NULL) PyErr_Clear();
-  if (name != NULL && strncmp(name, "used_", 5) == 0)
-    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
-                         "the DLPack capsule was already consumed (it is named '%s'); a capsule can be imported once", name);
-  return dlpm_py__fail(not_dlpack, DLPM_E_INVALID_ARGUMENT,
-                       "a PyCapsule named '%s' is not a DLPack tensor ('dltensor_versioned' or 'dltensor')",
-                       name ? name : "(null)");
-}
-
 /* ---- the __dlpack__ protocol -------------------------------------------------------------- */
 
 /* obj.__dlpack__(**dict(zip(kwnames, values))). */
@@ -277,7 +236,7 @@ static dlpm_status take_through_protocol(PyObject* obj, const dlpm_py_options* o
     keywords_clear(&k, nm);
   }
   if (!capsule) return dlpack_call_failed(obj, nm);
-  s = take_capsule(capsule, o, PyExc_BufferError, out);
+  s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out);
   Py_DECREF(capsule);
   return s;
 }
@@ -322,7 +281,7 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (opts && (s = check_options(opts, "dlpm_py_import")) != DLPM_OK) return s;
 
   if (PyCapsule_CheckExact(obj)) {
-    s = take_capsule(obj, o, PyExc_TypeError, &t);
+    s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
   } else if ((api = usable_exchange_api(obj, o)) != NULL) {
     if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
       return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");

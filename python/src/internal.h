@@ -42,6 +42,12 @@ dlpm_status dlpm_py__producer_failed(const char* what);
  * that keeps the object alive). 0, or -1 with an exception set. */
 int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out);
 
+/* Takes the tensor out of a DLPack capsule (capsule.c): renamed "used_..." first, then
+ * version-checked; legacy tensors become versioned (READ_ONLY unless o->legacy_writable).
+ * `not_dlpack` is the exception for an object that is not a DLPack capsule. */
+dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
+                                  DLManagedTensorVersioned** out);
+
 /* Compact row-major strides for shape (ndim entries) into out. */
 void dlpm_py__row_major_strides(int32_t ndim, const int64_t* shape, int64_t* out);
 
