@@ -66,18 +66,34 @@ static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* k
   for (Py_ssize_t i = 0; i < n; ++i) stack[2 + i] = values[i];
   return PyObject_VectorcallMethod(nm->dlpack, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
 #else
-  PyObject *method, *args = NULL, *kwargs = NULL, *result = NULL;
+  /* No vectorcall in this limited API: a bound method and a kwargs dict. The common call
+   * (max_version only) reuses one dict; a C callee taking METH_KEYWORDS sees that dict
+   * itself, so it is checked after the call and made again if the callee changed it. */
+  static PyObject *empty, *common_kwargs;
+  PyObject *method, *kwargs = NULL, *result = NULL;
+  if (!empty && !(empty = PyTuple_New(0))) return NULL;
+  if (!common_kwargs) {
+    if (!(common_kwargs = PyDict_New())) return NULL;
+    if (PyDict_SetItem(common_kwargs, nm->max_version, nm->our_max_version) != 0) {
+      Py_CLEAR(common_kwargs);
+      return NULL;
+    }
+  }
   if (!(method = PyObject_GetAttr(obj, nm->dlpack))) return NULL;
-  if (!(args = PyTuple_New(0))) goto done;
-  if (n > 0) {
+  if (n == 1 && kwnames == nm->kwnames_max_version) {
+    kwargs = common_kwargs;
+    Py_INCREF(kwargs);
+  } else if (n > 0) {
     if (!(kwargs = PyDict_New())) goto done;
     for (Py_ssize_t i = 0; i < n; ++i)
       if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), values[i]) != 0) goto done;
   }
-  result = PyObject_Call(method, args, kwargs);
+  result = PyObject_Call(method, empty, kwargs);
+  if (kwargs == common_kwargs &&
+      (PyDict_Size(common_kwargs) != 1 || PyDict_GetItem(common_kwargs, nm->max_version) != nm->our_max_version))
+    Py_CLEAR(common_kwargs); /* our reference; the call's is dropped below */
 done:
   Py_XDECREF(kwargs);
-  Py_XDECREF(args);
   Py_DECREF(method);
   return result;
 #endif
