@@ -7,6 +7,7 @@
 // N defaults to $DLPM_DIFFERENTIAL_CASES, else a count that keeps the sanitizer CTest run
 // near half a minute. Every run first replays the edge examples. Exit status 1 on
 // any disagreement, after printing one reproducer per kind of disagreement.
+#include "campaign_options.hpp"
 #include "differential.hpp"
 
 #include <chrono>
@@ -21,41 +22,16 @@ namespace {
 constexpr std::uint64_t default_cases = 80000;
 constexpr std::uint64_t default_seed = 0xd1f0c0de2024ULL;
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint64_t cases = env_or("DLPM_DIFFERENTIAL_CASES", default_cases);
-  std::uint64_t seed = env_or("DLPM_DIFFERENTIAL_SEED", default_seed);
-  std::uint64_t first = 0;
-  double max_seconds = 0;
-  std::string replay, emit_dir;
-  bool examples = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--cases") cases = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--first") first = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--max-seconds") max_seconds = std::strtod(next().c_str(), nullptr);
-    else if (a == "--replay") replay = next();
-    else if (a == "--no-examples") examples = false;
-    else if (a == "--emit-seeds") emit_dir = next();
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-      return 2;
-    }
-  }
+  const auto options = dlpm_reference::parse_campaign_options(argc, argv, "DLPM_DIFFERENTIAL_CASES", default_cases,
+                                                             "DLPM_DIFFERENTIAL_SEED", default_seed, true);
+  const std::uint64_t cases = options.cases, seed = options.seed, first = options.first;
+  const double max_seconds = options.max_seconds;
+  const std::string& replay = options.replay;
+  const std::string& emit_dir = options.emit_dir;
+  const bool examples = options.examples;
   namespace dd = dlpm_differential;
   namespace ref = dlpm_reference;
 

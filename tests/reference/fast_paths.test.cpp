@@ -28,6 +28,7 @@
 // tensor, edge-biased. N defaults to $DLPM_FAST_PATHS_CASES, else a count that keeps the
 // sanitizer CTest run to a few seconds. Exit status 1 on any disagreement, after printing
 // one reproducer per kind of disagreement.
+#include "campaign_options.hpp"
 #include "differential.hpp"
 
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
@@ -600,11 +601,6 @@ class fast_paths {
 #undef DLPM_EXPECT
 };
 
-std::uint64_t env_or(const char* name, std::uint64_t fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 0) : fallback;
-}
-
 // The requirements of case `index`: their own stream, from the seed and the index.
 ref::rng_source requirement_source(std::uint64_t seed, std::uint64_t index) {
   ref::rng_source mix(seed ^ 0x6a09e667f3bcc909ULL);
@@ -614,32 +610,12 @@ ref::rng_source requirement_source(std::uint64_t seed, std::uint64_t index) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint64_t cases = env_or("DLPM_FAST_PATHS_CASES", default_cases);
-  std::uint64_t seed = env_or("DLPM_FAST_PATHS_SEED", default_seed);
-  std::uint64_t first = 0;
-  double max_seconds = 0;
-  std::string replay;
-  bool examples = true;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--cases") cases = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--first") first = std::strtoull(next().c_str(), nullptr, 0);
-    else if (a == "--max-seconds") max_seconds = std::strtod(next().c_str(), nullptr);
-    else if (a == "--replay") replay = next();
-    else if (a == "--no-examples") examples = false;
-    else {
-      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-      return 2;
-    }
-  }
+  const auto options = dlpm_reference::parse_campaign_options(argc, argv, "DLPM_FAST_PATHS_CASES", default_cases,
+                                                             "DLPM_FAST_PATHS_SEED", default_seed, false);
+  const std::uint64_t cases = options.cases, seed = options.seed, first = options.first;
+  const double max_seconds = options.max_seconds;
+  const std::string& replay = options.replay;
+  const bool examples = options.examples;
 
   fast_paths fp;
   const auto start = std::chrono::steady_clock::now();
