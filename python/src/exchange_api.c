@@ -93,7 +93,7 @@ static void free_host(void* memory) { free(memory); }
  * nanobind's allocations give). */
 static int host_allocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                           void (*SetError)(void* error_ctx, const char* kind, const char* message)) {
-  int64_t strides[64], nbytes = 0;
+  int64_t nbytes = 0;
   DLTensor shaped;
   void* memory;
   dlpm_status s;
@@ -122,8 +122,8 @@ static int host_allocator(DLTensor* prototype, DLManagedTensorVersioned** out, v
     SetError(error_ctx, "MemoryError", "managed_tensor_allocator: out of memory");
     return -1;
   }
-  dlpm_py__row_major_strides(shaped.ndim, shaped.shape, strides);
-  s = dlpm_managed_new(memory, shaped.ndim, shaped.shape, strides, shaped.dtype, shaped.device, 0, 0, free_host, memory, out);
+  /* NULL strides: dlpm_managed_new stores explicit row-major ones. */
+  s = dlpm_managed_new(memory, shaped.ndim, shaped.shape, NULL, shaped.dtype, shaped.device, 0, 0, free_host, memory, out);
   if (s != DLPM_OK) {
     free(memory);
     SetError(error_ctx, s == DLPM_E_OUT_OF_MEMORY ? "MemoryError" : "ValueError", dlpm_last_error());

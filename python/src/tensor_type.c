@@ -62,7 +62,7 @@ static void free_host(void* memory) { free(memory); }
 static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
   const DLTensor* b = &o->base->dl_tensor;
   const int64_t bits = (int64_t)b->dtype.bits * b->dtype.lanes;
-  int64_t nbytes = 0, numel = 0, strides[64];
+  int64_t nbytes = 0, numel = 0;
   char* memory;
   dlpm_status s;
   if (b->device.device_type != kDLCPU) {
@@ -105,8 +105,8 @@ static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
     }
     memcpy(memory, (const char*)b->data + b->byte_offset, (size_t)nbytes);
   }
-  dlpm_py__row_major_strides(b->ndim, b->shape, strides);
-  s = dlpm_managed_new(memory, b->ndim, b->shape, strides, b->dtype, b->device, 0,
+  /* NULL strides: dlpm_managed_new stores explicit row-major ones. */
+  s = dlpm_managed_new(memory, b->ndim, b->shape, NULL, b->dtype, b->device, 0,
                        DLPACK_FLAG_BITMASK_IS_COPIED | (o->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED),
                        free_host, memory, out);
   if (s != DLPM_OK) {
