@@ -11,17 +11,34 @@
 //
 // Every function needs the GIL. Failures set a Python exception: the component's for the
 // import itself, TypeError with the library's message when the tensor does not fit M.
+//
+// Module form: define DLPM_USE_MODULE and this header ends with `import dlpack_mdspan;`
+// instead of including the library's headers, so include it after every other header.
 #ifndef DLPACK_MDSPAN_PYTHON_HPP
 #define DLPACK_MDSPAN_PYTHON_HPP
 
 #include <dlpack_mdspan_python.h>
 
-#include <dlpack_mdspan/dlpack_mdspan.hpp>
-
 #include <exception>
+#include <mdspan>
 #include <new>
 #include <type_traits>
 #include <utility>
+
+#ifdef DLPM_USE_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+// Macros do not cross a module boundary.
+#ifndef DLPM_LIFETIMEBOUND
+#if defined(__clang__)
+#define DLPM_LIFETIMEBOUND [[clang::lifetimebound]]
+#else
+#define DLPM_LIFETIMEBOUND
+#endif
+#endif
 
 namespace dlpack_mdspan::python {
 

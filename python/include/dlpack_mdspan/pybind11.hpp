@@ -1,0 +1,127 @@
+// dlpack_mdspan/pybind11.hpp: std::mdspan as a parameter (and owned tensors as parameters
+// and return values) in pybind11 bindings. Type casters only: nothing to register.
+//
+//   #include <pybind11/pybind11.h>
+//   #include <dlpack_mdspan/pybind11.hpp>   // last (the module form ends with the import)
+//
+//   PYBIND11_MODULE(ext, m) {
+//     m.def("scale", [](std::mdspan<float, std::dextents<int64_t, 2>> a, float k) { ... });
+//   }
+//
+// Unlike py::array, any DLPack producer is accepted (NumPy, PyTorch, JAX, TensorFlow, a
+// capsule), through the type's exchange API where it publishes one. The rules for
+// refusals, legacy tensors and return values are in python_casters.hpp and
+// docs/python-interop.md.
+//
+// A loaded view's tensor is kept alive until the bound function returns (pybind11's
+// loader_life_support), so py::cast<std::mdspan<...>>(obj) inside a bound function is
+// safe, and outside one it is refused with pybind11's cast_error.
+#ifndef DLPACK_MDSPAN_PYBIND11_HPP
+#define DLPACK_MDSPAN_PYBIND11_HPP
+
+#include <pybind11/pybind11.h>
+
+#include <dlpack_mdspan/python_casters.hpp>  // last: in the module form it ends with the import
+
+namespace pybind11::detail {
+
+// std::mdspan<T, E, L, A> and legacy_writable<M>: a view for the call.
+template <class P>
+struct dlpm_view_caster {
+  using Parameter = dlpack_mdspan::python::detail::unwrap_parameter<P>;
+  using M = typename Parameter::type;
+  static constexpr auto name = const_name(dlpack_mdspan::python::detail::mdspan_label<M>);
+  template <typename T_>
+  using cast_op_type = P;
+
+  bool load(handle src, bool convert) {
+    using dlpack_mdspan::python::detail::load_outcome;
+    const load_outcome r = loaded.load(src.ptr(), convert, Parameter::legacy_writable);
+    if (r == load_outcome::raise) throw error_already_set();
+    if (r != load_outcome::loaded) return false;
+    // This caster may be gone before the view is used (py::cast): what keeps the memory
+    // alive (the owned tensor, else the object it was borrowed from) lives until the
+    // bound function returns.
+    if (loaded.owns()) {
+      object owner = reinterpret_steal<object>(loaded.owner_capsule());
+      if (!owner) throw error_already_set();
+      loader_life_support::add_patient(owner);
+    } else {
+      loader_life_support::add_patient(src);
+    }
+    return true;
+  }
+  explicit operator P() { return P(loaded.view()); }
+
+  template <class U>
+  static handle cast(U&&, return_value_policy, handle) {
+    static_assert(dlpack_mdspan::python::detail::always_false<U>,
+                  "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
+                  "dlpack_mdspan::python::held_view<M>, a dlpack_mdspan::managed_tensor, or "
+                  "dlpack_mdspan::python::as<framework::numpy>(...)");
+    return {};
+  }
+
+  dlpack_mdspan::python::detail::call_view<M> loaded;
+};
+
+template <class T, class E, class L, class A>
+struct type_caster<std::mdspan<T, E, L, A>> : dlpm_view_caster<std::mdspan<T, E, L, A>> {};
+template <class M>
+struct type_caster<dlpack_mdspan::python::legacy_writable<M>> : dlpm_view_caster<dlpack_mdspan::python::legacy_writable<M>> {};
+
+// Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
+// become a dlpack_mdspan.Tensor.
+template <class Value, auto& Label>
+struct dlpm_owned_caster {
+  static constexpr auto name = io_name(Label, "dlpack_mdspan.Tensor");
+  template <typename T_>
+  using cast_op_type = movable_cast_op_type<T_>;
+
+  explicit operator Value*() { return &*value; }
+  explicit operator Value&() { return *value; }
+  explicit operator Value&&() { return std::move(*value); }
+
+  static handle cast(Value&& v, return_value_policy, handle) {
+    return dlpack_mdspan::python::detail::to_python(std::move(v));
+  }
+
+  std::optional<Value> value;
+};
+
+template <class M>
+struct type_caster<dlpack_mdspan::python::held_view<M>>
+    : dlpm_owned_caster<dlpack_mdspan::python::held_view<M>, dlpack_mdspan::python::detail::mdspan_label<M>> {
+  bool load(handle src, bool convert) {
+    using dlpack_mdspan::python::detail::load_outcome;
+    const load_outcome r = dlpack_mdspan::python::detail::load_held<M>(src.ptr(), convert, false, this->value);
+    if (r == load_outcome::raise) throw error_already_set();
+    return r == load_outcome::loaded;
+  }
+};
+
+template <>
+struct type_caster<dlpack_mdspan::managed_tensor>
+    : dlpm_owned_caster<dlpack_mdspan::managed_tensor, dlpack_mdspan::python::detail::managed_label> {
+  bool load(handle src, bool convert) {
+    using dlpack_mdspan::python::detail::load_outcome;
+    this->value.emplace();
+    const load_outcome r = dlpack_mdspan::python::detail::load_managed(src.ptr(), convert, *this->value);
+    if (r == load_outcome::raise) throw error_already_set();
+    return r == load_outcome::loaded;
+  }
+};
+
+// framework_tensor<F>: return values only.
+template <dlpack_mdspan::python::framework F>
+struct type_caster<dlpack_mdspan::python::framework_tensor<F>> {
+  using Value = dlpack_mdspan::python::framework_tensor<F>;
+  static constexpr auto name = const_name(dlpack_mdspan::python::detail::framework_label<F>);
+  static handle cast(Value&& v, return_value_policy, handle) {
+    return dlpack_mdspan::python::detail::to_python(std::move(v));
+  }
+};
+
+}  // namespace pybind11::detail
+
+#endif  // DLPACK_MDSPAN_PYBIND11_HPP

@@ -1,0 +1,372 @@
+// dlpack_mdspan/python_casters.hpp: what nanobind.hpp and pybind11.hpp share, written once.
+//
+// The parameter and return types a binding may use (all in dlpack_mdspan::python):
+//   std::mdspan<T, E, L, A>    a view for the call; the tensor is released when the call ends
+//   legacy_writable<M>         the same M, for which a legacy ("dltensor") tensor arrives
+//                              writable (PyTorch 1.x allows writes; NumPy 1.x marks its own)
+//   held_view<M>               the view plus the tensor that keeps it alive (python.hpp)
+//   managed_tensor             the tensor itself, owned
+//   framework_tensor<F>        a return value handed to Python as F's array type
+// and the loading rules (binding-neutral; each binding header adds its own cast calls):
+//   * a refusal without conversion allowed (the first overload pass, or .noconvert()) lets
+//     the next overload try;
+//   * with conversion allowed, an object that is a DLPack tensor but does not fit raises
+//     TypeError with the library's message (prefixed by the parameter's signature name);
+//     anything else lets the next overload try.
+#ifndef DLPACK_MDSPAN_PYTHON_CASTERS_HPP
+#define DLPACK_MDSPAN_PYTHON_CASTERS_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include <dlpack_mdspan/python.hpp>  // last: in the module form it ends with the import
+
+namespace dlpack_mdspan::python {
+
+/// A parameter type: M, except that a legacy (unversioned) tensor arrives writable instead
+/// of READ_ONLY (dlpm_py_options::legacy_writable for this parameter). It is an M.
+template <class M>
+struct legacy_writable : M {
+  using mdspan_type = M;
+  legacy_writable(const M& m) noexcept : M(m) {}  // NOLINT(google-explicit-constructor): it is an M
+};
+
+/// The options every caster of this extension module passes to dlpm_py_import. Change them
+/// in the module's init function only (they are read without a lock). Each extension has
+/// its own copy: the component is linked into it with hidden symbols.
+inline dlpm_py_options& caster_options() noexcept {
+  static dlpm_py_options options = [] {
+    dlpm_py_options o;
+    (void)dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION);
+    return o;
+  }();
+  return options;
+}
+
+/// The Python array type a framework_tensor becomes.
+enum class framework {
+  dlpack_mdspan, ///< a dlpack_mdspan.Tensor (what managed_tensor and held_view return)
+  numpy,         ///< numpy.from_dlpack(tensor)
+  torch,         ///< torch.utils.dlpack.from_dlpack(tensor)
+  jax,           ///< jax.numpy.from_dlpack(tensor)
+};
+
+/// A return type: an owned tensor that Python receives as F's own array (zero-copy;
+/// the framework's array keeps the tensor alive). Made by as<F>(...); a failed export
+/// is carried along and raised as BufferError on return.
+template <framework F>
+struct framework_tensor {
+  result<managed_tensor> tensor;
+};
+
+/// `return as<framework::numpy>(std::move(t));` for a managed_tensor (a held_view below).
+template <framework F>
+[[nodiscard]] framework_tensor<F> as(managed_tensor t) noexcept {
+  return framework_tensor<F>{std::move(t)};
+}
+
+namespace detail {
+
+template <class M>
+struct unwrap_parameter {
+  using type = M;
+  static constexpr bool legacy_writable = false;
+};
+template <class M>
+struct unwrap_parameter<legacy_writable<M>> {
+  using type = M;
+  static constexpr bool legacy_writable = true;
+};
+
+// ---- the signature name, a compile-time string -------------------------------------------
+
+// A fixed buffer filled in a constant expression, then cut to size by exact_label.
+struct label_text {
+  char data[160] = {};
+  std::size_t size = 0;
+  constexpr void put(const char* s) noexcept {
+    while (*s && size + 1 < sizeof data) data[size++] = *s++;
+  }
+  constexpr void put(std::uint64_t v) noexcept {
+    char digits[24] = {};
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    while (n > 0 && size + 1 < sizeof data) data[size++] = digits[--n];
+  }
+};
+
+constexpr void put_dtype(label_text& t, DLDataType d) noexcept {
+  switch (d.code) {
+    case kDLFloat: t.put("float"); break;
+    case kDLInt: t.put("int"); break;
+    case kDLUInt: t.put("uint"); break;
+    case kDLBfloat: t.put("bfloat"); break;
+    case kDLComplex: t.put("complex"); break;
+    case kDLBool: t.put("bool"); return;
+    default:
+      t.put("dtype(code ");
+      t.put(static_cast<std::uint64_t>(d.code));
+      t.put(", bits ");
+      t.put(static_cast<std::uint64_t>(d.bits));
+      t.put(")");
+      return;
+  }
+  t.put(static_cast<std::uint64_t>(d.bits));
+  if (d.lanes != 1) {
+    t.put("x");
+    t.put(static_cast<std::uint64_t>(d.lanes));
+  }
+}
+
+// mdspan[dtype=float32, shape=(*, 3), order='C', device=kDLCPU, writable]: what the
+// parameter accepts, in nanobind's ndarray vocabulary.
+template <class M>
+constexpr label_text make_label() noexcept {
+  using T = typename M::element_type;
+  using L = typename M::layout_type;
+  label_text t;
+  t.put("mdspan[dtype=");
+  put_dtype(t, dtype_v<std::remove_cv_t<T>>);
+  t.put(", shape=(");
+  for (std::size_t r = 0; r < M::rank(); ++r) {
+    if (r != 0) t.put(", ");
+    if (M::static_extent(r) == std::dynamic_extent) t.put("*");
+    else t.put(static_cast<std::uint64_t>(M::static_extent(r)));
+  }
+  if (M::rank() == 1) t.put(",");
+  t.put(")");
+  if constexpr (std::is_same_v<L, std::layout_right>) t.put(", order='C'");
+  else if constexpr (std::is_same_v<L, std::layout_left>) t.put(", order='F'");
+  else if constexpr (std::is_same_v<L, layout_stride_relaxed>) t.put(", strides=any");
+  t.put(", device=");
+  t.put(device_type_name(device_traits<typename M::accessor_type>::device_type));
+  if constexpr (!std::is_const_v<T>) t.put(", writable");
+  t.put("]");
+  return t;
+}
+
+template <class M, class = std::make_index_sequence<make_label<M>().size>>
+struct exact_label;
+template <class M, std::size_t... I>
+struct exact_label<M, std::index_sequence<I...>> {
+  static constexpr label_text text = make_label<M>();
+  static constexpr char value[] = {text.data[I]..., '\0'};
+};
+
+/// The signature name of a parameter of type M, as a char array (for const_name).
+template <class M>
+inline constexpr const auto& mdspan_label = exact_label<M>::value;
+
+/// The signature names of managed_tensor parameters and of framework_tensor results.
+inline constexpr char managed_label[] = "DLPackTensor";
+template <framework F>
+inline constexpr char framework_label[] = "dlpack_mdspan.Tensor";
+template <>
+inline constexpr char framework_label<framework::numpy>[] = "numpy.ndarray";
+template <>
+inline constexpr char framework_label<framework::torch>[] = "torch.Tensor";
+template <>
+inline constexpr char framework_label<framework::jax>[] = "jax.Array";
+
+// ---- loading ----------------------------------------------------------------------------
+
+enum class load_outcome { loaded, next_overload, raise };
+
+inline bool is_dlpack_object(PyObject* obj) noexcept {
+  if (PyCapsule_CheckExact(obj) || dlpm_py_exchange_api_of(obj) != nullptr) return true;
+  const int has = PyObject_HasAttrString(reinterpret_cast<PyObject*>(Py_TYPE(obj)), "__dlpack__");
+  return has == 1;
+}
+
+// A failed load has a Python exception set. Either it is cleared (the next overload
+// tries) or it stays, reworded as "<what the parameter accepts>: <why not>" when it is the
+// library's TypeError (a producer's own exception passes unchanged).
+[[gnu::cold, gnu::noinline]] inline load_outcome refuse(PyObject* src, bool may_raise, const char* label) noexcept {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* exc = PyErr_GetRaisedException();  // the probe below must not see (or clear) it
+#else
+  PyObject *type, *exc, *traceback;
+  PyErr_Fetch(&type, &exc, &traceback);
+  PyErr_NormalizeException(&type, &exc, &traceback);
+  if (exc && traceback) PyException_SetTraceback(exc, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+#endif
+  const bool raise = may_raise && is_dlpack_object(src);
+  PyErr_Clear();
+  PyObject* text = raise && exc && PyErr_GivenExceptionMatches(exc, PyExc_TypeError) ? PyObject_Str(exc) : nullptr;
+  if (text) {
+    PyErr_Format(PyExc_TypeError, "%s: %U", label, text);
+    Py_DECREF(text);
+    Py_XDECREF(exc);
+  } else if (raise && exc) {  // the producer's own exception, unchanged
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
+    Py_DECREF(exc);
+  } else if (raise) {  // a failure without an exception: not expected, but never raise nothing
+    PyErr_Format(PyExc_TypeError, "%s: the import failed", label);
+  } else {
+    Py_XDECREF(exc);
+  }
+  return raise ? load_outcome::raise : load_outcome::next_overload;
+}
+
+inline const dlpm_py_options& options_for(bool legacy_writable, dlpm_py_options& scratch) noexcept {
+  const dlpm_py_options& base = caster_options();
+  if (!legacy_writable || base.legacy_writable) return base;
+  scratch = base;
+  scratch.legacy_writable = 1;
+  return scratch;
+}
+
+/// An M for the duration of one call: borrowed through the exchange API where the
+/// producer offers it (no allocation), else the owned tensor, released by the destructor
+/// (which, like every release, needs the GIL: both binding libraries destroy argument
+/// casters after re-acquiring it).
+template <class M>
+class call_view {
+ public:
+  call_view() noexcept = default;
+  call_view(call_view&& other) noexcept : borrowed_(std::exchange(other.borrowed_, dlpm_py_borrowed{})), view_(other.view_) {
+    other.view_.reset();
+  }
+  call_view& operator=(call_view&&) = delete;
+  ~call_view() { dlpm_py_borrow_end(&borrowed_); }
+
+  load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
+    dlpm_py_borrow_end(&borrowed_);
+    view_.reset();
+    const dlpm_requirements req = requirements_for<M>();
+    dlpm_py_options scratch;
+    if (dlpm_py_borrow(src, &req, &options_for(legacy_writable, scratch), &borrowed_) != DLPM_OK)
+      return refuse(src, may_raise, mdspan_label<M>);
+    import_options opts;
+    opts.subbyte_padded = (borrowed_.flags & flag_is_subbyte_type_padded) != 0;
+    auto view = try_to_mdspan<M>(borrowed_.dl_tensor, opts);
+    if (!view) {
+      dlpm_py_borrow_end(&borrowed_);
+      raise_type_error(view.error());
+      return refuse(src, may_raise, mdspan_label<M>);
+    }
+    view_.emplace(*view);
+    return load_outcome::loaded;
+  }
+  /// Precondition: load returned loaded.
+  [[nodiscard]] const M& view() const noexcept { return *view_; }
+  /// Moves the owned tensor out (for a binding that keeps it elsewhere); NULL when borrowed.
+  [[nodiscard]] DLManagedTensorVersioned* release_owner() noexcept { return std::exchange(borrowed_.owner, nullptr); }
+  /// The owned tensor moved into a new capsule that deletes it (for a binding that keeps
+  /// objects alive until its call ends), or NULL with an exception set. Precondition: owned.
+  [[nodiscard]] PyObject* owner_capsule() noexcept {
+    DLManagedTensorVersioned* owner = release_owner();
+    PyObject* capsule = PyCapsule_New(owner, "dlpack_mdspan.call_owner", [](PyObject* c) {
+      dlpm_managed_delete(static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dlpack_mdspan.call_owner")));
+    });
+    if (capsule == nullptr) dlpm_managed_delete(owner);
+    return capsule;
+  }
+  [[nodiscard]] bool owns() const noexcept { return borrowed_.owner != nullptr; }
+
+ private:
+  dlpm_py_borrowed borrowed_{};
+  std::optional<M> view_;
+};
+
+/// A held_view<M> or managed_tensor parameter: the tensor is the function's to keep.
+template <class M>
+load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
+  dlpm_py_options scratch;
+  auto held = try_import<M>(src, &options_for(legacy_writable, scratch));
+  if (!held) return refuse(src, may_raise, mdspan_label<M>);
+  out.emplace(std::move(*held));
+  return load_outcome::loaded;
+}
+
+inline load_outcome load_managed(PyObject* src, bool may_raise, managed_tensor& out) noexcept {
+  DLManagedTensorVersioned* raw = nullptr;
+  if (dlpm_py_import(src, nullptr, &caster_options(), &raw) != DLPM_OK)
+    return refuse(src, may_raise, managed_label);
+  auto owned = managed_tensor::try_adopt(raw);  // dlpm_py_import validated it: cannot fail
+  if (!owned) {
+    raise_type_error(owned.error());
+    return refuse(src, may_raise, managed_label);
+  }
+  out = std::move(*owned);
+  return load_outcome::loaded;
+}
+
+// ---- returning --------------------------------------------------------------------------
+
+/// A new reference to a dlpack_mdspan.Tensor owning `t` (None for an empty one), or NULL
+/// with an exception set.
+inline PyObject* to_python(managed_tensor&& t) noexcept {
+  if (t.empty()) Py_RETURN_NONE;
+  return dlpm_py_tensor_new(t.release());
+}
+
+inline PyObject* to_python(result<managed_tensor>&& t) noexcept {
+  if (!t) {
+    PyErr_SetString(PyExc_BufferError, t.error().what().c_str());
+    return nullptr;
+  }
+  return to_python(std::move(*t));
+}
+
+/// The view, not the whole tensor behind it: a new tensor describes view() (one
+/// allocation) and owns the old one; on the owner's device.
+template <class M>
+result<managed_tensor> view_tensor(held_view<M>&& h) noexcept {
+  if (h.owner().empty()) return managed_tensor();
+  const M view = h.view();
+  const DLDevice device = h.owner().tensor().device;
+  return try_to_managed_tensor(view, std::move(h).release_owner(), device);
+}
+
+template <class M>
+PyObject* to_python(held_view<M>&& h) noexcept {
+  return to_python(view_tensor(std::move(h)));
+}
+
+template <framework F>
+PyObject* to_python(framework_tensor<F>&& f) noexcept {
+  PyObject* tensor = to_python(std::move(f.tensor));
+  if (F == framework::dlpack_mdspan || tensor == nullptr || tensor == Py_None) return tensor;
+  const char* module_name = F == framework::numpy ? "numpy" : F == framework::torch ? "torch.utils.dlpack" : "jax.numpy";
+  PyObject* module = PyImport_ImportModule(module_name);
+  PyObject* result = nullptr;
+  if (module) {
+    PyObject* from_dlpack = PyObject_GetAttrString(module, "from_dlpack");
+    if (from_dlpack) {
+      result = PyObject_CallOneArg(from_dlpack, tensor);
+      Py_DECREF(from_dlpack);
+    }
+    Py_DECREF(module);
+  }
+  Py_DECREF(tensor);
+  return result;
+}
+
+/// Why a bare std::mdspan cannot be returned (a static_assert message).
+inline constexpr const char* no_owner_message =
+    "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
+    "dlpack_mdspan::python::held_view<M> (the view and the tensor that owns it), a "
+    "dlpack_mdspan::managed_tensor (try_to_managed_tensor(view, owner)), or "
+    "dlpack_mdspan::python::as<framework::numpy>(...)";
+
+template <class>
+inline constexpr bool always_false = false;
+
+}  // namespace detail
+
+/// A held_view returned as F's array, showing exactly its view.
+template <framework F, class M>
+[[nodiscard]] framework_tensor<F> as(held_view<M> h) noexcept {
+  return framework_tensor<F>{detail::view_tensor(std::move(h))};
+}
+
+}  // namespace dlpack_mdspan::python
+
+#endif  // DLPACK_MDSPAN_PYTHON_CASTERS_HPP

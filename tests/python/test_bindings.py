@@ -1,0 +1,199 @@
+"""dlpack_mdspan/nanobind.hpp and dlpack_mdspan/pybind11.hpp: std::mdspan parameters, owned
+tensors in and out, in two extensions built from one set of functions (bindings/).
+
+Every test runs against both extensions. NumPy always; PyTorch 1.13 on the legacy flavour
+(legacy capsules: READ_ONLY unless the parameter opts in), JAX on the modern one. PyTorch 2
+through its exchange API is test_frameworks_bindings.py.
+"""
+import importlib
+import os
+import threading
+
+import pytest
+
+LEGACY = os.environ.get("DLPM_PYTHON_FLAVOUR", "modern") == "legacy"
+
+
+@pytest.fixture(params=["bound_nanobind", "bound_pybind11"])
+def ext(request):
+    return importlib.import_module(request.param)
+
+
+def test_a_write_in_cpp_is_seen_by_numpy(ext, np):
+    a = np.ones((2, 3), np.float32)
+    if LEGACY:  # NumPy 1.24 exports legacy capsules: READ_ONLY for a mutable mdspan
+        with pytest.raises(TypeError, match="READ_ONLY"):
+            ext.scale(a, 3.0)
+        return
+    ext.scale(a, 3.0)
+    assert a.tolist() == [[3.0] * 3] * 2
+
+
+def test_legacy_writable_is_a_per_parameter_opt_in(ext, np):
+    a = np.zeros(5)
+    ext.fill_legacy(a[::2], 7.0)  # strided, written through the opt-in parameter
+    assert a.tolist() == [7.0, 0.0, 7.0, 0.0, 7.0]
+    if LEGACY:
+        with pytest.raises(TypeError, match="READ_ONLY"):
+            ext.fill(a, 1.0)
+    else:  # a versioned tensor says whether it is writable: no opt-in needed
+        ext.fill(a, 1.0)
+        assert a.tolist() == [1.0] * 5
+
+
+def test_read_only_arrays_are_refused_by_mutable_views_only(ext, np):
+    a = np.arange(4.0)
+    a.flags.writeable = False
+    if LEGACY:  # NumPy 1.24 cannot say READ_ONLY, so it refuses: its own error passes unchanged
+        with pytest.raises(BufferError, match="Cannot export readonly array"):
+            ext.total(a)
+        return
+    assert ext.total(a) == 6.0
+    with pytest.raises((TypeError, BufferError), match="READ_ONLY|read-only|readonly"):
+        ext.fill(a, 1.0)
+
+
+def test_strides_are_honoured(ext, np):
+    a = np.arange(10.0)
+    assert ext.total(a[::3]) == 0 + 3 + 6 + 9
+    with pytest.raises(TypeError, match="layout_stride needs positive strides"):
+        ext.total(a[::-1])
+    assert ext.total_any(a[::-1]) == 45.0  # layout_stride_relaxed: reversed
+    if not LEGACY:  # NumPy 1.24 exports no read-only array, and broadcast_to makes one
+        assert ext.total_any(np.broadcast_to(np.float64(2.0), (5,))) == 10.0  # broadcast
+    assert "strides=any" in ext.total_any.__doc__
+
+
+def test_static_extents_and_column_major(ext, np):
+    c = np.arange(6, dtype=np.float32).reshape(3, 2)
+    # c.T is 2x3 column-major: a[i, j] == c[j, i]
+    expected = sum(float(c[j, i]) * 10 ** (i * 3 + j) for i in range(2) for j in range(3))
+    assert ext.fixed_left(c.T) == expected
+    with pytest.raises(TypeError, match=r"mdspan\[dtype=float32, shape=\(2, 3\), order='F'"):
+        ext.fixed_left(np.zeros((2, 3), np.float32))  # row-major: not layout_left
+    with pytest.raises(TypeError, match="extent"):
+        ext.fixed_left(np.zeros((3, 2), np.float32).T.copy().T[:, :1])
+
+
+def test_refusals_carry_the_library_message(ext, np):
+    with pytest.raises(TypeError, match=r"^mdspan\[dtype=float64.*\]: .*dtype.*\(code 2, bits 32"):
+        ext.total(np.ones(3, np.float32))
+    with pytest.raises(TypeError, match=r"rank"):
+        ext.total(np.ones((2, 2)))
+
+
+def test_objects_that_are_no_tensor_get_the_binding_message(ext):
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        ext.total("not a tensor")
+
+
+def test_overloads_fall_through_on_element_type(ext, np):
+    assert ext.kind(np.zeros(3, np.float32)) == "float32"
+    assert ext.kind(np.zeros(3, np.int32)) == "int32"
+    assert ext.kind("x") == "str"
+    # no overload fits: the first mdspan overload says why, in the library's words
+    with pytest.raises(TypeError, match=r"mdspan\[dtype=float32.*does not match"):
+        ext.kind(np.zeros(3, np.float64))
+
+
+def test_noconvert_parameters_always_fall_through(ext, np):
+    assert ext.kind_noconvert(np.zeros(3, np.int32)) == "int32"
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        ext.kind_noconvert(np.zeros(3, np.float64))
+
+
+def test_signatures_name_what_is_accepted(ext):
+    doc = ext.kind.__doc__
+    assert "mdspan[dtype=float32, shape=(*,), order='C', device=kDLCPU]" in doc
+    assert "mdspan[dtype=int32, shape=(*,), order='C', device=kDLCPU]" in doc
+    assert "mdspan[dtype=float32, shape=(*, *), order='C', device=kDLCPU, writable]" in ext.scale.__doc__
+    assert "shape=(2, 3), order='F'" in ext.fixed_left.__doc__
+
+
+def test_held_view_outlives_the_array(ext, np, collect):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ext.keep(a)
+    del a
+    collect()
+    assert ext.kept_sum() == 15.0
+    assert ext.kept_sum() is None
+
+
+def test_a_returned_held_view_shows_its_view_and_shares_memory(ext, np):
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    if LEGACY:
+        pytest.skip("a mutable view of a legacy (READ_ONLY) NumPy 1.24 array is refused")
+    rows = ext.every_other_row(a)
+    assert type(rows).__name__ == "Tensor"
+    assert rows.shape == (2, 3)
+    r = np.from_dlpack(rows)
+    assert r.tolist() == a[::2].tolist()
+    r[1, 0] = -1.0
+    assert a[2, 0] == -1.0  # zero copy: the original memory
+
+
+def test_a_managed_tensor_passes_through(ext, np):
+    a = np.arange(4, dtype=np.float32)
+    t = ext.pass_through(a)
+    assert type(t).__name__ == "Tensor"
+    if LEGACY:  # it came in READ_ONLY (a legacy capsule), and a legacy consumer cannot be told
+        assert t.readonly
+        with pytest.raises(BufferError, match="READ_ONLY"):
+            np.from_dlpack(t)
+        return
+    b = np.from_dlpack(t)
+    assert b.tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert np.shares_memory(a, b)
+
+
+def test_returned_as_numpy(ext, np):
+    a = ext.arange_2x3_numpy()
+    assert isinstance(a, np.ndarray)
+    assert a.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert ext.arange_2x3().shape == (2, 3)
+
+
+def test_the_gil_is_released_when_the_binding_says_so(ext, np):
+    a = np.arange(5, dtype=np.float32)
+    held, total = ext.sum_without_gil(a)
+    assert (held, total) == (False, 10.0)
+    # and the call really runs without it: other threads make progress meanwhile
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(ext.sum_without_gil(a))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [(False, 10.0)] * 4
+
+
+def test_cast_to_a_bare_view(ext, np):
+    a = np.arange(4.0)
+    if ext.__name__ == "bound_nanobind":  # nb::cast has no call to outlive: refused
+        with pytest.raises((RuntimeError, TypeError)):
+            ext.cast_view(a)
+    else:  # py::cast inside a bound function: kept alive until it returns
+        assert ext.cast_view(a) == 6.0
+    assert ext.cast_held(np.zeros((3, 2), np.float32)) == 3
+
+
+def test_torch_1_legacy_tensors(ext, torch):
+    t = torch.zeros(4, dtype=torch.float64)
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        ext.fill(t, 1.0)
+    ext.fill_legacy(t, 2.5)  # PyTorch 1.x allows writes: the parameter opts in
+    assert t.tolist() == [2.5] * 4
+    assert ext.total(t) == 10.0
+    assert ext.kind(torch.zeros(2, dtype=torch.int32)) == "int32"
+    r = ext.arange_2x3_torch()
+    assert isinstance(r, torch.Tensor) and r.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_jax_arrays(ext, jnp):
+    a = jnp.arange(6, dtype=jnp.float32)
+    assert ext.kind(a) == "float32"
+    assert ext.sum_without_gil(a) == (False, 15.0)
+    with pytest.raises(TypeError, match="READ_ONLY"):  # JAX arrays are immutable
+        ext.scale(a.reshape(2, 3), 2.0)
+    r = ext.arange_2x3_jax()
+    assert r.tolist() == [[0, 1, 2], [3, 4, 5]]

@@ -1,0 +1,76 @@
+"""The nanobind and pybind11 casters (bindings/) against PyTorch 2.15 in the frameworks venv:
+torch.Tensor publishes DLPack 1.3's exchange API, which both casters use, so its
+``__dlpack__`` is patched out here to prove that no call goes through it.
+"""
+import importlib
+
+import pytest
+import torch
+
+
+@pytest.fixture(params=["bound_nanobind", "bound_pybind11"])
+def ext(request):
+    return importlib.import_module(request.param)
+
+
+@pytest.fixture
+def no_dunder_dlpack(monkeypatch):
+    def refuse(self, *args, **kwargs):
+        raise RuntimeError("torch.Tensor.__dlpack__ is patched out")
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", refuse)
+
+
+def test_a_write_in_cpp_is_seen_by_torch(ext, no_dunder_dlpack):
+    t = torch.ones(2, 3)
+    ext.scale(t, 4.0)
+    assert t.tolist() == [[4.0] * 3] * 2
+    ext.fill(torch.zeros(3, dtype=torch.float64)[::2], 1.0)  # strided, versioned: writable
+
+
+def test_read_only_views_are_borrowed(ext, no_dunder_dlpack):
+    t = torch.arange(10, dtype=torch.float64)
+    assert ext.total(t[::3]) == 18.0
+    assert ext.total_any(t.flip(0)) == 45.0
+    assert ext.sum_without_gil(torch.arange(5, dtype=torch.float32)) == (False, 10.0)
+
+
+def test_column_major_and_static_extents(ext, no_dunder_dlpack):
+    c = torch.arange(6, dtype=torch.float32).reshape(3, 2)
+    expected = sum(float(c[j, i]) * 10 ** (i * 3 + j) for i in range(2) for j in range(3))
+    assert ext.fixed_left(c.t()) == expected
+    with pytest.raises(TypeError, match=r"mdspan\[dtype=float32, shape=\(2, 3\), order='F'"):
+        ext.fixed_left(torch.zeros(2, 3))
+
+
+def test_overloads_and_refusals(ext, no_dunder_dlpack):
+    assert ext.kind(torch.zeros(2)) == "float32"
+    assert ext.kind(torch.zeros(2, dtype=torch.int32)) == "int32"
+    with pytest.raises(TypeError, match="does not match"):
+        ext.kind(torch.zeros(2, dtype=torch.float64))
+    with pytest.raises(TypeError, match="rank"):
+        ext.scale(torch.zeros(4), 1.0)
+
+
+def test_held_view_keeps_the_tensor(ext, collect):
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    ext.keep(t)
+    del t
+    collect()
+    assert ext.kept_sum() == 15.0
+
+
+def test_returned_view_shares_torch_memory(ext):
+    t = torch.arange(12, dtype=torch.float32).reshape(4, 3)
+    rows = torch.from_dlpack(ext.every_other_row(t))
+    assert rows.tolist() == t[::2].tolist()
+    rows[1, 0] = -1.0
+    assert t[2, 0] == -1.0
+
+
+def test_returned_as_torch(ext):
+    r = ext.arange_2x3_torch()
+    assert isinstance(r, torch.Tensor)
+    assert r.tolist() == [[0, 1, 2], [3, 4, 5]]
+    p = ext.pass_through(r)
+    assert torch.from_dlpack(p).data_ptr() == r.data_ptr()
