@@ -29,6 +29,8 @@ best and median and the target verdicts; --summarize merges several --json runs 
 median of each row's best) and prints the verdicts as a Markdown table:
 
     ours through __dlpack__              <= nanobind's ndarray argument, same producer
+    nanobind + our mdspan caster         <= nanobind's ndarray argument (NumPy), >= 10x faster (torch)
+    pybind11 + our mdspan caster         <= 1.3x nanobind's ndarray argument (NumPy), >= 10x faster (torch)
     ours through the exchange API        <= 1.3x the raw managed_tensor_from_py_object_no_sync
                                             + deleter, same producer
     numpy.from_dlpack(dlpack_mdspan.Tensor) <= numpy.from_dlpack(numpy array)
@@ -57,6 +59,9 @@ OURS_BORROW = "ours: dlpm_py_borrow + dlpm_py_borrow_end"
 ABI3_IMPORT = "ours, abi3 component: dlpm_py_import, default options"
 ABI3_PROTOCOL = "ours, abi3 component: dlpm_py_import through __dlpack__"
 NB = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
+NB_CASTER = "nanobind + our caster: std::mdspan<float, dextents<int64_t, 2>> argument"
+PB_CASTER = "pybind11 + our caster: std::mdspan<float, dextents<int64_t, 2>> argument"
+FLOOR_PB = "call floor: pybind11 function taking py::handle"
 TVM = "tvm_ffi.from_dlpack(x)"
 NP_OWN = "numpy.from_dlpack(numpy array)"
 NP_OURS = "numpy.from_dlpack(dlpack_mdspan.Tensor)"
@@ -117,6 +122,7 @@ def measure(candidates, smoke, repeats=31, target_s=0.002):
 def run(args):
     dlpm = load("dlpm_bench")
     nb = load("nb_bench")
+    pb = load("pb_bench")
     tvm_ffi = load("tvm_ffi")
     np = load("numpy")
     torch = load("torch")
@@ -152,6 +158,9 @@ def run(args):
                 pass
         add(section, NB, nb and nb.consume_f32_2d, x,
             note="nanobind 3.1 calls __dlpack__(max_version=...); it uses no exchange API")
+        add(section, FLOOR_PB, pb and pb.noop, x)
+        add(section, NB_CASTER, nb and getattr(nb, "consume_mdspan", None), x, NB)
+        add(section, PB_CASTER, pb and pb.consume_mdspan, x, NB)
         add(section, OURS_IMPORT, dlpm.import_f32_2d, x, RAW_MANAGED if exchange else NB,
             "the type's exchange API" if exchange else "__dlpack__: the type publishes no exchange API")
         add(section, OURS_PROTOCOL, dlpm.import_protocol_f32_2d, x, NB)
@@ -185,7 +194,7 @@ def run(args):
     res = measure([((s, n), f, x) for s, n, f, x, _, _ in cands], args.smoke)
 
     versions = {"python": sys.version.split()[0], "executable": sys.executable}
-    for dist in ("numpy", "torch", "nanobind", "apache-tvm-ffi"):
+    for dist in ("numpy", "torch", "nanobind", "pybind11", "apache-tvm-ffi"):
         versions[dist] = version(dist)
     if nb is not None and versions["nanobind"] is None:
         versions["nanobind"] = "3.1.0 (built by bench/CMakeLists.txt from the PATH python's nanobind)"
@@ -209,6 +218,11 @@ def verdicts(rows):
         x = rows[a] / rows[b]
         out.append((target, f"{rows[a]:.1f} vs {rows[b]:.1f} ns ({x:.2f}x)", "met" if x <= limit else "MISSED"))
 
+    def speedup(target, slow, fast, factor):
+        x = rows[slow] / rows[fast]
+        out.append((target, f"{rows[fast]:.1f} vs {rows[slow]:.1f} ns ({x:.1f}x faster)",
+                    "met" if x >= factor else "MISSED"))
+
     for s in sections:
         if s in (PRODUCER_SIDE, SIZE):
             continue
@@ -218,6 +232,19 @@ def verdicts(rows):
         if (s, ABI3_PROTOCOL) in rows and (s, NB) in rows:
             check(f"{producer}: ours through __dlpack__, abi3 component <= nanobind's ndarray argument",
                   (s, ABI3_PROTOCOL), (s, NB), 1.0)
+        if (s, NB_CASTER) in rows and (s, NB) in rows:
+            if producer.startswith("NumPy"):
+                check(f"{producer}: nanobind + our mdspan caster <= nanobind's ndarray argument", (s, NB_CASTER), (s, NB), 1.0)
+            elif producer.startswith("torch"):
+                speedup(f"{producer}: nanobind + our mdspan caster >= 10x faster than nanobind's ndarray", (s, NB),
+                        (s, NB_CASTER), 10.0)
+        if (s, PB_CASTER) in rows and (s, NB) in rows:
+            if producer.startswith("NumPy"):
+                check(f"{producer}: pybind11 + our mdspan caster <= 1.3x nanobind's ndarray argument", (s, PB_CASTER),
+                      (s, NB), 1.3)
+            elif producer.startswith("torch"):
+                speedup(f"{producer}: pybind11 + our mdspan caster >= 10x faster than nanobind's ndarray", (s, NB),
+                        (s, PB_CASTER), 10.0)
         if (s, OURS_IMPORT) in rows and (s, RAW_MANAGED) in rows:
             check(f"{producer}: ours through the exchange API <= 1.3x the raw table call", (s, OURS_IMPORT),
                   (s, RAW_MANAGED), 1.3)

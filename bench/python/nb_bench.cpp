@@ -3,11 +3,17 @@
 //   consume_f32_2d(a)  a function taking nb::ndarray<float, nb::ndim<2>, nb::c_contig>:
 //                      nanobind imports the argument (through __dlpack__ for NumPy),
 //                      checks dtype, rank and order, and releases it when the call ends.
+//   consume_mdspan(a)  the same function taking std::mdspan<float, std::dextents<int64_t, 2>>
+//                      through our caster (dlpack_mdspan/nanobind.hpp): the type's exchange
+//                      API where it publishes one, else __dlpack__; the library's checks.
 //   noop(a)            a function taking nb::handle: nanobind's call floor.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
 #include <cstdint>
+#include <mdspan>
+
+#include <dlpack_mdspan/nanobind.hpp>
 
 namespace nb = nanobind;
 
@@ -19,6 +25,10 @@ NB_MODULE(nb_bench, m) {
   m.def("consume_f32_2d", [](nb::ndarray<float, nb::ndim<2>, nb::c_contig> a) {
     sink = reinterpret_cast<std::uintptr_t>(a.data()) + static_cast<std::uintptr_t>(a.shape(0)) +
            static_cast<std::uintptr_t>(a.shape(1));
+  });
+  m.def("consume_mdspan", [](std::mdspan<float, std::dextents<std::int64_t, 2>> a) {
+    sink = reinterpret_cast<std::uintptr_t>(a.data_handle()) + static_cast<std::uintptr_t>(a.extent(0)) +
+           static_cast<std::uintptr_t>(a.extent(1));
   });
   m.def("noop", [](nb::handle) {});
 }

@@ -28,8 +28,9 @@ namespace dlpack_mdspan::python {
 /// of READ_ONLY (dlpm_py_options::legacy_writable for this parameter). It is an M.
 template <class M>
 struct legacy_writable : M {
-  using mdspan_type = M;
-  legacy_writable(const M& m) noexcept : M(m) {}  // NOLINT(google-explicit-constructor): it is an M
+  using mdspan_type = M;  ///< the mdspan type it is
+  /// Wraps a view (implicit: it is an M).
+  legacy_writable(const M& m) noexcept : M(m) {}  // NOLINT(google-explicit-constructor)
 };
 
 /// The options every caster of this extension module passes to dlpm_py_import. Change them
@@ -57,7 +58,7 @@ enum class framework {
 /// is carried along and raised as BufferError on return.
 template <framework F>
 struct framework_tensor {
-  result<managed_tensor> tensor;
+  result<managed_tensor> tensor;  ///< the tensor, or why it could not be made
 };
 
 /// `return as<framework::numpy>(std::move(t));` for a managed_tensor (a held_view below).

@@ -1,27 +1,6 @@
 # The nanobind and pybind11 test extensions (bound_nanobind, bound_pybind11), built per
-# interpreter flavour beside dlpm_interop by dlpm_python_extension. Both binding libraries
-# come from PyPI for the python3 on PATH (scripts/requirements-modern.txt); their sources
-# are compiled here for each interpreter, as nanobind's own CMake would for one.
-option(DLPACK_MDSPAN_BINDING_TESTS "Build the nanobind and pybind11 caster tests (test_bindings.py)" ON)
-
-set(DLPM_BINDINGS_OK FALSE)
-if(DLPACK_MDSPAN_BINDING_TESTS)
-  find_program(DLPM_BINDINGS_PYTHON python3)
-  execute_process(
-    COMMAND "${DLPM_BINDINGS_PYTHON}" -c "import nanobind, pybind11; print(nanobind.include_dir()); print(nanobind.source_dir()); print(pybind11.get_include()); print(nanobind.__version__, pybind11.__version__)"
-    OUTPUT_VARIABLE _dlpm_bindings RESULT_VARIABLE _dlpm_bindings_rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  if(NOT _dlpm_bindings_rc EQUAL 0)
-    message(FATAL_ERROR "dlpack_mdspan: nanobind and pybind11 are not installed for ${DLPM_BINDINGS_PYTHON}; "
-                        "run scripts/install-deps, or configure with -DDLPACK_MDSPAN_BINDING_TESTS=OFF")
-  endif()
-  string(REPLACE "\n" ";" _dlpm_bindings "${_dlpm_bindings}")
-  list(GET _dlpm_bindings 0 DLPM_NANOBIND_INCLUDE)
-  list(GET _dlpm_bindings 1 DLPM_NANOBIND_SOURCE)
-  list(GET _dlpm_bindings 2 DLPM_PYBIND11_INCLUDE)
-  list(GET _dlpm_bindings 3 _dlpm_versions)
-  message(STATUS "dlpack_mdspan: binding caster tests with nanobind/pybind11 ${_dlpm_versions}")
-  set(DLPM_BINDINGS_OK TRUE)
-endif()
+# interpreter flavour beside dlpm_interop by dlpm_python_extension.
+include(DlpackMdspanBindings)
 
 # bound_nanobind and bound_pybind11 for one interpreter: its Python.h in `include_dir`, its
 # extension suffix, written to <binary dir>/<flavour> beside dlpm_interop.
@@ -30,13 +9,7 @@ function(dlpm_binding_extensions flavour include_dir suffix)
     return()
   endif()
   set(here "${CMAKE_CURRENT_FUNCTION_LIST_DIR}")
-  # nanobind's runtime, once per interpreter (its headers are not warning-clean under ours).
-  add_library(dlpm_nanobind_${flavour} STATIC "${DLPM_NANOBIND_SOURCE}/nb_combined.cpp")
-  target_include_directories(dlpm_nanobind_${flavour} SYSTEM PUBLIC
-    "${DLPM_NANOBIND_INCLUDE}" "${DLPM_NANOBIND_INCLUDE}/../ext/robin_map/include" "${include_dir}")
-  target_compile_options(dlpm_nanobind_${flavour} PRIVATE -w -fno-strict-aliasing)
-  set_target_properties(dlpm_nanobind_${flavour} PROPERTIES POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden)
-  target_compile_features(dlpm_nanobind_${flavour} PUBLIC cxx_std_17)
+  dlpm_nanobind_runtime(dlpm_nanobind_${flavour} "${include_dir}")
 
   foreach(binding nanobind pybind11)
     set(target bound_${binding}_${flavour})
