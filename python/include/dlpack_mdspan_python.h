@@ -43,8 +43,9 @@ extern "C" {
 
 /**< ---- options ------------------------------------------------------------------------ */
 
-/** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION). */
-#define DLPM_PY_OPTIONS_VERSION 1
+/** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION).
+ * Version 2 added `validate`; a version-1 struct is still accepted (validate is then 1). */
+#define DLPM_PY_OPTIONS_VERSION 2
 
 /** How dlpm_py_import asks the producer. Initialise with
  * dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you need. */
@@ -58,11 +59,18 @@ typedef struct dlpm_py_options {
   int32_t has_stream;       /**< nonzero: pass stream=stream (for CPU tensors stream is never passed) */
   int64_t stream;           /**< the consumer's stream, as the Python array API encodes it (-1: no sync) */
   int32_t use_exchange_api; /**< nonzero (default): use the type's exchange API when it publishes one */
+  /* version 2 */
+  int32_t validate;         /**< nonzero (default): validate the tensor and check `req`. 0: check only its
+                                 DLPack version and what was asked here (copy, dl_device), and ignore
+                                 `req`; for a caller that validates the tensor itself before reading it
+                                 (the C++ typed imports of python.hpp do, with the library's import rules
+                                 for the mdspan type, which would repeat the checks) */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
- * API on) and opts->version to `version`. Any version other than DLPM_PY_OPTIONS_VERSION is
- * DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves *opts untouched. */
+ * API on, validate) and opts->version to `version`, writing only the fields that version
+ * has (1 or 2). Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and
+ * leaves *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
 /**< ---- import ------------------------------------------------------------------------- */

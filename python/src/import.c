@@ -2,24 +2,32 @@
  * validated tensor. Every path either hands the tensor to the caller or deletes it. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <string.h>
 
-static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1};
+static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1};
+
+/* The size of each version's struct: a caller's older struct is never written past its end. */
+#define OPTIONS_V1_SIZE offsetof(dlpm_py_options, validate)
 
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
-  if (version != DLPM_PY_OPTIONS_VERSION)
+  if (version != 1 && version != DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "dlpm_py_options_init: version %u is not supported (this library knows version %u)", version,
+                         "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)", version,
                          (unsigned)DLPM_PY_OPTIONS_VERSION);
-  *opts = default_options;
+  memcpy(opts, &default_options, version == 1 ? OPTIONS_V1_SIZE : sizeof default_options);
+  opts->version = version;
   return DLPM_OK;
 }
 
+/* Whether the tensor is validated: always for a version-1 struct, which has no field for it. */
+static int validates(const dlpm_py_options* o) { return o->version < 2 || o->validate; }
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version != DLPM_PY_OPTIONS_VERSION)
+  if (o->version != 1 && o->version != DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "%s: dlpm_py_options version %u is not supported (this library knows version %u); %s", function,
+                         "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s", function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
                          o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
                                          : "the extension was built against a newer dlpack_mdspan_python.h");
@@ -310,7 +318,8 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
 
   /* The tensor is ours: from here it goes to *out or is deleted. */
-  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && (s = dlpm_check_managed(t, req ? req : no_requirements())) != DLPM_OK)
+  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && validates(o) &&
+      (s = dlpm_check_managed(t, req ? req : no_requirements())) != DLPM_OK)
     dlpm_py_raise(s);
   if (s != DLPM_OK) {
     delete_keeping_error(t);
@@ -339,7 +348,7 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
     DLTensor view;
     if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
       return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
-    if ((s = dlpm_check(&view, req ? req : no_requirements())) != DLPM_OK) {
+    if (validates(o) && (s = dlpm_check(&view, req ? req : no_requirements())) != DLPM_OK) {
       dlpm_py_raise(s);
       return s;
     }

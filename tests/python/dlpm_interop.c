@@ -17,6 +17,7 @@
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
+ *   options_versions(obj)           dlpm_py_options versions 1 and 2 against obj (a NumPy array)
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
 #include <dlpack_mdspan_python.h>
@@ -414,7 +415,38 @@ static PyObject* released(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(atomic_load(&released_count));
 }
 
+/* dlpm_py_options versions: 1 and 2 initialise, 1 without writing its missing field; others
+ * are refused; a version-1 struct validates (an impossible ndim is refused), a version-2 one
+ * with validate = 0 ignores the requirements. */
+static PyObject* options_versions(PyObject* module, PyObject* obj) {
+  dlpm_py_options v1, v2, bad;
+  dlpm_requirements req;
+  DLManagedTensorVersioned* t = NULL;
+  int v1_untouched, refused_3, v1_refuses, v2_accepts, v2_default;
+  (void)module;
+  memset(&v1, 0xAB, sizeof v1);
+  if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  v1_untouched = v1.validate == (int32_t)0xABABABAB;
+  v2_default = v2.validate;
+  refused_3 = dlpm_py_options_init(&bad, 3) == DLPM_E_UNSUPPORTED_VERSION;
+  PyErr_Clear();
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.ndim = 63;
+  v1_refuses = dlpm_py_import(obj, &req, &v1, &t) == DLPM_E_NDIM_MISMATCH;
+  if (!v1_refuses && t) dlpm_managed_delete(t);
+  PyErr_Clear();
+  v2.validate = 0;
+  t = NULL;
+  v2_accepts = dlpm_py_import(obj, &req, &v2, &t) == DLPM_OK;
+  if (t) dlpm_managed_delete(t);
+  PyErr_Clear();
+  return Py_BuildValue("{s:I,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version, "v1_validate_untouched", v1_untouched,
+                       "v2_validates_by_default", v2_default, "refused_3", refused_3, "v1_refuses", v1_refuses,
+                       "v2_unvalidated_accepts", v2_accepts);
+}
+
 static PyMethodDef module_methods[] = {
+    {"options_versions", options_versions, METH_O, "dlpm_py_options versions 1 and 2."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},

@@ -484,3 +484,10 @@ def test_producer_stream_wait_runs_for_devices_with_streams():
     dl.device_tensor(KDLCUDAHOST).__dlpack__(max_version=(1, 3), stream=7)  # pinned host memory: no stream
     dl.device_tensor(KDLROCM).__dlpack__(max_version=(1, 3), stream=0)
     assert dl.stream_waits() == [(KDLROCM, 1, 0)]
+
+
+def test_options_versions(np):
+    """dlpm_py_options version 2 added `validate`; a version-1 struct still works, validated."""
+    assert dl.options_versions(np.arange(4.0)) == {
+        "v1_version": 1, "v1_validate_untouched": 1, "v2_validates_by_default": 1, "refused_3": 1,
+        "v1_refuses": 1, "v2_unvalidated_accepts": 1}

@@ -215,12 +215,22 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
   return raise ? load_outcome::raise : load_outcome::next_overload;
 }
 
-inline const dlpm_py_options& options_for(bool legacy_writable, dlpm_py_options& scratch) noexcept {
-  const dlpm_py_options& base = caster_options();
-  if (!legacy_writable || base.legacy_writable) return base;
-  scratch = base;
-  scratch.legacy_writable = 1;
-  return scratch;
+// caster_options() without validation (the typed views validate), made once: the hot path
+// copies nothing. With the legacy opt-in, another copy.
+inline const dlpm_py_options& caster_options_unvalidated() noexcept {
+  static const dlpm_py_options options = [] {
+    dlpm_py_options scratch;
+    return *unvalidated(&caster_options(), scratch);
+  }();
+  return options;
+}
+inline const dlpm_py_options& legacy_writable_options() noexcept {
+  static const dlpm_py_options options = [] {
+    dlpm_py_options o = caster_options_unvalidated();
+    o.legacy_writable = 1;
+    return o;
+  }();
+  return options;
 }
 
 /// An M for the duration of one call: borrowed through the exchange API where the
@@ -241,12 +251,9 @@ class call_view {
     dlpm_py_borrow_end(&borrowed_);
     view_.reset();
     const dlpm_requirements req = requirements_for<M>();
-    dlpm_py_options scratch;
-    if (dlpm_py_borrow(src, &req, &options_for(legacy_writable, scratch), &borrowed_) != DLPM_OK)
-      return refuse(src, may_raise, mdspan_label<M>);
-    import_options opts;
-    opts.subbyte_padded = (borrowed_.flags & flag_is_subbyte_type_padded) != 0;
-    auto view = try_to_mdspan<M>(borrowed_.dl_tensor, opts);
+    const dlpm_py_options& opts = legacy_writable ? legacy_writable_options() : caster_options_unvalidated();
+    if (dlpm_py_borrow(src, &req, &opts, &borrowed_) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
+    auto view = view_of<M>(borrowed_);
     if (!view) {
       dlpm_py_borrow_end(&borrowed_);
       raise_type_error(view.error());
@@ -279,8 +286,7 @@ class call_view {
 /// A held_view<M> or managed_tensor parameter: the tensor is the function's to keep.
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
-  dlpm_py_options scratch;
-  auto held = try_import<M>(src, &options_for(legacy_writable, scratch));
+  auto held = try_import<M>(src, legacy_writable ? &legacy_writable_options() : &caster_options());
   if (!held) return refuse(src, may_raise, mdspan_label<M>);
   out.emplace(std::move(*held));
   return load_outcome::loaded;
