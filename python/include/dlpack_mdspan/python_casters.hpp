@@ -356,13 +356,8 @@ PyObject* to_python(framework_tensor<F>&& f) noexcept {
   return result;
 }
 
-/// Why a bare std::mdspan cannot be returned (a static_assert message).
-inline constexpr const char* no_owner_message =
-    "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
-    "dlpack_mdspan::python::held_view<M> (the view and the tensor that owns it), a "
-    "dlpack_mdspan::managed_tensor (try_to_managed_tensor(view, owner)), or "
-    "dlpack_mdspan::python::as<framework::numpy>(...)";
-
+// static_assert(always_false<U>, ...) in the binding headers: a message of their own,
+// since a static_assert message must be a literal before C++26.
 template <class>
 inline constexpr bool always_false = false;
 

@@ -119,6 +119,32 @@ inline std::pair<bool, double> sum_without_gil(const_f32_1d a) {
   return {held, s};
 }
 
+/// Binds every function above on `m`, for nanobind and pybind11 alike: `no_convert` is the
+/// library's arg("a").noconvert(), `release_gil` its call_guard<gil_scoped_release>.
+template <class Module, class NoConvert, class ReleaseGil>
+void define_all(Module& m, NoConvert no_convert, ReleaseGil release_gil) {
+  m.def("scale", &scale);
+  m.def("total", &total);
+  m.def("total_any", &total_any);
+  m.def("fixed_left", &fixed_left);
+  m.def("kind", &kind_f32);
+  m.def("kind", &kind_i32);
+  m.def("kind", &kind_str);
+  m.def("kind_noconvert", &kind_f32, no_convert);
+  m.def("kind_noconvert", &kind_i32, no_convert);
+  m.def("fill_legacy", &fill_legacy);
+  m.def("fill", &fill);
+  m.def("keep", &keep);
+  m.def("kept_sum", &kept_sum);
+  m.def("every_other_row", &every_other_row);
+  m.def("pass_through", &pass_through);
+  m.def("arange_2x3", &arange_2x3);
+  m.def("arange_2x3_numpy", &arange_2x3_as<dp::framework::numpy>);
+  m.def("arange_2x3_torch", &arange_2x3_as<dp::framework::torch>);
+  m.def("arange_2x3_jax", &arange_2x3_as<dp::framework::jax>);
+  m.def("sum_without_gil", &sum_without_gil, release_gil);
+}
+
 }  // namespace bound
 
 #endif
