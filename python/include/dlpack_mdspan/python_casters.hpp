@@ -204,9 +204,12 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
     PyErr_Format(PyExc_TypeError, "%s: %U", label, text);
     Py_DECREF(text);
     Py_XDECREF(exc);
-  } else if (raise && exc) {  // the producer's own exception, unchanged
-    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc)), exc);
-    Py_DECREF(exc);
+  } else if (raise && exc) {  // the producer's own exception, unchanged (its traceback too)
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exc);
+#else
+    PyErr_Restore(Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(exc))), exc, PyException_GetTraceback(exc));
+#endif
   } else if (raise) {  // a failure without an exception: not expected, but never raise nothing
     PyErr_Format(PyExc_TypeError, "%s: the import failed", label);
   } else {
