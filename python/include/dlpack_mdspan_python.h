@@ -122,6 +122,13 @@ DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
  * exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT;
 
+/** Takes ownership of `t` and returns a Python object that only keeps it: the tensor is
+ * deleted when the object is collected, and no consumer can take it (a capsule named
+ * "dlpack_mdspan.owner", not a DLPack name). For bindings that keep a tensor alive through a
+ * Python reference (pybind11's loader_life_support, in dlpack_mdspan/pybind11.hpp). On
+ * failure `t` is deleted, an exception is set and NULL is returned. */
+DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
+
 /** Takes ownership of `t` (which must be valid: dlpm_validate) and returns an instance of
  * dlpack_mdspan.Tensor, a ready Python type with __dlpack__(*, stream=None, max_version=None,
  * dl_device=None, copy=None), __dlpack_device__(), read-only shape, strides (in elements),

@@ -1,6 +1,7 @@
 /* DLPack capsules, both ways: the one place that makes, names and renames them.
  *   export: an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
- *   import: a capsule -> its tensor, taken once (renamed "used_...") */
+ *   import: a capsule -> its tensor, taken once (renamed "used_...")
+ *   keep:   an owned tensor -> a "dlpack_mdspan.owner" capsule that only deletes it */
 #include "internal.h"
 
 #include <string.h>
@@ -17,6 +18,21 @@ static void legacy_destructor(PyObject* capsule) {
     DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
     if (t->deleter) t->deleter(t);
   }
+}
+
+static void owner_destructor(PyObject* capsule) {
+  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dlpack_mdspan.owner"));
+}
+
+PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
+  PyObject* capsule;
+  if (t == NULL) {
+    PyErr_SetString(PyExc_ValueError, "dlpm_py_owner_new: the tensor is NULL (null pointer argument)");
+    return NULL;
+  }
+  /* Not a DLPack name: no consumer may take the tensor out of it. */
+  if ((capsule = PyCapsule_New(t, "dlpack_mdspan.owner", owner_destructor)) == NULL) dlpm_managed_delete(t);
+  return capsule;
 }
 
 PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {

@@ -43,7 +43,7 @@ struct dlpm_view_caster {
     // alive (the owned tensor, else the object it was borrowed from) lives until the
     // bound function returns.
     if (loaded.owns()) {
-      object owner = reinterpret_steal<object>(loaded.owner_capsule());
+      object owner = reinterpret_steal<object>(loaded.owner_object());
       if (!owner) throw error_already_set();
       loader_life_support::add_patient(owner);
     } else {

@@ -269,16 +269,10 @@ class call_view {
   [[nodiscard]] const M& view() const noexcept { return *view_; }
   /// Moves the owned tensor out (for a binding that keeps it elsewhere); NULL when borrowed.
   [[nodiscard]] DLManagedTensorVersioned* release_owner() noexcept { return std::exchange(borrowed_.owner, nullptr); }
-  /// The owned tensor moved into a new capsule that deletes it (for a binding that keeps
-  /// objects alive until its call ends), or NULL with an exception set. Precondition: owned.
-  [[nodiscard]] PyObject* owner_capsule() noexcept {
-    DLManagedTensorVersioned* owner = release_owner();
-    PyObject* capsule = PyCapsule_New(owner, "dlpack_mdspan.call_owner", [](PyObject* c) {
-      dlpm_managed_delete(static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, "dlpack_mdspan.call_owner")));
-    });
-    if (capsule == nullptr) dlpm_managed_delete(owner);
-    return capsule;
-  }
+  /// The owned tensor moved into a new Python object that deletes it (for a binding that
+  /// keeps objects alive until its call ends), or NULL with an exception set.
+  /// Precondition: owned.
+  [[nodiscard]] PyObject* owner_object() noexcept { return dlpm_py_owner_new(release_owner()); }
   [[nodiscard]] bool owns() const noexcept { return borrowed_.owner != nullptr; }
 
  private:
