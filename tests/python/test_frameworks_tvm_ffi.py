@@ -214,10 +214,22 @@ def test_read_only_export(case, no_dunder_dlpack):
     assert r["data_ptr"] == dl.consume(ours)["data_ptr"]
 
 
+def misaligned_tensor(alignment):
+    """A 3-element Tensor whose data is not `alignment`-aligned: malloc may return an aligned
+    block, so such blocks are kept (so that the next is another) until one is not."""
+    aligned = []
+    for _ in range(64):
+        t = dl.tensor((3,))
+        if dl.consume(t)["data_ptr"] % alignment != 0:  # through the exchange API: no __dlpack__ call
+            return t
+        aligned.append(t)
+    raise AssertionError(f"64 allocations in a row were {alignment}-byte aligned")
+
+
 @pytest.mark.matrix("tvm-ffi", "export", "exchange API")
 @pytest.mark.parametrize("make, kwargs, message", [
     (lambda: dl.tensor((2, 3), order="F"), {"require_contiguous": True}, "FromDLPack: Tensor is not contiguous"),
-    (lambda: dl.tensor((3,)), {"require_alignment": 4096}, "FromDLPack: Data is not aligned to 4096 bytes"),
+    (lambda: misaligned_tensor(4096), {"require_alignment": 4096}, "FromDLPack: Data is not aligned to 4096 bytes"),
 ], ids=["refused column-major (require_contiguous)", "refused misaligned (require_alignment)"])
 def test_tvm_refusals_release_our_export(make, kwargs, message, collect, monkeypatch):
     calls = []
