@@ -27,6 +27,17 @@
 
 namespace nanobind::detail {
 
+// The casters' two rules, once: a refusal may raise only where conversion is allowed and
+// the dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept);
+// a raise throws the exception that refuse() left set.
+inline bool dlpm_may_raise(uint32_t flags) noexcept {
+  return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
+}
+inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
+  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) throw python_error();
+  return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
+}
+
 // std::mdspan<T, E, L, A> and legacy_writable<M>: a view for the call.
 template <class P>
 struct dlpm_view_caster {
@@ -40,11 +51,8 @@ struct dlpm_view_caster {
   static constexpr bool can_cast() { return true; }
 
   bool from_python(handle src, uint32_t flags, cleanup_list*) {
-    using dlpack_mdspan::python::detail::load_outcome;
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    const load_outcome r = loaded.load(src.ptr(), (flags & cast_flags::convert) != 0, Parameter::legacy_writable);
-    if (r == load_outcome::raise) throw python_error();
-    return r == load_outcome::loaded;
+    return dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable));
   }
   explicit operator Value() { return Value(loaded.view()); }
 
@@ -95,13 +103,7 @@ template <class M>
 struct type_caster<dlpack_mdspan::python::held_view<M>>
     : dlpm_owned_caster<dlpack_mdspan::python::held_view<M>, dlpack_mdspan::python::detail::mdspan_label<M>> {
   bool from_python(handle src, uint32_t flags, cleanup_list*) {
-    using dlpack_mdspan::python::detail::load_outcome;
-    const load_outcome r = dlpack_mdspan::python::detail::load_held<M>(src.ptr(), may_raise(flags), false, this->value);
-    if (r == load_outcome::raise) throw python_error();
-    return r == load_outcome::loaded;
-  }
-  static bool may_raise(uint32_t flags) noexcept {
-    return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_held<M>(src.ptr(), dlpm_may_raise(flags), false, this->value));
   }
 };
 
@@ -109,12 +111,8 @@ template <>
 struct type_caster<dlpack_mdspan::managed_tensor>
     : dlpm_owned_caster<dlpack_mdspan::managed_tensor, dlpack_mdspan::python::detail::managed_label> {
   bool from_python(handle src, uint32_t flags, cleanup_list*) {
-    using dlpack_mdspan::python::detail::load_outcome;
-    const bool may_raise = (flags & cast_flags::convert) && !(flags & cast_flags::manual);
     this->value.emplace();
-    const load_outcome r = dlpack_mdspan::python::detail::load_managed(src.ptr(), may_raise, *this->value);
-    if (r == load_outcome::raise) throw python_error();
-    return r == load_outcome::loaded;
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_managed(src.ptr(), dlpm_may_raise(flags), *this->value));
   }
 };
 

@@ -25,6 +25,12 @@
 
 namespace pybind11::detail {
 
+// A raise throws the exception that refuse() left set; pybind11 restores it.
+inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
+  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) throw error_already_set();
+  return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
+}
+
 // std::mdspan<T, E, L, A> and legacy_writable<M>: a view for the call.
 template <class P>
 struct dlpm_view_caster {
@@ -35,10 +41,7 @@ struct dlpm_view_caster {
   using cast_op_type = P;
 
   bool load(handle src, bool convert) {
-    using dlpack_mdspan::python::detail::load_outcome;
-    const load_outcome r = loaded.load(src.ptr(), convert, Parameter::legacy_writable);
-    if (r == load_outcome::raise) throw error_already_set();
-    if (r != load_outcome::loaded) return false;
+    if (!dlpm_loaded(loaded.load(src.ptr(), convert, Parameter::legacy_writable))) return false;
     // This caster may be gone before the view is used (py::cast): what keeps the memory
     // alive (the owned tensor, else the object it was borrowed from) lives until the
     // bound function returns.
@@ -93,10 +96,7 @@ template <class M>
 struct type_caster<dlpack_mdspan::python::held_view<M>>
     : dlpm_owned_caster<dlpack_mdspan::python::held_view<M>, dlpack_mdspan::python::detail::mdspan_label<M>> {
   bool load(handle src, bool convert) {
-    using dlpack_mdspan::python::detail::load_outcome;
-    const load_outcome r = dlpack_mdspan::python::detail::load_held<M>(src.ptr(), convert, false, this->value);
-    if (r == load_outcome::raise) throw error_already_set();
-    return r == load_outcome::loaded;
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_held<M>(src.ptr(), convert, false, this->value));
   }
 };
 
@@ -104,11 +104,8 @@ template <>
 struct type_caster<dlpack_mdspan::managed_tensor>
     : dlpm_owned_caster<dlpack_mdspan::managed_tensor, dlpack_mdspan::python::detail::managed_label> {
   bool load(handle src, bool convert) {
-    using dlpack_mdspan::python::detail::load_outcome;
     this->value.emplace();
-    const load_outcome r = dlpack_mdspan::python::detail::load_managed(src.ptr(), convert, *this->value);
-    if (r == load_outcome::raise) throw error_already_set();
-    return r == load_outcome::loaded;
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_managed(src.ptr(), convert, *this->value));
   }
 };
 
