@@ -5,7 +5,9 @@
 #include <dlpack_mdspan/config.hpp>
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
@@ -48,6 +50,23 @@ constexpr bool is_host_accessible(std::int32_t type) noexcept {
   return type >= 0 && type < 32 && ((host >> type) & 1u) != 0;
 }
 
+/// True where DLPack fixes `device_id` at 0: "for vanilla CPU memory, pinned memory, or
+/// managed memory, this is set to 0" (dlpack.h). Export reports 0 for these whatever the
+/// accessor holds; import accepts any id for them, because producers disagree.
+constexpr bool device_id_is_always_zero(std::int32_t type) noexcept {
+  constexpr std::uint32_t zero = (1u << kDLCPU) | (1u << kDLCUDAHost) | (1u << kDLCUDAManaged) | (1u << kDLROCMHost);
+  return type >= 0 && type < 32 && ((zero >> type) & 1u) != 0;
+}
+
+/// The device types an import into memory of kind `memory` accepts: the kind itself, and
+/// CUDA managed memory wherever CUDA device or pinned memory is expected (managed memory is
+/// reachable from both sides). Nothing else converts: device memory is not host memory,
+/// nor the other way round.
+constexpr bool memory_kind_accepts(DLDeviceType memory, std::int32_t type) noexcept {
+  if (type == memory) return true;
+  return (memory == kDLCUDA || memory == kDLCUDAHost) && type == kDLCUDAManaged;
+}
+
 /// The customization point through which an accessor declares where its memory lives.
 ///
 /// The default (for std::default_accessor and any accessor that says nothing) is host
@@ -87,6 +106,51 @@ constexpr DLDevice accessor_device(const Accessor& acc) noexcept {
     return DLDevice{device_traits<Accessor>::device_type, 0};
   }
 }
+
+/// An mdspan accessor for memory of one device kind (CUDA, ROCm, SYCL USM, ...): plain
+/// element access, like default_accessor, plus the DLPack device it stands for.
+///
+/// Export reports {Memory, device_id}, or {Memory, 0} where DLPack fixes the id at 0
+/// (device_id_is_always_zero). Import accepts what memory_kind_accepts(Memory, type) says.
+/// The vendor headers (cuda.hpp, hip.hpp, sycl.hpp) name its instances; this one template
+/// is what they share. Element access is __host__ __device__ under nvcc and hipcc: whether
+/// a dereference is valid where it runs is the caller's business, as with raw pointers.
+template <class T, DLDeviceType Memory>
+struct device_memory_accessor {
+  using offset_policy = device_memory_accessor;  ///< the accessor for offset pointers: itself
+  using element_type = T;                        ///< the element type
+  using reference = T&;                          ///< what access() returns
+  using data_handle_type = T*;                   ///< a plain pointer, which DLPack can describe
+
+  /// The device type export reports (the customization point above).
+  static constexpr DLDeviceType dlpack_device_type = Memory;
+
+  /// The device types import accepts (memory_kind_accepts).
+  static constexpr bool dlpack_accepts(DLDeviceType type) noexcept { return memory_kind_accepts(Memory, type); }
+
+  /// The device ordinal. Reported by export unless DLPack fixes it at 0 for this kind.
+  std::int32_t device_id = 0;
+
+  constexpr device_memory_accessor() noexcept = default;
+  /// An accessor for memory on device `ordinal`.
+  DLPM_HOST_DEVICE constexpr explicit device_memory_accessor(std::int32_t ordinal) noexcept : device_id(ordinal) {}
+
+  /// float → const float, as default_accessor allows.
+  template <class U>
+    requires std::is_convertible_v<U (*)[], T (*)[]>
+  DLPM_HOST_DEVICE constexpr device_memory_accessor(const device_memory_accessor<U, Memory>& other) noexcept
+      : device_id(other.device_id) {}
+
+  /// What export reports for views through this accessor.
+  [[nodiscard]] constexpr DLDevice dlpack_device() const noexcept {
+    return DLDevice{Memory, device_id_is_always_zero(Memory) ? 0 : device_id};
+  }
+
+  /// Element `i` of `p` (dereference only where the memory is reachable).
+  DLPM_HOST_DEVICE constexpr reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
+  /// `p + i`.
+  DLPM_HOST_DEVICE constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
+};
 
 }  // namespace dlpack_mdspan
 

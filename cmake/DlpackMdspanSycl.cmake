@@ -1,0 +1,48 @@
+# dpctl's C interface (libDPCTLSyclInterface and its headers, from the `dpctl` wheel), for
+# the SYCL USM tests (tests/modules/dlpack_mdspan/sycl, tests/python/sycl): found through a
+# Python interpreter that has dpctl, by default the SYCL venv of scripts/install-deps.
+# Off unless found. Sets DLPM_SYCL_OK, DLPM_SYCL_PYTHON and DLPM_SYCL_ENVIRONMENT (the
+# VAR=value list a process needs to see the OpenCL CPU device of the intel-opencl-rt wheel),
+# and makes the imported target dlpm::dpctl.
+include_guard(GLOBAL)
+
+option(DLPACK_MDSPAN_SYCL_TESTS "Build and run the SYCL USM (kDLOneAPI) tests when dpctl is found" ON)
+set(DLPACK_MDSPAN_SYCL_PYTHON "/var/cache/dlpack-mdspan-venv/sycl/bin/python" CACHE FILEPATH
+    "A Python interpreter with dpctl (and dpnp, intel-opencl-rt) for the SYCL tests")
+
+set(DLPM_SYCL_OK FALSE)
+if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
+  execute_process(
+    COMMAND "${DLPACK_MDSPAN_SYCL_PYTHON}" -c
+      "import dpctl, os, sys; print(dpctl.get_include()); print(os.path.dirname(dpctl.__file__)); print(sys.prefix); print(dpctl.__version__)"
+    OUTPUT_VARIABLE _dlpm_dpctl RESULT_VARIABLE _dlpm_dpctl_rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(_dlpm_dpctl_rc EQUAL 0)
+    string(REPLACE "\n" ";" _dlpm_dpctl "${_dlpm_dpctl}")
+    list(GET _dlpm_dpctl 0 _dlpm_dpctl_include)
+    list(GET _dlpm_dpctl 1 _dlpm_dpctl_dir)
+    list(GET _dlpm_dpctl 2 _dlpm_sycl_prefix)
+    list(GET _dlpm_dpctl 3 _dlpm_dpctl_version)
+    find_library(DLPM_DPCTL_LIBRARY DPCTLSyclInterface PATHS "${_dlpm_dpctl_dir}" NO_DEFAULT_PATH)
+    if(DLPM_DPCTL_LIBRARY AND EXISTS "${_dlpm_dpctl_include}/syclinterface/dpctl_sycl_usm_interface.h")
+      add_library(dlpm::dpctl SHARED IMPORTED GLOBAL)
+      # dpctl's headers are third-party code: SYSTEM, so -Werror does not judge them.
+      set_target_properties(dlpm::dpctl PROPERTIES
+        IMPORTED_LOCATION "${DLPM_DPCTL_LIBRARY}"
+        INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_dlpm_dpctl_include}"
+        INTERFACE_INCLUDE_DIRECTORIES "${_dlpm_dpctl_include}")
+      # The OpenCL ICD loader reads OCL_ICD_FILENAMES; the runtime's libraries sit in the
+      # venv's lib folder, which the ICD does not search by itself.
+      set(DLPM_SYCL_ENVIRONMENT "LD_LIBRARY_PATH=${_dlpm_sycl_prefix}/lib")
+      if(EXISTS "${_dlpm_sycl_prefix}/lib/libintelocl.so")
+        list(APPEND DLPM_SYCL_ENVIRONMENT "OCL_ICD_FILENAMES=${_dlpm_sycl_prefix}/lib/libintelocl.so")
+      endif()
+      set(DLPM_SYCL_PYTHON "${DLPACK_MDSPAN_SYCL_PYTHON}")
+      set(DLPM_SYCL_OK TRUE)
+      message(STATUS "dlpack_mdspan: SYCL USM tests use dpctl ${_dlpm_dpctl_version} (${DLPM_DPCTL_LIBRARY})")
+    endif()
+  endif()
+endif()
+if(DLPACK_MDSPAN_SYCL_TESTS AND NOT DLPM_SYCL_OK)
+  message(STATUS "dlpack_mdspan: dpctl not found through ${DLPACK_MDSPAN_SYCL_PYTHON}; SYCL USM tests skipped "
+                 "(scripts/install-deps makes that venv)")
+endif()
