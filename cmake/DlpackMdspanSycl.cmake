@@ -3,8 +3,8 @@
 # Python interpreter that has dpctl, by default the SYCL venv of scripts/install-deps.
 # Off unless found. Sets DLPM_SYCL_OK, DLPM_SYCL_PYTHON and DLPM_SYCL_ENVIRONMENT (the
 # VAR=value list a process needs to see the OpenCL CPU device of the intel-opencl-rt wheel),
-# and makes the imported target dlpm::dpctl.
-include_guard(GLOBAL)
+# and makes the imported target dlpm::dpctl. Not include_guard(GLOBAL): the variables are
+# directory-scoped, so each includer finds them (the target is made once).
 
 option(DLPACK_MDSPAN_SYCL_TESTS "Build and run the SYCL USM (kDLOneAPI) tests when dpctl is found" ON)
 set(DLPACK_MDSPAN_SYCL_PYTHON "/var/cache/dlpack-mdspan-venv/sycl/bin/python" CACHE FILEPATH
@@ -23,13 +23,17 @@ if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
     list(GET _dlpm_dpctl 2 _dlpm_sycl_prefix)
     list(GET _dlpm_dpctl 3 _dlpm_dpctl_version)
     find_library(DLPM_DPCTL_LIBRARY DPCTLSyclInterface PATHS "${_dlpm_dpctl_dir}" NO_DEFAULT_PATH)
-    if(DLPM_DPCTL_LIBRARY AND EXISTS "${_dlpm_dpctl_include}/syclinterface/dpctl_sycl_usm_interface.h")
+    if(DLPM_DPCTL_LIBRARY AND EXISTS "${_dlpm_dpctl_include}/syclinterface/dpctl_sycl_usm_interface.h"
+       AND NOT TARGET dlpm::dpctl)
       add_library(dlpm::dpctl SHARED IMPORTED GLOBAL)
       # dpctl's headers are third-party code: SYSTEM, so -Werror does not judge them.
       set_target_properties(dlpm::dpctl PROPERTIES
         IMPORTED_LOCATION "${DLPM_DPCTL_LIBRARY}"
         INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_dlpm_dpctl_include}"
         INTERFACE_INCLUDE_DIRECTORIES "${_dlpm_dpctl_include}")
+      message(STATUS "dlpack_mdspan: SYCL USM tests use dpctl ${_dlpm_dpctl_version} (${DLPM_DPCTL_LIBRARY})")
+    endif()
+    if(TARGET dlpm::dpctl)
       # The OpenCL ICD loader reads OCL_ICD_FILENAMES; the runtime's libraries sit in the
       # venv's lib folder, which the ICD does not search by itself.
       set(DLPM_SYCL_ENVIRONMENT "LD_LIBRARY_PATH=${_dlpm_sycl_prefix}/lib")
@@ -38,7 +42,6 @@ if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
       endif()
       set(DLPM_SYCL_PYTHON "${DLPACK_MDSPAN_SYCL_PYTHON}")
       set(DLPM_SYCL_OK TRUE)
-      message(STATUS "dlpack_mdspan: SYCL USM tests use dpctl ${_dlpm_dpctl_version} (${DLPM_DPCTL_LIBRARY})")
     endif()
   endif()
 endif()
