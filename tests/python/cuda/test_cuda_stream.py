@@ -1,0 +1,39 @@
+"""python_cuda.hpp: a CUDA producer's __dlpack__(stream=...) as the Python array API
+defines it, on whatever machine runs it. Values that need no CUDA call (the same stream,
+-1, refusals) behave the same everywhere; a wait across streams calls the runtime, which
+succeeds on a GPU and, without one, fails with BufferError naming the CUDA call.
+"""
+import pytest
+
+import dlpm_cuda_stream
+
+LEGACY, PER_THREAD = 1, 2
+
+
+def capsule_name(capsule):
+    return repr(capsule).split('"')[1]
+
+
+@pytest.mark.parametrize("stream", [None, LEGACY, -1], ids=["None", "legacy", "no-sync"])
+def test_no_cuda_call_is_needed_for_the_same_stream_or_no_sync(stream):
+    """stream=None means the legacy default stream for CUDA, the producer's own here."""
+    t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
+    assert t.__dlpack_device__() == (2, 0)
+    assert capsule_name(t.__dlpack__(max_version=(1, 3), stream=stream)) == "dltensor_versioned"
+
+
+@pytest.mark.parametrize("stream", [0, -2, -(2**40)])
+def test_values_the_array_api_disallows_are_refused(stream):
+    t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
+    with pytest.raises(BufferError, match=rf"stream = {stream} is not a CUDA stream"):
+        t.__dlpack__(max_version=(1, 3), stream=stream)
+
+
+def test_another_stream_waits_through_an_event_or_names_the_failed_call():
+    t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
+    try:
+        capsule = t.__dlpack__(max_version=(1, 3), stream=PER_THREAD)
+    except BufferError as e:  # no GPU or no driver: the first runtime call fails
+        assert "make_stream_wait: cudaEventCreateWithFlags failed: cuda" in str(e)
+    else:
+        assert capsule_name(capsule) == "dltensor_versioned"
