@@ -253,3 +253,152 @@ TEST_CASE("export is constexpr-friendly and allocation-free in shape") {
   static_assert(sizeof(dm::dlpack_tensor<4>) <= 128, "shape and strides are inline");
   static_assert(std::is_trivially_copyable_v<dm::dlpack_tensor<4>>);
 }
+
+// device.hpp's shared pieces, which cuda.hpp, hip.hpp and sycl.hpp only name: tested here,
+// without any vendor header, so that every build checks the rules they all inherit.
+
+TEST_CASE("device_id_is_always_zero: DLPack's id-0 kinds, and no others") {
+  // dlpack.h: "For vanilla CPU memory, pinned memory, or managed memory, this is set to 0".
+  static_assert(dm::device_id_is_always_zero(kDLCPU));
+  static_assert(dm::device_id_is_always_zero(kDLCUDAHost));
+  static_assert(dm::device_id_is_always_zero(kDLCUDAManaged));
+  static_assert(dm::device_id_is_always_zero(kDLROCMHost));
+  // Device memory keeps its ordinal; kDLOneAPI's id is dpctl's root-device index.
+  for (const std::int32_t type : {kDLCUDA, kDLROCM, kDLOneAPI, kDLOpenCL, kDLVulkan, kDLMetal, kDLExtDev, kDLWebGPU,
+                                  kDLHexagon, kDLMAIA, kDLTrn}) {
+    INFO(dm::device_type_name(type));
+    CHECK_FALSE(dm::device_id_is_always_zero(type));
+  }
+  // Not device types, including those a shift taken modulo 32 would turn into an id-0
+  // kind (33 → kDLCPU, 35 → kDLCUDAHost, 43 → kDLROCMHost, 45 → kDLCUDAManaged).
+  for (const std::int32_t type : {-1, 0, 32, 33, 35, 43, 45, 1 << 20, INT32_MIN, INT32_MAX}) {
+    INFO(type);
+    CHECK_FALSE(dm::device_id_is_always_zero(type));
+  }
+}
+
+TEST_CASE("memory_kind_accepts: the kind itself, and CUDA managed memory where CUDA device or pinned is wanted") {
+  struct row {
+    DLDeviceType memory;
+    std::int32_t type;
+    bool accepted;
+  };
+  const row rows[] = {
+      {kDLCUDA, kDLCUDA, true},           {kDLCUDA, kDLCUDAManaged, true},      {kDLCUDA, kDLCUDAHost, false},
+      {kDLCUDA, kDLCPU, false},           {kDLCUDAHost, kDLCUDAHost, true},     {kDLCUDAHost, kDLCUDAManaged, true},
+      {kDLCUDAHost, kDLCPU, false},       {kDLCUDAHost, kDLCUDA, false},        {kDLCUDAManaged, kDLCUDAManaged, true},
+      {kDLCUDAManaged, kDLCUDA, false},   {kDLCUDAManaged, kDLCUDAHost, false}, {kDLROCM, kDLROCM, true},
+      {kDLROCM, kDLROCMHost, false},      {kDLROCM, kDLCUDAManaged, false},     {kDLROCMHost, kDLROCMHost, true},
+      {kDLROCMHost, kDLROCM, false},      {kDLROCMHost, kDLCPU, false},         {kDLOneAPI, kDLOneAPI, true},
+      {kDLOneAPI, kDLCPU, false},         {kDLOneAPI, kDLCUDAManaged, false},   {kDLCUDA, -1, false},
+      {kDLCUDA, 1000, false},
+  };
+  for (const row& r : rows) {
+    INFO(dm::device_type_name(r.memory) << " <- " << dm::device_type_name(r.type) << " (" << r.type << ")");
+    CHECK(dm::memory_kind_accepts(r.memory, r.type) == r.accepted);
+  }
+  static_assert(dm::memory_kind_accepts(kDLCUDA, kDLCUDAManaged));
+}
+
+TEST_CASE("device_memory_accessor: ROCm and oneAPI memory report their ordinal, ROCm pinned memory 0") {
+  using rocm = dm::device_memory_accessor<int, kDLROCM>;
+  using rocm_host = dm::device_memory_accessor<int, kDLROCMHost>;
+  using oneapi = dm::device_memory_accessor<int, kDLOneAPI>;
+  // Checked at compile time: the accessor is a literal type, as kernels need.
+  static_assert(rocm(3).dlpack_device().device_type == kDLROCM && rocm(3).dlpack_device().device_id == 3);
+  static_assert(rocm_host(3).dlpack_device().device_type == kDLROCMHost && rocm_host(3).dlpack_device().device_id == 0);
+  static_assert(oneapi(2).dlpack_device().device_type == kDLOneAPI && oneapi(2).dlpack_device().device_id == 2);
+
+  int buf[6] = {0, 1, 2, 3, 4, 5};
+  using E = std::dextents<int, 2>;
+  for (const std::int32_t id : {0, 1, 7}) {
+    INFO("device_id " << id);
+    const std::mdspan<int, E, std::layout_right, rocm> on_rocm(buf, std::layout_right::mapping<E>(E(2, 3)), rocm(id));
+    const auto r = dm::to_dlpack_tensor(on_rocm);
+    CHECK(r.device().device_type == kDLROCM);
+    CHECK(r.device().device_id == id);
+
+    // The ordinal stays in the accessor; only export applies DLPack's rule.
+    const std::mdspan<int, E, std::layout_right, rocm_host> pinned(buf, std::layout_right::mapping<E>(E(2, 3)),
+                                                                   rocm_host(id));
+    CHECK(pinned.accessor().device_id == id);
+    const auto p = dm::to_dlpack_tensor(pinned);
+    CHECK(p.device().device_type == kDLROCMHost);
+    CHECK(p.device().device_id == 0);
+
+    const std::mdspan<int, E, std::layout_right, oneapi> usm(buf, std::layout_right::mapping<E>(E(2, 3)), oneapi(id));
+    const auto u = dm::to_dlpack_tensor(usm);
+    CHECK(u.device().device_type == kDLOneAPI);
+    CHECK(u.device().device_id == id);
+  }
+
+  // Any Memory with an id-0 rule, not just the CUDA kinds, exports 0 through the core.
+  const std::mdspan<int, std::dextents<int, 1>, std::layout_right, dm::device_memory_accessor<int, kDLCUDAManaged>>
+      managed(buf, std::layout_right::mapping<std::dextents<int, 1>>(std::dextents<int, 1>(6)),
+              dm::device_memory_accessor<int, kDLCUDAManaged>(4));
+  CHECK(dm::to_dlpack_tensor(managed).device().device_id == 0);
+  // An explicit device is the caller's word and is passed on as given.
+  CHECK(dm::to_dlpack_tensor(managed, DLDevice{kDLCUDAManaged, 4}).device().device_id == 4);
+}
+
+TEST_CASE("device_memory_accessor: import into ROCm and oneAPI views accepts their kind only, any ordinal") {
+  int buf[4] = {};
+  using E = std::dextents<int, 1>;
+  using rocm_view = std::mdspan<int, E, std::layout_right, dm::device_memory_accessor<int, kDLROCM>>;
+  using rocm_host_view = std::mdspan<int, E, std::layout_right, dm::device_memory_accessor<int, kDLROCMHost>>;
+  using oneapi_view = std::mdspan<int, E, std::layout_right, dm::device_memory_accessor<int, kDLOneAPI>>;
+  struct row {
+    DLDeviceType type;
+    bool rocm, rocm_host, oneapi;
+  };
+  const row rows[] = {
+      {kDLCPU, false, false, false},      {kDLROCM, true, false, false},  {kDLROCMHost, false, true, false},
+      {kDLOneAPI, false, false, true},    {kDLCUDA, false, false, false}, {kDLCUDAManaged, false, false, false},
+  };
+  for (const row& r : rows) {
+    for (const std::int32_t id : {0, 3}) {
+      INFO(dm::device_type_name(r.type) << ", device_id " << id);
+      dlpm_test::tensor_builder b(buf, dlpm_test::i32, {4}, {1}, 0, DLDevice{r.type, id});
+      const auto v_rocm = dm::try_to_mdspan<rocm_view>(b.get());
+      const auto v_rocm_host = dm::try_to_mdspan<rocm_host_view>(b.get());
+      const auto v_oneapi = dm::try_to_mdspan<oneapi_view>(b.get());
+      CHECK(v_rocm.has_value() == r.rocm);
+      CHECK(v_rocm_host.has_value() == r.rocm_host);
+      CHECK(v_oneapi.has_value() == r.oneapi);
+      if (!v_rocm) CHECK(v_rocm.error().code() == dm::errc::device_mismatch);
+      if (!v_rocm_host) CHECK(v_rocm_host.error().code() == dm::errc::device_mismatch);
+      if (!v_oneapi) CHECK(v_oneapi.error().code() == dm::errc::device_mismatch);
+      // Plain to_mdspan default-constructs the accessor.
+      if (v_rocm) CHECK(v_rocm->accessor().device_id == 0);
+    }
+  }
+  // device_traits sees the same rule as memory_kind_accepts.
+  static_assert(dm::device_traits<dm::device_memory_accessor<int, kDLROCM>>::device_type == kDLROCM);
+  static_assert(dm::device_traits<dm::device_memory_accessor<int, kDLOneAPI>>::accepts(kDLOneAPI));
+  static_assert(!dm::device_traits<dm::device_memory_accessor<int, kDLOneAPI>>::accepts(kDLCPU));
+  static_assert(!dm::device_traits<dm::device_memory_accessor<int, kDLROCM>>::accepts(kDLROCMHost));
+}
+
+TEST_CASE("device_memory_accessor is a trivially copyable policy: const views keep the ordinal, kinds do not mix") {
+  using A = dm::device_memory_accessor<float, kDLROCM>;
+  static_assert(std::is_default_constructible_v<A>);
+  static_assert(std::is_trivially_copyable_v<A>);  // passed to kernels by value
+  static_assert(std::is_same_v<A::offset_policy, A>);
+  static_assert(std::is_same_v<A::data_handle_type, float*>);
+  static_assert(std::is_convertible_v<A, dm::device_memory_accessor<const float, kDLROCM>>);
+  static_assert(!std::is_convertible_v<dm::device_memory_accessor<const float, kDLROCM>, A>);
+  static_assert(!std::is_convertible_v<A, dm::device_memory_accessor<float, kDLROCMHost>>);
+  static_assert(!std::is_convertible_v<A, dm::device_memory_accessor<float, kDLOneAPI>>);
+  // Explicit from an ordinal: an int is not silently an accessor.
+  static_assert(std::is_constructible_v<A, std::int32_t> && !std::is_convertible_v<std::int32_t, A>);
+  static_assert(A().device_id == 0);
+
+  float buf[4] = {0, 1, 2, 3};
+  const std::mdspan<float, std::dextents<int, 1>, std::layout_right, A> md(
+      buf, std::layout_right::mapping<std::dextents<int, 1>>(std::dextents<int, 1>(4)), A(6));
+  const std::mdspan<const float, std::dextents<int, 1>, std::layout_right, dm::device_memory_accessor<const float, kDLROCM>>
+      read_only = md;
+  CHECK(read_only.accessor().device_id == 6);
+  CHECK(read_only[2] == 2.0f);
+  CHECK(dm::to_dlpack_tensor(read_only).device().device_id == 6);
+}

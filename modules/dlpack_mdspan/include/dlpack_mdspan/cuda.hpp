@@ -157,65 +157,28 @@ struct dtype_traits<cuda::std::complex<double>> : detail::cuda_dtype<cuda::std::
 
 // ---- accessors --------------------------------------------------------------------------
 
-/// An mdspan accessor for memory of one CUDA kind: plain element access (like
-/// default_accessor) plus the DLPack device it stands for and the device ordinal.
+/// The accessor for memory of one CUDA kind: device_memory_accessor (device.hpp), limited to
+/// the three CUDA kinds.
 ///
 ///   Memory          export reports           import accepts
 ///   kDLCUDA         {kDLCUDA, device_id}     kDLCUDA, kDLCUDAManaged
-///   kDLCUDAManaged  {kDLCUDAManaged, ...}    kDLCUDAManaged
-///   kDLCUDAHost     {kDLCUDAHost, ...}       kDLCUDAHost, kDLCUDAManaged
+///   kDLCUDAManaged  {kDLCUDAManaged, 0}      kDLCUDAManaged
+///   kDLCUDAHost     {kDLCUDAHost, 0}         kDLCUDAHost, kDLCUDAManaged
 ///
-/// Import default-constructs the accessor (device_id 0); to_mdspan_on_device keeps the
-/// tensor's ordinal instead. Element access is __host__ __device__ under nvcc: whether a
-/// dereference is valid where it runs is the caller's business, as with raw pointers.
+/// DLPack fixes device_id at 0 for pinned and managed memory, so only device memory
+/// reports its ordinal. Import default-constructs the accessor (device_id 0);
+/// to_mdspan_on_device keeps the tensor's ordinal instead.
 template <class T, DLDeviceType Memory>
-struct cuda_memory_accessor {
-  static_assert(Memory == kDLCUDA || Memory == kDLCUDAManaged || Memory == kDLCUDAHost,
-                "cuda_memory_accessor: Memory must be kDLCUDA, kDLCUDAManaged or kDLCUDAHost");
-
-  using offset_policy = cuda_memory_accessor;  ///< the accessor for offset pointers: itself
-  using element_type = T;                      ///< the element type
-  using reference = T&;                        ///< what access() returns
-  using data_handle_type = T*;                 ///< a plain pointer, which DLPack can describe
-
-  /// The device type export reports (the customization point of device.hpp).
-  static constexpr DLDeviceType dlpack_device_type = Memory;
-
-  /// Managed memory is reachable from the device and from the host, so every CUDA
-  /// accessor takes it; device memory is not host memory, nor the other way round.
-  static constexpr bool dlpack_accepts(DLDeviceType type) noexcept {
-    return type == Memory || type == kDLCUDAManaged;
-  }
-
-  /// The CUDA device ordinal, reported by export.
-  std::int32_t device_id = 0;
-
-  constexpr cuda_memory_accessor() noexcept = default;
-  /// An accessor for memory on device `ordinal`.
-  DLPM_HOST_DEVICE constexpr explicit cuda_memory_accessor(std::int32_t ordinal) noexcept : device_id(ordinal) {}
-
-  /// float → const float, as default_accessor allows.
-  template <class U>
-    requires std::is_convertible_v<U (*)[], T (*)[]>
-  DLPM_HOST_DEVICE constexpr cuda_memory_accessor(const cuda_memory_accessor<U, Memory>& other) noexcept
-      : device_id(other.device_id) {}
-
-  /// {Memory, device_id}: what export reports for views through this accessor.
-  [[nodiscard]] constexpr DLDevice dlpack_device() const noexcept { return DLDevice{Memory, device_id}; }
-
-  /// Element `i` of `p` (dereference only where the memory is reachable).
-  DLPM_HOST_DEVICE constexpr reference access(data_handle_type p, std::size_t i) const noexcept { return p[i]; }
-  /// `p + i`.
-  DLPM_HOST_DEVICE constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
-};
+  requires(Memory == kDLCUDA || Memory == kDLCUDAManaged || Memory == kDLCUDAHost)
+using cuda_memory_accessor = device_memory_accessor<T, Memory>;
 
 /// Device memory (cudaMalloc): {kDLCUDA, device_id}.
 template <class T>
 using cuda_device_accessor = cuda_memory_accessor<T, kDLCUDA>;
-/// Managed memory (cudaMallocManaged): {kDLCUDAManaged, device_id}.
+/// Managed memory (cudaMallocManaged): {kDLCUDAManaged, 0}.
 template <class T>
 using cuda_managed_accessor = cuda_memory_accessor<T, kDLCUDAManaged>;
-/// Pinned host memory (cudaMallocHost, cudaHostAlloc): {kDLCUDAHost, device_id}.
+/// Pinned host memory (cudaMallocHost, cudaHostAlloc): {kDLCUDAHost, 0}.
 template <class T>
 using cuda_pinned_accessor = cuda_memory_accessor<T, kDLCUDAHost>;
 
@@ -230,8 +193,8 @@ using pinned_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_pinned_accessor
 // ---- where a pointer lives --------------------------------------------------------------
 
 /// The DLPack device of the memory `p` points to, from cudaPointerGetAttributes:
-/// device memory → {kDLCUDA, ordinal}, managed → {kDLCUDAManaged, ordinal}, pinned host →
-/// {kDLCUDAHost, ordinal}, memory CUDA does not know → {kDLCPU, 0}.
+/// device memory → {kDLCUDA, ordinal}, managed → {kDLCUDAManaged, 0}, pinned host →
+/// {kDLCUDAHost, 0} (DLPack's ids for those two), memory CUDA does not know → {kDLCPU, 0}.
 /// A CUDA failure (no driver, no device, ...) is errc::invalid_argument with the CUDA
 /// error's name and text in the message. The runtime's last error is cleared, so it does
 /// not surface in an unrelated cudaGetLastError later (a failed initialisation, such as
@@ -249,8 +212,9 @@ inline result<DLDevice> device_of(const void* p) noexcept {
   }
   switch (attributes.type) {
     case cudaMemoryTypeDevice: return DLDevice{kDLCUDA, attributes.device};
-    case cudaMemoryTypeManaged: return DLDevice{kDLCUDAManaged, attributes.device};
-    case cudaMemoryTypeHost: return DLDevice{kDLCUDAHost, attributes.device};
+    // DLPack fixes the id of managed and pinned memory at 0 (device_id_is_always_zero).
+    case cudaMemoryTypeManaged: return DLDevice{kDLCUDAManaged, 0};
+    case cudaMemoryTypeHost: return DLDevice{kDLCUDAHost, 0};
     case cudaMemoryTypeUnregistered:
     default: return DLDevice{kDLCPU, 0};
   }

@@ -99,6 +99,22 @@ TEST_CASE("an empty view with a NULL handle takes the accessor's device without 
   CHECK(view->device().device_type == kDLCUDA);
   CHECK(view->device().device_id == 3);
   CHECK(view->data() == nullptr);
+
+  // The accessor's device follows DLPack's rule: pinned and managed memory say 0.
+  const dm::pinned_mdspan<float, cuda::std::dextents<int, 1>> empty_pinned(
+      nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 1>>(cuda::std::dextents<int, 1>(0)),
+      dm::cuda_pinned_accessor<float>(3));
+  const auto pinned = dm::try_to_dlpack_tensor_on_device(empty_pinned);
+  REQUIRE(pinned.has_value());
+  CHECK(pinned->device().device_type == kDLCUDAHost);
+  CHECK(pinned->device().device_id == 0);
+  const dm::managed_mdspan<float, cuda::std::dextents<int, 1>> empty_managed(
+      nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 1>>(cuda::std::dextents<int, 1>(0)),
+      dm::cuda_managed_accessor<float>(3));
+  const auto managed = dm::try_to_dlpack_tensor_on_device(empty_managed);
+  REQUIRE(managed.has_value());
+  CHECK(managed->device().device_type == kDLCUDAManaged);
+  CHECK(managed->device().device_id == 0);
 }
 
 TEST_CASE("stream_from_array_api decodes the array API's stream values") {

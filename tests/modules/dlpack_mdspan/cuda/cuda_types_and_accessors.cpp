@@ -51,6 +51,10 @@ void check_dtype(const char* name, int code, int bits, int lanes) {
 }
 #define CHECK_DTYPE(T, code, bits, lanes) check_dtype<T>(#T, code, bits, lanes)
 
+// Whether cuda_memory_accessor<_, Memory> names a type: its constraint admits CUDA kinds only.
+template <DLDeviceType Memory>
+concept is_cuda_memory_kind = requires { typename dm::cuda_memory_accessor<float, Memory>; };
+
 // A foreign producer's managed tensor over `data`, rank 1, with the dtype and flags we
 // choose: for the pairings our own exports never produce.
 struct foreign_tensor {
@@ -213,15 +217,18 @@ TEST_CASE_TEMPLATE("CUDA types go through std::mdspan with the managed and pinne
   const std::mdspan<T, E, std::layout_left, dm::cuda_managed_accessor<T>> managed(buf);
   const auto m = dm::to_dlpack_tensor(managed);
   CHECK(m.device().device_type == kDLCUDAManaged);
+  CHECK(m.device().device_id == 0);
   CHECK(m.strides()[1] == 2);
   const auto managed_back = dm::to_mdspan<std::mdspan<T, E, std::layout_left, dm::cuda_managed_accessor<T>>>(m.get());
   CHECK(&managed_back[1, 3] == &buf[7]);
 
+  // Built for device 1, but DLPack fixes pinned memory's id at 0: export says 0.
   const std::mdspan<T, E, std::layout_right, dm::cuda_pinned_accessor<T>> pinned(
       buf, std::layout_right::mapping<E>(), dm::cuda_pinned_accessor<T>(1));
+  CHECK(pinned.accessor().device_id == 1);
   const auto p = dm::to_dlpack_tensor(pinned);
   CHECK(p.device().device_type == kDLCUDAHost);
-  CHECK(p.device().device_id == 1);
+  CHECK(p.device().device_id == 0);
   // Pinned memory is host memory: the default host accessor takes it too.
   const auto host = dm::to_mdspan<std::mdspan<T, E>>(p.get());
   CHECK(host.data_handle() == buf);
@@ -268,6 +275,87 @@ TEST_CASE("each CUDA accessor accepts exactly its memory kinds on import") {
   CHECK(host_view.error().code() == dm::errc::device_mismatch);
 }
 
+TEST_CASE("DLPack's device ids: kDLCUDA exports its ordinal, managed and pinned memory always 0") {
+  float storage[6] = {};
+  float* const buf = storage;
+  const auto mapping = cuda::std::layout_right::mapping<E2>(E2(2, 3));
+  for (const std::int32_t id : {0, 1, 3, 127}) {
+    INFO("accessor device_id " << id);
+    const dm::device_mdspan<float, E2> device(buf, mapping, dm::cuda_device_accessor<float>(id));
+    const dm::managed_mdspan<float, E2> managed(buf, mapping, dm::cuda_managed_accessor<float>(id));
+    const dm::pinned_mdspan<float, E2> pinned(buf, mapping, dm::cuda_pinned_accessor<float>(id));
+    // The accessors keep what they were given; export applies the rule.
+    CHECK(managed.accessor().device_id == id);
+    CHECK(pinned.accessor().device_id == id);
+
+    const auto d = dm::to_dlpack_tensor(device);
+    CHECK(d.device().device_type == kDLCUDA);
+    CHECK(d.device().device_id == id);
+    const auto m = dm::to_dlpack_tensor(managed);
+    CHECK(m.device().device_type == kDLCUDAManaged);
+    CHECK(m.device().device_id == 0);
+    const auto p = dm::to_dlpack_tensor(pinned);
+    CHECK(p.device().device_type == kDLCUDAHost);
+    CHECK(p.device().device_id == 0);
+
+    // Managed tensors (what __dlpack__ hands out) follow the same rule.
+    const dm::managed_tensor owned_m = dm::to_managed_tensor(managed, std::make_unique<int>(0));
+    CHECK(owned_m.tensor().device.device_type == kDLCUDAManaged);
+    CHECK(owned_m.tensor().device.device_id == 0);
+    const dm::managed_tensor owned_p = dm::to_managed_tensor(pinned, std::make_unique<int>(0));
+    CHECK(owned_p.tensor().device.device_id == 0);
+    const dm::managed_tensor owned_d = dm::to_managed_tensor(device, std::make_unique<int>(0));
+    CHECK(owned_d.tensor().device.device_id == id);
+
+    // A const view converted from a mutable one keeps both the ordinal and the rule.
+    const dm::pinned_mdspan<const float, E2> read_only = pinned;
+    CHECK(read_only.accessor().device_id == id);
+    CHECK(dm::to_dlpack_tensor(read_only).device().device_id == 0);
+  }
+  // The rule holds at compile time too.
+  static_assert(dm::cuda_device_accessor<float>(5).dlpack_device().device_id == 5);
+  static_assert(dm::cuda_managed_accessor<float>(5).dlpack_device().device_id == 0);
+  static_assert(dm::cuda_pinned_accessor<float>(5).dlpack_device().device_id == 0);
+}
+
+TEST_CASE("import tolerates any device_id on managed and pinned tensors, and re-export says 0") {
+  // Producers disagree (some report the current device for pinned or managed memory), so
+  // import takes any ordinal for these kinds rather than refusing a correct tensor.
+  float buf[4] = {};
+  using V = cuda::std::dextents<int, 1>;
+  for (const DLDeviceType type : {kDLCUDAManaged, kDLCUDAHost}) {
+    for (const std::int32_t id : {0, 1, 5}) {
+      INFO(dm::device_type_name(type) << ", device_id " << id);
+      tensor_builder b(buf, dlpm_test::f32, {4}, {1}, 0, DLDevice{type, id});
+
+      const auto plain = dm::try_to_mdspan<dm::pinned_mdspan<float, V>>(b.get());  // pinned takes both kinds
+      REQUIRE(plain.has_value());
+      CHECK(plain->accessor().device_id == 0);
+
+      const auto pinned = dm::try_to_mdspan_on_device<dm::pinned_mdspan<float, V>>(b.get());
+      REQUIRE(pinned.has_value());
+      CHECK(pinned->data_handle() == buf);
+      CHECK(pinned->accessor().device_id == id);  // kept as the producer said it
+      const auto pinned_again = dm::to_dlpack_tensor(*pinned);
+      CHECK(pinned_again.device().device_type == kDLCUDAHost);
+      CHECK(pinned_again.device().device_id == 0);  // and exported by DLPack's rule
+
+      // The host's default accessor takes both, whatever the id.
+      CHECK(dm::try_to_mdspan<cuda::std::mdspan<float, V>>(b.get()).has_value());
+
+      if (type == kDLCUDAManaged) {
+        const auto managed = dm::to_mdspan_on_device<dm::managed_mdspan<float, V>>(b.get());
+        CHECK(managed.accessor().device_id == id);
+        CHECK(dm::to_dlpack_tensor(managed).device().device_id == 0);
+        // Managed memory viewed as device memory is exported as kDLCUDA: the ordinal counts.
+        const auto device = dm::to_mdspan_on_device<dm::device_mdspan<float, V>>(b.get());
+        CHECK(dm::to_dlpack_tensor(device).device().device_type == kDLCUDA);
+        CHECK(dm::to_dlpack_tensor(device).device().device_id == id);
+      }
+    }
+  }
+}
+
 TEST_CASE("import_options::device_id picks the ordinal and to_mdspan_on_device records it") {
   float buf[4] = {};
   tensor_builder b(buf, dlpm_test::f32, {4}, {1}, 0, DLDevice{kDLCUDA, 1});
@@ -304,6 +392,11 @@ TEST_CASE("CUDA accessors are cheap, kernel-friendly policies") {
   static_assert(std::is_convertible_v<dm::cuda_device_accessor<float>, dm::cuda_device_accessor<const float>>);
   static_assert(!std::is_convertible_v<dm::cuda_device_accessor<const float>, dm::cuda_device_accessor<float>>);
   static_assert(!std::is_convertible_v<dm::cuda_device_accessor<float>, dm::cuda_managed_accessor<float>>);
+  // The shared template of device.hpp, limited to the three CUDA kinds.
+  static_assert(std::is_same_v<A, dm::device_memory_accessor<float, kDLCUDA>>);
+  static_assert(std::is_same_v<dm::cuda_pinned_accessor<int>, dm::device_memory_accessor<int, kDLCUDAHost>>);
+  static_assert(is_cuda_memory_kind<kDLCUDA> && is_cuda_memory_kind<kDLCUDAManaged> && is_cuda_memory_kind<kDLCUDAHost>);
+  static_assert(!is_cuda_memory_kind<kDLCPU> && !is_cuda_memory_kind<kDLROCM> && !is_cuda_memory_kind<kDLOneAPI>);
 
   float buf[6] = {0, 1, 2, 3, 4, 5};
   const dm::device_mdspan<float, E2> md(buf, cuda::std::layout_right::mapping<E2>(E2(2, 3)), A(5));

@@ -1,6 +1,8 @@
 // dlpack_mdspan/cuda.hpp compiled by nvcc, on a real GPU: device_of on every kind of CUDA
-// allocation, kernels writing through views imported from DLPack, and managed tensors
-// whose owners free CUDA memory in the deleter.
+// allocation (DLPack's ids: the ordinal for device memory, 0 for managed and pinned),
+// kernels writing through views imported from DLPack, managed tensors whose owners free
+// CUDA memory in the deleter, and stream-ordered exchange (make_stream_wait,
+// stream_from_array_api) between a slow producer kernel and a consumer on another stream.
 //
 // Without a usable GPU the program prints "SKIPPED: no CUDA device" and exits with 77,
 // which CTest reports as skipped (SKIP_RETURN_CODE), never as passed. The static_asserts
@@ -12,6 +14,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 #include <vector>
@@ -78,6 +81,22 @@ __global__ void write_halves(dm::device_mdspan<__half, E1> v) {
   if (i < v.extent(0)) v(i) = __float2half(static_cast<float>(i) * 0.5f);
 }
 
+// Spins for `cycles` clock64 ticks, then writes base + i: a consumer that is not ordered
+// after this kernel reads the old contents (the race the stream test must not show).
+__global__ void delayed_fill(dm::device_mdspan<int, E1> out, long long cycles, int base) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < out.extent(0)) out(i) = base + i;
+}
+
+// The consumer's side: copies what it sees through an imported read-only view.
+__global__ void copy_seen(dm::device_mdspan<const int, E1> in, dm::device_mdspan<int, E1> seen) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < in.extent(0)) seen(i) = in(i);
+}
+
 template <class View>
 void launch_write_indices(View m) {
   write_indices<<<m.extent(0), m.extent(1)>>>(m);
@@ -104,20 +123,46 @@ TEST_CASE("device_of reports cudaMalloc memory as kDLCUDA with its device's ordi
   REQUIRE_CUDA(cudaSetDevice(0));
 }
 
-TEST_CASE("device_of reports managed, pinned and pageable host memory") {
-  void* managed = nullptr;
-  REQUIRE_CUDA(cudaMallocManaged(&managed, 256));
-  const auto m = dm::device_of(managed);
-  REQUIRE_CUDA(cudaFree(managed));
-  REQUIRE(m.has_value());
-  CHECK(m->device_type == kDLCUDAManaged);
+TEST_CASE("device_of reports managed and pinned memory with device_id 0 from every device, and pageable memory") {
+  // DLPack fixes the id of managed and pinned memory at 0, whichever device was current
+  // when it was allocated (the runtime itself says that device).
+  int count = 0;
+  REQUIRE_CUDA(cudaGetDeviceCount(&count));
+  for (int device = 0; device < count; ++device) {
+    INFO("current device " << device);
+    REQUIRE_CUDA(cudaSetDevice(device));
+    float* managed = nullptr;
+    REQUIRE_CUDA(cudaMallocManaged(&managed, 4 * sizeof(float)));
+    cuda_allocation managed_guard(managed, cudaFree);
+    const auto m = dm::device_of(managed);
+    REQUIRE(m.has_value());
+    CHECK(m->device_type == kDLCUDAManaged);
+    CHECK(m->device_id == 0);
 
-  void* pinned = nullptr;
-  REQUIRE_CUDA(cudaMallocHost(&pinned, 256));
-  const auto p = dm::device_of(pinned);
-  REQUIRE_CUDA(cudaFreeHost(pinned));
-  REQUIRE(p.has_value());
-  CHECK(p->device_type == kDLCUDAHost);
+    float* pinned = nullptr;
+    REQUIRE_CUDA(cudaMallocHost(&pinned, 4 * sizeof(float)));
+    cuda_allocation pinned_guard(pinned, cudaFreeHost);
+    const auto p = dm::device_of(pinned);
+    REQUIRE(p.has_value());
+    CHECK(p->device_type == kDLCUDAHost);
+    CHECK(p->device_id == 0);
+
+    // Both exports say 0: the queried one, and the accessor's, built with the ordinal.
+    const dm::managed_mdspan<float, E1> managed_view(managed, cuda::std::layout_right::mapping<E1>(E1(4)),
+                                                     dm::cuda_managed_accessor<float>(device));
+    CHECK(dm::to_dlpack_tensor_on_device(managed_view).device().device_id == 0);
+    CHECK(dm::to_dlpack_tensor(managed_view).device().device_id == 0);
+    const dm::pinned_mdspan<float, E1> pinned_view(pinned, cuda::std::layout_right::mapping<E1>(E1(4)),
+                                                   dm::cuda_pinned_accessor<float>(device));
+    CHECK(dm::to_dlpack_tensor_on_device(pinned_view).device().device_type == kDLCUDAHost);
+    CHECK(dm::to_dlpack_tensor_on_device(pinned_view).device().device_id == 0);
+    CHECK(dm::to_dlpack_tensor(pinned_view).device().device_id == 0);
+    // A host mdspan over pinned memory learns the kind, and DLPack's id, from the query.
+    const auto queried = dm::to_dlpack_tensor_on_device(cuda::std::mdspan<float, E1>(pinned, 4));
+    CHECK(queried.device().device_type == kDLCUDAHost);
+    CHECK(queried.device().device_id == 0);
+  }
+  REQUIRE_CUDA(cudaSetDevice(0));
 
   std::vector<float> pageable(16);
   const auto h = dm::device_of(pageable.data());
@@ -221,6 +266,7 @@ TEST_CASE("managed memory is written on the device and read on the host") {
     const dm::managed_mdspan<float, E2> md(p, rows, cols);
     const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), dm::device_of(p).value());
     CHECK(t.tensor().device.device_type == kDLCUDAManaged);
+    CHECK(t.tensor().device.device_id == 0);
 
     // A device view accepts managed memory, and so does the host's default accessor.
     launch_write_indices(t.view<dm::device_mdspan<float, E2>>());
@@ -242,8 +288,10 @@ TEST_CASE("pinned memory is kDLCUDAHost and the host reads what the device wrote
     const auto where = dm::device_of(p);
     REQUIRE(where.has_value());
     CHECK(where->device_type == kDLCUDAHost);
+    CHECK(where->device_id == 0);
     const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFreeHost), *where);
     CHECK(t.tensor().device.device_type == kDLCUDAHost);
+    CHECK(t.tensor().device.device_id == 0);
 
     const auto pinned = t.view<dm::pinned_mdspan<float, E2>>();
     CHECK(pinned.data_handle() == p);
@@ -257,6 +305,130 @@ TEST_CASE("pinned memory is kDLCUDAHost and the host reads what the device wrote
     CHECK(on_host(1, 3) == 103.0f);
   }
   CHECK(owner_frees == frees_before + 1);
+}
+
+namespace {
+
+constexpr int stream_n = 1024;
+constexpr int stream_sentinel = -7;
+
+// About 50 ms of clock64 ticks at the device's peak clock (longer if it runs slower):
+// long enough that an unordered consumer would read the sentinel, not a value.
+long long spin_cycles() {
+  int device = 0, khz = 0;
+  REQUIRE_CUDA(cudaGetDevice(&device));
+  REQUIRE_CUDA(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+  return static_cast<long long>(khz) * 50;
+}
+
+// One exchange: the producer fills `data` on `producer` after the delay and exports it;
+// the consumer imports it and copies what it sees on `consumer`, once `consumer` has been
+// made to wait by make_stream_wait (or, with wait == false, by synchronising the producer
+// from the host, which is what -1 leaves to the consumer). Returns what the consumer saw.
+std::vector<int> exchange(cudaStream_t producer, cudaStream_t consumer, bool wait, int base) {
+  int* data = nullptr;
+  int* seen = nullptr;
+  REQUIRE_CUDA(cudaMalloc(&data, stream_n * sizeof(int)));
+  cuda_allocation data_guard(data, cudaFree);
+  REQUIRE_CUDA(cudaMalloc(&seen, stream_n * sizeof(int)));
+  cuda_allocation seen_guard(seen, cudaFree);
+  // The sentinel everywhere, finished before either stream starts.
+  std::vector<int> host(stream_n, stream_sentinel);
+  REQUIRE_CUDA(cudaMemcpy(data, host.data(), stream_n * sizeof(int), cudaMemcpyHostToDevice));
+  REQUIRE_CUDA(cudaMemcpy(seen, host.data(), stream_n * sizeof(int), cudaMemcpyHostToDevice));
+  REQUIRE_CUDA(cudaDeviceSynchronize());
+
+  // Producer: the slow kernel, then the export a __dlpack__ call would hand over.
+  const dm::device_mdspan<int, E1> produced(data, stream_n);
+  delayed_fill<<<stream_n / 256, 256, 0, producer>>>(produced, spin_cycles(), base);
+  REQUIRE_CUDA(cudaGetLastError());
+  const auto exported = dm::to_dlpack_tensor_on_device(produced);
+
+  if (wait) {
+    const dm::error e = dm::make_stream_wait(producer, consumer);
+    INFO(e.message());
+    REQUIRE(e.code() == dm::errc::ok);
+    // The wait is queued on the GPU, not done by the host: the producer is (almost always)
+    // still spinning here. Reported, not checked: the host could be descheduled 50 ms.
+    if (cudaStreamQuery(producer) == cudaErrorNotReady)
+      MESSAGE("the producer was still running when the consumer's work was queued");
+    (void)cudaGetLastError();
+  } else {
+    REQUIRE_CUDA(cudaStreamSynchronize(producer));
+  }
+
+  // Consumer: imports the tensor and reads it on its own stream, then copies the result
+  // back on the same stream, so that the host sees exactly what the consumer saw.
+  const auto in = dm::to_mdspan_on_device<dm::device_mdspan<const int, E1>>(exported.get());
+  copy_seen<<<stream_n / 256, 256, 0, consumer>>>(in, dm::device_mdspan<int, E1>(seen, stream_n));
+  REQUIRE_CUDA(cudaGetLastError());
+  REQUIRE_CUDA(cudaMemcpyAsync(host.data(), seen, stream_n * sizeof(int), cudaMemcpyDeviceToHost, consumer));
+  REQUIRE_CUDA(cudaStreamSynchronize(consumer));
+  REQUIRE_CUDA(cudaDeviceSynchronize());  // the producer too, before the buffers are freed
+  return host;
+}
+
+void check_all_written(const std::vector<int>& seen, int base) {
+  int wrong = 0, first_wrong = -1;
+  for (int i = 0; i < stream_n; ++i) {
+    if (seen[static_cast<std::size_t>(i)] != base + i) {
+      if (first_wrong < 0) first_wrong = i;
+      ++wrong;
+    }
+  }
+  INFO("first wrong element " << first_wrong << " of " << stream_n);
+  CHECK(wrong == 0);
+}
+
+// A non-blocking stream: it does not synchronise implicitly with the legacy default
+// stream, so only the event wait can order it.
+struct owned_stream {
+  cudaStream_t stream = nullptr;
+  owned_stream() { REQUIRE_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+  owned_stream(const owned_stream&) = delete;
+  owned_stream& operator=(const owned_stream&) = delete;
+  ~owned_stream() { (void)cudaStreamDestroy(stream); }
+};
+
+}  // namespace
+
+TEST_CASE("make_stream_wait orders a consumer stream after a slow producer kernel") {
+  owned_stream producer, consumer;
+  check_all_written(exchange(producer.stream, consumer.stream, true, 1000), 1000);
+  // The same stream is already ordered: no event, nothing to fail.
+  CHECK(dm::make_stream_wait(producer.stream, producer.stream).code() == dm::errc::ok);
+  check_all_written(exchange(producer.stream, producer.stream, true, 2000), 2000);
+}
+
+TEST_CASE("stream_from_array_api values 1, 2 and a stream pointer are waited on, and -1 leaves it to the consumer") {
+  owned_stream producer, consumer;
+  SUBCASE("1: the legacy default stream") {
+    const auto s = dm::stream_from_array_api(1);
+    REQUIRE(s.has_value());
+    REQUIRE(s->synchronise);
+    check_all_written(exchange(producer.stream, s->stream, true, 3000), 3000);
+  }
+  SUBCASE("2: the per-thread default stream") {
+    const auto s = dm::stream_from_array_api(2);
+    REQUIRE(s.has_value());
+    REQUIRE(s->synchronise);
+    check_all_written(exchange(producer.stream, s->stream, true, 4000), 4000);
+  }
+  SUBCASE("a cudaStream_t passed as an integer") {
+    const auto value = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(consumer.stream));
+    const auto s = dm::stream_from_array_api(value);
+    REQUIRE(s.has_value());
+    REQUIRE(s->synchronise);
+    CHECK(s->stream == consumer.stream);
+    check_all_written(exchange(producer.stream, s->stream, true, 5000), 5000);
+  }
+  SUBCASE("-1: no wait is made; the consumer orders itself") {
+    const auto s = dm::stream_from_array_api(-1);
+    REQUIRE(s.has_value());
+    CHECK_FALSE(s->synchronise);
+    CHECK(s->stream == nullptr);
+    check_all_written(exchange(producer.stream, consumer.stream, false, 6000), 6000);
+  }
 }
 
 int main(int argc, char** argv) {
