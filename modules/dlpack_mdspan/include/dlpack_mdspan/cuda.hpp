@@ -8,7 +8,10 @@
 // that uses neither does not need to link cudart.
 //
 // Never compiled into the named module (nvcc cannot import modules anyway), so its
-// namespace blocks are plain; a TU may include it and `import dlpack_mdspan;` as well.
+// namespace blocks are not exported; a TU may include it and `import dlpack_mdspan;` as
+// well. They are the core's ABI namespace (config.hpp: cxx20 or cxx23), because device_of
+// returns result<T>, which differs between C++20 TUs (nvcc) and C++23 ones: one name for
+// both would let the linker merge two different functions.
 #ifndef DLPACK_MDSPAN_CUDA_HPP
 #define DLPACK_MDSPAN_CUDA_HPP
 
@@ -34,30 +37,20 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace dlpack_mdspan::detail {
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
 
-// A CUDA type's dtype, checked against its size when the header is compiled. Two storage
-// forms are possible: packed, where the lanes fill sizeof(T) bit for bit (fp8x2 is 2 bytes,
-// fp4x2 one byte for two values), and padded, where each sub-byte lane has a byte of its
-// own (fp4 in one byte, fp6x2 in two). The padded form is what detail::subbyte_flags turns
-// into IS_SUBBYTE_TYPE_PADDED, so the two checks agree by construction.
+// A CUDA type's dtype, checked against its size (packed or padded: dtype.hpp).
 template <class T, DLDataTypeCode Code, int Bits, int Lanes>
-struct cuda_dtype {
-  static_assert(static_cast<std::size_t>(Bits) * Lanes == sizeof(T) * 8 ||
-                    (Bits < 8 && sizeof(T) == static_cast<std::size_t>(Lanes)),
-                "dlpack_mdspan/cuda.hpp: sizeof(T) matches neither the packed (bits * lanes / 8) nor the padded "
-                "(one byte per sub-byte lane) DLPack description");
-  static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
-};
+using cuda_dtype = checked_dtype<T, Code, Bits, Lanes>;
 
 // A vector of Lanes Scalars: the scalar's code and bits, Lanes lanes.
 template <class V, class Scalar, int Lanes>
 struct cuda_vector_dtype
-    : cuda_dtype<V, static_cast<DLDataTypeCode>(dtype_v<Scalar>.code), dtype_v<Scalar>.bits, Lanes> {};
+    : checked_dtype<V, static_cast<DLDataTypeCode>(dtype_v<Scalar>.code), dtype_v<Scalar>.bits, Lanes> {};
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace dlpack_mdspan::inline DLPM_ABI::detail
 
-namespace dlpack_mdspan {
+namespace dlpack_mdspan::inline DLPM_ABI {
 
 // ---- scalar floating-point types ------------------------------------------------------
 
@@ -221,14 +214,12 @@ inline result<DLDevice> device_of(const void* p) noexcept {
 }
 
 /// Export with the device found by device_of(md.data_handle()), whatever the accessor
-/// says. A NULL handle (an empty view) has nothing to ask about and takes the accessor's
-/// device. Fails with device_of's error, or with the export errors.
+/// says (try_to_dlpack_tensor_on_device of export.hpp with device_of). A NULL handle (an
+/// empty view) has nothing to ask about and takes the accessor's device. Fails with
+/// device_of's error, or with the export errors.
 template <strided_mdspan M>
 [[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_device(const M& md) noexcept {
-  if (md.data_handle() == nullptr) return try_to_dlpack_tensor(md);
-  const result<DLDevice> device = device_of(md.data_handle());
-  if (!device) return unexpected_error(device.error());
-  return try_to_dlpack_tensor(md, *device);
+  return try_to_dlpack_tensor_on_device(md, device_of);
 }
 
 /// Throwing form of try_to_dlpack_tensor_on_device (dlpack_error).
@@ -237,23 +228,8 @@ template <strided_mdspan M>
   return detail::value_or_throw(try_to_dlpack_tensor_on_device(md));
 }
 
-/// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal,
-/// so that exporting the view again reports the device it came from (plain to_mdspan
-/// default-constructs the accessor, device_id 0).
-template <pointer_mdspan M>
-  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
-[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
-  result<M> view = try_to_mdspan<M>(tensor, options);
-  if (!view) return view;
-  return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
-}
-
-/// Throwing form of try_to_mdspan_on_device (dlpack_error).
-template <pointer_mdspan M>
-  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
-[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) {
-  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
-}
+// try_to_mdspan_on_device and to_mdspan_on_device, which keep the tensor's ordinal in the
+// accessor, are in the core (import.hpp): they need no runtime.
 
 // ---- stream-ordered exchange ---------------------------------------------------------------
 
@@ -305,6 +281,6 @@ struct array_api_stream {
                        cudaGetErrorString(status));
 }
 
-}  // namespace dlpack_mdspan
+}  // namespace dlpack_mdspan::inline DLPM_ABI
 
 #endif

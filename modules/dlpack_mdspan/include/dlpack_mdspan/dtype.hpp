@@ -6,6 +6,7 @@
 
 #include <complex>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -22,6 +23,19 @@ struct integer_dtype {
 template <class T>
 struct float_dtype {
   static constexpr DLDataType value = make_dtype(kDLFloat, static_cast<int>(sizeof(T) * 8));
+};
+// A vendor type's dtype (cuda.hpp, hip.hpp), checked against its size when the header is
+// compiled. Two storage forms are possible: packed, where the lanes fill sizeof(T) bit for
+// bit (fp8x2 is 2 bytes, fp4x2 one byte for two values), and padded, where each sub-byte
+// lane has a byte of its own (fp4 in one byte, fp6x2 in two). The padded form is what
+// subbyte_flags turns into IS_SUBBYTE_TYPE_PADDED, so the two checks agree by construction.
+template <class T, DLDataTypeCode Code, int Bits, int Lanes>
+struct checked_dtype {
+  static_assert(static_cast<std::size_t>(Bits) * Lanes == sizeof(T) * 8 ||
+                    (Bits < 8 && sizeof(T) == static_cast<std::size_t>(Lanes)),
+                "dlpack_mdspan: sizeof(T) matches neither the packed (bits * lanes / 8) nor the padded "
+                "(one byte per sub-byte lane) DLPack description");
+  static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
 };
 }  // namespace dlpack_mdspan::detail
 

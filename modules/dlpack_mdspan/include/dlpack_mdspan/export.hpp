@@ -209,6 +209,20 @@ template <strided_mdspan M>
   return to_dlpack_tensor(md, accessor_device(md.accessor()));
 }
 
+/// Export with the device a runtime query names for md.data_handle(), whatever the accessor
+/// says: `device_of(const void*)` returns result<DLDevice> (cuda.hpp's device_of,
+/// hip.hpp's hip_device_of, or a lambda of yours; it must not throw). A NULL handle (an empty view) has
+/// nothing to ask about and takes the accessor's device. Fails with the query's error, or
+/// with the export errors.
+template <strided_mdspan M, class DeviceOf>
+  requires std::is_invocable_r_v<result<DLDevice>, DeviceOf&, const void*>
+[[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_device(const M& md, DeviceOf&& device_of) noexcept {
+  if (md.data_handle() == nullptr) return try_to_dlpack_tensor(md);
+  const result<DLDevice> device = device_of(static_cast<const void*>(md.data_handle()));
+  if (!device) return unexpected_error(device.error());
+  return try_to_dlpack_tensor(md, *device);
+}
+
 }  // namespace dlpack_mdspan
 
 #endif

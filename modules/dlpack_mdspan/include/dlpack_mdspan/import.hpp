@@ -513,6 +513,25 @@ template <pointer_mdspan M>
   return detail::value_or_throw(try_to_mdspan<M>(tensor, options));
 }
 
+/// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal, so
+/// that exporting the view again reports the device it came from (plain to_mdspan
+/// default-constructs the accessor, device_id 0). For device accessors constructible from
+/// an ordinal: device_memory_accessor and the vendor headers' aliases of it.
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
+  result<M> view = try_to_mdspan<M>(tensor, options);
+  if (!view) return view;
+  return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
+}
+
+/// Throwing form of try_to_mdspan_on_device (dlpack_error).
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) {
+  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
+}
+
 }  // namespace dlpack_mdspan
 
 #endif

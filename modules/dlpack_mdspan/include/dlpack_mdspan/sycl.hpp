@@ -13,7 +13,8 @@
 // Not part of the umbrella header, because it needs dpctl's headers (the `dpctl` Python
 // wheel ships them, with the library): include it explicitly and link
 // libDPCTLSyclInterface. Never compiled into the named module; a TU may include it and
-// `import dlpack_mdspan;` as well.
+// `import dlpack_mdspan;` as well. Its names live in the core's ABI namespace (config.hpp),
+// because functions returning result<T> differ between C++20 and C++23 TUs.
 #ifndef DLPACK_MDSPAN_SYCL_HPP
 #define DLPACK_MDSPAN_SYCL_HPP
 
@@ -32,7 +33,7 @@
 #include <mdspan>
 #endif
 
-namespace dlpack_mdspan {
+namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// The accessor of views of SYCL USM: {kDLOneAPI, root device index} on export, kDLOneAPI
 /// on import (device_memory_accessor, device.hpp).
@@ -249,11 +250,11 @@ template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLOneAPI &&
            std::is_constructible_v<typename M::accessor_type, std::int32_t>)
 [[nodiscard]] result<M> try_to_mdspan_on_usm_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
-  result<M> view = try_to_mdspan<M>(tensor, options);
+  result<M> view = try_to_mdspan_on_device<M>(tensor, options);
   if (!view) return view;
   const result<usm_allocation> where = check_usm_tensor(tensor);
   if (!where) return unexpected_error(where.error());
-  return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
+  return view;
 }
 
 /// Throwing form of try_to_mdspan_on_usm_device (dlpack_error).
@@ -310,10 +311,11 @@ template <pointer_mdspan M>
 /// with the export errors.
 template <strided_mdspan M>
 [[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_usm_device(const M& md) noexcept {
-  if (md.data_handle() == nullptr) return try_to_dlpack_tensor(md);
-  const result<usm_allocation> where = usm_allocation_of(md.data_handle());
-  if (!where) return unexpected_error(where.error());
-  return try_to_dlpack_tensor(md, where->device);
+  return try_to_dlpack_tensor_on_device(md, [](const void* p) noexcept -> result<DLDevice> {
+    const result<usm_allocation> where = usm_allocation_of(p);
+    if (!where) return unexpected_error(where.error());
+    return where->device;
+  });
 }
 
 /// Throwing form of try_to_dlpack_tensor_on_usm_device (dlpack_error).
@@ -322,6 +324,6 @@ template <strided_mdspan M>
   return detail::value_or_throw(try_to_dlpack_tensor_on_usm_device(md));
 }
 
-}  // namespace dlpack_mdspan
+}  // namespace dlpack_mdspan::inline DLPM_ABI
 
 #endif
