@@ -40,6 +40,8 @@ if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
       if(EXISTS "${_dlpm_sycl_prefix}/lib/libintelocl.so")
         list(APPEND DLPM_SYCL_ENVIRONMENT "OCL_ICD_FILENAMES=${_dlpm_sycl_prefix}/lib/libintelocl.so")
       endif()
+      # Under ASan, the runtimes' process-lifetime allocations are not our leaks.
+      list(APPEND DLPM_SYCL_ENVIRONMENT "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/support/sycl_runtime.lsan.supp")
       set(DLPM_SYCL_PYTHON "${DLPACK_MDSPAN_SYCL_PYTHON}")
       set(DLPM_SYCL_OK TRUE)
     endif()
