@@ -43,19 +43,25 @@ TEST_CASE("contiguity answers false, not UB, for garbage") {
   CHECK_FALSE(dm::is_f_contiguous(t));
 }
 
-TEST_CASE("leading dimension follows CuTe's rule, with an error when ambiguous") {
+TEST_CASE("leading dimension follows CuTe's rule: the unit stride, the big one among several, or none") {
   float buf[24] = {};
   tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
   CHECK(*dm::leading_dimension(c.get()) == 2);
   tensor_builder f(buf, f32, {2, 3, 4}, {1, 2, 6});
   CHECK(*dm::leading_dimension(f.get()) == 0);
-  tensor_builder amb(buf, f32, {1, 4, 1}, {1, 1, 1});
+  tensor_builder one_big(buf, f32, {1, 4, 1}, {1, 1, 1});  // PyTorch's size-1 strides: mode 1 is the one
+  CHECK(*dm::leading_dimension(one_big.get()) == 1);
+  tensor_builder amb(buf, f32, {1, 1, 1}, {1, 1, 1});
   auto r = dm::leading_dimension(amb.get());
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == dm::errc::ambiguous_layout);
-  CHECK(std::string(r.error().what()) == "leading dimension is ambiguous: 3 dimensions have stride 1 (the first is 0)");
-  tensor_builder none(buf, f32, {2, 3}, {6, 2});
-  CHECK(dm::leading_dimension(none.get()).error().code() == dm::errc::ambiguous_layout);
+  CHECK(std::string(r.error().what()) ==
+        "leading dimension is ambiguous: 3 modes have stride 1 and 0 of them extent > 1 (the first is mode 0); require the "
+        "one you need (layout_requirements::leading_dim)");
+  tensor_builder two_big(buf, f32, {2, 3}, {1, 1});
+  CHECK(dm::leading_dimension(two_big.get()).error().code() == dm::errc::ambiguous_layout);
+  tensor_builder none(buf, f32, {2, 3}, {6, 2});  // no unit stride: no leading dimension
+  CHECK(*dm::leading_dimension(none.get()) == -1);
 }
 
 TEST_CASE("stride order ranks dimensions by stride") {

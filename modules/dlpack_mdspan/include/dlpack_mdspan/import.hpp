@@ -7,6 +7,7 @@
 #include <dlpack_mdspan/device.hpp>
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
@@ -35,6 +36,9 @@ struct import_options {
   /// Sub-byte elements stored one per byte (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED).
   /// managed_tensor::view sets this from the tensor's flags.
   bool subbyte_padded = false;
+  /// CuTe's layout vocabulary: leading dimension, stride order, compactness in it, shape
+  /// and stride divisibility (layout_requirements.hpp). Empty = no requirement.
+  layout_requirements layout = {};
 };
 
 /// The layout policies to_mdspan can build, by how their mapping is constructed:
@@ -88,6 +92,7 @@ struct default_import_options {
   static constexpr std::int32_t device_id = -1;
   static constexpr std::span<const std::int64_t> divisors = {};
   static constexpr bool subbyte_padded = false;
+  static constexpr layout_requirements layout = {};
 };
 
 // The options are the caller's, not the producer's: nonsense in them is an error for every
@@ -359,6 +364,8 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
                                               static_cast<long long>(t.shape[r]), static_cast<long long>(d)));
     }
   }
+
+  if (!opts.layout.empty() && !layout_met(t, summary.numel, opts.layout, &err)) return unexpected_error(err);
 
   const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
   const bool empty = summary.numel == 0;

@@ -1,5 +1,6 @@
 // Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
-// leading (unit-stride) one, in which order do the strides run.
+// leading (unit-stride) one, in which order do the strides run (CuTe's stride order and
+// the requirements built on these answers are in layout_requirements.hpp).
 #ifndef DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
 #define DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
 
@@ -60,31 +61,40 @@ inline bool is_contiguous(const DLTensor& t) noexcept {
          (detail::is_compact_valid(t, summary.numel, true) || detail::is_compact_valid(t, summary.numel, false));
 }
 
-/// The dimension whose stride is 1, following CuTe DSL's rule: exactly one dimension may
-/// have unit stride. Shape (1,4,1) with strides (1,1,1) has three candidates and is an
-/// errc::ambiguous_layout error, as is a tensor with no unit stride at all.
+/// The leading dimension, deduced as CuTe DSL's mark_layout_dynamic deduces it: the one
+/// mode of stride 1; among several modes of stride 1, the one of extent > 1 if exactly one
+/// has it (PyTorch writes stride 1 for every size-1 mode). No mode of stride 1 is not an
+/// error: the answer is -1, "no leading dimension" (CuTe then keeps every stride dynamic).
+/// Several stride-1 modes of which none, or more than one, has extent > 1 are
+/// errc::ambiguous_layout: (1,4,1,32,1) with strides (1,1,1,4,1) gives 1; (1,1,1) with
+/// strides (1,1,1) has no answer.
 inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept {
   error err;
   tensor_summary summary;
   if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
-  std::int32_t found = -1, count = 0;
+  std::int32_t first = -1, count = 0, big = -1, big_count = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (stride_at(t, r) == 1) {
-      if (found < 0) found = r;
-      ++count;
+    if (stride_at(t, r) != 1) continue;
+    if (first < 0) first = r;
+    ++count;
+    if (t.shape[r] > 1) {
+      big = r;
+      ++big_count;
     }
   }
-  if (count == 1) return found;
-  if (count == 0)
-    return unexpected_error(error::format(errc::ambiguous_layout, "leading dimension: no dimension has stride 1"));
+  if (count <= 1) return first;  // the one unit stride, or -1: none
+  if (big_count == 1) return big;
   return unexpected_error(error::format(errc::ambiguous_layout,
-                                        "leading dimension is ambiguous: %d dimensions have stride 1 (the first is %d)",
-                                        count, found));
+                                        "leading dimension is ambiguous: %d modes have stride 1 and %d of them extent > 1 "
+                                        "(the first is mode %d); require the one you need (layout_requirements::leading_dim)",
+                                        count, big_count, first));
 }
 
 /// Writes, for each dimension, its rank when the strides are sorted ascending: row-major
 /// rank 3 gives (2,1,0), column-major (0,1,2). `order` must have ndim entries. Equal
 /// strides make the order ambiguous (errc::ambiguous_layout). Returns the filled prefix.
+/// This is this library's own convention, kept for its callers; CuTe's stride_order (the
+/// modes from outermost to innermost, ties resolved) is dim_order (layout_requirements.hpp).
 inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span<std::int32_t> order) noexcept {
   error err;
   tensor_summary summary;

@@ -8,6 +8,7 @@
 #include <dlpack_mdspan/dlpack_constants.hpp>
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
 #include <bit>
@@ -31,6 +32,7 @@ struct tensor_requirements {
   std::uint64_t min_alignment = 0;    ///< bytes, power of two; 0 = none beyond the element's
   bool writable = false;              ///< refuse READ_ONLY (only managed tensors carry flags)
   null_strides_policy null_strides = null_strides_policy::row_major;
+  layout_requirements layout = {};    ///< CuTe's layout vocabulary (layout_requirements.hpp)
 };
 
 /// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
@@ -113,6 +115,10 @@ DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t fl
         ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
       return false;
   }
+  if (!req.layout.empty()) {
+    error ignored;  // requirements_failure words it
+    if (!layout_met(t, numel, req.layout, &ignored)) return false;
+  }
   return true;
 }
 
@@ -160,6 +166,7 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
                          static_cast<unsigned long long>(req.min_alignment));
     return false;
   }
+  if (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)) return false;
   if (req.writable && (flags & flag_read_only) != 0) {
     *err = error::format(errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
     return false;
@@ -174,7 +181,9 @@ DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 /// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
 /// check_requirements_valid(req). The first rule broken, in this order, is the error:
 /// the requirements, the structure (check_structure), rank, dtype, shape, device type and
-/// id, order, alignment, READ_ONLY. The success path runs one pass without messages.
+/// id, order, alignment, the layout (leading dimension, stride order, compactness,
+/// divisibility: layout_requirements), READ_ONLY. The success path runs one pass without
+/// messages.
 DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                error* err) noexcept {
   return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
