@@ -118,6 +118,17 @@ DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) DLPM_NOEX
  * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
 DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) DLPM_NOEXCEPT;
 
+/** CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several the
+ * one of extent > 1; *out = -1 when no mode has stride 1. Several stride-1 modes of which
+ * none or more than one has extent > 1 are DLPM_E_AMBIGUOUS_LAYOUT. */
+DLPM_API dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) DLPM_NOEXCEPT;
+
+/** CuTe's stride order (PyTorch's dim_order) of a valid tensor: its ndim modes from the
+ * outermost (largest stride) to the innermost, equal strides in mode order, written to
+ * out[0..ndim). `capacity` is out's length (at least ndim, else DLPM_E_INVALID_ARGUMENT).
+ * More than one mode of stride 1 is DLPM_E_AMBIGUOUS_LAYOUT, as in CuTe. */
+DLPM_API dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int32_t capacity) DLPM_NOEXCEPT;
+
 /** Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
  * including byte_offset. The tensor must be valid and have whole-byte elements. */
 DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
@@ -126,8 +137,13 @@ DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* 
 
 /** The layout of dlpm_requirements this header describes. A program passes it to
  * dlpm_requirements_init, so a newer library knows which fields the program's struct has
- * (git2's *_options_init convention): the struct can grow without breaking old binaries. */
-#define DLPM_REQUIREMENTS_VERSION 1
+ * (git2's *_options_init convention): the struct can grow without breaking old binaries.
+ * Version 2 added the layout fields (leading_dim and after); version-1 structs are still
+ * accepted, and never read or written past their end. */
+#define DLPM_REQUIREMENTS_VERSION 2
+
+/** dlpm_requirements.leading_dim when no leading dimension is required. */
+#define DLPM_ANY_LEADING_DIM INT32_MIN
 
 /** What a consumer requires. Initialise with
  * dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), which sets every field to
@@ -145,18 +161,29 @@ typedef struct dlpm_requirements {
   uint64_t min_alignment;       /**< bytes, a power of two; 0 = none */
   int32_t writable;             /**< nonzero: refuse READ_ONLY (managed tensors only carry flags) */
   int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
+  /* version 2: CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"). The arrays have
+   * one entry per mode of the tensor checked. */
+  int32_t leading_dim;             /**< DLPM_ANY_LEADING_DIM, or the mode whose stride must be 1 (negative: from the last) */
+  int32_t compact;                 /**< nonzero, with stride_order: compact in that order */
+  const int32_t* stride_order;     /**< NULL, or the modes from outermost to innermost (CuTe's stride_order, PyTorch's dim_order) */
+  const int64_t* shape_divisors;   /**< NULL, or a divisor per mode of its extent (0 or 1: free) */
+  const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
 } dlpm_requirements;
 
 /** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
- * alignment, writability or strict-strides requirement) and req->version to `version`.
- * Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION and
- * *req is untouched. */
+ * alignment, writability, strict-strides or layout requirement) and req->version to
+ * `version`. Pass DLPM_REQUIREMENTS_VERSION; version 1 initialises only a version-1
+ * struct's fields; any other value is DLPM_E_UNSUPPORTED_VERSION and *req is untouched. */
 DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) DLPM_NOEXCEPT;
 
 /** Requirements themselves are checked before the tensor: a version this library does not
  * know is DLPM_E_UNSUPPORTED_VERSION; ndim below -1 or above 64, `shape` with ndim = -1,
  * a negative num_device_types, an unknown order or a min_alignment that is not a power of
- * two are DLPM_E_INVALID_ARGUMENT. */
+ * two are DLPM_E_INVALID_ARGUMENT. The layout fields are checked against the tensor's rank,
+ * after its structure: a leading_dim that is not a mode, a stride_order that is not a
+ * permutation of the modes, compact without a stride_order, or a negative divisor are
+ * DLPM_E_INVALID_ARGUMENT. A layout the requirements refuse is DLPM_E_NON_COMPACT_STRIDES
+ * (leading dimension, stride order, compactness) or DLPM_E_DIVISIBILITY. */
 
 /** Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
 DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;

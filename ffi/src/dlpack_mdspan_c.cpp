@@ -4,7 +4,9 @@
 
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -41,7 +43,10 @@ dlpm_status guarded(const char* function, Body&& body) noexcept {
 
 // The requirements struct is versioned (git2's convention): only layouts this library
 // knows are read, so a program built against a newer header gets an error, not garbage.
-bool known_requirements_version(std::uint32_t version) noexcept { return version == DLPM_REQUIREMENTS_VERSION; }
+bool known_requirements_version(std::uint32_t version) noexcept { return version == 1 || version == DLPM_REQUIREMENTS_VERSION; }
+
+// The end of a version-1 struct: its fields, and nothing after them, are read and written.
+constexpr std::size_t requirements_v1_size = offsetof(dlpm_requirements, leading_dim);
 
 dlpm_status unsupported_requirements(const char* function, std::uint32_t version) noexcept {
   return fail(dm::error::format(dm::errc::unsupported_version,
@@ -51,8 +56,23 @@ dlpm_status unsupported_requirements(const char* function, std::uint32_t version
                                              : "the program was built against a newer dlpack_mdspan.h"));
 }
 
-dm::tensor_requirements to_core(const dlpm_requirements& r) noexcept {
+// The layout fields of a version-2 struct, as spans over the modes of a tensor of rank
+// `ndim` (clamped: a rank check_structure refuses is refused before they are read).
+dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+  dm::layout_requirements l;
+  if (r.version < 2) return l;
+  const auto modes = static_cast<std::size_t>(ndim < 0 ? 0 : ndim > dm::max_ndim ? dm::max_ndim : ndim);
+  l.leading_dim = r.leading_dim;
+  if (r.stride_order != nullptr) l.stride_order = {r.stride_order, modes};
+  l.compact = r.compact != 0;
+  if (r.shape_divisors != nullptr) l.shape_divisors = {r.shape_divisors, modes};
+  if (r.stride_divisors != nullptr) l.stride_divisors = {r.stride_divisors, modes};
+  return l;
+}
+
+dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
   dm::tensor_requirements c;
+  c.layout = layout_to_core(r, ndim);
   c.any_dtype = r.check_dtype == 0;
   c.dtype = r.dtype;
   c.ndim = r.ndim;
@@ -72,11 +92,11 @@ dm::tensor_requirements to_core(const dlpm_requirements& r) noexcept {
 // was built on every call (to_core), accepted or not.
 DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
   dm::error e;
-  return dm::detail::requirements_failure(tensor, flags, to_core(req), &e) ? DLPM_OK : fail(e);
+  return dm::detail::requirements_failure(tensor, flags, to_core(req, tensor.ndim), &e) ? DLPM_OK : fail(e);
 }
 
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
-  if (dm::detail::requirements_met(tensor, flags, to_core(req))) return DLPM_OK;
+  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim))) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
@@ -206,6 +226,24 @@ dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out)
   }
 }
 
+dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_leading_dim", "tensor");
+  if (out == nullptr) return null_argument("dlpm_leading_dim", "out");
+  const dm::result<std::int32_t> r = dm::leading_dimension(*tensor);
+  if (!r) return fail(r.error());
+  *out = *r;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int32_t capacity) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_stride_order", "tensor");
+  if (out == nullptr) return null_argument("dlpm_stride_order", "out");
+  if (capacity < 0)
+    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_stride_order: capacity = %d is negative", capacity));
+  const auto r = dm::dim_order(*tensor, std::span<std::int32_t>(out, static_cast<std::size_t>(capacity)));
+  return r ? DLPM_OK : fail(r.error());
+}
+
 dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_element_offset", "tensor");
   if (out == nullptr) return null_argument("dlpm_element_offset", "out");
@@ -220,7 +258,12 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
-  *req = dlpm_requirements{};
+  if (version == 1) {
+    std::memset(static_cast<void*>(req), 0, requirements_v1_size);  // a version-1 struct ends there
+  } else {
+    *req = dlpm_requirements{};
+    req->leading_dim = DLPM_ANY_LEADING_DIM;
+  }
   req->version = version;
   req->ndim = -1;
   req->device_id = -1;

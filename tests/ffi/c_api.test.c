@@ -2,6 +2,7 @@
  * Built as C99, as C11 and as C++ (c_api_as_cxx.test.cpp includes this file). */
 #include <dlpack_mdspan.h>
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,89 @@ static void test_requirements_are_checked(void) {
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_UNSUPPORTED_VERSION);
 }
 
+/* CuTe DSL's layout vocabulary through C, on the examples of CuTe's documentation
+ * (tests/modules/dlpack_mdspan/layout_requirements.test.cpp walks all of them in C++). */
+static void test_cute_layout_vocabulary(void) {
+  float data[8 * 4 * 16 * 2];
+  int64_t a_shape[4] = {8, 4, 16, 2}, a_strides[4] = {2, 16, 64, 1}; /* torch.empty(16,4,8,2).permute(2,1,0,3) */
+  int64_t b_shape[5] = {1, 4, 1, 32, 1}, b_strides[5] = {1, 1, 1, 4, 1};
+  int64_t c_shape[2] = {2, 2}, c_strides[2] = {8, 2};
+  DLTensor a = make_tensor(data, 4, a_shape, a_strides, dtype(kDLFloat, 32, 1));
+  DLTensor b = make_tensor(data, 5, b_shape, b_strides, dtype(kDLFloat, 32, 1));
+  DLTensor c = make_tensor(data, 2, c_shape, c_strides, dtype(kDLFloat, 32, 1));
+  int32_t leading = 7, order[5] = {0, 0, 0, 0, 0};
+  const int32_t a_order[4] = {2, 1, 0, 3}, wrong_order[4] = {0, 1, 2, 3};
+  const int32_t b_order[5] = {3, 0, 2, 4, 1}, b_bad[5] = {2, 1, 3, 0, 4}, b_missing[5] = {2, 1, 2, 3, 4};
+  const int64_t by_2[4] = {2, 1, 1, 1}, strides_by[4] = {2, 4, 16, 1}, b_by_4[5] = {4, 1, 1, 1, 1};
+  dlpm_requirements req;
+
+  /* mark_layout_dynamic(): deduction */
+  CHECK_STATUS(dlpm_leading_dim(&a, &leading), DLPM_OK);
+  CHECK(leading == 3);
+  CHECK_STATUS(dlpm_leading_dim(&b, &leading), DLPM_OK);
+  CHECK(leading == 1);
+  CHECK_STATUS(dlpm_leading_dim(&c, &leading), DLPM_OK);
+  CHECK(leading == -1); /* no unit stride: every stride dynamic */
+  CHECK_STATUS(dlpm_leading_dim(NULL, &leading), DLPM_E_NULL_POINTER);
+  /* mark_compact_shape_dynamic(): the deduced stride_order */
+  CHECK_STATUS(dlpm_stride_order(&a, order, 5), DLPM_OK);
+  CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0 && order[3] == 3);
+  CHECK_STATUS(dlpm_stride_order(&b, order, 5), DLPM_E_AMBIGUOUS_LAYOUT); /* t7 */
+  CHECK_STATUS(dlpm_stride_order(&a, order, 3), DLPM_E_INVALID_ARGUMENT);
+
+  /* requirements: leading_dim, stride_order, compact, divisibility */
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  CHECK(req.leading_dim == DLPM_ANY_LEADING_DIM && req.stride_order == NULL && req.compact == 0);
+  req.leading_dim = -1;
+  req.stride_order = a_order;
+  req.compact = 1;
+  req.shape_divisors = by_2;
+  req.stride_divisors = strides_by;
+  CHECK_STATUS(dlpm_check(&a, &req), DLPM_OK);
+  req.leading_dim = 1; /* t6: "Expected strides[leading_dim] == 1, but got 16" */
+  CHECK_STATUS(dlpm_check(&a, &req), DLPM_E_NON_COMPACT_STRIDES);
+  CHECK(strstr(dlpm_last_error(), "strides[1] = 16") != NULL);
+  req.leading_dim = DLPM_ANY_LEADING_DIM;
+  req.stride_order = wrong_order; /* t6: "not consistent with the deduced stride_order" */
+  CHECK_STATUS(dlpm_check(&a, &req), DLPM_E_NON_COMPACT_STRIDES);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  req.stride_order = b_order; /* t3 */
+  req.compact = 1;
+  CHECK_STATUS(dlpm_check(&b, &req), DLPM_OK);
+  req.stride_order = b_bad; /* t12 */
+  CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_NON_COMPACT_STRIDES);
+  req.stride_order = b_missing; /* t9 */
+  CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strcmp(dlpm_last_error(), "layout requirement: stride_order must contain every mode, and 0 is missing") == 0);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  req.shape_divisors = b_by_4; /* t11: "The shape(1) of mode(0) is not divisible by the divisibility(4)" */
+  CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_DIVISIBILITY);
+  CHECK(strcmp(dlpm_last_error(), "shape[0] = 1 is not a multiple of 4") == 0);
+  req.shape_divisors = NULL;
+  req.leading_dim = 30; /* t8: out of range */
+  CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_INVALID_ARGUMENT);
+}
+
+/* A program built against the version-1 header keeps working: its struct is shorter, and
+ * nothing is read or written past its end. */
+static void test_requirements_version_1(void) {
+  float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {4, 1};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  const size_t v1 = offsetof(dlpm_requirements, leading_dim);
+  unsigned char storage[sizeof(dlpm_requirements) + 16];
+  dlpm_requirements* req = (dlpm_requirements*)(void*)storage;
+  size_t i;
+  memset(storage, 0x5a, sizeof storage);
+  CHECK_STATUS(dlpm_requirements_init(req, 1), DLPM_OK);
+  for (i = v1; i < sizeof storage; ++i) CHECK(storage[i] == 0x5a); /* past a version-1 struct: untouched */
+  CHECK(req->version == 1 && req->ndim == -1);
+  req->ndim = 2;
+  CHECK_STATUS(dlpm_check(&t, req), DLPM_OK); /* 0x5a5a5a5a past the end is never read as a layout field */
+  req->ndim = 3;
+  CHECK_STATUS(dlpm_check(&t, req), DLPM_E_NDIM_MISMATCH);
+}
+
 /* dlpm_to_legacy reads nothing but the version of a tensor of another major version. */
 static void test_to_legacy_checks_the_version(void) {
   DLManagedTensorVersioned* future = hand_made(2, 0);
@@ -416,6 +500,8 @@ static void test_every_status_is_named(void) {
 }
 
 int main(void) {
+  test_cute_layout_vocabulary();
+  test_requirements_version_1();
   test_status_and_version();
   test_validate_and_inspect();
   test_malformed();
