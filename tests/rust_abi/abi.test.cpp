@@ -181,6 +181,11 @@ DLPM_ABI_SAME_FIELD(dlpm_requirements, device_id)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, min_alignment)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, writable)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, strict_strides)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, leading_dim)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, stride_order)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, compact)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, shape_divisors)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, stride_divisors)
 
 // The deleters and the release callback take the same arguments.
 static_assert(std::is_same_v<decltype(::DLManagedTensor::deleter), void (*)(::DLManagedTensor*)>);

@@ -32,8 +32,13 @@ constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED = 4;
 
 /// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
 /// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
-/// in `dlpm_requirements::version` when building the struct by hand.
-constexpr static const uint32_t DLPM_REQUIREMENTS_VERSION = 1;
+/// in `dlpm_requirements::version` when building the struct by hand. Version 2 added the
+/// layout fields (`leading_dim` and after); the facade still accepts version 1.
+constexpr static const uint32_t DLPM_REQUIREMENTS_VERSION = 2;
+
+/// `DLPM_ANY_LEADING_DIM`: `dlpm_requirements::leading_dim` when no leading dimension is
+/// required.
+constexpr static const int32_t DLPM_ANY_LEADING_DIM = INT32_MIN;
 
 /// `DLDeviceType`, a C enum of `int32_t` size. Values not listed below are representable.
 using DLDeviceType = int32_t;
@@ -156,6 +161,18 @@ struct dlpm_requirements {
   int32_t writable;
   /// Nonzero: NULL strides (ndim > 0) are an error instead of row-major.
   int32_t strict_strides;
+  /// Version 2: `DLPM_ANY_LEADING_DIM`, or the mode whose stride must be 1 (negative:
+  /// counted from the last mode). CuTe DSL's `leading_dim`.
+  int32_t leading_dim;
+  /// Nonzero, with `stride_order`: the tensor must be compact in that order.
+  int32_t compact;
+  /// NULL, or the tensor's modes from outermost to innermost (CuTe's `stride_order`,
+  /// PyTorch's `dim_order`): one entry per mode of the tensor checked.
+  const int32_t *stride_order;
+  /// NULL, or a divisor per mode of its extent (0 or 1: free).
+  const int64_t *shape_divisors;
+  /// NULL, or a divisor per mode of its stride (modes of extent 1 are free).
+  const int64_t *stride_divisors;
 };
 
 /// `dlpm_release_fn`: called exactly once, with `ctx`, when the last owner of a

@@ -52,6 +52,17 @@ extern "C" {
     pub fn dlpm_is_contiguous(tensor: *const DLTensor, order: c_char, out: *mut i32)
         -> dlpm_status;
 
+    /// CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several
+    /// the one of extent > 1; `*out = -1` when no mode has stride 1. Several stride-1 modes
+    /// of which none or more than one has extent > 1 are `DLPM_E_AMBIGUOUS_LAYOUT`.
+    pub fn dlpm_leading_dim(tensor: *const DLTensor, out: *mut i32) -> dlpm_status;
+
+    /// CuTe's stride order (PyTorch's `dim_order`) of a valid tensor: its modes from the
+    /// outermost (largest stride) to the innermost, equal strides in mode order, written to
+    /// `out[0..ndim]`; `capacity` is `out`'s length (at least ndim). More than one mode of
+    /// stride 1 is `DLPM_E_AMBIGUOUS_LAYOUT`.
+    pub fn dlpm_stride_order(tensor: *const DLTensor, out: *mut i32, capacity: i32) -> dlpm_status;
+
     /// Byte offset of element `index` (ndim entries, bounds-checked) from `tensor->data`,
     /// including `byte_offset`.
     pub fn dlpm_element_offset(
@@ -61,14 +72,15 @@ extern "C" {
     ) -> dlpm_status;
 
     /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and
-    /// device, no alignment, writability or strict-strides requirement) and `req.version`
-    /// to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; any other value is
-    /// `DLPM_E_UNSUPPORTED_VERSION` and `*req` is untouched.
+    /// device, no alignment, writability, strict-strides or layout requirement) and
+    /// `req.version` to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; version 1 initialises
+    /// only a version-1 struct's fields; any other value is `DLPM_E_UNSUPPORTED_VERSION`
+    /// and `*req` is untouched.
     pub fn dlpm_requirements_init(req: *mut dlpm_requirements, version: u32) -> dlpm_status;
 
     /// Checks a bare DLTensor against `req` (no flags: `writable` cannot be refused here).
     ///
-    /// The requirements are checked first: a `version` other than
+    /// The requirements are checked first: a `version` other than 1 or
     /// [`DLPM_REQUIREMENTS_VERSION`] is `DLPM_E_UNSUPPORTED_VERSION`; `ndim` below -1 or
     /// above 64, `shape` with `ndim == -1`, a negative `num_device_types`, an unknown
     /// `order` or a `min_alignment` that is not a power of two are
@@ -144,5 +156,5 @@ const _: () = {
     assert!(size_of::<DLManagedTensor>() == 64);
     assert!(size_of::<DLManagedTensorVersioned>() == 80);
     assert!(size_of::<dlpm_version_info>() == 20);
-    assert!(size_of::<dlpm_requirements>() == 64);
+    assert!(size_of::<dlpm_requirements>() == 96);
 };

@@ -286,8 +286,13 @@ pub struct dlpm_version_info {
 
 /// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
 /// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
-/// in `dlpm_requirements::version` when building the struct by hand.
-pub const DLPM_REQUIREMENTS_VERSION: u32 = 1;
+/// in `dlpm_requirements::version` when building the struct by hand. Version 2 added the
+/// layout fields (`leading_dim` and after); the facade still accepts version 1.
+pub const DLPM_REQUIREMENTS_VERSION: u32 = 2;
+
+/// `DLPM_ANY_LEADING_DIM`: `dlpm_requirements::leading_dim` when no leading dimension is
+/// required.
+pub const DLPM_ANY_LEADING_DIM: i32 = i32::MIN;
 
 /// `dlpm_requirements`: what a consumer requires of a tensor;
 /// `dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)` sets every field to
@@ -320,6 +325,18 @@ pub struct dlpm_requirements {
     pub writable: i32,
     /// Nonzero: NULL strides (ndim > 0) are an error instead of row-major.
     pub strict_strides: i32,
+    /// Version 2: `DLPM_ANY_LEADING_DIM`, or the mode whose stride must be 1 (negative:
+    /// counted from the last mode). CuTe DSL's `leading_dim`.
+    pub leading_dim: i32,
+    /// Nonzero, with `stride_order`: the tensor must be compact in that order.
+    pub compact: i32,
+    /// NULL, or the tensor's modes from outermost to innermost (CuTe's `stride_order`,
+    /// PyTorch's `dim_order`): one entry per mode of the tensor checked.
+    pub stride_order: *const i32,
+    /// NULL, or a divisor per mode of its extent (0 or 1: free).
+    pub shape_divisors: *const i64,
+    /// NULL, or a divisor per mode of its stride (modes of extent 1 are free).
+    pub stride_divisors: *const i64,
 }
 
 /// `dlpm_release_fn`: called exactly once, with `ctx`, when the last owner of a

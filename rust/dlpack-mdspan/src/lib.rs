@@ -96,6 +96,7 @@
 #![warn(clippy::undocumented_unsafe_blocks, missing_docs)]
 
 mod error;
+mod layout;
 mod managed;
 mod types;
 mod view;
@@ -104,6 +105,7 @@ mod view;
 pub use dlpack_mdspan_sys as sys;
 
 pub use error::{Error, Status};
+pub use layout::LayoutRequirements;
 pub use managed::{IntoLegacyError, ManagedTensor, Order};
 pub use types::{Complex32, Complex64, DataType, Device, DeviceType, Element, Flags, TypeCode};
 pub use view::{TensorView, TensorViewMut};

@@ -38,6 +38,11 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
         min_alignment: 0,
         writable: 0,
         strict_strides: 0,
+        leading_dim: sys::DLPM_ANY_LEADING_DIM,
+        stride_order: ptr::null(),
+        compact: 0,
+        shape_divisors: ptr::null(),
+        stride_divisors: ptr::null(),
     };
     // The literal above is what dlpm_requirements_init writes; no FFI call needed.
     req

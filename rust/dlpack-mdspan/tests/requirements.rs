@@ -45,6 +45,11 @@ fn sentinel() -> sys::dlpm_requirements {
         min_alignment: 64,
         writable: 1,
         strict_strides: 1,
+        leading_dim: 9,
+        stride_order: ptr::null(),
+        compact: 9,
+        shape_divisors: ptr::null(),
+        stride_divisors: ptr::null(),
     }
 }
 
@@ -75,13 +80,13 @@ fn same(a: &sys::dlpm_requirements, b: &sys::dlpm_requirements) -> bool {
         b.min_alignment,
         b.writable,
         b.strict_strides,
-    )
+    ) && (a.leading_dim, a.compact) == (b.leading_dim, b.compact)
 }
 
 #[test]
 fn init_sets_the_version_and_the_defaults() {
     let req = init();
-    assert_eq!(sys::DLPM_REQUIREMENTS_VERSION, 1);
+    assert_eq!(sys::DLPM_REQUIREMENTS_VERSION, 2);
     assert_eq!(req.version, sys::DLPM_REQUIREMENTS_VERSION);
     assert_eq!((req.check_dtype, req.ndim, req.device_id), (0, -1, -1));
     assert!(req.shape.is_null() && req.device_types.is_null());
@@ -90,11 +95,18 @@ fn init_sets_the_version_and_the_defaults() {
         (0, 0, 0)
     );
     assert_eq!((req.writable, req.strict_strides), (0, 0));
+    assert_eq!(
+        (req.leading_dim, req.compact),
+        (sys::DLPM_ANY_LEADING_DIM, 0)
+    );
+    assert!(
+        req.stride_order.is_null() && req.shape_divisors.is_null() && req.stride_divisors.is_null()
+    );
 }
 
 #[test]
 fn init_refuses_unknown_versions_and_leaves_the_struct_alone() {
-    for version in [0u32, 2, u32::MAX] {
+    for version in [0u32, 3, u32::MAX] {
         let mut req = sentinel();
         // SAFETY: req is a valid, writable struct.
         let status = unsafe { sys::dlpm_requirements_init(&mut req, version) };
@@ -130,7 +142,10 @@ fn check(req: &sys::dlpm_requirements) -> sys::dlpm_status {
 #[test]
 fn checks_refuse_a_requirements_struct_of_an_unknown_version() {
     assert_eq!(check(&init()), sys::DLPM_OK);
-    for version in [0u32, 2] {
+    let mut v1 = init();
+    v1.version = 1; // a program built against the version-1 header: still accepted
+    assert_eq!(check(&v1), sys::DLPM_OK);
+    for version in [0u32, 3] {
         let mut req = init();
         req.version = version;
         assert_eq!(
