@@ -258,6 +258,11 @@ fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
         min_alignment: std::mem::align_of::<f32>() as u64,
         writable: i32::from(writable),
         strict_strides: 0,
+        leading_dim: sys::DLPM_ANY_LEADING_DIM,
+        compact: 0,
+        stride_order: ptr::null(),
+        shape_divisors: ptr::null(),
+        stride_divisors: ptr::null(),
     }
 }
 
