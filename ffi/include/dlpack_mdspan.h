@@ -206,6 +206,21 @@ DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* s
                                       DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
                                       DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
+/** dlpm_managed_new with the order of the strides (nanobind's runtime `order`):
+ * - 'C' or 'F': NULL strides stand for compact row-major ('C') or column-major ('F')
+ *   strides, which the tensor stores explicitly (never NULL: DLPack reads NULL as
+ *   row-major). Explicit strides must be that compact layout, as dlpm_is_contiguous says
+ *   (extent-1 dimensions may have any stride, an empty tensor is compact), else
+ *   DLPM_E_NON_COMPACT_STRIDES.
+ * - 0: explicit strides are kept as given (exactly dlpm_managed_new); with NULL strides
+ *   0 is DLPM_E_INVALID_ARGUMENT.
+ * Any other order is DLPM_E_INVALID_ARGUMENT, checked before the description. Otherwise
+ * as dlpm_managed_new: on failure *out is untouched and release is NOT called. */
+DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
+                                              char order, DLDataType dtype, DLDevice device, uint64_t byte_offset,
+                                              uint64_t flags, dlpm_release_fn release, void* ctx,
+                                              DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
 

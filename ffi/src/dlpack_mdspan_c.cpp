@@ -308,6 +308,30 @@ dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, con
   });
 }
 
+dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
+                                     DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
+                                     dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
+  if (out == nullptr) return null_argument("dlpm_managed_new_ordered", "out");
+  return guarded("dlpm_managed_new_ordered", [&]() -> dlpm_status {
+    DLTensor description{};
+    description.data = data;
+    description.device = device;
+    description.ndim = ndim;
+    description.dtype = dtype;
+    description.shape = const_cast<int64_t*>(shape);
+    description.strides = const_cast<int64_t*>(strides);
+    description.byte_offset = byte_offset;
+    c_release_owner owner(release, ctx);
+    auto made = dm::try_make_managed_tensor(description, std::move(owner), flags, order);
+    if (!made) {
+      owner.disarm();  // not moved from on failure: the buffer stays the caller's
+      return fail(made.error());
+    }
+    *out = made->release();
+    return DLPM_OK;
+  });
+}
+
 void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
 
 dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) noexcept {

@@ -253,6 +253,136 @@ static void test_managed_new_and_delete(void) {
   CHECK_STATUS(dlpm_managed_new(NULL, 0, NULL, NULL, dtype(kDLFloat, 32, 1), cpu, 0, 0, NULL, NULL, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* dlpm_managed_new_ordered: NULL strides stand for 'C' or 'F' and are stored explicitly;
+ * explicit strides must be that layout (or order 0 keeps them as given). */
+static void test_managed_new_ordered(void) {
+  float* data = (float*)malloc(24 * sizeof(float));
+  int64_t shape[2] = {2, 3}, shape3[3] = {2, 3, 4};
+  int64_t fstrides[2] = {1, 2}, cstrides[2] = {3, 1}, odd[2] = {2, 1};
+  int64_t row_shape[2] = {1, 3}, row_strides[2] = {99, 1};
+  const int64_t p40 = (int64_t)1 << 40, p32 = (int64_t)1 << 32;
+  int64_t empty_inner[3] = {0, 0, 0}, empty_outer[3] = {0, 0, 0}, too_big[2] = {0, 0};
+  int ctx_count = 0;
+  int32_t yes = -1;
+  dlpm_status c_status, f_status, plain_status;
+  DLManagedTensorVersioned* out = NULL;
+  DLManagedTensorVersioned* const sentinel = (DLManagedTensorVersioned*)(uintptr_t)0x1;
+  DLManagedTensorVersioned* untouched = sentinel;
+  DLDevice cpu;
+  DLDataType f32 = dtype(kDLFloat, 32, 1);
+  cpu.device_type = kDLCPU;
+  cpu.device_id = 0;
+  releases = 0;
+
+  /* 'F' with NULL strides: explicit column-major strides, shape copied, one release */
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 'F', f32, cpu, 0, 0, count_release, &ctx_count, &out), DLPM_OK);
+  CHECK(out != NULL);
+  if (out == NULL) return;
+  shape[0] = 99;
+  CHECK(out->dl_tensor.shape[0] == 2 && out->dl_tensor.shape[1] == 3);
+  CHECK(out->dl_tensor.strides != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 2);
+  CHECK(out->version.major == DLPACK_MAJOR_VERSION && out->flags == 0);
+  CHECK_STATUS(dlpm_is_contiguous(&out->dl_tensor, 'F', &yes), DLPM_OK);
+  CHECK(yes == 1);
+  CHECK_STATUS(dlpm_is_contiguous(&out->dl_tensor, 'C', &yes), DLPM_OK);
+  CHECK(yes == 0);
+  dlpm_managed_delete(out);
+  CHECK(releases == 1 && ctx_count == 1);
+  shape[0] = 2;
+
+  /* rank 3, both orders; 'C' stores what dlpm_managed_new stores */
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 3, shape3, NULL, 'F', f32, cpu, 0, DLPACK_FLAG_BITMASK_READ_ONLY, NULL, NULL, &out),
+               DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 2 && out->dl_tensor.strides[2] == 6);
+  CHECK(out != NULL && out->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
+  dlpm_managed_delete(out);
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 3, shape3, NULL, 'C', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 12 && out->dl_tensor.strides[1] == 4 && out->dl_tensor.strides[2] == 1);
+  dlpm_managed_delete(out);
+
+  /* rank 0: no strides to store */
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 0, NULL, NULL, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.ndim == 0);
+  dlpm_managed_delete(out);
+
+  /* an order other than 'C', 'F' (or 0 with explicit strides): refused before the
+   * description is read, out untouched, release not called */
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 'A', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "'C'") != NULL && strstr(dlpm_last_error(), "'F'") != NULL);
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, cstrides, 'c', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_INVALID_ARGUMENT);
+  shape[1] = -3;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 'X', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 'F', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_NEGATIVE_EXTENT);
+  shape[1] = 3;
+  /* order 0 says nothing about NULL strides */
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 0, f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "'C'") != NULL && strstr(dlpm_last_error(), "'F'") != NULL);
+  CHECK(untouched == sentinel);
+  CHECK(releases == 1 && ctx_count == 1);
+
+  /* explicit strides: order 0 keeps any; 'C' or 'F' must match them */
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, odd, 0, f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 2 && out->dl_tensor.strides[1] == 1);
+  dlpm_managed_delete(out);
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, fstrides, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 2);
+  dlpm_managed_delete(out);
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, cstrides, 'C', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  dlpm_managed_delete(out);
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, fstrides, 'C', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_NON_COMPACT_STRIDES);
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, odd, 'F', f32, cpu, 0, 0, count_release, &ctx_count, &untouched),
+               DLPM_E_NON_COMPACT_STRIDES);
+  CHECK(strstr(dlpm_last_error(), "strides[0] = 2") != NULL);
+  CHECK(untouched == sentinel);
+  CHECK(releases == 1 && ctx_count == 1);
+  /* an extent-1 dimension may carry any stride, as dlpm_is_contiguous says */
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, row_shape, row_strides, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 99);
+  dlpm_managed_delete(out);
+
+  /* an empty tensor's computed strides saturate instead of overflowing */
+  empty_inner[1] = p40;
+  empty_inner[2] = p40;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(NULL, 3, empty_inner, NULL, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 0 && out->dl_tensor.strides[2] == 0);
+  dlpm_managed_delete(out);
+  empty_outer[0] = p40;
+  empty_outer[1] = p40;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_ordered(NULL, 3, empty_outer, NULL, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == p40 &&
+        out->dl_tensor.strides[2] == INT64_MAX);
+  dlpm_managed_delete(out);
+
+  /* a non-empty tensor whose element count overflows is refused in either order, as
+   * dlpm_managed_new refuses it */
+  too_big[0] = p32;
+  too_big[1] = p32;
+  c_status = dlpm_managed_new_ordered(data, 2, too_big, NULL, 'C', f32, cpu, 0, 0, count_release, &ctx_count, &untouched);
+  f_status = dlpm_managed_new_ordered(data, 2, too_big, NULL, 'F', f32, cpu, 0, 0, count_release, &ctx_count, &untouched);
+  plain_status = dlpm_managed_new(data, 2, too_big, NULL, f32, cpu, 0, 0, count_release, &ctx_count, &untouched);
+  CHECK(c_status != DLPM_OK && f_status == c_status && plain_status == c_status);
+  CHECK(untouched == sentinel && releases == 1);
+
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, 'F', f32, cpu, 0, 0, NULL, NULL, NULL), DLPM_E_NULL_POINTER);
+  CHECK(strcmp(dlpm_last_error(), "dlpm_managed_new_ordered: out is NULL") == 0);
+  free(data);
+}
+
 static DLManagedTensorVersioned* hand_made(uint32_t major, uint32_t minor) {
   DLManagedTensorVersioned* m = (DLManagedTensorVersioned*)calloc(1, sizeof *m);
   m->version.major = major;
@@ -507,6 +637,7 @@ int main(void) {
   test_malformed();
   test_requirements();
   test_managed_new_and_delete();
+  test_managed_new_ordered();
   test_version_and_legacy();
   test_extremes();
   test_requirements_are_checked();

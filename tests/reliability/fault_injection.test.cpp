@@ -84,6 +84,27 @@ TEST_CASE("dlpm_managed_new: allocation failure → DLPM_E_OUT_OF_MEMORY, out un
   CHECK(released == 1);
 }
 
+TEST_CASE("dlpm_managed_new_ordered: allocation failure → DLPM_E_OUT_OF_MEMORY, out untouched, release not called") {
+  float buf[6] = {};
+  std::int64_t shape[2] = {2, 3};
+  DLManagedTensorVersioned* out = nullptr;
+  released = 0;
+  {
+    dlpm_test::fail_nth_allocation fail(1);
+    CHECK(dlpm_managed_new_ordered(buf, 2, shape, nullptr, 'F', DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0}, 0, 0,
+                                   count_release, nullptr, &out) == DLPM_E_OUT_OF_MEMORY);
+  }
+  CHECK(out == nullptr);
+  CHECK(released == 0);
+  CHECK(std::string(dlpm_last_error()) == "make_managed_tensor: out of memory");
+  REQUIRE(dlpm_managed_new_ordered(buf, 2, shape, nullptr, 'F', DLDataType{kDLFloat, 32, 1}, DLDevice{kDLCPU, 0}, 0, 0,
+                                   count_release, nullptr, &out) == DLPM_OK);
+  CHECK(out->dl_tensor.strides[0] == 1);
+  CHECK(out->dl_tensor.strides[1] == 2);
+  dlpm_managed_delete(out);
+  CHECK(released == 1);
+}
+
 TEST_CASE("legacy bridges: allocation failure is reported and ownership rules still hold") {
   static int legacy_deleted = 0;
   legacy_deleted = 0;

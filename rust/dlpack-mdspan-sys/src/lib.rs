@@ -112,6 +112,27 @@ extern "C" {
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 
+    /// [`dlpm_managed_new`] with the order of the strides. `'C'` or `'F'`: NULL `strides`
+    /// stand for compact row-major or column-major strides, which the tensor stores
+    /// explicitly; explicit `strides` must be that compact layout (extent-1 dimensions may
+    /// have any stride), else `DLPM_E_NON_COMPACT_STRIDES`. `0`: explicit `strides` are kept
+    /// as given, NULL ones are `DLPM_E_INVALID_ARGUMENT`. Any other `order` is
+    /// `DLPM_E_INVALID_ARGUMENT`. On failure `*out` is untouched and `release` is not called.
+    pub fn dlpm_managed_new_ordered(
+        data: *mut c_void,
+        ndim: i32,
+        shape: *const i64,
+        strides: *const i64,
+        order: c_char,
+        dtype: DLDataType,
+        device: DLDevice,
+        byte_offset: u64,
+        flags: u64,
+        release: dlpm_release_fn,
+        ctx: *mut c_void,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
     /// Calls the tensor's deleter (if any). NULL is a no-op. A deleter that throws a C++
     /// exception ends the process (a message on stderr, then `abort()`): the exception
     /// never unwinds into the caller.

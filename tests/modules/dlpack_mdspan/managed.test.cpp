@@ -430,3 +430,139 @@ TEST_CASE("a deleter that throws ends the program with a message naming the exce
     CHECK(err.find("returned after") == std::string::npos);
   }
 }
+
+namespace {
+// A nothrow-movable owner (try_make_managed_tensor's requirement) counting its live
+// destructions; `count` is NULL once moved from.
+struct release_counter {
+  int* count;
+  explicit release_counter(int* c) noexcept : count(c) {}
+  release_counter(release_counter&& o) noexcept : count(std::exchange(o.count, nullptr)) {}
+  ~release_counter() {
+    if (count != nullptr) ++*count;
+  }
+};
+
+std::vector<std::int64_t> stored_strides(const dm::managed_tensor& t) {
+  const DLTensor& d = t.tensor();
+  return d.strides == nullptr ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(d.strides, d.strides + d.ndim);
+}
+}  // namespace
+
+TEST_CASE("try_make_managed_tensor with order 'F': NULL strides become explicit column-major ones, one allocation") {
+  float buf[24] = {0, 1, 2, 3, 4, 5};
+  auto b = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {2, 3});
+  int released = 0;
+  {
+    const std::size_t before = dlpm_test::allocations_on_this_thread();
+    auto t = dm::try_make_managed_tensor(b.get(), release_counter(&released), 0, 'F');
+    REQUIRE(t.has_value());
+    CHECK(dlpm_test::allocations_on_this_thread() - before == 1);
+    b.shape[0] = 99;  // copied
+    CHECK(t->tensor().shape[0] == 2);
+    CHECK(stored_strides(*t) == std::vector<std::int64_t>{1, 2});
+    CHECK(dm::is_f_contiguous(t->tensor()));
+    CHECK_FALSE(dm::is_c_contiguous(t->tensor()));
+    // buf[1 + 2 * 2]: column-major indexing of the same buffer
+    CHECK(t->view<std::mdspan<const float, std::dextents<int, 2>, std::layout_left>>()[1, 2] == 5.f);
+    CHECK(t->try_view<std::mdspan<const float, std::dextents<int, 2>>>().error().code() == dm::errc::non_compact_strides);
+    CHECK(released == 0);
+  }
+  CHECK(released == 1);
+
+  auto b3 = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {2, 3, 4});
+  auto f3 = dm::try_make_managed_tensor(b3.get(), release_counter(&released), 0, 'F');
+  REQUIRE(f3.has_value());
+  CHECK(stored_strides(*f3) == std::vector<std::int64_t>{1, 2, 6});
+  // 'C' stores what the form without an order stores
+  auto c3 = dm::try_make_managed_tensor(b3.get(), release_counter(&released), dm::flag_read_only, 'C');
+  auto plain = dm::try_make_managed_tensor(b3.get(), release_counter(&released));
+  REQUIRE(c3.has_value());
+  REQUIRE(plain.has_value());
+  CHECK(stored_strides(*c3) == std::vector<std::int64_t>{12, 4, 1});
+  CHECK(stored_strides(*c3) == stored_strides(*plain));
+  CHECK(c3->is_read_only());
+
+  // rank 0: nothing to store
+  auto b0 = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {});
+  auto f0 = dm::try_make_managed_tensor(b0.get(), release_counter(&released), 0, 'F');
+  REQUIRE(f0.has_value());
+  CHECK(f0->tensor().ndim == 0);
+}
+
+TEST_CASE("try_make_managed_tensor order: unknown orders, 0 without strides and strides of another layout are refused") {
+  float buf[8] = {};
+  int released = 0;
+  release_counter kept(&released);
+  auto refusal = [&](const DLTensor& t, char order) {
+    auto made = dm::try_make_managed_tensor(t, std::move(kept), 0, order);
+    CHECK(kept.count == &released);  // not moved from on failure
+    return made.has_value() ? dm::error{} : made.error();
+  };
+  auto b = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {2, 3});
+  for (const char order : {'A', 'c', 'X', '\x7f'}) {
+    const dm::error e = refusal(b.get(), order);
+    CHECK(e.code() == dm::errc::invalid_argument);
+    const std::string message = e.message().c_str();
+    CHECK(message.find("'C'") != std::string::npos);
+    CHECK(message.find("'F'") != std::string::npos);
+  }
+  // the order is checked before the description
+  auto bad = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {2, -3});
+  CHECK(refusal(bad.get(), 'A').code() == dm::errc::invalid_argument);
+  CHECK(refusal(bad.get(), 'F').code() == dm::errc::negative_extent);
+  // 0 says nothing about NULL strides
+  const dm::error zero = refusal(b.get(), 0);
+  CHECK(zero.code() == dm::errc::invalid_argument);
+  CHECK(std::string(zero.message().c_str()).find("'F'") != std::string::npos);
+
+  // explicit strides: 0 keeps any valid ones, 'C' / 'F' must be that layout
+  dlpm_test::tensor_builder padded(buf, dlpm_test::f32, {2, 3}, {4, 1});
+  auto as_given = dm::try_make_managed_tensor(padded.get(), release_counter(&released), 0, 0);
+  REQUIRE(as_given.has_value());
+  CHECK(stored_strides(*as_given) == std::vector<std::int64_t>{4, 1});
+  CHECK(refusal(padded.get(), 'C').code() == dm::errc::non_compact_strides);
+  dlpm_test::tensor_builder column(buf, dlpm_test::f32, {2, 3}, {1, 2});
+  CHECK(dm::try_make_managed_tensor(column.get(), release_counter(&released), 0, 'F').has_value());
+  const dm::error wrong = refusal(column.get(), 'C');
+  CHECK(wrong.code() == dm::errc::non_compact_strides);
+  CHECK(std::string(wrong.message().c_str()).find("strides[1] = 2") != std::string::npos);
+  dlpm_test::tensor_builder row(buf, dlpm_test::f32, {2, 3}, {3, 1});
+  CHECK(refusal(row.get(), 'F').code() == dm::errc::non_compact_strides);
+  CHECK(dm::try_make_managed_tensor(row.get(), release_counter(&released), 0, 'C').has_value());
+  // extent-1 dimensions may carry any stride, an empty tensor is compact
+  dlpm_test::tensor_builder one_row(buf, dlpm_test::f32, {1, 3}, {99, 1});
+  CHECK(dm::try_make_managed_tensor(one_row.get(), release_counter(&released), 0, 'F').has_value());
+  dlpm_test::tensor_builder empty(nullptr, dlpm_test::f32, {0, 3}, {5, 7});
+  CHECK(dm::try_make_managed_tensor(empty.get(), release_counter(&released), 0, 'F').has_value());
+  CHECK(released == 4);  // the four temporaries made above (as_given lives on), none of the refusals
+}
+
+TEST_CASE("try_make_managed_tensor order 'F': an overflowing count is refused as for 'C', empty tensors saturate") {
+  float buf[1] = {};
+  int released = 0;
+  constexpr std::int64_t p32 = std::int64_t{1} << 32, p40 = std::int64_t{1} << 40;
+  auto big = dlpm_test::tensor_builder::without_strides(buf, dlpm_test::f32, {p32, p32});
+  release_counter kept(&released);
+  auto c = dm::try_make_managed_tensor(big.get(), std::move(kept), 0, 'C');
+  auto f = dm::try_make_managed_tensor(big.get(), std::move(kept), 0, 'F');
+  auto plain = dm::try_make_managed_tensor(big.get(), std::move(kept));
+  REQUIRE_FALSE(c.has_value());
+  REQUIRE_FALSE(f.has_value());
+  REQUIRE_FALSE(plain.has_value());
+  CHECK(f.error().code() == c.error().code());
+  CHECK(plain.error().code() == c.error().code());
+  CHECK(kept.count == &released);
+
+  auto outer = dlpm_test::tensor_builder::without_strides(nullptr, dlpm_test::f32, {p40, p40, 0});
+  auto fo = dm::try_make_managed_tensor(outer.get(), release_counter(&released), 0, 'F');
+  REQUIRE(fo.has_value());
+  CHECK(stored_strides(*fo) == std::vector<std::int64_t>{1, p40, std::numeric_limits<std::int64_t>::max()});
+  auto inner = dlpm_test::tensor_builder::without_strides(nullptr, dlpm_test::f32, {0, p40, p40});
+  auto ci = dm::try_make_managed_tensor(inner.get(), release_counter(&released), 0, 'C');
+  REQUIRE(ci.has_value());
+  CHECK(stored_strides(*ci) == std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max(), p40, 1});
+  auto fi = dm::try_make_managed_tensor(inner.get(), release_counter(&released), 0, 'F');
+  REQUIRE(fi.has_value());
+  CHECK(stored_strides(*fi) == std::vector<std::int64_t>{1, 0, 0});
+}

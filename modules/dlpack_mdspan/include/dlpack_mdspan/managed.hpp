@@ -17,6 +17,7 @@
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/export.hpp>
 #include <dlpack_mdspan/import.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
 
 #include <array>
 #include <cstddef>
@@ -463,6 +464,99 @@ struct dynamic_owner_block {
 };
 static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
 
+// try_make_managed_tensor's refusals of its `order` argument, worded off the hot path.
+DLPM_COLD inline error unknown_managed_order(char order) noexcept {
+  return error::format(errc::invalid_argument,
+                       "make_managed_tensor: order %d is not one of 'C' (row-major), 'F' (column-major) or 0 (explicit "
+                       "strides as given)",
+                       static_cast<int>(order));
+}
+DLPM_COLD inline error managed_order_needs_strides() noexcept {
+  return error::format(errc::invalid_argument,
+                       "make_managed_tensor: the strides are NULL and order is 0; say which compact layout they stand "
+                       "for: 'C' (row-major) or 'F' (column-major)");
+}
+// Explicit strides that are not the compact layout `order` ('C' or 'F') names: the first
+// dimension, from the innermost, whose stride differs. The tensor is valid and not empty.
+DLPM_COLD inline error strides_not_in_order(const DLTensor& t, char order) noexcept {
+  std::int64_t expected = 1;
+  for (std::int32_t i = 0; i < t.ndim; ++i) {
+    const std::int32_t r = order == 'C' ? t.ndim - 1 - i : i;
+    if (t.shape[r] == 1) continue;
+    if (t.strides[r] != expected)
+      return error::format(errc::non_compact_strides,
+                           "make_managed_tensor: order '%c' but strides[%d] = %lld where the %s layout has %lld (shape[%d] = "
+                           "%lld); pass order 0 to keep other strides as given",
+                           order, r, static_cast<long long>(t.strides[r]), order == 'C' ? "row-major" : "column-major",
+                           static_cast<long long>(expected), r, static_cast<long long>(t.shape[r]));
+    expected = saturating_mul(expected, t.shape[r]);
+  }
+  return error::format(errc::non_compact_strides, "make_managed_tensor: the strides are not in order '%c'", order);
+}
+
+// The body of both try_make_managed_tensor forms. `order` is 0 (NULL strides mean
+// row-major, explicit strides are kept), 'C' or 'F' (NULL strides become that layout's;
+// explicit ones must be it), already checked by the caller. Inlined with a constant 0,
+// the order tests fold away.
+template <class Owner>
+DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor& description, Owner&& owner, std::uint64_t flags,
+                                                                 char order) noexcept {
+  using block = dynamic_owner_block<std::remove_cvref_t<Owner>>;
+  error err;
+  // One pass on the success path; the ordered checks only word a failure.
+  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (!structure_valid(description, opts, &numel, &row_major) && !structure_failure(description, opts, &err))
+    return unexpected_error(err);
+  const std::int64_t* const given = description.strides;
+  // Explicit strides with an order: they must be that compact layout (extent-1 dimensions
+  // may carry any stride; an empty tensor is compact), as dlpm_is_contiguous says.
+  if (order != 0 && given != nullptr && !(order == 'C' ? row_major : is_compact_valid(description, numel, false)))
+    return unexpected_error(strides_not_in_order(description, order));
+  const std::int32_t ndim = description.ndim;
+  void* memory = ::operator new(block::bytes(ndim), std::nothrow);
+  if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
+  auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
+  std::int64_t* shape = b->dims();
+  std::int64_t* strides = shape + ndim;
+  if (given != nullptr) {
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      shape[r] = description.shape[r];
+      strides[r] = given[r];
+    }
+  } else if (order == 'F') {
+    // Column-major: the same running product, from the outermost dimension in. Only an
+    // empty tensor's can saturate (a non-empty one's partial products are <= numel).
+    std::int64_t implicit = 1;
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      const std::int64_t e = description.shape[r];
+      shape[r] = e;
+      strides[r] = implicit;
+      implicit = saturating_mul(implicit, e);
+    }
+  } else {
+    // Innermost dimension first, one multiplication per dimension: the running product is
+    // stride_at's row-major stride, saturating the same way (only an empty tensor's can).
+    std::int64_t implicit = 1;
+    for (std::int32_t r = ndim; r-- > 0;) {
+      const std::int64_t e = description.shape[r];
+      shape[r] = e;
+      strides[r] = implicit;
+      implicit = saturating_mul(implicit, e);
+    }
+  }
+  DLTensor& t = b->managed.dl_tensor;
+  t = description;
+  t.shape = ndim == 0 ? nullptr : shape;
+  t.strides = ndim == 0 ? nullptr : strides;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.flags = flags;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
+}
+
 }  // namespace dlpack_mdspan::detail
 
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
@@ -476,46 +570,29 @@ template <class Owner>
   requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
                                                                                     std::uint64_t flags = 0) noexcept {
-  using block = detail::dynamic_owner_block<std::remove_cvref_t<Owner>>;
-  error err;
-  // One pass on the success path; the ordered checks only word a failure.
-  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
-  std::int64_t numel = 0;
-  bool row_major = false;
-  if (!detail::structure_valid(description, opts, &numel, &row_major) && !detail::structure_failure(description, opts, &err))
-    return unexpected_error(err);
-  const std::int32_t ndim = description.ndim;
-  void* memory = ::operator new(block::bytes(ndim), std::nothrow);
-  if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
-  auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
-  std::int64_t* shape = b->dims();
-  std::int64_t* strides = shape + ndim;
-  const std::int64_t* const given = description.strides;
-  if (given != nullptr) {
-    for (std::int32_t r = 0; r < ndim; ++r) {
-      shape[r] = description.shape[r];
-      strides[r] = given[r];
-    }
-  } else {
-    // Innermost dimension first, one multiplication per dimension: the running product is
-    // stride_at's row-major stride, saturating the same way (only an empty tensor's can).
-    std::int64_t implicit = 1;
-    for (std::int32_t r = ndim; r-- > 0;) {
-      const std::int64_t e = description.shape[r];
-      shape[r] = e;
-      strides[r] = implicit;
-      implicit = detail::saturating_mul(implicit, e);
-    }
-  }
-  DLTensor& t = b->managed.dl_tensor;
-  t = description;
-  t.shape = ndim == 0 ? nullptr : shape;
-  t.strides = ndim == 0 ? nullptr : strides;
-  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-  b->managed.flags = flags;
-  b->managed.manager_ctx = b;
-  b->managed.deleter = &block::destroy;
-  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
+  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, 0);
+}
+
+/// The same, saying which compact layout the description's strides are (nanobind's
+/// runtime `order`):
+///   - 'C' or 'F': NULL strides stand for that layout, row-major or column-major, and the
+///     tensor stores its explicit strides (never NULL: DLPack reads NULL as row-major).
+///     Explicit strides must be that layout (extent-1 dimensions may carry any stride, an
+///     empty tensor is compact), else errc::non_compact_strides.
+///   - 0: explicit strides are kept as given, whatever they are; NULL strides are refused
+///     (errc::invalid_argument): say 'C' or 'F', or use the form without `order`.
+/// Any other `order` is errc::invalid_argument, checked before the description. The
+/// computed strides are the running products of the extents, so they fit whenever the
+/// element count does (a non-empty tensor whose count overflows is refused by the
+/// validation, in either order); an empty tensor's saturate at INT64_MAX. One allocation.
+/// On failure no tensor exists and `owner` is untouched (not moved from).
+template <class Owner>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
+                                                                                    std::uint64_t flags, char order) noexcept {
+  if (order != 'C' && order != 'F' && order != 0) return unexpected_error(detail::unknown_managed_order(order));
+  if (order == 0 && description.strides == nullptr) return unexpected_error(detail::managed_order_needs_strides());
+  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, order);
 }
 
 /// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with
