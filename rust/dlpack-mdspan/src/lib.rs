@@ -48,7 +48,8 @@
 //!
 //! A view of `T` exists only if the facade accepts the tensor for `T`: a valid structure,
 //! a dtype equal to `T::DTYPE` ([`Element`]: `u8`..`u64`, `i8`..`i64`, `f32`, `f64`,
-//! `bool`, [`Complex32`], [`Complex64`]), a host-accessible device
+//! `bool`, [`F16`], [`BF16`], [`Complex32`], [`Complex64`], or a type you register by
+//! implementing the `unsafe` trait, as C++'s `dtype_traits`), a host-accessible device
 //! ([`DeviceType::HOST_ACCESSIBLE`]) and data aligned for `T`. Shape and strides are
 //! exposed as `&[i64]` (NULL strides are computed as row-major into storage owned by the
 //! view; rank 0 gives empty slices), built only after the facade has validated the tensor:
@@ -107,7 +108,10 @@ pub use dlpack_mdspan_sys as sys;
 pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
 pub use managed::{IntoLegacyError, ManagedTensor, Order};
-pub use types::{Complex32, Complex64, DataType, Device, DeviceType, Element, Flags, TypeCode};
+pub use types::{
+    assert_element_layout, element_layout_ok, Complex32, Complex64, DataType, Device, DeviceType,
+    Element, Flags, TypeCode, BF16, F16,
+};
 pub use view::{TensorView, TensorViewMut};
 
 /// Versions of the linked C facade and of the DLPack headers it was built against.

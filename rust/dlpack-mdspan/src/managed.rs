@@ -287,6 +287,17 @@ impl ManagedTensor {
         flags: Flags,
     ) -> Result<Self, Error> {
         let size = std::mem::size_of::<T>();
+        // A type of one byte per sub-byte lane is stored padded, and says so (the C++
+        // core's subbyte_flags); any other registration must fill its bytes exactly. A type
+        // that breaks Element's size promise is refused here, before a consumer could read
+        // past the Vec.
+        let padded = T::DTYPE.bits() < 8 && T::DTYPE.storage_size(true) == Some(size);
+        view::check_element_size::<T>(padded)?;
+        let flags = if padded {
+            flags | Flags::IS_SUBBYTE_TYPE_PADDED
+        } else {
+            flags
+        };
         let byte_offset = offset
             .checked_mul(size)
             .and_then(|b| u64::try_from(b).ok())
@@ -392,43 +403,60 @@ impl ManagedTensor {
             }
         };
         let d = describe(data, dtype, device, shape, Some(strides), byte_offset)?;
-        let ctx: *mut Owner = Box::into_raw(Box::new(Box::new(owner) as Owner));
-        let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
-        // SAFETY: shape and strides point to d.ndim readable entries (or strides is NULL);
-        // the facade copies them. release_owner's contract holds for ctx, which the facade
-        // passes to it exactly once on success and never on failure. `out` is a valid
-        // out-parameter.
-        let status = unsafe {
-            sys::dlpm_managed_new(
-                d.data,
-                d.ndim,
-                d.shape,
-                d.strides,
-                d.dtype,
-                d.device,
-                d.byte_offset,
-                flags.bits(),
-                Some(release_owner),
-                ctx.cast::<c_void>(),
-                &mut out,
-            )
-        };
-        if status != sys::DLPM_OK {
-            let error = Error::from_facade(status);
-            // SAFETY: on failure the facade did not call release: the owner is still ours.
-            drop(unsafe { Box::from_raw(ctx) });
-            return Err(error);
-        }
-        match NonNull::new(out) {
-            Some(ptr) => Ok(ManagedTensor {
-                ptr,
-                made_here: false,
-            }),
-            None => Err(Error::new(
-                Status::INTERNAL,
-                "dlpm_managed_new returned success and a NULL tensor",
-            )),
-        }
+        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each;
+        // the memory they describe is the caller's contract, passed on unchanged.
+        unsafe { export(owner, &d, None, flags) }
+    }
+
+    /// [`from_owner`](Self::from_owner) with the order of the strides, through the facade's
+    /// `dlpm_managed_new_ordered` (nanobind's runtime `order`):
+    ///
+    /// - `strides == None`: [`Order::C`] stands for compact row-major strides, [`Order::F`]
+    ///   for compact column-major (Fortran) ones. The tensor stores them explicitly (never
+    ///   NULL, which DLPack reads as row-major), so every consumer sees the layout.
+    /// - `strides == Some(s)`: `s` must be that compact layout (extent-1 dimensions may
+    ///   have any stride; an empty tensor is compact), else [`Status::NON_COMPACT_STRIDES`].
+    ///   Use [`from_owner`](Self::from_owner) to export other strides as given.
+    ///
+    /// [`Order::Any`] names no layout and is [`Status::INVALID_ARGUMENT`]. The computed
+    /// strides fit whenever the element count does (a larger count is refused, in either
+    /// order); an empty tensor's saturate at `i64::MAX`. On failure `owner` is dropped here
+    /// and nothing was exported.
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`from_owner`](Self::from_owner), with the strides `order` gives.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Device, Element, Flags, ManagedTensor, Order};
+    ///
+    /// // A 2x3 matrix stored column by column: [[1, 2, 3], [4, 5, 6]].
+    /// let columns: Box<[f64]> = vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0].into_boxed_slice();
+    /// let data = columns.as_ptr().cast_mut().cast();
+    /// // SAFETY: the box keeps the six doubles alive, and nothing else reaches them.
+    /// let t = unsafe {
+    ///     ManagedTensor::from_owner_with_order(columns, data, f64::DTYPE, Device::CPU, &[2, 3], None, Order::F, 0, Flags::empty())
+    /// }?;
+    /// assert_eq!(t.strides()?, Some(&[1, 2][..])); // stored, not NULL
+    /// assert!(t.is_contiguous(Order::F)?);
+    /// assert_eq!(t.view::<f64>()?.get(&[0, 2]), Some(&3.0));
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn from_owner_with_order<O: Send + 'static>(
+        owner: O,
+        data: *mut c_void,
+        dtype: DataType,
+        device: Device,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        order: Order,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
+        // SAFETY: as in from_owner; the facade reads no strides when they are NULL.
+        unsafe { export(owner, &d, Some(order.as_c_char()), flags) }
     }
 
     /// Gives up ownership: the returned pointer's deleter must be called exactly once, by
@@ -728,10 +756,11 @@ impl ManagedTensor {
         // SAFETY: the tensor is live; req is a valid requirements struct whose device list
         // is a static array.
         check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
+        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         // SAFETY: just checked for T on a host device; the struct and the elements stay
         // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
         // memory this crate owns).
-        unsafe { TensorView::new_checked(self.dl_tensor()) }
+        unsafe { TensorView::new_checked_stored(self.dl_tensor(), padded) }
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -756,11 +785,12 @@ impl ManagedTensor {
         // is a static array.
         check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
         let exclusive = self.is_exclusive();
+        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is
         // writable (from_raw's contract, or memory this crate owns); &mut self excludes
         // every other view of this tensor for the lifetime of the result. `exclusive` is
         // only true for memory nothing outside this tensor can reach.
-        unsafe { TensorViewMut::new_checked(self.dl_tensor(), exclusive) }
+        unsafe { TensorViewMut::new_checked_stored(self.dl_tensor(), exclusive, padded) }
     }
 }
 
@@ -837,6 +867,80 @@ impl fmt::Display for IntoLegacyError {
 impl std::error::Error for IntoLegacyError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         Some(&self.error)
+    }
+}
+
+/// Exports `owner` with the description `d` through the facade: `dlpm_managed_new`, or
+/// `dlpm_managed_new_ordered` when an order is given. On failure `owner` is dropped here.
+///
+/// # Safety
+///
+/// `d.shape` and `d.strides` point to `d.ndim` readable entries (or `d.strides` is NULL),
+/// and the caller upholds [`ManagedTensor::from_owner`]'s contract for `d` and `owner`.
+unsafe fn export<O: Send + 'static>(
+    owner: O,
+    d: &sys::DLTensor,
+    order: Option<std::ffi::c_char>,
+    flags: Flags,
+) -> Result<ManagedTensor, Error> {
+    let ctx: *mut Owner = Box::into_raw(Box::new(Box::new(owner) as Owner));
+    let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+    // SAFETY: shape and strides point to d.ndim readable entries (or strides is NULL); the
+    // facade copies them. release_owner's contract holds for ctx, which the facade passes
+    // to it exactly once on success and never on failure. `out` is a valid out-parameter.
+    let status = unsafe {
+        match order {
+            None => sys::dlpm_managed_new(
+                d.data,
+                d.ndim,
+                d.shape,
+                d.strides,
+                d.dtype,
+                d.device,
+                d.byte_offset,
+                flags.bits(),
+                Some(release_owner),
+                ctx.cast::<c_void>(),
+                &mut out,
+            ),
+            Some(order) => sys::dlpm_managed_new_ordered(
+                d.data,
+                d.ndim,
+                d.shape,
+                d.strides,
+                order,
+                d.dtype,
+                d.device,
+                d.byte_offset,
+                flags.bits(),
+                Some(release_owner),
+                ctx.cast::<c_void>(),
+                &mut out,
+            ),
+        }
+    };
+    if status != sys::DLPM_OK {
+        let error = Error::from_facade(status);
+        // SAFETY: on failure the facade did not call release: the owner is still ours.
+        drop(unsafe { Box::from_raw(ctx) });
+        return Err(error);
+    }
+    match NonNull::new(out) {
+        Some(ptr) => Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        }),
+        None => Err(Error::new(
+            Status::INTERNAL,
+            format!(
+                "{} returned success and a NULL tensor",
+                if order.is_some() {
+                    "dlpm_managed_new_ordered"
+                } else {
+                    "dlpm_managed_new"
+                }
+            ),
+        )),
     }
 }
 

@@ -270,6 +270,36 @@ impl DataType {
     pub const fn lanes(self) -> u16 {
         self.0.lanes
     }
+
+    /// Bytes per element as stored, the C++ core's `storage_itemsize`: `bits * lanes / 8`
+    /// when packed, or, for a sub-byte type (`bits < 8`) stored padded (DLPack's
+    /// `IS_SUBBYTE_TYPE_PADDED`), one byte per lane. `None` when that is not a whole,
+    /// non-zero number of bytes (a packed odd count of 4-bit lanes, zero bits or lanes).
+    ///
+    /// ```
+    /// use dlpack_mdspan::{DataType, TypeCode};
+    /// assert_eq!(DataType::BF16.storage_size(false), Some(2));
+    /// assert_eq!(DataType::new(TypeCode::UINT, 8, 3).storage_size(false), Some(3));
+    /// let fp4 = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
+    /// assert_eq!(fp4.storage_size(false), None); // half a byte
+    /// assert_eq!(fp4.storage_size(true), Some(1)); // padded: one byte per lane
+    /// assert_eq!(DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2).storage_size(false), Some(1));
+    /// ```
+    pub const fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
+        let (bits, lanes) = (self.0.bits as usize, self.0.lanes as usize);
+        let size = if subbyte_padded && bits < 8 {
+            lanes
+        } else if (bits * lanes) % 8 == 0 {
+            bits * lanes / 8
+        } else {
+            0
+        };
+        if bits == 0 || size == 0 {
+            None
+        } else {
+            Some(size)
+        }
+    }
 }
 
 impl fmt::Debug for DataType {
@@ -419,38 +449,395 @@ impl Complex64 {
     }
 }
 
-mod sealed {
-    pub trait Sealed {}
+/// An IEEE 754 binary16 value (`float16`: DLPack `(kDLFloat, 16, 1)`, C's `_Float16`,
+/// CUDA's `__half`, NumPy's `float16`), stored as its bit pattern: 1 sign, 5 exponent and
+/// 10 mantissa bits.
+///
+/// A storage type without arithmetic. [`from_bits`](Self::from_bits) and
+/// [`to_bits`](Self::to_bits) give the raw pattern; [`to_f32`](Self::to_f32) (also
+/// `f32::from`) is exact, and [`from_f32`](Self::from_f32) rounds to nearest, ties to even.
+/// `==` and `Hash` compare bit patterns, not values: `0.0` and `-0.0` differ, and a NaN
+/// equals itself. `Default` is `+0.0`.
+///
+/// ```
+/// use dlpack_mdspan::{DataType, Element, ManagedTensor, F16};
+///
+/// assert_eq!(F16::DTYPE, DataType::F16);
+/// let h = F16::from_f32(1.5);
+/// assert_eq!(h.to_bits(), 0x3e00);
+/// assert_eq!(f32::from(h), 1.5);
+/// assert_eq!(F16::from_f32(1e6), F16::INFINITY); // beyond F16::MAX (65504)
+///
+/// let t = ManagedTensor::from_vec(vec![F16::ONE, F16::from_f32(-2.0)], &[2])?;
+/// assert_eq!(t.view::<F16>()?.get(&[1]).map(|h| h.to_f32()), Some(-2.0));
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct F16(pub u16);
+
+impl F16 {
+    /// `+0.0`.
+    pub const ZERO: F16 = F16(0x0000);
+    /// `1.0`.
+    pub const ONE: F16 = F16(0x3c00);
+    /// The largest finite value, `65504.0`.
+    pub const MAX: F16 = F16(0x7bff);
+    /// The smallest positive normal value, `2^-14`.
+    pub const MIN_POSITIVE: F16 = F16(0x0400);
+    /// `+∞`.
+    pub const INFINITY: F16 = F16(0x7c00);
+    /// `-∞`.
+    pub const NEG_INFINITY: F16 = F16(0xfc00);
+    /// A quiet NaN (`0x7e00`, the pattern `from_f32(f32::NAN)` gives).
+    pub const NAN: F16 = F16(0x7e00);
+
+    /// The value with bit pattern `bits`.
+    pub const fn from_bits(bits: u16) -> Self {
+        F16(bits)
+    }
+
+    /// The bit pattern.
+    pub const fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// Whether this is a NaN (exponent all ones, mantissa non-zero).
+    pub const fn is_nan(self) -> bool {
+        self.0 & 0x7fff > 0x7c00
+    }
+
+    /// The exact `f32` of this value (every binary16 value is an `f32`). A NaN stays a NaN
+    /// with the same sign and payload (shifted into the top of the `f32` mantissa), so a
+    /// signaling NaN stays signaling.
+    pub fn to_f32(self) -> f32 {
+        let h = u32::from(self.0);
+        let sign = (h & 0x8000) << 16;
+        let exp = (h >> 10) & 0x1f;
+        let man = h & 0x3ff;
+        let bits = if exp == 0x1f {
+            sign | 0x7f80_0000 | (man << 13) // infinity or NaN
+        } else if exp != 0 {
+            sign | ((exp + 127 - 15) << 23) | (man << 13)
+        } else if man == 0 {
+            sign // ±0
+        } else {
+            // Subnormal, man * 2^-24: normalise around its highest set bit p.
+            let p = 31 - man.leading_zeros();
+            sign | ((p + 127 - 24) << 23) | ((man << (23 - p)) & 0x7f_ffff)
+        };
+        f32::from_bits(bits)
+    }
+
+    /// `x` rounded to the nearest binary16, ties to even (IEEE 754's default rounding, as
+    /// C's `(_Float16)x` and x86's `vcvtps2ph` with the default mode). Values beyond the
+    /// range round to `±∞` (from `±65520` on), tiny ones to subnormals or `±0`.
+    ///
+    /// NaN: a NaN gives a quiet NaN with the same sign and the top 9 bits of the payload
+    /// (the quiet bit is set, as hardware conversions do), so `from_f32(h.to_f32()) == h`
+    /// for every `h` except signaling NaNs, which come back quieted.
+    pub fn from_f32(x: f32) -> Self {
+        let x = x.to_bits();
+        let sign = ((x >> 16) & 0x8000) as u16;
+        let exp = (x >> 23) & 0xff;
+        let man = x & 0x7f_ffff;
+        if exp == 0xff {
+            let nan = if man == 0 {
+                0
+            } else {
+                0x0200 | (man >> 13) as u16
+            };
+            return F16(sign | 0x7c00 | nan);
+        }
+        if exp >= 127 + 16 {
+            return F16(sign | 0x7c00); // |x| >= 2^16: beyond every rounding to finite
+        }
+        // Round q + rem / 2^shift to nearest, ties to even (q's carry into the exponent
+        // field is the right result: the next binade, or infinity).
+        let round = |q: u32, rem: u32, shift: u32| -> u16 {
+            let half = 1u32 << (shift - 1);
+            (q + u32::from(rem > half || (rem == half && q & 1 == 1))) as u16
+        };
+        if exp > 127 - 15 {
+            // A normal binary16: rebias the exponent, keep 10 of the 23 mantissa bits.
+            let q = ((exp - (127 - 15)) << 10) | (man >> 13);
+            return F16(sign | round(q, man & 0x1fff, 13));
+        }
+        if exp < 127 - 25 {
+            return F16(sign); // |x| < 2^-25, half the smallest subnormal: rounds to ±0
+        }
+        // A subnormal binary16, in units of 2^-24: the 24-bit significand shifted right.
+        let m = man | 0x80_0000;
+        let shift = 126 - exp; // 14..=24
+        F16(sign | round(m >> shift, m & ((1 << shift) - 1), shift))
+    }
 }
 
-/// An element type the views can read and write: its DLPack dtype must match the tensor's
-/// (code, bits, lanes) exactly.
+impl From<F16> for f32 {
+    fn from(h: F16) -> f32 {
+        h.to_f32()
+    }
+}
+
+impl fmt::Debug for F16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "F16({:?}, bits {:#06x})", self.to_f32(), self.0)
+    }
+}
+
+impl fmt::Display for F16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_f32(), f)
+    }
+}
+
+/// A bfloat16 value (`bfloat16`: DLPack `(kDLBfloat, 16, 1)`, C++'s `std::bfloat16_t` /
+/// `__bf16`, CUDA's `__nv_bfloat16`, `ml_dtypes.bfloat16`), stored as its bit pattern: the
+/// upper 16 bits of an `f32` (1 sign, 8 exponent, 7 mantissa bits).
 ///
-/// Sealed: implemented for `u8`..`u64`, `i8`..`i64`, `f32`, `f64`, `bool`, [`Complex32`]
-/// and [`Complex64`], types whose size is `bits * lanes / 8` and whose alignment divides
-/// their size. Every bit pattern is a valid value for all of them except `bool`, whose
-/// bytes must be 0 or 1 (DLPack's `kDLBool` convention, which NumPy and PyTorch follow).
+/// A storage type without arithmetic, like [`F16`]: [`to_f32`](Self::to_f32) (also
+/// `f32::from`) is exact, [`from_f32`](Self::from_f32) rounds to nearest, ties to even.
+/// `==` and `Hash` compare bit patterns. `Default` is `+0.0`.
+///
+/// ```
+/// use dlpack_mdspan::{DataType, Element, BF16};
+///
+/// assert_eq!(BF16::DTYPE, DataType::BF16);
+/// assert_eq!(BF16::from_f32(1.0).to_bits(), 0x3f80);
+/// assert_eq!(BF16::from_f32(1.0 + 1.0 / 256.0), BF16::ONE); // a tie: rounds to even
+/// assert_eq!(f32::from(BF16::from_bits(0xc0a0)), -5.0);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct BF16(pub u16);
+
+impl BF16 {
+    /// `+0.0`.
+    pub const ZERO: BF16 = BF16(0x0000);
+    /// `1.0`.
+    pub const ONE: BF16 = BF16(0x3f80);
+    /// The largest finite value, `(2 - 2^-7) * 2^127`.
+    pub const MAX: BF16 = BF16(0x7f7f);
+    /// The smallest positive normal value, `2^-126` (as for `f32`).
+    pub const MIN_POSITIVE: BF16 = BF16(0x0080);
+    /// `+∞`.
+    pub const INFINITY: BF16 = BF16(0x7f80);
+    /// `-∞`.
+    pub const NEG_INFINITY: BF16 = BF16(0xff80);
+    /// A quiet NaN (`0x7fc0`, the upper half of `f32::NAN`).
+    pub const NAN: BF16 = BF16(0x7fc0);
+
+    /// The value with bit pattern `bits`.
+    pub const fn from_bits(bits: u16) -> Self {
+        BF16(bits)
+    }
+
+    /// The bit pattern.
+    pub const fn to_bits(self) -> u16 {
+        self.0
+    }
+
+    /// Whether this is a NaN (exponent all ones, mantissa non-zero).
+    pub const fn is_nan(self) -> bool {
+        self.0 & 0x7fff > 0x7f80
+    }
+
+    /// The exact `f32`: these 16 bits followed by 16 zero bits. A NaN keeps its sign and
+    /// payload, signaling or quiet.
+    pub fn to_f32(self) -> f32 {
+        f32::from_bits(u32::from(self.0) << 16)
+    }
+
+    /// `x` rounded to the nearest bfloat16, ties to even (as PyTorch, JAX and CUDA's
+    /// `__float2bfloat16` round); values beyond `BF16::MAX` by half an ulp or more become
+    /// `±∞`, and `f32` subnormals round like any other value.
+    ///
+    /// NaN: a NaN gives a quiet NaN with the same sign and the top 6 bits of the payload (the
+    /// quiet bit is set, never rounded into infinity), so `from_f32(b.to_f32()) == b` for
+    /// every `b` except signaling NaNs, which come back quieted.
+    pub fn from_f32(x: f32) -> Self {
+        let bits = x.to_bits();
+        if x.is_nan() {
+            return BF16((bits >> 16) as u16 | 0x0040);
+        }
+        // Adding 0x7fff plus the lowest kept bit rounds to nearest, ties to even; a carry
+        // into the exponent is the right result (the next binade, or infinity). No overflow:
+        // the largest non-NaN pattern is -∞, 0xff80_0000.
+        let rounded = bits + 0x7fff + ((bits >> 16) & 1);
+        BF16((rounded >> 16) as u16)
+    }
+}
+
+impl From<BF16> for f32 {
+    fn from(b: BF16) -> f32 {
+        b.to_f32()
+    }
+}
+
+impl fmt::Debug for BF16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BF16({:?}, bits {:#06x})", self.to_f32(), self.0)
+    }
+}
+
+impl fmt::Display for BF16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.to_f32(), f)
+    }
+}
+
+/// An element type the views can read and write, and `from_vec` can export: its DLPack
+/// dtype must match the tensor's (code, bits, lanes) exactly. The Rust counterpart of the
+/// C++ library's `dtype_traits<T>`.
+///
+/// Implemented for `u8`..`u64`, `i8`..`i64`, `f32`, `f64`, `bool`, [`F16`], [`BF16`],
+/// [`Complex32`] and [`Complex64`]. Every bit pattern is a valid value for all of them
+/// except `bool`, whose bytes must be 0 or 1 (DLPack's `kDLBool` convention, which NumPy
+/// and PyTorch follow).
+///
+/// # Registering your own element type
+///
+/// Implement it for a plain-old-data type whose bytes are one element of a DLPack dtype,
+/// for instance three `uint8` lanes, and check the size at compile time with
+/// [`assert_element_layout`]:
+///
+/// ```
+/// use dlpack_mdspan::{assert_element_layout, DataType, Element, ManagedTensor, TypeCode};
+///
+/// #[derive(Clone, Copy, Debug, PartialEq)]
+/// #[repr(C)]
+/// struct Rgb {
+///     r: u8,
+///     g: u8,
+///     b: u8,
+/// }
+///
+/// // SAFETY: three u8 fields, so 3 bytes (8 bits * 3 lanes) with no padding, alignment 1;
+/// // every bit pattern is a valid Rgb; no interior mutability; the code is not kDLBool.
+/// unsafe impl Element for Rgb {
+///     const DTYPE: DataType = DataType::new(TypeCode::UINT, 8, 3);
+/// }
+/// const _: () = assert_element_layout::<Rgb>(); // a size mismatch fails the build
+///
+/// let t = ManagedTensor::from_vec(vec![Rgb { r: 1, g: 2, b: 3 }; 4], &[2, 2])?;
+/// assert_eq!(t.dtype(), DataType::new(TypeCode::UINT, 8, 3));
+/// assert_eq!(t.view::<Rgb>()?.get(&[1, 1]), Some(&Rgb { r: 1, g: 2, b: 3 }));
+/// assert!(t.view::<u8>().is_err()); // (kDLUInt, 8, 3) is not uint8
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+///
+/// Views check the size at run time as well: a `T` whose `size_of` is not one element of
+/// `T::DTYPE` as the tensor stores it gets [`Status::SUBBYTE_NOT_VIEWABLE`](crate::Status::SUBBYTE_NOT_VIEWABLE)
+/// (the C++ library's `errc::subbyte_not_viewable`), never a view that reads past the
+/// elements the facade validated.
+///
+/// # Safety
+///
+/// With `T::DTYPE = (code, bits, lanes)`, an implementor promises:
+///
+/// 1. **Size.** `size_of::<T>() * 8 == bits * lanes` (packed: the lanes fill `T` bit for
+///    bit, e.g. `(kDLUInt, 8, 3)` in 3 bytes, or two 4-bit lanes in one byte), or
+///    `bits < 8` and `size_of::<T>() == lanes` (padded sub-byte: one byte per lane, the
+///    form DLPack flags `IS_SUBBYTE_TYPE_PADDED`). [`assert_element_layout`] checks exactly
+///    this. Exports ([`ManagedTensor::from_vec`](crate::ManagedTensor::from_vec) and its
+///    variants) describe a `Vec<T>` with this dtype to foreign consumers, which read
+///    `bits * lanes / 8` bytes per element.
+/// 2. **No uninitialised bytes.** `T` has no padding bytes (nor `MaybeUninit` fields):
+///    every byte of every value is initialised, because exports hand the bytes to other
+///    languages and to views of other element types with the same dtype.
+/// 3. **Every bit pattern is valid.** Any initialised `size_of::<T>()` bytes are a valid
+///    `T` (so no `bool`, `char`, enum, reference, `NonZero*` or other niche-carrying
+///    field): views hand out `&T` to memory written by C, C++, Python, or through another
+///    element type with the same dtype. If the code is `kDLBool`, the converse holds too:
+///    every byte of every value of `T` is 0 or 1, since such memory may be viewed as `bool`.
+/// 4. **No interior mutability** (`UnsafeCell`, `Cell`, atomics): a shared view of a
+///    READ_ONLY or foreign tensor hands out `&T`, through which nothing may write.
+///
+/// `Copy + Send + Sync + 'static` are required by the trait. Alignment is free: the
+/// facade refuses data that is not aligned for `T` ([`Status::MISALIGNED_DATA`](crate::Status::MISALIGNED_DATA)), so a
+/// `T` aligned more strictly than its lanes only narrows which tensors it can view.
+///
+/// Not a safety matter, but what makes the data meaningful: the bytes of `T` are the
+/// dtype's bytes as C and C++ store them (lanes in order, each in the platform's byte
+/// order), the same as the C++ side's `dtype_traits<T>` registration for that type.
 ///
 /// ```
 /// use dlpack_mdspan::{DataType, Element};
 /// assert_eq!(<u16 as Element>::DTYPE, DataType::U16);
 /// assert_eq!(<bool as Element>::DTYPE, DataType::BOOL);
 /// ```
-pub trait Element: sealed::Sealed + Copy + Send + Sync + 'static {
+pub unsafe trait Element: Copy + Send + Sync + 'static {
     /// The DLPack dtype of this type.
     const DTYPE: DataType;
 }
 
+/// Whether `size_of::<T>()` is one element of `T::DTYPE`: packed
+/// (`size_of::<T>() * 8 == bits * lanes`) or padded sub-byte (`bits < 8` and
+/// `size_of::<T>() == lanes`), rule 1 of [`Element`]'s safety contract.
+///
+/// ```
+/// use dlpack_mdspan::{element_layout_ok, F16};
+/// assert!(element_layout_ok::<F16>());
+/// assert!(element_layout_ok::<u64>());
+/// ```
+pub const fn element_layout_ok<T: Element>() -> bool {
+    let size = std::mem::size_of::<T>();
+    matches!(T::DTYPE.storage_size(false), Some(s) if s == size)
+        || (T::DTYPE.bits() < 8 && matches!(T::DTYPE.storage_size(true), Some(s) if s == size))
+}
+
+/// Fails (at compile time, in a `const` item) unless `size_of::<T>()` is one element of
+/// `T::DTYPE`, packed or padded sub-byte: see [`element_layout_ok`]. The Rust counterpart of
+/// the C++ library's `static_assert` on registered dtypes.
+///
+/// ```
+/// use dlpack_mdspan::{assert_element_layout, DataType, Element, TypeCode};
+///
+/// #[derive(Clone, Copy)]
+/// #[repr(transparent)]
+/// struct Fp8E4m3fn(u8);
+/// // SAFETY: one byte (8 bits, 1 lane), any bit pattern valid, no interior mutability.
+/// unsafe impl Element for Fp8E4m3fn {
+///     const DTYPE: DataType = DataType::new(TypeCode::FLOAT8_E4M3FN, 8, 1);
+/// }
+/// const _: () = assert_element_layout::<Fp8E4m3fn>();
+/// ```
+///
+/// A mismatch does not compile:
+///
+/// ```compile_fail,E0080
+/// use dlpack_mdspan::{assert_element_layout, DataType, Element, TypeCode};
+///
+/// #[derive(Clone, Copy)]
+/// #[repr(C)]
+/// struct Rgba(u8, u8, u8, u8);
+/// // Wrong: 4 bytes registered as 3 lanes of 8 bits.
+/// unsafe impl Element for Rgba {
+///     const DTYPE: DataType = DataType::new(TypeCode::UINT, 8, 3);
+/// }
+/// const _: () = assert_element_layout::<Rgba>();
+/// ```
+pub const fn assert_element_layout<T: Element>() {
+    assert!(
+        element_layout_ok::<T>(),
+        "dlpack_mdspan: size_of::<T>() matches neither the packed (bits * lanes / 8) nor the \
+         padded (one byte per sub-byte lane) form of T::DTYPE"
+    );
+}
+
 macro_rules! element {
     ($($t:ty => $dtype:expr),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
-        impl Element for $t {
+        // SAFETY: a primitive, a #[repr(C)] pair of floats or a #[repr(transparent)] u16
+        // whose size is bits * lanes / 8 (asserted below), with no padding, no interior
+        // mutability, and every bit pattern valid except for bool, the kDLBool type, whose
+        // values are the bytes 0 and 1.
+        unsafe impl Element for $t {
             const DTYPE: DataType = $dtype;
         }
-        const _: () = assert!(
-            std::mem::size_of::<$t>() * 8 == $dtype.bits() as usize * $dtype.lanes() as usize
-                && std::mem::size_of::<$t>() % std::mem::align_of::<$t>() == 0
-        );
+        const _: () = {
+            assert_element_layout::<$t>();
+            assert!(std::mem::size_of::<$t>() * 8 == $dtype.bits() as usize * $dtype.lanes() as usize);
+        };
     )*};
 }
 
@@ -459,5 +846,6 @@ element! {
     i8 => DataType::I8, i16 => DataType::I16, i32 => DataType::I32, i64 => DataType::I64,
     f32 => DataType::F32, f64 => DataType::F64,
     bool => DataType::BOOL,
+    F16 => DataType::F16, BF16 => DataType::BF16,
     Complex32 => DataType::COMPLEX64, Complex64 => DataType::COMPLEX128,
 }

@@ -94,6 +94,34 @@ pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<
     Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
 }
 
+/// Refuses an element type whose size is not one element of its dtype as the tensor stores
+/// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
+/// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
+/// matching size, but a view built on a wrong one would address memory the facade never
+/// validated, so it is checked here as well (a constant per `T` after inlining).
+pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
+    let dtype = T::DTYPE;
+    let size = std::mem::size_of::<T>();
+    if dtype.storage_size(subbyte_padded) == Some(size) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Status::SUBBYTE_NOT_VIEWABLE,
+        format!(
+            "dtype (code {}, bits {}, lanes {}) {}, which cannot be viewed as one {size}-byte \
+             element each",
+            dtype.code().0,
+            dtype.bits(),
+            dtype.lanes(),
+            if subbyte_padded {
+                "is stored one byte per lane (padded)"
+            } else {
+                "is packed"
+            }
+        ),
+    ))
+}
+
 /// `dlpm_is_contiguous` as a `bool`.
 pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Error> {
     let mut out = 0i32;
@@ -303,9 +331,27 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Safety
     ///
     /// `t` passed `element_requirements::<T>` in the facade, and the contract of
-    /// [`from_raw`](Self::from_raw) holds for `'a`.
+    /// [`from_raw`](Self::from_raw) holds for `'a`. The tensor's sub-byte elements, if
+    /// any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
     pub(crate) unsafe fn new_checked(t: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
+        unsafe { Self::new_checked_stored(t, false) }
+    }
+
+    /// [`new_checked`](Self::new_checked) for a managed tensor whose IS_SUBBYTE_TYPE_PADDED
+    /// flag is `subbyte_padded`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`new_checked`](Self::new_checked), with the facade's check made with the
+    /// same flag (`dlpm_check_managed` on the tensor that carries it).
+    pub(crate) unsafe fn new_checked_stored(
+        t: &'a sys::DLTensor,
+        subbyte_padded: bool,
+    ) -> Result<Self, Error> {
+        check_element_size::<T>(subbyte_padded)?;
+        // SAFETY: forwarded from this function's contract; size_of::<T>() is the element
+        // size the facade validated the tensor with (checked just above).
         let layout = unsafe { Layout::new(t, std::mem::size_of::<T>()) }?;
         Ok(TensorView {
             layout,
@@ -321,7 +367,8 @@ impl<'a, T: Element> TensorView<'a, T> {
     ///
     /// For `'a`: the tensor's `shape` and `strides` stay valid and unmodified; every
     /// element it addresses is valid for reads; no other code writes those elements; and if
-    /// `T` is `bool`, every element byte is 0 or 1.
+    /// `T` is `bool`, every element byte is 0 or 1. (Every other [`Element`] accepts any bit
+    /// pattern: see its safety contract.)
     ///
     /// ```
     /// use dlpack_mdspan::{sys, TensorView, DataType, Device};
@@ -558,12 +605,31 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     ///
     /// `t` passed `element_requirements::<T>` in the facade, the contract of
     /// [`from_raw`](Self::from_raw) holds for `'a`, and `exclusive_provenance` is true only
-    /// if nothing outside this view can reach the elements during `'a`.
+    /// if nothing outside this view can reach the elements during `'a`. The tensor's
+    /// sub-byte elements, if any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
     pub(crate) unsafe fn new_checked(
         t: &'a sys::DLTensor,
         exclusive_provenance: bool,
     ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
+        unsafe { Self::new_checked_stored(t, exclusive_provenance, false) }
+    }
+
+    /// [`new_checked`](Self::new_checked) for a managed tensor whose IS_SUBBYTE_TYPE_PADDED
+    /// flag is `subbyte_padded`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`new_checked`](Self::new_checked), with the facade's check made with the
+    /// same flag (`dlpm_check_managed` on the tensor that carries it).
+    pub(crate) unsafe fn new_checked_stored(
+        t: &'a sys::DLTensor,
+        exclusive_provenance: bool,
+        subbyte_padded: bool,
+    ) -> Result<Self, Error> {
+        check_element_size::<T>(subbyte_padded)?;
+        // SAFETY: forwarded from this function's contract; size_of::<T>() is the element
+        // size the facade validated the tensor with (checked just above).
         let layout = unsafe { Layout::new(t, std::mem::size_of::<T>()) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
@@ -897,6 +963,42 @@ mod tests {
         assert!(unsafe { dims(misaligned, 0, "shape") }.unwrap().is_empty());
         // SAFETY: not read.
         assert!(unsafe { dims(ptr::null(), 3, "shape") }.unwrap().is_empty());
+    }
+
+    // The padded sub-byte form of Element's contract: one byte per 4-bit lane fits a tensor
+    // flagged IS_SUBBYTE_TYPE_PADDED and not a packed one; a packed pair the other way round.
+    #[test]
+    fn element_size_follows_the_subbyte_padding() {
+        use crate::types::TypeCode;
+
+        #[derive(Clone, Copy)]
+        struct Fp4(#[allow(dead_code)] u8);
+        // SAFETY: one byte per 4-bit lane (padded); any bit pattern; no interior mutability.
+        unsafe impl Element for Fp4 {
+            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
+        }
+        #[derive(Clone, Copy)]
+        struct Fp4x2(#[allow(dead_code)] u8);
+        // SAFETY: two 4-bit lanes in one byte (packed); any bit pattern; no interior
+        // mutability.
+        unsafe impl Element for Fp4x2 {
+            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2);
+        }
+
+        assert!(check_element_size::<Fp4>(true).is_ok());
+        let err = check_element_size::<Fp4>(false).unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert!(err.message().contains("is packed"), "{}", err.message());
+        assert!(check_element_size::<Fp4x2>(false).is_ok());
+        let err = check_element_size::<Fp4x2>(true).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "dtype (code 17, bits 4, lanes 2) is stored one byte per lane (padded), which cannot be \
+             viewed as one 1-byte element each"
+        );
+        // Whole-byte types are unaffected by the flag.
+        assert!(check_element_size::<f32>(true).is_ok());
+        assert!(check_element_size::<crate::types::F16>(false).is_ok());
     }
 
     // any_requirements spells out the facade's defaults to save an FFI call per view; this
