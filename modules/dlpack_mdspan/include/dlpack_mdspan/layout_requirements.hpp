@@ -120,9 +120,12 @@ inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requi
     }
   }
   if (!req.stride_order.empty() && !empty) {
-    // Outermost to innermost, skipping size-1 modes: strides must not grow.
+    // Outermost to innermost, skipping size-1 modes: strides must not grow. (Index loops,
+    // not range-for: clang 19 hashes a range-for differently when a TU both includes the
+    // header and imports the module, and reports an ODR violation.)
     std::int32_t outer = -1;
-    for (const std::int32_t m : req.stride_order) {
+    for (std::size_t i = 0; i < req.stride_order.size(); ++i) {
+      const std::int32_t m = req.stride_order[i];
       if (t.shape[m] == 1) continue;
       if (outer >= 0 && stride_at(t, m) > stride_at(t, outer)) {
         *err = error::format(errc::non_compact_strides,
