@@ -6,12 +6,20 @@
 //   keep(obj) / kept_sum()  a held_view kept beyond the call (a static), summed later
 //   Holder(n)               a type of ours publishing exchange_api<...>(): n float32 ones;
 //                           Holder(0) makes its export throw a C++ exception
+//   narrow_view(obj, name)  try_import<mdspan<const T, 1-D, layout_stride>> for the narrow
+//                           float T named as ml_dtypes names it (float8_e4m3fn, float4_e2m1fn,
+//                           ...): (element bytes, address of element 0, padded flag)
+//   narrow_tensor(name, b)  a std::vector<T> of those bytes exported by to_managed_tensor
 #include <dlpack_mdspan/python.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <mdspan>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace py = dlpack_mdspan::python;
@@ -116,11 +124,84 @@ PyType_Slot holder_slots[] = {
 
 PyType_Spec holder_spec = {"dlpm_interop.Holder", sizeof(holder_object), 0, Py_TPFLAGS_DEFAULT, holder_slots};
 
+// ---- narrow floats: dtype.hpp's fp8 / fp6 / fp4 storage types, by ml_dtypes' names --------
+
+namespace dm = dlpack_mdspan;
+
+// Calls f(std::type_identity<T>{}) for the storage type named `name`; false if none is.
+template <class F>
+bool with_narrow_type(std::string_view name, F&& f) {
+  auto is = [&]<class T>(std::string_view n, std::type_identity<T> t) {
+    if (name != n) return false;
+    f(t);
+    return true;
+  };
+  return is("float8_e3m4", std::type_identity<dm::float8_e3m4>{}) ||
+         is("float8_e4m3", std::type_identity<dm::float8_e4m3>{}) ||
+         is("float8_e4m3b11fnuz", std::type_identity<dm::float8_e4m3b11fnuz>{}) ||
+         is("float8_e4m3fn", std::type_identity<dm::float8_e4m3fn>{}) ||
+         is("float8_e4m3fnuz", std::type_identity<dm::float8_e4m3fnuz>{}) ||
+         is("float8_e5m2", std::type_identity<dm::float8_e5m2>{}) ||
+         is("float8_e5m2fnuz", std::type_identity<dm::float8_e5m2fnuz>{}) ||
+         is("float8_e8m0fnu", std::type_identity<dm::float8_e8m0fnu>{}) ||
+         is("float6_e2m3fn", std::type_identity<dm::float6_e2m3fn>{}) ||
+         is("float6_e3m2fn", std::type_identity<dm::float6_e3m2fn>{}) ||
+         is("float4_e2m1fn", std::type_identity<dm::float4_e2m1fn>{});
+}
+
+PyObject* unknown_narrow_type(const char* name) {
+  PyErr_Format(PyExc_ValueError, "no narrow float type named %s", name);
+  return nullptr;
+}
+
+PyObject* narrow_view(PyObject*, PyObject* args) {
+  PyObject* obj;
+  const char* name;
+  if (!PyArg_ParseTuple(args, "Os", &obj, &name)) return nullptr;
+  PyObject* result = nullptr;
+  if (!with_narrow_type(name, [&]<class T>(std::type_identity<T>) {
+        using M = std::mdspan<const T, std::dextents<int64_t, 1>, std::layout_stride>;
+        auto held = py::try_import<M>(obj);
+        if (!held) return;  // TypeError (or the component's error) is set
+        const M& v = held->view();
+        std::string bytes(static_cast<std::size_t>(v.extent(0)), '\0');
+        for (int64_t i = 0; i < v.extent(0); ++i) bytes[static_cast<std::size_t>(i)] = static_cast<char>(v[i].bits);
+        const bool padded = (held->owner().flags() & dm::flag_is_subbyte_type_padded) != 0;
+        result = Py_BuildValue("(y#NO)", bytes.data(), static_cast<Py_ssize_t>(bytes.size()),
+                               PyLong_FromVoidPtr(const_cast<T*>(v.data_handle())), padded ? Py_True : Py_False);
+      }))
+    return unknown_narrow_type(name);
+  return result;
+}
+
+PyObject* narrow_tensor(PyObject*, PyObject* args) {
+  const char* name;
+  const char* data;
+  Py_ssize_t n;
+  if (!PyArg_ParseTuple(args, "sy#", &name, &data, &n)) return nullptr;
+  PyObject* result = nullptr;
+  if (!with_narrow_type(name, [&]<class T>(std::type_identity<T>) {
+        std::vector<T> values(static_cast<std::size_t>(n));
+        if (n > 0) std::memcpy(values.data(), data, static_cast<std::size_t>(n));
+        std::mdspan<T, std::dextents<int64_t, 1>> md(values.data(), n);
+        auto t = dm::try_to_managed_tensor(md, std::move(values));  // sets the padded flag for fp6 / fp4
+        if (!t) {
+          PyErr_SetString(PyExc_RuntimeError, t.error().what().c_str());
+          return;
+        }
+        result = dlpm_py_tensor_new(t->release());
+      }))
+    return unknown_narrow_type(name);
+  return result;
+}
+
 PyMethodDef methods[] = {
     {"sum_f32_2d", sum_f32_2d, METH_O, "try_import<mdspan<const float, 2-D, layout_stride>>, summed."},
     {"fill_f64_1d", fill_f64_1d, METH_VARARGS, "with_view<mdspan<double, 1-D, layout_stride>>, filled."},
     {"keep", keep, METH_O, "Keep a held_view beyond the call."},
     {"kept_sum", kept_sum, METH_NOARGS, "Sum the kept view and let it go."},
+    {"narrow_view", narrow_view, METH_VARARGS, "A narrow float's typed 1-D import: (bytes, address, padded)."},
+    {"narrow_tensor", narrow_tensor, METH_VARARGS, "A narrow float's std::vector exported as a managed tensor."},
     {nullptr, nullptr, 0, nullptr},
 };
 

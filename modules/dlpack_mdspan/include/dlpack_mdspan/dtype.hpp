@@ -96,6 +96,17 @@ template <> struct dtype_traits<dlpm_uint128> {
 template <> struct dtype_traits<float> : detail::float_dtype<float> {};
 template <> struct dtype_traits<double> : detail::float_dtype<double> {};
 
+#if defined(__SIZEOF_FLOAT128__) && !defined(__CUDACC__)
+// __float128 is IEEE binary128 wherever the compiler defines __SIZEOF_FLOAT128__ (x86-64
+// clang and g++, ppc64le), so it is DLPack's (kDLFloat, 128, 1), as in CCCL. long double
+// stays refused (dtype_of, below). nvcc's front end is left out: device code has no
+// __float128. __extension__ keeps g++ -Wpedantic quiet about the non-standard type.
+__extension__ typedef __float128 dlpm_float128;
+template <> struct dtype_traits<dlpm_float128> {
+  static constexpr DLDataType value = detail::make_dtype(kDLFloat, 128);
+};
+#endif
+
 // _Float16 exists where the compiler defines its limits macros; __bf16 where
 // DLPM_HAS_BF16 (config.hpp) says so. In GCC's <stdfloat>, std::float16_t and
 // std::bfloat16_t are these same types, so they are covered.
@@ -119,6 +130,58 @@ template <> struct dtype_traits<std::complex<double>> {
   static constexpr DLDataType value = detail::make_dtype(kDLComplex, 128);
 };
 
+// ---- DLPack's narrow floats on the host: storage types -----------------------------------
+// One struct per fp8 / fp6 / fp4 code of DLPack 1.1+, named as ml_dtypes names the dtype,
+// holding the raw bits: one value per byte, exactly the bytes of an ml_dtypes array of that
+// dtype (fp6 and fp4 in the low bits, the high bits zero). They are storage only: no
+// arithmetic, no conversion to or from float; compare or convert `bits` yourself, or with
+// a library that knows the format. Trivially copyable, one byte, alignment 1.
+//
+// fp6 and fp4 in one byte each are DLPack's *padded* sub-byte form, like __nv_fp4_e2m1
+// (cuda.hpp): managed exports set IS_SUBBYTE_TYPE_PADDED, and import wants that flag
+// (import_options::subbyte_padded); a packed (17, 4, 1) tensor, such as JAX's float4_e2m1fn
+// export, is errc::subbyte_not_viewable as float4_e2m1fn.
+
+/// kDLFloat8_e3m4 (ml_dtypes.float8_e3m4): 1 sign, 3 exponent, 4 mantissa bits, IEEE-like.
+struct float8_e3m4 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3 (ml_dtypes.float8_e4m3): IEEE-like e4m3, with infinities.
+struct float8_e4m3 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3b11fnuz (ml_dtypes.float8_e4m3b11fnuz): exponent bias 11, finite, NaN at 0x80.
+struct float8_e4m3b11fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3fn (ml_dtypes.float8_e4m3fn): OCP e4m3, finite; CUDA's __nv_fp8_e4m3.
+struct float8_e4m3fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3fnuz (ml_dtypes.float8_e4m3fnuz): bias 8, finite, NaN at 0x80.
+struct float8_e4m3fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e5m2 (ml_dtypes.float8_e5m2): OCP e5m2; CUDA's __nv_fp8_e5m2.
+struct float8_e5m2 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e5m2fnuz (ml_dtypes.float8_e5m2fnuz): bias 16, finite, NaN at 0x80.
+struct float8_e5m2fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e8m0fnu (ml_dtypes.float8_e8m0fnu): an unsigned power of two (MX scales);
+/// CUDA's __nv_fp8_e8m0.
+struct float8_e8m0fnu { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat6_e2m3fn (ml_dtypes.float6_e2m3fn), padded: 6 bits in the low bits of a byte;
+/// CUDA's __nv_fp6_e2m3.
+struct float6_e2m3fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat6_e3m2fn (ml_dtypes.float6_e3m2fn), padded; CUDA's __nv_fp6_e3m2.
+struct float6_e3m2fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat4_e2m1fn (ml_dtypes.float4_e2m1fn), padded: 4 bits in the low nibble of a byte;
+/// CUDA's __nv_fp4_e2m1.
+struct float4_e2m1fn { std::uint8_t bits; /**< the raw encoding */ };
+
+template <> struct dtype_traits<float8_e3m4> : detail::checked_dtype<float8_e3m4, kDLFloat8_e3m4, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3> : detail::checked_dtype<float8_e4m3, kDLFloat8_e4m3, 8, 1> {};
+template <>
+struct dtype_traits<float8_e4m3b11fnuz> : detail::checked_dtype<float8_e4m3b11fnuz, kDLFloat8_e4m3b11fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3fn> : detail::checked_dtype<float8_e4m3fn, kDLFloat8_e4m3fn, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3fnuz> : detail::checked_dtype<float8_e4m3fnuz, kDLFloat8_e4m3fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e5m2> : detail::checked_dtype<float8_e5m2, kDLFloat8_e5m2, 8, 1> {};
+template <> struct dtype_traits<float8_e5m2fnuz> : detail::checked_dtype<float8_e5m2fnuz, kDLFloat8_e5m2fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e8m0fnu> : detail::checked_dtype<float8_e8m0fnu, kDLFloat8_e8m0fnu, 8, 1> {};
+// sizeof 1 for one 6- or 4-bit lane: the padded form (checked_dtype, subbyte_flags).
+template <> struct dtype_traits<float6_e2m3fn> : detail::checked_dtype<float6_e2m3fn, kDLFloat6_e2m3fn, 6, 1> {};
+template <> struct dtype_traits<float6_e3m2fn> : detail::checked_dtype<float6_e3m2fn, kDLFloat6_e3m2fn, 6, 1> {};
+template <> struct dtype_traits<float4_e2m1fn> : detail::checked_dtype<float4_e2m1fn, kDLFloat4_e2m1fn, 4, 1> {};
+
 }  // namespace dlpack_mdspan
 
 namespace dlpack_mdspan::inline DLPM_ABI::detail {
@@ -129,7 +192,7 @@ consteval DLDataType dtype_of() {
   static_assert(!std::is_same_v<T, long double>,
                 "dlpack_mdspan: long double has no DLPack dtype: on x86-64 it is the 80-bit x87 "
                 "format stored in 16 bytes, not IEEE binary128, so kDLFloat/128 would be a lie. "
-                "Convert to double, or register a dtype for a true binary128 type.");
+                "Convert to double, or use __float128 (kDLFloat/128) where the compiler has it.");
   static_assert(std::is_same_v<T, long double> || has_dtype<T>,
                 "dlpack_mdspan: this element type has no DLPack dtype. Register it by "
                 "specializing dlpack_mdspan::dtype_traits<T> with "
