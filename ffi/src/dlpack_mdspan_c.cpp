@@ -284,35 +284,15 @@ dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlp
   return check_tensor(tensor->dl_tensor, tensor->flags, *req);
 }
 
-dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
-                             DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
-                             DLManagedTensorVersioned** out) noexcept {
-  if (out == nullptr) return null_argument("dlpm_managed_new", "out");
-  return guarded("dlpm_managed_new", [&]() -> dlpm_status {
-    DLTensor description{};
-    description.data = data;
-    description.device = device;
-    description.ndim = ndim;
-    description.dtype = dtype;
-    description.shape = const_cast<int64_t*>(shape);
-    description.strides = const_cast<int64_t*>(strides);
-    description.byte_offset = byte_offset;
-    c_release_owner owner(release, ctx);
-    auto made = dm::try_make_managed_tensor(description, std::move(owner), flags);
-    if (!made) {
-      owner.disarm();  // not moved from on failure: the buffer stays the caller's
-      return fail(made.error());
-    }
-    *out = made->release();
-    return DLPM_OK;
-  });
-}
+namespace {
 
-dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
-                                     DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
-                                     dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
-  if (out == nullptr) return null_argument("dlpm_managed_new_ordered", "out");
-  return guarded("dlpm_managed_new_ordered", [&]() -> dlpm_status {
+// The body of dlpm_managed_new and dlpm_managed_new_ordered; `function` names the caller in
+// messages. NULL strides with order 0 are refused by the core, so dlpm_managed_new passes 'C'.
+dlpm_status managed_new(const char* function, void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
+                        char order, DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
+                        dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
+  if (out == nullptr) return null_argument(function, "out");
+  return guarded(function, [&]() -> dlpm_status {
     DLTensor description{};
     description.data = data;
     description.device = device;
@@ -330,6 +310,23 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
     *out = made->release();
     return DLPM_OK;
   });
+}
+
+}  // namespace
+
+dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
+                             DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
+                             DLManagedTensorVersioned** out) noexcept {
+  // NULL strides are row-major here; explicit ones are kept as given.
+  return managed_new("dlpm_managed_new", data, ndim, shape, strides, strides == nullptr ? 'C' : 0, dtype, device,
+                     byte_offset, flags, release, ctx, out);
+}
+
+dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
+                                     DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
+                                     dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
+  return managed_new("dlpm_managed_new_ordered", data, ndim, shape, strides, order, dtype, device, byte_offset, flags,
+                     release, ctx, out);
 }
 
 void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
