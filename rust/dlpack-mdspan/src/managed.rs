@@ -870,8 +870,9 @@ impl std::error::Error for IntoLegacyError {
     }
 }
 
-/// Exports `owner` with the description `d` through the facade: `dlpm_managed_new`, or
-/// `dlpm_managed_new_ordered` when an order is given. On failure `owner` is dropped here.
+/// Exports `owner` with the description `d` through the facade's
+/// `dlpm_managed_new_ordered` (without an order, as `dlpm_managed_new`). On failure `owner`
+/// is dropped here.
 ///
 /// # Safety
 ///
@@ -885,39 +886,31 @@ unsafe fn export<O: Send + 'static>(
 ) -> Result<ManagedTensor, Error> {
     let ctx: *mut Owner = Box::into_raw(Box::new(Box::new(owner) as Owner));
     let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+    // Without an order, NULL strides are row-major and explicit ones are kept, which is
+    // what dlpm_managed_new does: 'C' or 0 for dlpm_managed_new_ordered.
+    let order = order.unwrap_or(if d.strides.is_null() {
+        b'C' as std::ffi::c_char
+    } else {
+        0
+    });
     // SAFETY: shape and strides point to d.ndim readable entries (or strides is NULL); the
     // facade copies them. release_owner's contract holds for ctx, which the facade passes
     // to it exactly once on success and never on failure. `out` is a valid out-parameter.
     let status = unsafe {
-        match order {
-            None => sys::dlpm_managed_new(
-                d.data,
-                d.ndim,
-                d.shape,
-                d.strides,
-                d.dtype,
-                d.device,
-                d.byte_offset,
-                flags.bits(),
-                Some(release_owner),
-                ctx.cast::<c_void>(),
-                &mut out,
-            ),
-            Some(order) => sys::dlpm_managed_new_ordered(
-                d.data,
-                d.ndim,
-                d.shape,
-                d.strides,
-                order,
-                d.dtype,
-                d.device,
-                d.byte_offset,
-                flags.bits(),
-                Some(release_owner),
-                ctx.cast::<c_void>(),
-                &mut out,
-            ),
-        }
+        sys::dlpm_managed_new_ordered(
+            d.data,
+            d.ndim,
+            d.shape,
+            d.strides,
+            order,
+            d.dtype,
+            d.device,
+            d.byte_offset,
+            flags.bits(),
+            Some(release_owner),
+            ctx.cast::<c_void>(),
+            &mut out,
+        )
     };
     if status != sys::DLPM_OK {
         let error = Error::from_facade(status);
@@ -932,14 +925,7 @@ unsafe fn export<O: Send + 'static>(
         }),
         None => Err(Error::new(
             Status::INTERNAL,
-            format!(
-                "{} returned success and a NULL tensor",
-                if order.is_some() {
-                    "dlpm_managed_new_ordered"
-                } else {
-                    "dlpm_managed_new"
-                }
-            ),
+            "dlpm_managed_new_ordered returned success and a NULL tensor",
         )),
     }
 }
