@@ -196,3 +196,30 @@ TEST_CASE("element_byte_offset works in elements first: no intermediate overflow
   REQUIRE(dm::element_byte_offset(b.get(), index, &out, &e));
   CHECK(out == -32);  // (byte_offset / 4 - 6 - 2^61) * 4
 }
+
+TEST_CASE("dtype_name spells dtypes as NumPy and ml_dtypes do, and malformed ones raw") {
+  auto name = [](DLDataType d) { return std::string(dm::dtype_name(d).c_str()); };
+  CHECK(name(dt(kDLFloat, 32)) == "float32");
+  CHECK(name(dt(kDLFloat, 16)) == "float16");
+  CHECK(name(dt(kDLInt, 8)) == "int8");
+  CHECK(name(dt(kDLUInt, 64)) == "uint64");
+  CHECK(name(dt(kDLInt, 4)) == "int4");
+  CHECK(name(dt(kDLBool, 8)) == "bool");
+  CHECK(name(dt(kDLBool, 1)) == "bool1");
+  CHECK(name(dt(kDLBfloat, 16)) == "bfloat16");
+  CHECK(name(dt(kDLComplex, 64)) == "complex64");
+  CHECK(name(dt(kDLOpaqueHandle, 64)) == "handle64");
+  CHECK(name(dt(kDLFloat8_e4m3fn, 8)) == "float8_e4m3fn");
+  CHECK(name(dt(kDLFloat8_e4m3b11fnuz, 8)) == "float8_e4m3b11fnuz");
+  CHECK(name(dt(kDLFloat8_e8m0fnu, 8)) == "float8_e8m0fnu");
+  CHECK(name(dt(kDLFloat6_e3m2fn, 6)) == "float6_e3m2fn");
+  CHECK(name(dt(kDLFloat4_e2m1fn, 4, 2)) == "float4_e2m1fnx2");
+  CHECK(name(dt(kDLFloat, 32, 4)) == "float32x4");
+  // What check_dtype refuses is shown as its three numbers, never under a plausible name.
+  CHECK(name(dt(kDLFloat, 32, 0)) == "(code 2, bits 32, lanes 0)");
+  CHECK(name(dt(kDLFloat, 12)) == "(code 2, bits 12, lanes 1)");
+  CHECK(name(dt(kDLFloat8_e5m2, 16)) == "(code 12, bits 16, lanes 1)");
+  CHECK(name(dt(255, 255, 65535)) == "(code 255, bits 255, lanes 65535)");
+  // Usable in constant expressions: no allocation, no formatting library.
+  static_assert(dm::dtype_name(DLDataType{kDLFloat, 64, 1}).text[6] == '4');
+}
