@@ -1,7 +1,10 @@
-// Export std::mdspan views as DLPack DLTensors, without copying or allocating.
+// Export std::mdspan views as DLPack DLTensors, without copying or allocating: the
+// allocations are counted (tests/support/alloc_counter.cpp replaces operator new here).
 #include <array>
 #include <cstdio>
 #include <mdspan>
+
+#include "support/alloc_counter.hpp"
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
@@ -11,8 +14,8 @@ import dlpack_mdspan;
 namespace dm = dlpack_mdspan;
 
 static void print(const char* what, const DLTensor& t) {
-  std::printf("%-28s ndim=%d dtype=(%u,%u,%u) device=%s shape={", what, t.ndim, t.dtype.code, t.dtype.bits,
-              t.dtype.lanes, dm::device_type_name(t.device.device_type));
+  std::printf("%-28s ndim=%d dtype=%s device=%s shape={", what, t.ndim, dm::dtype_name(t.dtype).c_str(),
+              dm::device_type_name(t.device.device_type));
   for (int i = 0; i < t.ndim; ++i) std::printf("%s%lld", i ? "," : "", static_cast<long long>(t.shape[i]));
   std::printf("} strides={");
   for (int i = 0; i < t.ndim; ++i) std::printf("%s%lld", i ? "," : "", static_cast<long long>(t.strides[i]));
@@ -22,10 +25,13 @@ static void print(const char* what, const DLTensor& t) {
 int main() {
   float image[4 * 6] = {};
 
-  // A row-major 4x6 matrix.
+  // A row-major 4x6 matrix. Shape and strides live inside `view`: nothing is allocated.
   std::mdspan<float, std::dextents<int, 2>> rows(image, 4, 6);
+  const std::size_t before = dlpm_test::allocations_on_this_thread();
   auto view = dm::to_dlpack_tensor(rows);  // keep the wrapper alive while the DLTensor is used
+  const std::size_t allocations = dlpm_test::allocations_on_this_thread() - before;
   print("row-major 4x6 float", view.get());
+  std::printf("%-28s %zu heap allocations (counted)\n", "  to_dlpack_tensor made", allocations);
 
   // Its transpose, as a column-major view of the same memory.
   std::mdspan<float, std::dextents<int, 2>, std::layout_left> cols(image, 6, 4);
