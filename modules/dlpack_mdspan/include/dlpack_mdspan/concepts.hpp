@@ -1,5 +1,5 @@
-// What "an mdspan" means to this library: structural, so std::mdspan, cuda::std::mdspan,
-// Kokkos::mdspan and the reference implementation all qualify without adapters.
+// What "an mdspan" means to this library: structural (the shape of the type, not its
+// namespace), so std::mdspan and CCCL's cuda::std::mdspan both qualify without adapters.
 #ifndef DLPACK_MDSPAN_CONCEPTS_HPP
 #define DLPACK_MDSPAN_CONCEPTS_HPP
 
