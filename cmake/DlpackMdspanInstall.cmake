@@ -7,9 +7,12 @@ include(CMakePackageConfigHelpers)
 
 set(DLPACK_MDSPAN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlpack_mdspan")
 
-set(_dlpm_install_targets dlpack_mdspan_headers dlpack_mdspan_c dlpack_mdspan_c_static)
-if(TARGET dlpack_mdspan)
-  list(APPEND _dlpm_install_targets dlpack_mdspan)
+# The C facade is installed when it is part of the build (DLPACK_MDSPAN_BUILD_C_API, on at
+# top level) or when the Python component, which links it, is built.
+set(_dlpm_install_targets dlpack_mdspan_headers)
+if(DLPACK_MDSPAN_BUILD_C_API OR TARGET dlpack_mdspan_python)
+  list(APPEND _dlpm_install_targets dlpack_mdspan_c dlpack_mdspan_c_static)
+  install(FILES "${DLPM_PC_FILE}" DESTINATION "${DLPM_PC_INSTALL_DIR}")
 endif()
 
 install(TARGETS ${_dlpm_install_targets}
@@ -17,14 +20,27 @@ install(TARGETS ${_dlpm_install_targets}
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-  FILE_SET CXX_MODULES DESTINATION "${CMAKE_INSTALL_LIBDIR}/cxx/dlpack_mdspan"
   INCLUDES DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
 
 install(EXPORT dlpack_mdspan_targets
   NAMESPACE dlpack_mdspan::
   FILE dlpack_mdspanTargets.cmake
-  DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}"
-  CXX_MODULES_DIRECTORY cxx-modules)
+  DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")
+
+# The module has an export set of its own, which the package config loads only where the
+# importing project can build a BMI (a Ninja generator, clang >= 17 or gcc >= 14): headers
+# and C consumers on Makefiles, g++ 12 or an older CMake never see a module target.
+if(TARGET dlpack_mdspan)
+  install(TARGETS dlpack_mdspan
+    EXPORT dlpack_mdspan_module_targets
+    ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
+    FILE_SET CXX_MODULES DESTINATION "${CMAKE_INSTALL_LIBDIR}/cxx/dlpack_mdspan")
+  install(EXPORT dlpack_mdspan_module_targets
+    NAMESPACE dlpack_mdspan::
+    FILE dlpack_mdspanModuleTargets.cmake
+    DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}"
+    CXX_MODULES_DIRECTORY cxx-modules)
+endif()
 
 # The Python component has an export set of its own: its target refers to Python3::Module,
 # which the package config finds only when the component is asked for.
