@@ -88,6 +88,14 @@ DLPM_API const char* dlpm_status_string(dlpm_status status) DLPM_NOEXCEPT;
  * or "" if none. Valid until the next failing call on this thread. */
 DLPM_API const char* dlpm_last_error(void) DLPM_NOEXCEPT;
 
+/** Writes the name of `dtype` the way NumPy and ml_dtypes spell it ("float32", "int8",
+ * "bool", "bfloat16", "complex64", "float8_e4m3fn"; "float32x4" for 4 lanes) into
+ * `buffer`, NUL-terminated and cut to `size - 1` characters, like snprintf. A dtype the
+ * checks refuse is written as its numbers, "(code 42, bits 7, lanes 1)". Returns the length
+ * of the whole name (at most 39), so a return value >= `size` means it was cut. `buffer`
+ * may be NULL when `size` is 0. Never fails. */
+DLPM_API size_t dlpm_dtype_name(DLDataType dtype, char* buffer, size_t size) DLPM_NOEXCEPT;
+
 /** Versions of this library and of the DLPack headers it was built against. */
 typedef struct dlpm_version_info {
   int32_t major;         /**< dlpack_mdspan major version */

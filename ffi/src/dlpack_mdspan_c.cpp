@@ -180,6 +180,17 @@ const char* dlpm_status_string(dlpm_status status) noexcept {
 
 const char* dlpm_last_error(void) noexcept { return last_error; }
 
+size_t dlpm_dtype_name(DLDataType dtype, char* buffer, size_t size) noexcept {
+  const auto name = dm::dtype_name(dtype);
+  const size_t length = std::strlen(name.c_str());
+  if (buffer != nullptr && size > 0) {
+    const size_t kept = length < size ? length : size - 1;
+    std::memcpy(buffer, name.c_str(), kept);
+    buffer[kept] = '\0';
+  }
+  return length;
+}
+
 dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
   if (out == nullptr) return null_argument("dlpm_version", "out");
   *out = dlpm_version_info{dm::version_major, dm::version_minor, dm::version_patch, dm::dlpack_major_version,

@@ -259,13 +259,15 @@ static PyObject* get_readonly(PyObject* self, void* closure) {
   return PyBool_FromLong((as_tensor(self)->base->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
 }
 
+/* The dtype by name ("float32"), as the frameworks print theirs; .dtype keeps the numbers. */
 static PyObject* tensor_repr(PyObject* self) {
-  PyObject *shape = get_shape(self, NULL), *dtype = get_dtype(self, NULL), *device = get_device(self, NULL), *r = NULL;
-  if (shape && dtype && device)
-    r = PyUnicode_FromFormat("dlpack_mdspan.Tensor(shape=%R, dtype=%R, device=%R%s)", shape, dtype, device,
+  char dtype[40];
+  PyObject *shape = get_shape(self, NULL), *device = get_device(self, NULL), *r = NULL;
+  dlpm_dtype_name(as_tensor(self)->base->dl_tensor.dtype, dtype, sizeof dtype);
+  if (shape && device)
+    r = PyUnicode_FromFormat("dlpack_mdspan.Tensor(shape=%R, dtype=%s, device=%R%s)", shape, dtype, device,
                              (as_tensor(self)->base->flags & DLPACK_FLAG_BITMASK_READ_ONLY) ? ", readonly" : "");
   Py_XDECREF(shape);
-  Py_XDECREF(dtype);
   Py_XDECREF(device);
   return r;
 }

@@ -83,6 +83,25 @@ static void test_status_and_version(void) {
   CHECK(strcmp(dlpm_status_string(-1), "unknown status") == 0);
 }
 
+static void test_dtype_name(void) {
+  char name[40];
+  char small[6];
+  CHECK(dlpm_dtype_name(dtype(kDLFloat, 32, 1), name, sizeof name) == 7);
+  CHECK(strcmp(name, "float32") == 0);
+  CHECK(dlpm_dtype_name(dtype(kDLBfloat, 16, 1), name, sizeof name) == 8);
+  CHECK(strcmp(name, "bfloat16") == 0);
+  CHECK(dlpm_dtype_name(dtype(kDLFloat8_e4m3fn, 8, 1), name, sizeof name) == 13);
+  CHECK(strcmp(name, "float8_e4m3fn") == 0);
+  CHECK(dlpm_dtype_name(dtype(kDLInt, 16, 4), name, sizeof name) == 7);
+  CHECK(strcmp(name, "int16x4") == 0);
+  CHECK(dlpm_dtype_name(dtype(200, 7, 1), name, sizeof name) == 27);
+  CHECK(strcmp(name, "(code 200, bits 7, lanes 1)") == 0);
+  /* snprintf's contract: cut, NUL-terminated, the whole length returned. */
+  CHECK(dlpm_dtype_name(dtype(kDLComplex, 128, 1), small, sizeof small) == 10);
+  CHECK(strcmp(small, "compl") == 0);
+  CHECK(dlpm_dtype_name(dtype(kDLFloat, 64, 1), NULL, 0) == 7);
+}
+
 static void test_validate_and_inspect(void) {
   float data[12];
   int64_t shape[2] = {3, 4}, strides[2] = {4, 1}, fstrides[2] = {1, 3};
@@ -633,6 +652,7 @@ int main(void) {
   test_cute_layout_vocabulary();
   test_requirements_version_1();
   test_status_and_version();
+  test_dtype_name();
   test_validate_and_inspect();
   test_malformed();
   test_requirements();

@@ -22,7 +22,7 @@ Tensor = type(t)
 assert (Tensor.__module__, Tensor.__name__) == ("dlpack_mdspan", "Tensor"), Tensor
 assert (t.shape, t.strides, t.dtype, t.device, t.readonly) == ((2, 3), (3, 1), (2, 32, 1), (1, 0), False)
 assert t.__dlpack_device__() == (1, 0)
-assert repr(t) == "dlpack_mdspan.Tensor(shape=(2, 3), dtype=(2, 32, 1), device=(1, 0))", repr(t)
+assert repr(t) == "dlpack_mdspan.Tensor(shape=(2, 3), dtype=float32, device=(1, 0))", repr(t)
 assert '"dlpack_exchange_api"' in repr(Tensor.__dlpack_c_exchange_api__)
 
 # Exports: a versioned capsule, a legacy one, and the object itself (its type's exchange API).

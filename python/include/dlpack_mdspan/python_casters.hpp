@@ -100,29 +100,6 @@ struct label_text {
   }
 };
 
-constexpr void put_dtype(label_text& t, DLDataType d) noexcept {
-  switch (d.code) {
-    case kDLFloat: t.put("float"); break;
-    case kDLInt: t.put("int"); break;
-    case kDLUInt: t.put("uint"); break;
-    case kDLBfloat: t.put("bfloat"); break;
-    case kDLComplex: t.put("complex"); break;
-    case kDLBool: t.put("bool"); return;
-    default:
-      t.put("dtype(code ");
-      t.put(static_cast<std::uint64_t>(d.code));
-      t.put(", bits ");
-      t.put(static_cast<std::uint64_t>(d.bits));
-      t.put(")");
-      return;
-  }
-  t.put(static_cast<std::uint64_t>(d.bits));
-  if (d.lanes != 1) {
-    t.put("x");
-    t.put(static_cast<std::uint64_t>(d.lanes));
-  }
-}
-
 // mdspan[dtype=float32, shape=(*, 3), order='C', device=kDLCPU, writable]: what the
 // parameter accepts, in nanobind's ndarray vocabulary.
 template <class M>
@@ -131,7 +108,7 @@ constexpr label_text make_label() noexcept {
   using L = typename M::layout_type;
   label_text t;
   t.put("mdspan[dtype=");
-  put_dtype(t, dtype_v<std::remove_cv_t<T>>);
+  t.put(dtype_name(dtype_v<std::remove_cv_t<T>>).c_str());
   t.put(", shape=(");
   for (std::size_t r = 0; r < M::rank(); ++r) {
     if (r != 0) t.put(", ");
