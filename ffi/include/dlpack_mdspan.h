@@ -141,6 +141,15 @@ DLPM_API dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int
  * including byte_offset. The tensor must be valid and have whole-byte elements. */
 DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
 
+/** The layout of a valid tensor resolved once, for callers that address many elements
+ * (language bindings' views): writes its strides in elements to strides[0..ndim) (the
+ * tensor's own, or for NULL strides the compact row-major ones the library reads them as;
+ * an empty tensor's saturate at INT64_MAX) and its element count to *numel. `capacity` is
+ * strides' length (at least ndim, else DLPM_E_INVALID_ARGUMENT); strides may be NULL when
+ * ndim is 0. Validation guarantees that, for every index inside the shape, the sum of
+ * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
+DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
+
 /**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
 /** The layout of dlpm_requirements this header describes. A program passes it to

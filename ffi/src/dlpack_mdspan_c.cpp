@@ -266,6 +266,23 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
   return DLPM_OK;
 }
 
+dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_layout", "tensor");
+  if (numel == nullptr) return null_argument("dlpm_layout", "numel");
+  if (capacity < 0) return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is negative", capacity));
+  dm::error e;
+  if (!dm::validate(*tensor, &e)) return fail(e);
+  if (capacity < tensor->ndim)
+    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is less than ndim = %d", capacity,
+                                  tensor->ndim));
+  if (strides == nullptr && tensor->ndim > 0) return null_argument("dlpm_layout", "strides");
+  auto n = dm::numel(*tensor);
+  if (!n) return fail(n.error());
+  for (std::int32_t r = 0; r < tensor->ndim; ++r) strides[r] = dm::stride_at(*tensor, r);
+  *numel = *n;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);

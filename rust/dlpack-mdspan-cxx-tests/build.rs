@@ -1,6 +1,20 @@
-//! Compiles the C++ round-trip helper (test code, in this unpublished crate only) with the
-//! project's toolchain: clang++-19, C++23, libc++. The facade itself, and libc++, are linked
-//! by dlpack-mdspan-sys.
+//! Compiles the C++ round-trip helper (test code, in this unpublished crate only). It uses
+//! `std::mdspan` (C++23), which only libc++ provides on the project's toolchain, so it is
+//! compiled with clang++-19 and `-stdlib=libc++` (or `DLPM_CXX`). The facade itself, and
+//! its C++ runtime, are linked by dlpack-mdspan-sys, whose `links` metadata
+//! (`DEP_DLPACK_MDSPAN_C_*`) says where its headers are and which compiler and C++ standard
+//! library it used:
+//!
+//! - facade built with libc++ (e.g. `CXX="clang++-19 -stdlib=libc++"`, as rust/run-tests
+//!   does): the helper is compiled with that same compiler command, and one C++ runtime
+//!   is linked;
+//! - facade built with libstdc++ (the default `c++` on Debian): the helper still needs
+//!   libc++, so this crate links libc++ and libc++abi beside the facade's libstdc++. The
+//!   two never share a C++ type (they meet only through the C facade and DLPack's C
+//!   structs), and the Itanium ABI pieces both runtimes define (`__cxa_*`, the
+//!   personality routine) are resolved to one of them for the whole process, so a C++
+//!   exception thrown by the helper's deleter is still caught by the facade
+//!   (tests/throwing_deleter.rs checks exactly that).
 
 use std::env;
 use std::path::PathBuf;
@@ -15,18 +29,39 @@ fn main() {
 
     // The C++ headers, as located by dlpack-mdspan-sys (its `links` metadata), or relative
     // to this crate inside the repository.
-    let cxx_include = env::var_os("DEP_DLPACK_MDSPAN_CXX_INCLUDE")
+    let cxx_include = env::var_os("DEP_DLPACK_MDSPAN_C_CXX_INCLUDE")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest_dir.join("../../modules/dlpack_mdspan/include"));
     println!("cargo:rerun-if-changed={}", cxx_include.display());
+    let dlpack_include = env::var_os("DEP_DLPACK_MDSPAN_C_DLPACK_INCLUDE").map(PathBuf::from);
 
-    let cxx = env::var("DLPM_CXX").unwrap_or_else(|_| "clang++-19".to_string());
+    let facade_stdlib = env::var("DEP_DLPACK_MDSPAN_C_CXX_STDLIB").unwrap_or_default();
+    let facade_cxx = env::var("DEP_DLPACK_MDSPAN_C_CXX").unwrap_or_default();
     println!("cargo:rerun-if-env-changed=DLPM_CXX");
+    // The facade's own compiler when it uses libc++ (one runtime in the test binaries);
+    // otherwise clang++-19 with libc++, linked here.
+    let (cxx, link_libcxx) = match env::var("DLPM_CXX") {
+        Ok(cxx) if !cxx.trim().is_empty() => (cxx, facade_stdlib != "c++"),
+        _ if facade_stdlib == "c++" && !facade_cxx.trim().is_empty() => (facade_cxx, false),
+        _ => ("clang++-19".to_string(), facade_stdlib != "c++"),
+    };
+    let mut words = cxx.split_whitespace();
+    let program = words
+        .next()
+        .expect("a non-empty compiler command")
+        .to_string();
+    let cxx_args: Vec<&str> = words.collect();
     let object = out_dir.join("roundtrip_helper.o");
-    let mut compile = Command::new(&cxx);
+    let mut compile = Command::new(&program);
+    compile.args(&cxx_args);
+    if !cxx_args.contains(&"-stdlib=libc++") {
+        compile.arg("-stdlib=libc++");
+    }
+    if let Some(dir) = &dlpack_include {
+        compile.arg("-I").arg(dir);
+    }
     compile.args([
         "-std=c++23",
-        "-stdlib=libc++",
         "-fPIC",
         "-O1",
         "-gdwarf-4",
@@ -74,6 +109,8 @@ fn main() {
 
     println!("cargo:rustc-link-search=native={}", out_dir.display());
     println!("cargo:rustc-link-lib=static=dlpm_cxx_roundtrip_helper");
-    println!("cargo:rustc-link-lib=dylib=c++");
-    println!("cargo:rustc-link-lib=dylib=c++abi");
+    if link_libcxx {
+        println!("cargo:rustc-link-lib=dylib=c++");
+        println!("cargo:rustc-link-lib=dylib=c++abi");
+    }
 }

@@ -133,6 +133,32 @@ static void test_validate_and_inspect(void) {
   CHECK(offset == -7);
   CHECK(strcmp(dlpm_last_error(), "index[1] = 4 is outside [0, 4)") == 0);
 
+  /* dlpm_layout: the strides as the library reads them, and the element count */
+  {
+    int64_t resolved[3] = {-7, -7, -7}, count = -7;
+    CHECK_STATUS(dlpm_layout(&t, resolved, 3, &count), DLPM_OK);
+    CHECK(resolved[0] == 4 && resolved[1] == 1 && resolved[2] == -7 && count == 12);
+    t.strides = NULL; /* row-major, computed by the library */
+    resolved[0] = resolved[1] = -7;
+    CHECK_STATUS(dlpm_layout(&t, resolved, 2, &count), DLPM_OK);
+    CHECK(resolved[0] == 4 && resolved[1] == 1 && count == 12);
+    t.strides = fstrides;
+    CHECK_STATUS(dlpm_layout(&t, resolved, 2, &count), DLPM_OK);
+    CHECK(resolved[0] == fstrides[0] && resolved[1] == fstrides[1]);
+    count = -7;
+    CHECK_STATUS(dlpm_layout(&t, resolved, 1, &count), DLPM_E_INVALID_ARGUMENT); /* capacity < ndim */
+    CHECK(count == -7);
+    CHECK_STATUS(dlpm_layout(&t, resolved, -1, &count), DLPM_E_INVALID_ARGUMENT);
+    CHECK_STATUS(dlpm_layout(&t, NULL, 2, &count), DLPM_E_NULL_POINTER);
+    CHECK_STATUS(dlpm_layout(&t, resolved, 2, NULL), DLPM_E_NULL_POINTER);
+    CHECK_STATUS(dlpm_layout(NULL, resolved, 2, &count), DLPM_E_NULL_POINTER);
+    shape[0] = -1; /* invalid tensors are refused before anything is written */
+    CHECK_STATUS(dlpm_layout(&t, resolved, 2, &count), DLPM_E_NEGATIVE_EXTENT);
+    CHECK(count == -7);
+    shape[0] = 3;
+    t.strides = NULL;
+  }
+
   t.strides = fstrides;
   CHECK_STATUS(dlpm_is_contiguous(&t, 'F', &yes), DLPM_OK);
   CHECK(yes == 1);

@@ -12,11 +12,18 @@
 //!
 //! # Linking
 //!
-//! The build script links the static facade `libdlpack_mdspan_c.a` and then libc++
-//! (`c++`, `c++abi`). If the environment variable `DLPACK_MDSPAN_LIB_DIR` names a
-//! directory, the library is taken from there; otherwise the build script builds it with
-//! CMake from the repository this crate lives in (it needs cmake, ninja and clang++-19:
-//! run `scripts/install-deps`).
+//! The build script compiles the C facade, which this crate carries in `csrc/` (a copy of
+//! the repository's `ffi/` sources and of the C++ core headers they include), with the
+//! platform's C++20 compiler (`CXX`, else `c++`) into a static `libdlpack_mdspan_c.a`,
+//! and links it and the C++ standard library it was compiled against (libstdc++, or
+//! libc++ when `CXX` says `-stdlib=libc++`). The DLPack header (>= 1.3) is found through
+//! `DLPACK_INCLUDE_DIR` or the system include directories. A prebuilt library is used
+//! instead when `DLPACK_MDSPAN_LIB_DIR` names its directory, or when
+//! `DLPACK_MDSPAN_USE_PKG_CONFIG=1` (pkg-config package `dlpack_mdspan`). The package's
+//! `links` key is `dlpack_mdspan_c`: dependents read `DEP_DLPACK_MDSPAN_C_INCLUDE` (the C
+//! header), `DEP_DLPACK_MDSPAN_C_CXX_INCLUDE` (the C++ core headers),
+//! `DEP_DLPACK_MDSPAN_C_ROOT`, `DEP_DLPACK_MDSPAN_C_CXX` (the compiler command) and
+//! `DEP_DLPACK_MDSPAN_C_CXX_STDLIB` (`stdc++` or `c++`). See `docs/rust.md`.
 #![no_std]
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
@@ -69,6 +76,19 @@ extern "C" {
         tensor: *const DLTensor,
         index: *const i64,
         out: *mut i64,
+    ) -> dlpm_status;
+
+    /// The layout of a valid tensor resolved once: its strides in elements written to
+    /// `strides[0..ndim]` (its own, or for NULL strides the compact row-major ones the
+    /// library reads them as; an empty tensor's saturate at `i64::MAX`) and its element
+    /// count to `*numel`. `capacity` is `strides`' length (at least ndim); `strides` may be
+    /// NULL when ndim is 0. For every index inside the shape, the sum of
+    /// `index[r] * strides[r]` fits `i64`.
+    pub fn dlpm_layout(
+        tensor: *const DLTensor,
+        strides: *mut i64,
+        capacity: i32,
+        numel: *mut i64,
     ) -> dlpm_status;
 
     /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and

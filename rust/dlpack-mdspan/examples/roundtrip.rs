@@ -15,7 +15,14 @@ fn main() -> Result<(), dlpack_mdspan::Error> {
 
     // 1. Export: the Vec moves into the tensor; its deleter will drop it exactly once.
     let t = ManagedTensor::from_vec((1..=6).map(f64::from).collect(), &[2, 3])?;
-    println!("exported: {t:?}");
+    println!(
+        "exported: dtype {:?}, shape {:?}, strides {:?}, device {:?}, flags {:?}",
+        t.dtype(),
+        t.shape()?,
+        t.strides()?,
+        t.device(),
+        t.flags()
+    );
 
     // 2. Hand the raw pointer to C. Here "C" is the facade itself: it checks the tensor the
     //    way a C consumer would, then converts it to a legacy DLManagedTensor and back, so

@@ -5,10 +5,10 @@
 
 use std::ptr;
 
+use crate::checks::any_requirements;
 use crate::error::{check, Error, Status};
 use crate::managed::ManagedTensor;
 use crate::sys;
-use crate::view::any_requirements;
 
 /// What a kernel assumes of a layout, in CuTe DSL's terms; every field defaults to
 /// "anything". Slices must have one entry per mode of the tensor checked.

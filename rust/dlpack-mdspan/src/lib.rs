@@ -51,11 +51,12 @@
 //! `bool`, [`F16`], [`BF16`], [`Complex32`], [`Complex64`], or a type you register by
 //! implementing the `unsafe` trait, as C++'s `dtype_traits`), a host-accessible device
 //! ([`DeviceType::HOST_ACCESSIBLE`]) and data aligned for `T`. Shape and strides are
-//! exposed as `&[i64]` (NULL strides are computed as row-major into storage owned by the
-//! view; rank 0 gives empty slices), built only after the facade has validated the tensor:
-//! a foreign `shape` or `strides` pointer that is not aligned for `i64` is refused with
-//! [`Status::MISALIGNED_METADATA`], never read. [`TensorView::get`] honours any strides and the
-//! `byte_offset`; [`TensorView::as_slice`] needs a C-contiguous tensor.
+//! exposed as `&[i64]` (NULL strides are resolved as row-major by the facade, into
+//! storage owned by the view; rank 0 gives empty slices), built only after the facade has
+//! validated the tensor: a foreign `shape` or `strides` pointer that is not aligned for
+//! `i64` is refused with [`Status::MISALIGNED_METADATA`], never read. [`TensorView::get`]
+//! honours any strides and the `byte_offset`; [`TensorView::as_slice`] needs a
+//! C-contiguous tensor.
 //!
 //! # Mutation and aliasing
 //!
@@ -96,9 +97,12 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks, missing_docs)]
 
+mod access;
+mod checks;
 mod error;
 mod layout;
 mod managed;
+mod order;
 mod types;
 mod view;
 
@@ -107,7 +111,8 @@ pub use dlpack_mdspan_sys as sys;
 
 pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
-pub use managed::{IntoLegacyError, ManagedTensor, Order};
+pub use managed::{IntoLegacyError, ManagedTensor};
+pub use order::Order;
 pub use types::{
     assert_element_layout, element_layout_ok, Complex32, Complex64, DataType, Device, DeviceType,
     Element, Flags, TypeCode, BF16, F16,

@@ -8,39 +8,10 @@ use std::ptr::{self, NonNull};
 
 use dlpack_mdspan_sys as sys;
 
+use crate::checks;
 use crate::error::{check, Error, Status};
+use crate::order::Order;
 use crate::types::{DataType, Device, Element, Flags};
-use crate::view::{self, TensorView, TensorViewMut};
-
-/// A memory order for [`ManagedTensor::is_contiguous`] and the views' contiguity queries.
-///
-/// ```
-/// use dlpack_mdspan::{ManagedTensor, Order};
-/// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[2, 3], &[1, 2])?; // column-major
-/// assert!(!t.is_contiguous(Order::C)?);
-/// assert!(t.is_contiguous(Order::F)?);
-/// assert!(t.is_contiguous(Order::Any)?);
-/// # Ok::<(), dlpack_mdspan::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum Order {
-    /// Row-major (C order, `'C'`).
-    C,
-    /// Column-major (Fortran order, `'F'`).
-    F,
-    /// Either (`'A'`).
-    Any,
-}
-
-impl Order {
-    pub(crate) fn as_c_char(self) -> std::ffi::c_char {
-        (match self {
-            Order::C => b'C',
-            Order::F => b'F',
-            Order::Any => b'A',
-        }) as std::ffi::c_char
-    }
-}
 
 /// The owner kept alive by a tensor exported from Rust memory.
 type Owner = Box<dyn Send + 'static>;
@@ -292,7 +263,7 @@ impl ManagedTensor {
         // that breaks Element's size promise is refused here, before a consumer could read
         // past the Vec.
         let padded = T::DTYPE.bits() < 8 && T::DTYPE.storage_size(true) == Some(size);
-        view::check_element_size::<T>(padded)?;
+        checks::check_element_size::<T>(padded)?;
         let flags = if padded {
             flags | Flags::IS_SUBBYTE_TYPE_PADDED
         } else {
@@ -308,22 +279,8 @@ impl ManagedTensor {
                 )
             })?;
         let data = vec.as_mut_ptr().cast::<c_void>();
-        let implicit;
-        let strides = match strides {
-            Some(s) => s,
-            None => {
-                implicit = row_major_strides(shape);
-                &implicit[..]
-            }
-        };
-        let description = describe(
-            data,
-            T::DTYPE,
-            Device::CPU,
-            shape,
-            Some(strides),
-            byte_offset,
-        )?;
+        // No strides: NULL, which the facade reads as row-major and stores explicitly.
+        let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
         check_inside_vec(&description, size, vec.len())?;
         // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
         // are when the Vec (moved into the owner) moves; every element the layout addresses
@@ -335,7 +292,7 @@ impl ManagedTensor {
                 T::DTYPE,
                 Device::CPU,
                 shape,
-                Some(strides),
+                strides,
                 byte_offset,
                 flags,
             )
@@ -394,17 +351,12 @@ impl ManagedTensor {
         byte_offset: u64,
         flags: Flags,
     ) -> Result<Self, Error> {
-        let implicit;
-        let strides = match strides {
-            Some(s) => s,
-            None => {
-                implicit = row_major_strides(shape);
-                &implicit[..]
-            }
-        };
-        let d = describe(data, dtype, device, shape, Some(strides), byte_offset)?;
-        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each;
-        // the memory they describe is the caller's contract, passed on unchanged.
+        // `None` stays NULL: the facade computes the row-major strides (saturating for an
+        // empty tensor, whose strides address nothing) and stores them explicitly.
+        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
+        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each (or
+        // NULL strides); the memory they describe is the caller's contract, passed on
+        // unchanged.
         unsafe { export(owner, &d, None, flags) }
     }
 
@@ -591,8 +543,9 @@ impl ManagedTensor {
 
     /// Whether nothing outside this tensor can reach its elements, so that mutable views
     /// may hand out `&mut` safely (subject to contiguity, see
-    /// [`TensorViewMut::is_exclusive`]): the tensor was made by this crate from a `Vec`
-    /// and never left Rust, or it carries IS_COPIED, whoever set it (a foreign producer
+    /// [`TensorViewMut::is_exclusive`](crate::TensorViewMut::is_exclusive)): the tensor
+    /// was made by this crate from a `Vec` and never left Rust, or it carries IS_COPIED,
+    /// whoever set it (a foreign producer
     /// through [`from_raw`](Self::from_raw), or [`from_owner`](Self::from_owner), whose
     /// contract then rules out shared memory). DLPack's IS_COPIED means the producer made
     /// a copy for this consumer, which holds the only reference and may write it.
@@ -654,7 +607,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        let req = view::any_requirements();
+        let req = checks::any_requirements();
         // SAFETY: the tensor is live; req is a valid requirements struct.
         check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })
     }
@@ -671,7 +624,7 @@ impl ManagedTensor {
         self.validate()?;
         // SAFETY: validated (a misaligned pointer is refused before any read): shape holds
         // ndim readable entries (or ndim is 0), and the struct outlives the borrow of self.
-        unsafe { view::dims(self.dl_tensor().shape, self.dl_tensor().ndim, "shape") }
+        unsafe { checks::dims(self.dl_tensor().shape, self.dl_tensor().ndim, "shape") }
     }
 
     /// The validated strides as stored: `None` when they are NULL (compact row-major).
@@ -690,7 +643,7 @@ impl ManagedTensor {
         }
         // SAFETY: validated (a misaligned pointer is refused before any read): strides holds
         // ndim readable entries (or ndim is 0).
-        Ok(Some(unsafe { view::dims(t.strides, t.ndim, "strides") }?))
+        Ok(Some(unsafe { checks::dims(t.strides, t.ndim, "strides") }?))
     }
 
     /// The number of elements (1 for rank 0), from the facade's `dlpm_numel`.
@@ -732,65 +685,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        view::is_contiguous(self.dl_tensor(), order)
-    }
-
-    /// A shared, typed view for reading host memory. The facade checks (through
-    /// `dlpm_check_managed`) the structure, that the dtype equals `T::DTYPE` exactly
-    /// (code, bits, lanes), that the device is host-accessible
-    /// ([`DeviceType::HOST_ACCESSIBLE`](crate::DeviceType::HOST_ACCESSIBLE)) and that the
-    /// data is aligned for `T`.
-    ///
-    /// ```
-    /// use dlpack_mdspan::{ManagedTensor, Status};
-    ///
-    /// let t = ManagedTensor::from_vec(vec![1u16, 2, 3, 4], &[2, 2])?;
-    /// let v = t.view::<u16>()?;
-    /// assert_eq!(v.shape(), &[2, 2]);
-    /// assert_eq!(v.as_slice()?, &[1, 2, 3, 4]);
-    /// assert_eq!(t.view::<i16>().unwrap_err().status(), Status::DTYPE_MISMATCH);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
-        let req = view::element_requirements::<T>(false);
-        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
-        // is a static array.
-        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
-        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
-        // SAFETY: just checked for T on a host device; the struct and the elements stay
-        // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
-        // memory this crate owns).
-        unsafe { TensorView::new_checked_stored(self.dl_tensor(), padded) }
-    }
-
-    /// A typed view for reading and writing host memory: the checks of
-    /// [`view`](Self::view), plus READ_ONLY tensors are refused with
-    /// [`Status::READ_ONLY`]. `&mut self` guarantees no other view of this tensor exists.
-    /// See [the mutation rules](crate#mutation-and-aliasing) for which accessors are safe.
-    ///
-    /// ```
-    /// use dlpack_mdspan::ManagedTensor;
-    ///
-    /// let mut t = ManagedTensor::from_vec(vec![0i32; 4], &[2, 2])?;
-    /// let mut v = t.view_mut::<i32>()?;
-    /// v.set(&[1, 0], 5)?;
-    /// *v.get_mut(&[0, 1])? = 7;
-    /// v.as_mut_slice()?[3] += 1;
-    /// assert_eq!(t.view::<i32>()?.as_slice()?, &[0, 7, 5, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
-        let req = view::element_requirements::<T>(true);
-        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
-        // is a static array.
-        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })?;
-        let exclusive = self.is_exclusive();
-        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
-        // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is
-        // writable (from_raw's contract, or memory this crate owns); &mut self excludes
-        // every other view of this tensor for the lifetime of the result. `exclusive` is
-        // only true for memory nothing outside this tensor can reach.
-        unsafe { TensorViewMut::new_checked_stored(self.dl_tensor(), exclusive, padded) }
+        checks::is_contiguous(self.dl_tensor(), order)
     }
 }
 
@@ -930,20 +825,6 @@ unsafe fn export<O: Send + 'static>(
     }
 }
 
-/// Compact row-major strides for `shape`, passed to the facade explicitly instead of NULL.
-/// They are what the facade would store anyway; computing them here, saturating, keeps an
-/// empty tensor whose strides overflow `i64` (e.g. shape `[0, 2^40, 2^40]`, valid because
-/// it has no elements) away from the C++ core's unchecked row-major stride arithmetic.
-fn row_major_strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![0i64; shape.len()];
-    let mut s = 1i64;
-    for (stride, &extent) in strides.iter_mut().zip(shape).rev() {
-        *stride = s;
-        s = s.saturating_mul(extent.max(0));
-    }
-    strides
-}
-
 /// A `DLTensor` describing caller-provided arrays (shape, strides) for the facade.
 fn describe(
     data: *mut c_void,
@@ -998,8 +879,8 @@ fn check_inside_vec(t: &sys::DLTensor, size: usize, len: usize) -> Result<(), Er
     // SAFETY: validated above, so shape and strides hold ndim entries (or ndim is 0).
     let (shape, strides) = unsafe {
         (
-            view::dims(t.shape, t.ndim, "shape")?,
-            view::dims(t.strides, t.ndim, "strides")?,
+            checks::dims(t.shape, t.ndim, "shape")?,
+            checks::dims(t.strides, t.ndim, "strides")?,
         )
     };
     let stride = |r: usize| if t.strides.is_null() { 1 } else { strides[r] };

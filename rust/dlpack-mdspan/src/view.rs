@@ -1,157 +1,67 @@
 //! Typed, validated views of host tensors.
+//!
+//! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: the facade
+//! validates the tensor and resolves its layout once (`dlpm_layout`: the strides as the
+//! library reads them, NULL ones included, and the element count); element addresses are
+//! then the index, bounds-checked against that shape, dotted with those strides.
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::ptr::{self, NonNull};
+use std::ptr::NonNull;
 
 use dlpack_mdspan_sys as sys;
 
+use crate::checks::{
+    any_requirements, check_element_size, dims, element_requirements, is_contiguous,
+};
 use crate::error::{check, Error, Status};
-use crate::managed::Order;
-use crate::types::{DataType, Device, DeviceType, Element};
+use crate::order::Order;
+use crate::types::{DataType, Device, Element};
 
-/// The device types the views accept (see `DeviceType::HOST_ACCESSIBLE`).
-static HOST_DEVICE_TYPES: [sys::DLDeviceType; 4] = [
-    DeviceType::HOST_ACCESSIBLE[0].0,
-    DeviceType::HOST_ACCESSIBLE[1].0,
-    DeviceType::HOST_ACCESSIBLE[2].0,
-    DeviceType::HOST_ACCESSIBLE[3].0,
-];
+/// The largest rank the facade validates (`dlpm_validate`: ndim in [0, 64]).
+const MAX_NDIM: usize = 64;
 
-/// Requirements that accept anything (the facade's own defaults), in the layout version
-/// these bindings describe.
-pub(crate) fn any_requirements() -> sys::dlpm_requirements {
-    let req = sys::dlpm_requirements {
-        version: sys::DLPM_REQUIREMENTS_VERSION,
-        check_dtype: 0,
-        dtype: sys::DLDataType {
-            code: 0,
-            bits: 0,
-            lanes: 0,
-        },
-        ndim: -1,
-        shape: ptr::null(),
-        order: 0,
-        device_types: ptr::null(),
-        num_device_types: 0,
-        device_id: -1,
-        min_alignment: 0,
-        writable: 0,
-        strict_strides: 0,
-        leading_dim: sys::DLPM_ANY_LEADING_DIM,
-        stride_order: ptr::null(),
-        compact: 0,
-        shape_divisors: ptr::null(),
-        stride_divisors: ptr::null(),
-    };
-    // The literal above is what dlpm_requirements_init writes; no FFI call needed.
-    req
-}
-
-/// Requirements for a view of `T`: exact dtype, a host-accessible device, data aligned for
-/// `T`, and (for mutable views of managed tensors) not READ_ONLY.
-pub(crate) fn element_requirements<T: Element>(writable: bool) -> sys::dlpm_requirements {
-    let mut req = any_requirements();
-    req.check_dtype = 1;
-    req.dtype = T::DTYPE.0;
-    req.device_types = HOST_DEVICE_TYPES.as_ptr();
-    req.num_device_types = HOST_DEVICE_TYPES.len() as i32;
-    req.min_alignment = std::mem::align_of::<T>() as u64;
-    req.writable = i32::from(writable);
-    req
-}
-
-/// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
-/// error), or an empty slice when `ndim <= 0` or `ptr` is NULL (never a slice built from a
-/// NULL pointer).
-///
-/// A pointer that is not aligned for `i64` is refused with [`Status::MISALIGNED_METADATA`]
-/// and never dereferenced: `slice::from_raw_parts` on it would be undefined behaviour (and
-/// aborts in debug builds). The facade's checks (`dlpm_validate`, `dlpm_check*`) refuse
-/// such a tensor before this is reached; checking here too keeps the crate sound when it is
-/// linked (through `DLPACK_MDSPAN_LIB_DIR`) against a facade that predates that check.
-///
-/// # Safety
-///
-/// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` (if it is
-/// aligned) that stay valid and unmodified for `'a`: call it only on a tensor the facade
-/// has validated.
-pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
-    if ndim <= 0 || ptr.is_null() {
-        return Ok(&[]);
-    }
-    if !ptr.is_aligned() {
-        return Err(Error::new(
-            Status::MISALIGNED_METADATA,
-            format!(
-                "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
-                std::mem::align_of::<i64>()
-            ),
-        ));
-    }
-    // SAFETY: non-NULL and aligned; the caller guarantees ndim readable entries at ptr
-    // for 'a.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
-}
-
-/// Refuses an element type whose size is not one element of its dtype as the tensor stores
-/// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
-/// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
-/// matching size, but a view built on a wrong one would address memory the facade never
-/// validated, so it is checked here as well (a constant per `T` after inlining).
-pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
-    let dtype = T::DTYPE;
-    let size = std::mem::size_of::<T>();
-    if dtype.storage_size(subbyte_padded) == Some(size) {
-        return Ok(());
-    }
-    Err(Error::new(
-        Status::SUBBYTE_NOT_VIEWABLE,
-        format!(
-            "dtype (code {}, bits {}, lanes {}) {}, which cannot be viewed as one {size}-byte \
-             element each",
-            dtype.code().0,
-            dtype.bits(),
-            dtype.lanes(),
-            if subbyte_padded {
-                "is stored one byte per lane (padded)"
-            } else {
-                "is packed"
-            }
-        ),
-    ))
-}
-
-/// `dlpm_is_contiguous` as a `bool`.
-pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Error> {
-    let mut out = 0i32;
-    // SAFETY: t is a live DLTensor (the facade validates it before reading shape/strides);
-    // out is a valid out-parameter.
-    check(unsafe { sys::dlpm_is_contiguous(t, order.as_c_char(), &mut out) })?;
-    Ok(out != 0)
-}
-
-/// What both view types share: the validated tensor, its shape and strides as slices
-/// (built once, after validation), row-major strides computed here when the tensor's are
-/// NULL, and its element count.
-#[derive(Clone)]
-struct Layout<'a> {
+/// The accessor both view types share: the validated tensor, its shape (a slice over the
+/// tensor's own array) and strides (the tensor's own, or the row-major ones the facade
+/// resolved for NULL strides, owned here), and its element count, all fixed at
+/// construction. Every element access of either view goes through [`locate`](Self::locate),
+/// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
+struct Elements<'a, T> {
     tensor: &'a sys::DLTensor,
     /// The tensor's shape (empty for rank 0).
     shape: &'a [i64],
-    /// The tensor's own strides (empty for rank 0 or NULL strides).
-    own_strides: &'a [i64],
-    /// Row-major strides owned by the view when the tensor's strides are NULL.
-    implicit_strides: Option<Box<[i64]>>,
+    strides: Strides<'a>,
     len: usize,
+    _elements: PhantomData<fn() -> T>,
 }
 
-impl<'a> Layout<'a> {
+/// The strides of a view: the tensor's own array, or the facade's resolution of NULL ones.
+#[derive(Clone)]
+enum Strides<'a> {
+    Own(&'a [i64]),
+    Resolved(Box<[i64]>),
+}
+
+impl<T> Clone for Elements<'_, T> {
+    fn clone(&self) -> Self {
+        Elements {
+            tensor: self.tensor,
+            shape: self.shape,
+            strides: self.strides.clone(),
+            len: self.len,
+            _elements: PhantomData,
+        }
+    }
+}
+
+impl<'a, T: Element> Elements<'a, T> {
     /// # Safety
     ///
-    /// `t` has passed the facade's checks for an element type of `size` bytes (structure,
-    /// dtype, host device, alignment); its shape and strides stay valid for `'a`.
-    unsafe fn new(t: &'a sys::DLTensor, size: usize) -> Result<Self, Error> {
+    /// `t` has passed the facade's checks for `T` (structure, dtype, host device,
+    /// alignment; `subbyte_padded` is the IS_SUBBYTE_TYPE_PADDED flag it was checked with);
+    /// its shape and strides stay valid and unmodified for `'a`.
+    unsafe fn new(t: &'a sys::DLTensor, subbyte_padded: bool) -> Result<Self, Error> {
+        check_element_size::<T>(subbyte_padded)?;
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned); dims() re-checks the alignment before building a
         // slice.
@@ -163,7 +73,20 @@ impl<'a> Layout<'a> {
                 dims(t.strides, t.ndim, "strides")?,
             )
         };
-        let numel: i64 = shape.iter().product();
+        // The layout as the facade reads it: strides (computed by the library for NULL
+        // ones, so there is a single definition of "row-major") and the element count.
+        let mut resolved = [0i64; MAX_NDIM];
+        let mut numel = 0i64;
+        // SAFETY: t is a live, validated DLTensor; `resolved` has MAX_NDIM writable entries,
+        // the capacity passed; numel is a valid out-parameter.
+        check(unsafe { sys::dlpm_layout(t, resolved.as_mut_ptr(), MAX_NDIM as i32, &mut numel) })?;
+        let strides = if t.strides.is_null() && !shape.is_empty() {
+            Strides::Resolved(resolved[..shape.len()].into())
+        } else {
+            debug_assert_eq!(own_strides, &resolved[..own_strides.len()]);
+            Strides::Own(own_strides)
+        };
+        let size = std::mem::size_of::<T>();
         let len = usize::try_from(numel)
             .ok()
             .filter(|n| {
@@ -176,25 +99,12 @@ impl<'a> Layout<'a> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
-        let implicit_strides = if t.ndim > 0 && t.strides.is_null() {
-            let mut strides = vec![0i64; shape.len()].into_boxed_slice();
-            let mut s = 1i64;
-            for r in (0..shape.len()).rev() {
-                strides[r] = s;
-                // Cannot overflow for a tensor with elements (the facade checked its span);
-                // an empty tensor addresses nothing, so saturating is harmless there.
-                s = s.saturating_mul(shape[r]);
-            }
-            Some(strides)
-        } else {
-            None
-        };
-        Ok(Layout {
+        Ok(Elements {
             tensor: t,
             shape,
-            own_strides,
-            implicit_strides,
+            strides,
             len,
+            _elements: PhantomData,
         })
     }
 
@@ -203,17 +113,26 @@ impl<'a> Layout<'a> {
     }
 
     fn strides(&self) -> &[i64] {
-        match &self.implicit_strides {
-            Some(s) => s,
-            None => self.own_strides,
+        match &self.strides {
+            Strides::Own(s) => s,
+            Strides::Resolved(s) => s,
         }
     }
 
-    /// The address of element `index`, bounds-checked against the shape; the offset
-    /// arithmetic is checked too, though the facade has already verified that the whole
-    /// index span fits `i64`.
-    fn locate(&self, index: &[usize], size: usize) -> Result<*mut u8, Error> {
-        let shape = self.shape();
+    fn device(&self) -> Device {
+        Device(self.tensor.device)
+    }
+
+    fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
+        is_contiguous(self.tensor, order)
+    }
+
+    /// The address of element `index`: [`Status::NDIM_MISMATCH`] for an index of the
+    /// wrong length, [`Status::INVALID_ARGUMENT`] (with the C++ core's wording) for one
+    /// outside the shape. In bounds, the offset lies inside the span the facade validated,
+    /// so it fits `i64`; the arithmetic is checked anyway and cannot wrap.
+    fn locate(&self, index: &[usize]) -> Result<NonNull<T>, Error> {
+        let shape = self.shape;
         if index.len() != shape.len() {
             return Err(Error::new(
                 Status::NDIM_MISMATCH,
@@ -244,15 +163,24 @@ impl<'a> Layout<'a> {
             }
         }
         let bytes = offset
-            .checked_mul(size as i64)
-            .and_then(|b| b.checked_add(self.tensor.byte_offset as i64))
+            .checked_mul(std::mem::size_of::<T>() as i64)
+            .and_then(|b| b.checked_add(i64::try_from(self.tensor.byte_offset).ok()?))
             .and_then(|b| isize::try_from(b).ok())
             .ok_or_else(overflow)?;
-        Ok(self.tensor.data.cast::<u8>().wrapping_offset(bytes))
+        let p = self
+            .tensor
+            .data
+            .cast::<u8>()
+            .wrapping_offset(bytes)
+            .cast::<T>();
+        // A tensor with an element has non-NULL data (validated), and the address lies in
+        // the allocation it describes.
+        NonNull::new(p).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
     }
 
-    /// The first element of a C-contiguous tensor as a slice base (dangling when empty).
-    fn slice_base<T>(&self) -> Result<NonNull<T>, Error> {
+    /// The first element of a C-contiguous tensor as a slice base (dangling when empty);
+    /// other layouts are refused by the facade with [`Status::NON_COMPACT_STRIDES`].
+    fn slice_base(&self) -> Result<NonNull<T>, Error> {
         let mut req = any_requirements();
         req.order = b'C' as std::ffi::c_char;
         // SAFETY: the tensor is valid for 'a; req is a valid requirements struct.
@@ -269,19 +197,24 @@ impl<'a> Layout<'a> {
         NonNull::new(base).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
     }
 
-    fn to_vec<T: Element>(&self) -> Vec<T> {
-        let shape = self.shape();
+    /// The elements copied out in row-major (logical) order.
+    fn to_vec(&self) -> Vec<T> {
+        if let Ok(base) = self.slice_base() {
+            // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
+            // elements valid for reads and unwritten while the view is borrowed (or a
+            // dangling pointer for len 0).
+            return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len) }.to_vec();
+        }
+        let shape = self.shape;
         let mut out = Vec::with_capacity(self.len);
         if self.len == 0 {
             return out;
         }
         let mut index = vec![0usize; shape.len()];
         loop {
-            let p = self
-                .locate(&index, std::mem::size_of::<T>())
-                .expect("index in bounds");
+            let p = self.locate(&index).expect("index in bounds");
             // SAFETY: an in-bounds element of a validated view of T (see TensorView::get).
-            out.push(unsafe { p.cast::<T>().read() });
+            out.push(unsafe { p.as_ptr().read() });
             // Row-major odometer.
             let mut r = shape.len();
             loop {
@@ -316,8 +249,8 @@ impl<'a> Layout<'a> {
 /// # Ok::<(), dlpack_mdspan::Error>(())
 /// ```
 pub struct TensorView<'a, T: Element> {
-    layout: Layout<'a>,
-    _elements: PhantomData<&'a [T]>,
+    elements: Elements<'a, T>,
+    _borrow: PhantomData<&'a [T]>,
 }
 
 // SAFETY: a TensorView only reads elements of type T, which is Sync (Element requires it),
@@ -349,13 +282,11 @@ impl<'a, T: Element> TensorView<'a, T> {
         t: &'a sys::DLTensor,
         subbyte_padded: bool,
     ) -> Result<Self, Error> {
-        check_element_size::<T>(subbyte_padded)?;
-        // SAFETY: forwarded from this function's contract; size_of::<T>() is the element
-        // size the facade validated the tensor with (checked just above).
-        let layout = unsafe { Layout::new(t, std::mem::size_of::<T>()) }?;
+        // SAFETY: forwarded from this function's contract.
+        let elements = unsafe { Elements::new(t, subbyte_padded) }?;
         Ok(TensorView {
-            layout,
-            _elements: PhantomData,
+            elements,
+            _borrow: PhantomData,
         })
     }
 
@@ -386,7 +317,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// };
     /// // SAFETY: `data` and `shape` outlive the view and are not written while it lives.
     /// let v = unsafe { TensorView::<f32>::from_raw(&t) }?;
-    /// assert_eq!(v.strides(), &[2, 1]); // computed, owned by the view
+    /// assert_eq!(v.strides(), &[2, 1]); // resolved by the facade, owned by the view
     /// assert_eq!(v.get(&[2, 0]), Some(&5.0));
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
@@ -408,7 +339,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn shape(&self) -> &'a [i64] {
-        self.layout.shape()
+        self.elements.shape()
     }
 
     /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
@@ -420,7 +351,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn strides(&self) -> &[i64] {
-        self.layout.strides()
+        self.elements.strides()
     }
 
     /// The rank.
@@ -431,7 +362,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn ndim(&self) -> usize {
-        self.layout.shape().len()
+        self.elements.shape().len()
     }
 
     /// The number of elements (1 for rank 0).
@@ -442,7 +373,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.layout.len
+        self.elements.len
     }
 
     /// Whether the tensor has no elements.
@@ -453,7 +384,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.layout.len == 0
+        self.elements.len == 0
     }
 
     /// The device (host-accessible).
@@ -464,7 +395,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn device(&self) -> Device {
-        Device(self.layout.tensor.device)
+        self.elements.device()
     }
 
     /// The dtype, `T::DTYPE`.
@@ -487,7 +418,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        is_contiguous(self.layout.tensor, order)
+        self.elements.is_contiguous(order)
     }
 
     /// The element at `index` (one entry per dimension), or `None` when the index has the
@@ -505,13 +436,13 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn get(&self, index: &[usize]) -> Option<&'a T> {
-        let p = self.layout.locate(index, std::mem::size_of::<T>()).ok()?;
+        let p = self.elements.locate(index).ok()?;
         // SAFETY: the facade checked the dtype (size of T), the host device and the
         // alignment of data + byte_offset (element offsets are multiples of size_of::<T>(),
         // itself a multiple of its alignment); the index is in bounds, so p addresses an
         // element that is valid for reads and unwritten for 'a (the view's contract), and
         // holds a valid T (any bit pattern, or 0/1 for bool by contract).
-        Some(unsafe { &*p.cast::<T>() })
+        Some(unsafe { p.as_ref() })
     }
 
     /// All elements as a slice, for C-contiguous (row-major) tensors only; others are
@@ -527,11 +458,11 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn as_slice(&self) -> Result<&'a [T], Error> {
-        let base = self.layout.slice_base::<T>()?;
+        let base = self.elements.slice_base()?;
         // SAFETY: C-contiguous (checked by the facade), so the len elements are consecutive
         // from data + byte_offset, aligned, valid for reads and unwritten for 'a; an empty
         // tensor uses a dangling, aligned, non-NULL pointer. len * size <= isize::MAX.
-        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.layout.len) })
+        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
     }
 
     /// The elements copied out in row-major (logical) order, whatever the strides.
@@ -543,15 +474,15 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
-        self.layout.to_vec::<T>()
+        self.elements.to_vec()
     }
 }
 
 impl<T: Element> Clone for TensorView<'_, T> {
     fn clone(&self) -> Self {
         TensorView {
-            layout: self.layout.clone(),
-            _elements: PhantomData,
+            elements: self.elements.clone(),
+            _borrow: PhantomData,
         }
     }
 }
@@ -589,9 +520,9 @@ impl<T: Element + fmt::Debug> fmt::Debug for TensorView<'_, T> {
 /// # Ok::<(), dlpack_mdspan::Error>(())
 /// ```
 pub struct TensorViewMut<'a, T: Element> {
-    layout: Layout<'a>,
+    elements: Elements<'a, T>,
     exclusive: bool,
-    _elements: PhantomData<&'a mut [T]>,
+    _borrow: PhantomData<&'a mut [T]>,
 }
 
 // SAFETY: like &'a mut [T]: sending the view sends the unique right to access the elements
@@ -627,17 +558,15 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         exclusive_provenance: bool,
         subbyte_padded: bool,
     ) -> Result<Self, Error> {
-        check_element_size::<T>(subbyte_padded)?;
-        // SAFETY: forwarded from this function's contract; size_of::<T>() is the element
-        // size the facade validated the tensor with (checked just above).
-        let layout = unsafe { Layout::new(t, std::mem::size_of::<T>()) }?;
+        // SAFETY: forwarded from this function's contract.
+        let elements = unsafe { Elements::new(t, subbyte_padded) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
         let exclusive = exclusive_provenance && is_contiguous(t, Order::Any)?;
         Ok(TensorViewMut {
-            layout,
+            elements,
             exclusive,
-            _elements: PhantomData,
+            _borrow: PhantomData,
         })
     }
 
@@ -697,8 +626,8 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// ```
     pub fn as_view(&self) -> TensorView<'_, T> {
         TensorView {
-            layout: self.layout.clone(),
-            _elements: PhantomData,
+            elements: self.elements.clone(),
+            _borrow: PhantomData,
         }
     }
 
@@ -711,7 +640,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn shape(&self) -> &'a [i64] {
-        self.layout.shape()
+        self.elements.shape()
     }
 
     /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
@@ -723,7 +652,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn strides(&self) -> &[i64] {
-        self.layout.strides()
+        self.elements.strides()
     }
 
     /// The rank.
@@ -735,7 +664,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn ndim(&self) -> usize {
-        self.layout.shape().len()
+        self.elements.shape().len()
     }
 
     /// The number of elements (1 for rank 0).
@@ -747,7 +676,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn len(&self) -> usize {
-        self.layout.len
+        self.elements.len
     }
 
     /// Whether the tensor has no elements.
@@ -759,7 +688,43 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.layout.len == 0
+        self.elements.len == 0
+    }
+
+    /// The device (host-accessible).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{Device, ManagedTensor};
+    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
+    /// assert_eq!(t.view_mut::<u8>()?.device(), Device::CPU);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn device(&self) -> Device {
+        self.elements.device()
+    }
+
+    /// The dtype, `T::DTYPE`.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{DataType, ManagedTensor};
+    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
+    /// assert_eq!(t.view_mut::<u8>()?.dtype(), DataType::U8);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn dtype(&self) -> DataType {
+        T::DTYPE
+    }
+
+    /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{ManagedTensor, Order};
+    /// let mut t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;
+    /// assert!(t.view_mut::<u8>()?.is_contiguous(Order::F)?);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
+        self.elements.is_contiguous(order)
     }
 
     /// Whether this view hands out `&mut` safely ([`get_mut`](Self::get_mut),
@@ -818,10 +783,10 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn get(&self, index: &[usize]) -> Option<&T> {
-        let p = self.layout.locate(index, std::mem::size_of::<T>()).ok()?;
+        let p = self.elements.locate(index).ok()?;
         // SAFETY: as in TensorView::get; the returned borrow of self excludes writes
         // through this view while it lives.
-        Some(unsafe { &*p.cast::<T>() })
+        Some(unsafe { p.as_ref() })
     }
 
     /// Writes `value` at `index` through a raw pointer, without creating a reference, so it
@@ -840,12 +805,12 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn set(&mut self, index: &[usize], value: T) -> Result<(), Error> {
-        let p = self.layout.locate(index, std::mem::size_of::<T>())?;
+        let p = self.elements.locate(index)?;
         // SAFETY: p addresses an in-bounds, aligned element of T that is valid for writes
         // (not READ_ONLY, or by from_raw's contract) and that nobody else accesses while
         // this view lives (the view's contract); &mut self excludes references handed out
         // by this view.
-        unsafe { p.cast::<T>().write(value) };
+        unsafe { p.as_ptr().write(value) };
         Ok(())
     }
 
@@ -863,11 +828,11 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// ```
     pub fn get_mut(&mut self, index: &[usize]) -> Result<&mut T, Error> {
         self.require_exclusive()?;
-        let p = self.layout.locate(index, std::mem::size_of::<T>())?;
+        let mut p = self.elements.locate(index)?;
         // SAFETY: as in set; the view is exclusive, so no other reference to this element
         // exists anywhere, and the returned borrow of self excludes any other access
         // through this view while it lives.
-        Ok(unsafe { &mut *p.cast::<T>() })
+        Ok(unsafe { p.as_mut() })
     }
 
     /// All elements as a mutable slice: [exclusive](Self::is_exclusive), C-contiguous
@@ -882,12 +847,12 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// ```
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
         self.require_exclusive()?;
-        let base = self.layout.slice_base::<T>()?;
+        let base = self.elements.slice_base()?;
         // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned elements
         // valid for reads and writes (or a dangling pointer for len 0); exclusive, so no
         // other reference to them exists; the borrow of self excludes other access through
         // this view. len * size <= isize::MAX.
-        Ok(unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), self.layout.len) })
+        Ok(unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), self.elements.len) })
     }
 
     /// All elements as a slice, for C-contiguous tensors (see [`TensorView::as_slice`]).
@@ -899,10 +864,10 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn as_slice(&self) -> Result<&[T], Error> {
-        let base = self.layout.slice_base::<T>()?;
+        let base = self.elements.slice_base()?;
         // SAFETY: as in TensorView::as_slice; the borrow of self excludes writes through
         // this view while the slice lives.
-        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.layout.len) })
+        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
     }
 
     /// The elements copied out in row-major (logical) order.
@@ -914,7 +879,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn to_vec(&self) -> Vec<T> {
-        self.layout.to_vec::<T>()
+        self.elements.to_vec()
     }
 
     fn require_exclusive(&self) -> Result<(), Error> {
@@ -938,109 +903,5 @@ impl<T: Element + fmt::Debug> fmt::Debug for TensorViewMut<'_, T> {
             .field("strides", &self.strides())
             .field("exclusive", &self.exclusive)
             .finish()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // dims() refuses a misaligned pointer by itself, whatever the linked facade checked: no
-    // slice is ever built over it (slice::from_raw_parts would abort in debug builds).
-    #[test]
-    fn dims_refuses_misaligned_pointers_without_reading_them() {
-        let storage = [0u64; 3];
-        let aligned = storage.as_ptr().cast::<i64>();
-        let misaligned = aligned.cast::<u8>().wrapping_add(1).cast::<i64>();
-        // SAFETY: aligned points to 3 readable i64 (u64 storage, same size and alignment).
-        assert_eq!(unsafe { dims(aligned, 2, "shape") }.unwrap(), &[0, 0]);
-        // SAFETY: dims must refuse the pointer before reading it.
-        let err = unsafe { dims(misaligned, 2, "strides") }.unwrap_err();
-        assert_eq!(err.status(), Status::MISALIGNED_METADATA);
-        assert!(err.message().starts_with("strides = "), "{}", err.message());
-        // Nothing is read for rank 0 or a NULL pointer, aligned or not.
-        // SAFETY: not read.
-        assert!(unsafe { dims(misaligned, 0, "shape") }.unwrap().is_empty());
-        // SAFETY: not read.
-        assert!(unsafe { dims(ptr::null(), 3, "shape") }.unwrap().is_empty());
-    }
-
-    // The padded sub-byte form of Element's contract: one byte per 4-bit lane fits a tensor
-    // flagged IS_SUBBYTE_TYPE_PADDED and not a packed one; a packed pair the other way round.
-    #[test]
-    fn element_size_follows_the_subbyte_padding() {
-        use crate::types::TypeCode;
-
-        #[derive(Clone, Copy)]
-        struct Fp4(#[allow(dead_code)] u8);
-        // SAFETY: one byte per 4-bit lane (padded); any bit pattern; no interior mutability.
-        unsafe impl Element for Fp4 {
-            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
-        }
-        #[derive(Clone, Copy)]
-        struct Fp4x2(#[allow(dead_code)] u8);
-        // SAFETY: two 4-bit lanes in one byte (packed); any bit pattern; no interior
-        // mutability.
-        unsafe impl Element for Fp4x2 {
-            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2);
-        }
-
-        assert!(check_element_size::<Fp4>(true).is_ok());
-        let err = check_element_size::<Fp4>(false).unwrap_err();
-        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
-        assert!(err.message().contains("is packed"), "{}", err.message());
-        assert!(check_element_size::<Fp4x2>(false).is_ok());
-        let err = check_element_size::<Fp4x2>(true).unwrap_err();
-        assert_eq!(
-            err.message(),
-            "dtype (code 17, bits 4, lanes 2) is stored one byte per lane (padded), which cannot be \
-             viewed as one 1-byte element each"
-        );
-        // Whole-byte types are unaffected by the flag.
-        assert!(check_element_size::<f32>(true).is_ok());
-        assert!(check_element_size::<crate::types::F16>(false).is_ok());
-    }
-
-    // any_requirements spells out the facade's defaults to save an FFI call per view; this
-    // keeps the two in lock step.
-    #[test]
-    fn any_requirements_matches_the_facade_defaults() {
-        let ours = any_requirements();
-        let mut theirs = any_requirements();
-        theirs.ndim = 7;
-        theirs.device_id = 7;
-        theirs.check_dtype = 7;
-        theirs.version = 0;
-        // SAFETY: theirs is a valid, writable dlpm_requirements.
-        let status =
-            unsafe { sys::dlpm_requirements_init(&mut theirs, sys::DLPM_REQUIREMENTS_VERSION) };
-        assert_eq!(status, sys::DLPM_OK);
-        assert_eq!(ours.version, sys::DLPM_REQUIREMENTS_VERSION);
-        assert_eq!(theirs.version, sys::DLPM_REQUIREMENTS_VERSION);
-        assert_eq!(
-            (
-                ours.check_dtype,
-                ours.ndim,
-                ours.order,
-                ours.num_device_types,
-                ours.device_id
-            ),
-            (
-                theirs.check_dtype,
-                theirs.ndim,
-                theirs.order,
-                theirs.num_device_types,
-                theirs.device_id
-            )
-        );
-        assert_eq!(
-            (ours.min_alignment, ours.writable, ours.strict_strides),
-            (theirs.min_alignment, theirs.writable, theirs.strict_strides)
-        );
-        assert!(theirs.shape.is_null() && theirs.device_types.is_null());
-        assert_eq!(
-            (ours.dtype.code, ours.dtype.bits, ours.dtype.lanes),
-            (theirs.dtype.code, theirs.dtype.bits, theirs.dtype.lanes)
-        );
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Counter, DropCounter};
+use common::{counted_vec, Counter};
 use dlpack_mdspan::{Device, Element, Error, Flags, ManagedTensor, Order, Status};
 
 /// Exports `values` with `shape`, `strides` and `order`; the owner counts its drops.
@@ -13,16 +13,7 @@ fn ordered(
     strides: Option<&[i64]>,
     order: Order,
 ) -> (Result<ManagedTensor, Error>, Counter) {
-    let counter = Counter::new();
-    let mut values = values;
-    let data = values.as_mut_ptr().cast();
-    let owner = (
-        values,
-        DropCounter {
-            counter: counter.clone(),
-            thread: None,
-        },
-    );
+    let (owner, data, counter) = counted_vec(values, None);
     // SAFETY: `owner` keeps the Vec alive and nothing else touches it; every layout the
     // tests give addresses only elements inside it (or none: empty tensors).
     let t = unsafe {

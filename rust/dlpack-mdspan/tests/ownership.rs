@@ -5,21 +5,12 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::{Counter, DropCounter, Spec};
+use common::{counted_vec, Counter, DropCounter, Spec};
 use dlpack_mdspan::{sys, DataType, Device, Element, Flags, ManagedTensor, Status};
 
 /// A tensor over a Vec<f64> whose owner counts its drops.
 fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
-    let counter = Counter::new();
-    let mut values = values;
-    let data = values.as_mut_ptr().cast();
-    let owner = (
-        values,
-        DropCounter {
-            counter: counter.clone(),
-            thread: None,
-        },
-    );
+    let (owner, data, counter) = counted_vec(values, None);
     // SAFETY: `owner` keeps the Vec alive and nothing else touches it.
     let t = unsafe {
         ManagedTensor::from_owner(
@@ -73,17 +64,8 @@ fn raw_pointer_deleted_from_c_releases_once() {
 
 #[test]
 fn drop_on_another_thread() {
-    let counter = Counter::new();
     let dropped_on = Arc::new(Mutex::new(None));
-    let mut values = vec![1u32, 2, 3, 4];
-    let data = values.as_mut_ptr().cast();
-    let owner = (
-        values,
-        DropCounter {
-            counter: counter.clone(),
-            thread: Some(dropped_on.clone()),
-        },
-    );
+    let (owner, data, counter) = counted_vec(vec![1u32, 2, 3, 4], Some(dropped_on.clone()));
     // SAFETY: the owner keeps the Vec alive and nothing else touches it.
     let t = unsafe {
         ManagedTensor::from_owner(
@@ -216,16 +198,7 @@ fn null_deleter_is_allowed() {
 
 #[test]
 fn legacy_round_trip() {
-    let counter = Counter::new();
-    let mut values = vec![1i64, 2, 3, 4, 5, 6];
-    let data = values.as_mut_ptr().cast();
-    let owner = (
-        values,
-        DropCounter {
-            counter: counter.clone(),
-            thread: None,
-        },
-    );
+    let (owner, data, counter) = counted_vec(vec![1i64, 2, 3, 4, 5, 6], None);
     // SAFETY: the owner keeps the Vec alive and nothing else touches it.
     let t = unsafe {
         ManagedTensor::from_owner(

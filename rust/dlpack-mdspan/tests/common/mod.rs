@@ -28,7 +28,7 @@ impl Counter {
 /// Increments its counter when dropped: an owner for `ManagedTensor::from_owner`.
 pub struct DropCounter {
     pub counter: Counter,
-    pub thread: Option<Arc<std::sync::Mutex<Option<std::thread::ThreadId>>>>,
+    pub thread: Option<DropThread>,
 }
 
 impl Drop for DropCounter {
@@ -38,6 +38,29 @@ impl Drop for DropCounter {
         }
         self.counter.bump();
     }
+}
+
+/// Where a [`DropCounter`] records the thread it was dropped on.
+pub type DropThread = Arc<std::sync::Mutex<Option<std::thread::ThreadId>>>;
+
+/// An owner for `ManagedTensor::from_owner*`: a `Vec<T>` plus a [`DropCounter`] (recording
+/// the dropping thread in `thread`, if given), with the address of the Vec's first element
+/// and the counter of the owner's drops. Moving the owner keeps the Vec's heap buffer where
+/// it is, so the address stays valid while the owner lives.
+pub fn counted_vec<T>(
+    mut values: Vec<T>,
+    thread: Option<DropThread>,
+) -> ((Vec<T>, DropCounter), *mut c_void, Counter) {
+    let counter = Counter::new();
+    let data = values.as_mut_ptr().cast();
+    let owner = (
+        values,
+        DropCounter {
+            counter: counter.clone(),
+            thread,
+        },
+    );
+    (owner, data, counter)
 }
 
 /// What a foreign producer allocates: the struct, its shape and strides, and the data,

@@ -1,0 +1,268 @@
+/** \file dlpack_mdspan.h
+ * dlpack_mdspan C facade: validation, inspection and ownership of DLPack tensors for C,
+ * Python extensions, Rust, Go and Julia. Every function is a thin wrapper over the C++
+ * core, so the rules are the C++ library's rules.
+ *
+ * Boundary rules, for every function:
+ *   - no C++ exception crosses this boundary: every function is declared noexcept for C++
+ *     callers, failures inside the library become a status, and a callback the library
+ *     invokes (a tensor's deleter, a dlpm_release_fn) that throws ends the process with a
+ *     message on stderr, because no caller could be told and ownership would be lost;
+ *   - a NULL pointer argument returns DLPM_E_NULL_POINTER, never crashes;
+ *   - out-parameters are written only on success (DLPM_OK);
+ *   - on failure, dlpm_last_error() describes what went wrong, on this thread.
+ */
+#ifndef DLPACK_MDSPAN_H
+#define DLPACK_MDSPAN_H
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#if defined(DLPM_BUILDING_SHARED)
+#define DLPM_API __declspec(dllexport)
+#elif defined(DLPM_USING_SHARED)
+#define DLPM_API __declspec(dllimport)
+#else
+#define DLPM_API
+#endif
+#else
+#define DLPM_API __attribute__((visibility("default")))
+#endif
+
+/* For C++ callers every entry point is noexcept: an exception can never unwind out. */
+#if defined(__cplusplus)
+#define DLPM_NOEXCEPT noexcept
+#else
+#define DLPM_NOEXCEPT
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A status code. DLPM_OK is 0; every other value names one failure and equals the C++
+ * core's dlpack_mdspan::errc value. The values are stable. */
+typedef int32_t dlpm_status;
+
+#define DLPM_OK 0
+#define DLPM_E_NULL_POINTER 1
+#define DLPM_E_EXTENT_OVERFLOW 2
+#define DLPM_E_STRIDE_OVERFLOW 3
+#define DLPM_E_NOT_STRIDED 4
+#define DLPM_E_DEVICE_MISMATCH 5
+#define DLPM_E_DEVICE_ID_MISMATCH 6
+#define DLPM_E_NDIM_MISMATCH 7
+#define DLPM_E_INVALID_NDIM 8
+#define DLPM_E_DTYPE_MISMATCH 9
+#define DLPM_E_INVALID_DTYPE 10
+#define DLPM_E_NULL_SHAPE 11
+#define DLPM_E_NEGATIVE_EXTENT 12
+#define DLPM_E_SHAPE_MISMATCH 13
+#define DLPM_E_NULL_DATA 14
+#define DLPM_E_NULL_STRIDES 15
+#define DLPM_E_NON_COMPACT_STRIDES 16
+#define DLPM_E_NON_POSITIVE_STRIDE 17
+#define DLPM_E_OVERLAPPING_STRIDES 18
+#define DLPM_E_SPAN_OVERFLOW 19
+#define DLPM_E_BYTE_OFFSET_OVERFLOW 20
+#define DLPM_E_MISALIGNED_BYTE_OFFSET 21
+#define DLPM_E_MISALIGNED_DATA 22
+#define DLPM_E_DIVISIBILITY 23
+#define DLPM_E_SUBBYTE_NOT_VIEWABLE 24
+#define DLPM_E_AMBIGUOUS_LAYOUT 25
+#define DLPM_E_NO_MATCHING_TYPE 26
+#define DLPM_E_READ_ONLY 27
+#define DLPM_E_VERSION_MISMATCH 28
+#define DLPM_E_INVALID_ARGUMENT 29
+#define DLPM_E_OUT_OF_MEMORY 30
+#define DLPM_E_INTERNAL 31 /**< an unexpected C++ exception was caught at the boundary */
+#define DLPM_E_MISALIGNED_METADATA 32 /**< shape or strides is not aligned for int64_t */
+#define DLPM_E_UNSUPPORTED_VERSION 33 /**< an options struct's version field is not one this library knows */
+#define DLPM_E_PRODUCER_FAILED 34 /**< the producer reported a failure of its own (e.g. a Python exception, which is left set) */
+
+/** A short fixed description of a status ("dtype mismatch"); never NULL. */
+DLPM_API const char* dlpm_status_string(dlpm_status status) DLPM_NOEXCEPT;
+
+/** The detailed message of the last failure on this thread ("shape[1] = -3 is negative"),
+ * or "" if none. Valid until the next failing call on this thread. */
+DLPM_API const char* dlpm_last_error(void) DLPM_NOEXCEPT;
+
+/** Writes the name of `dtype` the way NumPy and ml_dtypes spell it ("float32", "int8",
+ * "bool", "bfloat16", "complex64", "float8_e4m3fn"; "float32x4" for 4 lanes) into
+ * `buffer`, NUL-terminated and cut to `size - 1` characters, like snprintf. A dtype the
+ * checks refuse is written as its numbers, "(code 42, bits 7, lanes 1)". Returns the length
+ * of the whole name (at most 39), so a return value >= `size` means it was cut. `buffer`
+ * may be NULL when `size` is 0. Never fails. */
+DLPM_API size_t dlpm_dtype_name(DLDataType dtype, char* buffer, size_t size) DLPM_NOEXCEPT;
+
+/** Versions of this library and of the DLPack headers it was built against. */
+typedef struct dlpm_version_info {
+  int32_t major;         /**< dlpack_mdspan major version */
+  int32_t minor;         /**< dlpack_mdspan minor version */
+  int32_t patch;         /**< dlpack_mdspan patch version */
+  uint32_t dlpack_major; /**< DLPACK_MAJOR_VERSION of the headers it was built with */
+  uint32_t dlpack_minor; /**< DLPACK_MINOR_VERSION of the headers it was built with */
+} dlpm_version_info;
+
+DLPM_API dlpm_status dlpm_version(dlpm_version_info* out) DLPM_NOEXCEPT;
+
+/**< ---- inspection --------------------------------------------------------------------- */
+
+/** Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
+ * shape for ndim > 0, non-negative extents, element count and index span without int64
+ * overflow, byte_offset in range and a multiple of the element size, non-NULL data when
+ * there are elements. NULL strides mean row-major. */
+DLPM_API dlpm_status dlpm_validate(const DLTensor* tensor) DLPM_NOEXCEPT;
+
+/** Number of elements (1 for ndim 0), overflow-checked. */
+DLPM_API dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) DLPM_NOEXCEPT;
+
+/** Bytes of the elements packed densely: ceil(numel * bits * lanes / 8), overflow-checked.
+ * Packed sub-byte aware: three fp4 values are 2 bytes. */
+DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) DLPM_NOEXCEPT;
+
+/** *out = 1 if the tensor is contiguous in `order` ('C' row-major, 'F' column-major, 'A'
+ * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
+DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) DLPM_NOEXCEPT;
+
+/** CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several the
+ * one of extent > 1; *out = -1 when no mode has stride 1. Several stride-1 modes of which
+ * none or more than one has extent > 1 are DLPM_E_AMBIGUOUS_LAYOUT. */
+DLPM_API dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) DLPM_NOEXCEPT;
+
+/** CuTe's stride order (PyTorch's dim_order) of a valid tensor: its ndim modes from the
+ * outermost (largest stride) to the innermost, equal strides in mode order, written to
+ * out[0..ndim). `capacity` is out's length (at least ndim, else DLPM_E_INVALID_ARGUMENT).
+ * More than one mode of stride 1 is DLPM_E_AMBIGUOUS_LAYOUT, as in CuTe. */
+DLPM_API dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int32_t capacity) DLPM_NOEXCEPT;
+
+/** Byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+ * including byte_offset. The tensor must be valid and have whole-byte elements. */
+DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
+
+/** The layout of a valid tensor resolved once, for callers that address many elements
+ * (language bindings' views): writes its strides in elements to strides[0..ndim) (the
+ * tensor's own, or for NULL strides the compact row-major ones the library reads them as;
+ * an empty tensor's saturate at INT64_MAX) and its element count to *numel. `capacity` is
+ * strides' length (at least ndim, else DLPM_E_INVALID_ARGUMENT); strides may be NULL when
+ * ndim is 0. Validation guarantees that, for every index inside the shape, the sum of
+ * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
+DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
+
+/**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
+
+/** The layout of dlpm_requirements this header describes. A program passes it to
+ * dlpm_requirements_init, so a newer library knows which fields the program's struct has
+ * (git2's *_options_init convention): the struct can grow without breaking old binaries.
+ * Version 2 added the layout fields (leading_dim and after); version-1 structs are still
+ * accepted, and never read or written past their end. */
+#define DLPM_REQUIREMENTS_VERSION 2
+
+/** dlpm_requirements.leading_dim when no leading dimension is required. */
+#define DLPM_ANY_LEADING_DIM INT32_MIN
+
+/** What a consumer requires. Initialise with
+ * dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), which sets every field to
+ * "anything", then set what you need. */
+typedef struct dlpm_requirements {
+  uint32_t version;             /**< DLPM_REQUIREMENTS_VERSION; set by dlpm_requirements_init */
+  int32_t check_dtype;          /**< nonzero: dtype must equal `dtype` exactly */
+  DLDataType dtype;             /**< the required dtype when check_dtype is nonzero */
+  int32_t ndim;                 /**< -1: any rank; otherwise 0..64 */
+  const int64_t* shape;         /**< NULL, or ndim entries where -1 is a wildcard (needs ndim >= 0) */
+  char order;                   /**< 'C', 'F', 'A' (either), or 0 for any layout */
+  const int32_t* device_types;  /**< accepted DLDeviceType values; NULL = any */
+  int32_t num_device_types;     /**< number of entries in device_types */
+  int32_t device_id;            /**< -1: any ordinal */
+  uint64_t min_alignment;       /**< bytes, a power of two; 0 = none */
+  int32_t writable;             /**< nonzero: refuse READ_ONLY (managed tensors only carry flags) */
+  int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
+  /* version 2: CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"). The arrays have
+   * one entry per mode of the tensor checked. */
+  int32_t leading_dim;             /**< DLPM_ANY_LEADING_DIM, or the mode whose stride must be 1 (negative: from the last) */
+  int32_t compact;                 /**< nonzero, with stride_order: compact in that order */
+  const int32_t* stride_order;     /**< NULL, or the modes from outermost to innermost (CuTe's stride_order, PyTorch's dim_order) */
+  const int64_t* shape_divisors;   /**< NULL, or a divisor per mode of its extent (0 or 1: free) */
+  const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
+} dlpm_requirements;
+
+/** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
+ * alignment, writability, strict-strides or layout requirement) and req->version to
+ * `version`. Pass DLPM_REQUIREMENTS_VERSION; version 1 initialises only a version-1
+ * struct's fields; any other value is DLPM_E_UNSUPPORTED_VERSION and *req is untouched. */
+DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) DLPM_NOEXCEPT;
+
+/** Requirements themselves are checked before the tensor: a version this library does not
+ * know is DLPM_E_UNSUPPORTED_VERSION; ndim below -1 or above 64, `shape` with ndim = -1,
+ * a negative num_device_types, an unknown order or a min_alignment that is not a power of
+ * two are DLPM_E_INVALID_ARGUMENT. The layout fields are checked against the tensor's rank,
+ * after its structure: a leading_dim that is not a mode, a stride_order that is not a
+ * permutation of the modes, compact without a stride_order, or a negative divisor are
+ * DLPM_E_INVALID_ARGUMENT. A layout the requirements refuse is DLPM_E_NON_COMPACT_STRIDES
+ * (leading dimension, stride order, compactness) or DLPM_E_DIVISIBILITY. */
+
+/** Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
+DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
+/** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
+DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
+/**< ---- ownership --------------------------------------------------------------------- */
+
+/** Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
+ * go. May run on any thread. */
+typedef void (*dlpm_release_fn)(void* ctx);
+
+/** Wraps the caller's buffer as a DLManagedTensorVersioned. shape (ndim entries) and
+ * strides (ndim entries, or NULL for row-major) are copied, with the struct, into a single
+ * allocation. The description is validated like dlpm_validate. On success *out owns the
+ * buffer: its deleter calls release(ctx) exactly once (release may be NULL). On failure
+ * *out is untouched and release is NOT called: the buffer is still the caller's. */
+DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
+                                      DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
+                                      DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** dlpm_managed_new with the order of the strides (nanobind's runtime `order`):
+ * - 'C' or 'F': NULL strides stand for compact row-major ('C') or column-major ('F')
+ *   strides, which the tensor stores explicitly (never NULL: DLPack reads NULL as
+ *   row-major). Explicit strides must be that compact layout, as dlpm_is_contiguous says
+ *   (extent-1 dimensions may have any stride, an empty tensor is compact), else
+ *   DLPM_E_NON_COMPACT_STRIDES.
+ * - 0: explicit strides are kept as given (exactly dlpm_managed_new); with NULL strides
+ *   0 is DLPM_E_INVALID_ARGUMENT.
+ * Any other order is DLPM_E_INVALID_ARGUMENT, checked before the description. Otherwise
+ * as dlpm_managed_new: on failure *out is untouched and release is NOT called. */
+DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
+                                              char order, DLDataType dtype, DLDevice device, uint64_t byte_offset,
+                                              uint64_t flags, dlpm_release_fn release, void* ctx,
+                                              DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** Calls the tensor's deleter (if any). NULL is a no-op. */
+DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
+
+/** For a tensor just received from a producer: if its major version is not this library's,
+ * calls its deleter at once and returns DLPM_E_VERSION_MISMATCH (the tensor is gone).
+ * A newer minor version is accepted. */
+DLPM_API dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
+
+/** Moves a legacy tensor into a new versioned one (*out). The legacy struct cannot say
+ * whether writes are allowed, so the result is READ_ONLY, as NumPy does; use
+ * dlpm_from_legacy_writable when you know the producer allows writes. On failure the
+ * legacy deleter has already run (ownership was passed in). */
+DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** dlpm_from_legacy without READ_ONLY, for producers known to allow writes (PyTorch). */
+DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
+ * pre-1.0 DLPack. READ_ONLY and padded sub-byte tensors are refused (DLPM_E_READ_ONLY,
+ * DLPM_E_INVALID_ARGUMENT): the legacy struct would silently drop those flags. On failure
+ * the versioned tensor is still the caller's. */
+DLPM_API dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) DLPM_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DLPACK_MDSPAN_H */

@@ -1,0 +1,68 @@
+// Runtime dtype dispatch: call a visitor with the correctly typed mdspan, chosen from a
+// list of candidate element types by the tensor's dtype. The C++ answer to nanobind's
+// runtime-specialised view<T, ndim>().
+#ifndef DLPACK_MDSPAN_DISPATCH_HPP
+#define DLPACK_MDSPAN_DISPATCH_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/import.hpp>
+
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+template <class R>
+using visit_value_t = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
+
+template <template <class> class View, class R, class Visitor, class T, class... Rest>
+result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, const import_options& opts, int tried) {
+  if (same_dtype(t.dtype, dtype_v<T>)) {
+    auto view = try_to_mdspan<View<T>>(t, opts);
+    if (!view) return unexpected_error(view.error());
+    if constexpr (std::is_void_v<R>) {
+      visitor(*view);
+      return std::monostate{};
+    } else {
+      return visitor(*view);
+    }
+  }
+  if constexpr (sizeof...(Rest) == 0) {
+    return unexpected_error(error::format(errc::no_matching_type,
+                                          "dtype (code %u, bits %u, lanes %u) matches none of the %d candidate element types",
+                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, tried + 1));
+  } else {
+    return visit_first_match<View, R, Visitor, Rest...>(t, visitor, opts, tried + 1);
+  }
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Calls `visitor(View<T>)` for the first T in Ts whose dtype equals the tensor's, after
+/// the full import validation. Returns the visitor's result (std::monostate for void), or
+/// errc::no_matching_type when no candidate matches, or the import error of the match.
+///
+///   template <class T> using matrix = std::mdspan<T, std::dextents<std::int64_t, 2>, std::layout_stride>;
+///   auto sum = try_visit_mdspan<matrix, float, double, std::int32_t>(tensor, [](auto m) { ... });
+template <template <class> class View, class... Ts, class Visitor>
+  requires(sizeof...(Ts) > 0)
+[[nodiscard]] auto try_visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const import_options& options = {}) {
+  using R = std::common_type_t<std::invoke_result_t<Visitor&, View<Ts>>...>;
+  return detail::visit_first_match<View, R, Visitor, Ts...>(tensor, visitor, options, 0);
+}
+
+/// The throwing form of try_visit_mdspan.
+template <template <class> class View, class... Ts, class Visitor>
+  requires(sizeof...(Ts) > 0)
+decltype(auto) visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const import_options& options = {}) {
+  return detail::value_or_throw(try_visit_mdspan<View, Ts...>(tensor, std::forward<Visitor>(visitor), options));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

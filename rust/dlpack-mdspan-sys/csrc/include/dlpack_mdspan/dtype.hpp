@@ -1,0 +1,226 @@
+// Element type → DLDataType, through a trait users can specialize for their own types.
+#ifndef DLPACK_MDSPAN_DTYPE_HPP
+#define DLPACK_MDSPAN_DTYPE_HPP
+
+#include <dlpack_mdspan/config.hpp>
+
+#include <complex>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+constexpr DLDataType make_dtype(DLDataTypeCode code, int bits, int lanes = 1) noexcept {
+  return DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits),
+                    static_cast<std::uint16_t>(lanes)};
+}
+template <class T>
+struct integer_dtype {
+  static constexpr DLDataType value =
+      make_dtype(std::is_signed_v<T> ? kDLInt : kDLUInt, static_cast<int>(sizeof(T) * 8));
+};
+template <class T>
+struct float_dtype {
+  static constexpr DLDataType value = make_dtype(kDLFloat, static_cast<int>(sizeof(T) * 8));
+};
+// A vendor type's dtype (cuda.hpp, hip.hpp), checked against its size when the header is
+// compiled. Two storage forms are possible: packed, where the lanes fill sizeof(T) bit for
+// bit (fp8x2 is 2 bytes, fp4x2 one byte for two values), and padded, where each sub-byte
+// lane has a byte of its own (fp4 in one byte, fp6x2 in two). The padded form is what
+// subbyte_flags turns into IS_SUBBYTE_TYPE_PADDED, so the two checks agree by construction.
+template <class T, DLDataTypeCode Code, int Bits, int Lanes>
+struct checked_dtype {
+  static_assert(static_cast<std::size_t>(Bits) * Lanes == sizeof(T) * 8 ||
+                    (Bits < 8 && sizeof(T) == static_cast<std::size_t>(Lanes)),
+                "dlpack_mdspan: sizeof(T) matches neither the packed (bits * lanes / 8) nor the padded "
+                "(one byte per sub-byte lane) DLPack description");
+  static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
+};
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// dtype_traits<T>::value is the DLDataType of element type T.
+///
+/// Register your own element type by specializing it, e.g.
+///   template <> struct dlpack_mdspan::dtype_traits<my_half> {
+///     static constexpr DLDataType value{kDLFloat, 16, 1};
+///   };
+/// The primary template has no `value`, so has_dtype<T> can test for registration;
+/// dtype_v<T> turns a missing registration into an error that says how to add one.
+template <class T>
+struct dtype_traits {};
+
+/// True when T (cv-stripped) has a registered dtype.
+template <class T>
+concept has_dtype = requires {
+  { dtype_traits<std::remove_cv_t<T>>::value } -> std::convertible_to<DLDataType>;
+};
+
+template <>
+struct dtype_traits<bool> {
+  static constexpr DLDataType value = detail::make_dtype(kDLBool, 8);
+};
+
+// Plain char is its own type, signed or unsigned by platform; CCCL rejects it, we do not.
+template <>
+struct dtype_traits<char> {
+  static constexpr DLDataType value = detail::make_dtype(static_cast<char>(-1) < 0 ? kDLInt : kDLUInt, 8);
+};
+
+template <> struct dtype_traits<signed char> : detail::integer_dtype<signed char> {};
+template <> struct dtype_traits<unsigned char> : detail::integer_dtype<unsigned char> {};
+template <> struct dtype_traits<short> : detail::integer_dtype<short> {};
+template <> struct dtype_traits<unsigned short> : detail::integer_dtype<unsigned short> {};
+template <> struct dtype_traits<int> : detail::integer_dtype<int> {};
+template <> struct dtype_traits<unsigned int> : detail::integer_dtype<unsigned int> {};
+template <> struct dtype_traits<long> : detail::integer_dtype<long> {};
+template <> struct dtype_traits<unsigned long> : detail::integer_dtype<unsigned long> {};
+template <> struct dtype_traits<long long> : detail::integer_dtype<long long> {};
+template <> struct dtype_traits<unsigned long long> : detail::integer_dtype<unsigned long long> {};
+
+#if defined(__SIZEOF_INT128__)
+// std::is_signed is false for __int128 in strict modes, so spell both out. __extension__
+// keeps g++ -Wpedantic quiet about the non-standard type.
+__extension__ typedef __int128 dlpm_int128;
+__extension__ typedef unsigned __int128 dlpm_uint128;
+template <> struct dtype_traits<dlpm_int128> {
+  static constexpr DLDataType value = detail::make_dtype(kDLInt, 128);
+};
+template <> struct dtype_traits<dlpm_uint128> {
+  static constexpr DLDataType value = detail::make_dtype(kDLUInt, 128);
+};
+#endif
+
+template <> struct dtype_traits<float> : detail::float_dtype<float> {};
+template <> struct dtype_traits<double> : detail::float_dtype<double> {};
+
+#if defined(__SIZEOF_FLOAT128__) && !defined(__CUDACC__)
+// __float128 is IEEE binary128 wherever the compiler defines __SIZEOF_FLOAT128__ (x86-64
+// clang and g++, ppc64le), so it is DLPack's (kDLFloat, 128, 1), as in CCCL. long double
+// stays refused (dtype_of, below). nvcc's front end is left out: device code has no
+// __float128. __extension__ keeps g++ -Wpedantic quiet about the non-standard type.
+__extension__ typedef __float128 dlpm_float128;
+template <> struct dtype_traits<dlpm_float128> {
+  static constexpr DLDataType value = detail::make_dtype(kDLFloat, 128);
+};
+#endif
+
+// _Float16 exists where the compiler defines its limits macros; __bf16 where
+// DLPM_HAS_BF16 (config.hpp) says so. In GCC's <stdfloat>, std::float16_t and
+// std::bfloat16_t are these same types, so they are covered.
+// nvcc's front end is left out: CUDA code uses __half / __nv_bfloat16 (see the CUDA header).
+#if defined(__FLT16_MAX__) && !defined(__CUDACC__)
+template <> struct dtype_traits<_Float16> {
+  static constexpr DLDataType value = detail::make_dtype(kDLFloat, 16);
+};
+#endif
+#if DLPM_HAS_BF16
+template <> struct dtype_traits<__bf16> {
+  static constexpr DLDataType value = detail::make_dtype(kDLBfloat, 16);
+};
+#endif
+
+// Complex bits count the whole value: std::complex<float> is 64 bits.
+template <> struct dtype_traits<std::complex<float>> {
+  static constexpr DLDataType value = detail::make_dtype(kDLComplex, 64);
+};
+template <> struct dtype_traits<std::complex<double>> {
+  static constexpr DLDataType value = detail::make_dtype(kDLComplex, 128);
+};
+
+// ---- DLPack's narrow floats on the host: storage types -----------------------------------
+// One struct per fp8 / fp6 / fp4 code of DLPack 1.1+, named as ml_dtypes names the dtype,
+// holding the raw bits: one value per byte, exactly the bytes of an ml_dtypes array of that
+// dtype (fp6 and fp4 in the low bits, the high bits zero). They are storage only: no
+// arithmetic, no conversion to or from float; compare or convert `bits` yourself, or with
+// a library that knows the format. Trivially copyable, one byte, alignment 1.
+//
+// fp6 and fp4 in one byte each are DLPack's *padded* sub-byte form, like __nv_fp4_e2m1
+// (cuda.hpp): managed exports set IS_SUBBYTE_TYPE_PADDED, and import wants that flag
+// (import_options::subbyte_padded); a packed (17, 4, 1) tensor, such as JAX's float4_e2m1fn
+// export, is errc::subbyte_not_viewable as float4_e2m1fn.
+
+/// kDLFloat8_e3m4 (ml_dtypes.float8_e3m4): 1 sign, 3 exponent, 4 mantissa bits, IEEE-like.
+struct float8_e3m4 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3 (ml_dtypes.float8_e4m3): IEEE-like e4m3, with infinities.
+struct float8_e4m3 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3b11fnuz (ml_dtypes.float8_e4m3b11fnuz): exponent bias 11, finite, NaN at 0x80.
+struct float8_e4m3b11fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3fn (ml_dtypes.float8_e4m3fn): OCP e4m3, finite; CUDA's __nv_fp8_e4m3.
+struct float8_e4m3fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e4m3fnuz (ml_dtypes.float8_e4m3fnuz): bias 8, finite, NaN at 0x80.
+struct float8_e4m3fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e5m2 (ml_dtypes.float8_e5m2): OCP e5m2; CUDA's __nv_fp8_e5m2.
+struct float8_e5m2 { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e5m2fnuz (ml_dtypes.float8_e5m2fnuz): bias 16, finite, NaN at 0x80.
+struct float8_e5m2fnuz { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat8_e8m0fnu (ml_dtypes.float8_e8m0fnu): an unsigned power of two (MX scales);
+/// CUDA's __nv_fp8_e8m0.
+struct float8_e8m0fnu { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat6_e2m3fn (ml_dtypes.float6_e2m3fn), padded: 6 bits in the low bits of a byte;
+/// CUDA's __nv_fp6_e2m3.
+struct float6_e2m3fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat6_e3m2fn (ml_dtypes.float6_e3m2fn), padded; CUDA's __nv_fp6_e3m2.
+struct float6_e3m2fn { std::uint8_t bits; /**< the raw encoding */ };
+/// kDLFloat4_e2m1fn (ml_dtypes.float4_e2m1fn), padded: 4 bits in the low nibble of a byte;
+/// CUDA's __nv_fp4_e2m1.
+struct float4_e2m1fn { std::uint8_t bits; /**< the raw encoding */ };
+
+template <> struct dtype_traits<float8_e3m4> : detail::checked_dtype<float8_e3m4, kDLFloat8_e3m4, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3> : detail::checked_dtype<float8_e4m3, kDLFloat8_e4m3, 8, 1> {};
+template <>
+struct dtype_traits<float8_e4m3b11fnuz> : detail::checked_dtype<float8_e4m3b11fnuz, kDLFloat8_e4m3b11fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3fn> : detail::checked_dtype<float8_e4m3fn, kDLFloat8_e4m3fn, 8, 1> {};
+template <> struct dtype_traits<float8_e4m3fnuz> : detail::checked_dtype<float8_e4m3fnuz, kDLFloat8_e4m3fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e5m2> : detail::checked_dtype<float8_e5m2, kDLFloat8_e5m2, 8, 1> {};
+template <> struct dtype_traits<float8_e5m2fnuz> : detail::checked_dtype<float8_e5m2fnuz, kDLFloat8_e5m2fnuz, 8, 1> {};
+template <> struct dtype_traits<float8_e8m0fnu> : detail::checked_dtype<float8_e8m0fnu, kDLFloat8_e8m0fnu, 8, 1> {};
+// sizeof 1 for one 6- or 4-bit lane: the padded form (checked_dtype, subbyte_flags).
+template <> struct dtype_traits<float6_e2m3fn> : detail::checked_dtype<float6_e2m3fn, kDLFloat6_e2m3fn, 6, 1> {};
+template <> struct dtype_traits<float6_e3m2fn> : detail::checked_dtype<float6_e3m2fn, kDLFloat6_e3m2fn, 6, 1> {};
+template <> struct dtype_traits<float4_e2m1fn> : detail::checked_dtype<float4_e2m1fn, kDLFloat4_e2m1fn, 4, 1> {};
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+template <class T>
+consteval DLDataType dtype_of() {
+  // long double is not IEEE binary128 on x86-64 (it is the 80-bit x87 format padded to
+  // 16 bytes), so calling it a 128-bit float, as CCCL does, would mislabel the data.
+  static_assert(!std::is_same_v<T, long double>,
+                "dlpack_mdspan: long double has no DLPack dtype: on x86-64 it is the 80-bit x87 "
+                "format stored in 16 bytes, not IEEE binary128, so kDLFloat/128 would be a lie. "
+                "Convert to double, or use __float128 (kDLFloat/128) where the compiler has it.");
+  static_assert(std::is_same_v<T, long double> || has_dtype<T>,
+                "dlpack_mdspan: this element type has no DLPack dtype. Register it by "
+                "specializing dlpack_mdspan::dtype_traits<T> with "
+                "`static constexpr DLDataType value{code, bits, lanes};`");
+  if constexpr (has_dtype<T>) return dtype_traits<T>::value;
+  else return DLDataType{};
+}
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// The DLDataType of T, cv-qualifiers stripped. An unregistered T (or long double) is a
+/// compile-time error that says why and how to register it.
+template <class T>
+inline constexpr DLDataType dtype_v = detail::dtype_of<std::remove_cv_t<T>>();
+
+/// (code, bits, lanes) equality. DLDataType is a C struct with no operator==.
+constexpr bool same_dtype(const DLDataType& a, const DLDataType& b) noexcept {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+/// Bytes one element of `t` occupies, or 0 for sub-byte or invalid dtypes.
+/// lanes > 1 count: a float4 vector type is (kDLFloat, 32, 4), 16 bytes.
+constexpr std::uint64_t dtype_itemsize(DLDataType t) noexcept {
+  const std::uint64_t bits = std::uint64_t{t.bits} * t.lanes;
+  return bits % 8 == 0 ? bits / 8 : 0;
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

@@ -1,0 +1,544 @@
+// DLTensor → typed, validated mdspan view: to_mdspan<M> / try_to_mdspan<M>.
+#ifndef DLPACK_MDSPAN_IMPORT_HPP
+#define DLPACK_MDSPAN_IMPORT_HPP
+
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_requirements.hpp>
+#include <dlpack_mdspan/layout_stride_relaxed.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Requirements beyond the target type, all checked by to_mdspan.
+struct import_options {
+  /// What NULL strides (ndim > 0) mean: row-major by default, or an error.
+  null_strides_policy null_strides = null_strides_policy::row_major;
+  /// Required alignment of data + byte_offset in bytes (a power of two; 0 = none beyond
+  /// alignof(element_type)). Like CuTe's assumed_align, but checked.
+  std::size_t min_alignment = 0;
+  /// The device ordinal the view must be on; -1 accepts any.
+  std::int32_t device_id = -1;
+  /// Per-dimension divisors: extent(r) % divisors[r] == 0. Empty = no requirement; a
+  /// divisor of 0 or 1 leaves that dimension free. Otherwise it must have rank entries.
+  std::span<const std::int64_t> divisors = {};
+  /// Sub-byte elements stored one per byte (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED).
+  /// managed_tensor::view sets this from the tensor's flags.
+  bool subbyte_padded = false;
+  /// CuTe's layout vocabulary: leading dimension, stride order, compactness in it, shape
+  /// and stride divisibility (layout_requirements.hpp). Empty = no requirement.
+  layout_requirements layout = {};
+};
+
+/// The layout policies to_mdspan can build, by how their mapping is constructed:
+///   relaxed: layout_stride_relaxed (any strides, offset);
+///   compact: constructible from the extents alone (layout_right, layout_left, the padded
+///            layouts), so the tensor's strides must equal the mapping's;
+///   strided: constructible from extents + strides (layout_stride).
+template <class M>
+concept relaxed_layout_mdspan = pointer_mdspan<M> && std::is_same_v<typename M::layout_type, layout_stride_relaxed>;
+
+template <class M>
+concept compact_layout_mdspan = pointer_mdspan<M> && !relaxed_layout_mdspan<M> &&
+                                std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&> &&
+                                strided_mdspan<M>;
+
+template <class M>
+concept strided_layout_mdspan =
+    pointer_mdspan<M> && !relaxed_layout_mdspan<M> && !compact_layout_mdspan<M> &&
+    requires(const typename M::mapping_type& m) { m.strides(); } &&
+    std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&,
+                            std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>>;
+
+/// A target type to_mdspan supports.
+template <class M>
+concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M> || strided_layout_mdspan<M>;
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+template <class M, std::size_t... R>
+constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
+  return typename M::extents_type(static_cast<typename M::index_type>(t.shape[R])...);
+}
+
+template <class M>
+M make_view(typename M::data_handle_type handle, const typename M::mapping_type& mapping) {
+  if constexpr (std::is_default_constructible_v<typename M::accessor_type>)
+    return M(handle, mapping, typename M::accessor_type{});
+  else
+    static_assert(std::is_default_constructible_v<typename M::accessor_type>,
+                  "to_mdspan: the target's accessor must be default-constructible");
+}
+
+// import_options' defaults as compile-time constants: to_mdspan<M>(t) without options folds
+// every option test away (no divisors, no extra alignment, any device id, row-major NULL
+// strides, packed sub-byte storage).
+struct default_import_options {
+  static constexpr null_strides_policy null_strides = null_strides_policy::row_major;
+  static constexpr std::size_t min_alignment = 0;
+  static constexpr std::int32_t device_id = -1;
+  static constexpr std::span<const std::int64_t> divisors = {};
+  static constexpr bool subbyte_padded = false;
+  static constexpr layout_requirements layout = {};
+};
+
+// The options are the caller's, not the producer's: nonsense in them is an error for every
+// tensor, empty or not.
+template <class Options>
+DLPM_HOT_INLINE inline bool check_import_options(const Options& opts, std::size_t rank, error* err) noexcept {
+  if ((opts.min_alignment & (opts.min_alignment - 1)) != 0) {
+    *err = error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two", opts.min_alignment);
+    return false;
+  }
+  if (opts.device_id < -1) {
+    *err = error::format(errc::invalid_argument, "import_options::device_id = %d is neither -1 (any) nor a device ordinal",
+                         static_cast<int>(opts.device_id));
+    return false;
+  }
+  if (!opts.divisors.empty()) {
+    if (opts.divisors.size() != rank) {
+      *err = error::format(errc::invalid_argument, "import_options::divisors has %zu entries for rank %zu", opts.divisors.size(),
+                           rank);
+      return false;
+    }
+    for (std::size_t r = 0; r < rank; ++r)
+      if (opts.divisors[r] < 0) {
+        *err = error::format(errc::invalid_argument, "import_options::divisors[%zu] = %lld is negative", r,
+                             static_cast<long long>(opts.divisors[r]));
+        return false;
+      }
+  }
+  return true;
+}
+
+// Strides for a std::layout_stride view of an empty tensor. None is ever used, but the
+// mapping requires positive, representable strides and a permutation P in which
+// stride[P[i]] >= stride[P[i-1]] * extent[P[i-1]]. A zero extent restarts that product, so
+// the dimensions are laid out as chains separated by the zero-extent ones; extent-1
+// dimensions take stride 1 at the front. The largest extent ends the last chain (its
+// extent multiplies nothing), and the others go, largest first, into the first chain
+// whose product stays representable. Refused only when that packing fails, e.g. int8
+// extents {0, 12, 12, 12, 12}: the largest 12 ends the last chain, and three more cannot share two chains under 127.
+template <class IndexType, class StrideArray>
+bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) noexcept {
+  constexpr std::int64_t limit = std::in_range<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     ? static_cast<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     : std::numeric_limits<std::int64_t>::max();
+  const std::int32_t n = t.ndim;
+  std::int32_t zeros[max_ndim], items[max_ndim];
+  std::int32_t zero_count = 0, item_count = 0;
+  for (std::int32_t r = 0; r < n; ++r) {
+    strides[static_cast<std::size_t>(r)] = 1;
+    if (t.shape[r] == 0) zeros[zero_count++] = r;
+    else if (t.shape[r] > 1) items[item_count++] = r;
+  }
+  // Largest extent first (insertion sort: rank <= 64).
+  for (std::int32_t i = 1; i < item_count; ++i)
+    for (std::int32_t j = i; j > 0 && t.shape[items[j]] > t.shape[items[j - 1]]; --j) std::swap(items[j], items[j - 1]);
+  // Chains 0..zero_count-1 each end in a zero-extent dimension; chain zero_count ends in
+  // the largest extent (items[0]).
+  std::int32_t chain_of[max_ndim];
+  std::int64_t product[max_ndim + 1];
+  for (std::int32_t c = 0; c <= zero_count; ++c) product[c] = 1;
+  for (std::int32_t i = 1; i < item_count; ++i) {
+    const std::int64_t e = t.shape[items[i]];
+    std::int32_t c = 0;
+    std::int64_t grown = 0;
+    while (c <= zero_count && (mul_overflows(product[c], e, &grown) || grown > limit)) ++c;
+    if (c > zero_count) {
+      *err = error::format(errc::stride_overflow,
+                           "the tensor is empty, but no strides for std::layout_stride that fit the view's index_type were "
+                           "found for its extents (dimension %d, extent %lld); use a wider index_type",
+                           items[i], static_cast<long long>(e));
+      return false;
+    }
+    chain_of[i] = c;
+    product[c] = grown;
+  }
+  // Walk each chain, assigning running products; its zero-extent dimension (or, for the
+  // last chain, the largest extent) takes the chain's full product.
+  for (std::int32_t c = 0; c <= zero_count; ++c) {
+    std::int64_t running = 1;
+    for (std::int32_t i = 1; i < item_count; ++i) {
+      if (chain_of[i] != c) continue;
+      strides[static_cast<std::size_t>(items[i])] = static_cast<IndexType>(running);
+      running = saturating_mul(running, t.shape[items[i]]);  // a prefix of product[c] <= limit: never saturates
+    }
+    const std::int32_t last = c < zero_count ? zeros[c] : (item_count > 0 ? items[0] : -1);
+    if (last >= 0) strides[static_cast<std::size_t>(last)] = static_cast<IndexType>(running);
+  }
+  return true;
+}
+
+// The same extents type with every extent dynamic (std::extents and cuda::std::extents
+// alike), for probing a layout with extents of our choosing.
+template <class Extents>
+struct all_dynamic;
+template <template <class, std::size_t...> class Extents, class I, std::size_t... E>
+struct all_dynamic<Extents<I, E...>> {
+  using type = Extents<I, (E | std::numeric_limits<std::size_t>::max())...>;
+};
+
+// uses[r][q]: extent q is a factor of stride r in M's compact layout (layout_right: q > r,
+// layout_left: q < r), found at compile time by probing the layout itself with one extent
+// of 2 among 1s, so any compact layout (std::, cuda::std::, padded) is covered.
+template <class M, std::size_t Rank = M::rank()>
+constexpr std::array<std::array<bool, Rank>, Rank> compact_stride_factors() {
+  using dynamic = typename all_dynamic<typename M::extents_type>::type;
+  using probe = typename M::layout_type::template mapping<dynamic>;
+  std::array<std::array<bool, Rank>, Rank> uses{};
+  for (std::size_t q = 0; q < Rank; ++q) {
+    const probe m = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return probe(dynamic(static_cast<typename dynamic::index_type>(I == q ? 2 : 1)...));
+    }(std::make_index_sequence<Rank>{});
+    for (std::size_t r = 0; r < Rank; ++r) uses[r][q] = m.stride(r) > 1;
+  }
+  return uses;
+}
+
+// What M's layout requires of the strides: positive for std::layout_stride; row-major or
+// column-major for plain layout_right/left (std:: or cuda::std::), read off the probe
+// above; nothing checkable up front for padded layouts and layout_stride_relaxed.
+template <class M>
+constexpr stride_rule stride_rule_of() {
+  if constexpr (strided_layout_mdspan<M>) {
+    return stride_rule::positive;
+  } else if constexpr (!compact_layout_mdspan<M> || M::rank() == 0) {
+    return stride_rule::any;
+  } else {
+    constexpr auto uses = compact_stride_factors<M>();
+    bool right = true, left = true;
+    for (std::size_t r = 0; r < M::rank(); ++r)
+      for (std::size_t q = 0; q < M::rank(); ++q) {
+        right &= uses[r][q] == (q > r);
+        left &= uses[r][q] == (q < r);
+      }
+    return right ? stride_rule::row_major : left ? stride_rule::column_major : stride_rule::any;
+  }
+}
+
+// Every stride of M's compact mapping for t's extents is representable in index_type.
+// Non-empty, they are bounded by the element count, which fits. Empty, stride(r) still
+// multiplies its extents in index_type, and a zero among them need not come first (libc++
+// multiplies layout_right's from the last dimension): so the product of a stride's
+// non-zero factors must fit, whatever the order. {0, 128, 2^62} into layout_left fails.
+template <class M>
+bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
+  using index_type = typename M::index_type;
+  constexpr std::size_t rank = M::rank();
+  static constexpr auto uses = compact_stride_factors<M>();
+  for (std::size_t r = 0; r < rank; ++r) {
+    index_type s = 1;  // as the mapping computes it; each extent fits index_type already
+    for (std::size_t q = 0; q < rank; ++q) {
+      if (!uses[r][q] || t.shape[q] == 0) continue;
+      if (mul_overflows_in(s, static_cast<index_type>(t.shape[q]), &s)) {
+        *err = error::format(errc::stride_overflow,
+                             "the tensor is empty, but the layout's stride for dimension %zu multiplies extents past "
+                             "the view's index_type (at shape[%zu] = %lld); use a wider index_type",
+                             r, q, static_cast<long long>(t.shape[q]));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// std::layout_stride requires that no two indices share an element: in some order of the
+// dimensions with more than one index, each stride steps past the previous dimension's
+// span. The innermost-last order was tried by the caller; here the innermost-first order
+// (column-major producers), then the order sorted by (stride, extent), which decides.
+template <class StrideArray>
+DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, error* err) noexcept {
+  const std::size_t rank = static_cast<std::size_t>(t.ndim);
+  std::size_t order[max_ndim] = {};
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < rank; ++r)
+    if (t.shape[r] > 1) order[count++] = r;
+  // The first position (or none: count) where the order breaks uniqueness.
+  auto first_overlap = [&] {
+    for (std::size_t i = 1; i < count; ++i) {
+      std::int64_t reach = 0;
+      if (mul_overflows(static_cast<std::int64_t>(strides[order[i - 1]]), t.shape[order[i - 1]], &reach) ||
+          static_cast<std::int64_t>(strides[order[i]]) < reach)
+        return i;
+    }
+    return count;
+  };
+  if (first_overlap() == count) return true;
+  auto before = [&](std::size_t a, std::size_t b) {
+    return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+  };
+  for (std::size_t i = 1; i < count; ++i)
+    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  const std::size_t i = first_overlap();
+  if (i == count) return true;
+  const std::size_t prev = order[i - 1], cur = order[i];
+  *err = error::format(errc::overlapping_strides,
+                       "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs "
+                       "unique elements (use layout_stride_relaxed)",
+                       cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
+                       static_cast<long long>(strides[prev]));
+  return false;
+}
+
+template <class T>
+T* offset_pointer(void* data, std::int64_t bytes) noexcept {
+  // Only called with non-NULL data: the checks above never do arithmetic on NULL.
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
+}
+
+// The typed checks before the layout: rank, device, dtype, element size, then the
+// structure with the rank and element size known. The cheap equality tests come first
+// (a dtype equal to dtype_v<T> is valid); the generic checks only word the failure.
+template <class M, class Options>
+DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& opts) noexcept {
+  using element_type = typename M::element_type;
+  using index_type = typename M::index_type;
+  using extents_type = typename M::extents_type;
+  using mapping_type = typename M::mapping_type;
+  using accessor_type = typename M::accessor_type;
+  constexpr std::size_t rank = M::rank();
+  constexpr DLDataType dtype = dtype_v<element_type>;
+  error err;
+
+  // 0. the options themselves, whatever the tensor (an empty one too)
+  if (!check_import_options(opts, rank, &err)) return unexpected_error(err);
+
+  // 1-4. ndim, device, dtype
+  if (t.ndim != static_cast<std::int32_t>(rank)) {
+    (void)check_rank(t, rank, &err);
+    return unexpected_error(err);
+  }
+  auto accepts = [](std::int32_t type) { return device_traits<accessor_type>::accepts(type); };
+  if (!check_device(t.device, accepts, device_type_name(device_traits<accessor_type>::device_type), opts.device_id, &err))
+    return unexpected_error(err);
+  if (!same_dtype(t.dtype, dtype)) {
+    (void)check_dtype_equals(t.dtype, dtype, &err);
+    return unexpected_error(err);
+  }
+  // One whole element per sizeof(T): packed sub-byte data has no per-element address.
+  if (storage_itemsize(dtype, opts.subbyte_padded) != sizeof(element_type))
+    return unexpected_error(error::format(errc::subbyte_not_viewable,
+                                          "dtype (code %u, bits %u, lanes %u) %s, which cannot be viewed as one %zu-byte "
+                                          "element each",
+                                          t.dtype.code, t.dtype.bits, t.dtype.lanes,
+                                          opts.subbyte_padded ? "is stored one byte per lane (padded)" : "is packed",
+                                          sizeof(element_type)));
+
+  // 5-8. shape, strides, element count, span, byte_offset, NULL data
+  tensor_summary summary;
+  constexpr stride_rule rule = stride_rule_of<M>();
+  if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule>(
+          t, structure_options{opts.null_strides, opts.subbyte_padded}, summary, &err))
+    return unexpected_error(err);
+  for (std::size_t r = 0; r < rank; ++r) {
+    const std::int64_t e = t.shape[r];
+    if (!std::in_range<index_type>(e))
+      return unexpected_error(error::format(errc::extent_overflow, "shape[%zu] = %lld does not fit the view's index_type", r,
+                                            static_cast<long long>(e)));
+    if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */ && static_cast<std::int64_t>(extents_type::static_extent(r)) != e)
+      return unexpected_error(error::format(errc::shape_mismatch, "shape[%zu] = %lld but the view's static extent is %zu",
+                                            r, static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r))));
+  }
+  if (!std::in_range<index_type>(summary.numel))
+    return unexpected_error(error::format(errc::extent_overflow, "%lld elements do not fit the view's index_type",
+                                          static_cast<long long>(summary.numel)));
+  if (!opts.divisors.empty()) {
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t d = opts.divisors[r];
+      if (d > 1 && t.shape[r] % d != 0)
+        return unexpected_error(error::format(errc::divisibility, "shape[%zu] = %lld is not a multiple of %lld", r,
+                                              static_cast<long long>(t.shape[r]), static_cast<long long>(d)));
+    }
+  }
+
+  if (!opts.layout.empty() && !layout_met(t, summary.numel, opts.layout, &err)) return unexpected_error(err);
+
+  const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
+  const bool empty = summary.numel == 0;
+  const auto byte_offset = static_cast<std::int64_t>(t.byte_offset);
+  using handle_type = typename M::data_handle_type;
+  handle_type handle = nullptr;
+
+  // 9. alignment of the first element, on devices whose pointers are addresses
+  if (!empty && is_direct_address_device(t.device.device_type)) {
+    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
+    const std::size_t align = opts.min_alignment > alignof(element_type) ? opts.min_alignment : alignof(element_type);
+    if (first % align != 0)
+      return unexpected_error(error::format(errc::misaligned_data, "data + byte_offset = %p is not aligned to %zu bytes",
+                                            reinterpret_cast<void*>(first), align));
+  }
+
+  // 10. the layout
+  if constexpr (relaxed_layout_mdspan<M>) {
+    index_type strides[rank == 0 ? 1 : rank] = {};
+    index_type offset = 0;
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+      if (!std::in_range<index_type>(s)) {
+        // Never used to address anything: every index of an empty tensor, and index 0 of
+        // an extent-1 dimension, maps without it. The stride stays 0.
+        if (empty || t.shape[r] == 1) continue;
+        return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
+                                              static_cast<long long>(s),
+                                              s < 0 ? " (negative strides need a signed index_type)" : ""));
+      }
+      strides[r] = static_cast<index_type>(s);
+    }
+    if (!empty) {
+      const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(summary.itemsize);
+      // Keep the producer's base pointer when the whole view lies at or above it (an exact
+      // round trip of our own exports); otherwise rebase on the lowest element, because a
+      // mapping may not produce negative indices.
+      const std::int64_t shift = offset_items + summary.lowest_index < 0 ? offset_items + summary.lowest_index : 0;
+      // mapped_offset is -lowest_index when rebased: 2^63 for INT64_MIN, hence the checks.
+      std::int64_t mapped_offset = 0, span = 0;
+      if (sub_overflows(offset_items, shift, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
+          add_overflows(span, 1, &span) || !std::in_range<index_type>(span))
+        return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
+      offset = static_cast<index_type>(mapped_offset);
+      handle = offset_pointer<element_type>(t.data, shift * static_cast<std::int64_t>(summary.itemsize));
+    } else if (t.data != nullptr) {
+      handle = offset_pointer<element_type>(t.data, byte_offset);
+    }
+    return make_view<M>(handle, mapping_type(extents, strides, offset));
+  } else {
+    if (t.data != nullptr) handle = offset_pointer<element_type>(t.data, byte_offset);
+    if constexpr (compact_layout_mdspan<M>) {
+      if constexpr (rank > 1) {
+        if (empty && !compact_strides_fit<M>(t, &err)) return unexpected_error(err);
+      }
+      const mapping_type mapping(extents);
+      if constexpr (rank > 0 && rule == stride_rule::any) {  // padded layouts (plain ones: check_structure)
+        if (!empty) {
+          for (std::size_t r = 0; r < rank; ++r) {
+            if (t.shape[r] == 1) continue;  // any stride is fine where only index 0 exists
+            const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+            const auto need = static_cast<std::int64_t>(mapping.stride(r));
+            if (s != need)
+              return unexpected_error(error::format(errc::non_compact_strides,
+                                                    "strides[%zu] = %lld but the target layout needs %lld there (shape[%zu] = %lld); "
+                                                    "import through layout_stride or layout_stride_relaxed instead",
+                                                    r, static_cast<long long>(s), static_cast<long long>(need), r,
+                                                    static_cast<long long>(t.shape[r])));
+          }
+        }
+      }
+      return make_view<M>(handle, mapping);
+    } else if constexpr (strided_layout_mdspan<M>) {
+      using stride_array = std::remove_cvref_t<decltype(std::declval<const mapping_type&>().strides())>;
+      stride_array strides{};
+      if (empty) {
+        // No element is addressed, but the mapping's preconditions still hold for the
+        // strides the library chooses (the producer's may be anything).
+        if (!empty_tensor_strides<index_type>(t, strides, &err)) return unexpected_error(err);
+        return make_view<M>(handle, mapping_type(extents, strides));
+      }
+      // One pass from the innermost dimension out: copy the strides (an extent-1 dimension
+      // has no stride that matters; 1 keeps std::layout_stride's preconditions: positive,
+      // and first in the uniqueness permutation), and check uniqueness in the order most
+      // producers use, each stride stepping past the span of the dimension inside it.
+      // Implicit strides are row-major, so unique; any other order gets the full check.
+      const std::int64_t* const given = t.strides;
+      const std::int64_t* const shape = t.shape;
+      bool unique = true;
+      std::int64_t inner_reach = 0, implicit = 1;
+      for (std::size_t i = rank; i-- > 0;) {
+        const std::int64_t e = shape[i];
+        // Positive: check_structure saw to it. Implicit ones are row-major products.
+        const std::int64_t s = given != nullptr ? given[i] : implicit;
+        implicit = saturating_mul(implicit, e);
+        if (e == 1) {
+          strides[i] = 1;
+          continue;
+        }
+        if (!std::in_range<index_type>(s))
+          return unexpected_error(error::format(errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
+                                                static_cast<long long>(s)));
+        strides[i] = static_cast<index_type>(s);
+        std::int64_t reach = 0;
+        unique &= (s >= inner_reach) & !mul_overflows(s, e, &reach);
+        inner_reach = reach;
+      }
+      if (!unique && !layout_stride_unique(t, strides, &err)) return unexpected_error(err);
+      if (!std::in_range<index_type>(summary.highest_index + 1))
+        return unexpected_error(error::format(errc::span_overflow, "the required span does not fit the view's index_type"));
+      return make_view<M>(handle, mapping_type(extents, strides));
+    } else {
+      static_assert(importable_mdspan<M>,
+                    "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                    "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+    }
+  }
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
+/// the layout_stride overlap check).
+template <pointer_mdspan M>
+[[nodiscard]] DLPM_HOT_INLINE inline result<M> try_to_mdspan(const DLTensor& tensor) noexcept {
+  static_assert(importable_mdspan<M>,
+                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+  return detail::import_view<M>(tensor, detail::default_import_options{});
+}
+
+/// The same, with requirements beyond the target type (see import_options).
+template <pointer_mdspan M>
+[[nodiscard]] result<M> try_to_mdspan(const DLTensor& tensor, const import_options& options) noexcept {
+  static_assert(importable_mdspan<M>,
+                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+  return detail::import_view<M>(tensor, options);
+}
+
+/// View a DLTensor as M. Throws dlpack_error (with an errc) when the tensor does not fit.
+template <pointer_mdspan M>
+[[nodiscard]] DLPM_HOT_INLINE inline M to_mdspan(const DLTensor& tensor) {
+  return detail::value_or_throw(try_to_mdspan<M>(tensor));
+}
+
+/// The same, with import_options.
+template <pointer_mdspan M>
+[[nodiscard]] M to_mdspan(const DLTensor& tensor, const import_options& options) {
+  return detail::value_or_throw(try_to_mdspan<M>(tensor, options));
+}
+
+/// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal, so
+/// that exporting the view again reports the device it came from (plain to_mdspan
+/// default-constructs the accessor, device_id 0). For device accessors constructible from
+/// an ordinal: device_memory_accessor and the vendor headers' aliases of it.
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
+  result<M> view = try_to_mdspan<M>(tensor, options);
+  if (!view) return view;
+  return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
+}
+
+/// Throwing form of try_to_mdspan_on_device (dlpack_error).
+template <pointer_mdspan M>
+  requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
+[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const import_options& options = {}) {
+  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

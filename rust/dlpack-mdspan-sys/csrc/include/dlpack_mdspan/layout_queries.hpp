@@ -1,0 +1,123 @@
+// Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
+// leading (unit-stride) one, in which order do the strides run (CuTe's stride order and
+// the requirements built on these answers are in layout_requirements.hpp).
+#ifndef DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
+#define DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
+// rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
+// The tensor has passed check_structure: extents are valid and the element count fits.
+inline bool is_compact_valid(const DLTensor& t, std::int64_t numel, bool row_major) noexcept {
+  if (numel == 0) return true;
+  if (t.strides == nullptr) return row_major || t.ndim <= 1 || [&] {
+    // Implicit row-major strides are also column-major when at most one extent exceeds 1.
+    int big = 0;
+    for (std::int32_t r = 0; r < t.ndim; ++r) big += t.shape[r] != 1;
+    return big <= 1;
+  }();
+  std::int64_t expected = 1;  // a product of extents, bounded by numel
+  for (std::int32_t i = 0; i < t.ndim; ++i) {
+    const std::int32_t r = row_major ? t.ndim - 1 - i : i;
+    if (t.shape[r] == 1) continue;
+    if (t.strides[r] != expected) return false;
+    if (mul_overflows(expected, t.shape[r], &expected)) return false;
+  }
+  return true;
+}
+
+// Garbage (anything check_structure refuses) is never contiguous.
+inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
+  error err;
+  tensor_summary summary;
+  return check_structure(t, structure_options{}, summary, &err) && is_compact_valid(t, summary.numel, row_major);
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
+/// count as row-major. A tensor that fails validate() is never contiguous.
+inline bool is_c_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, true); }
+
+/// Fortran order (column-major), with the same tolerance. A (1, N) tensor is both.
+inline bool is_f_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, false); }
+
+/// C or Fortran order.
+inline bool is_contiguous(const DLTensor& t) noexcept {
+  error err;
+  tensor_summary summary;
+  return check_structure(t, structure_options{}, summary, &err) &&
+         (detail::is_compact_valid(t, summary.numel, true) || detail::is_compact_valid(t, summary.numel, false));
+}
+
+/// The leading dimension, deduced as CuTe DSL's mark_layout_dynamic deduces it: the one
+/// mode of stride 1; among several modes of stride 1, the one of extent > 1 if exactly one
+/// has it (PyTorch writes stride 1 for every size-1 mode). No mode of stride 1 is not an
+/// error: the answer is -1, "no leading dimension" (CuTe then keeps every stride dynamic).
+/// Several stride-1 modes of which none, or more than one, has extent > 1 are
+/// errc::ambiguous_layout: (1,4,1,32,1) with strides (1,1,1,4,1) gives 1; (1,1,1) with
+/// strides (1,1,1) has no answer.
+inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept {
+  error err;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+  std::int32_t first = -1, count = 0, big = -1, big_count = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    if (stride_at(t, r) != 1) continue;
+    if (first < 0) first = r;
+    ++count;
+    if (t.shape[r] > 1) {
+      big = r;
+      ++big_count;
+    }
+  }
+  if (count <= 1) return first;  // the one unit stride, or -1: none
+  if (big_count == 1) return big;
+  return unexpected_error(error::format(errc::ambiguous_layout,
+                                        "leading dimension is ambiguous: %d modes have stride 1 and %d of them extent > 1 "
+                                        "(the first is mode %d); require the one you need (layout_requirements::leading_dim)",
+                                        count, big_count, first));
+}
+
+/// Writes, for each dimension, its rank when the strides are sorted ascending: row-major
+/// rank 3 gives (2,1,0), column-major (0,1,2). `order` must have ndim entries. Equal
+/// strides make the order ambiguous (errc::ambiguous_layout). Returns the filled prefix.
+/// This is this library's own convention, kept for its callers; CuTe's stride_order (the
+/// modes from outermost to innermost, ties resolved) is dim_order (layout_requirements.hpp).
+inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span<std::int32_t> order) noexcept {
+  error err;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+  if (order.size() < static_cast<std::size_t>(t.ndim))
+    return unexpected_error(error::format(errc::invalid_argument, "stride_order: output has %zu entries, ndim is %d",
+                                          order.size(), t.ndim));
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    std::int32_t position = 0;
+    for (std::int32_t q = 0; q < t.ndim; ++q) {
+      if (q == r) continue;
+      const std::int64_t sr = stride_at(t, r), sq = stride_at(t, q);
+      if (sr == sq)
+        return unexpected_error(error::format(errc::ambiguous_layout,
+                                              "stride order is ambiguous: dimensions %d and %d both have stride %lld", q, r,
+                                              static_cast<long long>(sr)));
+      position += sq < sr;
+    }
+    order[static_cast<std::size_t>(r)] = position;
+  }
+  return order.first(static_cast<std::size_t>(t.ndim));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

@@ -1,0 +1,629 @@
+// Owning DLPack tensors both ways: managed_tensor (adopt, view, release) and
+// to_managed_tensor / to_managed_tensor_copy / to_legacy_managed_tensor.
+//
+// Ownership rules, in one place:
+//   * A deleter runs exactly once, on every path, including failed adoption.
+//   * A deleter may run on any thread and must not throw. Every call of a foreign deleter
+//     goes through detail::call_deleter, which ends the program with a message naming the
+//     exception if one does: the caller could not be told, and the tensor's ownership
+//     would be lost halfway (an owner whose destructor throws does the same).
+//   * Views borrow: they cannot be taken from a temporary managed_tensor.
+#ifndef DLPACK_MDSPAN_MANAGED_HPP
+#define DLPACK_MDSPAN_MANAGED_HPP
+
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/export.hpp>
+#include <dlpack_mdspan/import.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+#include <typeinfo>
+#if __has_include(<cxxabi.h>)
+#include <cxxabi.h>
+#endif
+#include <new>
+#include <type_traits>
+#include <utility>
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Whether a legacy (unversioned) tensor may be written. DLManagedTensor has no flags, so
+/// a consumer cannot know whether the producer allows writes. NumPy imports legacy tensors
+/// read-only for that reason, and so do we unless the caller says it knows better.
+enum class legacy_access : int {
+  read_only = 0,  ///< default: set DLPACK_FLAG_BITMASK_READ_ONLY on the adopted tensor
+  writable = 1,   ///< the caller knows the producer allows writes
+};
+
+class managed_tensor;
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// A callback that throws out of a DLPack deleter breaks the C contract it was handed
+// under: nobody up the stack can catch it safely (C frames, Rust frames, a destructor).
+[[noreturn]] DLPM_COLD inline void callback_threw(const char* callback, const char* type, const char* what) noexcept {
+  std::fprintf(stderr,
+               "dlpack_mdspan: %s threw a C++ exception (%s%s%s); DLPack callbacks must not throw, so the program is "
+               "terminated\n",
+               callback, type, what[0] != '\0' ? ": " : "", what);
+  std::fflush(stderr);
+  std::abort();
+}
+
+#if DLPM_HAS_EXCEPTIONS
+// The type of the exception being handled, demangled where possible. Works for exceptions
+// thrown by another C++ runtime too (a hermetic libdlpack_mdspan_c.so has its own), whose
+// std::exception the catch clause below cannot recognise: the type_info layout is the ABI's.
+DLPM_COLD inline void describe_current_exception(char* out, std::size_t size) noexcept {
+  std::snprintf(out, size, "of unknown type");
+#if __has_include(<cxxabi.h>)
+  if (const std::type_info* type = abi::__cxa_current_exception_type(); type != nullptr) {
+    int status = -1;
+    char* readable = abi::__cxa_demangle(type->name(), nullptr, nullptr, &status);
+    std::snprintf(out, size, "%s", status == 0 && readable != nullptr ? readable : type->name());
+    std::free(readable);
+  }
+#endif
+}
+
+// call_foreign's handlers, out of line: the type buffer and the demangling stay off the
+// callers, so a deleter call (managed_tensor::reset, a moved-from owner) inlines to a test.
+// Runs inside the handler, where the exception being handled is still current.
+[[noreturn]] DLPM_COLD inline void current_callback_threw(const char* callback, const char* what) noexcept {
+  char type[256];
+  describe_current_exception(type, sizeof type);
+  callback_threw(callback, type, what);
+}
+#endif
+
+/// Runs `fn()`, a foreign callback, so that no exception escapes: one that does ends the
+/// program through callback_threw, naming the exception's type and, for a std::exception
+/// of this library's C++ runtime, its what().
+template <class Fn>
+inline void call_foreign(const char* callback, Fn&& fn) noexcept {
+#if DLPM_HAS_EXCEPTIONS
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    current_callback_threw(callback, e.what());
+  } catch (...) {
+    current_callback_threw(callback, "");
+  }
+#else
+  (void)callback;
+  fn();
+#endif
+}
+
+/// Calls a managed tensor's deleter, if it has one, exactly as DLPack says; see call_foreign.
+template <class Managed>
+inline void call_deleter(Managed* p) noexcept {
+  if (p != nullptr && p->deleter != nullptr) call_foreign("a DLPack tensor's deleter", [p] { p->deleter(p); });
+}
+
+// One heap block per managed tensor: the DLPack struct, the shape and strides it points
+// to, and the owner that keeps the data alive (nanobind does the same). The deleter
+// destroys the block, and with it the owner, exactly once.
+template <class Managed, std::size_t Rank, class Owner>
+struct owner_block {
+  Managed managed;
+  std::int64_t shape[Rank == 0 ? 1 : Rank];
+  std::int64_t strides[Rank == 0 ? 1 : Rank];
+  Owner owner;
+
+  static void destroy(Managed* self) noexcept { delete static_cast<owner_block*>(self->manager_ctx); }
+};
+
+template <class Managed, std::size_t Rank, class Owner>
+Managed* make_owner_block(const dlpack_tensor<Rank>& view, Owner&& owner, std::uint64_t flags) {
+  using block = owner_block<Managed, Rank, std::remove_cvref_t<Owner>>;
+  // The only allocation. If it or the owner's move throws, nothing was taken: the caller's
+  // owner is still intact and is destroyed by the caller.
+  auto* b = new block{Managed{}, {}, {}, std::forward<Owner>(owner)};
+  DLTensor t = view.get();
+  for (std::size_t r = 0; r < Rank; ++r) {
+    b->shape[r] = view.shape()[r];
+    b->strides[r] = view.strides()[r];
+  }
+  t.shape = Rank == 0 ? nullptr : b->shape;
+  t.strides = Rank == 0 ? nullptr : b->strides;
+  b->managed.dl_tensor = t;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  if constexpr (std::is_same_v<Managed, DLManagedTensorVersioned>) {
+    b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    b->managed.flags = flags;
+  } else {
+    (void)flags;
+  }
+  return &b->managed;
+}
+
+// A sub-byte element type stored one per byte (an fp4 value in a whole byte) is the
+// padded form, which only a managed tensor's flags can announce.
+template <class T>
+constexpr std::uint64_t subbyte_flags() noexcept {
+  constexpr DLDataType d = dtype_v<T>;
+  if constexpr (d.bits < 8 && sizeof(T) == std::size_t{d.lanes}) return flag_is_subbyte_type_padded;
+  else return 0;
+}
+
+// Legacy → versioned without touching the legacy tensor: the bridge's deleter runs the
+// legacy deleter. dl_tensor is copied; its shape/strides still point into the legacy
+// tensor, which lives until that deleter runs.
+struct legacy_bridge {
+  DLManagedTensorVersioned managed;
+  DLManagedTensor* legacy;
+
+  static void destroy(DLManagedTensorVersioned* self) noexcept {
+    auto* b = static_cast<legacy_bridge*>(self->manager_ctx);
+    DLManagedTensor* legacy = b->legacy;
+    delete b;
+    call_deleter(legacy);
+  }
+};
+
+// The reverse: a legacy tensor that owns a versioned one (for legacy-only consumers).
+struct versioned_bridge {
+  DLManagedTensor managed;
+  DLManagedTensorVersioned* versioned;
+
+  static void destroy(DLManagedTensor* self) noexcept {
+    auto* b = static_cast<versioned_bridge*>(self->manager_ctx);
+    DLManagedTensorVersioned* versioned = b->versioned;
+    delete b;
+    call_deleter(versioned);
+  }
+};
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Wraps a legacy tensor as a versioned one; ownership moves into the result. On failure
+/// (allocation) the legacy deleter has run and the error says why. NULL is an error.
+inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* legacy, legacy_access access) noexcept {
+  if (legacy == nullptr) return unexpected_error(error::format(errc::null_pointer, "legacy tensor is NULL"));
+  auto* b = new (std::nothrow) detail::legacy_bridge{};
+  if (b == nullptr) {
+    detail::call_deleter(legacy);
+    return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a legacy DLManagedTensor"));
+  }
+  b->legacy = legacy;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &detail::legacy_bridge::destroy;
+  b->managed.flags = access == legacy_access::read_only ? flag_read_only : 0;
+  b->managed.dl_tensor = legacy->dl_tensor;
+  return &b->managed;
+}
+
+/// Wraps a versioned tensor as a legacy one for consumers that only speak legacy DLPack;
+/// ownership moves into the result. Legacy tensors cannot say READ_ONLY, so a READ_ONLY
+/// tensor is refused (errc::read_only) unless `allow_read_only` is set, in which case the
+/// caller promises the consumer will not write. On failure the versioned tensor is still
+/// the caller's. Sub-byte padded tensors cannot be expressed either (errc::invalid_argument).
+inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* versioned, bool allow_read_only = false) noexcept {
+  if (versioned == nullptr) return unexpected_error(error::format(errc::null_pointer, "versioned tensor is NULL"));
+  // Only `version` may be read from a tensor of another major version (DLPack's rule).
+  if (versioned->version.major != DLPACK_MAJOR_VERSION)
+    return unexpected_error(error::format(errc::version_mismatch,
+                                          "DLPack version %u.%u has major %u, this library speaks major %u; the tensor was "
+                                          "not wrapped and is still the caller's",
+                                          versioned->version.major, versioned->version.minor, versioned->version.major,
+                                          static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+  if ((versioned->flags & flag_read_only) != 0 && !allow_read_only)
+    return unexpected_error(error::format(errc::read_only,
+                                          "the tensor is READ_ONLY and a legacy DLManagedTensor cannot carry that flag"));
+  if ((versioned->flags & flag_is_subbyte_type_padded) != 0)
+    return unexpected_error(error::format(errc::invalid_argument,
+                                          "the tensor's sub-byte elements are padded, which a legacy DLManagedTensor cannot express"));
+  auto* b = new (std::nothrow) detail::versioned_bridge{};
+  if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a DLManagedTensorVersioned"));
+  b->versioned = versioned;
+  b->managed.dl_tensor = versioned->dl_tensor;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &detail::versioned_bridge::destroy;
+  return &b->managed;
+}
+
+/// Move-only owner of one DLManagedTensorVersioned. Destroying it (or resetting it, or
+/// assigning over it) calls the deleter exactly once.
+class managed_tensor {
+ public:
+  managed_tensor() noexcept = default;
+  managed_tensor(const managed_tensor&) = delete;
+  managed_tensor& operator=(const managed_tensor&) = delete;
+  managed_tensor(managed_tensor&& other) noexcept : tensor_(std::exchange(other.tensor_, nullptr)) {}
+  managed_tensor& operator=(managed_tensor&& other) noexcept {
+    if (this != &other) {
+      reset();
+      tensor_ = std::exchange(other.tensor_, nullptr);
+    }
+    return *this;
+  }
+  ~managed_tensor() { reset(); }
+
+  /// Takes ownership of `p`, whatever happens. A NULL deleter is allowed. If the major
+  /// version is not ours, the deleter is called at once (no other field is read, as the
+  /// DLPack spec requires) and errc::version_mismatch is returned. A newer minor version
+  /// is accepted.
+  [[nodiscard]] DLPM_HOT_INLINE static result<managed_tensor> try_adopt(DLManagedTensorVersioned* p) noexcept {
+    if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "adopt: DLManagedTensorVersioned is NULL"));
+    const DLPackVersion v = p->version;
+    if (v.major != DLPACK_MAJOR_VERSION) {
+      detail::call_deleter(p);
+      return unexpected_error(error::format(errc::version_mismatch,
+                                            "adopt: DLPack version %u.%u has major %u, this library speaks major %u; the "
+                                            "tensor was released",
+                                            v.major, v.minor, v.major, static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+    }
+    return managed_tensor(p);
+  }
+  [[nodiscard]] static managed_tensor adopt(DLManagedTensorVersioned* p) { return detail::value_or_throw(try_adopt(p)); }
+
+  /// Takes ownership of a legacy tensor (pre-1.0 producers; NumPy 1.x, PyTorch 1.x). It is
+  /// READ_ONLY unless `access` is legacy_access::writable; see legacy_access for why.
+  [[nodiscard]] static result<managed_tensor> try_adopt_legacy(DLManagedTensor* p,
+                                                               legacy_access access = legacy_access::read_only) noexcept {
+    auto wrapped = legacy_to_versioned(p, access);
+    if (!wrapped) return unexpected_error(wrapped.error());
+    return managed_tensor(*wrapped);
+  }
+  [[nodiscard]] static managed_tensor adopt_legacy(DLManagedTensor* p, legacy_access access = legacy_access::read_only) {
+    return detail::value_or_throw(try_adopt_legacy(p, access));
+  }
+
+  /// A validated view through the import rules, plus: a mutable element type on a
+  /// READ_ONLY tensor is errc::read_only, and padded sub-byte storage is honoured.
+  template <pointer_mdspan M>
+  [[nodiscard]] DLPM_HOT_INLINE result<M> try_view() const& noexcept DLPM_LIFETIMEBOUND {
+    if (view_refused<M>()) return unexpected_error(view_refusal());
+    // The common case, packed storage, keeps the import's compile-time defaults.
+    if ((tensor_->flags & flag_is_subbyte_type_padded) == 0) return try_to_mdspan<M>(tensor_->dl_tensor);
+    import_options opts;
+    opts.subbyte_padded = true;
+    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+  }
+  /// The same, with import_options (subbyte_padded comes from the tensor's flags).
+  template <pointer_mdspan M>
+  [[nodiscard]] result<M> try_view(const import_options& options) const& noexcept DLPM_LIFETIMEBOUND {
+    if (view_refused<M>()) return unexpected_error(view_refusal());
+    import_options opts = options;
+    opts.subbyte_padded = (tensor_->flags & flag_is_subbyte_type_padded) != 0;
+    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+  }
+  /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
+  template <pointer_mdspan M>
+  result<M> try_view() const&& = delete;
+  template <pointer_mdspan M>
+  result<M> try_view(const import_options&) const&& = delete;
+
+  template <pointer_mdspan M>
+  [[nodiscard]] DLPM_HOT_INLINE M view() const& DLPM_LIFETIMEBOUND {
+    return detail::value_or_throw(try_view<M>());
+  }
+  template <pointer_mdspan M>
+  [[nodiscard]] M view(const import_options& options) const& DLPM_LIFETIMEBOUND {
+    return detail::value_or_throw(try_view<M>(options));
+  }
+  /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
+  template <pointer_mdspan M>
+  M view() const&& = delete;
+  template <pointer_mdspan M>
+  M view(const import_options&) const&& = delete;
+
+  /// The DLTensor (precondition: not empty).
+  [[nodiscard]] const DLTensor& tensor() const noexcept DLPM_LIFETIMEBOUND { return tensor_->dl_tensor; }
+  [[nodiscard]] std::uint64_t flags() const noexcept { return tensor_ ? tensor_->flags : 0; }
+  [[nodiscard]] bool is_read_only() const noexcept { return (flags() & flag_read_only) != 0; }
+  [[nodiscard]] bool is_copied() const noexcept { return (flags() & flag_is_copied) != 0; }
+  [[nodiscard]] DLPackVersion version() const noexcept { return tensor_ ? tensor_->version : DLPackVersion{0, 0}; }
+  /// The raw pointer, still owned by *this.
+  [[nodiscard]] DLManagedTensorVersioned* get() const noexcept { return tensor_; }
+  [[nodiscard]] bool empty() const noexcept { return tensor_ == nullptr; }
+  explicit operator bool() const noexcept { return tensor_ != nullptr; }
+
+  /// Gives up ownership: the caller must eventually call the returned tensor's deleter.
+  [[nodiscard]] DLManagedTensorVersioned* release() noexcept { return std::exchange(tensor_, nullptr); }
+
+  /// Calls the deleter (if any) now and leaves *this empty.
+  void reset() noexcept {
+    detail::call_deleter(std::exchange(tensor_, nullptr));
+  }
+
+ private:
+  explicit managed_tensor(DLManagedTensorVersioned* p) noexcept : tensor_(p) {}
+
+  // A view of M cannot be taken whatever the import rules say: no tensor, or a mutable
+  // element type over a READ_ONLY tensor. The message is worded off the hot path.
+  template <class M>
+  DLPM_HOT_INLINE bool view_refused() const noexcept {
+    return tensor_ == nullptr || (!std::is_const_v<typename M::element_type> && is_read_only());
+  }
+  DLPM_COLD error view_refusal() const noexcept {
+    if (tensor_ == nullptr) return error::format(errc::null_pointer, "view: the managed_tensor is empty");
+    return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
+  }
+  DLManagedTensorVersioned* tensor_ = nullptr;
+};
+
+/// Hands an mdspan out as an owning DLManagedTensorVersioned. `owner` is any
+/// move-constructible object that keeps the data alive (std::vector, std::unique_ptr<T[]>,
+/// std::shared_ptr<void>, a user type); it is moved into the tensor and destroyed exactly
+/// once, inside the deleter. Exactly one heap allocation. READ_ONLY is set for a const
+/// element type, IS_SUBBYTE_TYPE_PADDED for a sub-byte type stored one per byte, plus
+/// `extra_flags`. The device comes from the export rules (the accessor) unless given.
+/// If anything fails, nothing leaks and the owner is destroyed exactly once (by the caller's
+/// copy going out of scope).
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, DLDevice device,
+                                                           std::uint64_t extra_flags = 0) noexcept {
+  dlpack_tensor<M::rank()> view;
+  error err;
+  if (!detail::export_access::fill(md, device, view, &err)) return unexpected_error(err);
+  const std::uint64_t flags =
+      extra_flags | (std::is_const_v<typename M::element_type> ? flag_read_only : 0) |
+      detail::subbyte_flags<std::remove_cv_t<typename M::element_type>>();
+#if DLPM_HAS_EXCEPTIONS
+  try {
+#endif
+    return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(view, std::forward<Owner>(owner), flags));
+#if DLPM_HAS_EXCEPTIONS
+  } catch (const std::bad_alloc&) {
+    return unexpected_error(error::format(errc::out_of_memory, "to_managed_tensor: out of memory"));
+  } catch (...) {
+    return unexpected_error(error::format(errc::invalid_argument, "to_managed_tensor: moving the owner threw"));
+  }
+#endif
+}
+
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, std::uint64_t extra_flags = 0) noexcept {
+  return try_to_managed_tensor(md, std::forward<Owner>(owner), accessor_device(md.accessor()), extra_flags);
+}
+
+/// Throwing form: exceptions from the allocation or the owner's move propagate unchanged
+/// (std::bad_alloc stays std::bad_alloc); export errors throw dlpack_error.
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, DLDevice device, std::uint64_t extra_flags = 0) {
+  dlpack_tensor<M::rank()> view;
+  error err;
+  if (!detail::export_access::fill(md, device, view, &err)) detail::throw_error(err);
+  const std::uint64_t flags =
+      extra_flags | (std::is_const_v<typename M::element_type> ? flag_read_only : 0) |
+      detail::subbyte_flags<std::remove_cv_t<typename M::element_type>>();
+  return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(view, std::forward<Owner>(owner), flags));
+}
+
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, std::uint64_t extra_flags = 0) {
+  return to_managed_tensor(md, std::forward<Owner>(owner), accessor_device(md.accessor()), extra_flags);
+}
+
+/// The legacy form, for consumers that only speak pre-1.0 DLPack (NumPy 1.24, PyTorch
+/// 1.13): ownership of the returned DLManagedTensor passes to the caller. One allocation.
+/// A legacy tensor cannot say READ_ONLY, so a const element type is refused at compile time.
+template <strided_mdspan M, class Owner>
+  requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] DLManagedTensor* to_legacy_managed_tensor(const M& md, Owner&& owner) {
+  static_assert(!std::is_const_v<typename M::element_type>,
+                "to_legacy_managed_tensor: a legacy DLManagedTensor cannot carry READ_ONLY, so a const view cannot be "
+                "handed out safely; use to_managed_tensor (versioned) instead");
+  static_assert(detail::subbyte_flags<typename M::element_type>() == 0,
+                "to_legacy_managed_tensor: padded sub-byte elements need the versioned IS_SUBBYTE_TYPE_PADDED flag");
+  const auto view = to_dlpack_tensor(md);
+  return detail::make_owner_block<DLManagedTensor>(view, std::forward<Owner>(owner), 0);
+}
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// Visits md's elements in row-major index order, passing each element's mapped offset.
+template <class M, class F, class... I>
+void for_each_offset_row_major(const M& md, F& f, I... i) {
+  if constexpr (sizeof...(I) == M::rank()) {
+    f(md.mapping()(i...));
+  } else {
+    for (typename M::index_type k = 0; k < md.extent(sizeof...(I)); ++k) for_each_offset_row_major(md, f, i..., k);
+  }
+}
+
+// Runtime-rank form of owner_block: shape and strides trail the block, so any ndim still
+// takes a single allocation.
+template <class Owner>
+struct dynamic_owner_block {
+  DLManagedTensorVersioned managed;
+  Owner owner;
+
+  std::int64_t* dims() noexcept { return reinterpret_cast<std::int64_t*>(this + 1); }
+  static std::size_t bytes(std::int32_t ndim) noexcept {
+    return sizeof(dynamic_owner_block) + 2 * static_cast<std::size_t>(ndim) * sizeof(std::int64_t);
+  }
+  static void destroy(DLManagedTensorVersioned* self) noexcept {
+    auto* b = static_cast<dynamic_owner_block*>(self->manager_ctx);
+    b->~dynamic_owner_block();
+    ::operator delete(static_cast<void*>(b));
+  }
+};
+static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
+
+// try_make_managed_tensor's refusals of its `order` argument, worded off the hot path.
+DLPM_COLD inline error unknown_managed_order(char order) noexcept {
+  return error::format(errc::invalid_argument,
+                       "make_managed_tensor: order %d is not one of 'C' (row-major), 'F' (column-major) or 0 (explicit "
+                       "strides as given)",
+                       static_cast<int>(order));
+}
+DLPM_COLD inline error managed_order_needs_strides() noexcept {
+  return error::format(errc::invalid_argument,
+                       "make_managed_tensor: the strides are NULL and order is 0; say which compact layout they stand "
+                       "for: 'C' (row-major) or 'F' (column-major)");
+}
+// Explicit strides that are not the compact layout `order` ('C' or 'F') names: the first
+// dimension, from the innermost, whose stride differs. The tensor is valid and not empty.
+DLPM_COLD inline error strides_not_in_order(const DLTensor& t, char order) noexcept {
+  std::int64_t expected = 1;
+  for (std::int32_t i = 0; i < t.ndim; ++i) {
+    const std::int32_t r = order == 'C' ? t.ndim - 1 - i : i;
+    if (t.shape[r] == 1) continue;
+    if (t.strides[r] != expected)
+      return error::format(errc::non_compact_strides,
+                           "make_managed_tensor: order '%c' but strides[%d] = %lld where the %s layout has %lld (shape[%d] = "
+                           "%lld); pass order 0 to keep other strides as given",
+                           order, r, static_cast<long long>(t.strides[r]), order == 'C' ? "row-major" : "column-major",
+                           static_cast<long long>(expected), r, static_cast<long long>(t.shape[r]));
+    expected = saturating_mul(expected, t.shape[r]);
+  }
+  return error::format(errc::non_compact_strides, "make_managed_tensor: the strides are not in order '%c'", order);
+}
+
+// The body of both try_make_managed_tensor forms. `order` is 0 (NULL strides mean
+// row-major, explicit strides are kept), 'C' or 'F' (NULL strides become that layout's;
+// explicit ones must be it), already checked by the caller. Inlined with a constant 0,
+// the order tests fold away.
+template <class Owner>
+DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor& description, Owner&& owner, std::uint64_t flags,
+                                                                 char order) noexcept {
+  using block = dynamic_owner_block<std::remove_cvref_t<Owner>>;
+  error err;
+  // One pass on the success path; the ordered checks only word a failure.
+  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (!structure_valid(description, opts, &numel, &row_major) && !structure_failure(description, opts, &err))
+    return unexpected_error(err);
+  const std::int64_t* const given = description.strides;
+  // Explicit strides with an order: they must be that compact layout (extent-1 dimensions
+  // may carry any stride; an empty tensor is compact), as dlpm_is_contiguous says.
+  if (order != 0 && given != nullptr && !(order == 'C' ? row_major : is_compact_valid(description, numel, false)))
+    return unexpected_error(strides_not_in_order(description, order));
+  const std::int32_t ndim = description.ndim;
+  void* memory = ::operator new(block::bytes(ndim), std::nothrow);
+  if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
+  auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
+  std::int64_t* shape = b->dims();
+  std::int64_t* strides = shape + ndim;
+  if (given != nullptr) {
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      shape[r] = description.shape[r];
+      strides[r] = given[r];
+    }
+  } else if (order == 'F') {
+    // Column-major: the same running product, from the outermost dimension in. Only an
+    // empty tensor's can saturate (a non-empty one's partial products are <= numel).
+    std::int64_t implicit = 1;
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      const std::int64_t e = description.shape[r];
+      shape[r] = e;
+      strides[r] = implicit;
+      implicit = saturating_mul(implicit, e);
+    }
+  } else {
+    // Innermost dimension first, one multiplication per dimension: the running product is
+    // stride_at's row-major stride, saturating the same way (only an empty tensor's can).
+    std::int64_t implicit = 1;
+    for (std::int32_t r = ndim; r-- > 0;) {
+      const std::int64_t e = description.shape[r];
+      shape[r] = e;
+      strides[r] = implicit;
+      implicit = saturating_mul(implicit, e);
+    }
+  }
+  DLTensor& t = b->managed.dl_tensor;
+  t = description;
+  t.shape = ndim == 0 ? nullptr : shape;
+  t.strides = ndim == 0 ? nullptr : strides;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.flags = flags;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &block::destroy;
+  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Wraps a buffer described by `description` (any rank: the runtime counterpart of
+/// to_managed_tensor, used by the C facade) with an owner. The description is validated
+/// first (check_structure's rules); its shape and strides are copied (NULL strides become
+/// explicit row-major ones, as DLPack >= 1.2 requires), so they need not outlive the call.
+/// One allocation. On failure no tensor exists and `owner` is untouched (not moved from).
+template <class Owner>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
+                                                                                    std::uint64_t flags = 0) noexcept {
+  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, 0);
+}
+
+/// The same, saying which compact layout the description's strides are (nanobind's
+/// runtime `order`):
+///   - 'C' or 'F': NULL strides stand for that layout, row-major or column-major, and the
+///     tensor stores its explicit strides (never NULL: DLPack reads NULL as row-major).
+///     Explicit strides must be that layout (extent-1 dimensions may carry any stride, an
+///     empty tensor is compact), else errc::non_compact_strides.
+///   - 0: explicit strides are kept as given, whatever they are; NULL strides are refused
+///     (errc::invalid_argument): say 'C' or 'F', or use the form without `order`.
+/// Any other `order` is errc::invalid_argument, checked before the description. The
+/// computed strides are the running products of the extents, so they fit whenever the
+/// element count does (a non-empty tensor whose count overflows is refused by the
+/// validation, in either order); an empty tensor's saturate at INT64_MAX. One allocation.
+/// On failure no tensor exists and `owner` is untouched (not moved from).
+template <class Owner>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+[[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
+                                                                                    std::uint64_t flags, char order) noexcept {
+  if (order != 'C' && order != 'F' && order != 0) return unexpected_error(detail::unknown_managed_order(order));
+  if (order == 0 && description.strides == nullptr) return unexpected_error(detail::managed_order_needs_strides());
+  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, order);
+}
+
+/// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with
+/// IS_COPIED set (the consumer may write it; it aliases nothing). For non-contiguous or
+/// short-lived sources. Host memory only: the elements are read on the CPU.
+template <strided_mdspan M>
+[[nodiscard]] managed_tensor to_managed_tensor_copy(const M& md) {
+  using value_type = std::remove_cv_t<typename M::element_type>;
+  constexpr std::size_t rank = M::rank();
+  static_assert(device_traits<typename M::accessor_type>::device_type == kDLCPU,
+                "to_managed_tensor_copy reads elements on the host; copy device memory with the device's runtime");
+  // Validate the shape first, through the view export (extents fit int64).
+  const auto source = to_dlpack_tensor(md);
+  // unique_ptr<T[]> rather than std::vector: vector<bool> has no contiguous data().
+  const auto count = static_cast<std::size_t>(md.size());
+  std::unique_ptr<value_type[]> buffer(count == 0 ? nullptr : new value_type[count]);
+  std::size_t next = 0;
+  auto append = [&](typename M::index_type offset) { buffer[next++] = md.accessor().access(md.data_handle(), offset); };
+  if (count != 0) detail::for_each_offset_row_major(md, append);
+  std::array<std::int64_t, rank> strides{};
+  std::int64_t s = 1;
+  for (std::size_t r = rank; r-- > 0;) {
+    strides[r] = s;
+    s = detail::saturating_mul(s, source.shape()[r]);  // an empty source may have huge extents
+  }
+  void* data = static_cast<void*>(buffer.get());
+  const auto view = detail::export_access::make<rank>(data, DLDevice{kDLCPU, 0}, dtype_v<value_type>, source.shape(), strides);
+  return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(
+      view, std::move(buffer), flag_is_copied | detail::subbyte_flags<value_type>()));
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

@@ -1,0 +1,194 @@
+// Runtime requirements on a DLTensor, for consumers that learn the expected type at run
+// time (the C facade, Python bindings): one plain struct, like nanobind's ndarray
+// constraints, checked by the same core as the typed import.
+#ifndef DLPACK_MDSPAN_REQUIREMENTS_HPP
+#define DLPACK_MDSPAN_REQUIREMENTS_HPP
+
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/layout_requirements.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <bit>
+#include <cstdint>
+
+// requirements_met compares dtypes as one word: (code, bits, lanes) fill it, no padding.
+static_assert(sizeof(DLDataType) == sizeof(std::uint32_t));
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// What a consumer requires. Every field defaults to "anything".
+struct tensor_requirements {
+  bool any_dtype = true;              ///< false: dtype must equal `dtype` exactly
+  DLDataType dtype{};
+  std::int32_t ndim = -1;             ///< -1: any rank
+  const std::int64_t* shape = nullptr;///< NULL, or ndim entries; -1 is a wildcard
+  char order = 0;                     ///< 'C', 'F', 'A' (either), or 0 for any layout
+  const std::int32_t* device_types = nullptr;  ///< accepted DLDeviceTypes; NULL = any
+  std::int32_t num_device_types = 0;
+  std::int32_t device_id = -1;        ///< -1: any ordinal
+  std::uint64_t min_alignment = 0;    ///< bytes, power of two; 0 = none beyond the element's
+  bool writable = false;              ///< refuse READ_ONLY (only managed tensors carry flags)
+  null_strides_policy null_strides = null_strides_policy::row_major;
+  layout_requirements layout = {};    ///< CuTe's layout vocabulary (layout_requirements.hpp)
+};
+
+/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
+/// rank (its length), a known order, a device id of -1 or more, a device list of
+/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
+inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
+  if (req.ndim < -1 || req.ndim > max_ndim) {
+    *err = error::format(errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
+                         max_ndim);
+    return false;
+  }
+  if (req.shape != nullptr && req.ndim < 0) {
+    *err = error::format(errc::invalid_argument,
+                         "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
+    return false;
+  }
+  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
+    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)", req.order);
+    return false;
+  }
+  if (req.device_id < -1) {
+    *err = error::format(errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
+                         req.device_id);
+    return false;
+  }
+  if (req.device_types != nullptr && req.num_device_types < 0) {
+    *err = error::format(errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
+    return false;
+  }
+  if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
+    *err = error::format(errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
+                         static_cast<unsigned long long>(req.min_alignment));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// Every rule of check_requirements in one pass and without messages: true exactly when
+// check_requirements accepts. The order of the errors is requirements_failure's business,
+// so the tests run cheapest first; the structure and the C order come from one loop
+// (structure_valid), the device list is a plain loop rather than check_device's callback,
+// and each rule of check_requirements_valid is folded into the test that uses the field
+// (noted where it is), which costs nothing extra when the requirements are sound.
+DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req) noexcept {
+  // ndim outside -1..max_ndim: never equal to a valid rank (structure_valid tests that one).
+  if (req.ndim != -1 && t.ndim != req.ndim) return false;
+  if (!req.any_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
+  if (req.writable && (flags & flag_read_only) != 0) return false;
+  // device_id below -1: never equal to a valid ordinal (structure_valid refuses negative ones).
+  if (req.device_id != -1 && t.device.device_id != req.device_id) return false;
+  if (req.device_types != nullptr) {  // a negative count lists nothing: refused
+    bool listed = false;
+    for (std::int32_t i = 0; i < req.num_device_types && !listed; ++i) listed = req.device_types[i] == t.device.device_type;
+    if (!listed) return false;
+  }
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (!structure_valid(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, &numel, &row_major))
+    return false;
+  if (req.shape != nullptr) {
+    if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
+    for (std::int32_t r = 0; r < t.ndim; ++r)
+      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) return false;
+  }
+  switch (req.order) {  // the column-major test only when asked: it needs a second loop
+    case 0: break;      // any layout
+    case 'C': if (!row_major) return false; break;
+    case 'F': if (!is_compact_valid(t, numel, false)) return false; break;
+    case 'A': if (!row_major && !is_compact_valid(t, numel, false)) return false; break;
+    default: return false;  // not an order
+  }
+  if (req.min_alignment != 0) {
+    const std::uint64_t mask = req.min_alignment - 1;
+    if ((req.min_alignment & mask) != 0) return false;  // not a power of two
+    if (numel != 0 && is_direct_address_device(t.device.device_type) &&
+        ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
+      return false;
+  }
+  if (!req.layout.empty()) {
+    error ignored;  // requirements_failure words it
+    if (!layout_met(t, numel, req.layout, &ignored)) return false;
+  }
+  return true;
+}
+
+// check_requirements' rules in their documented order, wording the first one broken. Out
+// of line: only failures get here (requirements_met said no). Returns true if none is
+// broken, so a caller stays correct even if the two ever disagreed.
+DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                           error* err) noexcept {
+  if (!check_requirements_valid(req, err)) return false;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
+    return false;
+  if (req.ndim >= 0 && !check_rank(t, static_cast<std::size_t>(req.ndim), err)) return false;
+  if (!req.any_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
+  if (req.shape != nullptr) {
+    for (std::int32_t r = 0; r < t.ndim; ++r) {
+      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) {
+        *err = error::format(errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r,
+                             static_cast<long long>(t.shape[r]), static_cast<long long>(req.shape[r]));
+        return false;
+      }
+    }
+  }
+  if (req.device_types != nullptr) {
+    auto listed = [&](std::int32_t type) {
+      for (std::int32_t i = 0; i < req.num_device_types; ++i)
+        if (req.device_types[i] == type) return true;
+      return false;
+    };
+    if (!check_device(t.device, listed, "the listed device types", req.device_id, err)) return false;
+  } else if (!check_device(t.device, [](std::int32_t) { return true; }, "any", req.device_id, err)) {
+    return false;
+  }
+  const bool order_ok = req.order == 0 ||
+                        ((req.order == 'C' || req.order == 'A') && is_compact_valid(t, summary.numel, true)) ||
+                        ((req.order == 'F' || req.order == 'A') && is_compact_valid(t, summary.numel, false));
+  if (!order_ok) {
+    *err = error::format(errc::non_compact_strides, "the tensor is not %s",
+                         req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
+    return false;
+  }
+  if (req.min_alignment != 0 && summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
+      (reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % req.min_alignment != 0) {
+    *err = error::format(errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
+                         static_cast<unsigned long long>(req.min_alignment));
+    return false;
+  }
+  if (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)) return false;
+  if (req.writable && (flags & flag_read_only) != 0) {
+    *err = error::format(errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dlpack_mdspan::detail
+
+DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+
+/// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
+/// check_requirements_valid(req). The first rule broken, in this order, is the error:
+/// the requirements, the structure (check_structure), rank, dtype, shape, device type and
+/// id, order, alignment, the layout (leading dimension, stride order, compactness,
+/// divisibility: layout_requirements), READ_ONLY. The success path runs one pass without
+/// messages.
+DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                               error* err) noexcept {
+  return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
+}
+
+}  // namespace dlpack_mdspan
+
+#endif

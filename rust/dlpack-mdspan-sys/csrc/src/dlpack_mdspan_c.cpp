@@ -1,0 +1,387 @@
+// The C facade: each function converts its arguments, calls the C++ core, and turns the
+// outcome into a dlpm_status plus a thread-local message. No logic of its own.
+#include <dlpack_mdspan.h>
+
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <new>
+
+namespace dm = dlpack_mdspan;
+
+namespace {
+
+// The message is worded here, at the boundary: a C caller reads it after the values it
+// names (and any %s argument) are gone.
+thread_local char last_error[dm::error::capacity];
+
+dlpm_status fail(const dm::error& e) noexcept {
+  e.write(last_error, sizeof last_error);
+  return static_cast<dlpm_status>(e.code());
+}
+
+dlpm_status null_argument(const char* function, const char* argument) noexcept {
+  return fail(dm::error::format(dm::errc::null_pointer, "%s: %s is NULL", function, argument));
+}
+
+// Runs `body` (returning dlpm_status) so that no exception escapes into C.
+template <class Body>
+dlpm_status guarded(const char* function, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(dm::error::format(dm::errc::out_of_memory, "%s: out of memory", function));
+  } catch (const std::exception& e) {
+    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception: %s", function, e.what()));
+  } catch (...) {
+    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception", function));
+  }
+}
+
+// The requirements struct is versioned (git2's convention): only layouts this library
+// knows are read, so a program built against a newer header gets an error, not garbage.
+bool known_requirements_version(std::uint32_t version) noexcept { return version == 1 || version == DLPM_REQUIREMENTS_VERSION; }
+
+// The end of a version-1 struct: its fields, and nothing after them, are read and written.
+constexpr std::size_t requirements_v1_size = offsetof(dlpm_requirements, leading_dim);
+
+dlpm_status unsupported_requirements(const char* function, std::uint32_t version) noexcept {
+  return fail(dm::error::format(dm::errc::unsupported_version,
+                                "%s: dlpm_requirements version %u is not supported (this library knows version %u); %s",
+                                function, version, static_cast<unsigned>(DLPM_REQUIREMENTS_VERSION),
+                                version == 0 ? "initialise it with dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)"
+                                             : "the program was built against a newer dlpack_mdspan.h"));
+}
+
+// The layout fields of a version-2 struct, as spans over the modes of a tensor of rank
+// `ndim` (clamped: a rank check_structure refuses is refused before they are read).
+dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+  dm::layout_requirements l;
+  if (r.version < 2) return l;
+  const auto modes = static_cast<std::size_t>(ndim < 0 ? 0 : ndim > dm::max_ndim ? dm::max_ndim : ndim);
+  l.leading_dim = r.leading_dim;
+  if (r.stride_order != nullptr) l.stride_order = {r.stride_order, modes};
+  l.compact = r.compact != 0;
+  if (r.shape_divisors != nullptr) l.shape_divisors = {r.shape_divisors, modes};
+  if (r.stride_divisors != nullptr) l.stride_divisors = {r.stride_divisors, modes};
+  return l;
+}
+
+dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+  dm::tensor_requirements c;
+  c.layout = layout_to_core(r, ndim);
+  c.any_dtype = r.check_dtype == 0;
+  c.dtype = r.dtype;
+  c.ndim = r.ndim;
+  c.shape = r.shape;
+  c.order = r.order;
+  c.device_types = r.device_types;
+  c.num_device_types = r.num_device_types;
+  c.device_id = r.device_id;
+  c.min_alignment = r.min_alignment;
+  c.writable = r.writable != 0;
+  c.null_strides = r.strict_strides != 0 ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
+  return c;
+}
+
+// dm::check_requirements in its two halves, so that the success path reads the caller's
+// struct field by field: a core struct needed in memory for the out-of-line failure half
+// was built on every call (to_core), accepted or not.
+DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+  dm::error e;
+  return dm::detail::requirements_failure(tensor, flags, to_core(req, tensor.ndim), &e) ? DLPM_OK : fail(e);
+}
+
+DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim))) return DLPM_OK;
+  return requirements_failed(tensor, flags, req);
+}
+
+// Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
+class c_release_owner {
+ public:
+  c_release_owner(dlpm_release_fn release, void* ctx) noexcept : release_(release), ctx_(ctx) {}
+  c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
+  c_release_owner& operator=(c_release_owner&&) = delete;
+  ~c_release_owner() {
+    if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
+  }
+  void disarm() noexcept { release_ = nullptr; }
+
+ private:
+  dlpm_release_fn release_;
+  void* ctx_;
+};
+
+dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLManagedTensorVersioned** out) noexcept {
+  if (legacy == nullptr) return null_argument("dlpm_from_legacy", "legacy");
+  if (out == nullptr) {
+    // Ownership was passed in, so even this failure releases the tensor.
+    dm::detail::call_deleter(legacy);
+    return null_argument("dlpm_from_legacy", "out");
+  }
+  auto wrapped = dm::legacy_to_versioned(legacy, access);
+  if (!wrapped) return fail(wrapped.error());
+  *out = *wrapped;
+  return DLPM_OK;
+}
+
+}  // namespace
+
+// One vocabulary: every DLPM_E_<NAME> equals dm::errc::<name>, and the codes end where
+// errc ends. A status added on one side only, or renamed on one side, fails to compile.
+#define DLPM_SAME_CODE(NAME, name) static_assert(DLPM_E_##NAME == static_cast<int>(dm::errc::name), #NAME);
+DLPM_SAME_CODE(NULL_POINTER, null_pointer)
+DLPM_SAME_CODE(EXTENT_OVERFLOW, extent_overflow)
+DLPM_SAME_CODE(STRIDE_OVERFLOW, stride_overflow)
+DLPM_SAME_CODE(NOT_STRIDED, not_strided)
+DLPM_SAME_CODE(DEVICE_MISMATCH, device_mismatch)
+DLPM_SAME_CODE(DEVICE_ID_MISMATCH, device_id_mismatch)
+DLPM_SAME_CODE(NDIM_MISMATCH, ndim_mismatch)
+DLPM_SAME_CODE(INVALID_NDIM, invalid_ndim)
+DLPM_SAME_CODE(DTYPE_MISMATCH, dtype_mismatch)
+DLPM_SAME_CODE(INVALID_DTYPE, invalid_dtype)
+DLPM_SAME_CODE(NULL_SHAPE, null_shape)
+DLPM_SAME_CODE(NEGATIVE_EXTENT, negative_extent)
+DLPM_SAME_CODE(SHAPE_MISMATCH, shape_mismatch)
+DLPM_SAME_CODE(NULL_DATA, null_data)
+DLPM_SAME_CODE(NULL_STRIDES, null_strides)
+DLPM_SAME_CODE(NON_COMPACT_STRIDES, non_compact_strides)
+DLPM_SAME_CODE(NON_POSITIVE_STRIDE, non_positive_stride)
+DLPM_SAME_CODE(OVERLAPPING_STRIDES, overlapping_strides)
+DLPM_SAME_CODE(SPAN_OVERFLOW, span_overflow)
+DLPM_SAME_CODE(BYTE_OFFSET_OVERFLOW, byte_offset_overflow)
+DLPM_SAME_CODE(MISALIGNED_BYTE_OFFSET, misaligned_byte_offset)
+DLPM_SAME_CODE(MISALIGNED_DATA, misaligned_data)
+DLPM_SAME_CODE(DIVISIBILITY, divisibility)
+DLPM_SAME_CODE(SUBBYTE_NOT_VIEWABLE, subbyte_not_viewable)
+DLPM_SAME_CODE(AMBIGUOUS_LAYOUT, ambiguous_layout)
+DLPM_SAME_CODE(NO_MATCHING_TYPE, no_matching_type)
+DLPM_SAME_CODE(READ_ONLY, read_only)
+DLPM_SAME_CODE(VERSION_MISMATCH, version_mismatch)
+DLPM_SAME_CODE(INVALID_ARGUMENT, invalid_argument)
+DLPM_SAME_CODE(OUT_OF_MEMORY, out_of_memory)
+DLPM_SAME_CODE(INTERNAL, internal)
+DLPM_SAME_CODE(MISALIGNED_METADATA, misaligned_metadata)
+DLPM_SAME_CODE(UNSUPPORTED_VERSION, unsupported_version)
+DLPM_SAME_CODE(PRODUCER_FAILED, producer_failed)
+#undef DLPM_SAME_CODE
+static_assert(DLPM_E_PRODUCER_FAILED == static_cast<int>(dm::last_errc), "a new errc needs its DLPM_E_ code");
+
+extern "C" {
+
+const char* dlpm_status_string(dlpm_status status) noexcept {
+  if (status < 0 || status > static_cast<int>(dm::last_errc)) return "unknown status";
+  return dm::errc_name(static_cast<dm::errc>(status));
+}
+
+const char* dlpm_last_error(void) noexcept { return last_error; }
+
+size_t dlpm_dtype_name(DLDataType dtype, char* buffer, size_t size) noexcept {
+  const auto name = dm::dtype_name(dtype);
+  const size_t length = std::strlen(name.c_str());
+  if (buffer != nullptr && size > 0) {
+    const size_t kept = length < size ? length : size - 1;
+    std::memcpy(buffer, name.c_str(), kept);
+    buffer[kept] = '\0';
+  }
+  return length;
+}
+
+dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
+  if (out == nullptr) return null_argument("dlpm_version", "out");
+  *out = dlpm_version_info{dm::version_major, dm::version_minor, dm::version_patch, dm::dlpack_major_version,
+                           dm::dlpack_minor_version};
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_validate(const DLTensor* tensor) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_validate", "tensor");
+  dm::error e;
+  return dm::validate(*tensor, &e) ? DLPM_OK : fail(e);
+}
+
+dlpm_status dlpm_numel(const DLTensor* tensor, int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_numel", "tensor");
+  if (out == nullptr) return null_argument("dlpm_numel", "out");
+  auto n = dm::numel(*tensor);
+  if (!n) return fail(n.error());
+  *out = *n;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_nbytes", "tensor");
+  if (out == nullptr) return null_argument("dlpm_nbytes", "out");
+  auto n = dm::nbytes(*tensor);
+  if (!n) return fail(n.error());
+  *out = *n;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_is_contiguous", "tensor");
+  if (out == nullptr) return null_argument("dlpm_is_contiguous", "out");
+  dm::error e;
+  if (!dm::validate(*tensor, &e)) return fail(e);
+  switch (order) {
+    case 'C': *out = dm::is_c_contiguous(*tensor); return DLPM_OK;
+    case 'F': *out = dm::is_f_contiguous(*tensor); return DLPM_OK;
+    case 'A': *out = dm::is_contiguous(*tensor); return DLPM_OK;
+    default:
+      return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_is_contiguous: order must be 'C', 'F' or 'A', not %d",
+                                    static_cast<int>(order)));
+  }
+}
+
+dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_leading_dim", "tensor");
+  if (out == nullptr) return null_argument("dlpm_leading_dim", "out");
+  const dm::result<std::int32_t> r = dm::leading_dimension(*tensor);
+  if (!r) return fail(r.error());
+  *out = *r;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int32_t capacity) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_stride_order", "tensor");
+  if (out == nullptr) return null_argument("dlpm_stride_order", "out");
+  if (capacity < 0)
+    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_stride_order: capacity = %d is negative", capacity));
+  const auto r = dm::dim_order(*tensor, std::span<std::int32_t>(out, static_cast<std::size_t>(capacity)));
+  return r ? DLPM_OK : fail(r.error());
+}
+
+dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_element_offset", "tensor");
+  if (out == nullptr) return null_argument("dlpm_element_offset", "out");
+  if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset", "index");
+  dm::error e;
+  std::int64_t offset = 0;
+  if (!dm::validate(*tensor, &e) || !dm::element_byte_offset(*tensor, index, &offset, &e)) return fail(e);
+  *out = offset;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_layout", "tensor");
+  if (numel == nullptr) return null_argument("dlpm_layout", "numel");
+  if (capacity < 0) return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is negative", capacity));
+  dm::error e;
+  if (!dm::validate(*tensor, &e)) return fail(e);
+  if (capacity < tensor->ndim)
+    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is less than ndim = %d", capacity,
+                                  tensor->ndim));
+  if (strides == nullptr && tensor->ndim > 0) return null_argument("dlpm_layout", "strides");
+  auto n = dm::numel(*tensor);
+  if (!n) return fail(n.error());
+  for (std::int32_t r = 0; r < tensor->ndim; ++r) strides[r] = dm::stride_at(*tensor, r);
+  *numel = *n;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
+  if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
+  if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
+  if (version == 1) {
+    std::memset(static_cast<void*>(req), 0, requirements_v1_size);  // a version-1 struct ends there
+  } else {
+    *req = dlpm_requirements{};
+    req->leading_dim = DLPM_ANY_LEADING_DIM;
+  }
+  req->version = version;
+  req->ndim = -1;
+  req->device_id = -1;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_check", "tensor");
+  if (req == nullptr) return null_argument("dlpm_check", "req");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check", req->version);
+  return check_tensor(*tensor, 0, *req);
+}
+
+dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
+  if (req == nullptr) return null_argument("dlpm_check_managed", "req");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
+  return check_tensor(tensor->dl_tensor, tensor->flags, *req);
+}
+
+namespace {
+
+// The body of dlpm_managed_new and dlpm_managed_new_ordered; `function` names the caller in
+// messages. NULL strides with order 0 are refused by the core, so dlpm_managed_new passes 'C'.
+dlpm_status managed_new(const char* function, void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
+                        char order, DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
+                        dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
+  if (out == nullptr) return null_argument(function, "out");
+  return guarded(function, [&]() -> dlpm_status {
+    DLTensor description{};
+    description.data = data;
+    description.device = device;
+    description.ndim = ndim;
+    description.dtype = dtype;
+    description.shape = const_cast<int64_t*>(shape);
+    description.strides = const_cast<int64_t*>(strides);
+    description.byte_offset = byte_offset;
+    c_release_owner owner(release, ctx);
+    auto made = dm::try_make_managed_tensor(description, std::move(owner), flags, order);
+    if (!made) {
+      owner.disarm();  // not moved from on failure: the buffer stays the caller's
+      return fail(made.error());
+    }
+    *out = made->release();
+    return DLPM_OK;
+  });
+}
+
+}  // namespace
+
+dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
+                             DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
+                             DLManagedTensorVersioned** out) noexcept {
+  // NULL strides are row-major here; explicit ones are kept as given.
+  return managed_new("dlpm_managed_new", data, ndim, shape, strides, strides == nullptr ? 'C' : 0, dtype, device,
+                     byte_offset, flags, release, ctx, out);
+}
+
+dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
+                                     DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
+                                     dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
+  return managed_new("dlpm_managed_new_ordered", data, ndim, shape, strides, order, dtype, device, byte_offset, flags,
+                     release, ctx, out);
+}
+
+void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+
+dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_managed_check_version", "tensor");
+  auto adopted = dm::managed_tensor::try_adopt(tensor);
+  if (!adopted) return fail(adopted.error());
+  (void)adopted->release();  // valid: ownership stays with the caller
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVersioned** out) noexcept {
+  return from_legacy(legacy, dm::legacy_access::read_only, out);
+}
+
+dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) noexcept {
+  return from_legacy(legacy, dm::legacy_access::writable, out);
+}
+
+dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_to_legacy", "tensor");
+  if (out == nullptr) return null_argument("dlpm_to_legacy", "out");
+  auto wrapped = dm::versioned_to_legacy(tensor);
+  if (!wrapped) return fail(wrapped.error());
+  *out = *wrapped;
+  return DLPM_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,71 @@
+//! Typed views of a [`ManagedTensor`]: the facade's checks for the element type, then a
+//! [`TensorView`] or [`TensorViewMut`] over the tensor's memory. Kept apart from both
+//! `managed.rs` (ownership) and `view.rs` (element access), which do not import each other.
+
+use crate::checks;
+use crate::error::{check, Error};
+use crate::managed::ManagedTensor;
+use crate::sys;
+use crate::types::{Element, Flags};
+use crate::view::{TensorView, TensorViewMut};
+
+impl ManagedTensor {
+    /// A shared, typed view for reading host memory. The facade checks (through
+    /// `dlpm_check_managed`) the structure, that the dtype equals `T::DTYPE` exactly
+    /// (code, bits, lanes), that the device is host-accessible
+    /// ([`DeviceType::HOST_ACCESSIBLE`](crate::DeviceType::HOST_ACCESSIBLE)) and that the
+    /// data is aligned for `T`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let t = ManagedTensor::from_vec(vec![1u16, 2, 3, 4], &[2, 2])?;
+    /// let v = t.view::<u16>()?;
+    /// assert_eq!(v.shape(), &[2, 2]);
+    /// assert_eq!(v.as_slice()?, &[1, 2, 3, 4]);
+    /// assert_eq!(t.view::<i16>().unwrap_err().status(), Status::DTYPE_MISMATCH);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
+        let req = checks::element_requirements::<T>(false);
+        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
+        // is a static array.
+        check(unsafe { sys::dlpm_check_managed(self.as_ptr(), &req) })?;
+        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
+        // SAFETY: just checked for T on a host device; the struct and the elements stay
+        // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
+        // memory this crate owns).
+        unsafe { TensorView::new_checked_stored(self.dl_tensor(), padded) }
+    }
+
+    /// A typed view for reading and writing host memory: the checks of
+    /// [`view`](Self::view), plus READ_ONLY tensors are refused with
+    /// [`Status::READ_ONLY`](crate::Status::READ_ONLY). `&mut self` guarantees no other
+    /// view of this tensor exists. See [the mutation rules](crate#mutation-and-aliasing)
+    /// for which accessors are safe.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let mut t = ManagedTensor::from_vec(vec![0i32; 4], &[2, 2])?;
+    /// let mut v = t.view_mut::<i32>()?;
+    /// v.set(&[1, 0], 5)?;
+    /// *v.get_mut(&[0, 1])? = 7;
+    /// v.as_mut_slice()?[3] += 1;
+    /// assert_eq!(t.view::<i32>()?.as_slice()?, &[0, 7, 5, 1]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
+        let req = checks::element_requirements::<T>(true);
+        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
+        // is a static array.
+        check(unsafe { sys::dlpm_check_managed(self.as_ptr(), &req) })?;
+        let exclusive = self.is_exclusive();
+        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
+        // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is
+        // writable (from_raw's contract, or memory this crate owns); &mut self excludes
+        // every other view of this tensor for the lifetime of the result. `exclusive` is
+        // only true for memory nothing outside this tensor can reach.
+        unsafe { TensorViewMut::new_checked_stored(self.dl_tensor(), exclusive, padded) }
+    }
+}

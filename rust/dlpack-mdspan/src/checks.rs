@@ -1,0 +1,236 @@
+//! The checks every view and accessor shares: the facade's requirements for an element
+//! type, slices over validated metadata, and the element-size rule of `Element`.
+
+use std::ptr;
+
+use dlpack_mdspan_sys as sys;
+
+use crate::error::{check, Error, Status};
+use crate::order::Order;
+use crate::types::{DeviceType, Element};
+
+/// The device types the views accept (see `DeviceType::HOST_ACCESSIBLE`).
+static HOST_DEVICE_TYPES: [sys::DLDeviceType; 4] = [
+    DeviceType::HOST_ACCESSIBLE[0].0,
+    DeviceType::HOST_ACCESSIBLE[1].0,
+    DeviceType::HOST_ACCESSIBLE[2].0,
+    DeviceType::HOST_ACCESSIBLE[3].0,
+];
+
+/// Requirements that accept anything (the facade's own defaults), in the layout version
+/// these bindings describe.
+pub(crate) fn any_requirements() -> sys::dlpm_requirements {
+    let req = sys::dlpm_requirements {
+        version: sys::DLPM_REQUIREMENTS_VERSION,
+        check_dtype: 0,
+        dtype: sys::DLDataType {
+            code: 0,
+            bits: 0,
+            lanes: 0,
+        },
+        ndim: -1,
+        shape: ptr::null(),
+        order: 0,
+        device_types: ptr::null(),
+        num_device_types: 0,
+        device_id: -1,
+        min_alignment: 0,
+        writable: 0,
+        strict_strides: 0,
+        leading_dim: sys::DLPM_ANY_LEADING_DIM,
+        stride_order: ptr::null(),
+        compact: 0,
+        shape_divisors: ptr::null(),
+        stride_divisors: ptr::null(),
+    };
+    // The literal above is what dlpm_requirements_init writes; no FFI call needed.
+    req
+}
+
+/// Requirements for a view of `T`: exact dtype, a host-accessible device, data aligned for
+/// `T`, and (for mutable views of managed tensors) not READ_ONLY.
+pub(crate) fn element_requirements<T: Element>(writable: bool) -> sys::dlpm_requirements {
+    let mut req = any_requirements();
+    req.check_dtype = 1;
+    req.dtype = T::DTYPE.0;
+    req.device_types = HOST_DEVICE_TYPES.as_ptr();
+    req.num_device_types = HOST_DEVICE_TYPES.len() as i32;
+    req.min_alignment = std::mem::align_of::<T>() as u64;
+    req.writable = i32::from(writable);
+    req
+}
+
+/// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
+/// error), or an empty slice when `ndim <= 0` or `ptr` is NULL (never a slice built from a
+/// NULL pointer).
+///
+/// A pointer that is not aligned for `i64` is refused with [`Status::MISALIGNED_METADATA`]
+/// and never dereferenced: `slice::from_raw_parts` on it would be undefined behaviour (and
+/// aborts in debug builds). The facade's checks (`dlpm_validate`, `dlpm_check*`) refuse
+/// such a tensor before this is reached; checking here too keeps the crate sound when it is
+/// linked (through `DLPACK_MDSPAN_LIB_DIR`) against a facade that predates that check.
+///
+/// # Safety
+///
+/// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` (if it is
+/// aligned) that stay valid and unmodified for `'a`: call it only on a tensor the facade
+/// has validated.
+pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
+    if ndim <= 0 || ptr.is_null() {
+        return Ok(&[]);
+    }
+    if !ptr.is_aligned() {
+        return Err(Error::new(
+            Status::MISALIGNED_METADATA,
+            format!(
+                "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
+                std::mem::align_of::<i64>()
+            ),
+        ));
+    }
+    // SAFETY: non-NULL and aligned; the caller guarantees ndim readable entries at ptr
+    // for 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
+}
+
+/// Refuses an element type whose size is not one element of its dtype as the tensor stores
+/// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
+/// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
+/// matching size, but a view built on a wrong one would address memory the facade never
+/// validated, so it is checked here as well (a constant per `T` after inlining).
+pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
+    let dtype = T::DTYPE;
+    let size = std::mem::size_of::<T>();
+    if dtype.storage_size(subbyte_padded) == Some(size) {
+        return Ok(());
+    }
+    Err(Error::new(
+        Status::SUBBYTE_NOT_VIEWABLE,
+        format!(
+            "dtype (code {}, bits {}, lanes {}) {}, which cannot be viewed as one {size}-byte \
+             element each",
+            dtype.code().0,
+            dtype.bits(),
+            dtype.lanes(),
+            if subbyte_padded {
+                "is stored one byte per lane (padded)"
+            } else {
+                "is packed"
+            }
+        ),
+    ))
+}
+
+/// `dlpm_is_contiguous` as a `bool`.
+pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Error> {
+    let mut out = 0i32;
+    // SAFETY: t is a live DLTensor (the facade validates it before reading shape/strides);
+    // out is a valid out-parameter.
+    check(unsafe { sys::dlpm_is_contiguous(t, order.as_c_char(), &mut out) })?;
+    Ok(out != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::DataType;
+
+    // dims() refuses a misaligned pointer by itself, whatever the linked facade checked: no
+    // slice is ever built over it (slice::from_raw_parts would abort in debug builds).
+    #[test]
+    fn dims_refuses_misaligned_pointers_without_reading_them() {
+        let storage = [0u64; 3];
+        let aligned = storage.as_ptr().cast::<i64>();
+        let misaligned = aligned.cast::<u8>().wrapping_add(1).cast::<i64>();
+        // SAFETY: aligned points to 3 readable i64 (u64 storage, same size and alignment).
+        assert_eq!(unsafe { dims(aligned, 2, "shape") }.unwrap(), &[0, 0]);
+        // SAFETY: dims must refuse the pointer before reading it.
+        let err = unsafe { dims(misaligned, 2, "strides") }.unwrap_err();
+        assert_eq!(err.status(), Status::MISALIGNED_METADATA);
+        assert!(err.message().starts_with("strides = "), "{}", err.message());
+        // Nothing is read for rank 0 or a NULL pointer, aligned or not.
+        // SAFETY: not read.
+        assert!(unsafe { dims(misaligned, 0, "shape") }.unwrap().is_empty());
+        // SAFETY: not read.
+        assert!(unsafe { dims(ptr::null(), 3, "shape") }.unwrap().is_empty());
+    }
+
+    // The padded sub-byte form of Element's contract: one byte per 4-bit lane fits a tensor
+    // flagged IS_SUBBYTE_TYPE_PADDED and not a packed one; a packed pair the other way round.
+    #[test]
+    fn element_size_follows_the_subbyte_padding() {
+        use crate::types::TypeCode;
+
+        #[derive(Clone, Copy)]
+        struct Fp4(#[allow(dead_code)] u8);
+        // SAFETY: one byte per 4-bit lane (padded); any bit pattern; no interior mutability.
+        unsafe impl Element for Fp4 {
+            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
+        }
+        #[derive(Clone, Copy)]
+        struct Fp4x2(#[allow(dead_code)] u8);
+        // SAFETY: two 4-bit lanes in one byte (packed); any bit pattern; no interior
+        // mutability.
+        unsafe impl Element for Fp4x2 {
+            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2);
+        }
+
+        assert!(check_element_size::<Fp4>(true).is_ok());
+        let err = check_element_size::<Fp4>(false).unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert!(err.message().contains("is packed"), "{}", err.message());
+        assert!(check_element_size::<Fp4x2>(false).is_ok());
+        let err = check_element_size::<Fp4x2>(true).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "dtype (code 17, bits 4, lanes 2) is stored one byte per lane (padded), which cannot be \
+             viewed as one 1-byte element each"
+        );
+        // Whole-byte types are unaffected by the flag.
+        assert!(check_element_size::<f32>(true).is_ok());
+        assert!(check_element_size::<crate::types::F16>(false).is_ok());
+    }
+
+    // any_requirements spells out the facade's defaults to save an FFI call per view; this
+    // keeps the two in lock step.
+    #[test]
+    fn any_requirements_matches_the_facade_defaults() {
+        let ours = any_requirements();
+        let mut theirs = any_requirements();
+        theirs.ndim = 7;
+        theirs.device_id = 7;
+        theirs.check_dtype = 7;
+        theirs.version = 0;
+        // SAFETY: theirs is a valid, writable dlpm_requirements.
+        let status =
+            unsafe { sys::dlpm_requirements_init(&mut theirs, sys::DLPM_REQUIREMENTS_VERSION) };
+        assert_eq!(status, sys::DLPM_OK);
+        assert_eq!(ours.version, sys::DLPM_REQUIREMENTS_VERSION);
+        assert_eq!(theirs.version, sys::DLPM_REQUIREMENTS_VERSION);
+        assert_eq!(
+            (
+                ours.check_dtype,
+                ours.ndim,
+                ours.order,
+                ours.num_device_types,
+                ours.device_id
+            ),
+            (
+                theirs.check_dtype,
+                theirs.ndim,
+                theirs.order,
+                theirs.num_device_types,
+                theirs.device_id
+            )
+        );
+        assert_eq!(
+            (ours.min_alignment, ours.writable, ours.strict_strides),
+            (theirs.min_alignment, theirs.writable, theirs.strict_strides)
+        );
+        assert!(theirs.shape.is_null() && theirs.device_types.is_null());
+        assert_eq!(
+            (ours.dtype.code, ours.dtype.bits, ours.dtype.lanes),
+            (theirs.dtype.code, theirs.dtype.bits, theirs.dtype.lanes)
+        );
+    }
+}

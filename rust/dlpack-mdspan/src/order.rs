@@ -1,0 +1,33 @@
+//! Memory orders (`'C'`, `'F'`, `'A'`), as the facade spells them.
+
+/// A memory order for [`ManagedTensor::is_contiguous`](crate::ManagedTensor::is_contiguous),
+/// the views' contiguity queries and
+/// [`ManagedTensor::from_owner_with_order`](crate::ManagedTensor::from_owner_with_order).
+///
+/// ```
+/// use dlpack_mdspan::{ManagedTensor, Order};
+/// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[2, 3], &[1, 2])?; // column-major
+/// assert!(!t.is_contiguous(Order::C)?);
+/// assert!(t.is_contiguous(Order::F)?);
+/// assert!(t.is_contiguous(Order::Any)?);
+/// # Ok::<(), dlpack_mdspan::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Order {
+    /// Row-major (C order, `'C'`).
+    C,
+    /// Column-major (Fortran order, `'F'`).
+    F,
+    /// Either (`'A'`).
+    Any,
+}
+
+impl Order {
+    pub(crate) fn as_c_char(self) -> std::ffi::c_char {
+        (match self {
+            Order::C => b'C',
+            Order::F => b'F',
+            Order::Any => b'A',
+        }) as std::ffi::c_char
+    }
+}
