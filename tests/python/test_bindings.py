@@ -76,7 +76,7 @@ def test_static_extents_and_column_major(ext, np):
 
 
 def test_refusals_carry_the_library_message(ext, np):
-    with pytest.raises(TypeError, match=r"^mdspan\[dtype=float64.*\]: .*dtype.*\(code 2, bits 32"):
+    with pytest.raises(TypeError, match=r"^mdspan\[dtype=float64.*\]: dtype float32 does not match the required float64"):
         ext.total(np.ones(3, np.float32))
     with pytest.raises(TypeError, match=r"rank"):
         ext.total(np.ones((2, 2)))

@@ -128,7 +128,7 @@ def test_import_numpy_copy_and_device_options(np):
 
 def test_requirement_mismatches_are_type_errors(np):
     a = np.zeros((2, 3), dtype=np.float32)
-    with pytest.raises(TypeError, match=r"dtype \(code 2, bits 32, lanes 1\) does not match the required \(code 2, bits 64"):
+    with pytest.raises(TypeError, match=r"dtype float32 does not match the required float64"):
         dl.consume(a, dtype=DTYPES["float64"])
     with pytest.raises(TypeError, match=r"ndim = 2 but the target has rank 3 \(ndim mismatch\)"):
         dl.consume(a, ndim=3)

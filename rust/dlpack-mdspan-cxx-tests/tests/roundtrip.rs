@@ -84,8 +84,7 @@ fn cxx_view_failure_releases_the_tensor_once() {
     let err = double_in_cxx(t).unwrap_err();
     assert_eq!(err.code, Status::DTYPE_MISMATCH.code());
     assert!(
-        err.message
-            .contains("does not match the required (code 2, bits 64, lanes 1)"),
+        err.message.contains("does not match the required float64"),
         "{}",
         err.message
     );

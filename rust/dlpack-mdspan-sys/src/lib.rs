@@ -41,6 +41,12 @@ extern "C" {
     /// the next failing call on this thread.
     pub fn dlpm_last_error() -> *const c_char;
 
+    /// Writes the dtype's name as NumPy and ml_dtypes spell it ("float32", "bfloat16",
+    /// "float8_e4m3fn", "float32x4"; a malformed dtype as "(code C, bits B, lanes L)") into
+    /// `buffer`, NUL-terminated and cut to `size - 1` bytes, like snprintf. Returns the
+    /// whole name's length (at most 39). `buffer` may be NULL when `size` is 0.
+    pub fn dlpm_dtype_name(dtype: DLDataType, buffer: *mut c_char, size: usize) -> usize;
+
     /// Versions of the library and of the DLPack headers it was built against.
     pub fn dlpm_version(out: *mut dlpm_version_info) -> dlpm_status;
 

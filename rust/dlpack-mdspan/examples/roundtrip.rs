@@ -16,7 +16,7 @@ fn main() -> Result<(), dlpack_mdspan::Error> {
     // 1. Export: the Vec moves into the tensor; its deleter will drop it exactly once.
     let t = ManagedTensor::from_vec((1..=6).map(f64::from).collect(), &[2, 3])?;
     println!(
-        "exported: dtype {:?}, shape {:?}, strides {:?}, device {:?}, flags {:?}",
+        "exported: dtype {}, shape {:?}, strides {:?}, device {:?}, flags {:?}",
         t.dtype(),
         t.shape()?,
         t.strides()?,

@@ -107,11 +107,7 @@ pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(),
     Err(Error::new(
         Status::SUBBYTE_NOT_VIEWABLE,
         format!(
-            "dtype (code {}, bits {}, lanes {}) {}, which cannot be viewed as one {size}-byte \
-             element each",
-            dtype.code().0,
-            dtype.bits(),
-            dtype.lanes(),
+            "dtype {dtype} {}, which cannot be viewed as one {size}-byte element each",
             if subbyte_padded {
                 "is stored one byte per lane (padded)"
             } else {
@@ -183,7 +179,7 @@ mod tests {
         let err = check_element_size::<Fp4x2>(true).unwrap_err();
         assert_eq!(
             err.message(),
-            "dtype (code 17, bits 4, lanes 2) is stored one byte per lane (padded), which cannot be \
+            "dtype float4_e2m1fnx2 is stored one byte per lane (padded), which cannot be \
              viewed as one 1-byte element each"
         );
         // Whole-byte types are unaffected by the flag.

@@ -158,7 +158,7 @@ impl fmt::Display for Status {
 
 /// An error: a [`Status`] and the detailed message, for facade failures the text of the
 /// facade's `dlpm_last_error()` captured right after the failing call (e.g.
-/// `dtype (code 0, bits 32, lanes 1) does not match the required (code 2, bits 32, lanes 1)`).
+/// `dtype int32 does not match the required float32`).
 ///
 /// ```
 /// use dlpack_mdspan::{ManagedTensor, Status};
@@ -166,8 +166,8 @@ impl fmt::Display for Status {
 /// let t = ManagedTensor::from_vec(vec![1i32, 2, 3], &[3])?;
 /// let err = t.view::<f32>().unwrap_err();
 /// assert_eq!(err.status(), Status::DTYPE_MISMATCH);
-/// assert!(err.message().contains("does not match the required (code 2, bits 32, lanes 1)"));
-/// println!("{err}"); // "dtype mismatch: dtype (code 0, bits 32, lanes 1) does not match ..."
+/// assert!(err.message().contains("does not match the required float32"));
+/// println!("{err}"); // "dtype mismatch: dtype int32 does not match the required float32"
 /// # Ok::<(), dlpack_mdspan::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]

@@ -93,7 +93,7 @@
 //!
 //! [`Error`] carries the facade's status code ([`Status`], for matching) and the detailed
 //! message of `dlpm_last_error()`, e.g. `shape[0] = -4 is negative` or
-//! `dtype (code 0, bits 32, lanes 1) does not match the required (code 2, bits 32, lanes 1)`.
+//! `dtype int32 does not match the required float32`.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks, missing_docs)]
 

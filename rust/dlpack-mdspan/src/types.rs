@@ -302,6 +302,35 @@ impl DataType {
     }
 }
 
+impl DataType {
+    /// The name NumPy and ml_dtypes use, from the C++ core (`dlpm_dtype_name`): `float32`,
+    /// `bfloat16`, `float8_e4m3fn`, `float32x4` for four lanes; a dtype the core refuses is
+    /// shown as its numbers, `(code 42, bits 7, lanes 1)`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{DataType, TypeCode};
+    /// assert_eq!(DataType::F32.name(), "float32");
+    /// assert_eq!(DataType::new(TypeCode::UINT, 8, 3).name(), "uint8x3");
+    /// assert_eq!(DataType::new(TypeCode(200), 7, 1).to_string(), "(code 200, bits 7, lanes 1)");
+    /// ```
+    pub fn name(self) -> String {
+        let mut buffer = [0u8; 40];
+        // SAFETY: the buffer is writable for its whole length, which is passed as `size`;
+        // the facade writes at most that many bytes and never fails.
+        let length =
+            unsafe { sys::dlpm_dtype_name(self.0, buffer.as_mut_ptr().cast(), buffer.len()) };
+        let kept = length.min(buffer.len() - 1);
+        String::from_utf8_lossy(&buffer[..kept]).into_owned()
+    }
+}
+
+/// The dtype's name ([`DataType::name`]), e.g. `float32`.
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
 impl fmt::Debug for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(

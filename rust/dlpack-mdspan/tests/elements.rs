@@ -443,7 +443,7 @@ fn half_tensors_are_viewed_only_as_themselves() {
     assert_eq!(err.status(), Status::DTYPE_MISMATCH);
     assert_eq!(
         err.message(),
-        "dtype (code 2, bits 16, lanes 1) does not match the required (code 4, bits 16, lanes 1)"
+        "dtype float16 does not match the required bfloat16"
     );
     {
         let mut v = t.view_mut::<F16>().unwrap();
@@ -546,7 +546,7 @@ fn a_registered_type_is_exported_and_viewed() {
     assert_eq!(err.status(), Status::DTYPE_MISMATCH);
     assert_eq!(
         err.message(),
-        "dtype (code 1, bits 8, lanes 3) does not match the required (code 1, bits 8, lanes 1)"
+        "dtype uint8x3 does not match the required uint8"
     );
 
     let v = t.view::<Rgb>().unwrap();
@@ -646,7 +646,7 @@ fn a_size_mismatch_is_refused_at_view_creation() {
     assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
     assert_eq!(
         err.message(),
-        "dtype (code 1, bits 8, lanes 3) is packed, which cannot be viewed as one 4-byte element each"
+        "dtype uint8x3 is packed, which cannot be viewed as one 4-byte element each"
     );
     // SAFETY: as above.
     let err = unsafe { TensorViewMut::<Wide>::from_raw(&t) }.unwrap_err();
@@ -655,7 +655,7 @@ fn a_size_mismatch_is_refused_at_view_creation() {
     let err = unsafe { TensorView::<Narrow>::from_raw(&t) }.unwrap_err();
     assert_eq!(
         err.message(),
-        "dtype (code 1, bits 8, lanes 3) is packed, which cannot be viewed as one 1-byte element each"
+        "dtype uint8x3 is packed, which cannot be viewed as one 1-byte element each"
     );
     // The same tensor is fine for a type of the right size.
     // SAFETY: as above.
@@ -734,7 +734,7 @@ fn sub_byte_types() {
     assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
     assert_eq!(
         err.message(),
-        "dtype (code 17, bits 4, lanes 1) is packed, which cannot be viewed as one 1-byte element each"
+        "dtype float4_e2m1fn is packed, which cannot be viewed as one 1-byte element each"
     );
 }
 

@@ -43,7 +43,7 @@ TEST_CASE("no candidate matches: a clear error: a match that fails validation: i
   auto r = dm::try_visit_mdspan<matrix, float, double>(tu.get(), summer{});
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == dm::errc::no_matching_type);
-  CHECK(std::string(r.error().what()) == "dtype (code 1, bits 8, lanes 1) matches none of the 2 candidate element types");
+  CHECK(std::string(r.error().what()) == "dtype uint8 matches none of the 2 candidate element types");
   auto visit_u8 = [&] { (void)dm::visit_mdspan<matrix, float>(tu.get(), summer{}); };
   CHECK_THROWS_AS(visit_u8(), dm::dlpack_error);
   float f[4] = {};

@@ -32,8 +32,8 @@ result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, 
   }
   if constexpr (sizeof...(Rest) == 0) {
     return unexpected_error(error::format(errc::no_matching_type,
-                                          "dtype (code %u, bits %u, lanes %u) matches none of the %d candidate element types",
-                                          t.dtype.code, t.dtype.bits, t.dtype.lanes, tried + 1));
+                                          "dtype %#x matches none of the %d candidate element types",
+                                          packed_dtype(t.dtype), tried + 1));
   } else {
     return visit_first_match<View, R, Visitor, Rest...>(t, visitor, opts, tried + 1);
   }

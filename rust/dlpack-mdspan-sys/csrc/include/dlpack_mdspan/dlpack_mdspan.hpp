@@ -7,6 +7,7 @@
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/dlpack_constants.hpp>
 #include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/dtype_name.hpp>
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/device.hpp>
 #include <dlpack_mdspan/concepts.hpp>

@@ -8,6 +8,7 @@
 #define DLPACK_MDSPAN_ERROR_HPP
 
 #include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/dtype_name.hpp>
 
 #include <cstdarg>
 #include <cstdint>
@@ -120,6 +121,7 @@ constexpr const char* errc_name(errc code) noexcept {
 ///
 /// Values given for `%s` are kept as pointers: they must outlive the error (the library
 /// passes string literals only; the C facade words messages at once, at the boundary).
+/// `%#x` takes a dtype packed by detail::packed_dtype and words it by name ("float32").
 class error {
  public:
   /// The most values one message can name.
@@ -192,6 +194,7 @@ class error {
           break;
         }
         case conversion::character: put(std::snprintf(at, room, "%c", static_cast<int>(v))); break;
+        case conversion::dtype: put(std::snprintf(at, room, "%s", dtype_name(detail::unpacked_dtype(v)).c_str())); break;
         case conversion::unknown: put(std::snprintf(at, room, "?")); break;
       }
       if (used >= size) used = size - 1;
@@ -218,7 +221,8 @@ class error {
       switch (c) {
         case conversion::int_:
         case conversion::character: v = static_cast<std::uint64_t>(static_cast<std::int64_t>(va_arg(args, int))); break;
-        case conversion::unsigned_: v = va_arg(args, unsigned); break;
+        case conversion::unsigned_:
+        case conversion::dtype: v = va_arg(args, unsigned); break;
         case conversion::long_long: v = static_cast<std::uint64_t>(va_arg(args, long long)); break;
         case conversion::unsigned_long_long: v = va_arg(args, unsigned long long); break;
         case conversion::size: v = va_arg(args, std::size_t); break;
@@ -235,9 +239,10 @@ class error {
 
  private:
   enum class conversion : unsigned char {
-    percent, int_, unsigned_, long_long, unsigned_long_long, size, pointer, string, character, unknown
+    percent, int_, unsigned_, long_long, unsigned_long_long, size, pointer, string, character, dtype, unknown
   };
-  // The conversions the library's messages use: %d %u %lld %llu %zu %p %s %c %%.
+  // The conversions the library's messages use: %d %u %lld %llu %zu %p %s %c %%, and %#x
+  // for a packed dtype (printf's checker sees an unsigned, which it is).
   static conversion parse(const char*& f) noexcept {
     const char* p = f + 1;
     conversion c = conversion::unknown;
@@ -247,6 +252,7 @@ class error {
     else if (*p == 'p') c = conversion::pointer;
     else if (*p == 's') c = conversion::string;
     else if (*p == 'c') c = conversion::character;
+    else if (*p == '#' && p[1] == 'x') c = conversion::dtype, ++p;
     else if (*p == 'z' && p[1] == 'u') c = conversion::size, ++p;
     else if (*p == 'l' && p[1] == 'l' && (p[2] == 'd' || p[2] == 'i')) c = conversion::long_long, p += 2;
     else if (*p == 'l' && p[1] == 'l' && p[2] == 'u') c = conversion::unsigned_long_long, p += 2;

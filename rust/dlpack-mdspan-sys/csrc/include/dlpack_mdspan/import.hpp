@@ -332,9 +332,8 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
   // One whole element per sizeof(T): packed sub-byte data has no per-element address.
   if (storage_itemsize(dtype, opts.subbyte_padded) != sizeof(element_type))
     return unexpected_error(error::format(errc::subbyte_not_viewable,
-                                          "dtype (code %u, bits %u, lanes %u) %s, which cannot be viewed as one %zu-byte "
-                                          "element each",
-                                          t.dtype.code, t.dtype.bits, t.dtype.lanes,
+                                          "dtype %#x %s, which cannot be viewed as one %zu-byte element each",
+                                          detail::packed_dtype(t.dtype),
                                           opts.subbyte_padded ? "is stored one byte per lane (padded)" : "is packed",
                                           sizeof(element_type)));
 
