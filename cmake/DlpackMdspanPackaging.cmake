@@ -91,18 +91,20 @@ set(CPACK_PROJECT_CONFIG_FILE "${_dlpm_cpack_project_config}")
 # The source tree as it stands, without build outputs (what .gitignore names) and VCS data.
 set(CPACK_SOURCE_GENERATOR "TGZ")
 set(CPACK_SOURCE_PACKAGE_FILE_NAME "dlpack_mdspan-${PROJECT_VERSION}")
-string(REGEX REPLACE "([][+.*()^$?|\\\\])" "\\\\\\1" _dlpm_src_re "${PROJECT_SOURCE_DIR}")
+# Regex characters go inside brackets, never behind a backslash: CPack writes these values
+# into CPackSourceConfig.cmake, where a backslash escape is read once more (CMP0010).
+string(REGEX REPLACE "([.+*()$?|])" "[\\1]" _dlpm_src_re "${PROJECT_SOURCE_DIR}")
 set(CPACK_SOURCE_IGNORE_FILES
   "^${_dlpm_src_re}/build/"
   "^${_dlpm_src_re}/target/"
-  "/\\.git/"
-  "/\\.git$"
+  "/[.]git/"
+  "/[.]git$"
   "/__pycache__/"
-  "\\.pyc$")
+  "[.]pyc$")
 # A build directory inside the source tree under any other name is left out too.
 file(RELATIVE_PATH _dlpm_bin_rel "${PROJECT_SOURCE_DIR}" "${PROJECT_BINARY_DIR}")
-if(NOT _dlpm_bin_rel MATCHES "^\\.\\./" AND NOT IS_ABSOLUTE "${_dlpm_bin_rel}" AND NOT _dlpm_bin_rel STREQUAL "")
-  string(REGEX REPLACE "([][+.*()^$?|\\\\])" "\\\\\\1" _dlpm_bin_re "${PROJECT_BINARY_DIR}")
+if(NOT _dlpm_bin_rel MATCHES "^[.][.]/" AND NOT IS_ABSOLUTE "${_dlpm_bin_rel}" AND NOT _dlpm_bin_rel STREQUAL "")
+  string(REGEX REPLACE "([.+*()$?|])" "[\\1]" _dlpm_bin_re "${PROJECT_BINARY_DIR}")
   list(APPEND CPACK_SOURCE_IGNORE_FILES "^${_dlpm_bin_re}/")
 endif()
 
