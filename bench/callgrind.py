@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Instructions per operation for every C++ benchmark row, counted by callgrind.
 
     python3 bench/callgrind.py [--exe PATH] [--n N] [--tsv FILE] [CATCH2 ARGS...]

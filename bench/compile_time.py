@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compile time of `import dlpack_mdspan;` against `#include <dlpack_mdspan/dlpack_mdspan.hpp>`.
 
 Re-runs, from the bench build's compile_commands.json, the exact commands CMake uses for

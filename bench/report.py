@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Merges the benchmark TSVs into one table and checks the performance targets.
 
     python3 bench/report.py [--md FILE] [--smoke] RESULT.tsv...

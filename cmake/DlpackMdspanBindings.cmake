@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # nanobind and pybind11 from PyPI, for the caster tests (tests/python/bindings) and the
 # binding examples (examples/bindings): found once through the python3 on PATH
 # (scripts/requirements-modern.txt pins them). Sets DLPM_BINDINGS_OK, DLPM_NANOBIND_INCLUDE,

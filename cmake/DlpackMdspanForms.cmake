@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # dlpm_use_library_form(target header|module): links `target` against the header form or
 # the named module, mp-units style, so that one source file builds both ways. Sources test
 # DLPM_USE_MODULE to choose between `import dlpack_mdspan;` and the #include.

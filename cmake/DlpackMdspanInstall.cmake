@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # install() rules and the exported package, so that an outside project can write
 #   find_package(dlpack_mdspan CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE dlpack_mdspan::dlpack_mdspan)   # import dlpack_mdspan;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # CPack: the Debian package libdlpack-mdspan-dev and the release tarball.
 #
 #   cmake -S . -B build/deb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr ...
@@ -58,6 +59,9 @@ if(DLPM_STDLIB_IS_LIBCXX AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
 else()
   set(CPACK_DEBIAN_PACKAGE_SUGGESTS "ninja-build, cmake (>= 3.28), pkg-config")
 endif()
+# Debian's policy: the license as /usr/share/doc/<package>/copyright.
+install(FILES "${PROJECT_SOURCE_DIR}/LICENSE" DESTINATION "${CMAKE_INSTALL_DATAROOTDIR}/doc/${CPACK_PACKAGE_NAME}"
+        RENAME copyright)
 # A shlibs file and the ldconfig trigger for libdlpack_mdspan_c.so.
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 

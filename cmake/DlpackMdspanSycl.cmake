@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # dpctl's C interface (libDPCTLSyclInterface and its headers, from the `dpctl` wheel), for
 # the SYCL USM tests (tests/modules/dlpack_mdspan/sycl, tests/python/sycl): found through a
 # Python interpreter that has dpctl, by default the SYCL venv of scripts/install-deps.

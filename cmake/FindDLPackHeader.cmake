@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Finds DLPack >= 1.0 as the imported target dlpack::dlpack.
 #
 # Debian's libdlpack-dev 1.3 ships a dlpackConfigVersion.cmake that still says 0.6, so a

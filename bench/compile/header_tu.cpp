@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compile-time probe, header form: the same code as import_tu.cpp through #include.
 #include <cstdint>
 #include <mdspan>

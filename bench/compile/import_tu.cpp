@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compile-time probe, module form: export and import through `import dlpack_mdspan;`.
 // scripts/bench times this TU's compile command (from compile_commands.json) against
 // header_tu.cpp, which is the same code through #include.

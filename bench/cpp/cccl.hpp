@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CCCL's DLPack conversions (cuda::to_host_mdspan, cuda::to_dlpack_tensor) as benchmark
 // candidates. They live in their own TU, cccl_bench.cpp, compiled with CCCL's include
 // directory (from the pinned nvidia-cuda-cccl wheel, bench/requirements-bench.txt) and

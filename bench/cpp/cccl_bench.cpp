@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CCCL's DLPack conversions as benchmark candidates (cccl.hpp explains the separate TU).
 // Host code only, compiled by clang 19 + libc++ without nvcc or the CUDA toolkit: CCCL
 // then has no CTK (_CCCL_HAS_CTK() is 0), and its DLPack support switches on by itself

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What the C++ benchmark files share: the library (header form, so the suite builds with
 // or without the module), the physical-floor baselines and a few fixtures.
 #ifndef DLPM_BENCH_COMMON_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 1. Export views: to_dlpack_tensor(md).get() against a DLTensor filled by hand, for ranks
 // 1, 2, 4 and 8, with static and with dynamic extents (std::size_t index type, as
 // std::dims gives; layout_right; float). When CCCL is built in, its

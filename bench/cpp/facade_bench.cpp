@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 4. The C facade (static library, as Rust and the Python extensions link it) against the
 // inline C++ call it wraps: dlpm_validate vs dlpack_mdspan::validate, dlpm_check /
 // dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new +

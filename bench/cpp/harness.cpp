@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Catch2's runner with the benchmark options, the interleaved timing, the allocation
 // counter (global operator new replaced in this executable) and the result table.
 #define CATCH_CONFIG_RUNNER

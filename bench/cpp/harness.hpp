@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The benchmark harness: Catch2 declares and selects the benchmarks (TEST_CASE, tags,
 // the command line); this header times them.
 //

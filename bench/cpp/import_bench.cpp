@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 2. Checked import: one interleaved group per (rank, layout), ranks 1, 2, 4 and 8 and the
 // layouts layout_right, layout_left, layout_stride and layout_stride_relaxed (ours against
 // CCCL's cuda::layout_stride_relaxed). float, dynamic extents with std::int64_t index type,

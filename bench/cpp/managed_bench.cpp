@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 3. Owning tensors: to_managed_tensor, managed_tensor::adopt / view / release, and the
 // whole round trip, each against the same work written by hand (one block with the struct,
 // shape, strides and owner; a deleter that frees it; a raw read for the view). Rank 4,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 6. Size independence: the same operations on a 1-element tensor (1 x 1) and on a
 // 2^28-element one (16384 x 16384 floats, 1 GiB). Both live in PROT_NONE address space
 // that is never committed, so any read or write of an element would crash: the costs

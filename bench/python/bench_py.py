@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Python-level DLPack exchange through the shipped Python component (dlpack_mdspan::python,
 driven by the dlpm_bench extension) against nanobind's ndarray argument, tvm_ffi.from_dlpack
 and the raw DLPack 1.3 exchange-API calls, per producer, in one process.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Instructions per call of the Python boundary (callgrind), beside bench_py.py's nanoseconds.
 
     PYTHONPATH=build/bench/bench/python python bench/python/callgrind_py.py [--python PY]

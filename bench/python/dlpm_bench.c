@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpm_bench: the shipped Python component (dlpack_mdspan::python, dlpack_mdspan_python.h)
  * as a benchmark extension, timed by bench_py.py against nanobind's ndarray argument,
  * tvm_ffi.from_dlpack and the raw DLPack 1.3 exchange-API calls. It writes no capsule

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // nb_bench: nanobind's ndarray argument conversion, for timing against dlpm_bench.
 //
 //   consume_f32_2d(a)  a function taking nb::ndarray<float, nb::ndim<2>, nb::c_contig>:

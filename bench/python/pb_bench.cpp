@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // pb_bench: the nb_bench function bound with pybind11 and our caster, for bench_py.py.
 //
 //   consume_mdspan(a)  takes std::mdspan<float, std::dextents<int64_t, 2>> through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The scale_nanobind example (std::mdspan parameters) under a modern interpreter: NumPy 2,
 PyTorch 2 and JAX, each handing its arrays over the way it does today. Run by scripts/demo
 with the frameworks venv of scripts/install-deps; also a CTest test."""

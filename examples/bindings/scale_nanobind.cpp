@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A nanobind extension whose functions are written against std::mdspan: dlpack_mdspan/nanobind.hpp
 // converts any DLPack tensor (NumPy, PyTorch, JAX, TensorFlow, CuPy...) into the exact
 // mdspan type a function asks for, zero-copy and validated, and C++-owned results back

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Drives the scale_nanobind or scale_pybind11 example (its module name is argv[1]): NumPy
 arrays in and out, and the library's message when an array does not fit."""
 import importlib

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The C facade in one page: wrap a C buffer as an owning DLPack tensor, check it the way a
  * consumer would, read an element through its strides, and watch bad input be refused. */
 #include <dlpack_mdspan.h>

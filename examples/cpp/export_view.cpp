@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Export std::mdspan views as DLPack DLTensors, without copying or allocating: the
 // allocations are counted (tests/support/alloc_counter.cpp replaces operator new here).
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Hand a C++ buffer out as an owning DLManagedTensorVersioned and take it back.
 // The std::vector that owns the data travels inside the tensor and is destroyed by the
 // deleter, exactly once, wherever the last consumer drops it.

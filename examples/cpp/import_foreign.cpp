@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Consume a tensor that some other library produced: a typed view, or a precise error.
 #include <array>
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C++ ↔ NumPy and PyTorch, zero copy, through the Python component (dlpack_mdspan::python,
 // dlpack_mdspan_python.h), embedding Debian's Python 3 with NumPy 1.24 and PyTorch 1.13,
 // which speak legacy DLPack. No capsule code here: the component writes and reads them.

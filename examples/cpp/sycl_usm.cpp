@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SYCL unified shared memory through DLPack, by dpctl's rules (kDLOneAPI): a USM allocation
 // exported as {kDLOneAPI, root device}, taken back as a typed USM view and as a host view,
 // and device USM refused on the host unless the caller allows it.

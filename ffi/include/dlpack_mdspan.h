@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /** \file dlpack_mdspan.h
  * dlpack_mdspan C facade: validation, inspection and ownership of DLPack tensors for C,
  * Python extensions, Rust, Go and Julia. Every function is a thin wrapper over the C++

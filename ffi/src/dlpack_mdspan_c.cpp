@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C facade: each function converts its arguments, calls the C++ core, and turns the
 // outcome into a dlpm_status plus a thread-local message. No logic of its own.
 #include <dlpack_mdspan.h>

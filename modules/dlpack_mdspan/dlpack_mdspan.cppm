@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The named module `dlpack_mdspan`: the headers, compiled once.
 //
 // Every standard and DLPack header goes in the global module fragment, so that the

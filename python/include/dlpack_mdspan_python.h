@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpack_mdspan_python.h: the Python boundary of dlpack_mdspan, for C and C++ extensions.
  *
  *   import:  any object with __dlpack__, a bare "dltensor"/"dltensor_versioned" capsule, or

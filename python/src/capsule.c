@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* DLPack capsules, both ways: the one place that makes, names and renames them.
  *   export: an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
  *   import: a capsule -> its tensor, taken once (renamed "used_...")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Facade statuses as Python exceptions, and the interned names every source uses. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* DLPack 1.3's exchange API: finding the table a type publishes, and building one. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow),
  * validated tensor. Every path either hands the tensor to the caller or deletes it. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Shared by the Python component's sources only. */
 #ifndef DLPM_PY_INTERNAL_H
 #define DLPM_PY_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpack_mdspan.Tensor: an owned tensor as a Python object that every DLPack consumer
  * takes, through __dlpack__ or through the exchange API its type publishes. */
 #include "internal.h"

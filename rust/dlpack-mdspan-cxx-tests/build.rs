@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Compiles the C++ round-trip helper (test code, in this unpublished crate only). It uses
 //! `std::mdspan` (C++23), which only libc++ provides on the project's toolchain, so it is
 //! compiled with clang++-19 and `-stdlib=libc++` (or `DLPM_CXX`). The facade itself, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Builds and links the C facade `libdlpack_mdspan_c.a`, then the C++ standard library it
 //! was compiled against. No CMake and no build-dependency crate: the platform's C++20
 //! compiler is run directly.

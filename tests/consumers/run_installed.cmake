@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # An outside project against the staged install (stage.cmake): configure, build, run.
 #   SOURCE WORK STAGE GENERATOR BUILD_TYPE  the project, its build dir, the install prefix
 #   CXX CC CXX_FLAGS C_FLAGS LINKER_FLAGS   the toolchain (CC and the flags may be empty)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A parent project with dlpack_mdspan as a subproject (tests/consumers/subproject):
 # configure, build `all`, check which of dlpack_mdspan's libraries were built, run.
 #   SOURCE_DIR WORK GENERATOR BUILD_TYPE CXX CC CXX_FLAGS C_FLAGS LINKER_FLAGS

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The C facade from C: every function's contract, errors and ownership rules.
  * Built as C99, as C11 and as C++ (c_api_as_cxx.test.cpp includes this file). */
 #include <dlpack_mdspan.h>

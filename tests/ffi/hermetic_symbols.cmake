@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The shared C facade is hermetic: it exports the C API (dlpm_*) and nothing else, and it
 # neither imports nor depends on a C++ runtime, which would interpose on the host
 # process's (libstdc++ in Python with PyTorch or JAX), nor on any unwinder but the

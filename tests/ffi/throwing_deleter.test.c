@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A C program calls dlpm_managed_delete on a tensor whose (C++) deleter throws. The
  * exception must not unwind into C: the library ends the process with a message. */
 #include <dlpack_mdspan.h>

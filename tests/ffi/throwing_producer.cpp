@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A C++ producer whose deleter breaks the DLPack contract by throwing, for the boundary test.
 #include <dlpack/dlpack.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: managed_tensor::adopt with arbitrary version, flags and tensor fields.
 // The counting deleter must have run exactly once when everything is over, whatever the
 // input: version rejection, failed views and successful ones alike.

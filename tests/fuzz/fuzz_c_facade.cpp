@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the C facade's inspection functions on arbitrary DLTensors. They must
 // never crash, read out of bounds or overflow; out-parameters are written only on success.
 #include <dlpack_mdspan.h>

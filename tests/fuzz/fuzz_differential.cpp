@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the differential test (tests/reference) driven by fuzzer bytes. The
 // input decodes to one case (first byte even: the fields literally, as written by
 // `dlpm_differential --emit-seeds`; odd: the rest drives the edge-biased generator), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Decodes fuzzer bytes into a DLTensor. shape and strides always have room for 64
 // entries, the most any accepted ndim can need; everything else is taken as given, so the
 // library sees garbage ndim, extents, strides, dtypes, devices, offsets and pointers.

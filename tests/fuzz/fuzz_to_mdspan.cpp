@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: to_mdspan<M> for several targets. Whenever a view is accepted and the
 // tensor claims memory inside our buffer, every element is read through the view, so a
 // mapping or pointer computation that strays outside the claimed span is caught by ASan.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Stage an install of BUILD_DIR into STAGE, then configure, build and run the consumer
 # project against it. Any failing step fails the test.
 function(step)

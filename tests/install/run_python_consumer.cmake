@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Stage an install of BUILD_DIR into STAGE, then build tests/install/python_consumer's
 # extension against it twice, as outside users would, and run check_consumer.py with it:
 #   1. CMake: find_package(dlpack_mdspan COMPONENTS python), Python3_add_library, linking

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C++ side of the Python producer: a buffer allocated in C++, owned by a std::vector
 // inside a managed tensor made by to_managed_tensor. The C extension only sees the
 // resulting DLManagedTensorVersioned*; on_free runs when the vector is freed.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Which interpreter generation this run is (set by CTest), its frameworks, and the
 interop matrix that docs/python-interop.md shows.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpm_interop: a CPython extension that drives the shipped Python component
  * (dlpack_mdspan_python.h) from pytest. It writes no capsule code of its own.
  *

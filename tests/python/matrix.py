@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The interop matrix of docs/python-interop.md, from the rows the test runs wrote.
 
     python3 matrix.py ROWS_DIR DOC --check   # fails when the table in DOC differs (a run of

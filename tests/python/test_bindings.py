@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """dlpack_mdspan/nanobind.hpp and dlpack_mdspan/pybind11.hpp: std::mdspan parameters, owned
 tensors in and out, in two extensions built from one set of functions (bindings/).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The nanobind and pybind11 casters (bindings/) against PyTorch 2.15 in the frameworks venv:
 torch.Tensor publishes DLPack 1.3's exchange API, which both casters use, so its
 ``__dlpack__`` is patched out here to prove that no call goes through it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.15's fp8 dtypes (the frameworks venv) against dtype.hpp's storage types and ml_dtypes.
 
 PyTorch exports versioned tensors (and DLPack 1.3's exchange API), so this is the fp8 path

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """pyarrow 26 (the frameworks venv) against the shipped Python component, both directions.
 
 Import: pa.Array (primitive, null-free), pa.Tensor and pa.FixedShapeTensorArray have

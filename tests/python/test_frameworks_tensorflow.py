@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TensorFlow 2.21 (tensorflow-cpu, the frameworks venv) against the shipped Python component.
 
 TensorFlow speaks legacy DLPack only: EagerTensor.__dlpack__ returns a "dltensor" capsule even

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch 2.15 (the frameworks venv) against the shipped Python component, both directions.
 
 Import: torch.Tensor publishes DLPack 1.3's exchange API (``__dlpack_c_exchange_api__``), so

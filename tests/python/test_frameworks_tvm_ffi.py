@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """apache-tvm-ffi 0.1.15 (the frameworks venv) against the shipped Python component.
 
 Import: tvm_ffi.Tensor publishes no exchange API; its __dlpack__ returns a versioned capsule

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """libdlpack_mdspan_c.so loaded into an interpreter beside PyTorch or JAX.
 
 The shared C facade must carry its C++ runtime privately and add no unwinder to the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The shipped Python component (dlpack_mdspan_python.h) against NumPy, PyTorch 1.13 and JAX,
 both directions, driven through the dlpm_interop test extension.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """DLPack's fp8 / fp6 / fp4 dtypes against ml_dtypes and JAX (dtype.hpp's storage types).
 
 Real producers: NumPy refuses to export ml_dtypes arrays (its __dlpack__ takes only integer,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """dlpack_mdspan/python.hpp: typed imports, borrowed views and a C++ exchange-API table."""
 import os
 

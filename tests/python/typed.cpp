@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The C++ half of dlpm_interop: dlpack_mdspan/python.hpp (typed imports, borrowed views,
 // an exchange-API table for a type of our own) driven from pytest.
 //

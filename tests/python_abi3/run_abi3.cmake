@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # One build for several Pythons: configure and build dlpack_mdspan's C facade and Python
 # component with -DDLPACK_MDSPAN_PYTHON_LIMITED_API=3.10 against Python 3.10's headers (no
 # tests, examples or module), install it, build ONE extension against the installed package

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The abi3 extension (dlpm_abi3_smoke.abi3.so, on PYTHONPATH) in this interpreter: our own
 dlpack_mdspan.Tensor exported and imported back through every path, no NumPy needed."""
 import gc

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The recipes of docs/consuming.md and the files each one writes, in the order of the doc.
 # run_recipe.cmake fails when the doc's markers for a recipe differ from this list (a file or
 # the run block missing, or one added), and the completeness test fails when the doc drops

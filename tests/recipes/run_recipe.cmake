@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs one recipe of docs/consuming.md exactly as the doc writes it.
 #
 # The doc marks each code block of a recipe with an HTML comment on the line before its

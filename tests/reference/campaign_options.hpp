@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The command line both campaign programs take (dlpm_differential, dlpm_fast_paths):
 //   [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples] [--replay HEX]
 // plus --emit-seeds DIR where the program allows it. N and S default to environment

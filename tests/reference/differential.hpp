@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The differential comparison: for one case_spec, every public check of the core (C++ and
 // C facade) against the reference model. Shared by dlpm_differential (CTest) and the
 // fuzz_differential libFuzzer target.

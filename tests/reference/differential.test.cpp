@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpm_differential: the core against the reference model on generated tensors.
 //
 //   dlpm_differential [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpm_fast_paths: the one-pass success paths against the ordered checks they shortcut.
 //
 //   dlpm_fast_paths [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The reference model of dlpack_mdspan's validation rules.
 //
 // Deliberately simple: every quantity is computed exactly in 128-bit integers, and there

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The mdspan types the differential test imports into: what the model needs to know
 // about each (target_desc), and how to observe an import (the only templated code).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The differential test's other targets: static extents, a non-host accessor, and
 // element types registered for sub-byte dtypes (one fp4 per byte when padded, two per
 // byte when packed).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The differential test's targets with layout relaxed (40 instantiations of try_to_mdspan).
 #include "targets.hpp"
 

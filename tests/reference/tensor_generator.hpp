@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Edge-biased DLTensor generation for the differential test and its fuzzer.
 //
 // A case is first described as plain data (case_spec: every field, including how the

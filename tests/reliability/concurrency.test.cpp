@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A stress test for ThreadSanitizer (and a plain correctness test elsewhere): 8 threads
 // adopt, view and release managed tensors, export views of shared data, and hand tensors
 // to other threads whose deleters then run there.

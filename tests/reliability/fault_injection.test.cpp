@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Allocation failure inside the owning exports, throwing owners, and deleters that
 // re-enter the library: no leak, the strong guarantee, exactly-once ownership.
 #include "support/prelude.hpp"

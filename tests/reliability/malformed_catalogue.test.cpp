@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The malformed-tensor catalogue: each named case is a foreign DLManagedTensorVersioned
 // with one thing wrong. The C++ path (adopt + typed view) and the C path
 // (dlpm_managed_check_version + dlpm_check_managed) must each report the case's exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Counts global operator new calls on the current thread (alloc_counter.cpp replaces
 // operator new in the test executables), and can make the N-th one fail, for fault
 // injection. Used to prove "exactly one allocation" and the strong guarantee.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Runs a function in a child process and reports how it ended, with its stderr: for tests
  * of "this must end the program with a message" (POSIX; C and C++). */
 #ifndef DLPM_TEST_DEATH_TEST_H

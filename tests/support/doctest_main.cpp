@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // doctest's main, plus one guard: a run whose filters matched no test case fails.
 // CTest runs each test case by name; a name that stops matching (renamed, or split by a
 // ';' in CMake's list handling) must fail loudly instead of passing with nothing run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Included first by every C++ test, before `import dlpack_mdspan;` (all #includes must
 // precede the import). Each test file is built twice: importing the module
 // (DLPM_USE_MODULE) and including the header.

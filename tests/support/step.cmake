@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # step(COMMAND...): runs one step of a script-mode test (cmake -P) and fails the test with
 # the command and its output when the step fails. The step's stdout is left in
 # ${step_output}; stderr is part of the failure message only.

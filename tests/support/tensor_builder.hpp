@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Builds hand-made DLTensors for tests, including malformed ones. Owns shape and strides.
 #pragma once
 

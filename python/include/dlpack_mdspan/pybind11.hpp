@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/pybind11.hpp: std::mdspan as a parameter (and owned tensors as parameters
 // and return values) in pybind11 bindings. Type casters only: nothing to register.
 //

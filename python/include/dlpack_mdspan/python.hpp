@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/python.hpp: typed C++ on top of dlpack_mdspan_python.h (header form).
 //
 //   auto v = dlpack_mdspan::python::try_import<std::mdspan<const float, std::dextents<int64_t, 2>>>(obj);

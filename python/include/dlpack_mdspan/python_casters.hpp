@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/python_casters.hpp: what nanobind.hpp and pybind11.hpp share, written once.
 //
 // The parameter and return types a binding may use (all in dlpack_mdspan::python):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/python_cuda.hpp: stream-ordered export of CUDA memory through the Python
 // component, as the Python array API asks of a CUDA producer: a dlpack_mdspan.Tensor whose
 // __dlpack__(stream=s) makes the consumer's stream s wait for the producer's work queued so

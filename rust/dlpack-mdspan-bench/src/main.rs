@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Benchmarks of the safe Rust layer (`dlpack-mdspan`) against the raw facade calls it
 //! makes (`dlpack-mdspan-sys`). Run by `scripts/bench`, which merges the rows into its
 //! table; by hand:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // C++ side of the Rust <-> C++ round-trip tests: real C++ consumers and producers written
 // with the library's own API (managed_tensor::adopt, view<M>(), to_mdspan,
 // to_managed_tensor), exposed to Rust through extern "C". Test code only: compiled by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Round-trip tests between the Rust crates and the C++ library: the C++ side
 //! (`cxx/roundtrip_helper.cpp`) uses `managed_tensor::adopt`, `view<M>()`, `to_mdspan`
 //! and `to_managed_tensor`. Not published; the tests are in `tests/`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Rust -> C facade -> C++ view -> Rust, and C++ -> Rust.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! A deleter that throws a C++ exception breaks the DLPack contract. The facade must end
 //! the process with a message naming the exception, never let it unwind through Rust
 //! frames (undefined behaviour: `dlpm_managed_delete` is an `extern "C"` function without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Rust #[repr(C)] mirrors of dlpack-mdspan-sys (rust/dlpack-mdspan-sys/src/types.rs),
 // as C++ seen by cbindgen. Generated: do not edit; run scripts/check-rust-abi --update.
 

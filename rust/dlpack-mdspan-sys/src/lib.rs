@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Raw bindings to the dlpack_mdspan C facade (`ffi/include/dlpack_mdspan.h`).
 //!
 //! This crate holds only declarations: `#[repr(C)]` mirrors of the DLPack 1.3 structs, the

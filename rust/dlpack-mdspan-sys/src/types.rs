@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `#[repr(C)]` mirrors of the DLPack 1.3 structs (`<dlpack/dlpack.h>`) and of the
 //! facade's own types and constants (`ffi/include/dlpack_mdspan.h`).
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Export a Vec as a DLPack tensor, hand the raw pointer through the C facade (as a C, C++
 //! or Python consumer would see it), take it back, view it, mutate it, and show the two
 //! most common refusals: a write to a READ_ONLY tensor and a dtype mismatch.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Typed views of a [`ManagedTensor`]: the facade's checks for the element type, then a
 //! [`TensorView`] or [`TensorViewMut`] over the tensor's memory. Kept apart from both
 //! `managed.rs` (ownership) and `view.rs` (element access), which do not import each other.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The checks every view and accessor shares: the facade's requirements for an element
 //! type, slices over validated metadata, and the element-size rule of `Element`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Status codes and the crate's error type.
 
 use std::ffi::CStr;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! CuTe DSL's layout vocabulary on a [`ManagedTensor`]: the leading dimension and the stride
 //! order it deduces, and the requirements a kernel states (leading dimension, stride order,
 //! compactness in it, divisibility of shapes and strides, alignment). Every answer comes

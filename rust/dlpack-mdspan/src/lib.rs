@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Safe DLPack tensors for Rust, over the dlpack_mdspan C facade.
 //!
 //! Every rule (structure validation, dtype and device checks, version and flag handling,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The owning handle over a `DLManagedTensorVersioned`.
 
 use std::ffi::c_void;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Memory orders (`'C'`, `'F'`, `'A'`), as the facade spells them.
 
 /// A memory order for [`ManagedTensor::is_contiguous`](crate::ManagedTensor::is_contiguous),

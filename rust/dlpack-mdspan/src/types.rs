@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Newtypes over the DLPack integers and structs, and the element types.
 
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Typed, validated views of host tensors.
 //!
 //! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: the facade

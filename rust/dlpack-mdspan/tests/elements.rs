@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Element types: `F16` and `BF16` (conversions checked over every bit pattern against
 //! references computed another way), and user-registered `Element` types (a 3-lane `Rgb`,
 //! a size that does not match its dtype, sub-byte types).

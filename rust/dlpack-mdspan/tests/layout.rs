@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! CuTe DSL's layout vocabulary from Rust, on the examples of CuTe's documentation (the C++
 //! suite, tests/modules/dlpack_mdspan/layout_requirements.test.cpp, walks all of them; these
 //! are the same cases through the facade).

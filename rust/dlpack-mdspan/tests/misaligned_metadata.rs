@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Foreign tensors whose `shape` or `strides` pointer is not aligned for `i64`.
 //!
 //! Such a tensor is malformed, but it can arrive from any producer, and the safe API must

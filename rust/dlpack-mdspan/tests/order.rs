@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `ManagedTensor::from_owner_with_order`: the order of implicit strides ('C' or 'F'),
 //! through the facade's `dlpm_managed_new_ordered`.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Ownership: deleters run exactly once on every path, on any thread; version and legacy
 //! rules come from the facade.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The versioned `dlpm_requirements` struct and the validation of requirements, through the
 //! raw bindings (the safe API builds its requirements internally, always valid), plus the
 //! two status codes they brought.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Views: dtype and device checks, READ_ONLY refusal, empty / 0-d / strided tensors, raw
 //! DLTensors, exclusivity.
 

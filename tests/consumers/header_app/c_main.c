@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The C facade from the installed package, through dlpack_mdspan::c. */
 #include <dlpack_mdspan.h>
 

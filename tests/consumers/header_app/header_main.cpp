@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The header form in C++20 on a standard library without <mdspan>: the DLTensor checks.
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Export an mdspan as a DLTensor through the installed module, import it back, compare.
 #ifdef DLPM_IMPORT_STD
 import std;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The header form, with the standard library's mdspan: export, import back, compare.
 #include <cstdio>
 #include <mdspan>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A C program that only knows the installed library, found through pkg-config. */
 #include <dlpack_mdspan.h>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The installed pkg-config file under a multiarch libdir (lib/x86_64-linux-gnu, the
 # GNUInstallDirs default for a /usr prefix on Debian): configure and build the C facade in
 # a fresh tree with -DCMAKE_INSTALL_LIBDIR=lib/x86_64-linux-gnu, install it into a

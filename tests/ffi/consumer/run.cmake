@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Install BUILD_DIR into STAGE, then compile and run a C program with the flags that
 # pkg-config reports for the staged dlpack_mdspan.pc.
 function(step)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <mdspan>
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 

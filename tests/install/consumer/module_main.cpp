@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include <cstdio>
 #include <mdspan>
 import dlpack_mdspan;

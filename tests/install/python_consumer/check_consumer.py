@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Drives consumer_ext (built against the installed package) with every framework this
 interpreter has: its tensors imported through dlpm_py_import, ours exported as a
 dlpack_mdspan.Tensor, values checked and zero copy proven by addresses and shared writes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* consumer_ext: a CPython extension that knows dlpack_mdspan only as an installed package
  * (CMake: dlpack_mdspan::python; or pkg-config dlpack_mdspan_python). No capsule code.
  *

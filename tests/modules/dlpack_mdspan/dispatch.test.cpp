@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // try_visit_mdspan / visit_mdspan: runtime dtype → typed view.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dtype_traits / dtype_v: element type → DLDataType, and user registration.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

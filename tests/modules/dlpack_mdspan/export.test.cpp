@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // to_dlpack_tensor / try_to_dlpack_tensor: mdspan → DLTensor view.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

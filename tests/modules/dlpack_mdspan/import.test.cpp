@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // to_mdspan / try_to_mdspan: every import case of CCCL's suite, then every rule.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // is_c_contiguous / is_f_contiguous / leading_dimension / stride_order.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CuTe DSL's layout vocabulary, walked through with the examples of CuTe's own
 // documentation ("Integration with Frameworks": mark_layout_dynamic,
 // mark_compact_shape_dynamic, assumed_align). Each case names the CuTe call and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // layout_stride_relaxed: broadcast, negative strides and an element offset.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // managed_tensor and the owning exports: the deleter runs exactly once on every path.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // __float128 and the host storage types of DLPack's fp8 / fp6 / fp4 codes (dtype.hpp):
 // their dtypes, export flags (padded sub-byte types) and imports of hand-made tensors.
 // tests/python/test_narrow_floats.py checks the same types against ml_dtypes and JAX.

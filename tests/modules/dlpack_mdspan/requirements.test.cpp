@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // check_requirements: the runtime constraint struct behind dlpm_check.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

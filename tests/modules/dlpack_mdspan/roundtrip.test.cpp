@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Property: export → import gives back the same view (same extents, and every index
 // addresses the same element) for every dtype, layout and shape.
 #include "support/prelude.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // check_structure / validate / numel / nbytes: the type-free core.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The nanobind and pybind11 test extensions (bound_nanobind, bound_pybind11), built per
 # interpreter flavour beside dlpm_interop by dlpm_python_extension.
 include(DlpackMdspanBindings)

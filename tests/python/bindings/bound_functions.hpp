@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The functions the nanobind and the pybind11 test extensions both bind (bound_nanobind.cpp,
 // bound_pybind11.cpp), driven by test_bindings.py: one body each, so that the two casters
 // are held to the same behaviour.

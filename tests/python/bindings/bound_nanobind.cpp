@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bound_functions.hpp through nanobind and dlpack_mdspan/nanobind.hpp (test_bindings.py).
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>

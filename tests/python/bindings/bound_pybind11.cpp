@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bound_functions.hpp through pybind11 and dlpack_mdspan/pybind11.hpp (test_bindings.py).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

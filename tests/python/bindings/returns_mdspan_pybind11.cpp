@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compile-fail test: a bound function that returns a bare std::mdspan does not compile
 // (nothing would own its memory), and the message says what to return instead. Without
 // DLPM_EXPECT_COMPILE_ERROR the valid spelling, a held_view, is built (header and module form).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The test extension of test_cuda_stream.py: python_cuda.hpp's stream-ordered export on
 // a machine that may have no GPU. tensor_on_stream(producer) makes a 2-element float32
 // Tensor labelled kDLCUDA (host memory underneath: nothing here dereferences it on a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """python_cuda.hpp: a CUDA producer's __dlpack__(stream=...) as the Python array API
 defines it, on whatever machine runs it. Values that need no CUDA call (the same stream,
 -1, refusals) behave the same everywhere; a wait across streams calls the runtime, which

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The test extension of the kDLOneAPI suite (test_sycl.py): sycl.hpp's import and export
 // rules driven from Python with dpnp and dpctl objects, through the shipped component.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """kDLOneAPI both ways with real SYCL producers and consumers: dpnp arrays and dpctl USM
 allocations on Intel's OpenCL CPU device, through the shipped Python component and
 sycl.hpp (driven by the dlpm_sycl test extension).

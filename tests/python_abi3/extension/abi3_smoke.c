@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpm_abi3_smoke: the Python component through the limited API (Py_LIMITED_API is
  * 0x030A0000, set by Python3_add_library(USE_SABI 3.10)), one binary for every Python from
  * 3.10 on. It uses only the component's own type: no NumPy in these interpreters.

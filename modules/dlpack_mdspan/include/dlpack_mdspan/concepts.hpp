@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // What "an mdspan" means to this library: structural (the shape of the type, not its
 // namespace), so std::mdspan and CCCL's cuda::std::mdspan both qualify without adapters.
 #ifndef DLPACK_MDSPAN_CONCEPTS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Build-mode switches shared by every dlpack_mdspan header.
 //
 // The headers are compiled in two ways: textually (#include, C++20 or later, also by nvcc)

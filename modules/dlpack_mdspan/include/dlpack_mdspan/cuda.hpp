@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA support: the CUDA element types, accessors for device, managed and pinned memory,
 // device_of(), which asks the CUDA runtime where a pointer lives, and the stream helpers of
 // stream-ordered exchange (stream_from_array_api, make_stream_wait).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Which device an mdspan's memory lives on: a customization point on the accessor.
 #ifndef DLPACK_MDSPAN_DEVICE_HPP
 #define DLPACK_MDSPAN_DEVICE_HPP

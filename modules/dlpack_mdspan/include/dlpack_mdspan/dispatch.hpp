@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runtime dtype dispatch: call a visitor with the correctly typed mdspan, chosen from a
 // list of candidate element types by the tensor's dtype. The C++ answer to nanobind's
 // runtime-specialised view<T, ndim>().

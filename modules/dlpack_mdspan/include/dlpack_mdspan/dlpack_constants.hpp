@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DLPack's macros as typed constants, because a named module cannot export macros.
 #ifndef DLPACK_MDSPAN_DLPACK_CONSTANTS_HPP
 #define DLPACK_MDSPAN_DLPACK_CONSTANTS_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan: zero-copy, validated conversion between mdspan and DLPack.
 //
 // The header form of the library. `import dlpack_mdspan;` gives the same names.

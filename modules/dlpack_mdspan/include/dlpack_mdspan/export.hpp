@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // mdspan → DLTensor view (non-owning): to_dlpack_tensor / try_to_dlpack_tensor.
 #ifndef DLPACK_MDSPAN_EXPORT_HPP
 #define DLPACK_MDSPAN_EXPORT_HPP

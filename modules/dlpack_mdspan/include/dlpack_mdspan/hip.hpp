@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ROCm support through HIP: accessors for device and pinned memory (kDLROCM, kDLROCMHost),
 // hip_device_of(), which asks the HIP runtime where a pointer lives, and the dtypes of
 // HIP's __half, __half2 and hip_bfloat16.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DLTensor → typed, validated mdspan view: to_mdspan<M> / try_to_mdspan<M>.
 #ifndef DLPACK_MDSPAN_IMPORT_HPP
 #define DLPACK_MDSPAN_IMPORT_HPP

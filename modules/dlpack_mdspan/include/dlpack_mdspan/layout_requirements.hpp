@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CuTe DSL's layout vocabulary on a DLTensor: what a kernel may assume of a layout, asked
 // (dim_order, leading_dimension in layout_queries.hpp) and required (layout_requirements):
 // the leading dimension, the stride order (CuTe's stride_order, PyTorch's dim_order),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // layout_stride_relaxed: a strided layout that also allows zero (broadcast) and negative
 // strides plus an element offset, so that every valid DLPack tensor has an mdspan view.
 // std::layout_stride requires positive, non-overlapping strides and has no offset.

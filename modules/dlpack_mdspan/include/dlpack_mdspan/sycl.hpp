@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // SYCL unified shared memory (kDLOneAPI) by dpctl's rules, through dpctl's C interface
 // (libDPCTLSyclInterface), so no SYCL compiler is needed: the accessor of USM views, where
 // a USM pointer lives (usm_allocation_of), the checks a kDLOneAPI tensor must pass

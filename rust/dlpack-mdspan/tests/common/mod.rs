@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Hand-built "foreign" tensors with counting deleters, as a C or Python producer would
 //! make them, independent of this crate's export path.
 #![allow(dead_code)]

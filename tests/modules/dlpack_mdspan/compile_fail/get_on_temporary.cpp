@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // to_dlpack_tensor(md).get() would hand out shape/strides pointers into a temporary that
 // dies at the end of the statement. It must not compile.
 #include <mdspan>

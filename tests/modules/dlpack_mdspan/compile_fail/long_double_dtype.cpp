@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // long double is not IEEE binary128 on x86-64; exporting it must fail with a reason.
 #include <mdspan>
 #ifdef DLPM_USE_MODULE

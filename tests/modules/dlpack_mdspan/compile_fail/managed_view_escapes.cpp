@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A view returned from a function whose managed_tensor dies there dangles: clang sees it
 // through [[clang::lifetimebound]] on view().
 #include <dlpack/dlpack.h>

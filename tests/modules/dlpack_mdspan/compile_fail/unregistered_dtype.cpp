@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An element type with no dtype_traits specialization fails with a message that says how
 // to register it; the instantiation context names the type.
 #include <mdspan>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A DLTensor returned from a function whose dlpack_tensor dies there would dangle.
 // [[clang::lifetimebound]] on get() lets clang see that.
 #include <mdspan>

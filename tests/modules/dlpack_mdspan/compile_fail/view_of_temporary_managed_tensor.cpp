@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A view taken from a temporary managed_tensor would dangle once the temporary's deleter
 // runs at the end of the statement. It must not compile.
 #include <dlpack/dlpack.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // device_of() and the *_on_device exports through the real CUDA runtime, from host code.
 //
 // Runs everywhere. On a machine without a usable GPU every runtime call fails, and the

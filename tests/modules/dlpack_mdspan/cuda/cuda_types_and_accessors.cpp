@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/cuda.hpp on the host, no GPU and no cudart needed: the CUDA element types'
 // dtypes, the device accessors (what export reports, what import accepts), and the
 // sub-byte packed/padded rules through managed tensors. "Device" memory here is host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds SOURCES with g++ -std=c++20 and runs the result. Third-party headers (CUDA, CCCL,
 # DLPack, doctest) go in SYSTEM_INCLUDES, so that only our own code must be warning-free.
 set(flags -std=c++20 -Wall -Wextra -Wpedantic -Wshadow -Werror -O1)

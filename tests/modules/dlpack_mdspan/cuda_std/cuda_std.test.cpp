@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Export to and import from cuda::std::mdspan through the header form, in C++20, without <mdspan>.
 #include <doctest/doctest.h>
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compile SOURCE with g++ -std=c++20 (no libc++, no <mdspan>: only cuda::std::mdspan) and run it.
 set(flags -std=c++20 -Wall -Wextra -Wpedantic -Werror -O1)
 foreach(dir ${INCLUDES})

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // result<T> in a C++20 TU, where it is the library's own class rather than std::expected:
 // it must behave as std::expected<T, error> does, assignment included.
 #include <doctest/doctest.h>

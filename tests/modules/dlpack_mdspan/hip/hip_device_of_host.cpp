@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // hip_device_of() through the real HIP runtime (libamdhip64), from host code.
 //
 // Runs everywhere libamdhip64 links. Without an AMD GPU (and without /dev/kfd) every runtime

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/hip.hpp under hipcc, C++20: device code through the HIP accessors, whose
 // element access is __host__ __device__ there (DLPM_HOST_DEVICE), and hipcc's own __half and
 // hip_bfloat16 classes, whose dtypes must match what host compilers see. Compiled, never run:

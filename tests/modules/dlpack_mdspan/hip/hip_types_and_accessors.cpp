@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/hip.hpp on the host, with no AMD GPU and without libamdhip64: the dtypes of
 // HIP's element types, and what the HIP accessors report on export and accept on import.
 // "Device" memory here is a fake address, or host memory labelled with an explicit DLDevice:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The header half: makes a dlpack_tensor<2> and checks what the module half made.
 #include <mdspan>
 #include <dlpack_mdspan/dlpack_mdspan.hpp>

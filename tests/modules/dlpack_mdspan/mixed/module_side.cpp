@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The module half: the same types, reached through `import dlpack_mdspan;`.
 #include <mdspan>
 import dlpack_mdspan;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // sycl.hpp against a real SYCL runtime, through dpctl's C interface: USM allocated in the
 // default context of the first root device's platform (device, shared and host USM), USM of
 // a context of our own (the "foreign context" dpctl's rules refuse), and memory that is not

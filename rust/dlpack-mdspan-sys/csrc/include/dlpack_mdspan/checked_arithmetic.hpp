@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The only arithmetic the library does on untrusted integers (extents, strides, offsets,
 // indices from a foreign DLTensor): every product and sum goes through these helpers, so
 // an overflow is a reported failure and never undefined behaviour. A raw `*` or `+` on an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Element type → DLDataType, through a trait users can specialize for their own types.
 #ifndef DLPACK_MDSPAN_DTYPE_HPP
 #define DLPACK_MDSPAN_DTYPE_HPP

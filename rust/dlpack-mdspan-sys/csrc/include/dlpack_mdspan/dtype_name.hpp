@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DLPack dtypes by name ("float32", "bfloat16", "float8_e4m3fn"), and the bit widths each
 // type code can have. Below error.hpp, whose messages word dtypes by these names.
 #ifndef DLPACK_MDSPAN_DTYPE_NAME_HPP

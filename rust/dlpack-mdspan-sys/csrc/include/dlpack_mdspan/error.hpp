@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error reporting: one code per failure (errc), a message that names the values involved,
 // a throwing form (dlpack_error) and a non-throwing form (result<T>).
 //

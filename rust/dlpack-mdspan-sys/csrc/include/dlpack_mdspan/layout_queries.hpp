@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
 // leading (unit-stride) one, in which order do the strides run (CuTe's stride order and
 // the requirements built on these answers are in layout_requirements.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Owning DLPack tensors both ways: managed_tensor (adopt, view, release) and
 // to_managed_tensor / to_managed_tensor_copy / to_legacy_managed_tensor.
 //

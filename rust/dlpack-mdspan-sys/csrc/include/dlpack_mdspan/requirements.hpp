@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runtime requirements on a DLTensor, for consumers that learn the expected type at run
 // time (the C facade, Python bindings): one plain struct, like nanobind's ndarray
 // constraints, checked by the same core as the typed import.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Structural validation of a foreign DLTensor, independent of any C++ type: the one core
 // that to_mdspan, the owning tensors and the C facade all call.
 //

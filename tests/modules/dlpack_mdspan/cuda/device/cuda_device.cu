@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/cuda.hpp compiled by nvcc, on a real GPU: device_of on every kind of CUDA
 // allocation (DLPack's ids: the ordinal for device memory, 0 for managed and pinned),
 // kernels writing through views imported from DLPack, managed tensors whose owners free
