@@ -108,6 +108,10 @@ typedef struct dlpm_version_info {
 
 DLPM_API dlpm_status dlpm_version(dlpm_version_info* out) DLPM_NOEXCEPT;
 
+/** The largest rank the library accepts (the C++ core's max_ndim): every ndim is in
+ * [0, DLPM_MAX_NDIM]. Bindings size their index and stride arrays with it. */
+#define DLPM_MAX_NDIM 64
+
 /**< ---- inspection --------------------------------------------------------------------- */
 
 /** Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
@@ -150,6 +154,23 @@ DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* 
  * ndim is 0. Validation guarantees that, for every index inside the shape, the sum of
  * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
 DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
+
+/** Bytes one element of `dtype` occupies as stored: bits * lanes / 8, or with
+ * `subbyte_padded` nonzero (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) one byte per lane of
+ * a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte elements,
+ * which share bytes) or bits is 0. Never fails. */
+DLPM_API size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) DLPM_NOEXCEPT;
+
+/** 1 when the host CPU may dereference memory of `device_type` (kDLCPU, kDLCUDAHost,
+ * kDLCUDAManaged, kDLROCMHost), else 0: what element access on the host, and
+ * dlpm_managed_copy_to_host, require. Never fails. */
+DLPM_API int32_t dlpm_is_host_accessible(int32_t device_type) DLPM_NOEXCEPT;
+
+/** The bytes a valid tensor's elements occupy, as offsets from tensor->data: [*begin, *end),
+ * byte_offset included, negative strides included (begin may be negative). Packed sub-byte
+ * elements share bytes; `flags` (a managed tensor's) says whether they are padded. An empty
+ * tensor addresses nothing: *begin == *end == byte_offset. */
+DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) DLPM_NOEXCEPT;
 
 /**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
@@ -241,6 +262,27 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
 
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
+
+/** Calls a legacy (pre-1.0) tensor's deleter (if any), by the same rule: NULL is a no-op,
+ * and a deleter that throws ends the process with a message. */
+DLPM_API void dlpm_legacy_delete(DLManagedTensor* tensor) DLPM_NOEXCEPT;
+
+/** New compact row-major kDLCPU memory for a tensor of `shape` (ndim entries) and `dtype`,
+ * 64-byte aligned and uninitialised, owned by *out (its deleter frees it); `flags` are
+ * stored as given (say DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED for padded sub-byte
+ * storage). What a DLPack exchange API's managed_tensor_allocator hands out. The
+ * description is validated like dlpm_validate; a size that cannot be allocated is
+ * DLPM_E_OUT_OF_MEMORY. */
+DLPM_API dlpm_status dlpm_managed_alloc_host(int32_t ndim, const int64_t* shape, DLDataType dtype, uint64_t flags,
+                                             DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** A compact row-major kDLCPU copy of `tensor` in new memory owned by *out (as
+ * dlpm_managed_alloc_host), flagged IS_COPIED; READ_ONLY is not carried over (the copy
+ * aliases nothing), the sub-byte padding flag is. The source's memory must be readable by
+ * the CPU (dlpm_is_host_accessible), else DLPM_E_DEVICE_MISMATCH; a packed sub-byte source
+ * must be row-major contiguous, else DLPM_E_SUBBYTE_NOT_VIEWABLE. `tensor` stays the
+ * caller's. */
+DLPM_API dlpm_status dlpm_managed_copy_to_host(const DLManagedTensorVersioned* tensor, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** For a tensor just received from a producer: if its major version is not this library's,
  * calls its deleter at once and returns DLPM_E_VERSION_MISMATCH (the tensor is gone).

@@ -171,6 +171,7 @@ DLPM_SAME_CODE(UNSUPPORTED_VERSION, unsupported_version)
 DLPM_SAME_CODE(PRODUCER_FAILED, producer_failed)
 #undef DLPM_SAME_CODE
 static_assert(DLPM_E_PRODUCER_FAILED == static_cast<int>(dm::last_errc), "a new errc needs its DLPM_E_ code");
+static_assert(DLPM_MAX_NDIM == dm::max_ndim, "the facade's rank limit is the core's");
 
 extern "C" {
 
@@ -284,6 +285,23 @@ dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capaci
   return DLPM_OK;
 }
 
+size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) noexcept {
+  return static_cast<size_t>(dm::storage_itemsize(dtype, subbyte_padded != 0));
+}
+
+int32_t dlpm_is_host_accessible(int32_t device_type) noexcept { return dm::is_host_accessible(device_type) ? 1 : 0; }
+
+dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_byte_span", "tensor");
+  if (begin == nullptr) return null_argument("dlpm_byte_span", "begin");
+  if (end == nullptr) return null_argument("dlpm_byte_span", "end");
+  const auto span = dm::byte_span(*tensor, (flags & dm::flag_is_subbyte_type_padded) != 0);
+  if (!span) return fail(span.error());
+  *begin = span->begin;
+  *end = span->end;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
@@ -359,6 +377,26 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
 }
 
 void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+
+void dlpm_legacy_delete(DLManagedTensor* tensor) noexcept { dm::detail::call_deleter(tensor); }
+
+dlpm_status dlpm_managed_alloc_host(int32_t ndim, const int64_t* shape, DLDataType dtype, uint64_t flags,
+                                    DLManagedTensorVersioned** out) noexcept {
+  if (out == nullptr) return null_argument("dlpm_managed_alloc_host", "out");
+  auto made = dm::try_allocate_host_tensor(ndim, shape, dtype, flags);
+  if (!made) return fail(made.error());
+  *out = made->release();
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_managed_copy_to_host(const DLManagedTensorVersioned* tensor, DLManagedTensorVersioned** out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_managed_copy_to_host", "tensor");
+  if (out == nullptr) return null_argument("dlpm_managed_copy_to_host", "out");
+  auto made = dm::try_copy_to_host(tensor->dl_tensor, tensor->flags);
+  if (!made) return fail(made.error());
+  *out = made->release();
+  return DLPM_OK;
+}
 
 dlpm_status dlpm_managed_check_version(DLManagedTensorVersioned* tensor) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_managed_check_version", "tensor");

@@ -20,6 +20,7 @@
 #include <dlpack_mdspan/import.hpp>
 #include <dlpack_mdspan/dispatch.hpp>
 #include <dlpack_mdspan/managed.hpp>
+#include <dlpack_mdspan/host_copy.hpp>
 #include <dlpack_mdspan/requirements.hpp>
 
 #endif

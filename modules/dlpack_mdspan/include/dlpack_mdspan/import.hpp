@@ -6,6 +6,7 @@
 #include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/layout_requirements.hpp>
@@ -487,6 +488,15 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
 
 }  // namespace dlpack_mdspan::detail
 
+namespace dlpack_mdspan::inline DLPM_ABI::detail {
+
+// try_view's refusal of a mutable element type over a READ_ONLY tensor, worded off the hot path.
+DLPM_COLD inline error read_only_view_refusal() noexcept {
+  return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
+}
+
+}  // namespace dlpack_mdspan::detail
+
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
 /// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
@@ -518,6 +528,32 @@ template <pointer_mdspan M>
 template <pointer_mdspan M>
 [[nodiscard]] M to_mdspan(const DLTensor& tensor, const import_options& options) {
   return detail::value_or_throw(try_to_mdspan<M>(tensor, options));
+}
+
+/// A view of a tensor that carries DLPack flags (a managed tensor's, a Python producer's):
+/// the import rules for M, plus a mutable element type over a READ_ONLY tensor is
+/// errc::read_only, and padded sub-byte storage (IS_SUBBYTE_TYPE_PADDED) is honoured. The
+/// one place these flag rules live: managed_tensor::try_view and the Python casters call it.
+template <pointer_mdspan M>
+[[nodiscard]] DLPM_HOT_INLINE inline result<M> try_view(const DLTensor& tensor, std::uint64_t flags) noexcept {
+  if (!std::is_const_v<typename M::element_type> && (flags & flag_read_only) != 0) [[unlikely]]
+    return unexpected_error(detail::read_only_view_refusal());
+  // The common case, packed storage, keeps the import's compile-time defaults.
+  if ((flags & flag_is_subbyte_type_padded) == 0) [[likely]]
+    return try_to_mdspan<M>(tensor);
+  import_options opts;
+  opts.subbyte_padded = true;
+  return try_to_mdspan<M>(tensor, opts);
+}
+
+/// The same, with import_options (subbyte_padded comes from `flags`).
+template <pointer_mdspan M>
+[[nodiscard]] result<M> try_view(const DLTensor& tensor, std::uint64_t flags, const import_options& options) noexcept {
+  if (!std::is_const_v<typename M::element_type> && (flags & flag_read_only) != 0)
+    return unexpected_error(detail::read_only_view_refusal());
+  import_options opts = options;
+  opts.subbyte_padded = (flags & flag_is_subbyte_type_padded) != 0;
+  return try_to_mdspan<M>(tensor, opts);
 }
 
 /// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal, so

@@ -47,6 +47,36 @@ inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
 
 DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
 
+/// The bytes a tensor's elements occupy, as offsets from `data`: [begin, end).
+struct byte_range {
+  std::int64_t begin = 0;  ///< the first byte of the lowest-addressed element (byte_offset included)
+  std::int64_t end = 0;    ///< one past the last byte of the highest-addressed element
+};
+
+/// The byte range a valid tensor addresses, for callers that must know the memory it
+/// reaches (a buffer it must lie inside, a copy of it): the lowest and highest element the
+/// strides reach (negative strides included) and the bytes between. Packed sub-byte
+/// elements share bytes (a partly used byte counts whole); with `subbyte_padded` each
+/// sub-byte lane takes a byte. An empty tensor addresses nothing: begin == end ==
+/// byte_offset. Fails with check_structure's error for an invalid tensor.
+inline result<byte_range> byte_span(const DLTensor& t, bool subbyte_padded = false) noexcept {
+  error err;
+  tensor_summary s;
+  const structure_options opts{null_strides_policy::row_major, subbyte_padded};
+  if (!check_structure(t, opts, s, &err)) return unexpected_error(err);
+  const auto base = static_cast<std::int64_t>(t.byte_offset);  // check_structure: it fits
+  if (s.numel == 0) return byte_range{base, base};
+  const std::int64_t bits = s.itemsize != 0 ? static_cast<std::int64_t>(s.itemsize) * 8
+                                            : std::int64_t{t.dtype.bits} * t.dtype.lanes;  // packed sub-byte
+  // floor(lowest * bits / 8) and ceil((highest + 1) * bits / 8), in checked arithmetic.
+  std::int64_t low_bits = 0, high_bits = 0, begin = 0, end = 0;
+  if (detail::mul_overflows(s.lowest_index, bits, &low_bits) || detail::mul_overflows(s.highest_index + 1, bits, &high_bits) ||
+      detail::add_overflows(base, low_bits / 8 - (low_bits % 8 < 0 ? 1 : 0), &begin) ||
+      detail::add_overflows(base, high_bits / 8 + (high_bits % 8 > 0 ? 1 : 0), &end))
+    return unexpected_error(error::format(errc::span_overflow, "byte_span: the addressed bytes overflow int64"));
+  return byte_range{begin, end};
+}
+
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
 /// count as row-major. A tensor that fails validate() is never contiguous.
 inline bool is_c_contiguous(const DLTensor& t) noexcept { return detail::is_compact(t, true); }

@@ -288,22 +288,17 @@ class managed_tensor {
 
   /// A validated view through the import rules, plus: a mutable element type on a
   /// READ_ONLY tensor is errc::read_only, and padded sub-byte storage is honoured.
+  /// (dlpack_mdspan::try_view over the tensor and its flags.)
   template <pointer_mdspan M>
   [[nodiscard]] DLPM_HOT_INLINE result<M> try_view() const& noexcept DLPM_LIFETIMEBOUND {
-    if (view_refused<M>()) return unexpected_error(view_refusal());
-    // The common case, packed storage, keeps the import's compile-time defaults.
-    if ((tensor_->flags & flag_is_subbyte_type_padded) == 0) return try_to_mdspan<M>(tensor_->dl_tensor);
-    import_options opts;
-    opts.subbyte_padded = true;
-    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+    if (tensor_ == nullptr) [[unlikely]] return unexpected_error(empty_view_refusal());
+    return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags);
   }
   /// The same, with import_options (subbyte_padded comes from the tensor's flags).
   template <pointer_mdspan M>
   [[nodiscard]] result<M> try_view(const import_options& options) const& noexcept DLPM_LIFETIMEBOUND {
-    if (view_refused<M>()) return unexpected_error(view_refusal());
-    import_options opts = options;
-    opts.subbyte_padded = (tensor_->flags & flag_is_subbyte_type_padded) != 0;
-    return try_to_mdspan<M>(tensor_->dl_tensor, opts);
+    if (tensor_ == nullptr) return unexpected_error(empty_view_refusal());
+    return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags, options);
   }
   /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
   template <pointer_mdspan M>
@@ -347,15 +342,8 @@ class managed_tensor {
  private:
   explicit managed_tensor(DLManagedTensorVersioned* p) noexcept : tensor_(p) {}
 
-  // A view of M cannot be taken whatever the import rules say: no tensor, or a mutable
-  // element type over a READ_ONLY tensor. The message is worded off the hot path.
-  template <class M>
-  DLPM_HOT_INLINE bool view_refused() const noexcept {
-    return tensor_ == nullptr || (!std::is_const_v<typename M::element_type> && is_read_only());
-  }
-  DLPM_COLD error view_refusal() const noexcept {
-    if (tensor_ == nullptr) return error::format(errc::null_pointer, "view: the managed_tensor is empty");
-    return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
+  DLPM_COLD static error empty_view_refusal() noexcept {
+    return error::format(errc::null_pointer, "view: the managed_tensor is empty");
   }
   DLManagedTensorVersioned* tensor_ = nullptr;
 };
