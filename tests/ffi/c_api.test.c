@@ -55,6 +55,13 @@ static DLDataType dtype(uint8_t code, uint8_t bits, uint16_t lanes) {
   return d;
 }
 
+static DLDevice host_device(void) {
+  DLDevice d;
+  d.device_type = kDLCPU;
+  d.device_id = 0;
+  return d;
+}
+
 static int releases = 0;
 static void count_release(void* ctx) {
   ++releases;
@@ -667,6 +674,97 @@ static void test_to_legacy_checks_the_version(void) {
 }
 
 /* One vocabulary: every status has its own name, the same as the C++ errc's. */
+/* The queries bindings ask instead of re-deriving: itemsize, host access, byte span, rank. */
+static void test_binding_queries(void) {
+  static float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {1, -3}, begin = -1, end = -1;
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  CHECK(DLPM_MAX_NDIM == 64);
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat, 32, 1), 0) == 4);
+  CHECK(dlpm_storage_itemsize(dtype(kDLUInt, 8, 3), 0) == 3);
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat4_e2m1fn, 4, 1), 0) == 0); /* half a byte */
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat4_e2m1fn, 4, 1), 1) == 1); /* padded */
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat4_e2m1fn, 4, 2), 0) == 1);
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat, 0, 1), 0) == 0);
+  CHECK(dlpm_is_host_accessible(kDLCPU) == 1);
+  CHECK(dlpm_is_host_accessible(kDLCUDAHost) == 1);
+  CHECK(dlpm_is_host_accessible(kDLCUDAManaged) == 1);
+  CHECK(dlpm_is_host_accessible(kDLROCMHost) == 1);
+  CHECK(dlpm_is_host_accessible(kDLCUDA) == 0);
+  CHECK(dlpm_is_host_accessible(kDLOneAPI) == 0);
+  CHECK(dlpm_is_host_accessible(-1) == 0);
+  CHECK(dlpm_is_host_accessible(1000) == 0);
+
+  t.byte_offset = 9 * 4; /* column j at data[9 - 3j]: elements 0..11 */
+  CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);
+  CHECK(begin == 0 && end == 48);
+  t.byte_offset = 0; /* now the negative stride reaches below data */
+  CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);
+  CHECK(begin == -36 && end == 12);
+  shape[0] = 0;
+  CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);
+  CHECK(begin == 0 && end == 0);
+  shape[0] = -1;
+  begin = end = 7;
+  CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_E_NEGATIVE_EXTENT);
+  CHECK(begin == 7 && end == 7); /* out-parameters untouched on failure */
+  CHECK_STATUS(dlpm_byte_span(NULL, 0, &begin, &end), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_byte_span(&t, 0, NULL, &end), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, NULL), DLPM_E_NULL_POINTER);
+}
+
+static void test_legacy_delete(void) {
+  DLManagedTensor* legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
+  DLManagedTensor no_deleter;
+  deleter_calls = 0;
+  legacy->deleter = counting_legacy_deleter;
+  dlpm_legacy_delete(legacy);
+  CHECK(deleter_calls == 1);
+  memset(&no_deleter, 0, sizeof no_deleter);
+  dlpm_legacy_delete(&no_deleter); /* a NULL deleter: nothing to call */
+  dlpm_legacy_delete(NULL);
+  CHECK(deleter_calls == 1);
+}
+
+static void test_alloc_and_copy_to_host(void) {
+  static float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {1, 3}, bad[2] = {3, -4};
+  DLManagedTensorVersioned *source = NULL, *copy = NULL, *fresh = NULL;
+  const float* out;
+  int i, j, ok = 1;
+  for (i = 0; i < 12; ++i) data[i] = (float)i;
+  /* A column-major, READ_ONLY source. */
+  CHECK_STATUS(dlpm_managed_new(data, 2, shape, strides, dtype(kDLFloat, 32, 1), host_device(), 0, DLPACK_FLAG_BITMASK_READ_ONLY,
+                                NULL, NULL, &source),
+               DLPM_OK);
+  CHECK_STATUS(dlpm_managed_copy_to_host(source, &copy), DLPM_OK);
+  CHECK(copy != NULL && copy->dl_tensor.data != data);
+  CHECK(copy->flags == DLPACK_FLAG_BITMASK_IS_COPIED);
+  CHECK(copy->dl_tensor.strides[0] == 4 && copy->dl_tensor.strides[1] == 1);
+  CHECK(((uintptr_t)copy->dl_tensor.data) % 64 == 0);
+  out = (const float*)copy->dl_tensor.data;
+  for (i = 0; i < 3; ++i)
+    for (j = 0; j < 4; ++j) ok &= out[i * 4 + j] == data[i + 3 * j];
+  CHECK(ok);
+  dlpm_managed_delete(copy);
+  source->dl_tensor.device.device_type = kDLCUDA;
+  copy = NULL;
+  CHECK_STATUS(dlpm_managed_copy_to_host(source, &copy), DLPM_E_DEVICE_MISMATCH);
+  CHECK(copy == NULL);
+  dlpm_managed_delete(source);
+  CHECK_STATUS(dlpm_managed_copy_to_host(NULL, &copy), DLPM_E_NULL_POINTER);
+
+  CHECK_STATUS(dlpm_managed_alloc_host(2, shape, dtype(kDLInt, 16, 1), 0, &fresh), DLPM_OK);
+  CHECK(fresh != NULL && fresh->dl_tensor.device.device_type == kDLCPU && fresh->flags == 0);
+  CHECK(fresh->dl_tensor.strides[0] == 4 && fresh->dl_tensor.strides[1] == 1);
+  memset(fresh->dl_tensor.data, 0xff, 3 * 4 * 2); /* all of it is ours to write */
+  dlpm_managed_delete(fresh);
+  fresh = NULL;
+  CHECK_STATUS(dlpm_managed_alloc_host(2, bad, dtype(kDLInt, 16, 1), 0, &fresh), DLPM_E_NEGATIVE_EXTENT);
+  CHECK(fresh == NULL);
+  CHECK_STATUS(dlpm_managed_alloc_host(2, shape, dtype(kDLInt, 16, 1), 0, NULL), DLPM_E_NULL_POINTER);
+}
+
 static void test_every_status_is_named(void) {
   dlpm_status s;
   for (s = 0; s <= DLPM_E_PRODUCER_FAILED; ++s) CHECK(strcmp(dlpm_status_string(s), "unknown status") != 0);
@@ -690,6 +788,9 @@ int main(void) {
   test_requirements_are_checked();
   test_to_legacy_checks_the_version();
   test_every_status_is_named();
+  test_binding_queries();
+  test_legacy_delete();
+  test_alloc_and_copy_to_host();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

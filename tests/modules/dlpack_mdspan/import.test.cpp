@@ -523,3 +523,34 @@ TEST_CASE("an empty tensor's compact strides must fit index_type (found by the d
   using i16_right = std::mdspan<int, std::dextents<std::int16_t, 3>>;
   CHECK(import_error<i16_right>(fine.get()) == dm::errc::ok);
 }
+
+TEST_CASE("try_view: a tensor's flags, READ_ONLY and padded sub-byte storage, in one rule") {
+  float buf[6] = {0, 1, 2, 3, 4, 5};
+  tensor_builder b(buf, f32, {2, 3}, {3, 1});
+  using writable = std::mdspan<float, std::dextents<int, 2>>;
+  using readable = std::mdspan<const float, std::dextents<int, 2>>;
+  CHECK(dm::try_view<writable>(b.get(), 0));
+  auto refused = dm::try_view<writable>(b.get(), dm::flag_read_only);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == dm::errc::read_only);
+  auto ok = dm::try_view<readable>(b.get(), dm::flag_read_only | dm::flag_is_copied);
+  REQUIRE(ok);
+  CHECK((*ok)[1, 2] == 5.f);
+  dm::import_options opts;
+  opts.device_id = 1;
+  auto wrong_device = dm::try_view<readable>(b.get(), 0, opts);
+  REQUIRE_FALSE(wrong_device);
+  CHECK(wrong_device.error().code() == dm::errc::device_id_mismatch);
+  CHECK(dm::try_view<writable>(b.get(), dm::flag_read_only, dm::import_options{}).error().code() == dm::errc::read_only);
+}
+
+TEST_CASE("try_view: padded sub-byte storage views one element per byte") {
+  std::uint8_t bytes[4] = {1, 2, 3, 4};
+  tensor_builder b(bytes, dlpm_test::dt(kDLFloat4_e2m1fn, 4), {4}, {1});
+  using fp4 = std::mdspan<const dm::float4_e2m1fn, std::dextents<int, 1>>;
+  CHECK_FALSE(dm::try_view<fp4>(b.get(), 0));  // packed: two per byte, not viewable
+  auto padded = dm::try_view<fp4>(b.get(), dm::flag_is_subbyte_type_padded);
+  REQUIRE(padded);
+  CHECK((*padded)[3].bits == 4);
+  CHECK(dm::try_view<fp4>(b.get(), dm::flag_is_subbyte_type_padded, dm::import_options{}));
+}

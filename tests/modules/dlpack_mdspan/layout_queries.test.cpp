@@ -92,3 +92,56 @@ TEST_CASE("contiguity is false for every tensor validate refuses, also after a z
   tensor_builder null_data(nullptr, f32, {2, 2}, {2, 1});
   CHECK_FALSE(dm::is_c_contiguous(null_data.get()));
 }
+
+TEST_CASE("byte_span: the bytes the elements reach, negative strides and offsets included") {
+  float buf[32] = {};
+  tensor_builder c(buf, f32, {2, 3}, {3, 1});
+  auto s = dm::byte_span(c.get());
+  REQUIRE(s);
+  CHECK(s->begin == 0);
+  CHECK(s->end == 6 * 4);
+  tensor_builder padded_rows(buf, f32, {2, 3}, {8, 1}, 4 * 4);  // row pitch 8, starts at element 4
+  s = dm::byte_span(padded_rows.get());
+  REQUIRE(s);
+  CHECK(s->begin == 16);
+  CHECK(s->end == 16 + (8 + 2 + 1) * 4);
+  tensor_builder reversed(buf, f32, {4}, {-1}, 3 * 4);  // elements 3, 2, 1, 0
+  s = dm::byte_span(reversed.get());
+  REQUIRE(s);
+  CHECK(s->begin == 0);
+  CHECK(s->end == 16);
+  tensor_builder broadcast(buf, f32, {5, 2}, {0, 1});
+  s = dm::byte_span(broadcast.get());
+  REQUIRE(s);
+  CHECK(s->end - s->begin == 8);
+  auto implicit = tensor_builder::without_strides(buf, f32, {2, 2});
+  s = dm::byte_span(implicit.get());
+  REQUIRE(s);
+  CHECK(s->end == 16);
+}
+
+TEST_CASE("byte_span: empty tensors address nothing; sub-byte elements share bytes unless padded") {
+  float buf[8] = {};
+  tensor_builder empty(buf, f32, {0, 3}, {3, 1}, 8);
+  auto s = dm::byte_span(empty.get());
+  REQUIRE(s);
+  CHECK(s->begin == 8);
+  CHECK(s->end == 8);
+  const DLDataType fp4 = dlpm_test::dt(kDLFloat4_e2m1fn, 4);
+  tensor_builder packed(buf, fp4, {3}, {1});
+  s = dm::byte_span(packed.get());
+  REQUIRE(s);
+  CHECK(s->begin == 0);
+  CHECK(s->end == 2);  // three nibbles: a byte and a half, the half counted whole
+  s = dm::byte_span(packed.get(), /*subbyte_padded=*/true);
+  REQUIRE(s);
+  CHECK(s->end == 3);
+}
+
+TEST_CASE("byte_span: an invalid tensor gets the structural error") {
+  float buf[4] = {};
+  tensor_builder negative(buf, f32, {2, -1}, {1, 1});
+  auto s = dm::byte_span(negative.get());
+  REQUIRE_FALSE(s);
+  CHECK(s.error().code() == dm::errc::negative_extent);
+}

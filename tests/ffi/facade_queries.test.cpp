@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Each facade query that bindings ask instead of re-deriving a rule gives the C++ core's
+// answer, over every dtype triple, every device type and many generated tensors.
+#include <doctest/doctest.h>
+
+#include <dlpack_mdspan.h>
+
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace dm = dlpack_mdspan;
+
+TEST_CASE("DLPM_MAX_NDIM is the core's max_ndim") { CHECK(DLPM_MAX_NDIM == dm::max_ndim); }
+
+TEST_CASE("dlpm_storage_itemsize is the core's storage_itemsize for every code and bit width") {
+  for (int code = 0; code < 24; ++code)
+    for (int bits = 0; bits < 256; ++bits)
+      for (int lanes : {1, 2, 3, 4, 16})
+        for (int padded : {0, 1}) {
+          const DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), static_cast<std::uint16_t>(lanes)};
+          REQUIRE(dlpm_storage_itemsize(d, padded) == dm::storage_itemsize(d, padded != 0));
+        }
+}
+
+TEST_CASE("dlpm_is_host_accessible is the core's is_host_accessible for every device type") {
+  for (int type = -4; type < 64; ++type) REQUIRE(dlpm_is_host_accessible(type) == (dm::is_host_accessible(type) ? 1 : 0));
+}
+
+namespace {
+
+// Small random tensors over a real buffer: ranks 0..4, extents 0..4, strides in [-6, 6]
+// (or NULL), offsets inside the buffer, whole-byte, packed and padded sub-byte dtypes.
+struct random_tensor {
+  std::int64_t shape[4] = {}, strides[4] = {};
+  DLTensor t{};
+  std::uint64_t flags = 0;
+  random_tensor(std::mt19937_64& rng, void* base) {
+    auto pick = [&](int lo, int hi) { return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    static const DLDataType dtypes[] = {{kDLFloat, 32, 1}, {kDLInt, 8, 1}, {kDLUInt, 16, 3}, {kDLFloat4_e2m1fn, 4, 1},
+                                        {kDLFloat6_e2m3fn, 6, 1}, {kDLComplex, 64, 1}};
+    t.ndim = pick(0, 4);
+    t.dtype = dtypes[pick(0, 5)];
+    flags = t.dtype.bits < 8 && pick(0, 1) ? dm::flag_is_subbyte_type_padded : 0;
+    for (int r = 0; r < t.ndim; ++r) {
+      shape[r] = pick(0, 4);
+      strides[r] = pick(-6, 6);
+    }
+    t.shape = t.ndim ? shape : nullptr;
+    t.strides = t.ndim && pick(0, 4) ? strides : nullptr;
+    const std::uint64_t item = std::max<std::uint64_t>(1, dm::storage_itemsize(t.dtype, flags != 0));
+    t.byte_offset = static_cast<std::uint64_t>(pick(0, 64)) * item;
+    t.data = base;
+    t.device = DLDevice{pick(0, 3) ? kDLCPU : kDLCUDA, 0};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("dlpm_byte_span and dlpm_managed_copy_to_host give the core's answers on generated tensors") {
+  alignas(64) static unsigned char buffer[4096];
+  for (std::size_t i = 0; i < sizeof buffer; ++i) buffer[i] = static_cast<unsigned char>(i * 7 + 3);
+  unsigned char* middle = buffer + 2048;  // negative strides reach below data
+  std::mt19937_64 rng(20261124);
+  int compared_spans = 0, compared_copies = 0;
+  for (int n = 0; n < 20000; ++n) {
+    random_tensor r(rng, middle);
+    const DLTensor& t = r.t;
+    std::int64_t begin = -1, end = -1;
+    const dlpm_status s = dlpm_byte_span(&t, r.flags, &begin, &end);
+    const auto core = dm::byte_span(t, r.flags != 0);
+    REQUIRE((s == DLPM_OK) == static_cast<bool>(core));
+    if (!core) {
+      REQUIRE(s == static_cast<dlpm_status>(core.error().code()));
+      continue;
+    }
+    REQUIRE(begin == core->begin);
+    REQUIRE(end == core->end);
+    ++compared_spans;
+
+    // The copy holds, in row-major order, the bytes of every element the core addresses.
+    DLManagedTensorVersioned source{};
+    source.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    source.dl_tensor = t;
+    source.flags = r.flags;
+    DLManagedTensorVersioned* copy = nullptr;
+    const dlpm_status c = dlpm_managed_copy_to_host(&source, &copy);
+    const auto core_copy = dm::try_copy_to_host(t, r.flags);
+    REQUIRE((c == DLPM_OK) == static_cast<bool>(core_copy));
+    if (c != DLPM_OK) {
+      REQUIRE(c == static_cast<dlpm_status>(core_copy.error().code()));
+      continue;
+    }
+    const std::uint64_t item = dm::storage_itemsize(t.dtype, r.flags != 0);
+    std::int64_t numel = 0, nbytes = 0;
+    REQUIRE(dlpm_numel(&t, &numel) == DLPM_OK);
+    const auto* got = static_cast<const unsigned char*>(copy->dl_tensor.data);
+    REQUIRE(copy->flags == (dm::flag_is_copied | r.flags));
+    if (item == 0) {  // packed sub-byte: row-major contiguous, the bytes as they are
+      REQUIRE(dlpm_nbytes(&t, &nbytes) == DLPM_OK);
+      REQUIRE(std::memcmp(got, middle + t.byte_offset, static_cast<std::size_t>(nbytes)) == 0);
+    } else {
+      std::int64_t index[4] = {};
+      for (std::int64_t k = 0; k < numel; ++k) {
+        std::int64_t rest = k;
+        for (int d = t.ndim - 1; d >= 0; --d) {
+          index[d] = rest % t.shape[d];
+          rest /= t.shape[d];
+        }
+        // The element's address by the core's element_byte_offset (whole-byte elements).
+        std::int64_t at = static_cast<std::int64_t>(t.byte_offset);
+        for (int d = 0; d < t.ndim; ++d) at += index[d] * dm::stride_at(t, d) * static_cast<std::int64_t>(item);
+        REQUIRE(std::memcmp(got + k * static_cast<std::int64_t>(item), middle + at, item) == 0);
+      }
+    }
+    dlpm_managed_delete(copy);
+    ++compared_copies;
+  }
+  CHECK(compared_spans > 5000);
+  CHECK(compared_copies > 2000);
+}
