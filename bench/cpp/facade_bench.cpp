@@ -46,7 +46,7 @@ dlpm_requirements c_requirements() {
 
 dm::tensor_requirements cxx_requirements() {
   dm::tensor_requirements req;
-  req.any_dtype = false;
+  req.check_dtype = true;
   req.dtype = DLDataType{kDLFloat, 32, 1};
   req.ndim = 2;
   req.order = 'C';

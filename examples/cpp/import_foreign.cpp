@@ -36,7 +36,7 @@ using any_matrix = std::mdspan<T, std::dextents<std::int64_t, 2>, std::layout_st
 int main() {
   const DLTensor t = foreign_tensor();
   std::printf("foreign tensor: C-contiguous=%d F-contiguous=%d leading dimension=%d\n", dm::is_c_contiguous(t),
-              dm::is_f_contiguous(t), *dm::leading_dimension(t));
+              dm::is_f_contiguous(t), *dm::leading_dim(t));
 
   // The layout we expect (column-major), typed, validated, byte_offset applied.
   auto cols = dm::to_mdspan<std::mdspan<const float, std::dextents<int, 2>, std::layout_left>>(t);

@@ -74,7 +74,7 @@ dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t 
 dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
   dm::tensor_requirements c;
   c.layout = layout_to_core(r, ndim);
-  c.any_dtype = r.check_dtype == 0;
+  c.check_dtype = r.check_dtype != 0;
   c.dtype = r.dtype;
   c.ndim = r.ndim;
   c.shape = r.shape;
@@ -242,7 +242,7 @@ dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out)
 dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_leading_dim", "tensor");
   if (out == nullptr) return null_argument("dlpm_leading_dim", "out");
-  const dm::result<std::int32_t> r = dm::leading_dimension(*tensor);
+  const dm::result<std::int32_t> r = dm::leading_dim(*tensor);
   if (!r) return fail(r.error());
   *out = *r;
   return DLPM_OK;
@@ -253,7 +253,7 @@ dlpm_status dlpm_stride_order(const DLTensor* tensor, int32_t* out, int32_t capa
   if (out == nullptr) return null_argument("dlpm_stride_order", "out");
   if (capacity < 0)
     return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_stride_order: capacity = %d is negative", capacity));
-  const auto r = dm::dim_order(*tensor, std::span<std::int32_t>(out, static_cast<std::size_t>(capacity)));
+  const auto r = dm::stride_order(*tensor, std::span<std::int32_t>(out, static_cast<std::size_t>(capacity)));
   return r ? DLPM_OK : fail(r.error());
 }
 

@@ -93,7 +93,7 @@ struct live_requirements {
   std::unique_ptr<std::int32_t[]> types;
 
   explicit live_requirements(const requirements_spec& s) {
-    req.any_dtype = s.any_dtype;
+    req.check_dtype = !s.any_dtype;
     req.dtype = s.dtype;
     req.ndim = s.ndim;
     if (s.has_shape) {

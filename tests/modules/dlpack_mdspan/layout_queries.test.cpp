@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// is_c_contiguous / is_f_contiguous / leading_dimension / stride_order.
+// is_c_contiguous / is_f_contiguous / leading_dim / stride_ranks / byte_span.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
@@ -47,38 +47,38 @@ TEST_CASE("contiguity answers false, not UB, for garbage") {
 TEST_CASE("leading dimension follows CuTe's rule: the unit stride, the big one among several, or none") {
   float buf[24] = {};
   tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
-  CHECK(*dm::leading_dimension(c.get()) == 2);
+  CHECK(*dm::leading_dim(c.get()) == 2);
   tensor_builder f(buf, f32, {2, 3, 4}, {1, 2, 6});
-  CHECK(*dm::leading_dimension(f.get()) == 0);
+  CHECK(*dm::leading_dim(f.get()) == 0);
   tensor_builder one_big(buf, f32, {1, 4, 1}, {1, 1, 1});  // PyTorch's size-1 strides: mode 1 is the one
-  CHECK(*dm::leading_dimension(one_big.get()) == 1);
+  CHECK(*dm::leading_dim(one_big.get()) == 1);
   tensor_builder amb(buf, f32, {1, 1, 1}, {1, 1, 1});
-  auto r = dm::leading_dimension(amb.get());
+  auto r = dm::leading_dim(amb.get());
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == dm::errc::ambiguous_layout);
   CHECK(std::string(r.error().what()) ==
         "leading dimension is ambiguous: 3 modes have stride 1 and 0 of them extent > 1 (the first is mode 0); require the "
         "one you need (layout_requirements::leading_dim)");
   tensor_builder two_big(buf, f32, {2, 3}, {1, 1});
-  CHECK(dm::leading_dimension(two_big.get()).error().code() == dm::errc::ambiguous_layout);
+  CHECK(dm::leading_dim(two_big.get()).error().code() == dm::errc::ambiguous_layout);
   tensor_builder none(buf, f32, {2, 3}, {6, 2});  // no unit stride: no leading dimension
-  CHECK(*dm::leading_dimension(none.get()) == -1);
+  CHECK(*dm::leading_dim(none.get()) == -1);
 }
 
 TEST_CASE("stride order ranks dimensions by stride") {
   float buf[24] = {};
   std::int32_t order[3] = {};
   tensor_builder c(buf, f32, {2, 3, 4}, {12, 4, 1});
-  auto o = dm::stride_order(c.get(), order);
+  auto o = dm::stride_ranks(c.get(), order);
   REQUIRE(o.has_value());
   CHECK(std::vector<std::int32_t>(o->begin(), o->end()) == std::vector<std::int32_t>{2, 1, 0});
   tensor_builder p(buf, f32, {2, 3, 4}, {4, 1, 12});
-  REQUIRE(dm::stride_order(p.get(), order).has_value());
+  REQUIRE(dm::stride_ranks(p.get(), order).has_value());
   CHECK(std::vector<std::int32_t>(order, order + 3) == std::vector<std::int32_t>{1, 0, 2});
   tensor_builder amb(buf, f32, {1, 4, 1}, {1, 1, 1});
-  CHECK(dm::stride_order(amb.get(), order).error().code() == dm::errc::ambiguous_layout);
+  CHECK(dm::stride_ranks(amb.get(), order).error().code() == dm::errc::ambiguous_layout);
   std::int32_t small[1];
-  CHECK(dm::stride_order(c.get(), small).error().code() == dm::errc::invalid_argument);
+  CHECK(dm::stride_ranks(c.get(), small).error().code() == dm::errc::invalid_argument);
 }
 
 TEST_CASE("contiguity is false for every tensor validate refuses, also after a zero extent") {
@@ -145,3 +145,23 @@ TEST_CASE("byte_span: an invalid tensor gets the structural error") {
   REQUIRE_FALSE(s);
   CHECK(s.error().code() == dm::errc::negative_extent);
 }
+
+// The names before 0.2 stay for one release, deprecated (docs/glossary.md): same answers.
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST_CASE("deprecated names: leading_dimension is leading_dim, dim_order is stride_order") {
+  float buf[24] = {};
+  tensor_builder t(buf, f32, {2, 3, 4}, {1, 8, 2});
+  CHECK(*dm::leading_dimension(t.get()) == *dm::leading_dim(t.get()));
+  std::int32_t a[3] = {}, b[3] = {};
+  REQUIRE(dm::dim_order(t.get(), a));
+  REQUIRE(dm::stride_order(t.get(), b));
+  CHECK(std::equal(a, a + 3, b));
+  CHECK(b[0] == 1);  // stride 8: outermost
+  CHECK(b[2] == 0);  // stride 1: innermost
+}
+#if defined(__clang__) || defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif

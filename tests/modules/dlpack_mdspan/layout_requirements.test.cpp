@@ -27,7 +27,7 @@ tensor_builder doc() { return {buf, f32, {2, 2, 3, 4}, {2, 1, 4, 12}}; }        
 
 std::vector<std::int32_t> order_of(const DLTensor& t) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(t.ndim));
-  const auto r = dm::dim_order(t, out);
+  const auto r = dm::stride_order(t, out);
   REQUIRE_MESSAGE(r.has_value(), r.error().what());
   return out;
 }
@@ -45,17 +45,17 @@ bool has_text(const dm::error& e, std::string_view text) { return std::string_vi
 
 TEST_CASE("mark_layout_dynamic(): the leading dimension deduced as CuTe deduces it") {
   auto t0 = a();
-  CHECK(*dm::leading_dimension(t0.get()) == 3);  // "auto deduce the leading dimension to be 3"
+  CHECK(*dm::leading_dim(t0.get()) == 3);  // "auto deduce the leading dimension to be 3"
   auto t_doc = doc();
-  CHECK(*dm::leading_dimension(t_doc.get()) == 1);
+  CHECK(*dm::leading_dim(t_doc.get()) == 1);
   auto t5 = b();  // several stride-1 modes, exactly one of extent > 1
-  CHECK(*dm::leading_dimension(t5.get()) == 1);
+  CHECK(*dm::leading_dim(t5.get()) == 1);
   auto t3 = c();  // no stride 1: "all strides remain dynamic"
-  CHECK(*dm::leading_dimension(t3.get()) == -1);
+  CHECK(*dm::leading_dim(t3.get()) == -1);
   auto t4 = d();  // broadcast zeros are not unit strides
-  CHECK(*dm::leading_dimension(t4.get()) == 3);
+  CHECK(*dm::leading_dim(t4.get()) == 3);
   tensor_builder ones(buf, f32, {1, 1, 1}, {1, 1, 1});  // torch.ones(1,1,1): "Can't deduce the leading dimension"
-  const auto fail = dm::leading_dimension(ones.get());
+  const auto fail = dm::leading_dim(ones.get());
   REQUIRE_FALSE(fail.has_value());
   CHECK(fail.error().code() == dm::errc::ambiguous_layout);
 }
@@ -111,20 +111,20 @@ TEST_CASE("stride_order: CuTe's (PyTorch's dim_order), outermost to innermost") 
   CHECK(order_of(t4.get()) == std::vector<std::int32_t>{0, 3, 1, 2});
   // The former convention stays: each mode's rank among ascending strides.
   std::int32_t ranks[4] = {};
-  REQUIRE(dm::stride_order(t_doc.get(), ranks).has_value());
+  REQUIRE(dm::stride_ranks(t_doc.get(), ranks).has_value());
   CHECK(std::vector<std::int32_t>(ranks, ranks + 4) == std::vector<std::int32_t>{1, 0, 2, 3});
 }
 
 TEST_CASE("stride_order cannot be deduced where several modes have stride 1, as in CuTe") {
   tensor_builder t151(buf, f32, {1, 5, 1}, {1, 1, 1});
   std::int32_t out[5] = {};
-  const auto r = dm::dim_order(t151.get(), out);
+  const auto r = dm::stride_order(t151.get(), out);
   REQUIRE_FALSE(r.has_value());
   CHECK(r.error().code() == dm::errc::ambiguous_layout);
   auto t7 = b();  // t7: "The layout could not be deduced, please specify the stride_order explicitly"
-  CHECK(dm::dim_order(t7.get(), out).error().code() == dm::errc::ambiguous_layout);
+  CHECK(dm::stride_order(t7.get(), out).error().code() == dm::errc::ambiguous_layout);
   std::int32_t small[2] = {};
-  CHECK(dm::dim_order(t7.get(), small).error().code() == dm::errc::invalid_argument);
+  CHECK(dm::stride_order(t7.get(), small).error().code() == dm::errc::invalid_argument);
 }
 
 TEST_CASE("mark_compact_shape_dynamic(stride_order=...): the order given is checked against the layout") {

@@ -30,7 +30,7 @@ TEST_CASE("dtype, rank, wildcard shape, order, devices and alignment") {
   float buf[12] = {};
   tensor_builder b(buf, f32, {3, 4}, {4, 1});
   dm::tensor_requirements r;
-  r.any_dtype = false;
+  r.check_dtype = true;
   r.dtype = DLDataType{kDLFloat, 32, 1};
   r.ndim = 2;
   const std::int64_t shape[] = {-1, 4};

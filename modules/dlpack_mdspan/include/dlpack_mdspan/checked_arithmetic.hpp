@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <limits>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 /// *out = a * b; true when the exact product does not fit (then *out is unspecified).
 constexpr bool mul_overflows(std::int64_t a, std::int64_t b, std::int64_t* out) noexcept {
@@ -48,6 +50,8 @@ constexpr std::uintptr_t magnitude_below_zero(std::int64_t negative) noexcept {
   return std::uintptr_t{0} - static_cast<std::uintptr_t>(negative);
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
 #endif

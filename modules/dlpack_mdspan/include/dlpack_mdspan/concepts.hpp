@@ -10,7 +10,8 @@
 #include <cstddef>
 #include <type_traits>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Any type with the shape of std::mdspan: the nested types and the observers that the
 /// standard specifies. Nothing here names a namespace.
@@ -44,6 +45,7 @@ concept strided_mdspan = pointer_mdspan<M> && requires(const typename M::mapping
   { m.stride(0) } -> std::convertible_to<typename M::index_type>;
 });
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -10,7 +10,8 @@
 #include <cstdint>
 #include <type_traits>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Names a DLDeviceType for messages ("kDLCUDA"), or "unknown".
 constexpr const char* device_type_name(std::int32_t type) noexcept {
@@ -153,6 +154,7 @@ struct device_memory_accessor {
   DLPM_HOST_DEVICE constexpr data_handle_type offset(data_handle_type p, std::size_t i) const noexcept { return p + i; }
 };
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -14,7 +14,9 @@
 #include <utility>
 #include <variant>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 template <class R>
 using visit_value_t = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
@@ -40,9 +42,12 @@ result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, 
   }
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Calls `visitor(View<T>)` for the first T in Ts whose dtype equals the tensor's, after
 /// the full import validation. Returns the visitor's result (std::monostate for void), or
@@ -64,6 +69,7 @@ decltype(auto) visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const imp
   return detail::value_or_throw(try_visit_mdspan<View, Ts...>(tensor, std::forward<Visitor>(visitor), options));
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

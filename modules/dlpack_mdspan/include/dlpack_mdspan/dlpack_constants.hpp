@@ -7,7 +7,8 @@
 
 #include <cstdint>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// The DLPack version these headers were compiled against.
 inline constexpr std::uint32_t dlpack_major_version = DLPACK_MAJOR_VERSION;
@@ -27,6 +28,7 @@ inline constexpr int version_major = DLPACK_MDSPAN_VERSION_MAJOR;
 inline constexpr int version_minor = DLPACK_MDSPAN_VERSION_MINOR;
 inline constexpr int version_patch = DLPACK_MDSPAN_VERSION_PATCH;
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

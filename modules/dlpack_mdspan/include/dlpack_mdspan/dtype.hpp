@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 constexpr DLDataType make_dtype(DLDataTypeCode code, int bits, int lanes = 1) noexcept {
   return DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits),
                     static_cast<std::uint16_t>(lanes)};
@@ -38,9 +40,12 @@ struct checked_dtype {
                 "(one byte per sub-byte lane) DLPack description");
   static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
 };
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// dtype_traits<T>::value is the DLDataType of element type T.
 ///
@@ -183,9 +188,12 @@ template <> struct dtype_traits<float6_e2m3fn> : detail::checked_dtype<float6_e2
 template <> struct dtype_traits<float6_e3m2fn> : detail::checked_dtype<float6_e3m2fn, kDLFloat6_e3m2fn, 6, 1> {};
 template <> struct dtype_traits<float4_e2m1fn> : detail::checked_dtype<float4_e2m1fn, kDLFloat4_e2m1fn, 4, 1> {};
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 template <class T>
 consteval DLDataType dtype_of() {
   // long double is not IEEE binary128 on x86-64 (it is the 80-bit x87 format padded to
@@ -201,9 +209,12 @@ consteval DLDataType dtype_of() {
   if constexpr (has_dtype<T>) return dtype_traits<T>::value;
   else return DLDataType{};
 }
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// The DLDataType of T, cv-qualifiers stripped. An unregistered T (or long double) is a
 /// compile-time error that says why and how to register it.
@@ -222,6 +233,7 @@ constexpr std::uint64_t dtype_itemsize(DLDataType t) noexcept {
   return bits % 8 == 0 ? bits / 8 : 0;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

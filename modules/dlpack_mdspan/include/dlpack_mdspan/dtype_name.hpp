@@ -9,7 +9,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // Bit widths DLPack producers actually use for each type code. A width outside this table
 // (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
@@ -63,9 +65,12 @@ constexpr DLDataType unpacked_dtype(std::uint64_t v) noexcept {
   return DLDataType{static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8), static_cast<std::uint16_t>(v >> 16)};
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// A dtype's name, held by value (no allocation): see dtype_name.
 struct dtype_name_text {
@@ -139,6 +144,7 @@ constexpr dtype_name_text dtype_name(DLDataType d) noexcept {
   return out;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif  // DLPACK_MDSPAN_DTYPE_NAME_HPP

@@ -26,7 +26,8 @@
 #include <expected>
 #endif
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Why a conversion failed. The numeric values are stable: the C facade reuses them
 /// as its `dlpm_status` codes, so never renumber an existing entry.
@@ -430,9 +431,12 @@ class result {
 };
 #endif
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 /// The throwing forms' failure path. Without exceptions (-fno-exceptions) it prints the
 /// message to stderr and aborts; use the try_ forms in such programs.
@@ -451,6 +455,8 @@ T value_or_throw(result<T>&& r) {
   return std::move(*r);
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
 #endif

@@ -16,11 +16,16 @@
 #include <type_traits>
 #include <utility>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 struct export_access;
-}
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// A DLTensor view of an mdspan, with the shape and strides stored inline (no heap).
 ///
@@ -67,9 +72,12 @@ class dlpack_tensor {
   std::array<std::int64_t, Rank> strides_{};
 };
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 template <class M, std::size_t... I>
 constexpr typename M::index_type origin_index(const typename M::mapping_type& m, std::index_sequence<I...>) {
@@ -174,9 +182,12 @@ struct export_access {
   }
 };
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Non-throwing export with an explicit device.
 template <strided_mdspan M>
@@ -224,6 +235,7 @@ template <strided_mdspan M, class DeviceOf>
   return try_to_dlpack_tensor(md, *device);
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -19,7 +19,9 @@
 #include <cstring>
 #include <utility>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // 64 bytes: what vector units and nanobind's allocations give.
 inline constexpr std::size_t host_alignment = 64;
@@ -69,9 +71,12 @@ inline bool host_description(std::int32_t ndim, const std::int64_t* shape, DLDat
   return true;
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// New compact row-major kDLCPU memory for a tensor of `shape` (ndim entries) and `dtype`,
 /// 64-byte aligned and uninitialised, owned by the returned tensor (explicit strides, the
@@ -133,6 +138,7 @@ DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
   return copy;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

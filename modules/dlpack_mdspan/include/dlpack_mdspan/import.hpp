@@ -21,7 +21,8 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Requirements beyond the target type, all checked by to_mdspan.
 struct import_options {
@@ -67,9 +68,12 @@ concept strided_layout_mdspan =
 template <class M>
 concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M> || strided_layout_mdspan<M>;
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 template <class M, std::size_t... R>
 constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
@@ -486,18 +490,25 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
   }
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // try_view's refusal of a mutable element type over a READ_ONLY tensor, worded off the hot path.
 DLPM_COLD inline error read_only_view_refusal() noexcept {
   return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
 /// the layout_stride overlap check).
@@ -575,6 +586,7 @@ template <pointer_mdspan M>
   return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, options));
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

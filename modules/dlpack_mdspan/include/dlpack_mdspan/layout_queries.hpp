@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
-// leading (unit-stride) one, in which order do the strides run (CuTe's stride order and
-// the requirements built on these answers are in layout_requirements.hpp).
+// leading (unit-stride) one (leading_dim), how the strides rank (stride_ranks), which
+// bytes the elements reach (byte_span). CuTe's stride order and the requirements built on
+// these answers are in layout_requirements.hpp.
 #ifndef DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
 #define DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
 
@@ -13,7 +14,9 @@
 #include <cstdint>
 #include <span>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
 // rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
@@ -43,9 +46,12 @@ inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
   return check_structure(t, structure_options{}, summary, &err) && is_compact_valid(t, summary.numel, row_major);
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// The bytes a tensor's elements occupy, as offsets from `data`: [begin, end).
 struct byte_range {
@@ -99,7 +105,7 @@ inline bool is_contiguous(const DLTensor& t) noexcept {
 /// Several stride-1 modes of which none, or more than one, has extent > 1 are
 /// errc::ambiguous_layout: (1,4,1,32,1) with strides (1,1,1,4,1) gives 1; (1,1,1) with
 /// strides (1,1,1) has no answer.
-inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept {
+inline result<std::int32_t> leading_dim(const DLTensor& t) noexcept {
   error err;
   tensor_summary summary;
   if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
@@ -124,14 +130,15 @@ inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept {
 /// Writes, for each dimension, its rank when the strides are sorted ascending: row-major
 /// rank 3 gives (2,1,0), column-major (0,1,2). `order` must have ndim entries. Equal
 /// strides make the order ambiguous (errc::ambiguous_layout). Returns the filled prefix.
-/// This is this library's own convention, kept for its callers; CuTe's stride_order (the
-/// modes from outermost to innermost, ties resolved) is dim_order (layout_requirements.hpp).
-inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span<std::int32_t> order) noexcept {
+/// Not CuTe's stride_order (the modes from outermost to innermost: stride_order in
+/// layout_requirements.hpp); before 0.2 this function was called stride_order
+/// (docs/glossary.md).
+inline result<std::span<std::int32_t>> stride_ranks(const DLTensor& t, std::span<std::int32_t> order) noexcept {
   error err;
   tensor_summary summary;
   if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
   if (order.size() < static_cast<std::size_t>(t.ndim))
-    return unexpected_error(error::format(errc::invalid_argument, "stride_order: output has %zu entries, ndim is %d",
+    return unexpected_error(error::format(errc::invalid_argument, "stride_ranks: output has %zu entries, ndim is %d",
                                           order.size(), t.ndim));
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     std::int32_t position = 0;
@@ -149,6 +156,11 @@ inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span
   return order.first(static_cast<std::size_t>(t.ndim));
 }
 
+/// The name before 0.2 (the facade's and CuTe's name is leading_dim).
+[[deprecated("renamed leading_dim, the facade's dlpm_leading_dim (docs/glossary.md)")]]
+inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept { return leading_dim(t); }
+
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CuTe DSL's layout vocabulary on a DLTensor: what a kernel may assume of a layout, asked
-// (dim_order, leading_dimension in layout_queries.hpp) and required (layout_requirements):
+// (stride_order here, leading_dim in layout_queries.hpp) and required (layout_requirements):
 // the leading dimension, the stride order (CuTe's stride_order, PyTorch's dim_order),
 // compactness in that order, and divisibility of shapes and strides per mode. Alignment
 // (CuTe's assumed_align) is the requirements' min_alignment.
@@ -16,7 +16,8 @@
 #include <limits>
 #include <span>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// layout_requirements::leading_dim when no leading dimension is required.
 inline constexpr std::int32_t any_leading_dim = std::numeric_limits<std::int32_t>::min();
@@ -46,9 +47,12 @@ struct layout_requirements {
   }
 };
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // The requirements themselves, for a tensor of rank `ndim`: nonsense is an error for every
 // tensor, empty or not.
@@ -170,9 +174,12 @@ inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requi
   return true;
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Checks `t` against `req` after check_structure(t). The first rule broken is the error:
 /// the structure, the requirements themselves (errc::invalid_argument), the leading
@@ -190,13 +197,13 @@ inline bool check_layout(const DLTensor& t, const layout_requirements& req, erro
 /// (errc::ambiguous_layout: PyTorch writes stride 1 for every size-1 mode, so the true
 /// order is lost; require the order you need instead). `out` must have ndim entries;
 /// returns the filled prefix. Shape (2,2,3,4) with strides (2,1,4,12) gives (3,2,0,1).
-inline result<std::span<std::int32_t>> dim_order(const DLTensor& t, std::span<std::int32_t> out) noexcept {
+inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span<std::int32_t> out) noexcept {
   error err;
   tensor_summary summary;
   if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
   if (out.size() < static_cast<std::size_t>(t.ndim))
     return unexpected_error(
-        error::format(errc::invalid_argument, "dim_order: output has %zu entries, ndim is %d", out.size(), t.ndim));
+        error::format(errc::invalid_argument, "stride_order: output has %zu entries, ndim is %d", out.size(), t.ndim));
   std::int32_t unit = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) unit += stride_at(t, r) == 1;
   if (unit > 1)
@@ -216,6 +223,13 @@ inline result<std::span<std::int32_t>> dim_order(const DLTensor& t, std::span<st
   return out.first(static_cast<std::size_t>(t.ndim));
 }
 
+/// The name before 0.2 (PyTorch's; the facade's and CuTe's is stride_order).
+[[deprecated("renamed stride_order, the facade's dlpm_stride_order (docs/glossary.md)")]]
+inline result<std::span<std::int32_t>> dim_order(const DLTensor& t, std::span<std::int32_t> out) noexcept {
+  return stride_order(t, out);
+}
+
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

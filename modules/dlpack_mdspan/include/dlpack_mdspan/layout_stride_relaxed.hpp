@@ -12,7 +12,8 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Layout policy: element (i0, ..., iR-1) is at `offset + sum(ik * stride(k))`.
 ///
@@ -164,6 +165,7 @@ struct layout_stride_relaxed {
   };
 };
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -35,7 +35,8 @@
 #include <type_traits>
 #include <utility>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Whether a legacy (unversioned) tensor may be written. DLManagedTensor has no flags, so
 /// a consumer cannot know whether the producer allows writes. NumPy imports legacy tensors
@@ -47,9 +48,12 @@ enum class legacy_access : int {
 
 class managed_tensor;
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // A callback that throws out of a DLPack deleter breaks the C contract it was handed
 // under: nobody up the stack can catch it safely (C frames, Rust frames, a destructor).
@@ -188,9 +192,12 @@ struct versioned_bridge {
   }
 };
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Wraps a legacy tensor as a versioned one; ownership moves into the result. On failure
 /// (allocation) the legacy deleter has run and the error says why. NULL is an error.
@@ -420,9 +427,12 @@ template <strided_mdspan M, class Owner>
   return detail::make_owner_block<DLManagedTensor>(view, std::forward<Owner>(owner), 0);
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // Visits md's elements in row-major index order, passing each element's mapped offset.
 template <class M, class F, class... I>
@@ -546,9 +556,12 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Wraps a buffer described by `description` (any rank: the runtime counterpart of
 /// to_managed_tensor, used by the C facade) with an owner. The description is validated
@@ -613,6 +626,7 @@ template <strided_mdspan M>
       view, std::move(buffer), flag_is_copied | detail::subbyte_flags<value_type>()));
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

@@ -18,11 +18,12 @@
 // requirements_met compares dtypes as one word: (code, bits, lanes) fill it, no padding.
 static_assert(sizeof(DLDataType) == sizeof(std::uint32_t));
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// What a consumer requires. Every field defaults to "anything".
 struct tensor_requirements {
-  bool any_dtype = true;              ///< false: dtype must equal `dtype` exactly
+  bool check_dtype = false;           ///< true: dtype must equal `dtype` exactly (the facade's check_dtype)
   DLDataType dtype{};
   std::int32_t ndim = -1;             ///< -1: any rank
   const std::int64_t* shape = nullptr;///< NULL, or ndim entries; -1 is a wildcard
@@ -71,9 +72,12 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
   return true;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // Every rule of check_requirements in one pass and without messages: true exactly when
 // check_requirements accepts. The order of the errors is requirements_failure's business,
@@ -84,7 +88,7 @@ namespace dlpack_mdspan::inline DLPM_ABI::detail {
 DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req) noexcept {
   // ndim outside -1..max_ndim: never equal to a valid rank (structure_valid tests that one).
   if (req.ndim != -1 && t.ndim != req.ndim) return false;
-  if (!req.any_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
+  if (req.check_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
   if (req.writable && (flags & flag_read_only) != 0) return false;
   // device_id below -1: never equal to a valid ordinal (structure_valid refuses negative ones).
   if (req.device_id != -1 && t.device.device_id != req.device_id) return false;
@@ -133,7 +137,7 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
   if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
     return false;
   if (req.ndim >= 0 && !check_rank(t, static_cast<std::size_t>(req.ndim), err)) return false;
-  if (!req.any_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
+  if (req.check_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
   if (req.shape != nullptr) {
     for (std::int32_t r = 0; r < t.ndim; ++r) {
       if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) {
@@ -175,9 +179,12 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
   return true;
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
 /// check_requirements_valid(req). The first rule broken, in this order, is the error:
@@ -190,6 +197,7 @@ DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t 
   return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif

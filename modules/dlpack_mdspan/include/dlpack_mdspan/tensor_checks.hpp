@@ -19,7 +19,8 @@
 #include <cstdint>
 #include <limits>
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// The largest ndim accepted. DLPack sets no bound; NumPy's is 64. Anything above this is
 /// treated as garbage rather than a tensor.
@@ -50,9 +51,11 @@ struct tensor_summary {
   bool implicit_strides = false;  ///< strides were NULL and are taken as row-major
 };
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// ndim is in [0, max_ndim].
 DLPM_HOT_INLINE inline bool check_ndim(const DLTensor& t, error* err) noexcept {
@@ -309,9 +312,12 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   return true;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 /// check_structure's runtime rules (Rank -1, Item 0, stride_rule::any) in one pass and
 /// without messages, for the runtime checks' success paths (check_requirements,
@@ -428,9 +434,12 @@ DLPM_COLD inline bool structure_failure(const DLTensor& t, const structure_optio
   return check_structure(t, opts, summary, err);
 }
 
-}  // namespace dlpack_mdspan::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-DLPM_EXPORT namespace dlpack_mdspan::inline DLPM_ABI {
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// ndim equals `rank` (after check_ndim).
 DLPM_HOT_INLINE inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
@@ -542,6 +551,7 @@ inline result<std::int64_t> nbytes(const DLTensor& t) noexcept {
   return bytes;
 }
 
+}  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
 #endif
