@@ -13,9 +13,9 @@
 //!
 //! # Linking
 //!
-//! The build script compiles the C facade, which this crate carries in `csrc/` (a copy of
-//! the repository's `ffi/` sources and of the C++ core headers they include), with the
-//! platform's C++20 compiler (`CXX`, else `c++`) into a static `libdlpack_mdspan_c.a`,
+//! The build script compiles the C facade (inside the repository its `ffi/` sources and
+//! the C++ core headers of `modules/`; a packaged crate carries a copy of them in `csrc/`,
+//! generated when it is packaged), with the platform's C++20 compiler (`CXX`, else `c++`) into a static `libdlpack_mdspan_c.a`,
 //! and links it and the C++ standard library it was compiled against (libstdc++, or
 //! libc++ when `CXX` says `-stdlib=libc++`). The DLPack header (>= 1.3) is found through
 //! `DLPACK_INCLUDE_DIR` or the system include directories. A prebuilt library is used
