@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Where a tensor's memory lives: [`DeviceType`] and [`Device`].
+
+use std::fmt;
+
+use dlpack_mdspan_sys as sys;
+
+/// A DLPack device type (`DLDeviceType`). Unknown values from newer producers are
+/// representable.
+///
+/// ```
+/// use dlpack_mdspan::DeviceType;
+/// assert_eq!(DeviceType::CUDA.0, 2);
+/// assert!(DeviceType::CUDA_HOST.is_host_accessible());
+/// assert!(!DeviceType::CUDA.is_host_accessible());
+/// assert!(!DeviceType(99).is_host_accessible());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct DeviceType(pub sys::DLDeviceType);
+
+impl DeviceType {
+    /// `kDLCPU`.
+    pub const CPU: DeviceType = DeviceType(sys::kDLCPU);
+    /// `kDLCUDA`.
+    pub const CUDA: DeviceType = DeviceType(sys::kDLCUDA);
+    /// `kDLCUDAHost` (pinned host memory).
+    pub const CUDA_HOST: DeviceType = DeviceType(sys::kDLCUDAHost);
+    /// `kDLOpenCL`.
+    pub const OPENCL: DeviceType = DeviceType(sys::kDLOpenCL);
+    /// `kDLVulkan`.
+    pub const VULKAN: DeviceType = DeviceType(sys::kDLVulkan);
+    /// `kDLMetal`.
+    pub const METAL: DeviceType = DeviceType(sys::kDLMetal);
+    /// `kDLVPI`.
+    pub const VPI: DeviceType = DeviceType(sys::kDLVPI);
+    /// `kDLROCM`.
+    pub const ROCM: DeviceType = DeviceType(sys::kDLROCM);
+    /// `kDLROCMHost` (pinned host memory).
+    pub const ROCM_HOST: DeviceType = DeviceType(sys::kDLROCMHost);
+    /// `kDLExtDev`.
+    pub const EXT_DEV: DeviceType = DeviceType(sys::kDLExtDev);
+    /// `kDLCUDAManaged` (unified memory).
+    pub const CUDA_MANAGED: DeviceType = DeviceType(sys::kDLCUDAManaged);
+    /// `kDLOneAPI`.
+    pub const ONE_API: DeviceType = DeviceType(sys::kDLOneAPI);
+    /// `kDLWebGPU`.
+    pub const WEBGPU: DeviceType = DeviceType(sys::kDLWebGPU);
+    /// `kDLHexagon`.
+    pub const HEXAGON: DeviceType = DeviceType(sys::kDLHexagon);
+    /// `kDLMAIA`.
+    pub const MAIA: DeviceType = DeviceType(sys::kDLMAIA);
+    /// `kDLTrn`.
+    pub const TRN: DeviceType = DeviceType(sys::kDLTrn);
+
+    /// The device types whose memory the CPU may dereference, the same set the C++ core's
+    /// default accessor accepts: `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged`, `kDLROCMHost`.
+    /// Only these allow element access through views.
+    pub const HOST_ACCESSIBLE: [DeviceType; 4] = [
+        DeviceType::CPU,
+        DeviceType::CUDA_HOST,
+        DeviceType::CUDA_MANAGED,
+        DeviceType::ROCM_HOST,
+    ];
+
+    /// Whether the CPU may dereference this device's memory (see [`Self::HOST_ACCESSIBLE`]).
+    pub fn is_host_accessible(self) -> bool {
+        Self::HOST_ACCESSIBLE.contains(&self)
+    }
+}
+
+impl fmt::Debug for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.0 {
+            sys::kDLCPU => "kDLCPU",
+            sys::kDLCUDA => "kDLCUDA",
+            sys::kDLCUDAHost => "kDLCUDAHost",
+            sys::kDLOpenCL => "kDLOpenCL",
+            sys::kDLVulkan => "kDLVulkan",
+            sys::kDLMetal => "kDLMetal",
+            sys::kDLVPI => "kDLVPI",
+            sys::kDLROCM => "kDLROCM",
+            sys::kDLROCMHost => "kDLROCMHost",
+            sys::kDLExtDev => "kDLExtDev",
+            sys::kDLCUDAManaged => "kDLCUDAManaged",
+            sys::kDLOneAPI => "kDLOneAPI",
+            sys::kDLWebGPU => "kDLWebGPU",
+            sys::kDLHexagon => "kDLHexagon",
+            sys::kDLMAIA => "kDLMAIA",
+            sys::kDLTrn => "kDLTrn",
+            other => return write!(f, "DeviceType({other})"),
+        };
+        f.write_str(name)
+    }
+}
+
+/// A device: type and ordinal (`DLDevice`).
+///
+/// ```
+/// use dlpack_mdspan::{Device, DeviceType};
+/// let gpu1 = Device::new(DeviceType::CUDA, 1);
+/// assert_eq!(gpu1.device_type(), DeviceType::CUDA);
+/// assert_eq!(gpu1.device_id(), 1);
+/// assert_eq!(Device::CPU.device_type(), DeviceType::CPU);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct Device(pub sys::DLDevice);
+
+impl Device {
+    /// The CPU, ordinal 0.
+    pub const CPU: Device = Device::new(DeviceType::CPU, 0);
+
+    /// A device of type `device_type` and ordinal `device_id`.
+    pub const fn new(device_type: DeviceType, device_id: i32) -> Self {
+        Device(sys::DLDevice {
+            device_type: device_type.0,
+            device_id,
+        })
+    }
+
+    /// The device type.
+    pub const fn device_type(self) -> DeviceType {
+        DeviceType(self.0.device_type)
+    }
+
+    /// The device ordinal.
+    pub const fn device_id(self) -> i32 {
+        self.0.device_id
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({:?}, {})", self.device_type(), self.device_id())
+    }
+}
