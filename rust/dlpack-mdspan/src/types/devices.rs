@@ -53,9 +53,13 @@ impl DeviceType {
     /// `kDLTrn`.
     pub const TRN: DeviceType = DeviceType(sys::kDLTrn);
 
-    /// The device types whose memory the CPU may dereference, the same set the C++ core's
-    /// default accessor accepts: `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged`, `kDLROCMHost`.
-    /// Only these allow element access through views.
+    /// The device types whose memory the CPU may dereference when this crate was written:
+    /// `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged`, `kDLROCMHost`. The rule is the C++ core's;
+    /// ask it with [`is_host_accessible`](Self::is_host_accessible), which views use.
+    #[deprecated(
+        since = "0.1.0",
+        note = "a copy of the C++ core's rule; use `DeviceType::is_host_accessible`, which asks the facade"
+    )]
     pub const HOST_ACCESSIBLE: [DeviceType; 4] = [
         DeviceType::CPU,
         DeviceType::CUDA_HOST,
@@ -63,9 +67,13 @@ impl DeviceType {
         DeviceType::ROCM_HOST,
     ];
 
-    /// Whether the CPU may dereference this device's memory (see [`Self::HOST_ACCESSIBLE`]).
+    /// Whether the CPU may dereference this device's memory, the C++ core's answer
+    /// (`dlpm_is_host_accessible`): `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged` and
+    /// `kDLROCMHost`, the device types its default accessor accepts. Only these allow element
+    /// access through views.
     pub fn is_host_accessible(self) -> bool {
-        Self::HOST_ACCESSIBLE.contains(&self)
+        // SAFETY: a plain function of its by-value argument; it never fails.
+        unsafe { sys::dlpm_is_host_accessible(self.0) != 0 }
     }
 }
 
@@ -133,5 +141,28 @@ impl Device {
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Device({:?}, {})", self.device_type(), self.device_id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The deprecated table is pinned to the facade: for every device type, listed in it
+    // exactly when the C++ core says the CPU may dereference that memory.
+    #[test]
+    #[allow(deprecated)]
+    fn the_deprecated_host_accessible_table_is_the_facades_answer() {
+        for raw in (-2..=300).chain([i32::MIN, i32::MAX]) {
+            let device_type = DeviceType(raw);
+            // SAFETY: a plain function of its by-value argument.
+            let facade = unsafe { sys::dlpm_is_host_accessible(raw) } == 1;
+            assert_eq!(device_type.is_host_accessible(), facade, "{device_type:?}");
+            assert_eq!(
+                DeviceType::HOST_ACCESSIBLE.contains(&device_type),
+                facade,
+                "{device_type:?}"
+            );
+        }
     }
 }

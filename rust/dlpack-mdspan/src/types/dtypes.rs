@@ -140,34 +140,41 @@ impl DataType {
         self.0.lanes
     }
 
-    /// Bytes per element as stored, the C++ core's `storage_itemsize`: `bits * lanes / 8`
-    /// when packed, or, for a sub-byte type (`bits < 8`) stored padded (DLPack's
-    /// `IS_SUBBYTE_TYPE_PADDED`), one byte per lane. `None` when that is not a whole,
-    /// non-zero number of bytes (a packed odd count of 4-bit lanes, zero bits or lanes).
+    /// Bytes per element as stored, from the C++ core (`dlpm_storage_itemsize`):
+    /// `bits * lanes / 8`, or, for a sub-byte type stored padded (`subbyte_padded`: DLPack's
+    /// `IS_SUBBYTE_TYPE_PADDED`), one byte per lane. `None` when the facade answers 0: not
+    /// a whole number of bytes (a packed odd count of 4-bit lanes), zero lanes, or zero bits
+    /// packed.
     ///
     /// ```
     /// use dlpack_mdspan::{DataType, TypeCode};
-    /// assert_eq!(DataType::BF16.storage_size(false), Some(2));
-    /// assert_eq!(DataType::new(TypeCode::UINT, 8, 3).storage_size(false), Some(3));
+    /// assert_eq!(DataType::BF16.storage_itemsize(false), Some(2));
+    /// assert_eq!(DataType::new(TypeCode::UINT, 8, 3).storage_itemsize(false), Some(3));
     /// let fp4 = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
-    /// assert_eq!(fp4.storage_size(false), None); // half a byte
-    /// assert_eq!(fp4.storage_size(true), Some(1)); // padded: one byte per lane
-    /// assert_eq!(DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2).storage_size(false), Some(1));
+    /// assert_eq!(fp4.storage_itemsize(false), None); // half a byte
+    /// assert_eq!(fp4.storage_itemsize(true), Some(1)); // padded: one byte per lane
+    /// assert_eq!(DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2).storage_itemsize(false), Some(1));
     /// ```
-    pub const fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
-        let (bits, lanes) = (self.0.bits as usize, self.0.lanes as usize);
-        let size = if subbyte_padded && bits < 8 {
-            lanes
-        } else if (bits * lanes) % 8 == 0 {
-            bits * lanes / 8
-        } else {
-            0
-        };
-        if bits == 0 || size == 0 {
-            None
-        } else {
-            Some(size)
-        }
+    pub fn storage_itemsize(self, subbyte_padded: bool) -> Option<usize> {
+        // SAFETY: a plain function of its by-value arguments; it never fails.
+        let size = unsafe { sys::dlpm_storage_itemsize(self.0, i32::from(subbyte_padded)) };
+        (size != 0).then_some(size)
+    }
+
+    /// The former name of [`storage_itemsize`](Self::storage_itemsize), which it calls. No
+    /// longer a `const fn`: the answer comes from the C++ core.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use dlpack_mdspan::DataType;
+    /// assert_eq!(DataType::BF16.storage_size(false), DataType::BF16.storage_itemsize(false));
+    /// ```
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `storage_itemsize`, the C++ core's and the C facade's name"
+    )]
+    pub fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
+        self.storage_itemsize(subbyte_padded)
     }
 }
 

@@ -99,9 +99,17 @@ pub unsafe trait Element: Copy + Send + Sync + 'static {
 /// assert!(element_layout_ok::<u64>());
 /// ```
 pub const fn element_layout_ok<T: Element>() -> bool {
-    let size = std::mem::size_of::<T>();
-    matches!(T::DTYPE.storage_size(false), Some(s) if s == size)
-        || (T::DTYPE.bits() < 8 && matches!(T::DTYPE.storage_size(true), Some(s) if s == size))
+    layout_fits(T::DTYPE, std::mem::size_of::<T>())
+}
+
+/// Rule 1 of [`Element`]'s contract as a `const fn`, for the compile-time check (which
+/// cannot call the C facade): `size` bytes are one element of `dtype`, packed
+/// (`size * 8 == bits * lanes`) or padded sub-byte (`bits < 8` and `size == lanes`).
+/// That is: `size` is the C++ core's `storage_itemsize` of `dtype`, packed or padded, which
+/// is what views check at run time (through the facade); the tests hold the two together.
+const fn layout_fits(dtype: DataType, size: usize) -> bool {
+    let (bits, lanes) = (dtype.bits() as usize, dtype.lanes() as usize);
+    size != 0 && (size * 8 == bits * lanes || (bits < 8 && size == lanes))
 }
 
 /// Fails (at compile time, in a `const` item) unless `size_of::<T>()` is one element of
@@ -166,4 +174,35 @@ element! {
     bool => DataType::BOOL,
     F16 => DataType::F16, BF16 => DataType::BF16,
     Complex32 => DataType::COMPLEX64, Complex64 => DataType::COMPLEX128,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::TypeCode;
+
+    // The compile-time rule equals the facade's storage_itemsize, packed or padded, for every
+    // bit width, lane counts from 0 to the largest, and the sizes near each answer.
+    #[test]
+    fn the_const_layout_rule_is_the_facades_storage_itemsize() {
+        let lane_counts = [0u16, 1, 2, 3, 4, 5, 7, 8, 9, 16, 255, 256, 4097, u16::MAX];
+        for bits in 0..=u8::MAX {
+            for &lanes in &lane_counts {
+                let dtype = DataType::new(TypeCode::FLOAT, bits, lanes);
+                let (packed, padded) =
+                    (dtype.storage_itemsize(false), dtype.storage_itemsize(true));
+                let whole = usize::from(bits) * usize::from(lanes) / 8;
+                for size in [0, 1, 2, 3, 4, 8, usize::from(lanes), whole, whole + 1]
+                    .into_iter()
+                    .chain(whole.checked_sub(1))
+                {
+                    assert_eq!(
+                        layout_fits(dtype, size),
+                        packed == Some(size) || padded == Some(size),
+                        "bits {bits}, lanes {lanes}, size {size}: packed {packed:?}, padded {padded:?}"
+                    );
+                }
+            }
+        }
+    }
 }
