@@ -425,6 +425,48 @@ impl ManagedTensor {
         unsafe { export(owner, &d, Some(order.as_c_char()), flags) }
     }
 
+    /// A compact row-major copy in new host memory, through the facade's
+    /// `dlpm_managed_copy_to_host`: `kDLCPU`, 64-byte aligned, flagged IS_COPIED (so it is
+    /// [exclusive](Self::is_exclusive): its mutable views hand out `&mut`), without READ_ONLY
+    /// (the copy aliases nothing), with the sub-byte padding flag kept. The tensor must be
+    /// valid and its memory readable by the CPU
+    /// ([`DeviceType::is_host_accessible`](crate::DeviceType::is_host_accessible)), else
+    /// [`Status::DEVICE_MISMATCH`]; a packed sub-byte tensor must be row-major contiguous,
+    /// else [`Status::SUBBYTE_NOT_VIEWABLE`]. `self` is unchanged.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor, Order};
+    ///
+    /// // The READ_ONLY transpose of a row-major 2x3 matrix.
+    /// let t = ManagedTensor::from_vec_with(vec![1u16, 2, 3, 4, 5, 6], &[3, 2], Some(&[1, 3]), 0, Flags::READ_ONLY)?;
+    /// let mut copy = t.copy_to_host()?;
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// assert!(copy.is_contiguous(Order::C)?);
+    /// copy.view_mut::<u16>()?.as_mut_slice()?[0] = 10; // exclusive: &mut is allowed
+    /// assert_eq!(copy.view::<u16>()?.as_slice()?, &[10, 4, 2, 5, 3, 6]);
+    /// assert_eq!(t.view::<u16>()?.get(&[0, 0]), Some(&1)); // the original is untouched
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn copy_to_host(&self) -> Result<ManagedTensor, Error> {
+        let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+        // SAFETY: self owns a live tensor, which the facade validates and only reads (its
+        // elements are readable by from_raw's contract, or memory this crate owns); `out` is
+        // a valid out-parameter, written only on success.
+        check(unsafe { sys::dlpm_managed_copy_to_host(self.ptr.as_ptr(), &mut out) })?;
+        let ptr = NonNull::new(out).ok_or_else(|| {
+            Error::new(
+                Status::INTERNAL,
+                "dlpm_managed_copy_to_host returned success and a NULL tensor",
+            )
+        })?;
+        // The facade's memory, reachable only through this tensor: its IS_COPIED flag makes
+        // it exclusive.
+        Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        })
+    }
+
     /// Gives up ownership: the returned pointer's deleter must be called exactly once, by
     /// whoever receives it (C, C++, Python, or [`from_raw`](Self::from_raw)).
     ///
