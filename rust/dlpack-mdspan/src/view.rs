@@ -256,6 +256,122 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 }
 
+/// The read-only accessors [`TensorView`] and [`TensorViewMut`] share, written once: each
+/// expands them in its own `impl`, so either type's public API is what it was. `$mut` and
+/// `$view` make each type's doc examples (`let t` and `t.view()`, or `let mut t` and
+/// `t.view_mut()`).
+macro_rules! shared_accessors {
+    ($mut:literal, $view:literal) => {
+        /// The shape (empty for rank 0).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.shape(), &[2, 3]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn shape(&self) -> &'a [i64] {
+            self.elements.shape()
+        }
+
+        /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.strides(), &[3, 1]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn strides(&self) -> &[i64] {
+            self.elements.strides()
+        }
+
+        /// The rank.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.ndim(), 0);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn ndim(&self) -> usize {
+            self.elements.shape().len()
+        }
+
+        /// The number of elements (1 for rank 0).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.len(), 6);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn len(&self) -> usize {
+            self.elements.len
+        }
+
+        /// Whether the tensor has no elements.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 3])?;\n",
+            "assert!(t.", $view, "::<u8>()?.is_empty());\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn is_empty(&self) -> bool {
+            self.elements.len == 0
+        }
+
+        /// The device (host-accessible).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{Device, ManagedTensor};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[1])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.device(), Device::CPU);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn device(&self) -> Device {
+            self.elements.device()
+        }
+
+        /// The dtype, `T::DTYPE`.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{DataType, ManagedTensor};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[1])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.dtype(), DataType::U8);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn dtype(&self) -> DataType {
+            T::DTYPE
+        }
+
+        /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{ManagedTensor, Order};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;\n",
+            "assert!(t.", $view, "::<u8>()?.is_contiguous(Order::F)?);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
+            self.elements.is_contiguous(order)
+        }
+
+        /// The elements copied out in row-major (logical) order, whatever the strides.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.to_vec(), vec![1, 3, 2, 4]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn to_vec(&self) -> Vec<T> {
+            self.elements.to_vec()
+        }
+    };
+}
+
 /// A shared, typed, validated view of a host tensor: like `&'a [T]` with a shape and
 /// strides. Borrowed from a [`ManagedTensor`](crate::ManagedTensor) with
 /// [`view`](crate::ManagedTensor::view), or made from a raw `DLTensor` with
@@ -351,96 +467,7 @@ impl<'a, T: Element> TensorView<'a, T> {
         unsafe { Self::new_checked(tensor) }
     }
 
-    /// The shape (empty for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;
-    /// assert_eq!(t.view::<u8>()?.shape(), &[2, 3]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn shape(&self) -> &'a [i64] {
-        self.elements.shape()
-    }
-
-    /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;
-    /// assert_eq!(t.view::<u8>()?.strides(), &[3, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn strides(&self) -> &[i64] {
-        self.elements.strides()
-    }
-
-    /// The rank.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[])?.view::<u8>()?.ndim(), 0);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.elements.shape().len()
-    }
-
-    /// The number of elements (1 for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?.view::<u8>()?.len(), 6);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.elements.len
-    }
-
-    /// Whether the tensor has no elements.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert!(ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 3])?.view::<u8>()?.is_empty());
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.elements.len == 0
-    }
-
-    /// The device (host-accessible).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{Device, ManagedTensor};
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[1])?.view::<u8>()?.device(), Device::CPU);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn device(&self) -> Device {
-        self.elements.device()
-    }
-
-    /// The dtype, `T::DTYPE`.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{DataType, ManagedTensor};
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[1])?.view::<u8>()?.dtype(), DataType::U8);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn dtype(&self) -> DataType {
-        T::DTYPE
-    }
-
-    /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{ManagedTensor, Order};
-    /// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;
-    /// assert!(t.view::<u8>()?.is_contiguous(Order::F)?);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        self.elements.is_contiguous(order)
-    }
+    shared_accessors!("", "view");
 
     /// The element at `index` (one entry per dimension), or `None` when the index has the
     /// wrong length or is out of bounds. Strides (zero, negative, any) and `byte_offset` are
@@ -484,18 +511,6 @@ impl<'a, T: Element> TensorView<'a, T> {
         // from data + byte_offset, aligned, valid for reads and unwritten for 'a; an empty
         // tensor uses a dangling, aligned, non-NULL pointer. len * size <= isize::MAX.
         Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
-    }
-
-    /// The elements copied out in row-major (logical) order, whatever the strides.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;
-    /// assert_eq!(t.view::<u8>()?.to_vec(), vec![1, 3, 2, 4]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn to_vec(&self) -> Vec<T> {
-        self.elements.to_vec()
     }
 }
 
@@ -649,101 +664,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         }
     }
 
-    /// The shape (empty for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.shape(), &[3, 2]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn shape(&self) -> &'a [i64] {
-        self.elements.shape()
-    }
-
-    /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.strides(), &[2, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn strides(&self) -> &[i64] {
-        self.elements.strides()
-    }
-
-    /// The rank.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.ndim(), 2);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.elements.shape().len()
-    }
-
-    /// The number of elements (1 for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.len(), 6);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.elements.len
-    }
-
-    /// Whether the tensor has no elements.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert!(!t.view_mut::<u8>()?.is_empty());
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.elements.len == 0
-    }
-
-    /// The device (host-accessible).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{Device, ManagedTensor};
-    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
-    /// assert_eq!(t.view_mut::<u8>()?.device(), Device::CPU);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn device(&self) -> Device {
-        self.elements.device()
-    }
-
-    /// The dtype, `T::DTYPE`.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{DataType, ManagedTensor};
-    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
-    /// assert_eq!(t.view_mut::<u8>()?.dtype(), DataType::U8);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn dtype(&self) -> DataType {
-        T::DTYPE
-    }
-
-    /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{ManagedTensor, Order};
-    /// let mut t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;
-    /// assert!(t.view_mut::<u8>()?.is_contiguous(Order::F)?);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        self.elements.is_contiguous(order)
-    }
+    shared_accessors!("mut ", "view_mut");
 
     /// Whether this view hands out `&mut` safely ([`get_mut`](Self::get_mut),
     /// [`as_mut_slice`](Self::as_mut_slice)): the tensor is
@@ -886,18 +807,6 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         // SAFETY: as in TensorView::as_slice; the borrow of self excludes writes through
         // this view while the slice lives.
         Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
-    }
-
-    /// The elements copied out in row-major (logical) order.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.to_vec(), vec![1, 3, 2, 4]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn to_vec(&self) -> Vec<T> {
-        self.elements.to_vec()
     }
 
     fn require_exclusive(&self) -> Result<(), Error> {
