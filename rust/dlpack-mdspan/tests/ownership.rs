@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{counted_vec, Counter, DropCounter, Spec};
-use dlpack_mdspan::{sys, DataType, Device, Element, Flags, ManagedTensor, Status};
+use dlpack_mdspan::{sys, DataType, Device, DeviceType, Element, Flags, ManagedTensor, Status};
 
 /// A tensor over a Vec<f64> whose owner counts its drops.
 fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
@@ -427,19 +427,28 @@ fn copy_to_host_makes_an_independent_exclusive_tensor() {
 // Memory the CPU may not read is refused, and the tensor stays ours.
 #[test]
 fn copy_to_host_refuses_device_memory() {
-    let mut spec = Spec::new(DataType::F32.0, &[4]);
-    spec.device = sys::DLDevice {
-        device_type: sys::kDLCUDA,
-        device_id: 0,
-    };
-    let (raw, deleted) = common::versioned(&spec);
-    // SAFETY: raw is handed over once.
-    let t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    let (owner, data, dropped) = counted_vec(vec![0f32; 4], None);
+    // SAFETY: the owner keeps the four floats alive; "device" memory that is really host
+    // memory, which nothing reads here.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            data,
+            DataType::F32,
+            Device::new(DeviceType::CUDA, 0),
+            &[4],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap();
     let err = t.copy_to_host().unwrap_err();
     assert_eq!(err.status(), Status::DEVICE_MISMATCH);
-    assert_eq!(deleted.get(), 0);
+    assert!(err.message().contains("kDLCUDA"), "{}", err.message());
+    assert_eq!(dropped.get(), 0, "the tensor is still ours");
     drop(t);
-    assert_eq!(deleted.get(), 1);
+    assert_eq!(dropped.get(), 1);
 }
 
 // The raw allocation and legacy-delete entry points: dlpm_managed_alloc_host's tensor is
