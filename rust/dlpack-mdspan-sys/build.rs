@@ -11,26 +11,33 @@
 //!   `DLPACK_MDSPAN_CXX_STDLIB`.
 //! - `DLPACK_MDSPAN_USE_PKG_CONFIG=1`: `pkg-config --libs --static dlpack_mdspan` (an
 //!   installed project), whose `Libs.private` names the C++ runtime.
-//! - Otherwise the sources this crate carries in `csrc/` (copies of the repository's
-//!   `ffi/` facade and of the C++ core headers it includes, kept current by `sync-sources`)
-//!   are compiled with `CXX` (a command, possibly with arguments), else `c++`, with
+//! - Otherwise the facade is compiled from source. Inside this repository (the crate's
+//!   manifest directory is `<root>/rust/dlpack-mdspan-sys` of a checkout that has `ffi/` and
+//!   `modules/`) the sources are the repository's own: `ffi/src/*.cpp`, with `ffi/include`
+//!   and `modules/dlpack_mdspan/include` on the include path. A packaged crate (no such
+//!   checkout around it) compiles `csrc/` instead, the copy of those files that
+//!   `sync-sources` generates when the crate is packaged (never committed). The sources are
+//!   compiled with `CXX` (a command, possibly with arguments), else `c++`, with
 //!   `-std=c++20 -O2 -fPIC` and hidden visibility (as ffi/CMakeLists.txt builds
 //!   `dlpack_mdspan_c_static`), plus `CXXFLAGS`, and archived with `AR`, else `ar`. The
 //!   DLPack header (1.x, at least 1.3) comes from `DLPACK_INCLUDE_DIR`, else
 //!   `/usr/include` or `/usr/local/include`. The C++ runtime linked is libc++ (`c++`,
 //!   `c++abi`) when the compiler uses it and libstdc++ (`stdc++`) otherwise; set
-//!   `DLPACK_MDSPAN_CXX_STDLIB` to `c++` or `stdc++` to say so explicitly.
+//!   `DLPACK_MDSPAN_CXX_STDLIB` to `c++` or `stdc++` to say so explicitly. The script
+//!   reruns when a compiled source, or a header the compiler reports it read (`-MMD`),
+//!   changes, or a source is added.
 //!
 //! When the Rust code is built with `-Zsanitizer=address` (nightly), the facade is
 //! compiled with `-fsanitize=address` and UndefinedBehaviorSanitizer in trap mode (no
 //! runtime needed), so the sanitizers check the C++ side too.
 //!
-//! Metadata for dependents (`links = "dlpack_mdspan_c"`): `DEP_DLPACK_MDSPAN_C_ROOT` (the
-//! copied sources), `DEP_DLPACK_MDSPAN_C_INCLUDE` (`dlpack_mdspan.h`),
-//! `DEP_DLPACK_MDSPAN_C_CXX_INCLUDE` (the C++ core headers), `DEP_DLPACK_MDSPAN_C_DLPACK_INCLUDE`
-//! (`DLPACK_INCLUDE_DIR`, when set and compiled here), `DEP_DLPACK_MDSPAN_C_CXX` (the compiler
-//! command, when compiled here) and `DEP_DLPACK_MDSPAN_C_CXX_STDLIB` (`c++`, `stdc++`, or
-//! empty when unknown).
+//! Metadata for dependents (`links = "dlpack_mdspan_c"`): `DEP_DLPACK_MDSPAN_C_ROOT` (where
+//! the facade sources come from: the repository root, or the packaged `csrc/`),
+//! `DEP_DLPACK_MDSPAN_C_INCLUDE` (the directory of `dlpack_mdspan.h`),
+//! `DEP_DLPACK_MDSPAN_C_CXX_INCLUDE` (the directory of the C++ core headers),
+//! `DEP_DLPACK_MDSPAN_C_DLPACK_INCLUDE` (`DLPACK_INCLUDE_DIR`, when set and compiled here),
+//! `DEP_DLPACK_MDSPAN_C_CXX` (the compiler command, when compiled here) and
+//! `DEP_DLPACK_MDSPAN_C_CXX_STDLIB` (`c++`, `stdc++`, or empty when unknown).
 
 use std::env;
 use std::fs;
@@ -101,12 +108,12 @@ fn main() {
     let manifest_dir = PathBuf::from(
         env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by cargo"),
     );
-    let csrc = manifest_dir.join("csrc");
-    let include = csrc.join("include");
-    // The C header and the C++ core headers share one include directory.
-    println!("cargo:root={}", csrc.display());
-    println!("cargo:include={}", include.display());
-    println!("cargo:cxx_include={}", include.display());
+    let sources = Sources::locate(&manifest_dir);
+    if let Some(s) = &sources {
+        println!("cargo:root={}", s.root.display());
+        println!("cargo:include={}", s.c_include.display());
+        println!("cargo:cxx_include={}", s.cxx_include.display());
+    }
 
     if let Some(dir) = env_var(LIB_DIR_VAR) {
         let dir = PathBuf::from(dir);
@@ -140,7 +147,77 @@ fn main() {
         return;
     }
 
-    build_from_sources(&csrc);
+    let sources = sources.unwrap_or_else(|| {
+        panic!(
+            "dlpack-mdspan-sys: no facade sources: {} is neither rust/dlpack-mdspan-sys of a dlpack_mdspan checkout \
+             (with ffi/ and modules/) nor a packaged crate with csrc/ (made by sync-sources when the crate is \
+             packaged); or set {LIB_DIR_VAR} to a directory that contains a prebuilt lib{LIB_NAME}.a",
+            manifest_dir.display()
+        )
+    });
+    build_from_sources(&sources);
+}
+
+/// Where the facade's sources are: the repository's own, or the packaged copy in `csrc/`.
+struct Sources {
+    /// The repository root, or `csrc/`.
+    root: PathBuf,
+    /// The directory of the translation units (`ffi/src`, `csrc/src`).
+    src: PathBuf,
+    /// The directory of `dlpack_mdspan.h`.
+    c_include: PathBuf,
+    /// The directory that holds `dlpack_mdspan/*.hpp`.
+    cxx_include: PathBuf,
+}
+
+impl Sources {
+    /// The repository's sources when `manifest_dir` is `<root>/rust/dlpack-mdspan-sys` of a
+    /// checkout with `ffi/` and `modules/`; else the packaged `csrc/`, if there is one.
+    fn locate(manifest_dir: &Path) -> Option<Sources> {
+        let checkout = fs::canonicalize(manifest_dir.join("..").join("..")).ok();
+        let manifest_dir = fs::canonicalize(manifest_dir).ok();
+        if let Some(root) = checkout {
+            let repository = Sources {
+                src: root.join("ffi").join("src"),
+                c_include: root.join("ffi").join("include"),
+                cxx_include: root.join("modules").join("dlpack_mdspan").join("include"),
+                root: root.clone(),
+            };
+            if manifest_dir == Some(root.join("rust").join("dlpack-mdspan-sys"))
+                && repository.complete()
+            {
+                return Some(repository);
+            }
+        }
+        let manifest_dir = manifest_dir?;
+        let csrc = manifest_dir.join("csrc");
+        let packaged = Sources {
+            src: csrc.join("src"),
+            c_include: csrc.join("include"),
+            cxx_include: csrc.join("include"),
+            root: csrc,
+        };
+        packaged.complete().then_some(packaged)
+    }
+
+    fn complete(&self) -> bool {
+        self.src.is_dir()
+            && self.c_include.join("dlpack_mdspan.h").is_file()
+            && self.cxx_include.join("dlpack_mdspan").is_dir()
+    }
+
+    /// The translation units, sorted.
+    fn translation_units(&self) -> Vec<PathBuf> {
+        let mut units: Vec<PathBuf> = fs::read_dir(&self.src)
+            .map(|dir| {
+                dir.filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+                    .collect()
+            })
+            .unwrap_or_default();
+        units.sort();
+        units
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -294,27 +371,17 @@ fn run(command: &mut Command, what: &str) {
     }
 }
 
-fn build_from_sources(csrc: &Path) {
-    let include = csrc.join("include");
-    if !include.join("dlpack_mdspan.h").is_file() {
+fn build_from_sources(sources: &Sources) {
+    let units = sources.translation_units();
+    if units.is_empty() {
         panic!(
-            "dlpack-mdspan-sys: the facade sources are missing from {} (run rust/dlpack-mdspan-sys/sync-sources in \
-             the repository), or set {LIB_DIR_VAR} to a directory that contains a prebuilt lib{LIB_NAME}.a",
-            csrc.display()
+            "dlpack-mdspan-sys: no .cpp file in {}",
+            sources.src.display()
         );
     }
-    let mut sources: Vec<PathBuf> = fs::read_dir(csrc.join("src"))
-        .map(|dir| {
-            dir.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-                .collect()
-        })
-        .unwrap_or_default();
-    sources.sort();
-    println!("cargo:rerun-if-changed={}", csrc.display());
-    for file in walk(csrc) {
-        println!("cargo:rerun-if-changed={}", file.display());
-    }
+    // A source added to (or removed from) the directory; each compiled file and each header it
+    // includes is reported after compiling, from the compiler's dependency files.
+    println!("cargo:rerun-if-changed={}", sources.src.display());
 
     let dlpack_dir = dlpack_include();
     if let Some(dir) = &dlpack_dir {
@@ -372,8 +439,13 @@ fn build_from_sources(csrc: &Path) {
         });
     }
 
-    // One compiler process per translation unit, in parallel.
-    let jobs: Vec<_> = sources
+    // One compiler process per translation unit, in parallel. `-MMD` writes the headers
+    // each one read (the system's, dlpack.h among them, left out) to a dependency file.
+    let mut includes = vec![&sources.c_include];
+    if sources.cxx_include != sources.c_include {
+        includes.push(&sources.cxx_include);
+    }
+    let jobs: Vec<_> = units
         .iter()
         .map(|source| {
             let stem = source
@@ -382,21 +454,29 @@ fn build_from_sources(csrc: &Path) {
                 .to_string_lossy()
                 .into_owned();
             let object = out_dir.join(format!("{stem}.o"));
+            let depfile = out_dir.join(format!("{stem}.d"));
             let mut compile = Command::new(&program);
-            compile.args(&args).args(&flags).arg("-I").arg(&include);
+            compile.args(&args).args(&flags);
+            for dir in &includes {
+                compile.arg("-I").arg(dir);
+            }
             if let Some(dir) = &dlpack_dir {
                 compile.arg("-I").arg(dir);
             }
+            compile.arg("-MMD").arg("-MF").arg(&depfile);
             compile.arg("-c").arg(source).arg("-o").arg(&object);
             let what = format!("{command_line} (compiling {})", source.display());
             let handle = std::thread::spawn(move || run(&mut compile, &what));
-            (object, handle)
+            (object, depfile, handle)
         })
         .collect();
     let mut objects = Vec::new();
-    for (object, handle) in jobs {
+    for (object, depfile, handle) in jobs {
         if handle.join().is_err() {
             panic!("dlpack-mdspan-sys: compiling the facade failed; see the output above");
+        }
+        for file in dependencies(&depfile) {
+            println!("cargo:rerun-if-changed={}", file.display());
         }
         objects.push(object);
     }
@@ -418,19 +498,34 @@ fn build_from_sources(csrc: &Path) {
     stdlib.link();
 }
 
-/// Every file under `dir`, recursively.
-fn walk(dir: &Path) -> Vec<PathBuf> {
+/// The files a Make-style dependency file (`-MMD -MF`) names as prerequisites: the source
+/// and every non-system header it included. Panics if the compiler wrote none.
+fn dependencies(depfile: &Path) -> Vec<PathBuf> {
+    let text = fs::read_to_string(depfile).unwrap_or_else(|e| {
+        panic!(
+            "dlpack-mdspan-sys: the compiler wrote no dependency file {} ({e}); it must accept -MMD -MF",
+            depfile.display()
+        )
+    });
+    // `target: prerequisite ... \<newline> prerequisite ...`; a space inside a name is `\ `.
+    let rule = text.replace("\\\n", " ").replace("\\\r\n", " ");
+    let prerequisites = rule.split_once(": ").map_or("", |(_, p)| p);
     let mut files = Vec::new();
-    if let Ok(entries) = fs::read_dir(dir) {
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                files.extend(walk(&path));
-            } else {
-                files.push(path);
+    let mut word = String::new();
+    let mut chars = prerequisites.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&' ') => word.push(chars.next().expect("peeked")),
+            c if c.is_whitespace() => {
+                if !word.is_empty() {
+                    files.push(PathBuf::from(std::mem::take(&mut word)));
+                }
             }
+            c => word.push(c),
         }
     }
-    files.sort();
+    if !word.is_empty() {
+        files.push(PathBuf::from(word));
+    }
     files
 }

@@ -408,6 +408,79 @@ fn run(opts: &Options) -> Vec<Row> {
         "both sides allocate the Vec<f32> of 24 elements each time",
     );
 
+    // 4. Element access through a view made once: TensorView::get (bounds check, offset,
+    //    reference) against the facade's own per-element answer, dlpm_element_offset.
+    let view: &'static TensorView<'static, f32> = Box::leak(Box::new(
+        // SAFETY: t and its arrays live for the whole program and are never written.
+        unsafe { TensorView::<f32>::from_raw(t) }.expect("view"),
+    ));
+    compare(
+        opts,
+        &mut rows,
+        op("element access: raw dlpm_element_offset", move || {
+            let index = [black_box(3i64), black_box(5i64)];
+            let mut offset = 0i64;
+            // SAFETY: t is a live DLTensor of rank 2; index holds 2 entries; offset is a
+            // valid out-parameter.
+            let s = unsafe { sys::dlpm_element_offset(black_box(t), index.as_ptr(), &mut offset) };
+            black_box((s, offset));
+        }),
+        vec![op("element access: TensorView::<f32>::get", move || {
+            let x = black_box(view).get(&[black_box(3usize), black_box(5usize)]);
+            black_box(x);
+        })],
+        "the view is made once; each op addresses one element of the 4x6 tensor",
+    );
+
+    // 5. A non-contiguous copy-out, which addresses every element through the view's
+    //    accessor: to_vec of the transposed 6x4 view of the same 24 floats.
+    let transposed: &'static sys::DLTensor = {
+        let shape: &'static mut [i64; 2] = Box::leak(Box::new([SHAPE[1], SHAPE[0]]));
+        let strides: &'static mut [i64; 2] = Box::leak(Box::new([STRIDES[1], STRIDES[0]]));
+        Box::leak(Box::new(sys::DLTensor {
+            shape: shape.as_mut_ptr(),
+            strides: strides.as_mut_ptr(),
+            ..*t
+        }))
+    };
+    let columns: &'static TensorView<'static, f32> = Box::leak(Box::new(
+        // SAFETY: as above: the arrays and the data live for the whole program, unwritten.
+        unsafe { TensorView::<f32>::from_raw(transposed) }.expect("view"),
+    ));
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "strided copy-out (6x4 transposed): raw dlpm_element_offset loop",
+            move || {
+                let t = black_box(transposed);
+                let base = t.data.cast::<u8>();
+                let mut out = Vec::with_capacity(24);
+                for i in 0..SHAPE[1] {
+                    for j in 0..SHAPE[0] {
+                        let index = [i, j];
+                        let mut offset = 0i64;
+                        // SAFETY: t is a live DLTensor of rank 2; index is in bounds;
+                        // offset is a valid out-parameter; the element it addresses is an
+                        // f32 of the leaked, never-written data.
+                        unsafe {
+                            ok(sys::dlpm_element_offset(t, index.as_ptr(), &mut offset));
+                            out.push(base.offset(offset as isize).cast::<f32>().read());
+                        }
+                    }
+                }
+                black_box(out);
+            },
+        ),
+        vec![op(
+            "strided copy-out (6x4 transposed): TensorView::to_vec",
+            move || {
+                black_box(black_box(columns).to_vec());
+            },
+        )],
+        "both sides allocate the Vec<f32> of 24 elements each time",
+    );
+
     rows
 }
 

@@ -31,6 +31,11 @@ constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_COPIED = 2;
 /// `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`: sub-byte elements occupy a whole byte each.
 constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED = 4;
 
+/// `DLPM_MAX_NDIM`: the largest rank the library accepts (the C++ core's `max_ndim`): every
+/// `ndim` is in `0..=DLPM_MAX_NDIM`. Size index and stride arrays with it (the `capacity` of
+/// `dlpm_layout` and `dlpm_stride_order`).
+constexpr static const int32_t DLPM_MAX_NDIM = 64;
+
 /// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
 /// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
 /// in `dlpm_requirements::version` when building the struct by hand. Version 2 added the

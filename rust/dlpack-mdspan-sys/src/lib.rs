@@ -13,9 +13,9 @@
 //!
 //! # Linking
 //!
-//! The build script compiles the C facade, which this crate carries in `csrc/` (a copy of
-//! the repository's `ffi/` sources and of the C++ core headers they include), with the
-//! platform's C++20 compiler (`CXX`, else `c++`) into a static `libdlpack_mdspan_c.a`,
+//! The build script compiles the C facade (inside the repository its `ffi/` sources and
+//! the C++ core headers of `modules/`; a packaged crate carries a copy of them in `csrc/`,
+//! generated when it is packaged), with the platform's C++20 compiler (`CXX`, else `c++`) into a static `libdlpack_mdspan_c.a`,
 //! and links it and the C++ standard library it was compiled against (libstdc++, or
 //! libc++ when `CXX` says `-stdlib=libc++`). The DLPack header (>= 1.3) is found through
 //! `DLPACK_INCLUDE_DIR` or the system include directories. A prebuilt library is used
@@ -98,6 +98,29 @@ extern "C" {
         numel: *mut i64,
     ) -> dlpm_status;
 
+    /// Bytes one element of `dtype` occupies as stored: `bits * lanes / 8`, or with
+    /// `subbyte_padded` nonzero (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) one byte per
+    /// lane of a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte
+    /// elements, which share bytes) or `bits` is 0. Never fails.
+    pub fn dlpm_storage_itemsize(dtype: DLDataType, subbyte_padded: i32) -> usize;
+
+    /// 1 when the host CPU may dereference memory of `device_type` (`kDLCPU`, `kDLCUDAHost`,
+    /// `kDLCUDAManaged`, `kDLROCMHost`), else 0: what element access on the host, and
+    /// [`dlpm_managed_copy_to_host`], require. Never fails.
+    pub fn dlpm_is_host_accessible(device_type: i32) -> i32;
+
+    /// The bytes a valid tensor's elements occupy, as offsets from `tensor->data`:
+    /// `[*begin, *end)`, `byte_offset` included, negative strides included (`begin` may be
+    /// negative). Packed sub-byte elements share bytes; `flags` (a managed tensor's) says
+    /// whether they are padded. An empty tensor addresses nothing:
+    /// `*begin == *end == byte_offset`.
+    pub fn dlpm_byte_span(
+        tensor: *const DLTensor,
+        flags: u64,
+        begin: *mut i64,
+        end: *mut i64,
+    ) -> dlpm_status;
+
     /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and
     /// device, no alignment, writability, strict-strides or layout requirement) and
     /// `req.version` to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; version 1 initialises
@@ -164,6 +187,35 @@ extern "C" {
     /// exception ends the process (a message on stderr, then `abort()`): the exception
     /// never unwinds into the caller.
     pub fn dlpm_managed_delete(tensor: *mut DLManagedTensorVersioned);
+
+    /// Calls a legacy (pre-1.0) tensor's deleter (if any), by the same rule as
+    /// [`dlpm_managed_delete`]: NULL is a no-op, and a deleter that throws ends the process
+    /// with a message.
+    pub fn dlpm_legacy_delete(tensor: *mut DLManagedTensor);
+
+    /// New compact row-major `kDLCPU` memory for a tensor of `shape` (`ndim` entries) and
+    /// `dtype`, 64-byte aligned and uninitialised, owned by `*out` (its deleter frees it);
+    /// `flags` are stored as given (say `DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED` for
+    /// padded sub-byte storage). The description is validated like [`dlpm_validate`]; a size
+    /// that cannot be allocated is `DLPM_E_OUT_OF_MEMORY`.
+    pub fn dlpm_managed_alloc_host(
+        ndim: i32,
+        shape: *const i64,
+        dtype: DLDataType,
+        flags: u64,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// A compact row-major `kDLCPU` copy of `tensor` in new memory owned by `*out` (as
+    /// [`dlpm_managed_alloc_host`]), flagged IS_COPIED; READ_ONLY is not carried over (the
+    /// copy aliases nothing), the sub-byte padding flag is. The source's memory must be
+    /// readable by the CPU ([`dlpm_is_host_accessible`]), else `DLPM_E_DEVICE_MISMATCH`; a
+    /// packed sub-byte source must be row-major contiguous, else
+    /// `DLPM_E_SUBBYTE_NOT_VIEWABLE`. `tensor` stays the caller's.
+    pub fn dlpm_managed_copy_to_host(
+        tensor: *const DLManagedTensorVersioned,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
 
     /// For a tensor just received: on a major version other than the library's, calls its
     /// deleter at once and returns `DLPM_E_VERSION_MISMATCH` (the tensor is gone).

@@ -267,6 +267,13 @@ pub const DLPM_E_UNSUPPORTED_VERSION: dlpm_status = 33;
 /// The producer reported a failure of its own (e.g. a Python exception, which is left set).
 pub const DLPM_E_PRODUCER_FAILED: dlpm_status = 34;
 
+// ---- the facade: limits ----------------------------------------------------------------
+
+/// `DLPM_MAX_NDIM`: the largest rank the library accepts (the C++ core's `max_ndim`): every
+/// `ndim` is in `0..=DLPM_MAX_NDIM`. Size index and stride arrays with it (the `capacity` of
+/// `dlpm_layout` and `dlpm_stride_order`).
+pub const DLPM_MAX_NDIM: i32 = 64;
+
 // ---- the facade: structs ---------------------------------------------------------------
 
 /// `dlpm_version_info`: versions of the library and of the DLPack headers it was built with.

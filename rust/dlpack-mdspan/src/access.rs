@@ -4,9 +4,8 @@
 //! `managed.rs` (ownership) and `view.rs` (element access), which do not import each other.
 
 use crate::checks;
-use crate::error::{check, Error};
+use crate::error::Error;
 use crate::managed::ManagedTensor;
-use crate::sys;
 use crate::types::{Element, Flags};
 use crate::view::{TensorView, TensorViewMut};
 
@@ -14,7 +13,7 @@ impl ManagedTensor {
     /// A shared, typed view for reading host memory. The facade checks (through
     /// `dlpm_check_managed`) the structure, that the dtype equals `T::DTYPE` exactly
     /// (code, bits, lanes), that the device is host-accessible
-    /// ([`DeviceType::HOST_ACCESSIBLE`](crate::DeviceType::HOST_ACCESSIBLE)) and that the
+    /// ([`DeviceType::is_host_accessible`](crate::DeviceType::is_host_accessible)) and that the
     /// data is aligned for `T`.
     ///
     /// ```
@@ -28,10 +27,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
-        let req = checks::element_requirements::<T>(false);
-        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
-        // is a static array.
-        check(unsafe { sys::dlpm_check_managed(self.as_ptr(), &req) })?;
+        checks::check_view::<T>(checks::Viewed::Managed(self.raw()), false)?;
         let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         // SAFETY: just checked for T on a host device; the struct and the elements stay
         // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
@@ -57,10 +53,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
-        let req = checks::element_requirements::<T>(true);
-        // SAFETY: the tensor is live; req is a valid requirements struct whose device list
-        // is a static array.
-        check(unsafe { sys::dlpm_check_managed(self.as_ptr(), &req) })?;
+        checks::check_view::<T>(checks::Viewed::Managed(self.raw()), true)?;
         let exclusive = self.is_exclusive();
         let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is

@@ -10,14 +10,6 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
-/// The device types the views accept (see `DeviceType::HOST_ACCESSIBLE`).
-static HOST_DEVICE_TYPES: [sys::DLDeviceType; 4] = [
-    DeviceType::HOST_ACCESSIBLE[0].0,
-    DeviceType::HOST_ACCESSIBLE[1].0,
-    DeviceType::HOST_ACCESSIBLE[2].0,
-    DeviceType::HOST_ACCESSIBLE[3].0,
-];
-
 /// Requirements that accept anything (the facade's own defaults), in the layout version
 /// these bindings describe.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
@@ -48,17 +40,49 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
     req
 }
 
-/// Requirements for a view of `T`: exact dtype, a host-accessible device, data aligned for
-/// `T`, and (for mutable views of managed tensors) not READ_ONLY.
-pub(crate) fn element_requirements<T: Element>(writable: bool) -> sys::dlpm_requirements {
+/// The tensor a view is checked on: a bare `DLTensor` (`dlpm_check`, which has no flags) or
+/// a managed one (`dlpm_check_managed`, with its READ_ONLY and sub-byte padding flags).
+#[derive(Clone, Copy)]
+pub(crate) enum Viewed<'a> {
+    Bare(&'a sys::DLTensor),
+    Managed(&'a sys::DLManagedTensorVersioned),
+}
+
+/// The facade's checks for a view of `T`: the structure, the dtype `T::DTYPE` exactly, a
+/// host-accessible device, data aligned for `T`, and with `writable` (which only a managed
+/// tensor's flags can refuse) not READ_ONLY.
+///
+/// Which devices are host-accessible is the facade's answer (`dlpm_is_host_accessible`):
+/// the requirements list the tensor's own device type if the facade says the CPU may
+/// dereference it, and none otherwise, so `dlpm_check*` accepts exactly those, and refuses
+/// the others with DEVICE_MISMATCH in its usual order of checks.
+pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Result<(), Error> {
+    let device_type = match tensor {
+        Viewed::Bare(t) => t.device.device_type,
+        Viewed::Managed(m) => m.dl_tensor.device.device_type,
+    };
+    let own = [device_type];
+    let accepted: &[sys::DLDeviceType] = if DeviceType(device_type).is_host_accessible() {
+        &own
+    } else {
+        &[]
+    };
     let mut req = any_requirements();
     req.check_dtype = 1;
     req.dtype = T::DTYPE.0;
-    req.device_types = HOST_DEVICE_TYPES.as_ptr();
-    req.num_device_types = HOST_DEVICE_TYPES.len() as i32;
+    req.device_types = accepted.as_ptr();
+    req.num_device_types = accepted.len() as i32;
     req.min_alignment = std::mem::align_of::<T>() as u64;
     req.writable = i32::from(writable);
-    req
+    // SAFETY: the tensor is live (a reference); the facade validates it before reading its
+    // arrays. req is a valid requirements struct whose device list (`accepted`, non-NULL
+    // even when empty) outlives the call.
+    check(unsafe {
+        match tensor {
+            Viewed::Bare(t) => sys::dlpm_check(t, &req),
+            Viewed::Managed(m) => sys::dlpm_check_managed(m, &req),
+        }
+    })
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
@@ -98,11 +122,11 @@ pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<
 /// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
 /// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
 /// matching size, but a view built on a wrong one would address memory the facade never
-/// validated, so it is checked here as well (a constant per `T` after inlining).
+/// validated, so it is checked here as well, against the facade's `dlpm_storage_itemsize`.
 pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
     let dtype = T::DTYPE;
     let size = std::mem::size_of::<T>();
-    if dtype.storage_size(subbyte_padded) == Some(size) {
+    if dtype.storage_itemsize(subbyte_padded) == Some(size) {
         return Ok(());
     }
     Err(Error::new(

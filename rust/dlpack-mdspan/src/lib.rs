@@ -51,7 +51,7 @@
 //! a dtype equal to `T::DTYPE` ([`Element`]: `u8`..`u64`, `i8`..`i64`, `f32`, `f64`,
 //! `bool`, [`F16`], [`BF16`], [`Complex32`], [`Complex64`], or a type you register by
 //! implementing the `unsafe` trait, as C++'s `dtype_traits`), a host-accessible device
-//! ([`DeviceType::HOST_ACCESSIBLE`]) and data aligned for `T`. Shape and strides are
+//! ([`DeviceType::is_host_accessible`]) and data aligned for `T`. Shape and strides are
 //! exposed as `&[i64]` (NULL strides are resolved as row-major by the facade, into
 //! storage owned by the view; rank 0 gives empty slices), built only after the facade has
 //! validated the tensor: a foreign `shape` or `strides` pointer that is not aligned for

@@ -259,11 +259,12 @@ impl ManagedTensor {
         flags: Flags,
     ) -> Result<Self, Error> {
         let size = std::mem::size_of::<T>();
-        // A type of one byte per sub-byte lane is stored padded, and says so (the C++
-        // core's subbyte_flags); any other registration must fill its bytes exactly. A type
-        // that breaks Element's size promise is refused here, before a consumer could read
-        // past the Vec.
-        let padded = T::DTYPE.bits() < 8 && T::DTYPE.storage_size(true) == Some(size);
+        // A type whose size is only the padded storage of its dtype (one byte per sub-byte
+        // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
+        // registration must fill its bytes exactly. A type that breaks Element's size
+        // promise is refused here, before a consumer could read past the Vec.
+        let padded = T::DTYPE.storage_itemsize(false) != Some(size)
+            && T::DTYPE.storage_itemsize(true) == Some(size);
         checks::check_element_size::<T>(padded)?;
         let flags = if padded {
             flags | Flags::IS_SUBBYTE_TYPE_PADDED
@@ -282,7 +283,19 @@ impl ManagedTensor {
         let data = vec.as_mut_ptr().cast::<c_void>();
         // No strides: NULL, which the facade reads as row-major and stores explicitly.
         let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
-        check_inside_vec(&description, size, vec.len())?;
+        let addresses_any = check_inside_vec(&description, flags, size, vec.len())?;
+        if padded && addresses_any {
+            // Refused as before dlpm_byte_span (whose answer would place such elements
+            // correctly): from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
+            return Err(Error::new(
+                Status::SUBBYTE_NOT_VIEWABLE,
+                format!(
+                    "from_vec does not export elements of the padded sub-byte dtype {} (one byte per \
+                     lane); use from_owner with Flags::IS_SUBBYTE_TYPE_PADDED",
+                    T::DTYPE
+                ),
+            ));
+        }
         // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
         // are when the Vec (moved into the owner) moves; every element the layout addresses
         // was just checked to lie inside them; the Vec is owned by the tensor alone.
@@ -412,6 +425,48 @@ impl ManagedTensor {
         unsafe { export(owner, &d, Some(order.as_c_char()), flags) }
     }
 
+    /// A compact row-major copy in new host memory, through the facade's
+    /// `dlpm_managed_copy_to_host`: `kDLCPU`, 64-byte aligned, flagged IS_COPIED (so it is
+    /// [exclusive](Self::is_exclusive): its mutable views hand out `&mut`), without READ_ONLY
+    /// (the copy aliases nothing), with the sub-byte padding flag kept. The tensor must be
+    /// valid and its memory readable by the CPU
+    /// ([`DeviceType::is_host_accessible`](crate::DeviceType::is_host_accessible)), else
+    /// [`Status::DEVICE_MISMATCH`]; a packed sub-byte tensor must be row-major contiguous,
+    /// else [`Status::SUBBYTE_NOT_VIEWABLE`]. `self` is unchanged.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor, Order};
+    ///
+    /// // The READ_ONLY transpose of a row-major 2x3 matrix.
+    /// let t = ManagedTensor::from_vec_with(vec![1u16, 2, 3, 4, 5, 6], &[3, 2], Some(&[1, 3]), 0, Flags::READ_ONLY)?;
+    /// let mut copy = t.copy_to_host()?;
+    /// assert_eq!(copy.flags(), Flags::IS_COPIED);
+    /// assert!(copy.is_contiguous(Order::C)?);
+    /// copy.view_mut::<u16>()?.as_mut_slice()?[0] = 10; // exclusive: &mut is allowed
+    /// assert_eq!(copy.view::<u16>()?.as_slice()?, &[10, 4, 2, 5, 3, 6]);
+    /// assert_eq!(t.view::<u16>()?.get(&[0, 0]), Some(&1)); // the original is untouched
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn copy_to_host(&self) -> Result<ManagedTensor, Error> {
+        let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+        // SAFETY: self owns a live tensor, which the facade validates and only reads (its
+        // elements are readable by from_raw's contract, or memory this crate owns); `out` is
+        // a valid out-parameter, written only on success.
+        check(unsafe { sys::dlpm_managed_copy_to_host(self.ptr.as_ptr(), &mut out) })?;
+        let ptr = NonNull::new(out).ok_or_else(|| {
+            Error::new(
+                Status::INTERNAL,
+                "dlpm_managed_copy_to_host returned success and a NULL tensor",
+            )
+        })?;
+        // The facade's memory, reachable only through this tensor: its IS_COPIED flag makes
+        // it exclusive.
+        Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        })
+    }
+
     /// Gives up ownership: the returned pointer's deleter must be called exactly once, by
     /// whoever receives it (C, C++, Python, or [`from_raw`](Self::from_raw)).
     ///
@@ -477,7 +532,7 @@ impl ManagedTensor {
         self.ptr.as_ptr()
     }
 
-    fn raw(&self) -> &sys::DLManagedTensorVersioned {
+    pub(crate) fn raw(&self) -> &sys::DLManagedTensorVersioned {
         // SAFETY: self owns a live tensor whose struct nobody mutates while it is owned
         // (from_raw's contract, or made by the facade).
         unsafe { self.ptr.as_ref() }
@@ -865,50 +920,35 @@ fn describe(
     })
 }
 
-/// Checks that every element `t` addresses lies inside a buffer of `len` elements of
-/// `size` bytes starting at `t.data`: the facade validates the description and computes the
-/// byte offsets of the lowest and highest addressed elements (`dlpm_element_offset`).
-fn check_inside_vec(t: &sys::DLTensor, size: usize, len: usize) -> Result<(), Error> {
-    // SAFETY: t's shape and strides point to ndim readable entries (describe's slices).
-    check(unsafe { sys::dlpm_validate(t) })?;
-    let mut numel = 0i64;
-    // SAFETY: as above; numel is a valid out-parameter.
-    check(unsafe { sys::dlpm_numel(t, &mut numel) })?;
-    if numel == 0 {
-        return Ok(()); // no element is addressed
+/// Checks that every byte `t` addresses (its elements stored as `flags` says) lies inside
+/// a buffer of `len` elements of `size` bytes starting at `t.data`: the facade validates the
+/// description and gives the addressed bytes (`dlpm_byte_span`). Returns whether any element
+/// is addressed.
+fn check_inside_vec(
+    t: &sys::DLTensor,
+    flags: Flags,
+    size: usize,
+    len: usize,
+) -> Result<bool, Error> {
+    let (mut begin, mut end) = (0i64, 0i64);
+    // SAFETY: t's shape and strides point to ndim readable entries (describe's slices);
+    // begin and end are valid out-parameters.
+    check(unsafe { sys::dlpm_byte_span(t, flags.bits(), &mut begin, &mut end) })?;
+    if begin == end {
+        return Ok(false); // no element is addressed
     }
-    // SAFETY: validated above, so shape and strides hold ndim entries (or ndim is 0).
-    let (shape, strides) = unsafe {
-        (
-            checks::dims(t.shape, t.ndim, "shape")?,
-            checks::dims(t.strides, t.ndim, "strides")?,
-        )
-    };
-    let stride = |r: usize| if t.strides.is_null() { 1 } else { strides[r] };
-    // The corners of the index space that reach the lowest and the highest address.
-    let low: Vec<i64> = (0..shape.len())
-        .map(|r| if stride(r) < 0 { shape[r] - 1 } else { 0 })
-        .collect();
-    let high: Vec<i64> = (0..shape.len())
-        .map(|r| if stride(r) > 0 { shape[r] - 1 } else { 0 })
-        .collect();
-    let (mut low_byte, mut high_byte) = (0i64, 0i64);
-    // SAFETY: low and high hold ndim in-bounds indices (numel > 0, so every extent is > 0).
-    check(unsafe { sys::dlpm_element_offset(t, low.as_ptr(), &mut low_byte) })?;
-    // SAFETY: as above.
-    check(unsafe { sys::dlpm_element_offset(t, high.as_ptr(), &mut high_byte) })?;
     let capacity = i128::try_from(len).unwrap_or(i128::MAX) * size as i128;
-    if low_byte < 0 || i128::from(high_byte) + size as i128 > capacity {
+    if begin < 0 || i128::from(end) > capacity {
         let size = size as i64;
         return Err(Error::new(
             Status::INVALID_ARGUMENT,
             format!(
                 "the layout addresses elements {} to {} but the Vec holds {} elements",
-                low_byte.div_euclid(size),
-                high_byte.div_euclid(size),
+                begin.div_euclid(size),
+                (end - 1).div_euclid(size),
                 len
             ),
         ));
     }
-    Ok(())
+    Ok(true)
 }

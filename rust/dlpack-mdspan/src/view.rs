@@ -3,24 +3,25 @@
 //!
 //! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: the facade
 //! validates the tensor and resolves its layout once (`dlpm_layout`: the strides as the
-//! library reads them, NULL ones included, and the element count); element addresses are
-//! then the index, bounds-checked against that shape, dotted with those strides.
+//! library reads them, NULL ones included, and the element count), and gives the byte
+//! offset of each element addressed (`dlpm_element_offset`, which bounds-checks the index).
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    any_requirements, check_element_size, dims, element_requirements, is_contiguous,
+    any_requirements, check_element_size, check_view, dims, is_contiguous, Viewed,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DataType, Device, Element};
 
-/// The largest rank the facade validates (`dlpm_validate`: ndim in [0, 64]).
-const MAX_NDIM: usize = 64;
+/// The largest rank the facade accepts, the length of the index and stride buffers.
+const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
 
 /// The accessor both view types share: the validated tensor, its shape (a slice over the
 /// tensor's own array) and strides (the tensor's own, or the row-major ones the facade
@@ -29,6 +30,10 @@ const MAX_NDIM: usize = 64;
 /// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
 struct Elements<'a, T> {
     tensor: &'a sys::DLTensor,
+    /// The tensor `dlpm_element_offset` is asked about: `tensor` itself, or, for sub-byte
+    /// elements stored padded (a flag the facade function cannot be given), the same tensor
+    /// with its dtype read as opaque elements of the padded storage size.
+    addressed: sys::DLTensor,
     /// The tensor's shape (empty for rank 0).
     shape: &'a [i64],
     strides: Strides<'a>,
@@ -47,6 +52,7 @@ impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
         Elements {
             tensor: self.tensor,
+            addressed: self.addressed,
             shape: self.shape,
             strides: self.strides.clone(),
             len: self.len,
@@ -80,7 +86,9 @@ impl<'a, T: Element> Elements<'a, T> {
         let mut numel = 0i64;
         // SAFETY: t is a live, validated DLTensor; `resolved` has MAX_NDIM writable entries,
         // the capacity passed; numel is a valid out-parameter.
-        check(unsafe { sys::dlpm_layout(t, resolved.as_mut_ptr(), MAX_NDIM as i32, &mut numel) })?;
+        check(unsafe {
+            sys::dlpm_layout(t, resolved.as_mut_ptr(), sys::DLPM_MAX_NDIM, &mut numel)
+        })?;
         let strides = if t.strides.is_null() && !shape.is_empty() {
             Strides::Resolved(resolved[..shape.len()].into())
         } else {
@@ -100,8 +108,27 @@ impl<'a, T: Element> Elements<'a, T> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
+        // dlpm_element_offset addresses elements by the dtype's packed size and takes no
+        // flags: padded sub-byte elements (size_of::<T>(), checked above to be the facade's
+        // padded storage_itemsize, differs from the packed one) are addressed as that many
+        // opaque bytes, (kDLUInt, 8, size), which validates and strides exactly as the
+        // padded storage does.
+        let mut addressed = *t;
+        if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
+            addressed.dtype = sys::DLDataType {
+                code: sys::kDLUInt,
+                bits: 8,
+                lanes: u16::try_from(size).map_err(|_| {
+                    Error::new(
+                        Status::SUBBYTE_NOT_VIEWABLE,
+                        format!("{size}-byte padded elements have more lanes than DLPack can say"),
+                    )
+                })?,
+            };
+        }
         Ok(Elements {
             tensor: t,
+            addressed,
             shape,
             strides,
             len,
@@ -129,9 +156,9 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 
     /// The address of element `index`: [`Status::NDIM_MISMATCH`] for an index of the
-    /// wrong length, [`Status::INVALID_ARGUMENT`] (with the C++ core's wording) for one
-    /// outside the shape. In bounds, the offset lies inside the span the facade validated,
-    /// so it fits `i64`; the arithmetic is checked anyway and cannot wrap.
+    /// wrong length; otherwise the facade's `dlpm_element_offset`, which refuses an index
+    /// outside the shape with [`Status::INVALID_ARGUMENT`] (`index[r] = i is outside
+    /// [0, n)`) and gives the byte offset, `byte_offset` included, of one inside it.
     fn locate(&self, index: &[usize]) -> Result<NonNull<T>, Error> {
         let shape = self.shape;
         if index.len() != shape.len() {
@@ -144,30 +171,26 @@ impl<'a, T: Element> Elements<'a, T> {
                 ),
             ));
         }
-        let overflow = || Error::new(Status::SPAN_OVERFLOW, "element offset overflows");
-        let mut offset = 0i64;
-        for (r, ((&i, &extent), &stride)) in index.iter().zip(shape).zip(self.strides()).enumerate()
-        {
-            match i64::try_from(i) {
-                Ok(i) if i < extent => {
-                    offset = i
-                        .checked_mul(stride)
-                        .and_then(|d| offset.checked_add(d))
-                        .ok_or_else(overflow)?;
-                }
-                _ => {
-                    return Err(Error::new(
-                        Status::INVALID_ARGUMENT,
-                        format!("index[{r}] = {i} is outside [0, {extent})"),
-                    ))
-                }
-            }
+        // The facade reads ndim int64_t entries; an index beyond i64 is outside any shape.
+        let mut wide = [MaybeUninit::<i64>::uninit(); MAX_NDIM];
+        for (r, (&i, slot)) in index.iter().zip(&mut wide).enumerate() {
+            let i = i64::try_from(i).map_err(|_| {
+                Error::new(
+                    Status::INVALID_ARGUMENT,
+                    format!("index[{r}] = {i} is outside [0, {})", shape[r]),
+                )
+            })?;
+            slot.write(i);
         }
-        let bytes = offset
-            .checked_mul(std::mem::size_of::<T>() as i64)
-            .and_then(|b| b.checked_add(i64::try_from(self.tensor.byte_offset).ok()?))
-            .and_then(|b| isize::try_from(b).ok())
-            .ok_or_else(overflow)?;
+        let mut offset = 0i64;
+        // SAFETY: `addressed` describes the validated tensor, whose shape and strides stay
+        // valid for 'a; the first ndim entries of `wide` are initialised (index.len() ==
+        // ndim <= MAX_NDIM), and the facade reads no more; offset is a valid out-parameter.
+        check(unsafe {
+            sys::dlpm_element_offset(&self.addressed, wide.as_ptr().cast(), &mut offset)
+        })?;
+        let bytes = isize::try_from(offset)
+            .map_err(|_| Error::new(Status::SPAN_OVERFLOW, "element offset overflows"))?;
         let p = self
             .tensor
             .data
@@ -233,6 +256,122 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 }
 
+/// The read-only accessors [`TensorView`] and [`TensorViewMut`] share, written once: each
+/// expands them in its own `impl`, so either type's public API is what it was. `$mut` and
+/// `$view` make each type's doc examples (`let t` and `t.view()`, or `let mut t` and
+/// `t.view_mut()`).
+macro_rules! shared_accessors {
+    ($mut:literal, $view:literal) => {
+        /// The shape (empty for rank 0).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.shape(), &[2, 3]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn shape(&self) -> &'a [i64] {
+            self.elements.shape()
+        }
+
+        /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.strides(), &[3, 1]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn strides(&self) -> &[i64] {
+            self.elements.strides()
+        }
+
+        /// The rank.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.ndim(), 0);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn ndim(&self) -> usize {
+            self.elements.shape().len()
+        }
+
+        /// The number of elements (1 for rank 0).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.len(), 6);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn len(&self) -> usize {
+            self.elements.len
+        }
+
+        /// Whether the tensor has no elements.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 3])?;\n",
+            "assert!(t.", $view, "::<u8>()?.is_empty());\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn is_empty(&self) -> bool {
+            self.elements.len == 0
+        }
+
+        /// The device (host-accessible).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{Device, ManagedTensor};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[1])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.device(), Device::CPU);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn device(&self) -> Device {
+            self.elements.device()
+        }
+
+        /// The dtype, `T::DTYPE`.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{DataType, ManagedTensor};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8], &[1])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.dtype(), DataType::U8);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn dtype(&self) -> DataType {
+            T::DTYPE
+        }
+
+        /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{ManagedTensor, Order};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;\n",
+            "assert!(t.", $view, "::<u8>()?.is_contiguous(Order::F)?);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
+            self.elements.is_contiguous(order)
+        }
+
+        /// The elements copied out in row-major (logical) order, whatever the strides.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::ManagedTensor;\n",
+            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;\n",
+            "assert_eq!(t.", $view, "::<u8>()?.to_vec(), vec![1, 3, 2, 4]);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn to_vec(&self) -> Vec<T> {
+            self.elements.to_vec()
+        }
+    };
+}
+
 /// A shared, typed, validated view of a host tensor: like `&'a [T]` with a shape and
 /// strides. Borrowed from a [`ManagedTensor`](crate::ManagedTensor) with
 /// [`view`](crate::ManagedTensor::view), or made from a raw `DLTensor` with
@@ -264,7 +403,7 @@ unsafe impl<T: Element> Sync for TensorView<'_, T> {}
 impl<'a, T: Element> TensorView<'a, T> {
     /// # Safety
     ///
-    /// `t` passed `element_requirements::<T>` in the facade, and the contract of
+    /// `t` passed `check_view::<T>` (the facade's checks), and the contract of
     /// [`from_raw`](Self::from_raw) holds for `'a`. The tensor's sub-byte elements, if
     /// any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
     pub(crate) unsafe fn new_checked(t: &'a sys::DLTensor) -> Result<Self, Error> {
@@ -323,104 +462,12 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
-        let req = element_requirements::<T>(false);
-        // SAFETY: tensor is a live DLTensor; the facade validates it before reading its
-        // arrays; req is a valid requirements struct.
-        check(unsafe { sys::dlpm_check(tensor, &req) })?;
+        check_view::<T>(Viewed::Bare(tensor), false)?;
         // SAFETY: just checked; the caller guarantees the rest for 'a.
         unsafe { Self::new_checked(tensor) }
     }
 
-    /// The shape (empty for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;
-    /// assert_eq!(t.view::<u8>()?.shape(), &[2, 3]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn shape(&self) -> &'a [i64] {
-        self.elements.shape()
-    }
-
-    /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;
-    /// assert_eq!(t.view::<u8>()?.strides(), &[3, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn strides(&self) -> &[i64] {
-        self.elements.strides()
-    }
-
-    /// The rank.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[])?.view::<u8>()?.ndim(), 0);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.elements.shape().len()
-    }
-
-    /// The number of elements (1 for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?.view::<u8>()?.len(), 6);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.elements.len
-    }
-
-    /// Whether the tensor has no elements.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert!(ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 3])?.view::<u8>()?.is_empty());
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.elements.len == 0
-    }
-
-    /// The device (host-accessible).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{Device, ManagedTensor};
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[1])?.view::<u8>()?.device(), Device::CPU);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn device(&self) -> Device {
-        self.elements.device()
-    }
-
-    /// The dtype, `T::DTYPE`.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{DataType, ManagedTensor};
-    /// assert_eq!(ManagedTensor::from_vec(vec![0u8], &[1])?.view::<u8>()?.dtype(), DataType::U8);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn dtype(&self) -> DataType {
-        T::DTYPE
-    }
-
-    /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{ManagedTensor, Order};
-    /// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;
-    /// assert!(t.view::<u8>()?.is_contiguous(Order::F)?);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        self.elements.is_contiguous(order)
-    }
+    shared_accessors!("", "view");
 
     /// The element at `index` (one entry per dimension), or `None` when the index has the
     /// wrong length or is out of bounds. Strides (zero, negative, any) and `byte_offset` are
@@ -464,18 +511,6 @@ impl<'a, T: Element> TensorView<'a, T> {
         // from data + byte_offset, aligned, valid for reads and unwritten for 'a; an empty
         // tensor uses a dangling, aligned, non-NULL pointer. len * size <= isize::MAX.
         Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
-    }
-
-    /// The elements copied out in row-major (logical) order, whatever the strides.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;
-    /// assert_eq!(t.view::<u8>()?.to_vec(), vec![1, 3, 2, 4]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn to_vec(&self) -> Vec<T> {
-        self.elements.to_vec()
     }
 }
 
@@ -535,7 +570,7 @@ unsafe impl<T: Element> Sync for TensorViewMut<'_, T> {}
 impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Safety
     ///
-    /// `t` passed `element_requirements::<T>` in the facade, the contract of
+    /// `t` passed `check_view::<T>` (the facade's checks), the contract of
     /// [`from_raw`](Self::from_raw) holds for `'a`, and `exclusive_provenance` is true only
     /// if nothing outside this view can reach the elements during `'a`. The tensor's
     /// sub-byte elements, if any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
@@ -608,10 +643,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
-        let req = element_requirements::<T>(false);
-        // SAFETY: tensor is a live DLTensor; the facade validates it before reading its
-        // arrays; req is a valid requirements struct.
-        check(unsafe { sys::dlpm_check(tensor, &req) })?;
+        check_view::<T>(Viewed::Bare(tensor), false)?;
         // SAFETY: just checked; the caller guarantees the rest for 'a; not exclusive.
         unsafe { Self::new_checked(tensor, false) }
     }
@@ -632,101 +664,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         }
     }
 
-    /// The shape (empty for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.shape(), &[3, 2]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn shape(&self) -> &'a [i64] {
-        self.elements.shape()
-    }
-
-    /// The strides in elements (empty for rank 0; row-major when the tensor's are NULL).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.strides(), &[2, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn strides(&self) -> &[i64] {
-        self.elements.strides()
-    }
-
-    /// The rank.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.ndim(), 2);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn ndim(&self) -> usize {
-        self.elements.shape().len()
-    }
-
-    /// The number of elements (1 for rank 0).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.len(), 6);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn len(&self) -> usize {
-        self.elements.len
-    }
-
-    /// Whether the tensor has no elements.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
-    /// assert!(!t.view_mut::<u8>()?.is_empty());
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.elements.len == 0
-    }
-
-    /// The device (host-accessible).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{Device, ManagedTensor};
-    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
-    /// assert_eq!(t.view_mut::<u8>()?.device(), Device::CPU);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn device(&self) -> Device {
-        self.elements.device()
-    }
-
-    /// The dtype, `T::DTYPE`.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{DataType, ManagedTensor};
-    /// let mut t = ManagedTensor::from_vec(vec![0u8], &[1])?;
-    /// assert_eq!(t.view_mut::<u8>()?.dtype(), DataType::U8);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn dtype(&self) -> DataType {
-        T::DTYPE
-    }
-
-    /// Whether the view is contiguous in `order` (`dlpm_is_contiguous`).
-    ///
-    /// ```
-    /// # use dlpack_mdspan::{ManagedTensor, Order};
-    /// let mut t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;
-    /// assert!(t.view_mut::<u8>()?.is_contiguous(Order::F)?);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        self.elements.is_contiguous(order)
-    }
+    shared_accessors!("mut ", "view_mut");
 
     /// Whether this view hands out `&mut` safely ([`get_mut`](Self::get_mut),
     /// [`as_mut_slice`](Self::as_mut_slice)): the tensor is
@@ -869,18 +807,6 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         // SAFETY: as in TensorView::as_slice; the borrow of self excludes writes through
         // this view while the slice lives.
         Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
-    }
-
-    /// The elements copied out in row-major (logical) order.
-    ///
-    /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// let mut t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;
-    /// assert_eq!(t.view_mut::<u8>()?.to_vec(), vec![1, 3, 2, 4]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn to_vec(&self) -> Vec<T> {
-        self.elements.to_vec()
     }
 
     fn require_exclusive(&self) -> Result<(), Error> {

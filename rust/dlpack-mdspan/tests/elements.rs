@@ -775,24 +775,50 @@ fn padded_sub_byte_types_are_viewed_through_the_flag() {
     assert_eq!(refused.status(), Status::SUBBYTE_NOT_VIEWABLE);
 }
 
-// The padded rule of the contract, as DataType::storage_size states it.
+// The padded rule of the contract, as DataType::storage_itemsize states it.
 #[test]
 fn storage_sizes() {
     let fp4 = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
-    assert_eq!(fp4.storage_size(false), None);
-    assert_eq!(fp4.storage_size(true), Some(1));
+    assert_eq!(fp4.storage_itemsize(false), None);
+    assert_eq!(fp4.storage_itemsize(true), Some(1));
     let fp6x4 = DataType::new(TypeCode::FLOAT6_E2M3FN, 6, 4);
-    assert_eq!(fp6x4.storage_size(false), Some(3));
-    assert_eq!(fp6x4.storage_size(true), Some(4));
-    assert_eq!(DataType::F16.storage_size(true), Some(2)); // whole bytes: never padded
-    assert_eq!(DataType::COMPLEX128.storage_size(false), Some(16));
+    assert_eq!(fp6x4.storage_itemsize(false), Some(3));
+    assert_eq!(fp6x4.storage_itemsize(true), Some(4));
+    assert_eq!(DataType::F16.storage_itemsize(true), Some(2)); // whole bytes: never padded
+    assert_eq!(DataType::COMPLEX128.storage_itemsize(false), Some(16));
     assert_eq!(
-        DataType::new(TypeCode::UINT, 0, 1).storage_size(false),
+        DataType::new(TypeCode::UINT, 0, 1).storage_itemsize(false),
         None
     );
     assert_eq!(
-        DataType::new(TypeCode::UINT, 8, 0).storage_size(false),
+        DataType::new(TypeCode::UINT, 8, 0).storage_itemsize(false),
         None
     );
-    assert_eq!(DataType::new(TypeCode::UINT, 8, 0).storage_size(true), None);
+    assert_eq!(
+        DataType::new(TypeCode::UINT, 8, 0).storage_itemsize(true),
+        None
+    );
+}
+
+// A Vec export is checked against the bytes the facade says its elements occupy, flags
+// included (dlpm_byte_span): packed pairs flagged IS_SUBBYTE_TYPE_PADDED would take two
+// bytes each, twice what the Vec holds, so the export is refused instead of letting a
+// consumer that honours the flag read past the Vec.
+#[test]
+fn vec_exports_are_checked_against_the_flagged_storage() {
+    let err = ManagedTensor::from_vec_with(
+        vec![Fp4x2(0x21); 3],
+        &[3],
+        None,
+        0,
+        Flags::IS_SUBBYTE_TYPE_PADDED,
+    )
+    .unwrap_err();
+    assert_eq!(err.status(), Status::INVALID_ARGUMENT);
+    assert_eq!(
+        err.message(),
+        "the layout addresses elements 0 to 5 but the Vec holds 3 elements"
+    );
+    let t = ManagedTensor::from_vec(vec![Fp4x2(0x21); 3], &[3]).unwrap();
+    assert_eq!(t.view::<Fp4x2>().unwrap().get(&[2]), Some(&Fp4x2(0x21)));
 }

@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{counted_vec, Counter, DropCounter, Spec};
-use dlpack_mdspan::{sys, DataType, Device, Element, Flags, ManagedTensor, Status};
+use dlpack_mdspan::{sys, DataType, Device, DeviceType, Element, Flags, ManagedTensor, Status};
 
 /// A tensor over a Vec<f64> whose owner counts its drops.
 fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
@@ -388,4 +388,96 @@ fn handles_and_views_are_send_and_sync() {
     assert_send_sync::<dlpack_mdspan::TensorViewMut<'static, f32>>();
     assert_send_sync::<dlpack_mdspan::Error>();
     assert_send_sync::<dlpack_mdspan::IntoLegacyError>();
+}
+
+// copy_to_host: the facade's compact host copy is a new, exclusive tensor with its own
+// deleter; the original (here a foreign, strided, READ_ONLY one) keeps its memory and is
+// released once, by its own deleter.
+#[test]
+fn copy_to_host_makes_an_independent_exclusive_tensor() {
+    let mut spec = Spec::new(DataType::I32.0, &[2, 3]);
+    spec.strides = Some(vec![1, 2]); // column-major
+    spec.flags = sys::DLPACK_FLAG_BITMASK_READ_ONLY;
+    spec.init = [1i32, 4, 2, 5, 3, 6]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
+    let (raw, deleted) = common::versioned(&spec);
+    // SAFETY: raw is handed over once.
+    let t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    let mut copy = t.copy_to_host().unwrap();
+    assert_eq!(copy.flags(), Flags::IS_COPIED);
+    assert_eq!(copy.device(), Device::CPU);
+    assert_eq!(copy.shape().unwrap(), &[2, 3]);
+    assert_eq!(copy.strides().unwrap(), Some(&[3i64, 1][..]));
+    assert!(copy.is_exclusive() && !t.is_exclusive());
+    assert_eq!(
+        copy.view::<i32>().unwrap().as_slice().unwrap(),
+        &[1, 2, 3, 4, 5, 6]
+    );
+    assert_eq!(copy.dl_tensor().data as usize % 64, 0);
+    copy.view_mut::<i32>().unwrap().as_mut_slice().unwrap()[0] = 7;
+    assert_eq!(t.view::<i32>().unwrap().get(&[0, 0]), Some(&1));
+    drop(copy);
+    assert_eq!(deleted.get(), 0);
+    drop(t);
+    assert_eq!(deleted.get(), 1);
+}
+
+// Memory the CPU may not read is refused, and the tensor stays ours.
+#[test]
+fn copy_to_host_refuses_device_memory() {
+    let (owner, data, dropped) = counted_vec(vec![0f32; 4], None);
+    // SAFETY: the owner keeps the four floats alive; "device" memory that is really host
+    // memory, which nothing reads here.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            owner,
+            data,
+            DataType::F32,
+            Device::new(DeviceType::CUDA, 0),
+            &[4],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap();
+    let err = t.copy_to_host().unwrap_err();
+    assert_eq!(err.status(), Status::DEVICE_MISMATCH);
+    assert!(err.message().contains("kDLCUDA"), "{}", err.message());
+    assert_eq!(dropped.get(), 0, "the tensor is still ours");
+    drop(t);
+    assert_eq!(dropped.get(), 1);
+}
+
+// The raw allocation and legacy-delete entry points: dlpm_managed_alloc_host's tensor is
+// written (never read uninitialised), handed to a legacy consumer, and released there with
+// dlpm_legacy_delete.
+#[test]
+fn raw_host_allocation_and_legacy_delete() {
+    let shape = [2i64, 3];
+    let mut out: *mut sys::DLManagedTensorVersioned = std::ptr::null_mut();
+    // SAFETY: shape holds 2 entries; out is a valid out-parameter.
+    let status =
+        unsafe { sys::dlpm_managed_alloc_host(2, shape.as_ptr(), DataType::F32.0, 0, &mut out) };
+    assert_eq!(status, sys::DLPM_OK);
+    // SAFETY: out is a live tensor whose ownership we take, once.
+    let mut t = unsafe { ManagedTensor::from_raw(out) }.unwrap();
+    assert_eq!(t.strides().unwrap(), Some(&[3i64, 1][..]));
+    assert_eq!(t.dl_tensor().data as usize % 64, 0);
+    {
+        let mut v = t.view_mut::<f32>().unwrap();
+        for i in 0..2 {
+            for j in 0..3 {
+                v.set(&[i, j], (10 * i + j) as f32).unwrap();
+            }
+        }
+        assert_eq!(v.as_slice().unwrap(), &[0.0, 1.0, 2.0, 10.0, 11.0, 12.0]);
+    }
+    let legacy = t.into_legacy().map_err(|e| e.into_error()).unwrap();
+    // SAFETY: legacy is the live legacy tensor just made; released exactly once, here.
+    unsafe { sys::dlpm_legacy_delete(legacy) };
+    // SAFETY: NULL is a no-op.
+    unsafe { sys::dlpm_legacy_delete(std::ptr::null_mut()) };
 }

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Where a tensor's memory lives: [`DeviceType`] and [`Device`].
+
+use std::fmt;
+
+use dlpack_mdspan_sys as sys;
+
+/// A DLPack device type (`DLDeviceType`). Unknown values from newer producers are
+/// representable.
+///
+/// ```
+/// use dlpack_mdspan::DeviceType;
+/// assert_eq!(DeviceType::CUDA.0, 2);
+/// assert!(DeviceType::CUDA_HOST.is_host_accessible());
+/// assert!(!DeviceType::CUDA.is_host_accessible());
+/// assert!(!DeviceType(99).is_host_accessible());
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(transparent)]
+pub struct DeviceType(pub sys::DLDeviceType);
+
+impl DeviceType {
+    /// `kDLCPU`.
+    pub const CPU: DeviceType = DeviceType(sys::kDLCPU);
+    /// `kDLCUDA`.
+    pub const CUDA: DeviceType = DeviceType(sys::kDLCUDA);
+    /// `kDLCUDAHost` (pinned host memory).
+    pub const CUDA_HOST: DeviceType = DeviceType(sys::kDLCUDAHost);
+    /// `kDLOpenCL`.
+    pub const OPENCL: DeviceType = DeviceType(sys::kDLOpenCL);
+    /// `kDLVulkan`.
+    pub const VULKAN: DeviceType = DeviceType(sys::kDLVulkan);
+    /// `kDLMetal`.
+    pub const METAL: DeviceType = DeviceType(sys::kDLMetal);
+    /// `kDLVPI`.
+    pub const VPI: DeviceType = DeviceType(sys::kDLVPI);
+    /// `kDLROCM`.
+    pub const ROCM: DeviceType = DeviceType(sys::kDLROCM);
+    /// `kDLROCMHost` (pinned host memory).
+    pub const ROCM_HOST: DeviceType = DeviceType(sys::kDLROCMHost);
+    /// `kDLExtDev`.
+    pub const EXT_DEV: DeviceType = DeviceType(sys::kDLExtDev);
+    /// `kDLCUDAManaged` (unified memory).
+    pub const CUDA_MANAGED: DeviceType = DeviceType(sys::kDLCUDAManaged);
+    /// `kDLOneAPI`.
+    pub const ONE_API: DeviceType = DeviceType(sys::kDLOneAPI);
+    /// `kDLWebGPU`.
+    pub const WEBGPU: DeviceType = DeviceType(sys::kDLWebGPU);
+    /// `kDLHexagon`.
+    pub const HEXAGON: DeviceType = DeviceType(sys::kDLHexagon);
+    /// `kDLMAIA`.
+    pub const MAIA: DeviceType = DeviceType(sys::kDLMAIA);
+    /// `kDLTrn`.
+    pub const TRN: DeviceType = DeviceType(sys::kDLTrn);
+
+    /// The device types whose memory the CPU may dereference when this crate was written:
+    /// `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged`, `kDLROCMHost`. The rule is the C++ core's;
+    /// ask it with [`is_host_accessible`](Self::is_host_accessible), which views use.
+    #[deprecated(
+        since = "0.1.0",
+        note = "a copy of the C++ core's rule; use `DeviceType::is_host_accessible`, which asks the facade"
+    )]
+    pub const HOST_ACCESSIBLE: [DeviceType; 4] = [
+        DeviceType::CPU,
+        DeviceType::CUDA_HOST,
+        DeviceType::CUDA_MANAGED,
+        DeviceType::ROCM_HOST,
+    ];
+
+    /// Whether the CPU may dereference this device's memory, the C++ core's answer
+    /// (`dlpm_is_host_accessible`): `kDLCPU`, `kDLCUDAHost`, `kDLCUDAManaged` and
+    /// `kDLROCMHost`, the device types its default accessor accepts. Only these allow element
+    /// access through views.
+    pub fn is_host_accessible(self) -> bool {
+        // SAFETY: a plain function of its by-value argument; it never fails.
+        unsafe { sys::dlpm_is_host_accessible(self.0) != 0 }
+    }
+}
+
+impl fmt::Debug for DeviceType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self.0 {
+            sys::kDLCPU => "kDLCPU",
+            sys::kDLCUDA => "kDLCUDA",
+            sys::kDLCUDAHost => "kDLCUDAHost",
+            sys::kDLOpenCL => "kDLOpenCL",
+            sys::kDLVulkan => "kDLVulkan",
+            sys::kDLMetal => "kDLMetal",
+            sys::kDLVPI => "kDLVPI",
+            sys::kDLROCM => "kDLROCM",
+            sys::kDLROCMHost => "kDLROCMHost",
+            sys::kDLExtDev => "kDLExtDev",
+            sys::kDLCUDAManaged => "kDLCUDAManaged",
+            sys::kDLOneAPI => "kDLOneAPI",
+            sys::kDLWebGPU => "kDLWebGPU",
+            sys::kDLHexagon => "kDLHexagon",
+            sys::kDLMAIA => "kDLMAIA",
+            sys::kDLTrn => "kDLTrn",
+            other => return write!(f, "DeviceType({other})"),
+        };
+        f.write_str(name)
+    }
+}
+
+/// A device: type and ordinal (`DLDevice`).
+///
+/// ```
+/// use dlpack_mdspan::{Device, DeviceType};
+/// let gpu1 = Device::new(DeviceType::CUDA, 1);
+/// assert_eq!(gpu1.device_type(), DeviceType::CUDA);
+/// assert_eq!(gpu1.device_id(), 1);
+/// assert_eq!(Device::CPU.device_type(), DeviceType::CPU);
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct Device(pub sys::DLDevice);
+
+impl Device {
+    /// The CPU, ordinal 0.
+    pub const CPU: Device = Device::new(DeviceType::CPU, 0);
+
+    /// A device of type `device_type` and ordinal `device_id`.
+    pub const fn new(device_type: DeviceType, device_id: i32) -> Self {
+        Device(sys::DLDevice {
+            device_type: device_type.0,
+            device_id,
+        })
+    }
+
+    /// The device type.
+    pub const fn device_type(self) -> DeviceType {
+        DeviceType(self.0.device_type)
+    }
+
+    /// The device ordinal.
+    pub const fn device_id(self) -> i32 {
+        self.0.device_id
+    }
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({:?}, {})", self.device_type(), self.device_id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The deprecated table is pinned to the facade: for every device type, listed in it
+    // exactly when the C++ core says the CPU may dereference that memory.
+    #[test]
+    #[allow(deprecated)]
+    fn the_deprecated_host_accessible_table_is_the_facades_answer() {
+        for raw in (-2..=300).chain([i32::MIN, i32::MAX]) {
+            let device_type = DeviceType(raw);
+            // SAFETY: a plain function of its by-value argument.
+            let facade = unsafe { sys::dlpm_is_host_accessible(raw) } == 1;
+            assert_eq!(device_type.is_host_accessible(), facade, "{device_type:?}");
+            assert_eq!(
+                DeviceType::HOST_ACCESSIBLE.contains(&device_type),
+                facade,
+                "{device_type:?}"
+            );
+        }
+    }
+}
