@@ -686,6 +686,7 @@ static void test_binding_queries(void) {
   CHECK(dlpm_storage_itemsize(dtype(kDLFloat4_e2m1fn, 4, 1), 1) == 1); /* padded */
   CHECK(dlpm_storage_itemsize(dtype(kDLFloat4_e2m1fn, 4, 2), 0) == 1);
   CHECK(dlpm_storage_itemsize(dtype(kDLFloat, 0, 1), 0) == 0);
+  CHECK(dlpm_storage_itemsize(dtype(kDLFloat, 0, 2), 1) == 0); /* no bits: nothing stored, padded or not */
   CHECK(dlpm_is_host_accessible(kDLCPU) == 1);
   CHECK(dlpm_is_host_accessible(kDLCUDAHost) == 1);
   CHECK(dlpm_is_host_accessible(kDLCUDAManaged) == 1);

@@ -132,9 +132,9 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
 }
 
 /// Bytes per element as stored: bits * lanes / 8 when packed (0 if that is not whole),
-/// or lanes whole bytes per sub-byte lane when padded.
+/// or lanes whole bytes per sub-byte lane when padded. A dtype of 0 bits occupies nothing: 0.
 constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padded) noexcept {
-  if (subbyte_padded && d.bits < 8) return std::uint64_t{d.lanes};
+  if (subbyte_padded && d.bits < 8 && d.bits > 0) return std::uint64_t{d.lanes};
   return dtype_itemsize(d);
 }
 
