@@ -15,10 +15,8 @@ static void versioned_destructor(PyObject* capsule) {
 }
 
 static void legacy_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    DLManagedTensor* t = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
-    if (t->deleter) t->deleter(t);
-  }
+  if (PyCapsule_IsValid(capsule, "dltensor"))
+    dlpm_legacy_delete((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
 }
 
 static void owner_destructor(PyObject* capsule) {
@@ -55,7 +53,7 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     dlpm_managed_delete(t);
     return NULL;
   }
-  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL && legacy->deleter) legacy->deleter(legacy);
+  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL) dlpm_legacy_delete(legacy);
   return capsule;
 }
 

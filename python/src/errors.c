@@ -64,16 +64,6 @@ dlpm_status dlpm_py__producer_failed(const char* what) {
   return DLPM_E_PRODUCER_FAILED;
 }
 
-void dlpm_py__row_major_strides(int32_t ndim, const int64_t* shape, int64_t* out) {
-  int64_t step = 1;
-  for (int32_t r = ndim - 1; r >= 0; --r) {
-    out[r] = step;
-    /* Saturate: an empty tensor may have huge extents; its strides are never used to
-     * address memory (and a non-empty one was validated not to overflow). */
-    if (shape[r] > 1) step = (step > INT64_MAX / shape[r]) ? INT64_MAX : step * shape[r];
-  }
-}
-
 static dlpm_py_names names;
 static int names_ready;
 

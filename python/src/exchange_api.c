@@ -2,7 +2,6 @@
 /* DLPack 1.3's exchange API: finding the table a type publishes, and building one. */
 #include "internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- finding a type's table ----------------------------------------------------------------- */
@@ -88,15 +87,10 @@ dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** o
 
 /* ---- building a table ------------------------------------------------------------------------ */
 
-static void free_host(void* memory) { free(memory); }
-
-/* Compact row-major host memory for a prototype, 64-byte aligned (what vector units and
- * nanobind's allocations give). */
+/* New compact row-major host memory shaped like the prototype (the facade's allocation,
+ * 64-byte aligned). Failures go through SetError, as DLPack asks. */
 static int host_allocator(DLTensor* prototype, DLManagedTensorVersioned** out, void* error_ctx,
                           void (*SetError)(void* error_ctx, const char* kind, const char* message)) {
-  int64_t nbytes = 0;
-  DLTensor shaped;
-  void* memory;
   dlpm_status s;
   if (prototype == NULL || out == NULL) {
     SetError(error_ctx, "ValueError", "managed_tensor_allocator: prototype or out is NULL");
@@ -106,27 +100,7 @@ static int host_allocator(DLTensor* prototype, DLManagedTensorVersioned** out, v
     SetError(error_ctx, "BufferError", "managed_tensor_allocator: this producer allocates host (kDLCPU) memory only");
     return -1;
   }
-  if (prototype->ndim < 0 || prototype->ndim > 64) {
-    SetError(error_ctx, "ValueError", "managed_tensor_allocator: ndim is outside [0, 64]");
-    return -1;
-  }
-  /* Validated as a tensor at a dummy aligned address: extents, dtype and byte count. */
-  shaped = *prototype;
-  shaped.data = (void*)(uintptr_t)64;
-  shaped.strides = NULL;
-  shaped.byte_offset = 0;
-  if ((s = dlpm_validate(&shaped)) != DLPM_OK || (s = dlpm_nbytes(&shaped, &nbytes)) != DLPM_OK) {
-    SetError(error_ctx, "ValueError", dlpm_last_error());
-    return -1;
-  }
-  if ((uint64_t)nbytes > SIZE_MAX - 64 || (memory = aligned_alloc(64, nbytes == 0 ? 64 : ((size_t)nbytes + 63) / 64 * 64)) == NULL) {
-    SetError(error_ctx, "MemoryError", "managed_tensor_allocator: out of memory");
-    return -1;
-  }
-  /* NULL strides: dlpm_managed_new stores explicit row-major ones. */
-  s = dlpm_managed_new(memory, shaped.ndim, shaped.shape, NULL, shaped.dtype, shaped.device, 0, 0, free_host, memory, out);
-  if (s != DLPM_OK) {
-    free(memory);
+  if ((s = dlpm_managed_alloc_host(prototype->ndim, prototype->shape, prototype->dtype, 0, out)) != DLPM_OK) {
     SetError(error_ctx, s == DLPM_E_OUT_OF_MEMORY ? "MemoryError" : "ValueError", dlpm_last_error());
     return -1;
   }

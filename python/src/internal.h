@@ -49,7 +49,4 @@ int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out);
 dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
                                   DLManagedTensorVersioned** out);
 
-/* Compact row-major strides for shape (ndim entries) into out. */
-void dlpm_py__row_major_strides(int32_t ndim, const int64_t* shape, int64_t* out);
-
 #endif

@@ -3,9 +3,6 @@
  * takes, through __dlpack__ or through the exchange API its type publishes. */
 #include "internal.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 typedef struct {
   PyObject_HEAD
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
@@ -41,6 +38,12 @@ static void release_tensor_reference(void* ctx) {
   PyGILState_Release(gil);
 }
 
+/* An export the facade refused: MemoryError, or BufferError with its message. */
+static int export_failed(dlpm_status s) {
+  dlpm_py__raise_as(s == DLPM_E_OUT_OF_MEMORY ? PyExc_MemoryError : PyExc_BufferError, s);
+  return -1;
+}
+
 int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
   const DLTensor* b = &o->base->dl_tensor;
@@ -51,71 +54,24 @@ int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
                        release_tensor_reference, self, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
-    dlpm_py__raise_as(s == DLPM_E_OUT_OF_MEMORY ? PyExc_MemoryError : PyExc_BufferError, s);
-    return -1;
+    return export_failed(s);
   }
   return 0;
 }
 
-static void free_host(void* memory) { free(memory); }
-
-/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED. */
+/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED (the facade's).
+ * The copy is made on the tensor's own device, as the array API asks when dl_device is
+ * not given: the facade copies into kDLCPU memory, so only kDLCPU tensors are copied. */
 static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
-  const DLTensor* b = &o->base->dl_tensor;
-  const int64_t bits = (int64_t)b->dtype.bits * b->dtype.lanes;
-  int64_t nbytes = 0, numel = 0;
-  char* memory;
+  const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
-  if (b->device.device_type != kDLCPU) {
+  if (device.device_type != kDLCPU) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
                   "copy=True: dlpack_mdspan.Tensor copies host (kDLCPU) memory only; this tensor is on device type %d",
-                  (int)b->device.device_type);
+                  (int)device.device_type);
     return -1;
   }
-  dlpm_nbytes(b, &nbytes);
-  dlpm_numel(b, &numel);
-  if ((uint64_t)nbytes > SIZE_MAX - 63 || !(memory = aligned_alloc(64, nbytes == 0 ? 64 : ((size_t)nbytes + 63) / 64 * 64))) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  if (bits % 8 == 0) {
-    /* Walk the elements in row-major order through the (validated) strides. */
-    const size_t itemsize = (size_t)(bits / 8);
-    const char* src = (const char*)b->data + b->byte_offset;
-    int64_t index[64] = {0}, offset = 0;
-    char* dst = memory;
-    for (int64_t k = 0; k < numel; ++k, dst += itemsize) {
-      memcpy(dst, src + offset * (int64_t)itemsize, itemsize);
-      for (int32_t r = b->ndim - 1; r >= 0; --r) {
-        if (++index[r] < b->shape[r]) {
-          offset += o->strides[r];
-          break;
-        }
-        offset -= o->strides[r] * (b->shape[r] - 1);
-        index[r] = 0;
-      }
-    }
-  } else {
-    int32_t compact = 0;
-    dlpm_is_contiguous(b, 'C', &compact);
-    if (!compact) {
-      free(memory);
-      dlpm_py__fail(PyExc_BufferError, DLPM_E_SUBBYTE_NOT_VIEWABLE,
-                    "copy=True: a packed sub-byte tensor can be copied only when it is row-major contiguous");
-      return -1;
-    }
-    memcpy(memory, (const char*)b->data + b->byte_offset, (size_t)nbytes);
-  }
-  /* NULL strides: dlpm_managed_new stores explicit row-major ones. */
-  s = dlpm_managed_new(memory, b->ndim, b->shape, NULL, b->dtype, b->device, 0,
-                       DLPACK_FLAG_BITMASK_IS_COPIED | (o->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED),
-                       free_host, memory, out);
-  if (s != DLPM_OK) {
-    free(memory);
-    dlpm_py_raise(s);
-    return -1;
-  }
-  return 0;
+  return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
 }
 
 /* ---- the Python-facing methods ------------------------------------------------------------ */
@@ -386,6 +342,7 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   PyObject* type;
   tensor_object* o;
   allocfunc alloc;
+  int64_t numel;
   dlpm_status s;
   if (t == NULL) {
     PyErr_SetString(PyExc_ValueError, "dlpm_py_tensor_new: the tensor is NULL (null pointer argument)");
@@ -407,7 +364,7 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
       PyErr_NoMemory();
       goto fail;
     }
-    dlpm_py__row_major_strides(t->dl_tensor.ndim, t->dl_tensor.shape, o->strides);
+    dlpm_layout(&t->dl_tensor, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
   }
   o->base = t;
   return (PyObject*)o;
