@@ -294,17 +294,30 @@ static const DLPackExchangeAPI* usable_exchange_api(PyObject* obj, const dlpm_py
   return dlpm_py_exchange_api_of(obj);
 }
 
-dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
-                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
-  const dlpm_py_options* o = opts ? opts : &default_options;
+/* An entry point's arguments, checked (ValueError when unusable); *o: the options the call
+ * runs with, the caller's or the defaults. */
+static dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out, const dlpm_py_options* opts,
+                                   const dlpm_py_options** o) {
+  if (obj == NULL || out == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "%s: %s is NULL", function, obj ? "out" : "obj");
+  *o = opts ? opts : &default_options;
+  return opts ? check_options(opts, function) : DLPM_OK;
+}
+
+/* What a validating call checks the tensor against (`req`, or "anything"), or NULL when
+ * the options turn validation off. */
+static const dlpm_requirements* checks_for(const dlpm_requirements* req, const dlpm_py_options* o) {
+  return validates(o) ? (req ? req : no_requirements()) : NULL;
+}
+
+/* The import itself, the options checked: the tensor is validated against `check`, or not
+ * at all when it is NULL (the caller validates). */
+static dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const dlpm_requirements* check,
+                                 DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* t = NULL;
   const DLPackExchangeAPI* api;
   int pre_1_0 = 0;
-  dlpm_status s;
-  if (obj == NULL || out == NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_import: %s is NULL", obj ? "out" : "obj");
-  if (opts && (s = check_options(opts, "dlpm_py_import")) != DLPM_OK) return s;
-
+  dlpm_status s = DLPM_OK;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
   } else if ((api = usable_exchange_api(obj, o)) != NULL) {
@@ -319,8 +332,7 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
 
   /* The tensor is ours: from here it goes to *out or is deleted. */
-  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && validates(o) &&
-      (s = dlpm_check_managed(t, req ? req : no_requirements())) != DLPM_OK)
+  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
     dlpm_py_raise(s);
   if (s != DLPM_OK) {
     delete_keeping_error(t);
@@ -330,37 +342,64 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   return DLPM_OK;
 }
 
+dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
+  return s != DLPM_OK ? s : import_tensor(obj, o, checks_for(req, o), out);
+}
+
+dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
+                                       DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
+  return s != DLPM_OK ? s : import_tensor(obj, o, NULL, out);
+}
+
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
-                           dlpm_py_borrowed* out) DLPM_NOEXCEPT {
-  const dlpm_py_options* o = opts ? opts : &default_options;
+/* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
+ * has no flags, so READ_ONLY is unknown: a writer takes the owning path. */
+static dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable, const dlpm_requirements* check,
+                                 dlpm_py_borrowed* out) {
   const DLPackExchangeAPI* api;
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
-  if (out == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow: out is NULL");
-  memset(out, 0, sizeof *out);
-  if (obj == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow: obj is NULL");
-  if (opts && (s = check_options(opts, "dlpm_py_borrow")) != DLPM_OK) return s;
-
-  /* A borrowed DLTensor has no flags, so READ_ONLY is unknown: writers take the owning path. */
-  if (!(req && req->writable) && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
+  if (!writable && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
       api->dltensor_from_py_object_no_sync != NULL) {
     DLTensor view;
     if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
       return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
-    if (validates(o) && (s = dlpm_check(&view, req ? req : no_requirements())) != DLPM_OK) {
+    if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
       dlpm_py_raise(s);
       return s;
     }
     out->dl_tensor = view;
     return DLPM_OK;
   }
-  if ((s = dlpm_py_import(obj, req, opts, &t)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, check, &t)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   out->owner = t;
   return DLPM_OK;
+}
+
+dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           dlpm_py_borrowed* out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  if (out != NULL) memset(out, 0, sizeof *out);
+  s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
+  return s != DLPM_OK ? s : borrow_tensor(obj, o, req && req->writable, checks_for(req, o), out);
+}
+
+dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
+                                       dlpm_py_borrowed* out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  if (out != NULL) memset(out, 0, sizeof *out);
+  s = entry_arguments("dlpm_py_borrow_unvalidated", obj, out, opts, &o);
+  return s != DLPM_OK ? s : borrow_tensor(obj, o, writable != 0, NULL, out);
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
