@@ -5,6 +5,7 @@
  *            an object whose type publishes DLPack 1.3's exchange API
  *            -> an owned, validated DLManagedTensorVersioned   (dlpm_py_import)
  *            -> a borrowed, validated DLTensor for one call    (dlpm_py_borrow)
+ *            -> either, for a caller that validates it itself  (..._unvalidated)
  *   export:  a DLManagedTensorVersioned -> a capsule            (dlpm_py_capsule_new)
  *                                       -> a ready Python object with __dlpack__,
  *                                          __dlpack_device__ and the exchange API

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpack_mdspan.Tensor: an owned tensor as a Python object that every DLPack consumer
- * takes, through __dlpack__ or through the exchange API its type publishes. */
-#include "internal.h"
+ * takes, through __dlpack__ or through the exchange API its type publishes; and
+ * dlpm_py_exchange_api_init, whose default managed_tensor_to_py_object makes a Tensor. The
+ * type and the defaults of every table are one file: the type's own table is built with
+ * them, and one of them builds the type. */
+#include "export/export.h"
+
+#include <string.h>
 
 typedef struct {
   PyObject_HEAD
@@ -44,7 +49,9 @@ static int export_failed(dlpm_status s) {
   return -1;
 }
 
-int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
+/* A zero-copy export (a new managed tensor over the same memory that keeps the object
+ * alive). 0, or -1 with an exception set. */
+static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
   const DLTensor* b = &o->base->dl_tensor;
   const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
@@ -161,7 +168,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
     return NULL;
   }
-  if ((copy == Py_True ? export_copy(o, &exported) : dlpm_py__tensor_export(self, &exported)) != 0) return NULL;
+  if ((copy == Py_True ? export_copy(o, &exported) : tensor_export(self, &exported)) != 0) return NULL;
   return dlpm_py_capsule_new(exported, versioned);
 }
 
@@ -278,6 +285,48 @@ static PyType_Slot tensor_slots[] = {
 
 static PyType_Spec tensor_spec = {"dlpack_mdspan.Tensor", sizeof(tensor_object), 0, Py_TPFLAGS_DEFAULT, tensor_slots};
 
+/* ---- exchange tables: the defaults of dlpm_py_exchange_api_init ------------------------------ */
+
+static int to_dlpack_mdspan_tensor(DLManagedTensorVersioned* tensor, void** out_py_object) {
+  PyObject* obj = dlpm_py_tensor_new(tensor); /* owns the tensor, even on failure */
+  if (obj == NULL) return -1;
+  *out_py_object = obj;
+  return 0;
+}
+
+static int no_stream(DLDeviceType device_type, int32_t device_id, void** out_current_stream) {
+  (void)device_type;
+  (void)device_id;
+  *out_current_stream = NULL;
+  return 0;
+}
+
+dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, const dlpm_py_exchange_callbacks* cb) DLPM_NOEXCEPT {
+  if (table == NULL || cb == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_exchange_api_init: %s is NULL",
+                         table ? "callbacks" : "table");
+  if (cb->version != DLPM_PY_EXCHANGE_CALLBACKS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "dlpm_py_exchange_api_init: dlpm_py_exchange_callbacks version %u is not supported (this "
+                         "library knows version %u)",
+                         cb->version, (unsigned)DLPM_PY_EXCHANGE_CALLBACKS_VERSION);
+  if (cb->managed_tensor_from_py_object == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER,
+                         "dlpm_py_exchange_api_init: managed_tensor_from_py_object is required");
+  memset(table, 0, sizeof *table);
+  table->header.version.major = DLPACK_MAJOR_VERSION;
+  table->header.version.minor = DLPACK_MINOR_VERSION;
+  table->header.prev_api = NULL;
+  table->managed_tensor_allocator =
+      cb->managed_tensor_allocator ? cb->managed_tensor_allocator : dlpm_py__host_allocator;
+  table->managed_tensor_from_py_object_no_sync = cb->managed_tensor_from_py_object;
+  table->managed_tensor_to_py_object_no_sync =
+      cb->managed_tensor_to_py_object ? cb->managed_tensor_to_py_object : to_dlpack_mdspan_tensor;
+  table->dltensor_from_py_object_no_sync = cb->dltensor_from_py_object;
+  table->current_work_stream = cb->current_work_stream ? cb->current_work_stream : no_stream;
+  return DLPM_OK;
+}
+
 /* ---- the exchange API of the type ----------------------------------------------------------- */
 
 static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) {
@@ -286,7 +335,7 @@ static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) 
     PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
     return -1;
   }
-  return dlpm_py__tensor_export(obj, out);
+  return tensor_export(obj, out);
 }
 
 static int exchange_to_dltensor(void* py_object, DLTensor* out) {
