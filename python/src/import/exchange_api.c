@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* DLPack 1.3's exchange API, as a consumer: finding the table a type publishes, and taking,
- * borrowing and synchronising through it. Tables are built in export/tensor.c. */
+/* DLPack 1.3's exchange API, as a consumer: finding the table a type publishes (import.c
+ * takes and borrows through it, inline on the hot path), and the producer's stream.
+ * Tables are built in export/tensor.c. */
 #include "import/import.h"
 
 /* Types seen lately and their table (NULL: none). Each entry holds a reference to its type,
@@ -79,27 +80,5 @@ dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** o
     *out_stream = NULL;
     return dlpm_py__producer_failed("the exchange API's current_work_stream");
   }
-  return DLPM_OK;
-}
-
-/* ---- using a table --------------------------------------------------------------------------- */
-
-dlpm_status dlpm_py__exchange_take(const DLPackExchangeAPI* api, PyObject* obj, DLManagedTensorVersioned** out) {
-  DLManagedTensorVersioned* t = NULL;
-  dlpm_status s;
-  if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
-    return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");
-  /* The comparison inline (the common case); the facade deletes and words a mismatch. */
-  if (t->version.major != DLPACK_MAJOR_VERSION && (s = dlpm_managed_check_version(t)) != DLPM_OK) {
-    dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
-    return s;
-  }
-  *out = t;
-  return DLPM_OK;
-}
-
-dlpm_status dlpm_py__exchange_borrow(const DLPackExchangeAPI* api, PyObject* obj, DLTensor* out) {
-  if (api->dltensor_from_py_object_no_sync(obj, out) != 0)
-    return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
   return DLPM_OK;
 }

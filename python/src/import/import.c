@@ -1,12 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow) tensor,
  * validated unless the caller validates (the _unvalidated entry points). The path is chosen
- * here: a capsule (capsule.c), the type's exchange API (exchange_api.c) or __dlpack__
- * (protocol.c). Every path either hands the tensor to the caller or deletes it. */
+ * here: a capsule (capsule.c), the exchange API the type publishes (found by exchange_api.c,
+ * called here: the hot path) or __dlpack__ (protocol.c). Every path either hands the tensor
+ * to the caller or deletes it. */
 #include "import/import.h"
 
 #include <stddef.h>
 #include <string.h>
+
+/* The bodies the entry points share (each has a validated and an _unvalidated form), forced
+ * inline into each: the hot path makes no call more than one entry point of its own would. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DLPM_PY_BODY static inline __attribute__((always_inline))
+#else
+#define DLPM_PY_BODY static inline
+#endif
 
 static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1};
 
@@ -67,7 +76,7 @@ static void delete_keeping_error(DLManagedTensorVersioned* t) {
 
 /* The producer did what was asked: a copy when copy=True, none when copy=False, the
  * requested device. */
-static dlpm_status check_honoured(const DLManagedTensorVersioned* t, const dlpm_py_options* o, int pre_1_0) {
+DLPM_PY_BODY dlpm_status check_honoured(const DLManagedTensorVersioned* t, const dlpm_py_options* o, int pre_1_0) {
   const int copied = (t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
   if (o->copy == 1 && !copied)
     return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
@@ -93,6 +102,23 @@ static const DLPackExchangeAPI* usable_exchange_api(PyObject* obj, const dlpm_py
   return dlpm_py_exchange_api_of(obj);
 }
 
+/* obj's tensor through its type's table, its DLPack major version checked (another major:
+ * deleted). */
+static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                             DLManagedTensorVersioned** out) {
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_status s;
+  if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
+    return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");
+  /* The comparison inline (the common case); the facade deletes and words a mismatch. */
+  if (t->version.major != DLPACK_MAJOR_VERSION && (s = dlpm_managed_check_version(t)) != DLPM_OK) {
+    dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
+    return s;
+  }
+  *out = t;
+  return DLPM_OK;
+}
+
 /* An entry point's arguments, checked (ValueError when unusable); *o: the options the call
  * runs with, the caller's or the defaults. */
 static dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out, const dlpm_py_options* opts,
@@ -111,8 +137,8 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). */
-static dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const dlpm_requirements* check,
-                                 DLManagedTensorVersioned** out) {
+DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const dlpm_requirements* check,
+                                       DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* t = NULL;
   const DLPackExchangeAPI* api;
   int pre_1_0 = 0;
@@ -120,7 +146,7 @@ static dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const 
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
   } else if ((api = usable_exchange_api(obj, o)) != NULL) {
-    s = dlpm_py__exchange_take(api, obj, &t);
+    s = take_through_exchange_api(api, obj, &t);
   } else {
     s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0);
   }
@@ -155,15 +181,16 @@ dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opt
 
 /* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
  * has no flags, so READ_ONLY is unknown: a writer takes the owning path. */
-static dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable, const dlpm_requirements* check,
-                                 dlpm_py_borrowed* out) {
+DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
+                                       const dlpm_requirements* check, dlpm_py_borrowed* out) {
   const DLPackExchangeAPI* api;
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (!writable && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
       api->dltensor_from_py_object_no_sync != NULL) {
     DLTensor view;
-    if ((s = dlpm_py__exchange_borrow(api, obj, &view)) != DLPM_OK) return s;
+    if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
+      return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
     if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
       dlpm_py_raise(s);
       return s;

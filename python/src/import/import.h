@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The import direction (a Python object -> a tensor), internal to the component: import.c
- * (the entry points) calls protocol.c, capsule.c and exchange_api.c; protocol.c calls
- * capsule.c; none calls back. */
+ * (the entry points) calls protocol.c, capsule.c and exchange_api.c (dlpm_py_exchange_api_of);
+ * protocol.c calls capsule.c; none calls back. */
 #ifndef DLPM_PY_IMPORT_H
 #define DLPM_PY_IMPORT_H
 
@@ -26,13 +26,5 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
  * without them. */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0);
-
-/* exchange_api.c: obj's tensor through its type's table `api` (managed_tensor_from_py_object_no_sync),
- * its DLPack major version checked (another major: deleted). */
-dlpm_status dlpm_py__exchange_take(const DLPackExchangeAPI* api, PyObject* obj, DLManagedTensorVersioned** out);
-
-/* exchange_api.c: obj's DLTensor borrowed through `api` (dltensor_from_py_object_no_sync,
- * which the caller has seen is there): shape and strides are the object's. */
-dlpm_status dlpm_py__exchange_borrow(const DLPackExchangeAPI* api, PyObject* obj, DLTensor* out);
 
 #endif
