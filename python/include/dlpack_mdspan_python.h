@@ -5,6 +5,7 @@
  *            an object whose type publishes DLPack 1.3's exchange API
  *            -> an owned, validated DLManagedTensorVersioned   (dlpm_py_import)
  *            -> a borrowed, validated DLTensor for one call    (dlpm_py_borrow)
+ *            -> either, for a caller that validates it itself  (..._unvalidated)
  *   export:  a DLManagedTensorVersioned -> a capsule            (dlpm_py_capsule_new)
  *                                       -> a ready Python object with __dlpack__,
  *                                          __dlpack_device__ and the exchange API
@@ -63,9 +64,9 @@ typedef struct dlpm_py_options {
   /* version 2 */
   int32_t validate;         /**< nonzero (default): validate the tensor and check `req`. 0: check only its
                                  DLPack version and what was asked here (copy, dl_device), and ignore
-                                 `req`; for a caller that validates the tensor itself before reading it
-                                 (the C++ typed imports of python.hpp do, with the library's import rules
-                                 for the mdspan type, which would repeat the checks) */
+                                 `req`; for a caller that validates the tensor itself before reading it.
+                                 (dlpm_py_import_unvalidated and dlpm_py_borrow_unvalidated ask the
+                                 same of any options, whatever their version and this field) */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
@@ -113,6 +114,20 @@ DLPM_PY_API dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* r
 
 /** Ends a borrow: releases the owned tensor, if any, and zeroes *b. NULL is a no-op. */
 DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
+
+/** dlpm_py_import and dlpm_py_borrow for a caller that validates the tensor itself before
+ * reading it, as the C++ typed imports of dlpack_mdspan/python.hpp do (dlpack_mdspan::try_view:
+ * the library's import rules for their mdspan type, which would repeat the checks). Only
+ * the tensor's DLPack version and what `opts` asks for (copy, dl_device) are checked, as
+ * with opts->validate = 0, but for options of any version and whatever opts->validate says.
+ * `writable` nonzero says the caller writes through the view: the borrow then takes the path
+ * whose READ_ONLY flag is known (out->flags), as req->writable does for dlpm_py_borrow;
+ * refusing a READ_ONLY tensor is the caller's check. Ownership, options and failures
+ * otherwise as dlpm_py_import and dlpm_py_borrow. */
+DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
+                                                   DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
+                                                   dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
 /**< ---- export ------------------------------------------------------------------------- */
 

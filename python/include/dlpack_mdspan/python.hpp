@@ -20,8 +20,7 @@
 
 #include <dlpack_mdspan_python.h>
 
-#include <cstddef>
-#include <cstring>
+#include <cstdint>
 #include <exception>
 #include <mdspan>
 #include <new>
@@ -68,31 +67,10 @@ class held_view {
 
 namespace detail {
 
-// A mutable element type asks for a writable tensor, so the component picks the path
-// whose READ_ONLY flag is known.
+// A mutable element type writes through the view: the component then takes the path whose
+// READ_ONLY flag is known, and try_view refuses a READ_ONLY tensor.
 template <class M>
-dlpm_requirements requirements_for() noexcept {
-  dlpm_requirements req;
-  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-  req.writable = std::is_const_v<typename M::element_type> ? 0 : 1;
-  return req;
-}
-
-// `opts` (NULL: the defaults) with validate = 0: the typed view validates the tensor with
-// the import rules for M, which would repeat the component's checks.
-inline const dlpm_py_options* unvalidated(const dlpm_py_options* opts, dlpm_py_options& scratch) noexcept {
-  (void)dlpm_py_options_init(&scratch, DLPM_PY_OPTIONS_VERSION);
-  if (opts != nullptr && opts->version == DLPM_PY_OPTIONS_VERSION) {
-    scratch = *opts;
-  } else if (opts != nullptr && opts->version == 1) {  // an older struct: only its fields
-    std::memcpy(&scratch, opts, offsetof(dlpm_py_options, validate));
-    scratch.version = DLPM_PY_OPTIONS_VERSION;
-  } else if (opts != nullptr) {
-    return opts;  // an unknown version: the component refuses it with its message
-  }
-  scratch.validate = 0;
-  return &scratch;
-}
+inline constexpr std::int32_t writes_v = std::is_const_v<typename M::element_type> ? 0 : 1;
 
 inline unexpected_error python_failed(dlpm_status status) noexcept {
   return unexpected_error(error::format(static_cast<errc>(status), "the Python import failed; its exception is set"));
@@ -100,17 +78,14 @@ inline unexpected_error python_failed(dlpm_status status) noexcept {
 
 inline void raise_type_error(const error& e) noexcept { PyErr_SetString(PyExc_TypeError, e.what().c_str()); }
 
-// The typed view of a borrow: the import rules for M, and READ_ONLY refused for a mutable M
-// (a mutable M always takes the owning path, whose flags are known).
+// `obj` borrowed into *b (which the caller ends) and viewed as an M, validated once: by the
+// library's import rules for M, over the tensor's flags. A failure has its exception set.
 template <class M>
-result<M> view_of(const dlpm_py_borrowed& b) noexcept {
-  if constexpr (!std::is_const_v<typename M::element_type>) {
-    if ((b.flags & flag_read_only) != 0)
-      return unexpected_error(error::format(errc::read_only, "the tensor is READ_ONLY; view it with a const element type"));
-  }
-  import_options opts;
-  opts.subbyte_padded = (b.flags & flag_is_subbyte_type_padded) != 0;
-  return try_to_mdspan<M>(b.dl_tensor, opts);
+result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrowed* b) noexcept {
+  if (const dlpm_status s = dlpm_py_borrow_unvalidated(obj, writes_v<M>, opts, b); s != DLPM_OK) return python_failed(s);
+  auto view = dlpack_mdspan::try_view<M>(b->dl_tensor, b->flags);
+  if (!view) raise_type_error(view.error());
+  return view;
 }
 
 }  // namespace detail
@@ -119,11 +94,8 @@ result<M> view_of(const dlpm_py_borrowed& b) noexcept {
 /// the library's import rules for exactly M. `opts` may be NULL (defaults).
 template <class M>
 [[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
-  const dlpm_requirements req = detail::requirements_for<M>();
-  dlpm_py_options scratch;
   DLManagedTensorVersioned* raw = nullptr;
-  if (const dlpm_status s = dlpm_py_import(obj, &req, detail::unvalidated(opts, scratch), &raw); s != DLPM_OK)
-    return detail::python_failed(s);
+  if (const dlpm_status s = dlpm_py_import_unvalidated(obj, opts, &raw); s != DLPM_OK) return detail::python_failed(s);
   auto owner = managed_tensor::try_adopt(raw);
   if (!owner) {
     detail::raise_type_error(owner.error());
@@ -142,19 +114,13 @@ template <class M>
 /// false, with a Python exception set, when obj cannot be viewed as an M.
 template <class M, class F>
 [[nodiscard]] bool with_view(PyObject* obj, F&& f, const dlpm_py_options* opts = nullptr) {
-  const dlpm_requirements req = detail::requirements_for<M>();
-  dlpm_py_options scratch;
-  dlpm_py_borrowed borrowed;
-  if (dlpm_py_borrow(obj, &req, detail::unvalidated(opts, scratch), &borrowed) != DLPM_OK) return false;
+  dlpm_py_borrowed borrowed{};
   struct end_borrow {
     dlpm_py_borrowed* b;
     ~end_borrow() { dlpm_py_borrow_end(b); }
   } guard{&borrowed};
-  auto view = detail::view_of<M>(borrowed);
-  if (!view) {
-    detail::raise_type_error(view.error());
-    return false;
-  }
+  auto view = detail::borrow_view<M>(obj, opts, &borrowed);
+  if (!view) return false;
   std::forward<F>(f)(*view);
   return true;
 }

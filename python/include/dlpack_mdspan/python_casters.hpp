@@ -196,18 +196,11 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
   return raise ? load_outcome::raise : load_outcome::next_overload;
 }
 
-// caster_options() without validation (the typed views validate), made once: the hot path
-// copies nothing. With the legacy opt-in, another copy.
-inline const dlpm_py_options& caster_options_unvalidated() noexcept {
-  static const dlpm_py_options options = [] {
-    dlpm_py_options scratch;
-    return *unvalidated(&caster_options(), scratch);
-  }();
-  return options;
-}
+// caster_options() with legacy tensors arriving writable, made once: the hot path copies
+// nothing.
 inline const dlpm_py_options& legacy_writable_options() noexcept {
   static const dlpm_py_options options = [] {
-    dlpm_py_options o = caster_options_unvalidated();
+    dlpm_py_options o = caster_options();
     o.legacy_writable = 1;
     return o;
   }();
@@ -231,13 +224,9 @@ class call_view {
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
     dlpm_py_borrow_end(&borrowed_);
     view_.reset();
-    const dlpm_requirements req = requirements_for<M>();
-    const dlpm_py_options& opts = legacy_writable ? legacy_writable_options() : caster_options_unvalidated();
-    if (dlpm_py_borrow(src, &req, &opts, &borrowed_) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
-    auto view = view_of<M>(borrowed_);
+    const auto view = borrow_view<M>(src, legacy_writable ? &legacy_writable_options() : &caster_options(), &borrowed_);
     if (!view) {
       dlpm_py_borrow_end(&borrowed_);
-      raise_type_error(view.error());
       return refuse(src, may_raise, mdspan_label<M>);
     }
     view_.emplace(*view);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* Facade statuses as Python exceptions, and the interned names every source uses. */
-#include "internal.h"
+/* Facade statuses as Python exceptions, for both directions. */
+#include "shared/shared.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -62,38 +62,4 @@ dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format
 dlpm_status dlpm_py__producer_failed(const char* what) {
   if (!PyErr_Occurred()) PyErr_Format(PyExc_BufferError, "%s failed without setting an exception", what);
   return DLPM_E_PRODUCER_FAILED;
-}
-
-void dlpm_py__row_major_strides(int32_t ndim, const int64_t* shape, int64_t* out) {
-  int64_t step = 1;
-  for (int32_t r = ndim - 1; r >= 0; --r) {
-    out[r] = step;
-    /* Saturate: an empty tensor may have huge extents; its strides are never used to
-     * address memory (and a non-empty one was validated not to overflow). */
-    if (shape[r] > 1) step = (step > INT64_MAX / shape[r]) ? INT64_MAX : step * shape[r];
-  }
-}
-
-static dlpm_py_names names;
-static int names_ready;
-
-static PyObject* intern(const char* s) { return PyUnicode_InternFromString(s); }
-
-const dlpm_py_names* dlpm_py__names(void) {
-  if (names_ready) return &names;
-  names.dlpack = intern("__dlpack__");
-  names.dlpack_device = intern("__dlpack_device__");
-  names.exchange_capsule = intern("__dlpack_c_exchange_api__");
-  names.exchange_integer = intern("__c_dlpack_exchange_api__");
-  names.max_version = intern("max_version");
-  names.dl_device = intern("dl_device");
-  names.copy = intern("copy");
-  names.stream = intern("stream");
-  names.our_max_version = Py_BuildValue("(ii)", 1, (int)DLPACK_MINOR_VERSION);
-  names.kwnames_max_version = names.max_version ? PyTuple_Pack(1, names.max_version) : NULL;
-  if (!names.dlpack || !names.dlpack_device || !names.exchange_capsule || !names.exchange_integer || !names.max_version ||
-      !names.dl_device || !names.copy || !names.stream || !names.our_max_version || !names.kwnames_max_version)
-    return NULL; /* only under MemoryError; names made so far are leaked, the next call retries */
-  names_ready = 1;
-  return &names;
 }

@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* Shared by the Python component's sources only. */
-#ifndef DLPM_PY_INTERNAL_H
-#define DLPM_PY_INTERNAL_H
+/* What the Python component's two directions share (names.c, errors.c); neither
+ * direction's files include the other's header. Internal to the component.
+ *
+ *   shared/  names and errors, for both directions (calls only the facade)
+ *   import/  a Python object -> a tensor: capsule taking, __dlpack__ calls, the exchange API
+ *            found and used, borrowing (calls shared/ and the facade)
+ *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
+ *            defaults, the host allocator, capsule making (calls shared/ and the facade) */
+#ifndef DLPM_PY_SHARED_H
+#define DLPM_PY_SHARED_H
 
 #include <dlpack_mdspan_python.h>
-
-/* Py_LIMITED_API below 3.12 has no vectorcall: the component then calls through
- * PyObject_Call (one build for several Python versions, a little slower per call). */
-#if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000
-#define DLPM_PY_VECTORCALL 1
-#else
-#define DLPM_PY_VECTORCALL 0
-#endif
 
 /* Interned names and constant arguments, made once (under the GIL). */
 typedef struct dlpm_py_names {
@@ -38,18 +37,5 @@ dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format
 
 /* Keeps an exception the producer set (or sets BufferError) and returns DLPM_E_PRODUCER_FAILED. */
 dlpm_status dlpm_py__producer_failed(const char* what);
-
-/* A zero-copy export of a dlpack_mdspan.Tensor (a new managed tensor over the same memory
- * that keeps the object alive). 0, or -1 with an exception set. */
-int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out);
-
-/* Takes the tensor out of a DLPack capsule (capsule.c): renamed "used_..." first, then
- * version-checked; legacy tensors become versioned (READ_ONLY unless o->legacy_writable).
- * `not_dlpack` is the exception for an object that is not a DLPack capsule. */
-dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
-                                  DLManagedTensorVersioned** out);
-
-/* Compact row-major strides for shape (ndim entries) into out. */
-void dlpm_py__row_major_strides(int32_t ndim, const int64_t* shape, int64_t* out);
 
 #endif

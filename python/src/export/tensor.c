@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpack_mdspan.Tensor: an owned tensor as a Python object that every DLPack consumer
- * takes, through __dlpack__ or through the exchange API its type publishes. */
-#include "internal.h"
+ * takes, through __dlpack__ or through the exchange API its type publishes; and
+ * dlpm_py_exchange_api_init, whose default managed_tensor_to_py_object makes a Tensor. The
+ * type and the defaults of every table are one file: the type's own table is built with
+ * them, and one of them builds the type. */
+#include "export/export.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -41,7 +43,15 @@ static void release_tensor_reference(void* ctx) {
   PyGILState_Release(gil);
 }
 
-int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
+/* An export the facade refused: MemoryError, or BufferError with its message. */
+static int export_failed(dlpm_status s) {
+  dlpm_py__raise_as(s == DLPM_E_OUT_OF_MEMORY ? PyExc_MemoryError : PyExc_BufferError, s);
+  return -1;
+}
+
+/* A zero-copy export (a new managed tensor over the same memory that keeps the object
+ * alive). 0, or -1 with an exception set. */
+static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
   const DLTensor* b = &o->base->dl_tensor;
   const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
@@ -51,71 +61,24 @@ int dlpm_py__tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
                        release_tensor_reference, self, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
-    dlpm_py__raise_as(s == DLPM_E_OUT_OF_MEMORY ? PyExc_MemoryError : PyExc_BufferError, s);
-    return -1;
+    return export_failed(s);
   }
   return 0;
 }
 
-static void free_host(void* memory) { free(memory); }
-
-/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED. */
+/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED (the facade's).
+ * The copy is made on the tensor's own device, as the array API asks when dl_device is
+ * not given: the facade copies into kDLCPU memory, so only kDLCPU tensors are copied. */
 static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
-  const DLTensor* b = &o->base->dl_tensor;
-  const int64_t bits = (int64_t)b->dtype.bits * b->dtype.lanes;
-  int64_t nbytes = 0, numel = 0;
-  char* memory;
+  const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
-  if (b->device.device_type != kDLCPU) {
+  if (device.device_type != kDLCPU) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
                   "copy=True: dlpack_mdspan.Tensor copies host (kDLCPU) memory only; this tensor is on device type %d",
-                  (int)b->device.device_type);
+                  (int)device.device_type);
     return -1;
   }
-  dlpm_nbytes(b, &nbytes);
-  dlpm_numel(b, &numel);
-  if ((uint64_t)nbytes > SIZE_MAX - 63 || !(memory = aligned_alloc(64, nbytes == 0 ? 64 : ((size_t)nbytes + 63) / 64 * 64))) {
-    PyErr_NoMemory();
-    return -1;
-  }
-  if (bits % 8 == 0) {
-    /* Walk the elements in row-major order through the (validated) strides. */
-    const size_t itemsize = (size_t)(bits / 8);
-    const char* src = (const char*)b->data + b->byte_offset;
-    int64_t index[64] = {0}, offset = 0;
-    char* dst = memory;
-    for (int64_t k = 0; k < numel; ++k, dst += itemsize) {
-      memcpy(dst, src + offset * (int64_t)itemsize, itemsize);
-      for (int32_t r = b->ndim - 1; r >= 0; --r) {
-        if (++index[r] < b->shape[r]) {
-          offset += o->strides[r];
-          break;
-        }
-        offset -= o->strides[r] * (b->shape[r] - 1);
-        index[r] = 0;
-      }
-    }
-  } else {
-    int32_t compact = 0;
-    dlpm_is_contiguous(b, 'C', &compact);
-    if (!compact) {
-      free(memory);
-      dlpm_py__fail(PyExc_BufferError, DLPM_E_SUBBYTE_NOT_VIEWABLE,
-                    "copy=True: a packed sub-byte tensor can be copied only when it is row-major contiguous");
-      return -1;
-    }
-    memcpy(memory, (const char*)b->data + b->byte_offset, (size_t)nbytes);
-  }
-  /* NULL strides: dlpm_managed_new stores explicit row-major ones. */
-  s = dlpm_managed_new(memory, b->ndim, b->shape, NULL, b->dtype, b->device, 0,
-                       DLPACK_FLAG_BITMASK_IS_COPIED | (o->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED),
-                       free_host, memory, out);
-  if (s != DLPM_OK) {
-    free(memory);
-    dlpm_py_raise(s);
-    return -1;
-  }
-  return 0;
+  return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
 }
 
 /* ---- the Python-facing methods ------------------------------------------------------------ */
@@ -205,7 +168,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
     return NULL;
   }
-  if ((copy == Py_True ? export_copy(o, &exported) : dlpm_py__tensor_export(self, &exported)) != 0) return NULL;
+  if ((copy == Py_True ? export_copy(o, &exported) : tensor_export(self, &exported)) != 0) return NULL;
   return dlpm_py_capsule_new(exported, versioned);
 }
 
@@ -322,6 +285,48 @@ static PyType_Slot tensor_slots[] = {
 
 static PyType_Spec tensor_spec = {"dlpack_mdspan.Tensor", sizeof(tensor_object), 0, Py_TPFLAGS_DEFAULT, tensor_slots};
 
+/* ---- exchange tables: the defaults of dlpm_py_exchange_api_init ------------------------------ */
+
+static int to_dlpack_mdspan_tensor(DLManagedTensorVersioned* tensor, void** out_py_object) {
+  PyObject* obj = dlpm_py_tensor_new(tensor); /* owns the tensor, even on failure */
+  if (obj == NULL) return -1;
+  *out_py_object = obj;
+  return 0;
+}
+
+static int no_stream(DLDeviceType device_type, int32_t device_id, void** out_current_stream) {
+  (void)device_type;
+  (void)device_id;
+  *out_current_stream = NULL;
+  return 0;
+}
+
+dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, const dlpm_py_exchange_callbacks* cb) DLPM_NOEXCEPT {
+  if (table == NULL || cb == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_exchange_api_init: %s is NULL",
+                         table ? "callbacks" : "table");
+  if (cb->version != DLPM_PY_EXCHANGE_CALLBACKS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "dlpm_py_exchange_api_init: dlpm_py_exchange_callbacks version %u is not supported (this "
+                         "library knows version %u)",
+                         cb->version, (unsigned)DLPM_PY_EXCHANGE_CALLBACKS_VERSION);
+  if (cb->managed_tensor_from_py_object == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER,
+                         "dlpm_py_exchange_api_init: managed_tensor_from_py_object is required");
+  memset(table, 0, sizeof *table);
+  table->header.version.major = DLPACK_MAJOR_VERSION;
+  table->header.version.minor = DLPACK_MINOR_VERSION;
+  table->header.prev_api = NULL;
+  table->managed_tensor_allocator =
+      cb->managed_tensor_allocator ? cb->managed_tensor_allocator : dlpm_py__host_allocator;
+  table->managed_tensor_from_py_object_no_sync = cb->managed_tensor_from_py_object;
+  table->managed_tensor_to_py_object_no_sync =
+      cb->managed_tensor_to_py_object ? cb->managed_tensor_to_py_object : to_dlpack_mdspan_tensor;
+  table->dltensor_from_py_object_no_sync = cb->dltensor_from_py_object;
+  table->current_work_stream = cb->current_work_stream ? cb->current_work_stream : no_stream;
+  return DLPM_OK;
+}
+
 /* ---- the exchange API of the type ----------------------------------------------------------- */
 
 static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) {
@@ -330,7 +335,7 @@ static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) 
     PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
     return -1;
   }
-  return dlpm_py__tensor_export(obj, out);
+  return tensor_export(obj, out);
 }
 
 static int exchange_to_dltensor(void* py_object, DLTensor* out) {
@@ -386,6 +391,7 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   PyObject* type;
   tensor_object* o;
   allocfunc alloc;
+  int64_t numel;
   dlpm_status s;
   if (t == NULL) {
     PyErr_SetString(PyExc_ValueError, "dlpm_py_tensor_new: the tensor is NULL (null pointer argument)");
@@ -407,7 +413,7 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
       PyErr_NoMemory();
       goto fail;
     }
-    dlpm_py__row_major_strides(t->dl_tensor.ndim, t->dl_tensor.shape, o->strides);
+    dlpm_layout(&t->dl_tensor, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
   }
   o->base = t;
   return (PyObject*)o;

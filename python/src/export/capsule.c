@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* Making capsules: the one place that calls PyCapsule_New (import/capsule.c, the one that
+ * renames them when a tensor is taken).
+ *   export:  an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
+ *   keep:    an owned tensor -> a "dlpack_mdspan.owner" capsule that only deletes it
+ *   publish: an exchange table -> the "dlpack_exchange_api" capsule on a type */
+#include "export/export.h"
+
+/* A consumer renames the capsule when it takes the tensor, so only a capsule that still
+ * has its original name owns its tensor when Python drops it. */
+static void versioned_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor_versioned"))
+    dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+}
+
+static void legacy_destructor(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, "dltensor"))
+    dlpm_legacy_delete((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
+}
+
+static void owner_destructor(PyObject* capsule) {
+  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dlpack_mdspan.owner"));
+}
+
+PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
+  PyObject* capsule;
+  if (t == NULL) {
+    PyErr_SetString(PyExc_ValueError, "dlpm_py_owner_new: the tensor is NULL (null pointer argument)");
+    return NULL;
+  }
+  /* Not a DLPack name: no consumer may take the tensor out of it. */
+  if ((capsule = PyCapsule_New(t, "dlpack_mdspan.owner", owner_destructor)) == NULL) dlpm_managed_delete(t);
+  return capsule;
+}
+
+PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {
+  DLManagedTensor* legacy = NULL;
+  PyObject* capsule;
+  dlpm_status s;
+  if (t == NULL) {
+    PyErr_SetString(PyExc_ValueError, "dlpm_py_capsule_new: the tensor is NULL (null pointer argument)");
+    return NULL;
+  }
+  if (versioned) {
+    if ((capsule = PyCapsule_New(t, "dltensor_versioned", versioned_destructor)) == NULL) dlpm_managed_delete(t);
+    return capsule;
+  }
+  /* Legacy DLPack cannot say READ_ONLY (nor sub-byte padding): such a tensor is refused
+   * rather than handed out writable, as NumPy refuses read-only arrays. */
+  if ((s = dlpm_to_legacy(t, &legacy)) != DLPM_OK) {
+    dlpm_py__raise_as(PyExc_BufferError, s);
+    dlpm_managed_delete(t);
+    return NULL;
+  }
+  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL) dlpm_legacy_delete(legacy);
+  return capsule;
+}
+
+int dlpm_py_publish_exchange_api(PyObject* type, const DLPackExchangeAPI* table) DLPM_NOEXCEPT {
+  const dlpm_py_names* nm;
+  PyObject* capsule;
+  int rc;
+  if (type == NULL || table == NULL || !PyType_Check(type)) {
+    PyErr_SetString(PyExc_ValueError, "dlpm_py_publish_exchange_api: needs a type and a table");
+    return -1;
+  }
+  if ((nm = dlpm_py__names()) == NULL) return -1;
+  /* The table is process-lifetime (DLPack's rule), so the capsule has no destructor. */
+  if ((capsule = PyCapsule_New((void*)table, "dlpack_exchange_api", NULL)) == NULL) return -1;
+  rc = PyObject_SetAttr(type, nm->exchange_capsule, capsule);
+  Py_DECREF(capsule);
+  return rc;
+}

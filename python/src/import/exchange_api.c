@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* DLPack 1.3's exchange API, as a consumer: finding the table a type publishes (import.c
+ * takes and borrows through it, inline on the hot path), and the producer's stream.
+ * Tables are built in export/tensor.c. */
+#include "import/import.h"
+
+/* Types seen lately and their table (NULL: none). Each entry holds a reference to its type,
+ * so a freed type's address can never come back as a different type with a stale answer. */
+#define DLPM_PY_TYPE_CACHE 16
+static struct {
+  PyObject* type;
+  const DLPackExchangeAPI* api;
+} type_cache[DLPM_PY_TYPE_CACHE];
+static unsigned cache_next; /* round-robin victim */
+static unsigned cache_last; /* the slot that answered last */
+
+/* A table this library can call: our major version (walking prev_api for one) and the
+ * entries DLPack says are never NULL. */
+static const DLPackExchangeAPI* compatible(const DLPackExchangeAPI* api) {
+  const DLPackExchangeAPIHeader* h = api ? &api->header : NULL;
+  while (h != NULL && h->version.major != DLPACK_MAJOR_VERSION) h = h->prev_api;
+  api = (const DLPackExchangeAPI*)h; /* the header is the table's first member */
+  if (api == NULL || api->managed_tensor_from_py_object_no_sync == NULL || api->managed_tensor_to_py_object_no_sync == NULL ||
+      api->managed_tensor_allocator == NULL || api->current_work_stream == NULL)
+    return NULL;
+  return api;
+}
+
+/* The table obj's type publishes, looked up on the type (never the instance). */
+static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm) {
+  const DLPackExchangeAPI* api = NULL;
+  PyObject* attr = PyObject_GetAttr(type, nm->exchange_capsule);
+  if (attr != NULL) {
+    if (PyCapsule_IsValid(attr, "dlpack_exchange_api"))
+      api = (const DLPackExchangeAPI*)PyCapsule_GetPointer(attr, "dlpack_exchange_api");
+  } else {
+    PyErr_Clear();
+    attr = PyObject_GetAttr(type, nm->exchange_integer); /* earlier drafts: the address as an int */
+    if (attr != NULL && PyLong_Check(attr)) api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(attr);
+  }
+  Py_XDECREF(attr);
+  PyErr_Clear(); /* "none" is not an error */
+  return compatible(api);
+}
+
+const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
+  PyObject* type;
+  const dlpm_py_names* nm;
+  const DLPackExchangeAPI* api;
+  unsigned slot;
+  if (obj == NULL) return NULL;
+  type = (PyObject*)Py_TYPE(obj);
+  if (type_cache[cache_last].type == type) return type_cache[cache_last].api; /* calls come in runs */
+  for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
+    if (type_cache[i].type == type) {
+      cache_last = i;
+      return type_cache[i].api;
+    }
+  if ((nm = dlpm_py__names()) == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  api = look_up(type, nm);
+  slot = cache_next++ % DLPM_PY_TYPE_CACHE;
+  Py_XDECREF(type_cache[slot].type);
+  Py_INCREF(type);
+  type_cache[slot].type = type;
+  type_cache[slot].api = api;
+  cache_last = slot;
+  return api;
+}
+
+dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** out_stream) DLPM_NOEXCEPT {
+  const DLPackExchangeAPI* api;
+  if (out_stream == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_current_work_stream: out_stream is NULL");
+  *out_stream = NULL;
+  if (device.device_type == kDLCPU || (api = dlpm_py_exchange_api_of(obj)) == NULL) return DLPM_OK;
+  if (api->current_work_stream(device.device_type, device.device_id, out_stream) != 0) {
+    *out_stream = NULL;
+    return dlpm_py__producer_failed("the exchange API's current_work_stream");
+  }
+  return DLPM_OK;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow) tensor,
+ * validated unless the caller validates (the _unvalidated entry points). The path is chosen
+ * here: a capsule (capsule.c), the exchange API the type publishes (found by exchange_api.c,
+ * called here: the hot path) or __dlpack__ (protocol.c). Every path either hands the tensor
+ * to the caller or deletes it. */
+#include "import/import.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* The bodies the entry points share (each has a validated and an _unvalidated form), forced
+ * inline into each: the hot path makes no call more than one entry point of its own would. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DLPM_PY_BODY static inline __attribute__((always_inline))
+#else
+#define DLPM_PY_BODY static inline
+#endif
+
+static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1};
+
+/* The size of each version's struct: a caller's older struct is never written past its end. */
+#define OPTIONS_V1_SIZE offsetof(dlpm_py_options, validate)
+
+dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
+  if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
+  if (version != 1 && version != DLPM_PY_OPTIONS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)", version,
+                         (unsigned)DLPM_PY_OPTIONS_VERSION);
+  memcpy(opts, &default_options, version == 1 ? OPTIONS_V1_SIZE : sizeof default_options);
+  opts->version = version;
+  return DLPM_OK;
+}
+
+/* Whether the tensor is validated: always for a version-1 struct, which has no field for it. */
+static int validates(const dlpm_py_options* o) { return o->version < 2 || o->validate; }
+
+static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
+  if (o->version != 1 && o->version != DLPM_PY_OPTIONS_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s", function,
+                         o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
+                         o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
+                                         : "the extension was built against a newer dlpack_mdspan_python.h");
+  if (o->copy < -1 || o->copy > 1)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "%s: dlpm_py_options.copy = %d is not -1 (None), 0 (False) or 1 (True)", function, o->copy);
+  return DLPM_OK;
+}
+
+/* "Anything": requirements still validate the tensor's structure. */
+static const dlpm_requirements* no_requirements(void) {
+  static dlpm_requirements anything;
+  static int ready;
+  if (!ready) {
+    dlpm_requirements_init(&anything, DLPM_REQUIREMENTS_VERSION);
+    ready = 1;
+  }
+  return &anything;
+}
+
+/* Deletes t without losing the exception already set (a deleter may run Python code). */
+static void delete_keeping_error(DLManagedTensorVersioned* t) {
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* saved = PyErr_GetRaisedException();
+  dlpm_managed_delete(t);
+  PyErr_SetRaisedException(saved);
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+  dlpm_managed_delete(t);
+  PyErr_Restore(type, value, traceback);
+#endif
+}
+
+/* The producer did what was asked: a copy when copy=True, none when copy=False, the
+ * requested device. */
+DLPM_PY_BODY dlpm_status check_honoured(const DLManagedTensorVersioned* t, const dlpm_py_options* o, int pre_1_0) {
+  const int copied = (t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0;
+  if (o->copy == 1 && !copied)
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
+                         pre_1_0 ? "copy=True was requested, but the producer predates DLPack 1.0 (its __dlpack__ takes "
+                                   "no copy keyword) and shares its memory"
+                                 : "copy=True was requested, but the producer's tensor is not flagged IS_COPIED");
+  if (o->copy == 0 && copied)
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
+                         "copy=False was requested, but the producer's tensor is flagged IS_COPIED");
+  if (o->has_dl_device && (t->dl_tensor.device.device_type != o->dl_device.device_type ||
+                           t->dl_tensor.device.device_id != o->dl_device.device_id))
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
+                         "dl_device=(%d, %d) was requested, but the producer exported a tensor on (%d, %d)",
+                         (int)o->dl_device.device_type, (int)o->dl_device.device_id,
+                         (int)t->dl_tensor.device.device_type, (int)t->dl_tensor.device.device_id);
+  return DLPM_OK;
+}
+
+/* The exchange API is a fast path for "this object, as it is": no copy, device or stream
+ * negotiation, which only __dlpack__ can do. */
+static const DLPackExchangeAPI* usable_exchange_api(PyObject* obj, const dlpm_py_options* o) {
+  if (!o->use_exchange_api || o->copy == 1 || o->has_dl_device || o->has_stream) return NULL;
+  return dlpm_py_exchange_api_of(obj);
+}
+
+/* obj's tensor through its type's table, its DLPack major version checked (another major:
+ * deleted). */
+static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                             DLManagedTensorVersioned** out) {
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_status s;
+  if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
+    return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");
+  /* The comparison inline (the common case); the facade deletes and words a mismatch. */
+  if (t->version.major != DLPACK_MAJOR_VERSION && (s = dlpm_managed_check_version(t)) != DLPM_OK) {
+    dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
+    return s;
+  }
+  *out = t;
+  return DLPM_OK;
+}
+
+/* An entry point's arguments, checked (ValueError when unusable); *o: the options the call
+ * runs with, the caller's or the defaults. */
+static dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out, const dlpm_py_options* opts,
+                                   const dlpm_py_options** o) {
+  if (obj == NULL || out == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "%s: %s is NULL", function, obj ? "out" : "obj");
+  *o = opts ? opts : &default_options;
+  return opts ? check_options(opts, function) : DLPM_OK;
+}
+
+/* What a validating call checks the tensor against (`req`, or "anything"), or NULL when
+ * the options turn validation off. */
+static const dlpm_requirements* checks_for(const dlpm_requirements* req, const dlpm_py_options* o) {
+  return validates(o) ? (req ? req : no_requirements()) : NULL;
+}
+
+/* The import itself, the options checked: the tensor is validated against `check`, or not
+ * at all when it is NULL (the caller validates). */
+DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const dlpm_requirements* check,
+                                       DLManagedTensorVersioned** out) {
+  DLManagedTensorVersioned* t = NULL;
+  const DLPackExchangeAPI* api;
+  int pre_1_0 = 0;
+  dlpm_status s;
+  if (PyCapsule_CheckExact(obj)) {
+    s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
+  } else if ((api = usable_exchange_api(obj, o)) != NULL) {
+    s = take_through_exchange_api(api, obj, &t);
+  } else {
+    s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0);
+  }
+  if (s != DLPM_OK) return s;
+
+  /* The tensor is ours: from here it goes to *out or is deleted. */
+  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
+    dlpm_py_raise(s);
+  if (s != DLPM_OK) {
+    delete_keeping_error(t);
+    return s;
+  }
+  *out = t;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
+  return s != DLPM_OK ? s : import_tensor(obj, o, checks_for(req, o), out);
+}
+
+dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
+                                       DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
+  return s != DLPM_OK ? s : import_tensor(obj, o, NULL, out);
+}
+
+/* ---- borrowed views ----------------------------------------------------------------------- */
+
+/* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
+ * has no flags, so READ_ONLY is unknown: a writer takes the owning path. */
+DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
+                                       const dlpm_requirements* check, dlpm_py_borrowed* out) {
+  const DLPackExchangeAPI* api;
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_status s;
+  if (!writable && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
+      api->dltensor_from_py_object_no_sync != NULL) {
+    DLTensor view;
+    if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
+      return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
+    if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
+      dlpm_py_raise(s);
+      return s;
+    }
+    out->dl_tensor = view;
+    return DLPM_OK;
+  }
+  if ((s = import_tensor(obj, o, check, &t)) != DLPM_OK) return s;
+  out->dl_tensor = t->dl_tensor;
+  out->flags = t->flags;
+  out->owner = t;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           dlpm_py_borrowed* out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  if (out != NULL) memset(out, 0, sizeof *out);
+  s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
+  return s != DLPM_OK ? s : borrow_tensor(obj, o, req && req->writable, checks_for(req, o), out);
+}
+
+dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
+                                       dlpm_py_borrowed* out) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  if (out != NULL) memset(out, 0, sizeof *out);
+  s = entry_arguments("dlpm_py_borrow_unvalidated", obj, out, opts, &o);
+  return s != DLPM_OK ? s : borrow_tensor(obj, o, writable != 0, NULL, out);
+}
+
+void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
+  if (b == NULL) return;
+  if (b->owner) delete_keeping_error(b->owner);
+  memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* The __dlpack__ protocol: obj.__dlpack__(max_version=..., dl_device=..., copy=..., stream=...),
+ * asked again without the DLPack 1.0 keywords of a pre-1.0 producer, and the tensor taken
+ * out of the capsule it returns. */
+#include "import/import.h"
+
+#include <string.h>
+
+/* Py_LIMITED_API below 3.12 has no vectorcall: the component then calls through
+ * PyObject_Call (one build for several Python versions, a little slower per call). */
+#if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000
+#define DLPM_PY_VECTORCALL 1
+#else
+#define DLPM_PY_VECTORCALL 0
+#endif
+
+/* obj.__dlpack__(**dict(zip(kwnames, values))). */
+static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
+                             Py_ssize_t n) {
+#if DLPM_PY_VECTORCALL
+  PyObject* stack[6]; /* [0] is scratch for PY_VECTORCALL_ARGUMENTS_OFFSET */
+  stack[0] = NULL;
+  stack[1] = obj;
+  for (Py_ssize_t i = 0; i < n; ++i) stack[2 + i] = values[i];
+  return PyObject_VectorcallMethod(nm->dlpack, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
+#else
+  /* No vectorcall in this limited API: a bound method and a kwargs dict. The common call
+   * (max_version only) reuses one dict; a C callee taking METH_KEYWORDS sees that dict
+   * itself, so it is checked after the call and made again if the callee changed it. */
+  static PyObject *empty, *common_kwargs;
+  PyObject *method, *kwargs = NULL, *result = NULL;
+  if (!empty && !(empty = PyTuple_New(0))) return NULL;
+  if (!common_kwargs) {
+    if (!(common_kwargs = PyDict_New())) return NULL;
+    if (PyDict_SetItem(common_kwargs, nm->max_version, nm->our_max_version) != 0) {
+      Py_CLEAR(common_kwargs);
+      return NULL;
+    }
+  }
+  if (!(method = PyObject_GetAttr(obj, nm->dlpack))) return NULL;
+  if (n == 1 && kwnames == nm->kwnames_max_version) {
+    kwargs = common_kwargs;
+    Py_INCREF(kwargs);
+  } else if (n > 0) {
+    if (!(kwargs = PyDict_New())) goto done;
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), values[i]) != 0) goto done;
+  }
+  result = PyObject_Call(method, empty, kwargs);
+  if (kwargs == common_kwargs &&
+      (PyDict_Size(common_kwargs) != 1 || PyDict_GetItem(common_kwargs, nm->max_version) != nm->our_max_version))
+    Py_CLEAR(common_kwargs); /* our reference; the call's is dropped below */
+done:
+  Py_XDECREF(kwargs);
+  Py_DECREF(method);
+  return result;
+#endif
+}
+
+/* (device_type, device_id) from obj.__dlpack_device__(). */
+static dlpm_status query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
+  PyObject* d = PyObject_CallMethodObjArgs(obj, nm->dlpack_device, NULL);
+  long type, id;
+  if (!d) return dlpm_py__producer_failed("__dlpack_device__");
+  if (!PyTuple_Check(d) || PyTuple_Size(d) != 2) {
+    Py_DECREF(d);
+    return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT, "__dlpack_device__() did not return a 2-tuple");
+  }
+  type = PyLong_AsLong(PyTuple_GetItem(d, 0));
+  id = PyLong_AsLong(PyTuple_GetItem(d, 1));
+  Py_DECREF(d);
+  if (PyErr_Occurred()) return dlpm_py__producer_failed("__dlpack_device__");
+  out->device_type = (DLDeviceType)type;
+  out->device_id = (int32_t)id;
+  return DLPM_OK;
+}
+
+typedef struct keywords {
+  PyObject* names;     /* tuple of keyword names (a new reference, or borrowed from nm) */
+  PyObject* values[4]; /* new references, except our_max_version */
+  Py_ssize_t n;
+  int owns_names;
+} keywords;
+
+static void keywords_clear(keywords* k, const dlpm_py_names* nm) {
+  for (Py_ssize_t i = 0; i < k->n; ++i)
+    if (k->values[i] != nm->our_max_version) Py_DECREF(k->values[i]);
+  if (k->owns_names) Py_XDECREF(k->names);
+  k->n = 0;
+  k->names = NULL;
+  k->owns_names = 0;
+}
+
+/* The keywords of one __dlpack__ call: max_version (unless pre_1_0), dl_device, copy, stream. */
+static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int pre_1_0) {
+  PyObject* key_list[4];
+  k->n = 0;
+  k->owns_names = 0;
+  k->names = NULL;
+  if (!pre_1_0) {
+    key_list[k->n] = nm->max_version;
+    k->values[k->n++] = nm->our_max_version;
+    if (o->has_dl_device) {
+      key_list[k->n] = nm->dl_device;
+      if (!(k->values[k->n] = Py_BuildValue("(ii)", (int)o->dl_device.device_type, (int)o->dl_device.device_id))) goto fail;
+      ++k->n;
+    }
+    if (o->copy >= 0) {
+      key_list[k->n] = nm->copy;
+      k->values[k->n] = o->copy ? Py_True : Py_False;
+      Py_INCREF(k->values[k->n]);
+      ++k->n;
+    }
+  }
+  if (pass_stream) {
+    key_list[k->n] = nm->stream;
+    if (!(k->values[k->n] = PyLong_FromLongLong(o->stream))) goto fail;
+    ++k->n;
+  }
+  if (k->n == 1 && key_list[0] == nm->max_version) { /* the common call: a ready tuple */
+    k->names = nm->kwnames_max_version;
+    return 0;
+  }
+  if (k->n == 0) return 0;
+  if (!(k->names = PyTuple_New(k->n))) goto fail;
+  k->owns_names = 1;
+  for (Py_ssize_t i = 0; i < k->n; ++i) {
+    Py_INCREF(key_list[i]);
+    PyTuple_SetItem(k->names, i, key_list[i]);
+  }
+  return 0;
+fail:
+  keywords_clear(k, nm);
+  return -1;
+}
+
+/* A TypeError for objects that are no DLPack producer at all; otherwise the producer's own. */
+static dlpm_status dlpack_call_failed(PyObject* obj, const dlpm_py_names* nm) {
+  if (PyErr_ExceptionMatches(PyExc_AttributeError) && !PyObject_HasAttr((PyObject*)Py_TYPE(obj), nm->dlpack)) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError,
+                 "expected a DLPack tensor (an object with __dlpack__, or a DLPack capsule), got an object of %R "
+                 "(invalid argument)",
+                 (PyObject*)Py_TYPE(obj));
+    return DLPM_E_INVALID_ARGUMENT;
+  }
+  return dlpm_py__producer_failed("__dlpack__");
+}
+
+/* Whether the pending exception is a plain TypeError about keyword arguments, what a
+ * pre-1.0 __dlpack__ raises for max_version ("unexpected keyword argument", "invalid
+ * keyword argument"). Then it is cleared. A refusal that merely subclasses TypeError
+ * (pyarrow's ArrowTypeError) is the producer's answer and stays set: asking again without
+ * keywords would call the producer twice and may replace its error with another. */
+static int refused_keywords(void) {
+  int refused = 0;
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* exc = PyErr_GetRaisedException();
+  PyObject* text = (exc && Py_TYPE(exc) == (PyTypeObject*)PyExc_TypeError) ? PyObject_Str(exc) : NULL;
+  const char* message = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+  refused = message != NULL && strstr(message, "keyword") != NULL;
+  Py_XDECREF(text);
+  if (refused) Py_XDECREF(exc);
+  else PyErr_SetRaisedException(exc);
+#else
+  PyObject *type, *value, *traceback, *text = NULL;
+  const char* message = NULL;
+  PyErr_Fetch(&type, &value, &traceback);
+  if (type == PyExc_TypeError) {
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (value && (text = PyObject_Str(value)) != NULL) message = PyUnicode_AsUTF8AndSize(text, NULL);
+  }
+  refused = message != NULL && strstr(message, "keyword") != NULL;
+  Py_XDECREF(text);
+  if (refused) {
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
+  } else {
+    PyErr_Restore(type, value, traceback);
+  }
+#endif
+  if (refused) PyErr_Clear(); /* anything PyObject_Str raised */
+  return refused;
+}
+
+dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
+                                          int* pre_1_0) {
+  const dlpm_py_names* nm = dlpm_py__names();
+  keywords k;
+  PyObject* capsule;
+  int pass_stream = 0;
+  dlpm_status s;
+  if (!nm) return DLPM_E_OUT_OF_MEMORY;
+  if (o->has_stream) { /* the array API: no stream for CPU tensors */
+    DLDevice device;
+    if ((s = query_device(obj, nm, &device)) != DLPM_OK) return s;
+    pass_stream = device.device_type != kDLCPU;
+  }
+  if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
+  capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+  keywords_clear(&k, nm);
+  if (!capsule && refused_keywords()) {
+    /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
+    *pre_1_0 = 1;
+    if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return DLPM_E_OUT_OF_MEMORY;
+    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+    keywords_clear(&k, nm);
+  }
+  if (!capsule) return dlpack_call_failed(obj, nm);
+  s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out);
+  Py_DECREF(capsule);
+  return s;
+}
