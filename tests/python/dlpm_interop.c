@@ -423,7 +423,8 @@ static PyObject* options_versions(PyObject* module, PyObject* obj) {
   dlpm_py_options v1, v2, bad;
   dlpm_requirements req;
   DLManagedTensorVersioned* t = NULL;
-  int v1_untouched, refused_3, v1_refuses, v2_accepts, v2_default;
+  dlpm_py_borrowed borrowed;
+  int v1_untouched, refused_3, v1_refuses, v2_accepts, v2_default, v1_unvalidated_import, v1_unvalidated_borrow;
   (void)module;
   memset(&v1, 0xAB, sizeof v1);
   if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
@@ -441,9 +442,19 @@ static PyObject* options_versions(PyObject* module, PyObject* obj) {
   v2_accepts = dlpm_py_import(obj, &req, &v2, &t) == DLPM_OK;
   if (t) dlpm_managed_delete(t);
   PyErr_Clear();
-  return Py_BuildValue("{s:I,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version, "v1_validate_untouched", v1_untouched,
+  /* The _unvalidated entry points take a version-1 struct too (its `validate` bytes are
+   * still 0xAB garbage past its end: never read) and hand the tensor over unchecked. */
+  t = NULL;
+  v1_unvalidated_import = dlpm_py_import_unvalidated(obj, &v1, &t) == DLPM_OK && t != NULL;
+  if (t) dlpm_managed_delete(t);
+  PyErr_Clear();
+  v1_unvalidated_borrow = dlpm_py_borrow_unvalidated(obj, 0, &v1, &borrowed) == DLPM_OK;
+  if (v1_unvalidated_borrow) dlpm_py_borrow_end(&borrowed);
+  PyErr_Clear();
+  return Py_BuildValue("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version, "v1_validate_untouched", v1_untouched,
                        "v2_validates_by_default", v2_default, "refused_3", refused_3, "v1_refuses", v1_refuses,
-                       "v2_unvalidated_accepts", v2_accepts);
+                       "v2_unvalidated_accepts", v2_accepts, "v1_unvalidated_import", v1_unvalidated_import,
+                       "v1_unvalidated_borrow", v1_unvalidated_borrow);
 }
 
 static PyMethodDef module_methods[] = {

@@ -488,7 +488,8 @@ def test_producer_stream_wait_runs_for_devices_with_streams():
 
 
 def test_options_versions(np):
-    """dlpm_py_options version 2 added `validate`; a version-1 struct still works, validated."""
+    """dlpm_py_options version 2 added `validate`; a version-1 struct still works, validated,
+    and the _unvalidated entry points take it too."""
     assert dl.options_versions(np.arange(4.0)) == {
         "v1_version": 1, "v1_validate_untouched": 1, "v2_validates_by_default": 1, "refused_3": 1,
-        "v1_refuses": 1, "v2_unvalidated_accepts": 1}
+        "v1_refuses": 1, "v2_unvalidated_accepts": 1, "v1_unvalidated_import": 1, "v1_unvalidated_borrow": 1}
