@@ -1,18 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # dpctl's C interface (libDPCTLSyclInterface and its headers, from the `dpctl` wheel), for
 # the SYCL USM tests (tests/modules/dlpack_mdspan/sycl, tests/python/sycl): found through a
-# Python interpreter that has dpctl, by default the SYCL venv of scripts/install-deps.
+# Python interpreter that has dpctl, DLPACK_MDSPAN_SYCL_PYTHON (cmake/DlpackMdspanPython.cmake;
+# the SYCL venv of scripts/install-deps).
 # Off unless found. Sets DLPM_SYCL_OK, DLPM_SYCL_PYTHON and DLPM_SYCL_ENVIRONMENT (the
 # VAR=value list a process needs to see the OpenCL CPU device of the intel-opencl-rt wheel),
 # and makes the imported target dlpm::dpctl. Not include_guard(GLOBAL): the variables are
 # directory-scoped, so each includer finds them (the target is made once).
 
 option(DLPACK_MDSPAN_SYCL_TESTS "Build and run the SYCL USM (kDLOneAPI) tests when dpctl is found" ON)
-set(DLPACK_MDSPAN_SYCL_PYTHON "/var/cache/dlpack-mdspan-venv/sycl/bin/python" CACHE FILEPATH
-    "A Python interpreter with dpctl (and dpnp, intel-opencl-rt) for the SYCL tests")
+include(DlpackMdspanPython)
 
 set(DLPM_SYCL_OK FALSE)
-if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
+if(DLPACK_MDSPAN_SYCL_TESTS AND DLPACK_MDSPAN_SYCL_PYTHON)
   execute_process(
     COMMAND "${DLPACK_MDSPAN_SYCL_PYTHON}" -c
       "import dpctl, os, sys; print(dpctl.get_include()); print(os.path.dirname(dpctl.__file__)); print(sys.prefix); print(dpctl.__version__)"
@@ -48,7 +48,13 @@ if(DLPACK_MDSPAN_SYCL_TESTS AND EXISTS "${DLPACK_MDSPAN_SYCL_PYTHON}")
     endif()
   endif()
 endif()
-if(DLPACK_MDSPAN_SYCL_TESTS AND NOT DLPM_SYCL_OK)
+get_property(_dlpm_sycl_said GLOBAL PROPERTY _dlpm_sycl_said)  # the reason, once per configure
+set_property(GLOBAL PROPERTY _dlpm_sycl_said TRUE)
+if(_dlpm_sycl_said)
+elseif(DLPACK_MDSPAN_SYCL_TESTS AND NOT DLPACK_MDSPAN_SYCL_PYTHON)
+  message(STATUS "dlpack_mdspan: SYCL USM tests skipped: DLPACK_MDSPAN_SYCL_PYTHON is not set "
+                 "(the SYCL venv of scripts/install-deps; the presets take it from $DLPM_SYCL_PYTHON)")
+elseif(DLPACK_MDSPAN_SYCL_TESTS AND NOT DLPM_SYCL_OK)
   message(STATUS "dlpack_mdspan: dpctl not found through ${DLPACK_MDSPAN_SYCL_PYTHON}; SYCL USM tests skipped "
-                 "(scripts/install-deps makes that venv)")
+                 "(scripts/install-deps makes a venv with it)")
 endif()
