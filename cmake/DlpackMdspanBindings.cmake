@@ -1,17 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # nanobind and pybind11 from PyPI, for the caster tests (tests/python/bindings) and the
 # binding examples (examples/bindings): found once through the python3 on PATH
-# (scripts/requirements-modern.txt pins them). Sets DLPM_BINDINGS_OK, DLPM_NANOBIND_INCLUDE,
-# DLPM_NANOBIND_SOURCE and DLPM_PYBIND11_INCLUDE, and defines
+# (scripts/requirements-modern.txt pins them). Sets DLPM_BINDINGS_OK, DLPM_BINDINGS_PYTHON
+# (that interpreter), DLPM_NANOBIND_INCLUDE, DLPM_NANOBIND_SOURCE and DLPM_PYBIND11_INCLUDE,
+# and defines
 #   dlpm_nanobind_runtime(name python_include_dir)
 # which makes the static library `name`: nanobind's runtime for one interpreter.
 # Not include_guard(GLOBAL): the variables are directory-scoped, so each includer finds them.
 
+include(DlpackMdspanPython)
 option(DLPACK_MDSPAN_BINDING_TESTS "Build the nanobind and pybind11 caster tests and examples" ON)
 
 set(DLPM_BINDINGS_OK FALSE)
 if(DLPACK_MDSPAN_BINDING_TESTS)
-  find_program(DLPM_BINDINGS_PYTHON python3)
+  dlpm_path_python(DLPM_BINDINGS_PYTHON)
   execute_process(
     COMMAND "${DLPM_BINDINGS_PYTHON}" -c "import nanobind, pybind11; print(nanobind.include_dir()); print(nanobind.source_dir()); print(pybind11.get_include()); print(nanobind.__version__, pybind11.__version__)"
     OUTPUT_VARIABLE _dlpm_bindings RESULT_VARIABLE _dlpm_bindings_rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

@@ -3,6 +3,7 @@
 #   find_package(dlpack_mdspan CONFIG REQUIRED)
 #   target_link_libraries(app PRIVATE dlpack_mdspan::dlpack_mdspan)   # import dlpack_mdspan;
 #   target_link_libraries(app PRIVATE dlpack_mdspan::headers)         # #include <dlpack_mdspan/...>
+#   target_link_libraries(app PRIVATE dlpack_mdspan::cuda)            # #include <dlpack_mdspan/cuda.hpp>
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -56,6 +57,23 @@ if(TARGET dlpack_mdspan_python)
     DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")
 endif()
 
+# Each device part has an export set of its own, which the package config loads only where
+# the importing project finds what the header needs (DlpackMdspanDevices.cmake, installed
+# beside the config, repeats the lookups of this build). A part not defined here (its option
+# off, or its dependency missing on this machine) is not installed, nor is its header.
+foreach(_dlpm_device IN ITEMS cuda hip sycl)
+  if(TARGET dlpack_mdspan_${_dlpm_device})
+    string(TOUPPER "${_dlpm_device}" _dlpm_device_upper)
+    install(TARGETS dlpack_mdspan_${_dlpm_device}
+      EXPORT dlpack_mdspan_${_dlpm_device}_targets
+      FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+    install(EXPORT dlpack_mdspan_${_dlpm_device}_targets
+      NAMESPACE dlpack_mdspan::
+      FILE dlpack_mdspan${_dlpm_device_upper}Targets.cmake
+      DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")
+  endif()
+endforeach()
+
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/dlpack_mdspanConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/dlpack_mdspanConfig.cmake"
@@ -68,4 +86,5 @@ install(FILES
   "${PROJECT_BINARY_DIR}/dlpack_mdspanConfig.cmake"
   "${PROJECT_BINARY_DIR}/dlpack_mdspanConfigVersion.cmake"
   "${PROJECT_SOURCE_DIR}/cmake/FindDLPackHeader.cmake"
+  "${PROJECT_SOURCE_DIR}/cmake/DlpackMdspanDevices.cmake"
   DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")

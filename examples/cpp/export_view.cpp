@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Export std::mdspan views as DLPack DLTensors, without copying or allocating: the
-// allocations are counted (tests/support/alloc_counter.cpp replaces operator new here).
+// allocations are counted (examples/support/allocation_count.cpp replaces operator new here).
 #include <array>
 #include <cstdio>
 #include <mdspan>
 
-#include "support/alloc_counter.hpp"
+#include "support/allocation_count.hpp"
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
@@ -28,9 +28,9 @@ int main() {
 
   // A row-major 4x6 matrix. Shape and strides live inside `view`: nothing is allocated.
   std::mdspan<float, std::dextents<int, 2>> rows(image, 4, 6);
-  const std::size_t before = dlpm_test::allocations_on_this_thread();
+  const std::size_t before = example::heap_allocations();
   auto view = dm::to_dlpack_tensor(rows);  // keep the wrapper alive while the DLTensor is used
-  const std::size_t allocations = dlpm_test::allocations_on_this_thread() - before;
+  const std::size_t allocations = example::heap_allocations() - before;
   print("row-major 4x6 float", view.get());
   std::printf("%-28s %zu heap allocations (counted)\n", "  to_dlpack_tensor made", allocations);
 

@@ -7,7 +7,7 @@
 #include <mdspan>
 #include <vector>
 
-#include "support/alloc_counter.hpp"  // counts operator new (tests/support/alloc_counter.cpp)
+#include "support/allocation_count.hpp"  // counts operator new (examples/support/allocation_count.cpp)
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
@@ -44,10 +44,10 @@ int main() {
   std::mdspan<double, std::dextents<int, 2>> md(data, 2, 3);
 
   std::printf("versioned hand-off:\n");
-  const std::size_t before = dlpm_test::allocations_on_this_thread();
+  const std::size_t before = example::heap_allocations();
   auto owned = dm::to_managed_tensor(md, noisy_owner(std::move(values)));
   std::printf("  to_managed_tensor made %zu heap allocation(s) (counted): tensor, shape, strides and owner in one block\n",
-              dlpm_test::allocations_on_this_thread() - before);
+              example::heap_allocations() - before);
   std::printf("  exported: flags=%llu, version %u.%u\n", static_cast<unsigned long long>(owned.flags()),
               owned.version().major, owned.version().minor);
   consumer(owned.release());

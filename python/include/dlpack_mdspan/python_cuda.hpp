@@ -12,7 +12,8 @@
 // anything else is a cudaStream_t. A refusal or a CUDA failure raises BufferError with the
 // library's message from __dlpack__. The producer's stream must outlive the Tensor.
 //
-// Needs the CUDA Toolkit's headers and cudart (<dlpack_mdspan/cuda.hpp>) besides Python's.
+// Needs the CUDA Toolkit's headers and cudart (<dlpack_mdspan/cuda.hpp>) besides Python's:
+// in CMake, link dlpack_mdspan::python, dlpack_mdspan::cuda and CUDA::cudart.
 #ifndef DLPACK_MDSPAN_PYTHON_CUDA_HPP
 #define DLPACK_MDSPAN_PYTHON_CUDA_HPP
 

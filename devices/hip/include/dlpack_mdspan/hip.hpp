@@ -4,9 +4,9 @@
 // HIP's __half, __half2 and hip_bfloat16.
 //
 // Not part of the umbrella header, because it needs HIP's headers (Debian:
-// libamdhip64-dev): include it explicitly. Header-only; host compilers (clang, g++) and
-// hipcc can include it. Only hip_device_of() calls the HIP runtime, so a program that does
-// not call it does not link libamdhip64.
+// libamdhip64-dev): include it explicitly (CMake: link dlpack_mdspan::hip). Header-only;
+// host compilers (clang, g++) and hipcc can include it. Only hip_device_of() calls the HIP
+// runtime, so a program that does not call it does not link libamdhip64.
 //
 // HIP's headers refuse to compile unless a platform macro is defined: hipcc defines
 // __HIP_PLATFORM_AMD__ itself, host compilers do not. This header is for AMD's platform

@@ -12,10 +12,11 @@
 //     of the default context of the device's platform.
 //
 // Not part of the umbrella header, because it needs dpctl's headers (the `dpctl` Python
-// wheel ships them, with the library): include it explicitly and link
-// libDPCTLSyclInterface. Never compiled into the named module; a TU may include it and
-// `import dlpack_mdspan;` as well. Its names live in the core's ABI namespace (config.hpp),
-// because functions returning result<T> differ between C++20 and C++23 TUs.
+// wheel ships them, with the library): include it explicitly and link libDPCTLSyclInterface
+// (CMake: link dlpack_mdspan::sycl, which brings both). Never compiled into the named
+// module; a TU may include it and `import dlpack_mdspan;` as well. Its names live in the
+// core's ABI namespace (config.hpp), because functions returning result<T> differ between
+// C++20 and C++23 TUs.
 #ifndef DLPACK_MDSPAN_SYCL_HPP
 #define DLPACK_MDSPAN_SYCL_HPP
 

@@ -4,9 +4,10 @@
 // stream-ordered exchange (stream_from_array_api, make_stream_wait).
 //
 // Not part of the umbrella header, because it needs the CUDA Toolkit's headers: include it
-// explicitly. It is header-only and works with host compilers (clang, g++) as well as
-// nvcc. Only device_of() and the *_on_device exports call the CUDA runtime, so a program
-// that uses neither does not need to link cudart.
+// explicitly (CMake: link dlpack_mdspan::cuda, which brings those). It is header-only and
+// works with host compilers (clang, g++) as well as nvcc. Only device_of() and the
+// *_on_device exports call the CUDA runtime, so a program that uses neither does not need
+// to link cudart.
 //
 // Never compiled into the named module (nvcc cannot import modules anyway), so its
 // namespace blocks are not exported; a TU may include it and `import dlpack_mdspan;` as

@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Sourced by scripts/install-deps, run-tests, demo and bench: where install-deps makes its
+# two virtual environments, and how CMake learns of them. CMake knows no path of its own:
+# CMakePresets.json passes $DLPM_FRAMEWORKS_PYTHON and $DLPM_SYCL_PYTHON on as
+# DLPACK_MDSPAN_FRAMEWORKS_PYTHON and DLPACK_MDSPAN_SYCL_PYTHON, and a configure without
+# them skips the framework and SYCL tests, saying so.
+#
+#   DLPM_FRAMEWORKS_VENV=/path   the frameworks venv (PyTorch, TensorFlow, JAX, pyarrow, tvm-ffi)
+#   DLPM_SYCL_VENV=/path         the SYCL venv (dpctl, dpnp, Intel's OpenCL CPU runtime)
+: "${DLPM_FRAMEWORKS_VENV:=/var/cache/dlpack-mdspan-venv/frameworks}"
+: "${DLPM_SYCL_VENV:=/var/cache/dlpack-mdspan-venv/sycl}"
+export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV
+
+# Exports DLPM_FRAMEWORKS_PYTHON and DLPM_SYCL_PYTHON (each kept when already set), the
+# interpreters of the two venvs, unless install-deps was told to make none
+# (DLPM_SKIP_PYTHON, DLPM_SKIP_FRAMEWORKS).
+dlpm_export_venv_pythons() {
+  if [ -n "${DLPM_SKIP_PYTHON:-}" ] || [ -n "${DLPM_SKIP_FRAMEWORKS:-}" ]; then
+    return 0
+  fi
+  export DLPM_FRAMEWORKS_PYTHON="${DLPM_FRAMEWORKS_PYTHON:-$DLPM_FRAMEWORKS_VENV/bin/python}"
+  export DLPM_SYCL_PYTHON="${DLPM_SYCL_PYTHON:-$DLPM_SYCL_VENV/bin/python}"
+}
