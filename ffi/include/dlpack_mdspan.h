@@ -106,13 +106,14 @@ typedef struct dlpm_version_info {
   uint32_t dlpack_minor; /**< DLPACK_MINOR_VERSION of the headers it was built with */
 } dlpm_version_info;
 
+/** Writes this library's version and the DLPack version it was built against to *out. */
 DLPM_API dlpm_status dlpm_version(dlpm_version_info* out) DLPM_NOEXCEPT;
 
 /** The largest rank the library accepts (the C++ core's max_ndim): every ndim is in
  * [0, DLPM_MAX_NDIM]. Bindings size their index and stride arrays with it. */
 #define DLPM_MAX_NDIM 64
 
-/**< ---- inspection --------------------------------------------------------------------- */
+/* ---- inspection --------------------------------------------------------------------- */
 
 /** Structural validity: ndim in [0, 64], a known dtype with a possible bit width, non-NULL
  * shape for ndim > 0, non-negative extents, element count and index span without int64
@@ -172,7 +173,7 @@ DLPM_API int32_t dlpm_is_host_accessible(int32_t device_type) DLPM_NOEXCEPT;
  * tensor addresses nothing: *begin == *end == byte_offset. */
 DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) DLPM_NOEXCEPT;
 
-/**< ---- requirements (nanobind-style constraints) ---------------------------------------- */
+/* ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
 /** The layout of dlpm_requirements this header describes. A program passes it to
  * dlpm_requirements_init, so a newer library knows which fields the program's struct has
@@ -230,7 +231,7 @@ DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements*
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
-/**< ---- ownership --------------------------------------------------------------------- */
+/* ---- ownership --------------------------------------------------------------------- */
 
 /** Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
  * go. May run on any thread. */

@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-/**< ---- options ------------------------------------------------------------------------ */
+/* ---- options ------------------------------------------------------------------------ */
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION).
  * Version 2 added `validate`; a version-1 struct is still accepted (validate is then 1). */
@@ -75,7 +75,7 @@ typedef struct dlpm_py_options {
  * leaves *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
-/**< ---- import ------------------------------------------------------------------------- */
+/* ---- import ------------------------------------------------------------------------- */
 
 /** Imports `obj` (an object with __dlpack__, a "dltensor"/"dltensor_versioned" capsule, or an
  * object whose type publishes the exchange API) as an owned, validated, versioned tensor.
@@ -129,7 +129,7 @@ DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_
 DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
                                                    dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
-/**< ---- export ------------------------------------------------------------------------- */
+/* ---- export ------------------------------------------------------------------------- */
 
 /** Takes ownership of `t` and returns a capsule: "dltensor_versioned" when `versioned` is
  * nonzero, else a legacy "dltensor" (through dlpm_to_legacy: a READ_ONLY or padded sub-byte
@@ -177,7 +177,7 @@ DLPM_PY_API PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT;
  * with a TypeError set when `obj` is not one. */
 DLPM_PY_API const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT;
 
-/**< ---- DLPack 1.3's exchange API ---------------------------------------------------- */
+/* ---- DLPack 1.3's exchange API ---------------------------------------------------- */
 
 /** The DLPackExchangeAPI that obj's type publishes: the capsule `__dlpack_c_exchange_api__`
  * named "dlpack_exchange_api" (DLPack 1.3), or the integer `__c_dlpack_exchange_api__` of
@@ -228,7 +228,7 @@ DLPM_PY_API int dlpm_py_publish_exchange_api(PyObject* type, const DLPackExchang
  * Returns DLPM_OK, or a status with an exception set. */
 DLPM_PY_API dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** out_stream) DLPM_NOEXCEPT;
 
-/**< ---- errors ------------------------------------------------------------------------- */
+/* ---- errors ------------------------------------------------------------------------- */
 
 /** Sets the Python exception for a facade failure (`status`, dlpm_last_error()) with the
  * mapping dlpm_py_import uses, and returns NULL (so `return dlpm_py_raise(s);` works in a

@@ -39,7 +39,9 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace dlpack_mdspan::inline DLPM_ABI::detail {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // A CUDA type's dtype, checked against its size (packed or padded: dtype.hpp).
 template <class T, DLDataTypeCode Code, int Bits, int Lanes>
@@ -50,9 +52,12 @@ template <class V, class Scalar, int Lanes>
 struct cuda_vector_dtype
     : checked_dtype<V, static_cast<DLDataTypeCode>(dtype_v<Scalar>.code), dtype_v<Scalar>.bits, Lanes> {};
 
-}  // namespace dlpack_mdspan::inline DLPM_ABI::detail
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
-namespace dlpack_mdspan::inline DLPM_ABI {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 // ---- scalar floating-point types ------------------------------------------------------
 
@@ -283,6 +288,7 @@ struct array_api_stream {
                        cudaGetErrorString(status));
 }
 
-}  // namespace dlpack_mdspan::inline DLPM_ABI
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
 #endif

@@ -48,7 +48,8 @@
 #include <mdspan>
 #endif
 
-namespace dlpack_mdspan::inline DLPM_ABI {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 // ---- element types --------------------------------------------------------------------------
 // hipcc and host compilers see different definitions of these types (HIP's headers give host
@@ -147,6 +148,7 @@ template <strided_mdspan M>
   return detail::value_or_throw(try_to_dlpack_tensor_on_hip_device(md));
 }
 
-}  // namespace dlpack_mdspan::inline DLPM_ABI
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
 #endif

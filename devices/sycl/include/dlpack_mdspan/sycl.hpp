@@ -35,7 +35,8 @@
 #include <mdspan>
 #endif
 
-namespace dlpack_mdspan::inline DLPM_ABI {
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
 
 /// The accessor of views of SYCL USM: {kDLOneAPI, root device index} on export, kDLOneAPI
 /// on import (device_memory_accessor, device.hpp).
@@ -326,6 +327,7 @@ template <strided_mdspan M>
   return detail::value_or_throw(try_to_dlpack_tensor_on_usm_device(md));
 }
 
-}  // namespace dlpack_mdspan::inline DLPM_ABI
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
 
 #endif
