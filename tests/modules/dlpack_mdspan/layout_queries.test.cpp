@@ -120,7 +120,7 @@ TEST_CASE("byte_span: the bytes the elements reach, negative strides and offsets
   CHECK(s->end == 16);
 }
 
-TEST_CASE("byte_span: empty tensors address nothing; sub-byte elements share bytes unless padded") {
+TEST_CASE("byte_span: empty tensors address nothing, sub-byte elements share bytes unless padded") {
   float buf[8] = {};
   tensor_builder empty(buf, f32, {0, 3}, {3, 1}, 8);
   auto s = dm::byte_span(empty.get());
