@@ -104,12 +104,12 @@ pub const fn element_layout_ok<T: Element>() -> bool {
 
 /// Rule 1 of [`Element`]'s contract as a `const fn`, for the compile-time check (which
 /// cannot call the C facade): `size` bytes are one element of `dtype`, packed
-/// (`size * 8 == bits * lanes`) or padded sub-byte (`bits < 8` and `size == lanes`).
+/// (`size * 8 == bits * lanes`) or padded sub-byte (`0 < bits < 8` and `size == lanes`).
 /// That is: `size` is the C++ core's `storage_itemsize` of `dtype`, packed or padded, which
 /// is what views check at run time (through the facade); the tests hold the two together.
 const fn layout_fits(dtype: DataType, size: usize) -> bool {
     let (bits, lanes) = (dtype.bits() as usize, dtype.lanes() as usize);
-    size != 0 && (size * 8 == bits * lanes || (bits < 8 && size == lanes))
+    size != 0 && (size * 8 == bits * lanes || (bits > 0 && bits < 8 && size == lanes))
 }
 
 /// Fails (at compile time, in a `const` item) unless `size_of::<T>()` is one element of
