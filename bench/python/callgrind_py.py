@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Instructions per call of the Python boundary (callgrind), beside bench_py.py's nanoseconds.
 
-    PYTHONPATH=build/bench/bench/python python bench/python/callgrind_py.py [--python PY]
+    PYTHONPATH=build/bench/bench/python python bench/python/callgrind_py.py [--python PY] [-k TEXT]...
 
 Each case runs in its own process under callgrind twice, with 2,000 and 22,000 calls; the
 difference over 20,000 is the cost of one call, the Python loop and call floor included
-(`noop`). Hash randomisation and BLAS threads are turned off, so the counts repeat.
+(`noop`). Hash randomisation and BLAS threads are turned off, so the counts repeat. -k
+runs only the cases whose name contains one of the TEXTs (`noop` always runs).
 """
 import argparse
 import os
@@ -27,6 +28,8 @@ CASES = {
 TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importable
     "ours: torch through the exchange API": "b.import_f32_2d(tt)",
     "raw table call: torch": "b.raw_exchange_managed(tt)",
+    "ours: torch borrowed": "b.borrow_f32_2d(tt)",
+    "raw table borrow: torch": "b.raw_exchange_borrow(tt)",
     "nanobind ndarray argument: torch": "nbb.consume_f32_2d(tt)",
 }
 
@@ -51,11 +54,15 @@ def instructions(python, call, n):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("-k", dest="keep", action="append", default=[], metavar="TEXT",
+                        help="only the cases whose name contains TEXT (repeatable)")
     args = parser.parse_args()
     print("| case | instructions per call |\n|---|---|")
     cases = dict(CASES)
     if subprocess.run([args.python, "-c", "import torch"], capture_output=True).returncode == 0:
         cases.update(TORCH_CASES)
+    if args.keep:
+        cases = {name: call for name, call in cases.items() if name == "noop" or any(k in name for k in args.keep)}
     for name, call in cases.items():
         per_call = (instructions(args.python, call, 22000) - instructions(args.python, call, 2000)) // 20000
         print(f"| {name} | {per_call} |", flush=True)

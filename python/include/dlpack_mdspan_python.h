@@ -46,8 +46,9 @@ extern "C" {
 /* ---- options ------------------------------------------------------------------------ */
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION).
- * Version 2 added `validate`; a version-1 struct is still accepted (validate is then 1). */
-#define DLPM_PY_OPTIONS_VERSION 2
+ * Version 2 added `validate`, version 3 `accept_semantic_bits`; older structs are still
+ * accepted, and never read past their end (validate is then 1, accept_semantic_bits 0). */
+#define DLPM_PY_OPTIONS_VERSION 3
 
 /** How dlpm_py_import asks the producer. Initialise with
  * dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you need. */
@@ -67,12 +68,21 @@ typedef struct dlpm_py_options {
                                  `req`; for a caller that validates the tensor itself before reading it.
                                  (dlpm_py_import_unvalidated and dlpm_py_borrow_unvalidated ask the
                                  same of any options, whatever their version and this field) */
+  /* version 3 */
+  int32_t accept_semantic_bits; /**< 0 (default): refuse, with BufferError, a tensor whose producer
+                                 marks it with a bit that changes what its memory means and that
+                                 DLPack cannot carry: PyTorch's conjugate and negative bits (lazy
+                                 views: the memory holds the unconjugated, unnegated values) and,
+                                 for an import that writes, requires_grad. Nonzero: take such a
+                                 tensor as its raw memory, for a caller that resolves the bits
+                                 itself. Checked whatever `validate` says (docs/python-interop.md,
+                                 "Semantic bits") */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
- * API on, validate) and opts->version to `version`, writing only the fields that version
- * has (1 or 2). Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and
- * leaves *opts untouched. */
+ * API on, validate, semantic bits refused) and opts->version to `version`, writing only the
+ * fields that version has (1, 2 or 3). Any other version is DLPM_E_UNSUPPORTED_VERSION (with
+ * a ValueError set) and leaves *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
 /* ---- import ------------------------------------------------------------------------- */
@@ -87,12 +97,19 @@ DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t ver
  * DLPack 1.0 keywords when the producer raises TypeError (pre-1.0 producers). The capsule
  * is renamed "used_..." before the tensor is taken.
  *
+ * Semantic bits (see dlpm_py_options.accept_semantic_bits): a tensor of a producer that
+ * keeps such bits (PyTorch) is refused when one is set, through the exchange API and
+ * __dlpack__ (a bare capsule has no object to ask). `req->writable` says the import
+ * writes: only then is requires_grad refused (also with opts->validate = 0); an import that
+ * does not ask for a writable tensor must not write through it.
+ *
  * On success *out owns the tensor: release it with dlpm_managed_delete. On failure *out is
  * untouched, any tensor received has been deleted, and a Python exception is set:
  * TypeError when the tensor does not meet `req` (dtype, rank, shape, layout, device,
  * alignment, divisibility, writability), ValueError for invalid `req`/`opts`, MemoryError,
- * or the producer's own exception (DLPM_E_PRODUCER_FAILED); BufferError otherwise. The
- * message is the facade's, followed by the status name in parentheses. */
+ * or the producer's own exception (DLPM_E_PRODUCER_FAILED); BufferError otherwise (a
+ * semantic bit set, too). The message is the facade's, followed by the status name in
+ * parentheses. */
 DLPM_PY_API dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                                     DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
@@ -121,9 +138,12 @@ DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
  * the tensor's DLPack version and what `opts` asks for (copy, dl_device) are checked, as
  * with opts->validate = 0, but for options of any version and whatever opts->validate says.
  * `writable` nonzero says the caller writes through the view: the borrow then takes the path
- * whose READ_ONLY flag is known (out->flags), as req->writable does for dlpm_py_borrow;
- * refusing a READ_ONLY tensor is the caller's check. Ownership, options and failures
- * otherwise as dlpm_py_import and dlpm_py_borrow. */
+ * whose READ_ONLY flag is known (out->flags), as req->writable does for dlpm_py_borrow, and
+ * out->owner is always set: a caller that keeps the tensor may take it (setting out->owner
+ * to NULL before dlpm_py_borrow_end), which is how an owned import says that it writes.
+ * Refusing a READ_ONLY tensor is the caller's check. dlpm_py_import_unvalidated imports
+ * for reading: requires_grad is not refused (the other semantic bits are). Ownership,
+ * options and failures otherwise as dlpm_py_import and dlpm_py_borrow. */
 DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
                                                    DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,

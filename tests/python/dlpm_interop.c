@@ -8,7 +8,8 @@
  *                       memory owned by a C++ std::vector (buffer.cpp), as a Tensor
  *   fill(t, data)       writes row-major element bytes into a dlpack_mdspan.Tensor
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
- *                       options; returns the elements' bytes in row-major order and facts
+ *                       options (accept_semantic_bits too); returns the elements' bytes in
+ *                       row-major order and facts
  *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
  *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
@@ -18,7 +19,9 @@
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
- *   options_versions(obj)           dlpm_py_options versions 1 and 2 against obj (a NumPy array)
+ *   options_versions(obj, bits)     dlpm_py_options versions 1, 2 and 3 against obj (a NumPy
+ *                                   array) and against bits (an object with a semantic bit set,
+ *                                   or None)
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
 #include <dlpack_mdspan_python.h>
@@ -191,10 +194,10 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
-                             "copy", "dl_device", "stream", "exchange", "borrow", "write", NULL};
+                             "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits", NULL};
   PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
-  int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0;
+  int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0;
   const char* order = NULL;
   int64_t want_shape[64];
   int32_t want_ndim;
@@ -203,8 +206,9 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppO", keywords, &obj, &dtype_obj, &ndim, &shape_obj, &order,
-                                   &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow, &write))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOp", keywords, &obj, &dtype_obj, &ndim, &shape_obj, &order,
+                                   &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow, &write,
+                                   &accept_semantic_bits))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION);
@@ -222,6 +226,7 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   opts.legacy_writable = legacy_writable;
   opts.copy = copy == Py_None ? -1 : PyObject_IsTrue(copy);
   opts.use_exchange_api = exchange;
+  opts.accept_semantic_bits = accept_semantic_bits;
   if (device_obj != Py_None) {
     if (parse_device(device_obj, &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;
@@ -416,21 +421,31 @@ static PyObject* released(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(atomic_load(&released_count));
 }
 
-/* dlpm_py_options versions: 1 and 2 initialise, 1 without writing its missing field; others
- * are refused; a version-1 struct validates (an impossible ndim is refused), a version-2 one
- * with validate = 0 ignores the requirements. */
-static PyObject* options_versions(PyObject* module, PyObject* obj) {
-  dlpm_py_options v1, v2, bad;
+/* dlpm_py_options versions: 1, 2 and 3 initialise, each without writing the fields of later
+ * versions; others are refused; a version-1 struct validates (an impossible ndim is
+ * refused), a version-2 one with validate = 0 ignores the requirements. `bits` (when not
+ * None) is a tensor with a semantic bit set: refused through every version's defaults, and
+ * taken by a version-3 struct with accept_semantic_bits (a version-1 or -2 struct has no
+ * such field: the garbage past its end is never read). */
+static PyObject* options_versions(PyObject* module, PyObject* args) {
+  dlpm_py_options v1, v2, v3, bad;
   dlpm_requirements req;
   DLManagedTensorVersioned* t = NULL;
   dlpm_py_borrowed borrowed;
-  int v1_untouched, refused_3, v1_refuses, v2_accepts, v2_default, v1_unvalidated_import, v1_unvalidated_borrow;
+  PyObject *obj, *bits;
+  int v1_untouched, v2_untouched, refused_4, v1_refuses, v2_accepts, v3_default, v1_unvalidated_import,
+      v1_unvalidated_borrow, bits_v1 = -1, bits_v2 = -1, bits_v3 = -1, bits_v3_accepts = -1;
   (void)module;
+  if (!PyArg_ParseTuple(args, "OO", &obj, &bits)) return NULL;
   memset(&v1, 0xAB, sizeof v1);
-  if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  v1_untouched = v1.validate == (int32_t)0xABABABAB;
-  v2_default = v2.validate;
-  refused_3 = dlpm_py_options_init(&bad, 3) == DLPM_E_UNSUPPORTED_VERSION;
+  memset(&v2, 0xAB, sizeof v2);
+  if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, 2) != DLPM_OK ||
+      dlpm_py_options_init(&v3, DLPM_PY_OPTIONS_VERSION) != DLPM_OK)
+    return NULL;
+  v1_untouched = v1.validate == (int32_t)0xABABABAB && v1.accept_semantic_bits == (int32_t)0xABABABAB;
+  v2_untouched = v2.validate == 1 && v2.accept_semantic_bits == (int32_t)0xABABABAB;
+  v3_default = v3.validate == 1 && v3.accept_semantic_bits == 0;
+  refused_4 = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION;
   PyErr_Clear();
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = 63;
@@ -442,6 +457,7 @@ static PyObject* options_versions(PyObject* module, PyObject* obj) {
   v2_accepts = dlpm_py_import(obj, &req, &v2, &t) == DLPM_OK;
   if (t) dlpm_managed_delete(t);
   PyErr_Clear();
+  v2.validate = 1;
   /* The _unvalidated entry points take a version-1 struct too (its `validate` bytes are
    * still 0xAB garbage past its end: never read) and hand the tensor over unchecked. */
   t = NULL;
@@ -451,14 +467,32 @@ static PyObject* options_versions(PyObject* module, PyObject* obj) {
   v1_unvalidated_borrow = dlpm_py_borrow_unvalidated(obj, 0, &v1, &borrowed) == DLPM_OK;
   if (v1_unvalidated_borrow) dlpm_py_borrow_end(&borrowed);
   PyErr_Clear();
-  return Py_BuildValue("{s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version, "v1_validate_untouched", v1_untouched,
-                       "v2_validates_by_default", v2_default, "refused_3", refused_3, "v1_refuses", v1_refuses,
-                       "v2_unvalidated_accepts", v2_accepts, "v1_unvalidated_import", v1_unvalidated_import,
-                       "v1_unvalidated_borrow", v1_unvalidated_borrow);
+  if (bits != Py_None) {
+    const dlpm_py_options* each[3] = {&v1, &v2, &v3};
+    int* refused[3] = {&bits_v1, &bits_v2, &bits_v3};
+    for (int k = 0; k < 3; ++k) {
+      t = NULL;
+      *refused[k] = dlpm_py_import(bits, NULL, each[k], &t) == DLPM_E_INVALID_ARGUMENT &&
+                    PyErr_ExceptionMatches(PyExc_BufferError);
+      if (t) dlpm_managed_delete(t);
+      PyErr_Clear();
+    }
+    v3.accept_semantic_bits = 1;
+    t = NULL;
+    bits_v3_accepts = dlpm_py_import(bits, NULL, &v3, &t) == DLPM_OK;
+    if (t) dlpm_managed_delete(t);
+    PyErr_Clear();
+  }
+  return Py_BuildValue("{s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version,
+                       "v2_version", v2.version, "v3_version", v3.version, "v1_later_fields_untouched", v1_untouched,
+                       "v2_later_fields_untouched", v2_untouched, "v3_defaults", v3_default, "refused_4", refused_4,
+                       "v1_refuses", v1_refuses, "v2_unvalidated_accepts", v2_accepts, "v1_unvalidated_import",
+                       v1_unvalidated_import, "v1_unvalidated_borrow", v1_unvalidated_borrow, "bits_refused_v1", bits_v1,
+                       "bits_refused_v2", bits_v2, "bits_refused_v3", bits_v3, "bits_v3_accepts", bits_v3_accepts);
 }
 
 static PyMethodDef module_methods[] = {
-    {"options_versions", options_versions, METH_O, "dlpm_py_options versions 1 and 2."},
+    {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1, 2 and 3."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},

@@ -75,3 +75,38 @@ def test_returned_as_torch(ext):
     assert r.tolist() == [[0, 1, 2], [3, 4, 5]]
     p = ext.pass_through(r)
     assert torch.from_dlpack(p).data_ptr() == r.data_ptr()
+
+
+# Semantic bits (docs/python-interop.md): a lazy negated view is refused by every caster; a
+# tensor that requires grad by the casters that may write (a mutable element type, a
+# managed_tensor) and taken by the read-only ones. BufferError passes through the caster
+# unchanged (it is not a "does not fit" TypeError).
+NEG = r"torch\.Tensor refused: its negative bit is set .* call \.resolve_neg\(\) on it first"
+GRAD = r"torch\.Tensor refused: it requires grad, .* call \.detach\(\) on it first, or import it read-only"
+
+
+def test_neg_views_are_refused(ext, no_dunder_dlpack):
+    n = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)._neg_view()
+    with pytest.raises(BufferError, match=NEG):
+        ext.total(n)  # borrowed (read-only)
+    with pytest.raises(BufferError, match=NEG):
+        ext.fill(n, 1.0)  # owned (writable)
+    assert ext.total(n.resolve_neg()) == -2.0
+    with pytest.raises(BufferError, match=NEG):
+        ext.keep(torch.ones(2, 3)._neg_view())  # held_view, const
+
+
+def test_requires_grad_is_refused_for_writers_only(ext, no_dunder_dlpack):
+    g = torch.ones(2, 3, requires_grad=True)
+    with pytest.raises(BufferError, match=GRAD):
+        ext.scale(g, 2.0)  # std::mdspan<float>
+    with pytest.raises(BufferError, match=GRAD):
+        ext.every_other_row(g)  # held_view<mdspan<float>>
+    with pytest.raises(BufferError, match=GRAD):
+        ext.pass_through(g)  # managed_tensor: may be written through
+    assert g.detach().tolist() == [[1.0] * 3] * 2
+    assert ext.total(torch.arange(4.0, dtype=torch.float64, requires_grad=True)) == 6.0  # const: read
+    ext.keep(g)  # held_view<mdspan<const float>>
+    assert ext.kept_sum() == 6.0
+    ext.scale(g.detach(), 2.0)  # the remedy: the same memory, without autograd
+    assert g.detach().tolist() == [[2.0] * 3] * 2

@@ -229,29 +229,238 @@ def test_read_only_wrapper_dunder_dlpack(case):
     check_read_only_wrapper(False)
 
 
-@pytest.mark.matrix("PyTorch", "import", "__dlpack__")
-@pytest.mark.parametrize("kind", ["requires_grad", "conj bit"], ids=lambda k: f"refused {k}")
-def test_torch_dunder_dlpack_refusals_propagate(kind):
-    t = torch.ones(3, requires_grad=True) if kind == "requires_grad" else torch.tensor([1 + 2j]).conj()
-    message = {"requires_grad": "Can't export tensors that require gradient",
-               "conj bit": "Can't export tensors with the conjugate bit set"}[kind]
-    with pytest.raises(BufferError, match=message):
-        dl.consume(t, exchange=False)
+# ---- semantic bits: what a DLPack tensor cannot carry -----------------------------------------
+#
+# A lazy conjugate view's memory holds the unconjugated values, a negated view's the values'
+# negatives, and a write into a tensor that requires grad bypasses autograd. torch's own
+# __dlpack__ refuses the conjugate bit and requires_grad (always), but exports a negated
+# view's raw memory; its exchange API refuses none of them. The component refuses all three
+# on the exchange-API paths (requires_grad only for an import that writes) and the negative
+# bit on the __dlpack__ path (docs/python-interop.md, "Semantic bits").
+
+OUR_REFUSAL = {
+    "conj": r"torch\.Tensor refused: its conjugate bit is set \(a lazy conjugate view: its memory holds the "
+            r"unconjugated values\); call \.resolve_conj\(\) on it first, or set "
+            r"dlpm_py_options\.accept_semantic_bits = 1 to take the raw memory and resolve the bit yourself "
+            r"\(invalid argument\)",
+    "neg": r"torch\.Tensor refused: its negative bit is set \(a lazy negated view: its memory holds the values' "
+           r"negatives\); call \.resolve_neg\(\) on it first, or set dlpm_py_options\.accept_semantic_bits = 1",
+    "requires_grad": r"torch\.Tensor refused: it requires grad, and a write through this import would bypass "
+                     r"autograd; call \.detach\(\) on it first, or import it read-only, or set "
+                     r"dlpm_py_options\.accept_semantic_bits = 1",
+}
+TORCH_REFUSAL = {"conj": "Can't export tensors with the conjugate bit set",
+                 "requires_grad": "Can't export tensors that require gradient, use tensor.detach()"}
+
+
+def with_bit(bit):
+    """(a tensor with `bit` set, its raw memory as bytes): what a consumer that drops the bit reads."""
+    if bit == "conj":
+        t = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64).conj()  # means [1-2j, 3+4j]
+        assert t.is_conj()
+        return t, torch_bytes(t.conj())
+    if bit == "neg":
+        t = torch.tensor([1 + 2j, 3 - 4j], dtype=torch.complex64).conj().imag  # a real view: means [-2, 4]
+        assert t.is_neg() and not t.is_complex()
+        return t, torch_bytes(-t)
+    t = torch.tensor([1.0, 2.0], requires_grad=True)
+    return t, torch_bytes(t.detach())
+
+
+# How each path is asked for (dl.consume's keywords); "writable" asks for a writable tensor.
+EXCHANGE_PATHS = {
+    "owned": {}, "borrowed": {"borrow": True},
+    "owned writable": {"writable": True}, "borrowed writable": {"borrow": True, "writable": True},
+}
 
 
 @pytest.mark.matrix("PyTorch", "import", "exchange API")
-@named('conj/neg views lose their bit')
-def test_torch_exchange_api_ignores_conj_and_neg_bits(case):
-    """torch 2.15's exchange API exports the raw memory of lazy conj/neg views: the consumer
-    sees the un-conjugated, un-negated values (__dlpack__ refuses conj, and also drops neg)."""
-    c = torch.tensor([1 + 2j], dtype=torch.complex64).conj()
-    assert c.is_conj()
-    assert dl.consume(c)["bytes"] == torch_bytes(c.conj())  # 1+2j, not c's 1-2j
-    assert dl.consume(c)["bytes"] != torch_bytes(c)
-    n = torch.tensor([1.0, 2.0])._neg_view()
-    assert n.is_neg()
-    assert dl.consume(n)["bytes"] == torch_bytes(-n)  # [1, 2], not n's [-1, -2]
-    assert dl.consume(n, exchange=False)["bytes"] == torch_bytes(-n)
+@pytest.mark.parametrize("case", [f"refused {bit} {path}" for bit in ("conj", "neg") for path in EXCHANGE_PATHS])
+def test_exchange_api_refuses_conj_and_neg(case, dlpack_calls):
+    _, bit, path = case.split(" ", 2)
+    t, _ = with_bit(bit)
+    with pytest.raises(BufferError, match=OUR_REFUSAL[bit]):
+        dl.consume(t, **EXCHANGE_PATHS[path])
+    assert dlpack_calls == [], "refused on the exchange API path itself"
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["refused requires_grad owned writable", "refused requires_grad borrowed writable"])
+def test_exchange_api_refuses_requires_grad_for_writers(case, dlpack_calls):
+    t, _ = with_bit("requires_grad")
+    with pytest.raises(BufferError, match=OUR_REFUSAL["requires_grad"]):
+        dl.consume(t, write=torch_bytes(torch.zeros(2)), **EXCHANGE_PATHS[case.split(" ", 2)[2]])
+    assert t.tolist() == [1.0, 2.0]  # nothing written
+    assert dlpack_calls == []
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["requires_grad read-only owned", "requires_grad read-only borrowed"])
+def test_exchange_api_reads_a_tensor_that_requires_grad(case, dlpack_calls):
+    """A read-only import takes a tensor that requires grad (reading it bypasses nothing)."""
+    t, memory = with_bit("requires_grad")
+    r = dl.consume(t, **EXCHANGE_PATHS[case.split(" ", 2)[2]])
+    assert r["bytes"] == memory and r["data_ptr"] == t.data_ptr()
+    p = torch.nn.Parameter(torch.ones(3))  # a subclass: requires_grad by default
+    assert dl.consume(p)["bytes"] == torch_bytes(p.detach())
+    with pytest.raises(BufferError, match=OUR_REFUSAL["requires_grad"]):
+        dl.consume(p, writable=True)
+    assert dlpack_calls == []
+
+
+@pytest.mark.matrix("PyTorch", "import", "__dlpack__")
+@pytest.mark.parametrize("case", ["refused conj", "refused requires_grad", "refused requires_grad read-only",
+                                  "refused neg (ours)"])
+def test_dunder_dlpack_semantic_bits(case, dlpack_calls):
+    """torch's __dlpack__ refuses conj and requires_grad itself, also for a read-only import;
+    the negative bit it exports as raw memory, and the component refuses it after the call."""
+    bit = case.split(" ")[1]
+    t, _ = with_bit(bit)
+    keywords = {"writable": True} if case == "refused requires_grad" else {}
+    with pytest.raises(BufferError, match=OUR_REFUSAL["neg"] if bit == "neg" else TORCH_REFUSAL[bit]):
+        dl.consume(t, exchange=False, **keywords)
+    assert dlpack_calls == [{"max_version": (1, 3)}]
+
+
+@pytest.mark.matrix("PyTorch", "import", "capsule")
+@pytest.mark.parametrize("case", ["refused conj", "refused requires_grad", "neg: raw memory (undetectable)"])
+def test_capsule_semantic_bits(case):
+    """A bare capsule has no tensor object to ask: torch's __dlpack__ refuses conj and
+    requires_grad before a capsule exists, and a negated view's capsule holds the raw memory,
+    which the component cannot tell from any other (PyTorch's export drops the bit)."""
+    bit = "neg" if case.startswith("neg") else case.split(" ")[1]
+    t, memory = with_bit(bit)
+    if bit == "neg":
+        r = dl.consume(t.__dlpack__(max_version=(1, 3)))
+        assert r["bytes"] == memory and r["bytes"] != torch_bytes(t)
+        return
+    with pytest.raises(BufferError, match=TORCH_REFUSAL[bit]):
+        t.__dlpack__(max_version=(1, 3))
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", [f"accept_semantic_bits {bit} {path}" for bit in ("conj", "neg", "requires_grad")
+                                  for path in ("owned", "borrowed writable")] + ["accept_semantic_bits neg borrowed"])
+def test_accept_semantic_bits_takes_the_raw_memory(case, dlpack_calls):
+    """The opt-out: the tensor's memory as it is (the unconjugated, unnegated values), for a
+    caller that resolves the bits itself."""
+    _, bit, path = case.split(" ", 2)
+    t, memory = with_bit(bit)
+    r = dl.consume(t, accept_semantic_bits=True, **EXCHANGE_PATHS[path])
+    assert r["bytes"] == memory and r["data_ptr"] == t.data_ptr()
+    assert r["borrowed"] is (path == "borrowed")
+    if bit != "requires_grad":
+        assert r["bytes"] != torch_bytes(t)  # not the values t means
+    assert dlpack_calls == []
+
+
+@pytest.mark.matrix("PyTorch", "import", "__dlpack__")
+@named("accept_semantic_bits neg")
+def test_accept_semantic_bits_through_dunder_dlpack(case):
+    t, memory = with_bit("neg")
+    assert dl.consume(t, exchange=False, accept_semantic_bits=True)["bytes"] == memory
+    with pytest.raises(BufferError, match=TORCH_REFUSAL["conj"]):  # torch's own refusal: no opt-out
+        dl.consume(with_bit("conj")[0], exchange=False, accept_semantic_bits=True)
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@named("resolved views import")
+def test_resolved_views_import_their_values(case):
+    for bit in ("conj", "neg"):
+        t, _ = with_bit(bit)
+        resolved = t.resolve_conj().resolve_neg()
+        assert dl.consume(resolved)["bytes"] == torch_bytes(t)
+        assert dl.consume(resolved, borrow=True)["bytes"] == torch_bytes(t)
+    complex_plain = torch.tensor([1 + 2j], dtype=torch.complex128)  # complex, no bit: is_conj() asked, False
+    assert dl.consume(complex_plain)["bytes"] == torch_bytes(complex_plain)
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["ReadOnlyTensorWrapper refused conj", "ReadOnlyTensorWrapper refused neg",
+                                  "hooked subclass refused neg"])
+def test_semantic_bits_of_subclasses(case):
+    """Subclasses count. A subclass's __torch_function__ is turned off while the bits are read:
+    ReadOnlyTensorWrapper refuses every torch call but the DLPack ones, and a subclass may
+    answer for itself, while the exchange API exported the tensor underneath."""
+    bit = case.split(" ")[-1]
+    t, _ = with_bit(bit)
+    if case.startswith("ReadOnlyTensorWrapper"):
+        wrapped = ReadOnlyTensorWrapper(t)
+    else:
+        class Lying(torch.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                if func in (torch.Tensor.is_neg, torch.Tensor.is_conj):
+                    return False
+                return super().__torch_function__(func, types, args, kwargs or {})
+
+        wrapped = t.as_subclass(Lying)
+        assert wrapped.is_neg() is False  # what the hook says
+    assert dl.exchange_api(wrapped) == (1, 3)
+    for borrow in (False, True):
+        with pytest.raises(BufferError, match=OUR_REFUSAL[bit]):
+            dl.consume(wrapped, borrow=borrow)
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["typed: try_import const reads requires_grad", "typed: with_view refuses requires_grad",
+                                  "typed: try_import refuses neg"])
+def test_typed_imports_and_semantic_bits(case):
+    """python.hpp's typed imports (dlpm_interop's typed.cpp): a const element type reads, a
+    mutable one writes."""
+    if case.endswith("const reads requires_grad"):
+        t = torch.arange(6, dtype=torch.float32).reshape(2, 3).requires_grad_()
+        assert dl.sum_f32_2d(t) == 15.0
+    elif case.endswith("with_view refuses requires_grad"):
+        t = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+        with pytest.raises(BufferError, match=OUR_REFUSAL["requires_grad"]):
+            dl.fill_f64_1d(t, 1.0)
+        assert t.tolist() == [0.0, 0.0, 0.0]
+    else:
+        n = torch.arange(6, dtype=torch.float32).reshape(2, 3)._neg_view()
+        with pytest.raises(BufferError, match=OUR_REFUSAL["neg"]):
+            dl.sum_f32_2d(n)
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@named("options versions 1/2/3 with a neg view")
+def test_options_versions_and_semantic_bits(case):
+    """Version-1 and -2 options have no accept_semantic_bits: they refuse; a version-3 struct
+    refuses by default and takes the tensor with accept_semantic_bits."""
+    import numpy as np
+
+    r = dl.options_versions(np.arange(4.0), with_bit("neg")[0])  # the rest: test_interop.py's test_options_versions
+    assert {k: v for k, v in r.items() if k.startswith("bits_")} == {
+        "bits_refused_v1": 1, "bits_refused_v2": 1, "bits_refused_v3": 1, "bits_v3_accepts": 1}
+    assert r["v3_defaults"] == 1 and r["refused_4"] == 1
+
+
+TORCH_IMPORTED_LATE = r"""
+import sys
+import numpy as np
+import dlpm_interop as dl
+
+dl.consume(np.arange(3.0)); dl.consume(dl.tensor((2,)))  # types cached before torch exists
+assert "torch" not in sys.modules, "the component imported torch"
+import torch
+try:
+    dl.consume(torch.tensor([1.0, 2.0])._neg_view())
+except BufferError as e:
+    print("refused:", e)
+"""
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@named("torch imported after other types were cached")
+def test_torch_imported_after_other_types(case):
+    """Recognising torch's tensors never imports torch, and a process that imports it late
+    still has its tensors recognised (their type did not exist before)."""
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", TORCH_IMPORTED_LATE], capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.startswith("refused: torch.Tensor refused: its negative bit is set")
 
 
 @pytest.mark.matrix("PyTorch", "import", "exchange API")

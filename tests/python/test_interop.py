@@ -360,6 +360,25 @@ def test_import_torch_legacy(torch):
         dl.consume(torch.tensor([True, False]))
 
 
+@pytest.mark.matrix("PyTorch", "import", "__dlpack__")
+def test_torch_legacy_semantic_bits(np, torch):
+    """PyTorch 1.13's __dlpack__ refuses the conjugate bit and requires_grad itself
+    (RuntimeError), and exports a negated view's raw memory, which the component refuses
+    unless asked to take it (dlpm_py_options.accept_semantic_bits)."""
+    n = torch.tensor([1 + 2j], dtype=torch.complex64).conj().imag  # -2.0, its memory holds 2.0
+    assert n.is_neg()
+    with pytest.raises(BufferError, match=r"torch.Tensor refused: its negative bit is set .*\.resolve_neg\(\)"):
+        dl.consume(n)
+    assert dl.consume(n, accept_semantic_bits=True)["bytes"] == np.float32(2.0).tobytes()  # the raw memory
+    assert dl.consume(n.resolve_neg())["bytes"] == np.float32(-2.0).tobytes()
+    with pytest.raises(RuntimeError, match="conjugate bit"):
+        dl.consume(torch.tensor([1 + 2j]).conj())
+    with pytest.raises(RuntimeError, match="require gradient"):
+        dl.consume(torch.ones(2, requires_grad=True))
+    assert dl.options_versions(np.arange(4.0), n) == {
+        **OPTIONS_VERSIONS, "bits_refused_v1": 1, "bits_refused_v2": 1, "bits_refused_v3": 1, "bits_v3_accepts": 1}
+
+
 @pytest.mark.matrix("PyTorch", "export", "__dlpack__")
 def test_export_to_torch_legacy(np, torch):
     from torch.utils.dlpack import from_dlpack
@@ -487,9 +506,17 @@ def test_producer_stream_wait_runs_for_devices_with_streams():
     assert dl.stream_waits() == [(KDLROCM, 1, 0)]
 
 
+OPTIONS_VERSIONS = {
+    "v1_version": 1, "v2_version": 2, "v3_version": 3, "v1_later_fields_untouched": 1,
+    "v2_later_fields_untouched": 1, "v3_defaults": 1, "refused_4": 1, "v1_refuses": 1, "v2_unvalidated_accepts": 1,
+    "v1_unvalidated_import": 1, "v1_unvalidated_borrow": 1}
+
+
 def test_options_versions(np):
-    """dlpm_py_options version 2 added `validate`; a version-1 struct still works, validated,
-    and the _unvalidated entry points take it too."""
-    assert dl.options_versions(np.arange(4.0)) == {
-        "v1_version": 1, "v1_validate_untouched": 1, "v2_validates_by_default": 1, "refused_3": 1,
-        "v1_refuses": 1, "v2_unvalidated_accepts": 1, "v1_unvalidated_import": 1, "v1_unvalidated_borrow": 1}
+    """dlpm_py_options version 2 added `validate`, version 3 `accept_semantic_bits`; version-1
+    and -2 structs still work (validated; semantic bits refused), each initialised without
+    writing past its end, and the _unvalidated entry points take a version-1 struct too.
+    (The semantic bits through each version: test_frameworks_torch.py, and with PyTorch 1.13
+    test_torch_legacy_semantic_bits below.)"""
+    assert dl.options_versions(np.arange(4.0), None) == {
+        **OPTIONS_VERSIONS, "bits_refused_v1": -1, "bits_refused_v2": -1, "bits_refused_v3": -1, "bits_v3_accepts": -1}

@@ -88,6 +88,19 @@ result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrow
   return view;
 }
 
+// An owned, unvalidated import of `obj`. A writer says so: through the writable borrow, which
+// always owns its tensor (dlpm_py_borrow_unvalidated), so that the component refuses a
+// tensor that requires grad (dlpm_py_import_unvalidated imports for reading).
+inline dlpm_status import_owned(PyObject* obj, std::int32_t writes, const dlpm_py_options* opts,
+                                DLManagedTensorVersioned** out) noexcept {
+  if (!writes) return dlpm_py_import_unvalidated(obj, opts, out);
+  dlpm_py_borrowed b{};
+  const dlpm_status s = dlpm_py_borrow_unvalidated(obj, 1, opts, &b);
+  if (s == DLPM_OK) *out = std::exchange(b.owner, nullptr);
+  dlpm_py_borrow_end(&b);
+  return s;
+}
+
 }  // namespace detail
 
 /// Imports `obj` (any DLPack producer, capsule or exchange-API type) as an M, validated by
@@ -95,7 +108,8 @@ result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrow
 template <class M>
 [[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
   DLManagedTensorVersioned* raw = nullptr;
-  if (const dlpm_status s = dlpm_py_import_unvalidated(obj, opts, &raw); s != DLPM_OK) return detail::python_failed(s);
+  if (const dlpm_status s = detail::import_owned(obj, detail::writes_v<M>, opts, &raw); s != DLPM_OK)
+    return detail::python_failed(s);
   auto owner = managed_tensor::try_adopt(raw);
   if (!owner) {
     detail::raise_type_error(owner.error());

@@ -256,14 +256,28 @@ load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std:
   return load_outcome::loaded;
 }
 
+// A managed_tensor parameter may be written through (it carries its flags, not a const
+// element type): it is imported as a writer's, so that a tensor that requires grad is
+// refused, then validated as dlpm_py_import validates (unless the options say not to).
 inline load_outcome load_managed(PyObject* src, bool may_raise, managed_tensor& out) noexcept {
+  static const dlpm_requirements anything = [] {
+    dlpm_requirements r;
+    (void)dlpm_requirements_init(&r, DLPM_REQUIREMENTS_VERSION);
+    return r;
+  }();
+  const dlpm_py_options& options = caster_options();
   DLManagedTensorVersioned* raw = nullptr;
-  if (dlpm_py_import(src, nullptr, &caster_options(), &raw) != DLPM_OK)
-    return refuse(src, may_raise, managed_label);
-  auto owned = managed_tensor::try_adopt(raw);  // dlpm_py_import validated it: cannot fail
+  if (import_owned(src, 1, &options, &raw) != DLPM_OK) return refuse(src, may_raise, managed_label);
+  auto owned = managed_tensor::try_adopt(raw);  // the component checked the version: cannot fail
   if (!owned) {
     raise_type_error(owned.error());
     return refuse(src, may_raise, managed_label);
+  }
+  if (options.version < 2 || options.validate) {
+    if (const dlpm_status s = dlpm_check_managed(raw, &anything); s != DLPM_OK) {
+      (void)dlpm_py_raise(s);  // `owned` deletes the tensor
+      return refuse(src, may_raise, managed_label);
+    }
   }
   out = std::move(*owned);
   return load_outcome::loaded;

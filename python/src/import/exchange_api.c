@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* DLPack 1.3's exchange API, as a consumer: finding the table a type publishes (import.c
  * takes and borrows through it, inline on the hot path), and the producer's stream.
- * Tables are built in export/tensor.c. */
+ * Tables are built in export/tensor.c. The per-type cache also keeps the type's semantic-bits
+ * rule (producer_bits.c), so that one lookup answers both. */
 #include "import/import.h"
 
-/* Types seen lately and their table (NULL: none). Each entry holds a reference to its type,
- * so a freed type's address can never come back as a different type with a stale answer. */
+/* Types seen lately, their table (NULL: none) and their semantic-bits rule (0: none). Each
+ * entry holds a reference to its type, so a freed type's address can never come back as a
+ * different type with a stale answer. */
 #define DLPM_PY_TYPE_CACHE 16
 static struct {
   PyObject* type;
-  const DLPackExchangeAPI* api;
+  dlpm_py_type_facts facts;
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -43,31 +45,35 @@ static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm)
   return compatible(api);
 }
 
-const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
-  PyObject* type;
+dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
+  static const dlpm_py_type_facts none = {NULL, 0};
+  PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
-  const DLPackExchangeAPI* api;
+  dlpm_py_type_facts facts;
   unsigned slot;
-  if (obj == NULL) return NULL;
-  type = (PyObject*)Py_TYPE(obj);
-  if (type_cache[cache_last].type == type) return type_cache[cache_last].api; /* calls come in runs */
+  if (type_cache[cache_last].type == type) return type_cache[cache_last].facts; /* calls come in runs */
   for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
     if (type_cache[i].type == type) {
       cache_last = i;
-      return type_cache[i].api;
+      return type_cache[i].facts;
     }
   if ((nm = dlpm_py__names()) == NULL) {
     PyErr_Clear();
-    return NULL;
+    return none;
   }
-  api = look_up(type, nm);
+  facts.api = look_up(type, nm);
+  facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
   slot = cache_next++ % DLPM_PY_TYPE_CACHE;
   Py_XDECREF(type_cache[slot].type);
   Py_INCREF(type);
   type_cache[slot].type = type;
-  type_cache[slot].api = api;
+  type_cache[slot].facts = facts;
   cache_last = slot;
-  return api;
+  return facts;
+}
+
+const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
+  return obj == NULL ? NULL : dlpm_py__type_facts(obj).api;
 }
 
 dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** out_stream) DLPM_NOEXCEPT {

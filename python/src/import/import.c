@@ -2,8 +2,9 @@
 /* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow) tensor,
  * validated unless the caller validates (the _unvalidated entry points). The path is chosen
  * here: a capsule (capsule.c), the exchange API the type publishes (found by exchange_api.c,
- * called here: the hot path) or __dlpack__ (protocol.c). Every path either hands the tensor
- * to the caller or deletes it. */
+ * called here: the hot path) or __dlpack__ (protocol.c). The producer's semantic bits are
+ * checked here on every path but the bare capsule, which has no object to ask
+ * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
 #include "import/import.h"
 
 #include <stddef.h>
@@ -17,18 +18,20 @@
 #define DLPM_PY_BODY static inline
 #endif
 
-static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1};
+static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1, 0};
 
-/* The size of each version's struct: a caller's older struct is never written past its end. */
-#define OPTIONS_V1_SIZE offsetof(dlpm_py_options, validate)
+/* The size of each version's struct: a caller's older struct is never read or written past
+ * its end. */
+static const size_t options_size[DLPM_PY_OPTIONS_VERSION + 1] = {
+    0, offsetof(dlpm_py_options, validate), offsetof(dlpm_py_options, accept_semantic_bits), sizeof(dlpm_py_options)};
 
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
-  if (version != 1 && version != DLPM_PY_OPTIONS_VERSION)
+  if (version < 1 || version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)", version,
                          (unsigned)DLPM_PY_OPTIONS_VERSION);
-  memcpy(opts, &default_options, version == 1 ? OPTIONS_V1_SIZE : sizeof default_options);
+  memcpy(opts, &default_options, options_size[version]);
   opts->version = version;
   return DLPM_OK;
 }
@@ -36,8 +39,12 @@ dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_N
 /* Whether the tensor is validated: always for a version-1 struct, which has no field for it. */
 static int validates(const dlpm_py_options* o) { return o->version < 2 || o->validate; }
 
+/* Whether the caller takes tensors with semantic bits set: never for a version-1 or -2
+ * struct, which has no field for it. */
+static int accepts_semantic_bits(const dlpm_py_options* o) { return o->version >= 3 && o->accept_semantic_bits; }
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version != 1 && o->version != DLPM_PY_OPTIONS_VERSION)
+  if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s", function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
@@ -97,9 +104,8 @@ DLPM_PY_BODY dlpm_status check_honoured(const DLManagedTensorVersioned* t, const
 
 /* The exchange API is a fast path for "this object, as it is": no copy, device or stream
  * negotiation, which only __dlpack__ can do. */
-static const DLPackExchangeAPI* usable_exchange_api(PyObject* obj, const dlpm_py_options* o) {
-  if (!o->use_exchange_api || o->copy == 1 || o->has_dl_device || o->has_stream) return NULL;
-  return dlpm_py_exchange_api_of(obj);
+static int exchange_api_allowed(const dlpm_py_options* o) {
+  return o->use_exchange_api && o->copy != 1 && !o->has_dl_device && !o->has_stream;
 }
 
 /* obj's tensor through its type's table, its DLPack major version checked (another major:
@@ -136,24 +142,30 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
 }
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
- * at all when it is NULL (the caller validates). */
-DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const dlpm_requirements* check,
-                                       DLManagedTensorVersioned** out) {
+ * at all when it is NULL (the caller validates). `writes`: the caller writes through it. */
+DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
+                                       const dlpm_requirements* check, DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* t = NULL;
-  const DLPackExchangeAPI* api;
-  int pre_1_0 = 0;
+  unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
+  int pre_1_0 = 0, via_dunder = 0;
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
-  } else if ((api = usable_exchange_api(obj, o)) != NULL) {
-    s = take_through_exchange_api(api, obj, &t);
   } else {
-    s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0);
+    const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
+    if (!accepts_semantic_bits(o)) bits = facts.semantic_bits;
+    if (facts.api != NULL && exchange_api_allowed(o)) {
+      s = take_through_exchange_api(facts.api, obj, &t);
+    } else {
+      via_dunder = 1;
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0);
+    }
   }
   if (s != DLPM_OK) return s;
 
   /* The tensor is ours: from here it goes to *out or is deleted. */
-  if ((s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
+  if ((bits == 0 || (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder)) == DLPM_OK) &&
+      (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
     dlpm_py_raise(s);
   if (s != DLPM_OK) {
     delete_keeping_error(t);
@@ -167,14 +179,14 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, checks_for(req, o), out);
+  return s != DLPM_OK ? s : import_tensor(obj, o, req && req->writable, checks_for(req, o), out);
 }
 
 dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
                                        DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, NULL, out);
+  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out); /* for reading (the header says so) */
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
@@ -183,22 +195,26 @@ dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opt
  * has no flags, so READ_ONLY is unknown: a writer takes the owning path. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
                                        const dlpm_requirements* check, dlpm_py_borrowed* out) {
-  const DLPackExchangeAPI* api;
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
-  if (!writable && !PyCapsule_CheckExact(obj) && (api = usable_exchange_api(obj, o)) != NULL &&
-      api->dltensor_from_py_object_no_sync != NULL) {
-    DLTensor view;
-    if (api->dltensor_from_py_object_no_sync(obj, &view) != 0)
-      return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
-    if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
-      dlpm_py_raise(s);
-      return s;
+  if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
+    const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
+    if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
+      DLTensor view;
+      if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
+        return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
+      if (facts.semantic_bits != 0 && !accepts_semantic_bits(o) &&
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0)) != DLPM_OK)
+        return s;
+      if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
+        dlpm_py_raise(s);
+        return s;
+      }
+      out->dl_tensor = view;
+      return DLPM_OK;
     }
-    out->dl_tensor = view;
-    return DLPM_OK;
   }
-  if ((s = import_tensor(obj, o, check, &t)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   out->owner = t;

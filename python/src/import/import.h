@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The import direction (a Python object -> a tensor), internal to the component: import.c
- * (the entry points) calls protocol.c, capsule.c and exchange_api.c (dlpm_py_exchange_api_of);
- * protocol.c calls capsule.c; none calls back. */
+ * (the entry points) calls protocol.c, capsule.c, exchange_api.c (dlpm_py__type_facts) and
+ * producer_bits.c (the semantic-bits check); protocol.c calls capsule.c; exchange_api.c
+ * calls producer_bits.c (which types have semantic bits); none calls back. */
 #ifndef DLPM_PY_IMPORT_H
 #define DLPM_PY_IMPORT_H
 
@@ -26,5 +27,23 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
  * without them. */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0);
+
+/* exchange_api.c: what the component knows of obj's type, from its per-type cache (the
+ * first sight of a type looks both up). Never fails: on MemoryError, nothing is known. */
+typedef struct dlpm_py_type_facts {
+  const DLPackExchangeAPI* api; /* the table the type publishes, usable here, or NULL */
+  unsigned semantic_bits;       /* producer_bits.c's rule for the type; 0: none */
+} dlpm_py_type_facts;
+dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
+
+/* producer_bits.c: the semantic-bits rule of a type (0: none), found when the type is
+ * first cached; leaves no exception set. */
+unsigned dlpm_py__semantic_bits_of_type(PyObject* type);
+
+/* producer_bits.c: refuses (BufferError) a tensor of obj, whose type has `rule` (nonzero),
+ * with one of its producer's semantic bits set. `dtype` is the exported tensor's; `writes`:
+ * the import writes through it; `via_dunder`: it came from obj.__dlpack__(), which makes
+ * some checks itself. Returns DLPM_OK, or a status with an exception set. */
+dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder);
 
 #endif
