@@ -219,7 +219,7 @@ def test_tensor_attributes():
         type(t)()
 
 
-def test_dlpack_keywords():
+def test_dlpack_keywords(np):
     t = dl.tensor((2, 3))
     assert '"dltensor"' in repr(t.__dlpack__())
     assert '"dltensor"' in repr(t.__dlpack__(max_version=(0, 8)))
@@ -227,8 +227,14 @@ def test_dlpack_keywords():
     assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False, stream=None))
     with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\)"):
         t.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
-    with pytest.raises(BufferError, match="stream must be None for CPU tensors"):
+    # NumPy's exception types, where NumPy's own test_dlpack.py asserts them.
+    with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):
         t.__dlpack__(stream=1)
+    with pytest.raises(ValueError, match="copy must be None or a boolean"):
+        t.__dlpack__(copy=np.array([1, 2, 3]))
+    # NumPy's booleans are accepted, and honoured.
+    assert dl.consume(t.__dlpack__(max_version=(1, 0), copy=np.True_))["copied"] is True
+    assert dl.consume(t.__dlpack__(max_version=(1, 0), copy=np.False_))["copied"] is False
     with pytest.raises(TypeError, match="keyword arguments only"):
         t.__dlpack__(None)
     with pytest.raises(TypeError, match="unexpected keyword argument 'color'"):

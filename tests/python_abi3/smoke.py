@@ -51,7 +51,7 @@ print("  refused:", refused(TypeError, ["dtype"], ext.check, t, 2, 64, 2))
 refused(TypeError, ["ndim"], ext.check, t, 2, 32, 3)
 refused(BufferError, ["already consumed"], ext.inspect, versioned)
 refused(TypeError, ["expected a DLPack tensor"], ext.inspect, 42)
-refused(BufferError, ["stream must be None"], t.__dlpack__, stream=1)
+refused(RuntimeError, ["stream must be None"], t.__dlpack__, stream=1)
 refused(TypeError, ["made by C and C++ extensions"], Tensor)
 
 # Ownership: an unconsumed capsule keeps the memory alive and releases it once.

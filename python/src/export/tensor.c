@@ -146,9 +146,16 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       return NULL;
     }
   }
+  /* copy: None, or anything NumPy's __dlpack__ takes as a truth value (True, numpy.True_, ...);
+   * an object without one is a ValueError, as in NumPy's own suite. */
   if (copy != Py_None && copy != Py_True && copy != Py_False) {
-    PyErr_SetString(PyExc_TypeError, "__dlpack__: copy must be None, True or False");
-    return NULL;
+    const int truth = PyObject_IsTrue(copy);
+    if (truth < 0) {
+      PyErr_Clear();
+      PyErr_Format(PyExc_ValueError, "__dlpack__: copy must be None or a boolean, not %R", (PyObject*)Py_TYPE(copy));
+      return NULL;
+    }
+    copy = truth ? Py_True : Py_False;
   }
   if (stream != Py_None) {
     long long value = PyLong_AsLongLong(stream);
@@ -156,9 +163,10 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
       return NULL;
     }
-    /* The array API: a CPU tensor takes no stream (-1, "no synchronisation", is harmless). */
+    /* The array API: a CPU tensor takes no stream (-1, "no synchronisation", is harmless).
+     * RuntimeError, as NumPy raises (its suite asserts the type). */
     if (device.device_type == kDLCPU && value != -1) {
-      PyErr_Format(PyExc_BufferError, "stream must be None for CPU tensors (got %lld)", value);
+      PyErr_Format(PyExc_RuntimeError, "stream must be None for CPU tensors (got %lld)", value);
       return NULL;
     }
   }
