@@ -46,9 +46,10 @@ extern "C" {
 /* ---- options ------------------------------------------------------------------------ */
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION).
- * Version 2 added `validate`, version 3 `accept_semantic_bits`; older structs are still
- * accepted, and never read past their end (validate is then 1, accept_semantic_bits 0). */
-#define DLPM_PY_OPTIONS_VERSION 3
+ * Version 2 added `validate`, version 3 `accept_semantic_bits`, version 4 `stream_object`;
+ * older structs are still accepted, and never read past their end (validate is then 1,
+ * accept_semantic_bits 0, stream_object NULL). */
+#define DLPM_PY_OPTIONS_VERSION 4
 
 /** How dlpm_py_import asks the producer. Initialise with
  * dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you need. */
@@ -77,11 +78,17 @@ typedef struct dlpm_py_options {
                                  tensor as its raw memory, for a caller that resolves the bits
                                  itself. Checked whatever `validate` says (docs/python-interop.md,
                                  "Semantic bits") */
+  /* version 4 */
+  PyObject* stream_object;  /**< NULL (default), or the consumer's stream as a Python object, passed as
+                                 __dlpack__(stream=stream_object) in place of the integer `stream` when
+                                 has_stream is set: what producers whose streams are objects take (a
+                                 dpctl.SyclQueue for kDLOneAPI). Borrowed: the caller keeps it alive for
+                                 the call */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
  * API on, validate, semantic bits refused) and opts->version to `version`, writing only the
- * fields that version has (1, 2 or 3). Any other version is DLPM_E_UNSUPPORTED_VERSION (with
+ * fields that version has (1 to 4). Any other version is DLPM_E_UNSUPPORTED_VERSION (with
  * a ValueError set) and leaves *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
@@ -189,6 +196,46 @@ typedef int (*dlpm_py_stream_wait_fn)(void* ctx, DLDevice device, int32_t has_st
  * "no sync" by definition, and consumers use current_work_stream. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, dlpm_py_stream_wait_fn wait,
                                                    void* ctx) DLPM_NOEXCEPT;
+
+/** The layout of dlpm_py_device_hooks this header describes. */
+#define DLPM_PY_DEVICE_HOOKS_VERSION 1
+
+/** What a producer of device memory lends its dlpack_mdspan.Tensor: the device runtime's
+ * calls, which the component cannot make itself (it links no device runtime). For CUDA:
+ * dlpack_mdspan::python::cuda_device_hooks (<dlpack_mdspan/python_cuda.hpp>); for SYCL USM:
+ * dlpack_mdspan::python::sycl_device_hooks (<dlpack_mdspan/python_sycl.hpp>). Every hook
+ * is called with the GIL held, and returns 0, or -1 with a Python exception set, which
+ * __dlpack__ raises. */
+typedef struct dlpm_py_device_hooks {
+  uint32_t version; /**< DLPM_PY_DEVICE_HOOKS_VERSION */
+  void* ctx;        /**< passed to each hook; lives until `release`, or at least as long as the Tensor */
+  /** Optional: before a zero-copy export from a device with streams (not kDLCPU or
+   * kDLCUDAHost), make the consumer's `stream` wait for the producer's work on the memory.
+   * `stream` is the object the consumer passed (Py_None when none): an integer for CUDA and
+   * ROCm (the array API's encoding), a dpctl.SyclQueue or its "SyclQueueRef" capsule for
+   * kDLOneAPI. A stream of the wrong kind is the hook's TypeError. */
+  int (*wait)(void* ctx, DLDevice device, PyObject* stream);
+  /** Optional: a compact row-major copy of `source` on `target`, ordered after the
+   * producer's work: the consumer's dl_device (a copy across devices), or the tensor's own
+   * device for copy=True. For a device target the copy is ordered on `stream` (as for
+   * `wait`); a host (kDLCPU) target gets Py_None and its bytes are complete when the hook
+   * returns. *out, flagged IS_COPIED, is owned by the caller. A `target` the hook cannot
+   * reach is its BufferError. */
+  int (*copy)(void* ctx, const DLManagedTensorVersioned* source, DLDevice target, PyObject* stream,
+              DLManagedTensorVersioned** out);
+  /** Optional: called once, when the Tensor is collected (every zero-copy export has let go
+   * of it by then; copies own their memory), to free `ctx`; may run without the GIL only
+   * if the interpreter is gone, in which case it is not called. */
+  void (*release)(void* ctx);
+} dlpm_py_device_hooks;
+
+/** dlpm_py_tensor_new for memory a device runtime owns: the Tensor calls `hooks` (copied;
+ * NULL: none) for stream ordering and for copies (__dlpack__'s dl_device and copy).
+ * Without a copy hook, __dlpack__ copies only memory the CPU can read, and only to kDLCPU.
+ * On failure `t` is deleted and `release` (if any) called, except for a hooks version this
+ * header does not know (a ValueError), whose fields are not read. */
+DLPM_PY_API PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t,
+                                                   const dlpm_py_device_hooks* hooks) DLPM_NOEXCEPT;
 
 /** The dlpack_mdspan.Tensor type (a new reference), or NULL with an exception set. */
 DLPM_PY_API PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT;

@@ -18,8 +18,9 @@
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
+ *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
- *   options_versions(obj, bits)     dlpm_py_options versions 1, 2 and 3 against obj (a NumPy
+ *   options_versions(obj, bits)     dlpm_py_options versions 1 to 4 against obj (a NumPy
  *                                   array) and against bits (an object with a semantic bit set,
  *                                   or None)
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
@@ -231,10 +232,14 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
     if (parse_device(device_obj, &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;
   }
-  if (stream != Py_None) {
+  if (stream != Py_None) { /* an integer, or an object passed as it is (a dpctl.SyclQueue) */
     opts.has_stream = 1;
-    opts.stream = PyLong_AsLongLong(stream);
-    if (PyErr_Occurred()) return NULL;
+    if (PyLong_Check(stream)) {
+      opts.stream = PyLong_AsLongLong(stream);
+      if (PyErr_Occurred()) return NULL;
+    } else {
+      opts.stream_object = stream;
+    }
   }
   if (borrow) {
     if (dlpm_py_borrow(obj, &req, &opts, &view) != DLPM_OK) return NULL;
@@ -407,6 +412,83 @@ static PyObject* device_tensor(PyObject* module, PyObject* args) {
   return dlpm_py_tensor_new_on_stream(t, record_stream_wait, NULL);
 }
 
+/* hooked_tensor(device_type, version=1): a 2-element float32 Tensor labelled with that
+ * device (host memory underneath) made by dlpm_py_tensor_new_on_device, whose hooks log to
+ * stream_waits(): ("wait", device_type, stream's type name) and ("copy", target type, target
+ * id, stream's type name). The copy is a host copy labelled with the target; target id 9
+ * is refused with RuntimeError. hooks_released() counts the release calls. */
+static atomic_long hooks_released_count;
+
+static int log_entry(PyObject* entry) {
+  int r;
+  if (!entry || (!stream_log && !(stream_log = PyList_New(0)))) {
+    Py_XDECREF(entry);
+    return -1;
+  }
+  r = PyList_Append(stream_log, entry);
+  Py_DECREF(entry);
+  return r;
+}
+
+static int hook_wait(void* ctx, DLDevice device, PyObject* stream) {
+  (void)ctx;
+  return log_entry(Py_BuildValue("(sis)", "wait", (int)device.device_type, Py_TYPE(stream)->tp_name));
+}
+
+static int hook_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice target, PyObject* stream,
+                     DLManagedTensorVersioned** out) {
+  const DLTensor* t = &source->dl_tensor;
+  DLManagedTensorVersioned* as_host;
+  dlpm_status s;
+  (void)ctx;
+  if (log_entry(Py_BuildValue("(siis)", "copy", (int)target.device_type, (int)target.device_id, Py_TYPE(stream)->tp_name)))
+    return -1;
+  if (target.device_id == 9) {
+    PyErr_SetString(PyExc_RuntimeError, "copy hook refused device 9");
+    return -1;
+  }
+  if (dlpm_managed_new(t->data, t->ndim, t->shape, t->strides, t->dtype, (DLDevice){kDLCPU, 0}, t->byte_offset, 0, NULL, NULL,
+                       &as_host) != DLPM_OK)
+    return dlpm_py_raise(DLPM_E_INVALID_ARGUMENT), -1;
+  s = dlpm_managed_copy_to_host(as_host, out);
+  dlpm_managed_delete(as_host);
+  if (s != DLPM_OK) return dlpm_py_raise(s), -1;
+  (*out)->dl_tensor.device = target;
+  return 0;
+}
+
+static void hook_release(void* ctx) {
+  (void)ctx;
+  atomic_fetch_add(&hooks_released_count, 1);
+}
+
+static PyObject* hooked_tensor(PyObject* module, PyObject* args) {
+  int device_type;
+  unsigned version = DLPM_PY_DEVICE_HOOKS_VERSION;
+  int64_t shape[1] = {2};
+  DLManagedTensorVersioned* t;
+  float* memory;
+  dlpm_py_device_hooks hooks = {0, NULL, hook_wait, hook_copy, hook_release};
+  (void)module;
+  if (!PyArg_ParseTuple(args, "i|I", &device_type, &version)) return NULL;
+  hooks.version = version;
+  if (!(memory = calloc(2, sizeof(float)))) return PyErr_NoMemory();
+  memory[0] = 1.5f;
+  memory[1] = 2.5f;
+  if (dlpm_managed_new(memory, 1, shape, NULL, (DLDataType){kDLFloat, 32, 1}, (DLDevice){(DLDeviceType)device_type, 0}, 0, 0,
+                       free_counted, memory, &t) != DLPM_OK) {
+    free(memory);
+    return dlpm_py_raise(DLPM_E_INVALID_ARGUMENT);
+  }
+  return dlpm_py_tensor_new_on_device(t, &hooks);
+}
+
+static PyObject* hooks_released(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromLong(atomic_load(&hooks_released_count));
+}
+
 static PyObject* stream_waits(PyObject* module, PyObject* unused) {
   PyObject* log = stream_log ? stream_log : PyList_New(0);
   (void)module;
@@ -421,31 +503,34 @@ static PyObject* released(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(atomic_load(&released_count));
 }
 
-/* dlpm_py_options versions: 1, 2 and 3 initialise, each without writing the fields of later
+/* dlpm_py_options versions: 1 to 4 initialise, each without writing the fields of later
  * versions; others are refused; a version-1 struct validates (an impossible ndim is
  * refused), a version-2 one with validate = 0 ignores the requirements. `bits` (when not
  * None) is a tensor with a semantic bit set: refused through every version's defaults, and
  * taken by a version-3 struct with accept_semantic_bits (a version-1 or -2 struct has no
  * such field: the garbage past its end is never read). */
 static PyObject* options_versions(PyObject* module, PyObject* args) {
-  dlpm_py_options v1, v2, v3, bad;
+  dlpm_py_options v1, v2, v3, v4, bad;
   dlpm_requirements req;
   DLManagedTensorVersioned* t = NULL;
   dlpm_py_borrowed borrowed;
   PyObject *obj, *bits;
-  int v1_untouched, v2_untouched, refused_4, v1_refuses, v2_accepts, v3_default, v1_unvalidated_import,
+  int v1_untouched, v2_untouched, v3_untouched, v4_default, refused_5, v1_refuses, v2_accepts, v3_default, v1_unvalidated_import,
       v1_unvalidated_borrow, bits_v1 = -1, bits_v2 = -1, bits_v3 = -1, bits_v3_accepts = -1;
   (void)module;
   if (!PyArg_ParseTuple(args, "OO", &obj, &bits)) return NULL;
   memset(&v1, 0xAB, sizeof v1);
   memset(&v2, 0xAB, sizeof v2);
+  memset(&v3, 0xAB, sizeof v3);
   if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, 2) != DLPM_OK ||
-      dlpm_py_options_init(&v3, DLPM_PY_OPTIONS_VERSION) != DLPM_OK)
+      dlpm_py_options_init(&v3, 3) != DLPM_OK || dlpm_py_options_init(&v4, DLPM_PY_OPTIONS_VERSION) != DLPM_OK)
     return NULL;
   v1_untouched = v1.validate == (int32_t)0xABABABAB && v1.accept_semantic_bits == (int32_t)0xABABABAB;
   v2_untouched = v2.validate == 1 && v2.accept_semantic_bits == (int32_t)0xABABABAB;
   v3_default = v3.validate == 1 && v3.accept_semantic_bits == 0;
-  refused_4 = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION;
+  v3_untouched = *(const unsigned char*)&v3.stream_object == 0xAB;
+  v4_default = v4.validate == 1 && v4.accept_semantic_bits == 0 && v4.stream_object == NULL;
+  refused_5 = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION;
   PyErr_Clear();
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = 63;
@@ -483,16 +568,18 @@ static PyObject* options_versions(PyObject* module, PyObject* args) {
     if (t) dlpm_managed_delete(t);
     PyErr_Clear();
   }
-  return Py_BuildValue("{s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version,
-                       "v2_version", v2.version, "v3_version", v3.version, "v1_later_fields_untouched", v1_untouched,
-                       "v2_later_fields_untouched", v2_untouched, "v3_defaults", v3_default, "refused_4", refused_4,
+  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version,
+                       "v2_version", v2.version, "v3_version", v3.version, "v4_version", v4.version,
+                       "v1_later_fields_untouched", v1_untouched, "v2_later_fields_untouched", v2_untouched,
+                       "v3_later_fields_untouched", v3_untouched, "v3_defaults", v3_default, "v4_defaults", v4_default,
+                       "refused_5", refused_5,
                        "v1_refuses", v1_refuses, "v2_unvalidated_accepts", v2_accepts, "v1_unvalidated_import",
                        v1_unvalidated_import, "v1_unvalidated_borrow", v1_unvalidated_borrow, "bits_refused_v1", bits_v1,
                        "bits_refused_v2", bits_v2, "bits_refused_v3", bits_v3, "bits_v3_accepts", bits_v3_accepts);
 }
 
 static PyMethodDef module_methods[] = {
-    {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1, 2 and 3."},
+    {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1 to 4."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
@@ -504,6 +591,8 @@ static PyMethodDef module_methods[] = {
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
+    {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
+    {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
     {NULL, NULL, 0, NULL},
 };

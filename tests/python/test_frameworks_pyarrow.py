@@ -246,7 +246,7 @@ def test_pyarrow_refusals_release_our_export(make, consumer, message, collect):
 @pytest.mark.matrix("pyarrow", "export", "__dlpack__")
 @pytest.mark.parametrize("case", ["refused device"])
 def test_device_request_is_refused_by_us(case):
-    with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\)"):
+    with pytest.raises(BufferError, match=r"cannot copy this tensor from device \(1, 0\) to \(2, 0\)"):
         pa.Array.from_dlpack(dl.tensor((2,)), device=(2, 0))
 
 

@@ -432,7 +432,7 @@ def test_options_versions_and_semantic_bits(case):
     r = dl.options_versions(np.arange(4.0), with_bit("neg")[0])  # the rest: test_interop.py's test_options_versions
     assert {k: v for k, v in r.items() if k.startswith("bits_")} == {
         "bits_refused_v1": 1, "bits_refused_v2": 1, "bits_refused_v3": 1, "bits_v3_accepts": 1}
-    assert r["v3_defaults"] == 1 and r["refused_4"] == 1
+    assert r["v3_defaults"] == 1 and r["refused_5"] == 1 and r["v4_defaults"] == 1
 
 
 TORCH_IMPORTED_LATE = r"""

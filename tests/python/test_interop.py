@@ -225,7 +225,7 @@ def test_dlpack_keywords(np):
     assert '"dltensor"' in repr(t.__dlpack__(max_version=(0, 8)))
     assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 0)))
     assert "dltensor_versioned" in repr(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False, stream=None))
-    with pytest.raises(BufferError, match=r"cannot export to device \(2, 0\)"):
+    with pytest.raises(BufferError, match=r"cannot copy this tensor from device \(1, 0\) to \(2, 0\)"):
         t.__dlpack__(max_version=(1, 0), dl_device=(2, 0))
     # NumPy's exception types, where NumPy's own test_dlpack.py asserts them.
     with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):
@@ -512,15 +512,72 @@ def test_producer_stream_wait_runs_for_devices_with_streams():
     assert dl.stream_waits() == [(KDLROCM, 1, 0)]
 
 
+
+def describe(capsule):
+    """(device, flags, values) of a capsule's float32 tensor, through the component's import."""
+    r = dl.consume(capsule)
+    return r["device"], (r["read_only"], r["copied"]), r["bytes"]
+
+
+def test_copies_across_devices_without_hooks():
+    """The array API's dl_device: memory the CPU can read is copied to kDLCPU by the
+    component itself; other memory needs the producer's copy hook; copy=False forbids it."""
+    KDLCUDA, KDLCUDAHOST = 2, 3
+    pinned = dl.device_tensor(KDLCUDAHOST)
+    for copy in (None, True):
+        device, (read_only, copied), _ = describe(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=copy))
+        assert device == (1, 0) and copied and not read_only
+    with pytest.raises(BufferError, match=r"dl_device=\(1, 0\) needs a copy of this tensor, which is on \(3, 0\), and copy=False"):
+        pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)
+    with pytest.raises(BufferError, match=r"from device \(2, 0\) to \(1, 0\): only its producer's device runtime can"):
+        dl.device_tensor(KDLCUDA).__dlpack__(max_version=(1, 3), dl_device=(1, 0))
+    with pytest.raises(BufferError, match=r"from device \(2, 0\) to \(2, 0\)"):
+        dl.device_tensor(KDLCUDA).__dlpack__(max_version=(1, 3), copy=True)
+    with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):  # the target's rule
+        pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), stream=5)
+
+
+def test_device_hooks_wait_and_copy(collect):
+    """dlpm_py_tensor_new_on_device: the wait hook gets the stream object as passed, the copy
+    hook every copy the component cannot make (to a device; from device memory), with the
+    stream for a device target and None for the host; release runs once per Tensor."""
+    import array
+    KDLCUDA = 2
+    dl.stream_waits()
+    released = dl.hooks_released()
+    t = dl.hooked_tensor(KDLCUDA)
+    t.__dlpack__(max_version=(1, 3), stream=5)
+    t.__dlpack__(max_version=(1, 3), stream="queue object")  # objects reach the hook as they are
+    device, (_, copied), data = describe(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))
+    assert device == (1, 0) and copied and array.array("f", data).tolist() == [1.5, 2.5]
+    device, (_, copied), _ = describe(t.__dlpack__(max_version=(1, 3), copy=True, stream=4))
+    assert device == (KDLCUDA, 0) and copied
+    assert dl.stream_waits() == [("wait", KDLCUDA, "int"), ("wait", KDLCUDA, "str"), ("copy", 1, 0, "NoneType"),
+                                 ("copy", KDLCUDA, 0, "int")]
+    with pytest.raises(RuntimeError, match="copy hook refused device 9"):
+        t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 9))
+    # A CPU tensor with hooks: host copies stay the component's, device targets go to the hook.
+    h = dl.hooked_tensor(1)
+    describe(h.__dlpack__(max_version=(1, 3), copy=True))
+    describe(h.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 1), stream=3))
+    assert dl.stream_waits() == [("copy", KDLCUDA, 9, "NoneType"), ("copy", KDLCUDA, 1, "int")]
+    del t, h
+    collect()
+    assert dl.hooks_released() == released + 2
+    with pytest.raises(ValueError, match="dlpm_py_device_hooks version 2 is not supported"):
+        dl.hooked_tensor(KDLCUDA, 2)
+    assert dl.hooks_released() == released + 2  # an unknown layout is never read
+
+
 OPTIONS_VERSIONS = {
-    "v1_version": 1, "v2_version": 2, "v3_version": 3, "v1_later_fields_untouched": 1,
-    "v2_later_fields_untouched": 1, "v3_defaults": 1, "refused_4": 1, "v1_refuses": 1, "v2_unvalidated_accepts": 1,
+    "v1_version": 1, "v2_version": 2, "v3_version": 3, "v4_version": 4, "v1_later_fields_untouched": 1,
+    "v2_later_fields_untouched": 1, "v3_later_fields_untouched": 1, "v3_defaults": 1, "v4_defaults": 1, "refused_5": 1, "v1_refuses": 1, "v2_unvalidated_accepts": 1,
     "v1_unvalidated_import": 1, "v1_unvalidated_borrow": 1}
 
 
 def test_options_versions(np):
-    """dlpm_py_options version 2 added `validate`, version 3 `accept_semantic_bits`; version-1
-    and -2 structs still work (validated; semantic bits refused), each initialised without
+    """dlpm_py_options version 2 added `validate`, version 3 `accept_semantic_bits`, version 4
+    `stream_object`; older structs still work (validated; semantic bits refused), each initialised without
     writing past its end, and the _unvalidated entry points take a version-1 struct too.
     (The semantic bits through each version: test_frameworks_torch.py, and with PyTorch 1.13
     test_torch_legacy_semantic_bits below.)"""

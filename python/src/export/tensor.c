@@ -13,8 +13,9 @@ typedef struct {
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
   int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
-  dlpm_py_stream_wait_fn wait;    /* NULL, or the producer's stream synchronisation */
-  void* wait_ctx;
+  dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
+  dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
+  void* int_wait_ctx;
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -66,19 +67,42 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
-/* copy=True: a compact row-major copy of host memory, flagged IS_COPIED (the facade's).
- * The copy is made on the tensor's own device, as the array API asks when dl_device is
- * not given: the facade copies into kDLCPU memory, so only kDLCPU tensors are copied. */
-static int export_copy(const tensor_object* o, DLManagedTensorVersioned** out) {
+/* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
+ * IS_COPIED: memory the CPU can read goes to kDLCPU through the facade; anything else needs
+ * the producer's copy hook, since only its device runtime can move the bytes. */
+static int export_copy(const tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
-  if (device.device_type != kDLCPU) {
+  if (target.device_type == kDLCPU && target.device_id == 0 && dlpm_is_host_accessible(device.device_type))
+    return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  if (o->hooks.copy == NULL) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
-                  "copy=True: dlpack_mdspan.Tensor copies host (kDLCPU) memory only; this tensor is on device type %d",
-                  (int)device.device_type);
+                  "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
+                  "it lent no copy hook (dlpm_py_tensor_new_on_device)",
+                  (int)device.device_type, (int)device.device_id, (int)target.device_type, (int)target.device_id);
     return -1;
   }
-  return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  *out = NULL;
+  if (o->hooks.copy(o->hooks.ctx, o->base, target, target.device_type == kDLCPU ? Py_None : stream, out) != 0 ||
+      *out == NULL) {
+    if (*out != NULL) dlpm_managed_delete(*out);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's copy hook failed without saying why");
+    return -1;
+  }
+  return 0;
+}
+
+/* Before a zero-copy export from a device with streams: the producer's wait, given the
+ * consumer's stream as passed (object hooks) or as an integer (dlpm_py_tensor_new_on_stream). */
+static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* stream) {
+  long long value = 0;
+  if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost) return 0;
+  if (o->hooks.wait != NULL) return o->hooks.wait(o->hooks.ctx, device, stream);
+  if (o->int_wait == NULL) return 0;
+  if (stream != Py_None && (value = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred()) return -1;
+  if (o->int_wait(o->int_wait_ctx, device, stream != Py_None, value) == 0) return 0;
+  if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
+  return -1;
 }
 
 /* ---- the Python-facing methods ------------------------------------------------------------ */
@@ -100,6 +124,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
   const dlpm_py_names* nm = dlpm_py__names();
   const tensor_object* o = as_tensor(self);
   const DLDevice device = o->base->dl_tensor.device;
+  DLDevice target = device;
   PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
   DLManagedTensorVersioned* exported = NULL;
   Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
@@ -138,11 +163,10 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     type = PyLong_AsLong(PyTuple_GetItem(dl_device, 0));
     id = PyLong_AsLong(PyTuple_GetItem(dl_device, 1));
     if (PyErr_Occurred()) return NULL;
-    if (type != (long)device.device_type || id != (long)device.device_id) {
-      PyErr_Format(PyExc_BufferError,
-                   "cannot export to device (%ld, %ld): this tensor is on (%d, %d), and dlpack_mdspan.Tensor does not "
-                   "copy across devices",
-                   type, id, (int)device.device_type, (int)device.device_id);
+    target.device_type = (DLDeviceType)type;
+    target.device_id = (int32_t)id;
+    if (type != (long)target.device_type || id != (long)target.device_id) {
+      PyErr_Format(PyExc_BufferError, "__dlpack__: dl_device (%ld, %ld) names no DLPack device", type, id);
       return NULL;
     }
   }
@@ -157,26 +181,36 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     }
     copy = truth ? Py_True : Py_False;
   }
-  if (stream != Py_None) {
+  /* The stream belongs to the consumer, on the device it reads from (the target). */
+  if (stream != Py_None && (target.device_type == kDLCPU || o->hooks.wait == NULL)) {
     long long value = PyLong_AsLongLong(stream);
     if (value == -1 && PyErr_Occurred()) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
       return NULL;
     }
-    /* The array API: a CPU tensor takes no stream (-1, "no synchronisation", is harmless).
+    /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
      * RuntimeError, as NumPy raises (its suite asserts the type). */
-    if (device.device_type == kDLCPU && value != -1) {
+    if (target.device_type == kDLCPU && value != -1) {
       PyErr_Format(PyExc_RuntimeError, "stream must be None for CPU tensors (got %lld)", value);
       return NULL;
     }
   }
-  /* Memory that device work may still be writing: the producer makes the consumer wait. */
-  if (o->wait != NULL && device.device_type != kDLCPU && device.device_type != kDLCUDAHost &&
-      o->wait(o->wait_ctx, device, stream != Py_None, stream != Py_None ? PyLong_AsLongLong(stream) : 0) != 0) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
-    return NULL;
+  if (target.device_type != device.device_type || target.device_id != device.device_id) {
+    /* The array API's dl_device: a copy on that device, unless copy=False forbids it. */
+    if (copy == Py_False) {
+      PyErr_Format(PyExc_BufferError,
+                   "__dlpack__: dl_device=(%d, %d) needs a copy of this tensor, which is on (%d, %d), and copy=False "
+                   "forbids one",
+                   (int)target.device_type, (int)target.device_id, (int)device.device_type, (int)device.device_id);
+      return NULL;
+    }
+    if (export_copy(o, target, stream, &exported) != 0) return NULL;
+  } else if (copy == Py_True) {
+    if (export_copy(o, device, stream, &exported) != 0) return NULL;
+  } else {
+    /* Memory that device work may still be writing: the producer makes the consumer wait. */
+    if (wait_for_producer(o, device, stream) != 0 || tensor_export(self, &exported) != 0) return NULL;
   }
-  if ((copy == Py_True ? export_copy(o, &exported) : tensor_export(self, &exported)) != 0) return NULL;
   return dlpm_py_capsule_new(exported, versioned);
 }
 
@@ -257,6 +291,7 @@ static void tensor_dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
   Py_XDECREF(o->device);
+  if (o->hooks.release) o->hooks.release(o->hooks.ctx);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
     dlpm_managed_delete(o->base);
@@ -389,9 +424,27 @@ const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT 
 PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, dlpm_py_stream_wait_fn wait, void* ctx) DLPM_NOEXCEPT {
   PyObject* obj = dlpm_py_tensor_new(t);
   if (obj != NULL) {
-    as_tensor(obj)->wait = wait;
-    as_tensor(obj)->wait_ctx = ctx;
+    as_tensor(obj)->int_wait = wait;
+    as_tensor(obj)->int_wait_ctx = ctx;
   }
+  return obj;
+}
+
+PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t, const dlpm_py_device_hooks* hooks) DLPM_NOEXCEPT {
+  PyObject* obj;
+  if (hooks != NULL && hooks->version != DLPM_PY_DEVICE_HOOKS_VERSION) {
+    dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                  "dlpm_py_tensor_new_on_device: dlpm_py_device_hooks version %u is not supported (this library knows "
+                  "version %u)",
+                  hooks->version, (unsigned)DLPM_PY_DEVICE_HOOKS_VERSION);
+    dlpm_managed_delete(t);
+    return NULL;
+  }
+  if ((obj = dlpm_py_tensor_new(t)) == NULL) {
+    if (hooks != NULL && hooks->release != NULL) hooks->release(hooks->ctx);
+    return NULL;
+  }
+  if (hooks != NULL) as_tensor(obj)->hooks = *hooks;
   return obj;
 }
 

@@ -18,12 +18,13 @@
 #define DLPM_PY_BODY static inline
 #endif
 
-static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1, 0};
+static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1, 0, NULL};
 
 /* The size of each version's struct: a caller's older struct is never read or written past
  * its end. */
 static const size_t options_size[DLPM_PY_OPTIONS_VERSION + 1] = {
-    0, offsetof(dlpm_py_options, validate), offsetof(dlpm_py_options, accept_semantic_bits), sizeof(dlpm_py_options)};
+    0, offsetof(dlpm_py_options, validate), offsetof(dlpm_py_options, accept_semantic_bits),
+    offsetof(dlpm_py_options, stream_object), sizeof(dlpm_py_options)};
 
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");

@@ -114,7 +114,11 @@ static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_op
   }
   if (pass_stream) {
     key_list[k->n] = nm->stream;
-    if (!(k->values[k->n] = PyLong_FromLongLong(o->stream))) goto fail;
+    PyObject* object = o->version >= 4 ? o->stream_object : NULL; /* a queue object, for producers that take one */
+    if (object != NULL)
+      Py_INCREF(k->values[k->n] = object);
+    else if (!(k->values[k->n] = PyLong_FromLongLong(o->stream)))
+      goto fail;
     ++k->n;
   }
   if (k->n == 1 && key_list[0] == nm->max_version) { /* the common call: a ready tuple */

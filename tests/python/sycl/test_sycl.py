@@ -132,3 +132,100 @@ def test_host_memory_labelled_kdloneapi_is_refused():
     host = np.zeros(6, dtype="f4")
     with pytest.raises(TypeError, match=r"is not a USM allocation of the default context"):
         dlpm_sycl.check_raw(host.ctypes.data, 6, 0)
+
+
+# ---- copies across devices and dpctl queues as streams (python_sycl.hpp) -----------------
+
+IS_COPIED = 1 << 1
+KDL_CPU = 1
+
+
+class Capsule:
+    """A producer that hands out one capsule, on the device it names: how a test gives a
+    capsule made by __dlpack__(dl_device=...) to a consumer's from_dlpack."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_dl_device_cpu_of_device_usm_is_a_host_copy_flagged_is_copied(cpu):
+    x = dpnp.arange(6, dtype="f4", device="cpu")
+    t = dlpm_sycl.reexport(x)
+    for copy in (None, True):
+        capsule = t.__dlpack__(dl_device=(KDL_CPU, 0), copy=copy, max_version=(1, 0))
+        device_type, device_id, flags, data, values = dlpm_sycl.describe(capsule)
+        assert (device_type, device_id) == (KDL_CPU, 0)
+        assert flags & IS_COPIED
+        assert data != address(x)
+        assert values == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    # NumPy asks for the host copy itself (from_dlpack(device="cpu") passes dl_device).
+    y = np.from_dlpack(t, device="cpu")
+    np.testing.assert_array_equal(y, np.arange(6, dtype="f4"))
+
+
+def test_dl_device_copies_of_strided_usm_follow_the_strides(cpu):
+    x = dpnp.arange(24, dtype="f4", device="cpu").reshape(4, 6)[::-1, 1::2].T  # negative and non-unit strides
+    t = dlpm_sycl.reexport(x)
+    assert t.strides == tuple(s // 4 for s in x.strides)
+    y = np.from_dlpack(t, device="cpu")
+    np.testing.assert_array_equal(y, dpnp.asnumpy(x))
+
+
+def test_copy_false_with_another_dl_device_is_refused(cpu):
+    t = dlpm_sycl.reexport(dpnp.arange(3, dtype="f4", device="cpu"))
+    with pytest.raises(BufferError, match="copy=False forbids one"):
+        t.__dlpack__(dl_device=(KDL_CPU, 0), copy=False, max_version=(1, 0))
+    with pytest.raises(BufferError, match=r"SYCL: cannot copy from device \(14, 0\) to \(2, 0\)"):
+        t.__dlpack__(dl_device=(2, 0), max_version=(1, 0))
+    with pytest.raises(BufferError, match="device_id 7 names no SYCL root device"):
+        t.__dlpack__(dl_device=(KDL_ONEAPI, 7), max_version=(1, 0))
+
+
+def test_copy_true_of_device_usm_is_new_device_usm(cpu):
+    x = dpnp.arange(5, dtype="f4", device="cpu")
+    t = dlpm_sycl.reexport(x)
+    capsule = t.__dlpack__(copy=True, max_version=(1, 0))
+    device_type, device_id, flags, data, kind = dlpm_sycl.describe(capsule)
+    assert (device_type, device_id, kind) == (KDL_ONEAPI, 0, "device")
+    assert flags & IS_COPIED and data != address(x)
+    y = dpnp.from_dlpack(Capsule(t.__dlpack__(copy=True, max_version=(1, 0)), (KDL_ONEAPI, 0)))
+    assert y.usm_type == "device"
+    np.testing.assert_array_equal(dpnp.asnumpy(y), np.arange(5, dtype="f4"))
+
+
+def test_host_memory_copied_to_device_usm_on_request(cpu):
+    t = dlpm_sycl.host_tensor(4)
+    assert t.device == (KDL_CPU, 0)
+    capsule = t.__dlpack__(dl_device=(KDL_ONEAPI, 0), max_version=(1, 0))
+    device_type, device_id, flags, data, kind = dlpm_sycl.describe(capsule)
+    assert (device_type, device_id) == (KDL_ONEAPI, 0) and flags & IS_COPIED
+    assert kind == "device"  # device USM of the default context (check_usm_tensor)
+    y = dpnp.from_dlpack(Capsule(t.__dlpack__(dl_device=(KDL_ONEAPI, 0), max_version=(1, 0)), (KDL_ONEAPI, 0)))
+    np.testing.assert_array_equal(dpnp.asnumpy(y), np.arange(4, dtype="f4"))
+
+
+def test_a_sycl_queue_is_the_stream_of_kdloneapi_exports(cpu):
+    x = dpnp.arange(3, dtype="f4", device="cpu")
+    t = dlpm_sycl.reexport(x)
+    other = dpctl.SyclQueue(x.sycl_device)
+    for stream in (None, x.sycl_queue, other, other._get_capsule()):
+        capsule = t.__dlpack__(stream=stream, max_version=(1, 0))
+        assert dlpm_sycl.describe(capsule)[3] == address(x)  # zero copy
+    with pytest.raises(TypeError, match="dpctl.SyclQueue"):
+        t.__dlpack__(stream=5, max_version=(1, 0))
+    # A consumer through the array API: dpnp passes its queue as the stream.
+    y = dpnp.from_dlpack(t)
+    np.testing.assert_array_equal(dpnp.asnumpy(y), np.arange(3, dtype="f4"))
+
+
+def test_import_passes_an_object_stream_to_the_producer(cpu):
+    x = dpnp.arange(3, dtype="f4", device="cpu")
+    assert dlpm_sycl.import_on(x, dpctl.SyclQueue(x.sycl_device)) == (KDL_ONEAPI, 0)
+    with pytest.raises(TypeError, match="dpctl.SyclQueue"):  # dpctl's own refusal of an integer
+        dlpm_sycl.import_on(x, 5)

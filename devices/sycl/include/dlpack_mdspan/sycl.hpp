@@ -2,7 +2,8 @@
 // SYCL unified shared memory (kDLOneAPI) by dpctl's rules, through dpctl's C interface
 // (libDPCTLSyclInterface), so no SYCL compiler is needed: the accessor of USM views, where
 // a USM pointer lives (usm_allocation_of), the checks a kDLOneAPI tensor must pass
-// (check_usm_tensor), and typed import and export on top of them.
+// (check_usm_tensor), typed import and export on top of them, and copies between USM and
+// the host (try_copy_usm_to_host, try_copy_host_to_usm_device) through dpctl's queues.
 //
 // The rules, as dpctl defines them for DLPack:
 //   * export: device_id is the position of the allocation's root device (a sub-device's
@@ -25,12 +26,15 @@
 #include <syclinterface/dpctl_sycl_context_interface.h>
 #include <syclinterface/dpctl_sycl_device_interface.h>
 #include <syclinterface/dpctl_sycl_device_manager.h>
+#include <syclinterface/dpctl_sycl_event_interface.h>
 #include <syclinterface/dpctl_sycl_platform_interface.h>
+#include <syclinterface/dpctl_sycl_queue_interface.h>
 #include <syclinterface/dpctl_sycl_usm_interface.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 #if __has_include(<mdspan>)
 #include <mdspan>
 #endif
@@ -325,6 +329,114 @@ template <strided_mdspan M>
 template <strided_mdspan M>
 [[nodiscard]] dlpack_tensor<M::rank()> to_dlpack_tensor_on_usm_device(const M& md) {
   return detail::value_or_throw(try_to_dlpack_tensor_on_usm_device(md));
+}
+
+namespace detail::sycl {
+
+// A queue to move bytes with: the caller's, or a new one on a root device and its
+// platform's default context (the context every exportable allocation belongs to).
+class copy_queue {
+ public:
+  copy_queue(DPCTLSyclQueueRef given, const root_device& root) noexcept
+      : queue_(given != nullptr ? given
+                                : DPCTLQueue_Create(root.default_context, root.device, nullptr, DPCTL_DEFAULT_PROPERTY)),
+        owned_(given == nullptr) {}
+  copy_queue(const copy_queue&) = delete;
+  copy_queue& operator=(const copy_queue&) = delete;
+  ~copy_queue() {
+    if (owned_ && queue_ != nullptr) DPCTLQueue_Delete(queue_);
+  }
+  DPCTLSyclQueueRef get() const noexcept { return queue_; }
+
+ private:
+  DPCTLSyclQueueRef queue_;
+  bool owned_;
+};
+
+DLPM_COLD inline error no_queue(std::int32_t device_id) {
+  return error::format(errc::invalid_argument, "SYCL: no queue could be made on root device %d", static_cast<int>(device_id));
+}
+
+// n bytes from src to dst on `queue`, after every command already submitted to it (a
+// barrier: dpctl's queues run out of order unless made in order), waited for.
+inline error queue_memcpy(DPCTLSyclQueueRef queue, void* dst, const void* src, std::size_t n) noexcept {
+  DPCTLSyclEventRef barrier = DPCTLQueue_SubmitBarrier(queue);
+  DPCTLSyclEventRef copied = DPCTLQueue_MemcpyWithEvents(queue, dst, src, n, barrier != nullptr ? &barrier : nullptr,
+                                                         barrier != nullptr ? 1 : 0);
+  if (barrier != nullptr) DPCTLEvent_Delete(barrier);
+  if (copied == nullptr) return error::format(errc::invalid_argument, "SYCL: dpctl's queue memcpy of %zu bytes failed", n);
+  DPCTLEvent_Wait(copied);
+  DPCTLEvent_Delete(copied);
+  return {};
+}
+
+// Device USM of one context, freed with the tensor it backs.
+class usm_memory {
+ public:
+  usm_memory(void* p, DPCTLSyclContextRef context) noexcept : p_(p), context_(context) {}
+  usm_memory(usm_memory&& other) noexcept : p_(std::exchange(other.p_, nullptr)), context_(other.context_) {}
+  usm_memory& operator=(usm_memory&&) = delete;
+  ~usm_memory() {
+    if (p_ != nullptr) DPCTLfree_with_context(static_cast<DPCTLSyclUSMRef>(p_), context_);
+  }
+  void* get() const noexcept { return p_; }
+
+ private:
+  void* p_;
+  DPCTLSyclContextRef context_;
+};
+
+}  // namespace detail::sycl
+
+/// A compact row-major kDLCPU copy of a kDLOneAPI tensor of any USM kind (check_usm_tensor's
+/// rules first), flagged IS_COPIED (try_copy_to_host_with). The bytes move through dpctl's
+/// queue memcpy on `queue`, after the work already submitted to it (pass the producer's
+/// queue, whose context must be the allocation's), or on a new queue of the tensor's root
+/// device when `queue` is nullptr. Returns once the bytes are on the host.
+///
+/// Runtime errors: check_usm_tensor's, try_copy_to_host_with's, and errc::invalid_argument
+/// when dpctl can make no queue or its memcpy fails.
+inline result<managed_tensor> try_copy_usm_to_host(const DLTensor& t, std::uint64_t flags,
+                                                   DPCTLSyclQueueRef queue = nullptr) noexcept {
+  using namespace detail::sycl;
+  const result<usm_allocation> where = check_usm_tensor(t);
+  if (!where) return unexpected_error(where.error());
+  const copy_queue q(queue, roots().roots[t.device.device_id]);
+  if (q.get() == nullptr) return unexpected_error(no_queue(t.device.device_id));
+  return try_copy_to_host_with(t, flags, [&q](void* host, const void* usm, std::size_t n) noexcept {
+    return queue_memcpy(q.get(), host, usm, n);
+  });
+}
+
+/// A compact row-major copy of `t` (memory the CPU can read) in device USM of root device
+/// `device_id`, allocated in its platform's default context so that it exports as
+/// {kDLOneAPI, device_id}; flagged IS_COPIED, the USM freed with the tensor
+/// (try_copy_from_host_with). Returns once the bytes are on the device.
+///
+/// Runtime errors: try_copy_from_host_with's, errc::device_id_mismatch when device_id names
+/// no root device, errc::out_of_memory when the USM allocation fails, and
+/// errc::invalid_argument when dpctl can make no queue or its memcpy fails.
+inline result<managed_tensor> try_copy_host_to_usm_device(const DLTensor& t, std::uint64_t flags,
+                                                          std::int32_t device_id) noexcept {
+  using namespace detail::sycl;
+  const registry& r = roots();
+  if (r.count == 0) return unexpected_error(no_roots(r));
+  if (device_id < 0 || device_id >= r.count)
+    return unexpected_error(error::format(errc::device_id_mismatch,
+                                          "kDLOneAPI device_id %d names no SYCL root device (this process sees %d: ids 0 to %d)",
+                                          static_cast<int>(device_id), r.count, r.count - 1));
+  const root_device& root = r.roots[device_id];
+  const copy_queue q(nullptr, root);
+  if (q.get() == nullptr) return unexpected_error(no_queue(device_id));
+  auto allocate = [&](std::size_t n) noexcept -> result<usm_memory> {
+    void* p = DPCTLmalloc_device(n, q.get());
+    if (p == nullptr)
+      return unexpected_error(error::format(errc::out_of_memory, "SYCL: %zu bytes of device USM on root device %d", n,
+                                            static_cast<int>(device_id)));
+    return usm_memory(p, root.default_context);
+  };
+  auto write = [&q](void* usm, const void* host, std::size_t n) noexcept { return queue_memcpy(q.get(), usm, host, n); };
+  return try_copy_from_host_with(t, flags, DLDevice{kDLOneAPI, device_id}, allocate, write);
 }
 
 }  // inline namespace DLPM_ABI
