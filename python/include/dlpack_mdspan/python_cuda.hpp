@@ -12,6 +12,11 @@
 // anything else is a cudaStream_t. A refusal or a CUDA failure raises BufferError with the
 // library's message from __dlpack__. The producer's stream must outlive the Tensor.
 //
+// The Tensor also copies across devices, as the array API's dl_device and copy ask
+// (cuda_device_hooks): kDLCUDA or managed memory to the host, ordered after the producer's
+// stream; host memory to a CUDA device, on the consumer's stream; device memory to new device
+// memory through the host.
+//
 // Needs the CUDA Toolkit's headers and cudart (<dlpack_mdspan/cuda.hpp>) besides Python's:
 // in CMake, link dlpack_mdspan::python, dlpack_mdspan::cuda and CUDA::cudart.
 #ifndef DLPACK_MDSPAN_PYTHON_CUDA_HPP
@@ -25,31 +30,94 @@
 
 namespace dlpack_mdspan::python {
 
+namespace detail {
+
+// A Python stream argument as the array API's integer (None: the legacy default stream);
+// the caller has checked that it is None or an int (is_integer_stream).
+inline result<array_api_stream> cuda_stream_argument(PyObject* stream) noexcept {
+  return stream_from_array_api(stream == Py_None ? 1 : PyLong_AsLongLong(stream));
+}
+
+// CUDA streams are integers: anything else is the consumer's TypeError.
+inline bool is_integer_stream(PyObject* stream) noexcept {
+  if (stream == Py_None || PyLong_Check(stream)) return true;
+  PyErr_Format(PyExc_TypeError, "stream must be None or an integer for CUDA memory, not %R",
+               reinterpret_cast<PyObject*>(Py_TYPE(stream)));
+  return false;
+}
+
+inline int cuda_refuse(const error& e) noexcept {
+  PyErr_SetString(PyExc_BufferError, e.what().c_str());
+  return -1;
+}
+
+// Makes the consumer's stream wait for the producer's (nothing for -1, "no synchronisation").
+inline int cuda_wait(cudaStream_t producer, const result<array_api_stream>& consumer) noexcept {
+  if (!consumer) return cuda_refuse(consumer.error());
+  if (!consumer->synchronise) return 0;
+  const error waited = make_stream_wait(producer, consumer->stream);
+  return waited.code() == errc::ok ? 0 : cuda_refuse(waited);
+}
+
+}  // namespace detail
+
+/// The dlpm_py_device_hooks copy of CUDA producers (`ctx`: the producer's cudaStream_t):
+/// CUDA memory to the host on the producer's stream (synchronised: complete on return);
+/// memory the CPU can read to a kDLCUDA device on the consumer's stream, made to wait for
+/// the producer's first; device memory to another device, or a copy=True of it, through
+/// the host. A refusal or a CUDA failure is a BufferError with the library's message.
+inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice target, PyObject* stream,
+                     DLManagedTensorVersioned** out) noexcept {
+  auto* producer = static_cast<cudaStream_t>(ctx);
+  const DLTensor& t = source->dl_tensor;
+  if (target.device_type != kDLCPU && target.device_type != kDLCUDA)
+    return detail::cuda_refuse(error::format(errc::device_mismatch, "CUDA: cannot copy to device type %d (kDLCPU and kDLCUDA only)",
+                                             static_cast<int>(target.device_type)));
+  result<managed_tensor> copy = is_host_accessible(t.device.device_type) ? try_copy_to_host(t, source->flags)
+                                                                        : try_copy_cuda_to_host(t, source->flags, producer);
+  if (copy && target.device_type == kDLCUDA) {
+    if (!detail::is_integer_stream(stream)) return -1;
+    const result<array_api_stream> consumer = detail::cuda_stream_argument(stream);
+    if (!consumer) return detail::cuda_refuse(consumer.error());
+    cudaStream_t on = consumer->synchronise ? consumer->stream : producer;
+    if (const error waited = make_stream_wait(producer, on); waited.code() != errc::ok) return detail::cuda_refuse(waited);
+    copy = try_copy_host_to_cuda(copy->tensor(), copy->flags(), target.device_id, on);
+  }
+  if (!copy) return detail::cuda_refuse(copy.error());
+  *out = copy->release();
+  return 0;
+}
+
 /// The dlpm_py_stream_wait_fn of CUDA producers: `producer_stream` is the producer's
 /// cudaStream_t. Returns 0, or -1 with BufferError set (the stream value refused, or the
 /// CUDA call that failed, named).
 inline int cuda_stream_wait(void* producer_stream, DLDevice device, std::int32_t has_stream,
                             std::int64_t consumer_stream) noexcept {
   (void)device;  // the component calls this for CUDA and other stream devices alike
-  const result<array_api_stream> consumer = stream_from_array_api(has_stream ? consumer_stream : 1);
-  if (!consumer) {
-    PyErr_SetString(PyExc_BufferError, consumer.error().what().c_str());
-    return -1;
-  }
-  if (!consumer->synchronise) return 0;
-  const error waited = make_stream_wait(static_cast<cudaStream_t>(producer_stream), consumer->stream);
-  if (waited.code() != errc::ok) {
-    PyErr_SetString(PyExc_BufferError, waited.what().c_str());
-    return -1;
-  }
-  return 0;
+  return detail::cuda_wait(static_cast<cudaStream_t>(producer_stream), stream_from_array_api(has_stream ? consumer_stream : 1));
+}
+
+/// The dlpm_py_device_hooks wait of CUDA producers (`ctx`: the producer's cudaStream_t):
+/// cuda_stream_wait, with the stream as the object the consumer passed.
+inline int cuda_object_stream_wait(void* ctx, DLDevice device, PyObject* stream) noexcept {
+  (void)device;
+  if (!detail::is_integer_stream(stream)) return -1;
+  return detail::cuda_wait(static_cast<cudaStream_t>(ctx), detail::cuda_stream_argument(stream));
+}
+
+/// The hooks of a Tensor over CUDA memory written on `producer`: cuda_object_stream_wait
+/// and cuda_copy. The stream must outlive the Tensor.
+[[nodiscard]] inline dlpm_py_device_hooks cuda_device_hooks(cudaStream_t producer) noexcept {
+  return dlpm_py_device_hooks{DLPM_PY_DEVICE_HOOKS_VERSION, static_cast<void*>(producer), &cuda_object_stream_wait, &cuda_copy,
+                              nullptr};
 }
 
 /// A dlpack_mdspan.Tensor owning `tensor`, whose __dlpack__(stream=...) orders the
-/// consumer's stream after `producer` (cuda_stream_wait). NULL with a Python exception set
-/// on failure (the tensor is deleted then).
+/// consumer's stream after `producer` and copies across devices (cuda_device_hooks). NULL
+/// with a Python exception set on failure (the tensor is deleted then).
 [[nodiscard]] inline PyObject* to_python_on_cuda_stream(managed_tensor tensor, cudaStream_t producer) noexcept {
-  return dlpm_py_tensor_new_on_stream(tensor.release(), &cuda_stream_wait, static_cast<void*>(producer));
+  const dlpm_py_device_hooks hooks = cuda_device_hooks(producer);
+  return dlpm_py_tensor_new_on_device(tensor.release(), &hooks);
 }
 
 }  // namespace dlpack_mdspan::python

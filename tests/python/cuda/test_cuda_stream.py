@@ -38,3 +38,39 @@ def test_another_stream_waits_through_an_event_or_names_the_failed_call():
         assert "make_stream_wait: cudaEventCreateWithFlags failed: cuda" in str(e)
     else:
         assert capsule_name(capsule) == "dltensor_versioned"
+
+
+def test_a_stream_that_is_not_an_integer_is_a_type_error():
+    t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
+    with pytest.raises(TypeError, match="stream must be None or an integer for CUDA memory"):
+        t.__dlpack__(max_version=(1, 3), stream="queue")
+
+
+class Capsule:
+    """A producer handing out one capsule, for a consumer's from_dlpack."""
+
+    def __init__(self, capsule, device):
+        self.capsule, self.device = capsule, device
+
+    def __dlpack__(self, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_copies_across_devices_or_names_the_failed_call():
+    """dl_device=(kDLCPU, 0) of device memory is a host copy flagged IS_COPIED; copy=True a
+    new device copy. Without a GPU, making the device memory fails first, naming the call."""
+    try:
+        t = dlpm_cuda_stream.cuda_tensor(6)
+    except BufferError as e:
+        assert "failed: cuda" in str(e)
+        pytest.skip(f"no usable CUDA device: {e}")
+    np = pytest.importorskip("numpy")
+    y = np.from_dlpack(Capsule(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)), (1, 0)))
+    np.testing.assert_array_equal(y, np.arange(6, dtype="f4"))
+    copy = t.__dlpack__(max_version=(1, 3), copy=True, stream=LEGACY)
+    assert capsule_name(copy) == "dltensor_versioned"
+    with pytest.raises(BufferError, match="copy=False forbids one"):
+        t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)

@@ -20,8 +20,8 @@ KDL_ONEAPI = 14
 
 
 def ready(array):
-    """dpnp fills arrays asynchronously: a host read waits for the array's queue first
-    (what __dlpack__(stream=queue) would do; the component passes integer streams only)."""
+    """dpnp fills arrays asynchronously: a host read in place waits for the array's queue
+    first (an import can instead pass the queue as its stream: dlpm_py_options.stream_object)."""
     array.sycl_queue.wait()
     return array
 

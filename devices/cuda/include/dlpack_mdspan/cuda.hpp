@@ -14,6 +14,10 @@
 // well. They are the core's ABI namespace (config.hpp: cxx20 or cxx23), because device_of
 // returns result<T>, which differs between C++20 TUs (nvcc) and C++23 ones: one name for
 // both would let the linker merge two different functions.
+//
+// Copies between device and host memory (try_copy_cuda_to_host, try_copy_host_to_cuda) are
+// the core's try_copy_to_host_with / try_copy_from_host_with with cudaMemcpyAsync on a
+// stream the caller names.
 #ifndef DLPACK_MDSPAN_CUDA_HPP
 #define DLPACK_MDSPAN_CUDA_HPP
 
@@ -286,6 +290,87 @@ struct array_api_stream {
   (void)cudaGetLastError();
   return error::format(errc::invalid_argument, "make_stream_wait: %s failed: %s (%s)", step, cudaGetErrorName(status),
                        cudaGetErrorString(status));
+}
+
+// ---- copies between device and host ----------------------------------------------------------
+
+namespace detail {
+
+// A CUDA failure: errc::invalid_argument naming the call; the runtime's last error cleared.
+DLPM_COLD inline error cuda_failed(const char* step, cudaError_t status) noexcept {
+  (void)cudaGetLastError();
+  return error::format(errc::invalid_argument, "%s failed: %s (%s)", step, cudaGetErrorName(status), cudaGetErrorString(status));
+}
+
+// n bytes on `stream` (ordered after the work queued on it), waited for: the host side of
+// the copy is a staging or result buffer that must be complete, or free to reuse, on return.
+inline error cuda_memcpy(void* dst, const void* src, std::size_t n, cudaMemcpyKind kind, cudaStream_t stream) noexcept {
+  cudaError_t status = cudaMemcpyAsync(dst, src, n, kind, stream);
+  if (status != cudaSuccess) return cuda_failed("cudaMemcpyAsync", status);
+  status = cudaStreamSynchronize(stream);
+  return status == cudaSuccess ? error() : cuda_failed("cudaStreamSynchronize", status);
+}
+
+// Device memory from cudaMalloc, freed with the tensor it backs.
+class cuda_device_memory {
+ public:
+  explicit cuda_device_memory(void* p) noexcept : p_(p) {}
+  cuda_device_memory(cuda_device_memory&& other) noexcept : p_(other.p_) { other.p_ = nullptr; }
+  cuda_device_memory& operator=(cuda_device_memory&&) = delete;
+  ~cuda_device_memory() {
+    if (p_ != nullptr) (void)cudaFree(p_);
+  }
+  void* get() const noexcept { return p_; }
+
+ private:
+  void* p_;
+};
+
+}  // namespace detail
+
+/// A compact row-major kDLCPU copy of a kDLCUDA or kDLCUDAManaged tensor (or any memory
+/// CUDA can read), flagged IS_COPIED (try_copy_to_host_with): cudaMemcpyAsync on `stream`,
+/// after the work already queued on it, then cudaStreamSynchronize, so the bytes are on the
+/// host when it returns. Pass the producer's stream, or one already made to wait for it
+/// (make_stream_wait).
+///
+/// Runtime errors: try_copy_to_host_with's, and errc::invalid_argument naming the CUDA call
+/// that failed.
+[[nodiscard]] inline result<managed_tensor> try_copy_cuda_to_host(const DLTensor& t, std::uint64_t flags,
+                                                                  cudaStream_t stream) noexcept {
+  return try_copy_to_host_with(t, flags, [stream](void* host, const void* device, std::size_t n) noexcept {
+    return detail::cuda_memcpy(host, device, n, cudaMemcpyDeviceToHost, stream);
+  });
+}
+
+/// A compact row-major copy of `t` (memory the CPU can read) in new device memory of CUDA
+/// device `device_id` (cudaMalloc with that device current; the caller's current device is
+/// restored), flagged IS_COPIED, the memory freed (cudaFree) with the tensor
+/// (try_copy_from_host_with). Written by cudaMemcpyAsync on `stream` and waited for.
+///
+/// Runtime errors: try_copy_from_host_with's, errc::out_of_memory when cudaMalloc fails
+/// for want of memory, and errc::invalid_argument naming any other CUDA call that failed.
+[[nodiscard]] inline result<managed_tensor> try_copy_host_to_cuda(const DLTensor& t, std::uint64_t flags, int device_id,
+                                                                  cudaStream_t stream) noexcept {
+  auto allocate = [device_id](std::size_t n) noexcept -> result<detail::cuda_device_memory> {
+    int previous = 0;
+    cudaError_t status = cudaGetDevice(&previous);
+    if (status != cudaSuccess) return unexpected_error(detail::cuda_failed("cudaGetDevice", status));
+    if ((status = cudaSetDevice(device_id)) != cudaSuccess) return unexpected_error(detail::cuda_failed("cudaSetDevice", status));
+    void* p = nullptr;
+    status = cudaMalloc(&p, n);
+    (void)cudaSetDevice(previous);
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return unexpected_error(error::format(errc::out_of_memory, "cudaMalloc of %zu bytes on device %d", n, device_id));
+    }
+    if (status != cudaSuccess) return unexpected_error(detail::cuda_failed("cudaMalloc", status));
+    return detail::cuda_device_memory(p);
+  };
+  auto write = [stream](void* device, const void* host, std::size_t n) noexcept {
+    return detail::cuda_memcpy(device, host, n, cudaMemcpyHostToDevice, stream);
+  };
+  return try_copy_from_host_with(t, flags, DLDevice{kDLCUDA, device_id}, allocate, write);
 }
 
 }  // inline namespace DLPM_ABI

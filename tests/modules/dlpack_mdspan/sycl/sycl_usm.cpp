@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <mdspan>
 #include <string>
 #include <string_view>
@@ -77,6 +78,7 @@ class queue {
     REQUIRE(r != nullptr);
     return usm(reinterpret_cast<float*>(r), queue_);
   }
+  [[nodiscard]] DPCTLSyclQueueRef get() const noexcept { return queue_; }
   void copy(void* to, const void* from, std::size_t bytes) const {
     DPCTLSyclEventRef e = DPCTLQueue_Memcpy(queue_, to, from, bytes);
     REQUIRE(e != nullptr);
@@ -256,4 +258,57 @@ TEST_CASE("the throwing forms throw dlpack_error with the same message") {
   const DLTensor t = usm_tensor(stack.data(), 0);
   CHECK_THROWS_AS((void)dm::to_mdspan_on_usm_device<usm_view>(t), dm::dlpack_error);
   CHECK_THROWS_AS((void)dm::to_host_mdspan_from_usm<host_view>(t), dm::dlpack_error);
+}
+
+TEST_CASE("copies: every USM kind to the host, strided too, and host memory to device USM that exports as the device") {
+  const queue q(true);
+  const std::array<float, 6> values{1, 2, 3, 4, 5, 6};
+  for (const dm::usm_kind kind : {dm::usm_kind::host, dm::usm_kind::shared, dm::usm_kind::device}) {
+    CAPTURE(dm::usm_kind_name(kind));
+    const auto memory = q.allocate(kind, 6);
+    q.copy(memory.p, values.data(), sizeof values);
+    DLTensor t = usm_tensor(memory.p, 0);
+    const auto copy = dm::try_copy_usm_to_host(t, dm::flag_read_only);
+    REQUIRE_MESSAGE(copy.has_value(), copy.error().what());
+    CHECK(copy->tensor().device.device_type == kDLCPU);
+    CHECK(copy->flags() == dm::flag_is_copied);
+    CHECK(std::memcmp(copy->tensor().data, values.data(), sizeof values) == 0);
+    // The transpose: staged and compacted on the host.
+    const std::int64_t strides[] = {1, 3};
+    const std::int64_t transposed_shape[] = {3, 2};
+    t.shape = const_cast<std::int64_t*>(transposed_shape);
+    t.strides = const_cast<std::int64_t*>(strides);
+    const auto transposed = dm::try_copy_usm_to_host(t, 0, q.get());
+    REQUIRE_MESSAGE(transposed.has_value(), transposed.error().what());
+    const auto* out = static_cast<const float*>(transposed->tensor().data);
+    CHECK((out[0] == 1 && out[1] == 4 && out[2] == 2 && out[3] == 5 && out[4] == 3 && out[5] == 6));
+  }
+  DLTensor host = usm_tensor(const_cast<float*>(values.data()), 0);
+  host.device = DLDevice{kDLCPU, 0};
+  const auto on_device = dm::try_copy_host_to_usm_device(host, 0, 0);
+  REQUIRE_MESSAGE(on_device.has_value(), on_device.error().what());
+  CHECK(on_device->flags() == dm::flag_is_copied);
+  const auto where = dm::check_usm_tensor(on_device->tensor());
+  REQUIRE_MESSAGE(where.has_value(), where.error().what());
+  CHECK(where->kind == dm::usm_kind::device);
+  std::array<float, 6> back{};
+  q.copy(back.data(), on_device->tensor().data, sizeof back);
+  CHECK(back == values);
+}
+
+TEST_CASE("copies refuse what is not USM of the device, and device ids that name no root device") {
+  const queue foreign(false);
+  const auto memory = foreign.allocate(dm::usm_kind::shared, 6);
+  const auto refused = dm::try_copy_usm_to_host(usm_tensor(memory.p, 0), 0);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == dm::errc::device_mismatch);
+  std::array<float, 6> values{};
+  DLTensor host = usm_tensor(values.data(), 0);
+  host.device = DLDevice{kDLCPU, 0};
+  const auto nowhere = dm::try_copy_host_to_usm_device(host, 0, 99);
+  REQUIRE_FALSE(nowhere.has_value());
+  CHECK(nowhere.error().code() == dm::errc::device_id_mismatch);
+  const auto not_host = dm::try_copy_host_to_usm_device(usm_tensor(memory.p, 0), 0, 0);
+  REQUIRE_FALSE(not_host.has_value());
+  CHECK(not_host.error().code() == dm::errc::device_mismatch);
 }
