@@ -73,8 +73,16 @@ inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
   if (target.device_type != kDLCPU && target.device_type != kDLCUDA)
     return detail::cuda_refuse(error::format(errc::device_mismatch, "CUDA: cannot copy to device type %d (kDLCPU and kDLCUDA only)",
                                              static_cast<int>(target.device_type)));
-  result<managed_tensor> copy = is_host_accessible(t.device.device_type) ? try_copy_to_host(t, source->flags)
-                                                                        : try_copy_cuda_to_host(t, source->flags, producer);
+  result<managed_tensor> copy = unexpected_error(error());
+  if (t.device.device_type == kDLCPU) {
+    copy = try_copy_to_host(t, source->flags);
+  } else if (is_host_accessible(t.device.device_type)) {  // managed or pinned: the host reads it once the producer is done
+    const cudaError_t status = cudaStreamSynchronize(producer);
+    copy = status == cudaSuccess ? try_copy_to_host(t, source->flags)
+                                 : result<managed_tensor>(unexpected_error(dlpack_mdspan::detail::cuda_failed("cudaStreamSynchronize", status)));
+  } else {
+    copy = try_copy_cuda_to_host(t, source->flags, producer);
+  }
   if (copy && target.device_type == kDLCUDA) {
     if (!detail::is_integer_stream(stream)) return -1;
     const result<array_api_stream> consumer = detail::cuda_stream_argument(stream);

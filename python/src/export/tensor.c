@@ -68,12 +68,14 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
 }
 
 /* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
- * IS_COPIED: memory the CPU can read goes to kDLCPU through the facade; anything else needs
- * the producer's copy hook, since only its device runtime can move the bytes. */
+ * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
+ * device work still writing the memory); else memory the CPU can read goes to kDLCPU
+ * through the facade, as it is; anything else cannot be copied here. */
 static int export_copy(const tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
-  if (target.device_type == kDLCPU && target.device_id == 0 && dlpm_is_host_accessible(device.device_type))
+  if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
+      dlpm_is_host_accessible(device.device_type))
     return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
   if (o->hooks.copy == NULL) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
