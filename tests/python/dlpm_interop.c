@@ -10,6 +10,8 @@
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
  *                       options (accept_semantic_bits too); returns the elements' bytes in
  *                       row-major order and facts
+ *   reexport(obj)       dlpm_py_import with the default options and no requirements, then
+ *                       dlpm_py_tensor_new: obj's tensor as a dlpack_mdspan.Tensor, zero copy
  *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
  *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
@@ -270,6 +272,15 @@ done:
   return result;
 }
 
+/* What an extension that passes a tensor through does: the peers' own suites run with it
+ * standing in for every producer (tests/python/peers). */
+static PyObject* reexport(PyObject* module, PyObject* obj) {
+  DLManagedTensorVersioned* t;
+  (void)module;
+  if (dlpm_py_import(obj, NULL, NULL, &t) != DLPM_OK) return NULL;
+  return dlpm_py_tensor_new(t);
+}
+
 /* ---- capsules and exchange tables --------------------------------------------------------- */
 
 static PyObject* capsule(PyObject* module, PyObject* args) {
@@ -497,6 +508,7 @@ static PyMethodDef module_methods[] = {
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
     {"consume", (PyCFunction)(void (*)(void))consume, METH_VARARGS | METH_KEYWORDS, "Import through the Python component."},
+    {"reexport", reexport, METH_O, "obj imported with the default options, as a dlpack_mdspan.Tensor."},
     {"capsule", capsule, METH_VARARGS, "A capsule from dlpm_py_capsule_new."},
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
