@@ -19,6 +19,8 @@
  *                                   that type's managed_tensor_to_py_object_no_sync
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
+ *   publish_raising(cls, exc)       a table on a class whose two import entries raise exc (an
+ *                                   exception instance), or, for None, fail without one
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   options_versions(obj, bits)     dlpm_py_options versions 1, 2 and 3 against obj (a NumPy
@@ -380,6 +382,52 @@ static PyObject* publish_on(PyObject* module, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+/* publish_raising(cls, exc): our Tensor's table, but for its two import entries
+ * (managed_tensor_from_py_object_no_sync, dltensor_from_py_object_no_sync), which fail the
+ * way a producer's would: raising exc (an exception instance), or returning -1 with no
+ * exception set when exc is None. One such table at a time (the last call's exc). */
+static PyObject* raising_exception;
+
+static int raise_it(void) {
+  if (raising_exception != Py_None) PyErr_SetObject((PyObject*)Py_TYPE(raising_exception), raising_exception);
+  return -1;
+}
+
+static int raising_managed(void* obj, DLManagedTensorVersioned** out) {
+  (void)obj;
+  (void)out;
+  return raise_it();
+}
+
+static int raising_borrowed(void* obj, DLTensor* out) {
+  (void)obj;
+  (void)out;
+  return raise_it();
+}
+
+static PyObject* publish_raising(PyObject* module, PyObject* args) {
+  static DLPackExchangeAPI raising;
+  PyObject *cls, *exc, *sample;
+  DLManagedTensorVersioned* t;
+  const DLPackExchangeAPI* ours;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "OO", &cls, &exc)) return NULL;
+  if (exc != Py_None && !PyExceptionInstance_Check(exc)) {
+    PyErr_SetString(PyExc_TypeError, "publish_raising: exc must be an exception instance or None");
+    return NULL;
+  }
+  if (!(t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0)) || !(sample = dlpm_py_tensor_new(t))) return NULL;
+  ours = dlpm_py_exchange_api_of(sample);
+  Py_DECREF(sample);
+  if (!ours) return NULL;
+  raising = *ours;
+  raising.managed_tensor_from_py_object_no_sync = raising_managed;
+  raising.dltensor_from_py_object_no_sync = raising_borrowed;
+  Py_XSETREF(raising_exception, Py_NewRef(exc));
+  if (dlpm_py_publish_exchange_api(cls, &raising) != 0) return NULL;
+  Py_RETURN_NONE;
+}
+
 /* device_tensor(device_type): a 2-element float32 Tensor labelled with that device (host
  * memory underneath, so reading it is safe) whose __dlpack__ reports every stream
  * synchronisation request to stream_waits(); stream 13 is refused with RuntimeError. */
@@ -514,6 +562,7 @@ static PyMethodDef module_methods[] = {
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
+    {"publish_raising", publish_raising, METH_VARARGS, "A table whose import entries raise exc (or fail with none)."},
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
