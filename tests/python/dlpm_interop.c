@@ -10,6 +10,8 @@
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
  *                       options (accept_semantic_bits too); returns the elements' bytes in
  *                       row-major order and facts
+ *   reexport(obj)       dlpm_py_import with the default options and no requirements, then
+ *                       dlpm_py_tensor_new: obj's tensor as a dlpack_mdspan.Tensor, zero copy
  *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
  *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
@@ -17,6 +19,8 @@
  *                                   that type's managed_tensor_to_py_object_no_sync
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
+ *   publish_raising(cls, exc)       a table on a class whose two import entries raise exc (an
+ *                                   exception instance), or, for None, fail without one
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
@@ -275,6 +279,15 @@ done:
   return result;
 }
 
+/* What an extension that passes a tensor through does: the peers' own suites run with it
+ * standing in for every producer (tests/python/peers). */
+static PyObject* reexport(PyObject* module, PyObject* obj) {
+  DLManagedTensorVersioned* t;
+  (void)module;
+  if (dlpm_py_import(obj, NULL, NULL, &t) != DLPM_OK) return NULL;
+  return dlpm_py_tensor_new(t);
+}
+
 /* ---- capsules and exchange tables --------------------------------------------------------- */
 
 static PyObject* capsule(PyObject* module, PyObject* args) {
@@ -371,6 +384,52 @@ static PyObject* publish_on(PyObject* module, PyObject* args) {
   } else if (dlpm_py_publish_exchange_api(cls, strcmp(how, "chained") == 0 ? &chained : &unchained) != 0) {
     return NULL;
   }
+  Py_RETURN_NONE;
+}
+
+/* publish_raising(cls, exc): our Tensor's table, but for its two import entries
+ * (managed_tensor_from_py_object_no_sync, dltensor_from_py_object_no_sync), which fail the
+ * way a producer's would: raising exc (an exception instance), or returning -1 with no
+ * exception set when exc is None. One such table at a time (the last call's exc). */
+static PyObject* raising_exception;
+
+static int raise_it(void) {
+  if (raising_exception != Py_None) PyErr_SetObject((PyObject*)Py_TYPE(raising_exception), raising_exception);
+  return -1;
+}
+
+static int raising_managed(void* obj, DLManagedTensorVersioned** out) {
+  (void)obj;
+  (void)out;
+  return raise_it();
+}
+
+static int raising_borrowed(void* obj, DLTensor* out) {
+  (void)obj;
+  (void)out;
+  return raise_it();
+}
+
+static PyObject* publish_raising(PyObject* module, PyObject* args) {
+  static DLPackExchangeAPI raising;
+  PyObject *cls, *exc, *sample;
+  DLManagedTensorVersioned* t;
+  const DLPackExchangeAPI* ours;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "OO", &cls, &exc)) return NULL;
+  if (exc != Py_None && !PyExceptionInstance_Check(exc)) {
+    PyErr_SetString(PyExc_TypeError, "publish_raising: exc must be an exception instance or None");
+    return NULL;
+  }
+  if (!(t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0)) || !(sample = dlpm_py_tensor_new(t))) return NULL;
+  ours = dlpm_py_exchange_api_of(sample);
+  Py_DECREF(sample);
+  if (!ours) return NULL;
+  raising = *ours;
+  raising.managed_tensor_from_py_object_no_sync = raising_managed;
+  raising.dltensor_from_py_object_no_sync = raising_borrowed;
+  Py_XSETREF(raising_exception, Py_NewRef(exc));
+  if (dlpm_py_publish_exchange_api(cls, &raising) != 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -584,11 +643,13 @@ static PyMethodDef module_methods[] = {
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
     {"consume", (PyCFunction)(void (*)(void))consume, METH_VARARGS | METH_KEYWORDS, "Import through the Python component."},
+    {"reexport", reexport, METH_O, "obj imported with the default options, as a dlpack_mdspan.Tensor."},
     {"capsule", capsule, METH_VARARGS, "A capsule from dlpm_py_capsule_new."},
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
+    {"publish_raising", publish_raising, METH_VARARGS, "A table whose import entries raise exc (or fail with none)."},
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},

@@ -463,14 +463,35 @@ def test_torch_imported_after_other_types(case):
     assert child.stdout.startswith("refused: torch.Tensor refused: its negative bit is set")
 
 
+# Tensors PyTorch cannot export: its __dlpack__ raises BufferError, its exchange table
+# RuntimeError (with a different message for a sparse tensor).
+UNEXPORTABLE = {
+    "refused sparse": (lambda: torch.eye(2).to_sparse(), "Cannot access data pointer of Tensor that doesn't have storage"),
+    "refused quantized": (lambda: torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8),
+                          "QUInt/QInt types are not supported by dlpack"),
+}
+
+
 @pytest.mark.matrix("PyTorch", "import", "exchange API")
-@named('refused sparse')
-def test_torch_exchange_api_refusal_propagates(case):
-    sparse = torch.tensor([1.0, 2.0]).to_sparse()
-    with pytest.raises(RuntimeError, match="Cannot access data pointer of Tensor that doesn't have storage"):
-        dl.consume(sparse)
-    with pytest.raises(BufferError, match="layout other than torch.strided"):
-        dl.consume(sparse, exchange=False)
+@pytest.mark.filterwarnings("ignore:torch.quantize_per_tensor:UserWarning")  # deprecated, still exported
+@pytest.mark.parametrize("case", list(UNEXPORTABLE))
+def test_torch_exchange_api_refusal_is_buffer_error(case):
+    """What PyTorch's own __dlpack__ refuses with BufferError, its table refuses with
+    RuntimeError; through the table the import raises BufferError too, naming the entry, with
+    PyTorch's RuntimeError kept as the cause."""
+    make, table_says = UNEXPORTABLE[case]
+    t = make()
+    with pytest.raises(BufferError) as own:
+        t.__dlpack__()
+    for borrow, entry in ((False, "managed_tensor_from_py_object_no_sync"), (True, "dltensor_from_py_object_no_sync")):
+        with pytest.raises(BufferError, match=f"^torch.Tensor's DLPack exchange API refused the tensor: {entry} raised "
+                                              f"RuntimeError: {table_says}") as ours:
+            dl.consume(t, borrow=borrow)
+        assert type(ours.value.__cause__) is RuntimeError and table_says in str(ours.value.__cause__)
+    # Through __dlpack__, PyTorch's own BufferError arrives as it is.
+    with pytest.raises(BufferError) as dunder:
+        dl.consume(t, exchange=False)
+    assert dunder.value.__cause__ is None and str(dunder.value) == str(own.value)
 
 
 def check_requirement_mismatches(exchange):

@@ -460,12 +460,60 @@ def test_type_error_subclass_is_the_producers_answer():
 @pytest.mark.parametrize("how", ["chained", "integer"])
 def test_exchange_table_lookup_walks_prev_api_and_reads_the_integer_form(how):
     # The table found is our Tensor's (major 1): called with another type, it refuses, which
-    # proves that lookup found it (through prev_api, or the integer attribute).
+    # proves that lookup found it (through prev_api, or the integer attribute). Its TypeError
+    # arrives as the cause of a BufferError (test_exchange_entry_failures below).
     cls = type("Newer", (), {})
     dl.publish_on(cls, how)
     assert dl.exchange_api(cls()) == (1, 3)
-    with pytest.raises(TypeError, match="exchange API called with another type"):
+    with pytest.raises(BufferError, match="managed_tensor_from_py_object_no_sync raised TypeError") as e:
         dl.consume(cls())
+    assert type(e.value.__cause__) is TypeError
+    assert "exchange API called with another type" in str(e.value.__cause__)
+
+
+class ProducersOwnError(RuntimeError):
+    pass
+
+
+# What a producer's exchange-API import entry raises -> what the import raises.
+ENTRY_FAILURES = [
+    (RuntimeError("cannot export this\nbacktrace line"), BufferError),
+    (TypeError("wrong kind of tensor"), BufferError),
+    (ValueError("bad value"), BufferError),
+    (MemoryError("no memory"), MemoryError),
+    (BufferError("the producer's own BufferError"), BufferError),
+    (ProducersOwnError("a class of the producer's own"), ProducersOwnError),
+    (NotImplementedError("a RuntimeError subclass"), NotImplementedError),
+    (KeyError("anything else"), KeyError),
+]
+
+
+@pytest.mark.parametrize("borrow", [False, True], ids=["owned", "borrowed"])
+@pytest.mark.parametrize("exc, raised", ENTRY_FAILURES, ids=[type(e).__name__ for e, _ in ENTRY_FAILURES])
+def test_exchange_entry_failures(exc, raised, borrow):
+    """Exactly RuntimeError, TypeError and ValueError from an import entry of a type's table
+    become BufferError naming the type and the entry, with the producer's exception as
+    __cause__ (its message's first line in ours); everything else is raised as it is."""
+    cls = type("Failing", (), {})
+    dl.publish_raising(cls, exc)
+    entry = "dltensor_from_py_object_no_sync" if borrow else "managed_tensor_from_py_object_no_sync"
+    with pytest.raises(raised) as e:
+        dl.consume(cls(), borrow=borrow)
+    if raised is BufferError and type(exc) is not BufferError:
+        assert type(e.value) is BufferError
+        assert str(e.value) == (f"{__name__}.Failing's DLPack exchange API refused the tensor: {entry} raised "
+                                f"{type(exc).__name__}: {str(exc).splitlines()[0]} (the producer failed)")
+        assert e.value.__cause__ is exc and e.value.__suppress_context__
+    else:
+        assert e.value is exc and e.value.__cause__ is None
+
+
+def test_exchange_entry_failing_without_an_exception_is_a_buffer_error():
+    cls = type("Silent", (), {})
+    dl.publish_raising(cls, None)
+    for borrow, entry in ((False, "managed_tensor_from_py_object_no_sync"), (True, "dltensor_from_py_object_no_sync")):
+        with pytest.raises(BufferError, match=f"exchange API's {entry} failed without setting an exception"):
+            dl.consume(cls(), borrow=borrow)
 
 
 def test_exchange_table_of_another_major_without_an_older_one_is_none():

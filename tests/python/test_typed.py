@@ -53,9 +53,14 @@ def test_cxx_exchange_table_for_a_type_of_ours(np):
     h = dl.Holder(3)
     assert dl.exchange_api(h) == (1, 3)
     assert np.frombuffer(dl.consume(h)["bytes"], np.float32).tolist() == [1.0, 1.0, 1.0]
-    with pytest.raises(RuntimeError, match="C\\+\\+ exception: an empty Holder has nothing to export"):
-        dl.consume(dl.Holder(0))  # the C++ exception became the table's error, not a crash
-    with pytest.raises(RuntimeError, match="borrowing is not offered"):
+    # The C++ exception became the table's RuntimeError, not a crash; the import raises it as
+    # the cause of a BufferError (docs/errors.md).
+    with pytest.raises(BufferError, match="managed_tensor_from_py_object_no_sync raised RuntimeError") as e:
+        dl.consume(dl.Holder(0))
+    assert type(e.value.__cause__) is RuntimeError
+    assert str(e.value.__cause__) == "C++ exception: an empty Holder has nothing to export"
+    with pytest.raises(BufferError, match="dltensor_from_py_object_no_sync raised RuntimeError") as e:
         dl.consume(h, borrow=True)
+    assert str(e.value.__cause__) == "C++ exception: borrowing is not offered by Holder"
     with pytest.raises(TypeError, match="expected a DLPack tensor"):
         dl.consume(h, exchange=False)  # Holder has no __dlpack__: only the table

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* DLPack 1.3's exchange API, as a consumer: finding the table a type publishes (import.c
- * takes and borrows through it, inline on the hot path), and the producer's stream.
+ * takes and borrows through it, inline on the hot path), what a failed entry raises, and the
+ * producer's stream.
  * Tables are built in export/tensor.c. The per-type cache also keeps the type's semantic-bits
  * rule (producer_bits.c), so that one lookup answers both. */
 #include "import/import.h"
@@ -74,6 +75,83 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
 
 const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {
   return obj == NULL ? NULL : dlpm_py__type_facts(obj).api;
+}
+
+/* The name "module.qualname" of obj's type, or NULL (no exception set). */
+static PyObject* type_name(PyObject* obj) {
+  PyObject* type = (PyObject*)Py_TYPE(obj);
+  PyObject* module = PyObject_GetAttrString(type, "__module__");
+  PyObject* qualname = module ? PyObject_GetAttrString(type, "__qualname__") : NULL;
+  PyObject* name = qualname ? PyUnicode_FromFormat("%S.%S", module, qualname) : NULL;
+  Py_XDECREF(module);
+  Py_XDECREF(qualname);
+  if (!name) PyErr_Clear();
+  return name;
+}
+
+/* The first line of str(exc) (PyTorch appends a C++ backtrace), or NULL (no exception set). */
+static PyObject* first_line(PyObject* exc) {
+  PyObject *text = PyObject_Str(exc), *line = NULL;
+  Py_ssize_t end;
+  if (text && (end = PyUnicode_FindChar(text, '\n', 0, PyUnicode_GetLength(text), 1)) != -2)
+    line = end < 0 ? Py_NewRef(text) : PyUnicode_Substring(text, 0, end);
+  Py_XDECREF(text);
+  if (!line) PyErr_Clear();
+  return line;
+}
+
+/* `producer`'s exception (normalised), now BufferError naming the entry, with `producer` as
+ * its __cause__; NULL when that could not be built (no exception set). Steals `producer`
+ * only on success. */
+static PyObject* as_buffer_error(PyObject* obj, const char* entry, PyObject* producer, const char* kind) {
+  PyObject *name = type_name(obj), *line = first_line(producer), *wrapped = NULL;
+  if (name && line) wrapped = PyObject_CallFunction(PyExc_BufferError, "N",
+                                                    PyUnicode_FromFormat("%U's DLPack exchange API refused the tensor: %s "
+                                                                         "raised %s: %U (%s)",
+                                                                         name, entry, kind, line,
+                                                                         dlpm_status_string(DLPM_E_PRODUCER_FAILED)));
+  Py_XDECREF(name);
+  Py_XDECREF(line);
+  if (!wrapped) {
+    PyErr_Clear();
+    return NULL;
+  }
+  PyException_SetCause(wrapped, producer); /* steals; sets __suppress_context__, as `raise ... from` */
+  return wrapped;
+}
+
+dlpm_status dlpm_py__exchange_entry_failed(PyObject* obj, const char* entry) {
+  PyObject *exc, *wrapped;
+  const char* kind;
+#if !DLPM_PY_RAISED_EXCEPTION
+  PyObject *type, *traceback;
+#endif
+  if (!PyErr_Occurred()) {
+    PyErr_Format(PyExc_BufferError, "the DLPack exchange API's %s failed without setting an exception (%s)", entry,
+                 dlpm_status_string(DLPM_E_PRODUCER_FAILED));
+    return DLPM_E_PRODUCER_FAILED;
+  }
+#if DLPM_PY_RAISED_EXCEPTION
+  exc = PyErr_GetRaisedException();
+#else
+  PyErr_Fetch(&type, &exc, &traceback);
+  PyErr_NormalizeException(&type, &exc, &traceback);
+  if (traceback) PyException_SetTraceback(exc, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+#endif
+  kind = Py_IS_TYPE(exc, (PyTypeObject*)PyExc_RuntimeError) ? "RuntimeError"
+         : Py_IS_TYPE(exc, (PyTypeObject*)PyExc_TypeError)  ? "TypeError"
+         : Py_IS_TYPE(exc, (PyTypeObject*)PyExc_ValueError) ? "ValueError"
+                                                             : NULL;
+  wrapped = kind ? as_buffer_error(obj, entry, exc, kind) : NULL;
+  if (wrapped) exc = wrapped;
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(exc);
+#else
+  PyErr_Restore(Py_NewRef((PyObject*)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
+#endif
+  return DLPM_E_PRODUCER_FAILED;
 }
 
 dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice device, void** out_stream) DLPM_NOEXCEPT {

@@ -116,7 +116,7 @@ static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObj
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
-    return dlpm_py__producer_failed("the exchange API's managed_tensor_from_py_object_no_sync");
+    return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
   /* The comparison inline (the common case); the facade deletes and words a mismatch. */
   if (t->version.major != DLPACK_MAJOR_VERSION && (s = dlpm_managed_check_version(t)) != DLPM_OK) {
     dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
@@ -203,7 +203,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
       DLTensor view;
       if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
-        return dlpm_py__producer_failed("the exchange API's dltensor_from_py_object_no_sync");
+        return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !accepts_semantic_bits(o) &&
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0)) != DLPM_OK)
         return s;

@@ -36,6 +36,14 @@ typedef struct dlpm_py_type_facts {
 } dlpm_py_type_facts;
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
 
+/* exchange_api.c: after the table entry `entry` (its name) of obj's type returned -1. The
+ * generic exceptions, exactly RuntimeError, TypeError and ValueError, become BufferError
+ * (DLPack asks a producer that cannot describe its data for BufferError, and its
+ * __dlpack__ often raises that already), naming the entry and keeping the producer's
+ * exception as __cause__; any other exception stays as it is; none set gives BufferError.
+ * Returns DLPM_E_PRODUCER_FAILED. */
+dlpm_status dlpm_py__exchange_entry_failed(PyObject* obj, const char* entry);
+
 /* producer_bits.c: the semantic-bits rule of a type (0: none), found when the type is
  * first cached; leaves no exception set. */
 unsigned dlpm_py__semantic_bits_of_type(PyObject* type);
