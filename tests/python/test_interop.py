@@ -161,7 +161,7 @@ def test_producer_errors_propagate():
         def __dlpack__(self, **kwargs):
             return 42
 
-    with pytest.raises(BufferError, match=r"__dlpack__ returned an object of <class 'int'>, not a PyCapsule"):
+    with pytest.raises(TypeError, match=r"__dlpack__ returned an object of <class 'int'>, not a PyCapsule"):
         dl.consume(ReturnsJunk())
 
 

@@ -29,8 +29,8 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
     if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
     return s;
   }
-  if (!PyCapsule_CheckExact(capsule)) {
-    PyErr_Format(not_dlpack, "__dlpack__ returned an object of %R, not a PyCapsule (invalid argument)",
+  if (!PyCapsule_CheckExact(capsule)) { /* the wrong type of object: TypeError, as dpctl's suite asserts */
+    PyErr_Format(PyExc_TypeError, "__dlpack__ returned an object of %R, not a PyCapsule (invalid argument)",
                  (PyObject*)Py_TYPE(capsule));
     return DLPM_E_INVALID_ARGUMENT;
   }

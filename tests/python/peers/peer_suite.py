@@ -17,7 +17,8 @@ into this repository. An ``ast.NodeTransformer`` rewrites it, the result is writ
   (``sys.getrefcount(x)``) still asks about the peer's object;
 - not inside a producer's own ``def __dlpack__`` / ``def __dlpack_device__`` (a subclass's
   ``super().__dlpack__()`` stays the peer's: it *is* the producer we re-export);
-- a relative import becomes absolute (the file no longer sits in its package).
+- a relative import becomes absolute (the file no longer sits in its package), and the
+  package itself is imported first, as importing the file from it would.
 
 Everything else is the peer's code. ``reexport`` is ``MODULE:FUNCTION`` (for this
 repository's frameworks suite, ``dlpm_interop.reexport``: dlpm_py_import with the default
@@ -102,7 +103,10 @@ def rewrite(source, filename, consumers, package, reexport, expect_type):
     transformer = ProducersThroughReexport(consumers, package)
     tree = transformer.visit(tree)
     module, function = reexport.split(":")
+    # The package the file sits in is imported first, as importing the file from there would
+    # (dpnp's tests/__init__.py patches numpy.testing before its files import from it).
     prologue = ast.parse(
+        f"import {package}\n"
         "import peer_suite as _dlpm_peer_suite\n"
         f"{REEXPORT_NAME} = _dlpm_peer_suite.reexporter({module!r}, {function!r}, {expect_type!r})\n").body
     # After a docstring and `from __future__` imports, which must come first.

@@ -33,6 +33,7 @@ def test_it(np, raises):
 EXPECTED = '''\
 """docstring"""
 from __future__ import annotations
+import peer.tests
 import peer_suite as _dlpm_peer_suite
 _dlpm_reexport = _dlpm_peer_suite.reexporter('mod', 'fn', 'dlpack_mdspan.Tensor')
 from peer.tests.helper import make
