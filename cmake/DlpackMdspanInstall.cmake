@@ -9,6 +9,19 @@ include(CMakePackageConfigHelpers)
 
 set(DLPACK_MDSPAN_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/dlpack_mdspan")
 
+# The pip package installs where no DLPack may be: it carries the header it was built with
+# (DLPack's own file, Apache-2.0, copied at install time; the package config prefers it).
+option(DLPACK_MDSPAN_INSTALL_DLPACK_HEADER "Install <dlpack/dlpack.h> with the package (the wheel sets it)" OFF)
+if(DLPACK_MDSPAN_INSTALL_DLPACK_HEADER)
+  install(FILES "${DLPACK_HEADER_FILE}" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}/dlpack")
+endif()
+# The module's interface unit, for importers that build the module themselves when this
+# install carries no prebuilt one (the pip package is built without it: g++ < 14 cannot).
+if(NOT TARGET dlpack_mdspan)
+  install(FILES "${PROJECT_SOURCE_DIR}/modules/dlpack_mdspan/dlpack_mdspan.cppm"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/dlpack_mdspan/module")
+endif()
+
 # The C facade is installed when it is part of the build (DLPACK_MDSPAN_BUILD_C_API, on at
 # top level) or when the Python component, which links it, is built.
 set(_dlpm_install_targets dlpack_mdspan_headers)

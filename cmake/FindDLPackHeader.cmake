@@ -4,9 +4,19 @@
 # Debian's libdlpack-dev 1.3 ships a dlpackConfigVersion.cmake that still says 0.6, so a
 # versioned find_package(dlpack 1.0 CONFIG) would reject a good install. We therefore find
 # the package without a version and read the real one from <dlpack/dlpack.h>.
+#
+# An install that carries its own copy of the header (the pip package:
+# DLPACK_MDSPAN_INSTALL_DLPACK_HEADER) sets DLPM_DLPACK_BUNDLED_INCLUDE in its package config;
+# that copy is used first, so the package works where no DLPack is installed.
 include_guard(GLOBAL)
 
-find_package(dlpack CONFIG QUIET)
+if(DLPM_DLPACK_BUNDLED_INCLUDE AND EXISTS "${DLPM_DLPACK_BUNDLED_INCLUDE}/dlpack/dlpack.h" AND NOT TARGET dlpack::dlpack)
+  add_library(dlpack::dlpack INTERFACE IMPORTED)
+  set_target_properties(dlpack::dlpack PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${DLPM_DLPACK_BUNDLED_INCLUDE}")
+endif()
+if(NOT TARGET dlpack::dlpack)
+  find_package(dlpack CONFIG QUIET)
+endif()
 if(NOT TARGET dlpack::dlpack)
   find_path(DLPACK_INCLUDE_DIR dlpack/dlpack.h)
   if(DLPACK_INCLUDE_DIR)
@@ -37,4 +47,5 @@ if(NOT DLPACK_VERSION_MAJOR OR DLPACK_VERSION_MAJOR LESS 1)
     "Run scripts/install-deps to install libdlpack-dev 1.x.")
 endif()
 set(DLPACK_VERSION "${DLPACK_VERSION_MAJOR}.${DLPACK_VERSION_MINOR}")
+set(DLPACK_HEADER_FILE "${_dlpm_dlpack_h}")  # the file itself (the pip package installs a copy)
 message(STATUS "DLPack ${DLPACK_VERSION}: ${_dlpm_dlpack_h}")

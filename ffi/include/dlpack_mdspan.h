@@ -167,6 +167,10 @@ DLPM_API size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) 
  * dlpm_managed_copy_to_host, require. Never fails. */
 DLPM_API int32_t dlpm_is_host_accessible(int32_t device_type) DLPM_NOEXCEPT;
 
+/** The name of a DLDeviceType as dlpack.h spells it ("kDLCPU", "kDLCUDA", "kDLOneAPI"), or
+ * "unknown" for a value it does not define. Never NULL; a static string. */
+DLPM_API const char* dlpm_device_type_name(int32_t device_type) DLPM_NOEXCEPT;
+
 /** The bytes a valid tensor's elements occupy, as offsets from tensor->data: [*begin, *end),
  * byte_offset included, negative strides included (begin may be negative). Packed sub-byte
  * elements share bytes; `flags` (a managed tensor's) says whether they are padded. An empty

@@ -291,6 +291,8 @@ size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) noexcept 
 
 int32_t dlpm_is_host_accessible(int32_t device_type) noexcept { return dm::is_host_accessible(device_type) ? 1 : 0; }
 
+const char* dlpm_device_type_name(int32_t device_type) noexcept { return dm::device_type_name(device_type); }
+
 dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_byte_span", "tensor");
   if (begin == nullptr) return null_argument("dlpm_byte_span", "begin");

@@ -156,6 +156,32 @@ DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_
 DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
                                                    dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
+/** The layout of dlpm_py_provenance this header describes. */
+#define DLPM_PY_PROVENANCE_VERSION 1
+
+/** The ways a tensor comes in (dlpm_py_provenance.path). */
+enum {
+  DLPM_PY_PATH_CAPSULE = 1,      /**< a bare "dltensor_versioned" / "dltensor" capsule */
+  DLPM_PY_PATH_EXCHANGE_API = 2, /**< the type's DLPack exchange API table */
+  DLPM_PY_PATH_DLPACK = 3        /**< obj.__dlpack__(...) */
+};
+
+/** What a producer handed over, as dlpm_py_import_traced saw it. */
+typedef struct dlpm_py_provenance {
+  uint32_t version;             /**< DLPM_PY_PROVENANCE_VERSION, set by the caller */
+  int32_t path;                 /**< DLPM_PY_PATH_* */
+  int32_t legacy;               /**< nonzero: a legacy (pre-1.0) "dltensor" capsule, converted to versioned */
+  int32_t pre_1_0_call;         /**< nonzero: __dlpack__ refused the DLPack 1.0 keywords and was asked without */
+  DLPackVersion dlpack_version; /**< the producer's DLPack version; {0, 0} for a legacy capsule, which has none */
+} dlpm_py_provenance;
+
+/** dlpm_py_import_unvalidated that also says how the tensor came (*how, whose `version`
+ * the caller sets): for tools that explain a hand-over, such as dlpack_mdspan.inspect.
+ * The tensor is not validated: validate it (dlpm_validate, dlpm_check_managed) before
+ * reading it. Ownership and failures as dlpm_py_import. */
+DLPM_PY_API dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts,
+                                              DLManagedTensorVersioned** out, dlpm_py_provenance* how) DLPM_NOEXCEPT;
+
 /* ---- export ------------------------------------------------------------------------- */
 
 /** Takes ownership of `t` and returns a capsule: "dltensor_versioned" when `versioned` is

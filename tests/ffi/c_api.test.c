@@ -695,6 +695,9 @@ static void test_binding_queries(void) {
   CHECK(dlpm_is_host_accessible(kDLOneAPI) == 0);
   CHECK(dlpm_is_host_accessible(-1) == 0);
   CHECK(dlpm_is_host_accessible(1000) == 0);
+  CHECK(strcmp(dlpm_device_type_name(kDLCPU), "kDLCPU") == 0);
+  CHECK(strcmp(dlpm_device_type_name(kDLOneAPI), "kDLOneAPI") == 0);
+  CHECK(strcmp(dlpm_device_type_name(1000), "unknown") == 0);
 
   t.byte_offset = 9 * 4; /* column j at data[9 - 3j]: elements 0..11 */
   CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace dm = dlpack_mdspan;
@@ -28,6 +29,10 @@ TEST_CASE("dlpm_storage_itemsize is the core's storage_itemsize for every code a
 
 TEST_CASE("dlpm_is_host_accessible is the core's is_host_accessible for every device type") {
   for (int type = -4; type < 64; ++type) REQUIRE(dlpm_is_host_accessible(type) == (dm::is_host_accessible(type) ? 1 : 0));
+}
+
+TEST_CASE("dlpm_device_type_name is the core's device_type_name for every device type") {
+  for (int type = -4; type < 64; ++type) REQUIRE(std::string(dlpm_device_type_name(type)) == dm::device_type_name(type));
 }
 
 namespace {

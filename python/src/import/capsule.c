@@ -6,12 +6,14 @@
 #include <string.h>
 
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
- * the tensor stays with the capsule), then version-checked, legacy moved to versioned.
- * `not_dlpack` is the exception for a capsule (or object) that is not a DLPack tensor. */
+ * the tensor stays with the capsule), then version-checked, legacy moved to versioned
+ * (*legacy set). `not_dlpack` is the exception for a capsule (or object) that is not a
+ * DLPack tensor. */
 dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
-                                  DLManagedTensorVersioned** out) {
+                                  DLManagedTensorVersioned** out, int* legacy) {
   const char* name;
   dlpm_status s;
+  *legacy = 0;
   if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
     DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
     if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
@@ -23,9 +25,10 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
     return DLPM_OK;
   }
   if (PyCapsule_IsValid(capsule, "dltensor")) {
-    DLManagedTensor* legacy = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+    DLManagedTensor* old = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
     if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
-    s = o->legacy_writable ? dlpm_from_legacy_writable(legacy, out) : dlpm_from_legacy(legacy, out);
+    *legacy = 1;
+    s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
     if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
     return s;
   }

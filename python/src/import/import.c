@@ -143,26 +143,37 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
 }
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
- * at all when it is NULL (the caller validates). `writes`: the caller writes through it. */
+ * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
+ * `how`, when not NULL (dlpm_py_import_traced), says which way the tensor came. */
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
-                                       const dlpm_requirements* check, DLManagedTensorVersioned** out) {
+                                       const dlpm_requirements* check, DLManagedTensorVersioned** out,
+                                       dlpm_py_provenance* how) {
   DLManagedTensorVersioned* t = NULL;
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
-  int pre_1_0 = 0, via_dunder = 0;
+  int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
-    s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t);
+    s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
   } else {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (!accepts_semantic_bits(o)) bits = facts.semantic_bits;
     if (facts.api != NULL && exchange_api_allowed(o)) {
+      path = DLPM_PY_PATH_EXCHANGE_API;
       s = take_through_exchange_api(facts.api, obj, &t);
     } else {
       via_dunder = 1;
-      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0);
+      path = DLPM_PY_PATH_DLPACK;
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy);
     }
   }
   if (s != DLPM_OK) return s;
+  if (how != NULL) {
+    how->path = path;
+    how->legacy = legacy;
+    how->pre_1_0_call = pre_1_0;
+    how->dlpack_version = t->version;
+    if (legacy) how->dlpack_version.major = how->dlpack_version.minor = 0; /* it had none */
+  }
 
   /* The tensor is ours: from here it goes to *out or is deleted. */
   if ((bits == 0 || (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder)) == DLPM_OK) &&
@@ -180,14 +191,25 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, req && req->writable, checks_for(req, o), out);
+  return s != DLPM_OK ? s : import_tensor(obj, o, req && req->writable, checks_for(req, o), out, NULL);
 }
 
 dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
                                        DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out); /* for reading (the header says so) */
+  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, NULL); /* for reading (the header says so) */
+}
+
+dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts, DLManagedTensorVersioned** out,
+                                  dlpm_py_provenance* how) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s = entry_arguments("dlpm_py_import_traced", obj, out, opts, &o);
+  if (s == DLPM_OK && (how == NULL || how->version != DLPM_PY_PROVENANCE_VERSION))
+    s = dlpm_py__fail(PyExc_ValueError, how ? DLPM_E_UNSUPPORTED_VERSION : DLPM_E_NULL_POINTER,
+                      "dlpm_py_import_traced: %s", how ? "dlpm_py_provenance version is not DLPM_PY_PROVENANCE_VERSION"
+                                                       : "how is NULL");
+  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, how);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
@@ -215,7 +237,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   out->owner = t;

@@ -17,16 +17,17 @@
 #endif
 
 /* capsule.c: takes the tensor out of a DLPack capsule: renamed "used_..." first, then
- * version-checked; legacy tensors become versioned (READ_ONLY unless o->legacy_writable).
- * `not_dlpack` is the exception for an object that is not a DLPack capsule. */
+ * version-checked; legacy tensors become versioned (READ_ONLY unless o->legacy_writable),
+ * and *legacy says so. `not_dlpack` is the exception for an object that is not a DLPack
+ * capsule. */
 dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
-                                  DLManagedTensorVersioned** out);
+                                  DLManagedTensorVersioned** out, int* legacy);
 
 /* protocol.c: obj.__dlpack__(...) with the keywords `o` asks for -> the tensor. *pre_1_0 is
  * set when the producer refused the DLPack 1.0 keywords (TypeError) and was asked again
- * without them. */
+ * without them; *legacy when it answered with a legacy "dltensor" capsule. */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0);
+                                          int* pre_1_0, int* legacy);
 
 /* exchange_api.c: what the component knows of obj's type, from its per-type cache (the
  * first sight of a type looks both up). Never fails: on MemoryError, nothing is known. */

@@ -189,7 +189,7 @@ static int refused_keywords(void) {
 }
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0) {
+                                          int* pre_1_0, int* legacy) {
   const dlpm_py_names* nm = dlpm_py__names();
   keywords k;
   PyObject* capsule;
@@ -212,7 +212,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     keywords_clear(&k, nm);
   }
   if (!capsule) return dlpack_call_failed(obj, nm);
-  s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out);
+  s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
   Py_DECREF(capsule);
   return s;
 }

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* dlpack_mdspan._core: the pip package's extension, a thin view of the Python component.
+ *
+ *   Tensor                                    dlpack_mdspan.Tensor (dlpm_py_tensor_type)
+ *   from_dlpack(x, /, *, copy=None, device=None) -> Tensor: x imported and re-exported
+ *   inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False,
+ *           device=None) -> dict: what x's producer hands over, and whether it meets the
+ *           requirements given (the Python wrapper prints it as a table)
+ *
+ * Built for the limited API (abi3), like the component it links. */
+#define PY_SSIZE_T_CLEAN
+#include <dlpack_mdspan_python.h>
+
+#include <string.h>
+
+/* ---- arguments ------------------------------------------------------------------------ */
+
+/* A dtype by NumPy's name ("float32", "bfloat16", "float32x4") or as (code, bits, lanes).
+ * Names are matched against dlpm_dtype_name's, the one spelling rule, so no table is kept
+ * here. */
+static int parse_dtype(PyObject* obj, DLDataType* out) {
+  if (PyTuple_Check(obj)) {
+    int code, bits, lanes;
+    if (!PyArg_ParseTuple(obj, "iii", &code, &bits, &lanes)) return -1;
+    out->code = (uint8_t)code;
+    out->bits = (uint8_t)bits;
+    out->lanes = (uint16_t)lanes;
+    return 0;
+  }
+  if (PyUnicode_Check(obj)) {
+    static const int bits[] = {1, 2, 4, 6, 8, 16, 32, 64, 128};
+    static const int lanes[] = {1, 2, 4, 8, 16};
+    const char* want = PyUnicode_AsUTF8AndSize(obj, NULL);
+    char name[48];
+    if (want == NULL) return -1;
+    for (int code = 0; code < 32; ++code)
+      for (size_t b = 0; b < sizeof bits / sizeof bits[0]; ++b)
+        for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; ++l) {
+          const DLDataType d = {(uint8_t)code, (uint8_t)bits[b], (uint16_t)lanes[l]};
+          dlpm_dtype_name(d, name, sizeof name);
+          if (name[0] != '(' && strcmp(name, want) == 0) {
+            *out = d;
+            return 0;
+          }
+        }
+    PyErr_Format(PyExc_ValueError, "dtype %R: no DLPack dtype has this name (NumPy's names: 'float32', 'int8', 'bfloat16', ...)",
+                 obj);
+    return -1;
+  }
+  PyErr_SetString(PyExc_TypeError, "dtype must be a name ('float32') or a (code, bits, lanes) tuple");
+  return -1;
+}
+
+static int parse_device(PyObject* obj, DLDevice* out) {
+  int type, id;
+  if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "ii", &type, &id)) {
+    PyErr_Clear();
+    PyErr_SetString(PyExc_TypeError, "device must be a (device_type, device_id) tuple of integers");
+    return -1;
+  }
+  out->device_type = (DLDeviceType)type;
+  out->device_id = id;
+  return 0;
+}
+
+/* ---- from_dlpack ---------------------------------------------------------------------- */
+
+static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "copy", "device", NULL};
+  PyObject *obj, *copy = Py_None, *device = Py_None;
+  dlpm_py_options opts;
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", keywords, &obj, &copy, &device)) return NULL;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  if (copy != Py_None) {
+    const int truth = PyObject_IsTrue(copy);
+    if (truth < 0) return NULL;
+    opts.copy = truth;
+  }
+  if (device != Py_None) {
+    if (parse_device(device, &opts.dl_device) != 0) return NULL;
+    opts.has_dl_device = 1;
+  }
+  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
+  return dlpm_py_tensor_new(t);
+}
+
+/* ---- inspect -------------------------------------------------------------------------- */
+
+static PyObject* int64_tuple(const int64_t* values, int32_t n) {
+  PyObject* t = PyTuple_New(n);
+  for (int32_t i = 0; t != NULL && i < n; ++i) {
+    PyObject* v = PyLong_FromLongLong(values[i]);
+    if (v == NULL) {
+      Py_DECREF(t);
+      return NULL;
+    }
+    PyTuple_SetItem(t, i, v);
+  }
+  return t;
+}
+
+/* A dict entry, the reference stolen; 0, or -1 with an exception set. */
+static int put(PyObject* dict, const char* key, PyObject* value) {
+  int r;
+  if (value == NULL) return -1;
+  r = PyDict_SetItemString(dict, key, value);
+  Py_DECREF(value);
+  return r;
+}
+
+static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_provenance* how, const dlpm_requirements* req) {
+  static const char* const paths[] = {"?", "capsule", "exchange API", "__dlpack__"};
+  const DLTensor* d = &t->dl_tensor;
+  char dtype[48];
+  PyObject* r = PyDict_New();
+  dlpm_status valid, passes;
+  if (r == NULL) return NULL;
+  dlpm_dtype_name(d->dtype, dtype, sizeof dtype);
+  valid = dlpm_validate(d);
+  /* The requirements' message, or the structure's: dlpm_last_error is per failure. */
+  passes = valid == DLPM_OK ? dlpm_check_managed(t, req) : valid;
+  if (put(r, "path", PyUnicode_FromString(paths[how->path >= 1 && how->path <= 3 ? how->path : 0])) ||
+      put(r, "capsule", how->path == DLPM_PY_PATH_EXCHANGE_API
+                            ? Py_NewRef(Py_None)
+                            : PyUnicode_FromString(how->legacy ? "dltensor" : "dltensor_versioned")) ||
+      put(r, "dlpack_version", how->legacy ? Py_NewRef(Py_None)
+                                           : Py_BuildValue("(II)", how->dlpack_version.major, how->dlpack_version.minor)) ||
+      put(r, "pre_1_0_call", PyBool_FromLong(how->pre_1_0_call)) ||
+      put(r, "device", Py_BuildValue("(ii)", (int)d->device.device_type, (int)d->device.device_id)) ||
+      put(r, "device_name", PyUnicode_FromString(dlpm_device_type_name(d->device.device_type))) ||
+      put(r, "dtype", PyUnicode_FromString(dtype)) ||
+      put(r, "dtype_code", Py_BuildValue("(iii)", (int)d->dtype.code, (int)d->dtype.bits, (int)d->dtype.lanes)) ||
+      put(r, "ndim", PyLong_FromLong(d->ndim)))
+    goto fail;
+  /* shape and strides only for a tensor whose structure can be read */
+  if (d->ndim >= 0 && d->ndim <= DLPM_MAX_NDIM && (d->ndim == 0 || d->shape != NULL)) {
+    if (put(r, "shape", int64_tuple(d->shape, d->ndim)) ||
+        put(r, "strides", d->strides ? int64_tuple(d->strides, d->ndim) : Py_NewRef(Py_None)))
+      goto fail;
+  } else if (put(r, "shape", Py_NewRef(Py_None)) || put(r, "strides", Py_NewRef(Py_None))) {
+    goto fail;
+  }
+  if (put(r, "byte_offset", PyLong_FromUnsignedLongLong(d->byte_offset)) ||
+      put(r, "data", PyLong_FromVoidPtr(d->data)) ||
+      put(r, "read_only", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0)) ||
+      put(r, "is_copied", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0)) ||
+      put(r, "subbyte_padded", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0)) ||
+      put(r, "valid", PyBool_FromLong(valid == DLPM_OK)) || put(r, "passes", PyBool_FromLong(passes == DLPM_OK)) ||
+      put(r, "reason", passes == DLPM_OK ? Py_NewRef(Py_None)
+                                         : PyUnicode_FromFormat("%s (%s)", dlpm_last_error(), dlpm_status_string(passes))))
+    goto fail;
+  return r;
+fail:
+  Py_DECREF(r);
+  return NULL;
+}
+
+static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "dtype", "ndim", "shape", "order", "writable", "device", NULL};
+  PyObject *obj, *dtype = Py_None, *ndim = Py_None, *shape = Py_None, *order = Py_None, *device = Py_None, *r;
+  int writable = 0;
+  int64_t want_shape[DLPM_MAX_NDIM];
+  int32_t device_types[1];
+  dlpm_requirements req;
+  dlpm_py_options opts;
+  dlpm_py_provenance how;
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOOOpO:inspect", keywords, &obj, &dtype, &ndim, &shape, &order,
+                                   &writable, &device))
+    return NULL;
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  if (dtype != Py_None) {
+    if (parse_dtype(dtype, &req.dtype) != 0) return NULL;
+    req.check_dtype = 1;
+  }
+  if (ndim != Py_None && ((req.ndim = (int32_t)PyLong_AsLong(ndim)) == -1 && PyErr_Occurred())) return NULL;
+  if (shape != Py_None) {
+    Py_ssize_t n;
+    if (!PyTuple_Check(shape) || (n = PyTuple_Size(shape)) > DLPM_MAX_NDIM) {
+      PyErr_SetString(PyExc_TypeError, "shape must be a tuple of extents (None: any)");
+      return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* e = PyTuple_GetItem(shape, i);
+      want_shape[i] = e == Py_None ? -1 : PyLong_AsLongLong(e);
+      if (want_shape[i] == -1 && PyErr_Occurred()) return NULL;
+    }
+    if (ndim != Py_None && req.ndim != (int32_t)n) {
+      PyErr_SetString(PyExc_ValueError, "shape and ndim disagree");
+      return NULL;
+    }
+    req.ndim = (int32_t)n;
+    req.shape = want_shape;
+  }
+  if (order != Py_None) {
+    const char* o = PyUnicode_Check(order) ? PyUnicode_AsUTF8AndSize(order, NULL) : NULL;
+    if (o == NULL || strlen(o) != 1 || strchr("CFA", o[0]) == NULL) {
+      PyErr_Clear();
+      PyErr_SetString(PyExc_ValueError, "order must be 'C', 'F' or 'A'");
+      return NULL;
+    }
+    req.order = o[0];
+  }
+  if (device != Py_None) {
+    DLDevice d;
+    if (parse_device(device, &d) != 0) return NULL;
+    device_types[0] = (int32_t)d.device_type;
+    req.device_types = device_types;
+    req.num_device_types = 1;
+    req.device_id = d.device_id;
+  }
+  req.writable = writable;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  how.version = DLPM_PY_PROVENANCE_VERSION;
+  if (dlpm_py_import_traced(obj, &opts, &t, &how) != DLPM_OK) return NULL;
+  r = describe(t, &how, &req);
+  dlpm_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
+  return r;
+}
+
+/* ---- the module ----------------------------------------------------------------------- */
+
+static PyMethodDef methods[] = {
+    {"from_dlpack", (PyCFunction)(void (*)(void))from_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "from_dlpack(x, /, *, copy=None, device=None): x imported (validated) and re-exported as a dlpack_mdspan.Tensor."},
+    {"inspect", (PyCFunction)(void (*)(void))inspect, METH_VARARGS | METH_KEYWORDS,
+     "inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False, device=None): what x hands over, as "
+     "a dict."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "dlpack_mdspan._core",
+                                        "The dlpack_mdspan package's extension (see dlpack_mdspan).", -1, methods,
+                                        NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__core(void) {
+  PyObject* m = PyModule_Create(&module_def);
+  PyObject* type;
+  if (m == NULL) return NULL;
+  if ((type = dlpm_py_tensor_type()) == NULL || PyModule_AddObject(m, "Tensor", type) != 0) {
+    Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}
