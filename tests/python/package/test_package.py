@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The pip package `dlpack_mdspan`, installed from the wheel (scripts/check-wheel runs this
+in a fresh venv that also sees the frameworks venv's PyTorch and JAX): the build-time paths,
+`python -m dlpack_mdspan`, `inspect` on every kind of producer, `from_dlpack` and `Tensor`."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dlpack_mdspan as dm
+
+
+def test_build_time_paths_hold_the_package():
+    assert os.path.isfile(os.path.join(dm.cmake_dir(), "dlpack_mdspanConfig.cmake"))
+    assert os.path.isfile(os.path.join(dm.include_dir(), "dlpack_mdspan_python.h"))
+    assert os.path.isfile(os.path.join(dm.include_dir(), "dlpack", "dlpack.h"))
+    assert os.path.isfile(os.path.join(dm.include_dir(), "dlpack_mdspan", "nanobind.hpp"))
+    assert os.path.isfile(os.path.join(dm.library_dir(), "libdlpack_mdspan_python.a"))
+    assert dm.cmake_dir().startswith(os.path.dirname(dm.__file__))
+
+
+@pytest.mark.parametrize("flag, function", [("--cmake_dir", dm.cmake_dir), ("--include_dir", dm.include_dir),
+                                            ("--library_dir", dm.library_dir), ("--version", lambda: dm.__version__)])
+def test_python_m_dlpack_mdspan(flag, function):
+    out = subprocess.run([sys.executable, "-m", "dlpack_mdspan", flag], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == function()
+
+
+def test_version_is_the_projects():
+    assert dm.__version__.count(".") == 2 and dm.__version__ != "unknown"
+
+
+def test_inspect_numpy(capsys):
+    info = dm.inspect(np.ones((2, 3), np.float32))
+    table = capsys.readouterr().out
+    for line in ("path            __dlpack__", "capsule         dltensor_versioned", "dtype           float32 (2, 32, 1)",
+                 "shape           (2, 3)", "device          kDLCPU (1, 0)", "flags           none", "passes          True"):
+        assert line in table, table
+    assert info["path"] == "__dlpack__" and info["dlpack_version"][0] == 1
+    assert info["strides"] in (None, (3, 1))  # NumPy passes NULL strides for C-contiguous arrays
+    assert info["valid"] and info["passes"] and info["reason"] is None
+
+
+def test_inspect_strides_offset_flags_and_requirements():
+    base = np.arange(24, dtype=np.float64).reshape(4, 6)
+    view = base[1:, ::2]
+    view.flags.writeable = False
+    info = dm.inspect(view, show=False, dtype="float64", ndim=2, shape=(3, None), writable=True)
+    assert info["shape"] == (3, 3) and info["strides"] == (6, 2)
+    assert info["data"] + info["byte_offset"] == view.ctypes.data
+    assert info["read_only"] and not info["is_copied"]
+    assert info["valid"] and not info["passes"]
+    assert "READ_ONLY" in info["reason"]
+    wrong = dm.inspect(view, show=False, dtype="float32")
+    assert not wrong["passes"] and "dtype float64 does not match the required float32" in wrong["reason"]
+    order = dm.inspect(view, show=False, order="C")
+    assert not order["passes"]
+    assert dm.inspect(view, show=False, dtype=(2, 64, 1), order=None)["passes"]
+    with pytest.raises(ValueError, match="no DLPack dtype has this name"):
+        dm.inspect(view, dtype="float33")
+
+
+def test_inspect_our_tensor_names_the_exchange_api():
+    t = dm.from_dlpack(np.zeros((2, 2), np.int16))
+    info = dm.inspect(t, show=False)
+    assert info["path"] == "exchange API" and info["capsule"] is None
+    assert info["dtype"] == "int16" and info["strides"] == (2, 1)
+
+
+def test_inspect_pytorch_names_the_exchange_api():
+    torch = pytest.importorskip("torch")
+    info = dm.inspect(torch.ones(3, 2, dtype=torch.bfloat16).t(), show=False)
+    assert info["path"] == "exchange API" and info["capsule"] is None
+    assert info["dtype"] == "bfloat16" and info["shape"] == (2, 3) and info["strides"] == (1, 2)
+
+
+def test_inspect_jax_names_the_legacy_capsule():
+    jnp = pytest.importorskip("jax.numpy")
+    info = dm.inspect(jnp.ones((2, 3), dtype=jnp.float32), show=False)
+    assert info["path"] == "__dlpack__" and info["capsule"] == "dltensor" and info["dlpack_version"] is None
+    assert info["read_only"]  # a legacy capsule cannot say, so the import is read-only
+    assert "legacy (pre-1.0)" in dm._table(info)
+
+
+def test_inspect_consumes_a_bare_capsule():
+    capsule = np.arange(3.0).__dlpack__(max_version=(1, 0))
+    info = dm.inspect(capsule, show=False)
+    assert info["path"] == "capsule" and info["capsule"] == "dltensor_versioned"
+    assert "used_dltensor_versioned" in repr(capsule)
+
+
+def test_from_dlpack_is_a_zero_copy_tensor_or_a_copy():
+    a = np.arange(6.0).reshape(2, 3)
+    t = dm.from_dlpack(a)
+    assert isinstance(t, dm.Tensor) and type(t).__module__ == "dlpack_mdspan"
+    assert np.shares_memory(np.from_dlpack(t), a)
+    c = dm.from_dlpack(a, copy=True)
+    assert not np.shares_memory(np.from_dlpack(c), a)
+    np.testing.assert_array_equal(np.from_dlpack(c), a)
+    with pytest.raises(BufferError):  # NumPy cannot copy to another device
+        dm.from_dlpack(a, device=(2, 0))
+    with pytest.raises(TypeError, match="dlpack_mdspan.Tensor objects are made by C and C\\+\\+ extensions"):
+        dm.Tensor()
