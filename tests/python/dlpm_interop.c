@@ -23,6 +23,7 @@
  *                                   exception instance), or, for None, fail without one
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
+ *   traced(obj)                     dlpm_py_import_traced: how obj's tensor came
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   options_versions(obj, bits)     dlpm_py_options versions 1 to 4 against obj (a NumPy
  *                                   array) and against bits (an object with a semantic bit set,
@@ -637,6 +638,24 @@ static PyObject* options_versions(PyObject* module, PyObject* args) {
                        "bits_refused_v2", bits_v2, "bits_refused_v3", bits_v3, "bits_v3_accepts", bits_v3_accepts);
 }
 
+/* traced(obj, version=DLPM_PY_PROVENANCE_VERSION, null_how=False): dlpm_py_import_traced
+ * -> (path, legacy, pre_1_0_call, (major, minor)), the tensor released. */
+static PyObject* traced(PyObject* module, PyObject* args) {
+  PyObject* obj;
+  unsigned version = DLPM_PY_PROVENANCE_VERSION;
+  int null_how = 0;
+  dlpm_py_provenance how;
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "O|Ip", &obj, &version, &null_how)) return NULL;
+  memset(&how, 0, sizeof how);
+  how.version = version;
+  if (dlpm_py_import_traced(obj, NULL, &t, null_how ? NULL : &how) != DLPM_OK) return NULL;
+  dlpm_managed_delete(t);
+  return Py_BuildValue("(iii(II))", (int)how.path, (int)how.legacy, (int)how.pre_1_0_call, how.dlpack_version.major,
+                       how.dlpack_version.minor);
+}
+
 static PyMethodDef module_methods[] = {
     {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1 to 4."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
@@ -653,6 +672,7 @@ static PyMethodDef module_methods[] = {
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
+    {"traced", traced, METH_VARARGS, "dlpm_py_import_traced: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
     {NULL, NULL, 0, NULL},

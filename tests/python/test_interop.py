@@ -618,6 +618,33 @@ def test_device_hooks_wait_and_copy(collect):
     assert dl.hooks_released() == released + 2  # an unknown layout is never read
 
 
+
+def test_import_traced_says_how_the_tensor_came(np):
+    """dlpm_py_import_traced (what dlpack_mdspan.inspect shows): the path, a legacy capsule,
+    a pre-1.0 call, the producer's DLPack version."""
+    CAPSULE, EXCHANGE_API, DLPACK = 1, 2, 3
+    t = dl.tensor((2,))
+    assert dl.traced(t) == (EXCHANGE_API, 0, 0, (1, 3))
+    assert dl.traced(t.__dlpack__(max_version=(1, 0))) == (CAPSULE, 0, 0, (1, 3))
+    assert dl.traced(t.__dlpack__()) == (CAPSULE, 1, 0, (0, 0))  # legacy: no version of its own
+
+    class Old:  # a pre-1.0 producer: no keywords
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __dlpack__(self, stream=None):
+            return self.inner.__dlpack__()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    assert dl.traced(Old(t)) == (DLPACK, 1, 1, (0, 0))
+    with pytest.raises(ValueError, match="dlpm_py_provenance version is not DLPM_PY_PROVENANCE_VERSION"):
+        dl.traced(t, 2)
+    with pytest.raises(ValueError, match="how is NULL"):
+        dl.traced(t, 1, True)
+
+
 OPTIONS_VERSIONS = {
     "v1_version": 1, "v2_version": 2, "v3_version": 3, "v4_version": 4, "v1_later_fields_untouched": 1,
     "v2_later_fields_untouched": 1, "v3_later_fields_untouched": 1, "v3_defaults": 1, "v4_defaults": 1, "refused_5": 1, "v1_refuses": 1, "v2_unvalidated_accepts": 1,
