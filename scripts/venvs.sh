@@ -1,15 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Sourced by scripts/install-deps, run-tests, demo and bench: where install-deps makes its
-# two virtual environments, and how CMake learns of them. CMake knows no path of its own:
+# Sourced by scripts/install-deps, run-tests, demo, bench and check-wheel: where install-deps
+# makes its virtual environments, and how CMake learns of them. CMake knows no path of its own:
 # CMakePresets.json passes $DLPM_FRAMEWORKS_PYTHON and $DLPM_SYCL_PYTHON on as
 # DLPACK_MDSPAN_FRAMEWORKS_PYTHON and DLPACK_MDSPAN_SYCL_PYTHON, and a configure without
 # them skips the framework and SYCL tests, saying so.
 #
 #   DLPM_FRAMEWORKS_VENV=/path   the frameworks venv (PyTorch, TensorFlow, JAX, pyarrow, tvm-ffi)
 #   DLPM_SYCL_VENV=/path         the SYCL venv (dpctl, dpnp, Intel's OpenCL CPU runtime)
+#   DLPM_WHEEL_VENVS=/path       scripts/check-wheel's venvs: tools/ (auditwheel) and one per
+#                                pyenv interpreter of the abi3 check (py<version>/, NumPy)
 : "${DLPM_FRAMEWORKS_VENV:=/var/cache/dlpack-mdspan-venv/frameworks}"
 : "${DLPM_SYCL_VENV:=/var/cache/dlpack-mdspan-venv/sycl}"
-export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV
+: "${DLPM_WHEEL_VENVS:=/var/cache/dlpack-mdspan-venv/wheel}"
+export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS
+
+# The pyenv interpreters the wheel's abi3 check runs besides the python3 on PATH (the same
+# versions as tests/python_abi3); pyenv's versions folder, or empty without pyenv.
+DLPM_ABI3_PYENV_VERSIONS="3.10.13 3.12.1 3.13.0"
+dlpm_pyenv_versions_dir() {
+  local root
+  root=$(pyenv root 2>/dev/null) || return 0
+  [ -d "$root/versions" ] && printf '%s\n' "$root/versions"
+  return 0
+}
 
 # Exports DLPM_FRAMEWORKS_PYTHON and DLPM_SYCL_PYTHON (each kept when already set), the
 # interpreters of the two venvs, unless install-deps was told to make none
