@@ -317,11 +317,18 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
 // then take the ordered path. tests/reference/fast_paths.test.cpp and the differential
 // test hold the two paths to the same answers.
 template <class M>
+struct fast_view_strides {
+  using type = typename M::index_type[M::rank() == 0 ? 1 : M::rank()];
+};
+template <strided_layout_mdspan M>
+struct fast_view_strides<M> {  // the mapping's own stride array, so that it is filled once
+  using type = std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>;
+};
+template <class M>
 struct fast_view {
-  using index_type = typename M::index_type;
   typename M::data_handle_type handle = nullptr;
-  index_type strides[M::rank() == 0 ? 1 : M::rank()] = {};  // layout_stride and relaxed
-  index_type offset = 0;                                    // relaxed
+  typename fast_view_strides<M>::type strides = {};  // layout_stride and relaxed
+  typename M::index_type offset = 0;                 // relaxed
 };
 
 template <class M>
@@ -372,6 +379,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
   };
 
   std::int64_t low = 0, high = 0;  // the lowest and highest element index reached
+  std::int64_t count = 0;          // high + 1: the elements from index 0 to the highest
   if constexpr (compact_layout_mdspan<M>) {
     // The strides must be the compact layout's; then the span is exactly the element
     // count, which the running product (each dimension's compact stride) ends as.
@@ -382,8 +390,8 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       if (!extent_ok(r, e)) return false;
       if ((e != 1 && strides[r] != n) || mul_overflows(n, e, &n)) return false;
     }
-    high = n - 1;  // n <= index_max: it is a stride of the view's mapping
-    if (n > index_max) return false;
+    if (n > index_max) return false;  // numel fits the index_type
+    count = n;
   } else if constexpr (strided_layout_mdspan<M>) {
     // Positive strides, the span summed from the innermost dimension out, and uniqueness
     // in that order (each stride steps past the span inside it). A unique mapping reaches
@@ -410,6 +418,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       if (!layout_stride_unique(t, out.strides, &err)) return false;
     }
     if (high >= index_max) return false;  // high + 1 must fit the index_type
+    count = high + 1;
   } else {
     // layout_stride_relaxed: any stride but INT64_MIN; the span from the signed extremes.
     for (std::size_t r = 0; r < rank; ++r) {
@@ -421,6 +430,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       if (mul_overflows(e - 1, s, &step) || add_overflows(s < 0 ? low : high, step, s < 0 ? &low : &high)) return false;
       out.strides[r] = static_cast<I>(s);
     }
+    if (add_overflows(high, 1, &count)) return false;
   }
 
   // The byte span [first_byte, last_byte) from data must be representable, and must not
@@ -428,10 +438,16 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
   // relaxed layout reaches below data).
   std::int64_t end = 0, last_byte = 0;
   std::uintptr_t last_address = 0;
-  if (add_overflows(offset_items, high, &end) || add_overflows(end, 1, &end) || mul_overflows(end, item, &last_byte) ||
+  if (add_overflows(offset_items, count, &end) || mul_overflows(end, item, &last_byte) ||
       __builtin_add_overflow(base, static_cast<std::uintptr_t>(last_byte), &last_address))
     return false;
   if constexpr (relaxed_layout_mdspan<M>) {
+    if (low == 0) {  // no stride below zero: the view starts at data + byte_offset, at or above data
+      if (end > index_max) return false;  // the span, offset_items + high + 1, fits the index_type
+      out.offset = static_cast<I>(offset_items);
+      out.handle = static_cast<T*>(t.data);
+      return true;
+    }
     std::int64_t first = 0, first_byte = 0;
     if (add_overflows(offset_items, low, &first) || mul_overflows(first, item, &first_byte) ||
         (first_byte <= 0 && base <= magnitude_below_zero(first_byte)))
@@ -468,12 +484,8 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
     if (fast_import<M>(t, fast)) [[likely]] {
       const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
       if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides, fast.offset));
-      else if constexpr (strided_layout_mdspan<M>) {
-        using stride_array = std::remove_cvref_t<decltype(std::declval<const mapping_type&>().strides())>;
-        stride_array strides{};
-        for (std::size_t r = 0; r < rank; ++r) strides[r] = fast.strides[r];
-        return make_view<M>(fast.handle, mapping_type(extents, strides));
-      } else return make_view<M>(fast.handle, mapping_type(extents));
+      else if constexpr (strided_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides));
+      else return make_view<M>(fast.handle, mapping_type(extents));
     }
   }
   error err;
