@@ -306,6 +306,166 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
 }
 
+// The common tensor in one pass: to_mdspan<M>(t) without options, a non-empty tensor of
+// exactly M's rank and dtype with explicit strides, on a device M's accessor accepts, data
+// and byte_offset aligned. It accepts only tensors that every ordered check below accepts
+// too, and fills the same view; for anything else it says no and import_view runs those
+// checks, which find and word the refusal (so every refusal keeps its errc and message).
+// It is conservative where that is cheaper: it also says no to tensors the ordered checks
+// accept (NULL strides, empty tensors, a layout_stride that is unique only in another
+// order than innermost-last, data misaligned on a device without plain addresses), which
+// then take the ordered path. tests/reference/fast_paths.test.cpp and the differential
+// test hold the two paths to the same answers.
+template <class M>
+struct fast_view_strides {
+  using type = typename M::index_type[M::rank() == 0 ? 1 : M::rank()];
+};
+template <strided_layout_mdspan M>
+struct fast_view_strides<M> {  // the mapping's own stride array, so that it is filled once
+  using type = std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>;
+};
+template <class M>
+struct fast_view {
+  typename M::data_handle_type handle = nullptr;
+  typename fast_view_strides<M>::type strides = {};  // layout_stride and relaxed
+  typename M::index_type offset = 0;                 // relaxed
+};
+
+template <class M>
+constexpr bool has_fast_import() {
+  using T = typename M::element_type;
+  constexpr stride_rule rule = stride_rule_of<M>();
+  if constexpr (M::rank() == 0 || storage_itemsize(dtype_v<T>, false) != sizeof(T)) return false;
+  else if constexpr (relaxed_layout_mdspan<M> || strided_layout_mdspan<M>) return true;
+  else return compact_layout_mdspan<M> && (rule == stride_rule::row_major || rule == stride_rule::column_major);
+}
+
+template <class M>
+DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) noexcept {
+  using T = typename M::element_type;
+  using I = typename M::index_type;
+  using extents_type = typename M::extents_type;
+  constexpr std::size_t rank = M::rank();
+  constexpr std::int64_t item = static_cast<std::int64_t>(sizeof(T));
+  constexpr stride_rule rule = stride_rule_of<M>();
+  // The largest extent, stride and span that fit both int64 and the view's index_type.
+  constexpr std::int64_t index_max = std::in_range<std::int64_t>(std::numeric_limits<I>::max())
+                                         ? static_cast<std::int64_t>(std::numeric_limits<I>::max())
+                                         : std::numeric_limits<std::int64_t>::max();
+
+  // ndim, dtype (one 32-bit compare), device type and id
+  if (t.ndim != static_cast<std::int32_t>(rank) || packed_dtype(t.dtype) != packed_dtype(dtype_v<T>)) return false;
+  if (!device_traits<typename M::accessor_type>::accepts(t.device.device_type) || t.device.device_id < 0) return false;
+  // shape and strides present and aligned for int64_t
+  const std::int64_t* const shape = t.shape;
+  const std::int64_t* const strides = t.strides;
+  if (shape == nullptr || strides == nullptr ||
+      ((reinterpret_cast<std::uintptr_t>(shape) | reinterpret_cast<std::uintptr_t>(strides)) % alignof(std::int64_t)) != 0)
+    return false;
+  // data non-NULL and aligned for T; byte_offset at most INT64_MAX and a whole number of
+  // elements (so data + byte_offset is aligned too: alignof(T) divides sizeof(T))
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  const std::uint64_t byte_offset = t.byte_offset;
+  if (base == 0 || base % alignof(T) != 0 || byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+      byte_offset % sizeof(T) != 0)
+    return false;
+  const auto offset_items = static_cast<std::int64_t>(byte_offset / sizeof(T));
+
+  // Each extent in [1, index_max] (non-empty, fits the index_type) and equal to a static one.
+  auto extent_ok = [](std::size_t r, std::int64_t e) {
+    const std::size_t fixed = extents_type::static_extent(r);
+    return e >= 1 && e <= index_max &&
+           (fixed == std::numeric_limits<std::size_t>::max() /* dynamic_extent */ || e == static_cast<std::int64_t>(fixed));
+  };
+
+  std::int64_t low = 0, high = 0;  // the lowest and highest element index reached
+  std::int64_t count = 0;          // high + 1: the elements from index 0 to the highest
+  if constexpr (compact_layout_mdspan<M>) {
+    // The strides must be the compact layout's; then the span is exactly the element
+    // count, which the running product (each dimension's compact stride) ends as.
+    std::int64_t n = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::size_t r = rule == stride_rule::row_major ? rank - 1 - i : i;
+      const std::int64_t e = shape[r];
+      if (!extent_ok(r, e)) return false;
+      if ((e != 1 && strides[r] != n) || mul_overflows(n, e, &n)) return false;
+    }
+    if (n > index_max) return false;  // numel fits the index_type
+    count = n;
+  } else if constexpr (strided_layout_mdspan<M>) {
+    // Positive strides, the span summed from the innermost dimension out, and uniqueness
+    // in that order (each stride steps past the span inside it). A unique mapping reaches
+    // numel distinct indices in [0, high], so numel <= high + 1: the element count fits
+    // wherever the span does, and needs no product of its own.
+    std::int64_t inner_reach = 0;
+    bool unique = true;
+    for (std::size_t r = rank; r-- > 0;) {
+      const std::int64_t e = shape[r];
+      if (!extent_ok(r, e)) return false;
+      if (e == 1) {  // one index: its stride never matters; 1 keeps layout_stride's preconditions
+        out.strides[r] = 1;
+        continue;
+      }
+      const std::int64_t s = strides[r];
+      std::int64_t step = 0;
+      if (s < 1 || s > index_max || mul_overflows(e - 1, s, &step) || add_overflows(high, step, &high)) return false;
+      out.strides[r] = static_cast<I>(s);
+      unique &= s >= inner_reach;
+      if (add_overflows(step, s, &inner_reach)) unique = false;  // e * s
+    }
+    if (!unique) {  // another order may still be unique: the full check decides
+      error err;
+      if (!layout_stride_unique(t, out.strides, &err)) return false;
+    }
+    if (high >= index_max) return false;  // high + 1 must fit the index_type
+    count = high + 1;
+  } else {
+    // layout_stride_relaxed: any stride but INT64_MIN; the span from the signed extremes.
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t e = shape[r];
+      const std::int64_t s = strides[r];
+      if (!extent_ok(r, e)) return false;
+      if (s == std::numeric_limits<std::int64_t>::min() || !std::in_range<I>(s)) return false;
+      std::int64_t step = 0;  // 0 for an extent of 1, whatever its stride
+      if (mul_overflows(e - 1, s, &step) || add_overflows(s < 0 ? low : high, step, s < 0 ? &low : &high)) return false;
+      out.strides[r] = static_cast<I>(s);
+    }
+    if (add_overflows(high, 1, &count)) return false;
+  }
+
+  // The byte span [first_byte, last_byte) from data must be representable, and must not
+  // wrap around the address space (nor start at address 0: base is not NULL, and only the
+  // relaxed layout reaches below data).
+  std::int64_t end = 0, last_byte = 0;
+  std::uintptr_t last_address = 0;
+  if (add_overflows(offset_items, count, &end) || mul_overflows(end, item, &last_byte) ||
+      __builtin_add_overflow(base, static_cast<std::uintptr_t>(last_byte), &last_address))
+    return false;
+  if constexpr (relaxed_layout_mdspan<M>) {
+    if (low == 0) {  // no stride below zero: the view starts at data + byte_offset, at or above data
+      if (end > index_max) return false;  // the span, offset_items + high + 1, fits the index_type
+      out.offset = static_cast<I>(offset_items);
+      out.handle = static_cast<T*>(t.data);
+      return true;
+    }
+    std::int64_t first = 0, first_byte = 0;
+    if (add_overflows(offset_items, low, &first) || mul_overflows(first, item, &first_byte) ||
+        (first_byte <= 0 && base <= magnitude_below_zero(first_byte)))
+      return false;
+    // Rebase on the lowest element when the view reaches below data (a mapping yields no
+    // negative index); the element offset and the span must fit the index_type.
+    const std::int64_t shift = first < 0 ? first : 0;
+    std::int64_t mapped_offset = 0, span = 0;
+    if (sub_overflows(offset_items, shift, &mapped_offset) || add_overflows(mapped_offset, high, &span) || span >= index_max)
+      return false;
+    out.offset = static_cast<I>(mapped_offset);
+    out.handle = offset_pointer<T>(t.data, first_byte < 0 ? first_byte : 0);
+  } else {
+    out.handle = offset_pointer<T>(t.data, static_cast<std::int64_t>(byte_offset));
+  }
+  return true;
+}
+
 // The typed checks before the layout: rank, device, dtype, element size, then the
 // structure with the rank and element size known. The cheap equality tests come first
 // (a dtype equal to dtype_v<T> is valid); the generic checks only word the failure.
@@ -318,6 +478,16 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
   using accessor_type = typename M::accessor_type;
   constexpr std::size_t rank = M::rank();
   constexpr DLDataType dtype = dtype_v<element_type>;
+
+  if constexpr (std::is_same_v<Options, default_import_options> && has_fast_import<M>()) {
+    fast_view<M> fast;
+    if (fast_import<M>(t, fast)) [[likely]] {
+      const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
+      if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides, fast.offset));
+      else if constexpr (strided_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides));
+      else return make_view<M>(fast.handle, mapping_type(extents));
+    }
+  }
   error err;
 
   // 0. the options themselves, whatever the tensor (an empty one too)
