@@ -78,6 +78,13 @@ inline unexpected_error python_failed(dlpm_status status) noexcept {
 
 inline void raise_type_error(const error& e) noexcept { PyErr_SetString(PyExc_TypeError, e.what().c_str()); }
 
+// A refused export or copy (the device hooks of python_cuda.hpp and python_sycl.hpp):
+// BufferError with the library's message; -1, as the hooks return it.
+inline int raise_buffer_error(const error& e) noexcept {
+  PyErr_SetString(PyExc_BufferError, e.what().c_str());
+  return -1;
+}
+
 // `obj` borrowed into *b (which the caller ends) and viewed as an M, validated once: by the
 // library's import rules for M, over the tensor's flags. A failure has its exception set.
 template <class M>

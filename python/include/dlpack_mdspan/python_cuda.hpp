@@ -46,17 +46,12 @@ inline bool is_integer_stream(PyObject* stream) noexcept {
   return false;
 }
 
-inline int cuda_refuse(const error& e) noexcept {
-  PyErr_SetString(PyExc_BufferError, e.what().c_str());
-  return -1;
-}
-
 // Makes the consumer's stream wait for the producer's (nothing for -1, "no synchronisation").
 inline int cuda_wait(cudaStream_t producer, const result<array_api_stream>& consumer) noexcept {
-  if (!consumer) return cuda_refuse(consumer.error());
+  if (!consumer) return raise_buffer_error(consumer.error());
   if (!consumer->synchronise) return 0;
   const error waited = make_stream_wait(producer, consumer->stream);
-  return waited.code() == errc::ok ? 0 : cuda_refuse(waited);
+  return waited.code() == errc::ok ? 0 : raise_buffer_error(waited);
 }
 
 }  // namespace detail
@@ -71,7 +66,7 @@ inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
   auto* producer = static_cast<cudaStream_t>(ctx);
   const DLTensor& t = source->dl_tensor;
   if (target.device_type != kDLCPU && target.device_type != kDLCUDA)
-    return detail::cuda_refuse(error::format(errc::device_mismatch, "CUDA: cannot copy to device type %d (kDLCPU and kDLCUDA only)",
+    return detail::raise_buffer_error(error::format(errc::device_mismatch, "CUDA: cannot copy to device type %d (kDLCPU and kDLCUDA only)",
                                              static_cast<int>(target.device_type)));
   result<managed_tensor> copy = unexpected_error(error());
   if (t.device.device_type == kDLCPU) {
@@ -86,12 +81,12 @@ inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
   if (copy && target.device_type == kDLCUDA) {
     if (!detail::is_integer_stream(stream)) return -1;
     const result<array_api_stream> consumer = detail::cuda_stream_argument(stream);
-    if (!consumer) return detail::cuda_refuse(consumer.error());
+    if (!consumer) return detail::raise_buffer_error(consumer.error());
     cudaStream_t on = consumer->synchronise ? consumer->stream : producer;
-    if (const error waited = make_stream_wait(producer, on); waited.code() != errc::ok) return detail::cuda_refuse(waited);
+    if (const error waited = make_stream_wait(producer, on); waited.code() != errc::ok) return detail::raise_buffer_error(waited);
     copy = try_copy_host_to_cuda(copy->tensor(), copy->flags(), target.device_id, on);
   }
-  if (!copy) return detail::cuda_refuse(copy.error());
+  if (!copy) return detail::raise_buffer_error(copy.error());
   *out = copy->release();
   return 0;
 }

@@ -53,11 +53,6 @@ inline int sycl_queue_of(PyObject* stream, PyObject** keep, DPCTLSyclQueueRef* o
   return 0;
 }
 
-inline int sycl_refuse(const error& e) noexcept {
-  PyErr_SetString(PyExc_BufferError, e.what().c_str());
-  return -1;
-}
-
 }  // namespace detail
 
 /// The dlpm_py_device_hooks wait of SYCL producers (`ctx`: the producer's queue, or
@@ -109,7 +104,7 @@ inline int sycl_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
                                          : try_copy_to_host(t, source->flags);
   if (copy && target.device_type == kDLOneAPI)
     copy = try_copy_host_to_usm_device(copy->tensor(), copy->flags(), target.device_id);
-  if (!copy) return detail::sycl_refuse(copy.error());
+  if (!copy) return detail::raise_buffer_error(copy.error());
   *out = copy->release();
   return 0;
 }
