@@ -45,7 +45,9 @@ struct observation {
   std::array<address_check, 24> addresses{};
 };
 
-using observe_fn = observation (*)(const DLTensor&, const dm::import_options&, std::uint64_t);
+// options == nullptr: try_to_mdspan<M>(t), the overload without options (the one-pass
+// fast path, falling back to the ordered checks); else try_to_mdspan<M>(t, *options).
+using observe_fn = observation (*)(const DLTensor&, const dm::import_options*, std::uint64_t);
 
 struct target_entry {
   ref::target_desc desc;
@@ -91,11 +93,11 @@ constexpr ref::layout_kind layout_of() {
 }
 
 template <class M>
-observation observe(const DLTensor& t, const dm::import_options& o, std::uint64_t aux) {
+observation observe(const DLTensor& t, const dm::import_options* o, std::uint64_t aux) {
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
   observation ob;
-  auto res = dm::try_to_mdspan<M>(t, o);
+  auto res = o != nullptr ? dm::try_to_mdspan<M>(t, *o) : dm::try_to_mdspan<M>(t);
   if (!res) {
     ob.code = res.error().code();
     ob.message_empty = res.error().message().empty();

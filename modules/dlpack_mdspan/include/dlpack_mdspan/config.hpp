@@ -63,9 +63,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define DLPM_HOT_INLINE __attribute__((always_inline))
 #define DLPM_COLD __attribute__((cold, noinline))
+#define DLPM_NOINLINE __attribute__((noinline))
 #else
 #define DLPM_HOT_INLINE
 #define DLPM_COLD
+#define DLPM_NOINLINE
 #endif
 
 // __bf16 is a usable type in clang >= 17 on x86-64 (SSE2) and AArch64, and in GCC >= 13,

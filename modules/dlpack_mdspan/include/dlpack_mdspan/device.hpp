@@ -82,7 +82,9 @@ template <class Accessor>
 struct device_traits {
   static constexpr DLDeviceType device_type = kDLCPU;
   /// Device types an import into this accessor accepts.
-  static constexpr bool accepts(std::int32_t type) noexcept { return is_host_accessible(type); }
+  /// kDLCPU first: one compare on every import of plain host memory (the bit test alone
+  /// compiles to about ten instructions).
+  static constexpr bool accepts(std::int32_t type) noexcept { return type == kDLCPU || is_host_accessible(type); }
 };
 
 template <class Accessor>

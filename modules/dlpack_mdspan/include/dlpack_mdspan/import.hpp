@@ -3,6 +3,7 @@
 #ifndef DLPACK_MDSPAN_IMPORT_HPP
 #define DLPACK_MDSPAN_IMPORT_HPP
 
+#include <dlpack_mdspan/compact_layouts.hpp>
 #include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
@@ -13,7 +14,9 @@
 #include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -189,32 +192,6 @@ bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) n
   return true;
 }
 
-// The same extents type with every extent dynamic (std::extents and cuda::std::extents
-// alike), for probing a layout with extents of our choosing.
-template <class Extents>
-struct all_dynamic;
-template <template <class, std::size_t...> class Extents, class I, std::size_t... E>
-struct all_dynamic<Extents<I, E...>> {
-  using type = Extents<I, (E | std::numeric_limits<std::size_t>::max())...>;
-};
-
-// uses[r][q]: extent q is a factor of stride r in M's compact layout (layout_right: q > r,
-// layout_left: q < r), found at compile time by probing the layout itself with one extent
-// of 2 among 1s, so any compact layout (std::, cuda::std::, padded) is covered.
-template <class M, std::size_t Rank = M::rank()>
-constexpr std::array<std::array<bool, Rank>, Rank> compact_stride_factors() {
-  using dynamic = typename all_dynamic<typename M::extents_type>::type;
-  using probe = typename M::layout_type::template mapping<dynamic>;
-  std::array<std::array<bool, Rank>, Rank> uses{};
-  for (std::size_t q = 0; q < Rank; ++q) {
-    const probe m = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return probe(dynamic(static_cast<typename dynamic::index_type>(I == q ? 2 : 1)...));
-    }(std::make_index_sequence<Rank>{});
-    for (std::size_t r = 0; r < Rank; ++r) uses[r][q] = m.stride(r) > 1;
-  }
-  return uses;
-}
-
 // What M's layout requires of the strides: positive for std::layout_stride; row-major or
 // column-major for plain layout_right/left (std:: or cuda::std::), read off the probe
 // above; nothing checkable up front for padded layouts and layout_stride_relaxed.
@@ -225,14 +202,10 @@ constexpr stride_rule stride_rule_of() {
   } else if constexpr (!compact_layout_mdspan<M> || M::rank() == 0) {
     return stride_rule::any;
   } else {
-    constexpr auto uses = compact_stride_factors<M>();
-    bool right = true, left = true;
-    for (std::size_t r = 0; r < M::rank(); ++r)
-      for (std::size_t q = 0; q < M::rank(); ++q) {
-        right &= uses[r][q] == (q > r);
-        left &= uses[r][q] == (q < r);
-      }
-    return right ? stride_rule::row_major : left ? stride_rule::column_major : stride_rule::any;
+    constexpr compact_order order = compact_order_of<M>();
+    return order == compact_order::row_major      ? stride_rule::row_major
+           : order == compact_order::column_major ? stride_rule::column_major
+                                                  : stride_rule::any;
   }
 }
 
@@ -309,13 +282,14 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
 // The common tensor in one pass: to_mdspan<M>(t) without options, a non-empty tensor of
 // exactly M's rank and dtype with explicit strides, on a device M's accessor accepts, data
 // and byte_offset aligned. It accepts only tensors that every ordered check below accepts
-// too, and fills the same view; for anything else it says no and import_view runs those
-// checks, which find and word the refusal (so every refusal keeps its errc and message).
-// It is conservative where that is cheaper: it also says no to tensors the ordered checks
-// accept (NULL strides, empty tensors, a layout_stride that is unique only in another
-// order than innermost-last, data misaligned on a device without plain addresses), which
-// then take the ordered path. tests/reference/fast_paths.test.cpp and the differential
-// test hold the two paths to the same answers.
+// too, and fills the same view; for anything else it says no and import_view_ordered runs
+// those checks, which find and word the refusal (so every refusal keeps its errc and
+// message). It is conservative where that is cheaper: it also says no to tensors the
+// ordered checks accept (NULL strides, empty tensors, strided layouts with an extent or
+// |stride| beyond the range bound below, data misaligned on a device without plain
+// addresses), which then take the ordered path. The differential test
+// (tests/reference/differential.hpp) imports every generated tensor both with options
+// (the ordered path) and without them (this one) and holds both to the reference model.
 template <class M>
 struct fast_view_strides {
   using type = typename M::index_type[M::rank() == 0 ? 1 : M::rank()];
@@ -352,6 +326,11 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
   constexpr std::int64_t index_max = std::in_range<std::int64_t>(std::numeric_limits<I>::max())
                                          ? static_cast<std::int64_t>(std::numeric_limits<I>::max())
                                          : std::numeric_limits<std::int64_t>::max();
+  // The strided layouts' range bound: every extent and |stride| at most 2^bits, with
+  // rank * 2^(2 bits) <= 2^61, so no step, reach or span sum below can overflow int64
+  // (nor the index_type); bigger tensors take the ordered path, which checks each product.
+  constexpr int bits = std::min((61 - static_cast<int>(std::bit_width(rank - 1))) / 2, std::numeric_limits<I>::digits - 1);
+  constexpr std::int64_t span_bound = static_cast<std::int64_t>(rank) << (2 * bits);
 
   // ndim, dtype (one 32-bit compare), device type and id
   if (t.ndim != static_cast<std::int32_t>(rank) || packed_dtype(t.dtype) != packed_dtype(dtype_v<T>)) return false;
@@ -394,53 +373,94 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
     count = n;
   } else if constexpr (strided_layout_mdspan<M>) {
     // Positive strides, the span summed from the innermost dimension out, and uniqueness
-    // in that order (each stride steps past the span inside it). A unique mapping reaches
-    // numel distinct indices in [0, high], so numel <= high + 1: the element count fits
-    // wherever the span does, and needs no product of its own.
-    std::int64_t inner_reach = 0;
-    bool unique = true;
+    // in that order (each stride steps past the reach of the dimension inside it). Inside
+    // the range bound nothing below overflows, so the pass is plain unsigned arithmetic
+    // (wrapping, never undefined, for the tensors the bound then sends away). A unique
+    // mapping reaches numel distinct indices in [0, high], so numel <= high + 1: the
+    // element count fits wherever the span does, and needs no product of its own.
+    std::uint64_t range = 0;       // every e - 1 and s - 1 below 2^bits
+    std::uint64_t statics = 0;     // non-zero: an extent differs from M's static one
+    std::uint64_t misordered = 0;  // top bit: a stride inside the reach of the dimension inside it
+    std::uint64_t span = 0, reach = 0;
     for (std::size_t r = rank; r-- > 0;) {
-      const std::int64_t e = shape[r];
-      if (!extent_ok(r, e)) return false;
-      if (e == 1) {  // one index: its stride never matters; 1 keeps layout_stride's preconditions
-        out.strides[r] = 1;
-        continue;
-      }
-      const std::int64_t s = strides[r];
-      std::int64_t step = 0;
-      if (s < 1 || s > index_max || mul_overflows(e - 1, s, &step) || add_overflows(high, step, &high)) return false;
-      out.strides[r] = static_cast<I>(s);
-      unique &= s >= inner_reach;
-      if (add_overflows(step, s, &inner_reach)) unique = false;  // e * s
+      const auto e = static_cast<std::uint64_t>(shape[r]);
+      const auto s = static_cast<std::uint64_t>(strides[r]);
+      range |= (e - 1) | (s - 1);
+      if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */)
+        statics |= e ^ static_cast<std::uint64_t>(extents_type::static_extent(r));
+      const std::uint64_t step = (e - 1) * s;
+      span += step;
+      misordered |= s - reach;
+      reach = step + s;
     }
-    if (!unique) {  // another order may still be unique: the full check decides
+    if ((range >> bits) != 0 || statics != 0) return false;
+    high = static_cast<std::int64_t>(span);
+    if constexpr (span_bound >= index_max) {
+      if (high >= index_max) return false;  // high + 1 must fit the index_type
+    }
+    // An extent-1 dimension's stride never matters: 1 keeps layout_stride's preconditions.
+    for (std::size_t r = 0; r < rank; ++r) out.strides[r] = static_cast<I>(shape[r] == 1 ? 1 : strides[r]);
+    if ((misordered >> 63) != 0) {  // another order may still be unique: the full check decides
       error err;
       if (!layout_stride_unique(t, out.strides, &err)) return false;
     }
-    if (high >= index_max) return false;  // high + 1 must fit the index_type
     count = high + 1;
   } else {
-    // layout_stride_relaxed: any stride but INT64_MIN; the span from the signed extremes.
+    // layout_stride_relaxed: any stride in [-2^bits, 2^bits) (INT64_MIN never); the span
+    // from the signed extremes. Without a negative stride the lowest index is 0 and the
+    // highest the plain sum, as for layout_stride.
+    std::uint64_t range = 0, statics = 0, span = 0;
+    std::int64_t negative = 0;  // below zero: some stride is
+    // Strides may repeat elements here, so the element count is not bounded by the span:
+    // it must fit the index_type on its own (the mapping's precondition).
+    std::int64_t numel = 1;
+    bool numel_overflows = false;
     for (std::size_t r = 0; r < rank; ++r) {
-      const std::int64_t e = shape[r];
+      numel_overflows |= mul_overflows(numel, shape[r], &numel);
+      const auto e = static_cast<std::uint64_t>(shape[r]);
       const std::int64_t s = strides[r];
-      if (!extent_ok(r, e)) return false;
-      if (s == std::numeric_limits<std::int64_t>::min() || !std::in_range<I>(s)) return false;
-      std::int64_t step = 0;  // 0 for an extent of 1, whatever its stride
-      if (mul_overflows(e - 1, s, &step) || add_overflows(s < 0 ? low : high, step, s < 0 ? &low : &high)) return false;
-      out.strides[r] = static_cast<I>(s);
+      if constexpr (std::is_signed_v<I>) {
+        range |= (e - 1) | ((static_cast<std::uint64_t>(s) + (std::uint64_t{1} << bits)) >> 1);
+        negative |= s;
+      } else {  // no negative stride fits an unsigned index_type
+        range |= (e - 1) | static_cast<std::uint64_t>(s);
+      }
+      if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */)
+        statics |= e ^ static_cast<std::uint64_t>(extents_type::static_extent(r));
+      span += (e - 1) * static_cast<std::uint64_t>(s);
     }
-    if (add_overflows(high, 1, &count)) return false;
+    if ((range >> bits) != 0 || statics != 0 || numel_overflows || numel > index_max) return false;
+    for (std::size_t r = 0; r < rank; ++r) out.strides[r] = static_cast<I>(strides[r]);
+    if (negative >= 0) {
+      high = static_cast<std::int64_t>(span);
+    } else {
+      for (std::size_t r = 0; r < rank; ++r) {
+        const std::int64_t step = (shape[r] - 1) * static_cast<std::int64_t>(out.strides[r]);
+        (step < 0 ? low : high) += step;
+      }
+    }
+    count = high + 1;
   }
 
   // The byte span [first_byte, last_byte) from data must be representable, and must not
   // wrap around the address space (nor start at address 0: base is not NULL, and only the
   // relaxed layout reaches below data).
-  std::int64_t end = 0, last_byte = 0;
+  std::int64_t end = 0;
   std::uintptr_t last_address = 0;
-  if (add_overflows(offset_items, count, &end) || mul_overflows(end, item, &last_byte) ||
-      __builtin_add_overflow(base, static_cast<std::uintptr_t>(last_byte), &last_address))
-    return false;
+  if constexpr (!compact_layout_mdspan<M> && span_bound <= static_cast<std::int64_t>((std::uint64_t{1} << 63) / item)) {
+    // The range bound keeps count * item at most 2^63, so the sum with byte_offset (at
+    // most INT64_MAX) cannot wrap uint64: one test for the int64 range, one carry.
+    const std::uint64_t last_byte = byte_offset + static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(item);
+    if (last_byte > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) ||
+        __builtin_add_overflow(base, static_cast<std::uintptr_t>(last_byte), &last_address))
+      return false;
+    end = offset_items + count;  // last_byte / item
+  } else {
+    std::int64_t last_byte = 0;
+    if (add_overflows(offset_items, count, &end) || mul_overflows(end, item, &last_byte) ||
+        __builtin_add_overflow(base, static_cast<std::uintptr_t>(last_byte), &last_address))
+      return false;
+  }
   if constexpr (relaxed_layout_mdspan<M>) {
     if (low == 0) {  // no stride below zero: the view starts at data + byte_offset, at or above data
       if (end > index_max) return false;  // the span, offset_items + high + 1, fits the index_type
@@ -470,7 +490,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
 // structure with the rank and element size known. The cheap equality tests come first
 // (a dtype equal to dtype_v<T> is valid); the generic checks only word the failure.
 template <class M, class Options>
-DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& opts) noexcept {
+DLPM_NOINLINE result<M> import_view_ordered(const DLTensor& t, const Options& opts) noexcept {
   using element_type = typename M::element_type;
   using index_type = typename M::index_type;
   using extents_type = typename M::extents_type;
@@ -479,15 +499,6 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
   constexpr std::size_t rank = M::rank();
   constexpr DLDataType dtype = dtype_v<element_type>;
 
-  if constexpr (std::is_same_v<Options, default_import_options> && has_fast_import<M>()) {
-    fast_view<M> fast;
-    if (fast_import<M>(t, fast)) [[likely]] {
-      const extents_type extents = make_extents<M>(t, std::make_index_sequence<rank>{});
-      if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides, fast.offset));
-      else if constexpr (strided_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides));
-      else return make_view<M>(fast.handle, mapping_type(extents));
-    }
-  }
   error err;
 
   // 0. the options themselves, whatever the tensor (an empty one too)
@@ -658,6 +669,23 @@ DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& o
                     "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
     }
   }
+}
+
+// to_mdspan's entry: the one-pass fast path where it applies, else (and for whatever it
+// declines) the ordered checks, out of line so that the fast path keeps its registers.
+template <class M, class Options>
+DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, const Options& opts) noexcept {
+  if constexpr (std::is_same_v<Options, default_import_options> && has_fast_import<M>()) {
+    using mapping_type = typename M::mapping_type;
+    fast_view<M> fast;
+    if (fast_import<M>(t, fast)) [[likely]] {
+      const typename M::extents_type extents = make_extents<M>(t, std::make_index_sequence<M::rank()>{});
+      if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides, fast.offset));
+      else if constexpr (strided_layout_mdspan<M>) return make_view<M>(fast.handle, mapping_type(extents, fast.strides));
+      else return make_view<M>(fast.handle, mapping_type(extents));
+    }
+  }
+  return import_view_ordered<M>(t, opts);
 }
 
 }  // namespace detail
