@@ -100,6 +100,48 @@ TEST_CASE("ranks 1 to 3 for layout_right, layout_left and layout_stride") {
   }
 }
 
+// Export computes layout_right/left strides as one running product of the extents, and
+// asks the mapping's stride(r) for empty views: both must give exactly stride(r).
+template <class L, class I, std::size_t R>
+void strides_match_the_mapping(const std::array<I, R>& extents) {
+  using E = std::dextents<I, R>;
+  static float buf[1] = {};
+  const std::mdspan<float, E, L> md(buf, typename L::template mapping<E>(E(extents)));
+  const auto view = dm::to_dlpack_tensor(md);
+  const DLTensor t = view.get();
+  for (std::size_t r = 0; r < R; ++r) {
+    INFO("dim " << r);
+    CHECK(t.shape[r] == static_cast<std::int64_t>(md.extent(r)));
+    CHECK(t.strides[r] == static_cast<std::int64_t>(md.stride(r)));
+  }
+}
+
+TEST_CASE("layout_right/left strides equal the mapping's, for every rank, index type and empty views") {
+  for (std::size_t k = 0; k < 64; ++k) {
+    // Extents from {0, 1, 2, 3, 7}: some views empty, the rest small enough for any index type.
+    const auto e = [&](std::size_t i) { return static_cast<int>(std::array{0, 1, 2, 3, 7}[(k * 7 + i * 3 + k / 5) % 5]); };
+    strides_match_the_mapping<std::layout_right, int, 1>({e(0)});
+    strides_match_the_mapping<std::layout_left, int, 1>({e(0)});
+    strides_match_the_mapping<std::layout_right, std::size_t, 3>({std::size_t(e(0)), std::size_t(e(1)), std::size_t(e(2))});
+    strides_match_the_mapping<std::layout_left, std::size_t, 3>({std::size_t(e(0)), std::size_t(e(1)), std::size_t(e(2))});
+    // int8_t: extents up to 3, so that the size (at most 81) fits, as the mapping requires.
+    strides_match_the_mapping<std::layout_right, std::int8_t, 4>(
+        {std::int8_t(e(0) % 4), std::int8_t(e(1) % 4), std::int8_t(e(2) % 4), std::int8_t(e(3) % 4)});
+    strides_match_the_mapping<std::layout_left, std::uint16_t, 4>(
+        {std::uint16_t(e(0)), std::uint16_t(e(1)), std::uint16_t(e(2)), std::uint16_t(e(3))});
+  }
+  // Empty with large other extents: the product of the non-zero ones overflows int64_t,
+  // so only the mapping can say what stride(r) is, and export asks it.
+  using E = std::dextents<std::uint64_t, 3>;
+  static float buf[1] = {};
+  const std::mdspan<float, E> empty(buf, E(std::uint64_t{1} << 40, 0, std::uint64_t{1} << 40));
+  const auto view = dm::try_to_dlpack_tensor(empty);
+  REQUIRE(view.has_value());
+  CHECK(view->get().data == nullptr);
+  CHECK(view->get().strides[1] == static_cast<std::int64_t>(empty.stride(1)));
+  CHECK(view->get().strides[2] == 1);
+}
+
 TEST_CASE("a layout_stride tensor with padded rows keeps its row pitch") {
   float buf[2 * 8] = {};
   using E = std::dextents<int, 2>;
@@ -253,6 +295,18 @@ TEST_CASE("layout_stride_relaxed: the offset travels as byte_offset, data stays 
 TEST_CASE("export is constexpr-friendly and allocation-free in shape") {
   static_assert(sizeof(dm::dlpack_tensor<4>) <= 128, "shape and strides are inline");
   static_assert(std::is_trivially_copyable_v<dm::dlpack_tensor<4>>);
+}
+
+TEST_CASE("a default-constructed dlpack_tensor is an empty CPU tensor of its rank") {
+  const dm::dlpack_tensor<3> d;
+  const DLTensor t = d.get();
+  CHECK(t.data == nullptr);
+  CHECK(t.ndim == 3);
+  CHECK(t.device.device_type == kDLCPU);
+  CHECK(t.device.device_id == 0);
+  CHECK(t.byte_offset == 0);
+  CHECK(shape_of(t) == v64{0, 0, 0});
+  CHECK(strides_of(t) == v64{0, 0, 0});
 }
 
 // device.hpp's shared pieces, which cuda.hpp, hip.hpp and sycl.hpp only name: tested here,

@@ -3,6 +3,7 @@
 #ifndef DLPACK_MDSPAN_EXPORT_HPP
 #define DLPACK_MDSPAN_EXPORT_HPP
 
+#include <dlpack_mdspan/compact_layouts.hpp>
 #include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
@@ -36,7 +37,7 @@ inline namespace DLPM_ABI {
 template <std::size_t Rank>
 class dlpack_tensor {
  public:
-  constexpr dlpack_tensor() noexcept = default;
+  constexpr dlpack_tensor() noexcept : data_(nullptr), device_{kDLCPU, 0}, dtype_{}, byte_offset_(0), shape_{}, strides_{} {}
 
   /// The DLTensor view. Rank 0 gives NULL shape and strides.
   [[nodiscard]] constexpr DLTensor get() const& noexcept DLPM_LIFETIMEBOUND {
@@ -64,12 +65,16 @@ class dlpack_tensor {
 
  private:
   friend struct detail::export_access;
-  void* data_ = nullptr;
-  DLDevice device_{kDLCPU, 0};
-  DLDataType dtype_{};
-  std::uint64_t byte_offset_ = 0;
-  std::array<std::int64_t, Rank> shape_{};
-  std::array<std::int64_t, Rank> strides_{};
+  // For the export, which writes every field: no zeroing first, which the compiler cannot
+  // always see is dead.
+  struct unfilled {};
+  explicit constexpr dlpack_tensor(unfilled) noexcept {}
+  void* data_;
+  DLDevice device_;
+  DLDataType dtype_;
+  std::uint64_t byte_offset_;
+  std::array<std::int64_t, Rank> shape_;
+  std::array<std::int64_t, Rank> strides_;
 };
 
 }  // inline namespace DLPM_ABI
@@ -90,6 +95,12 @@ constexpr bool fits_int64(I v) noexcept {
 }
 
 struct export_access {
+  // A view for try_fill, which writes every field.
+  template <std::size_t Rank>
+  static constexpr dlpack_tensor<Rank> unfilled() noexcept {
+    return dlpack_tensor<Rank>(typename dlpack_tensor<Rank>::unfilled{});
+  }
+
   // A view with chosen fields, for owning exports that lay out their own storage.
   template <std::size_t Rank>
   static constexpr dlpack_tensor<Rank> make(void* data, DLDevice device, DLDataType dtype,
@@ -109,7 +120,7 @@ struct export_access {
   // returns which check failed and, for per-dimension checks, the dimension; describe()
   // turns that into a message, off the hot path.
   template <strided_mdspan M>
-  static constexpr errc try_fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out,
+  DLPM_HOT_INLINE static constexpr errc try_fill(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out,
                                  std::size_t* failed_dim) noexcept {
     using element_type = typename M::element_type;
     using index_type = typename M::index_type;
@@ -118,20 +129,58 @@ struct export_access {
     if (!mapping.is_strided()) return errc::not_strided;
     bool empty = false;
     if constexpr (rank > 0) {
-      for (std::size_t r = 0; r < rank; ++r) {
-        const index_type e = md.extent(r);
-        const index_type s = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
-        if (!fits_int64(e) || !fits_int64(s)) {
-          *failed_dim = r;
-          return fits_int64(e) ? errc::stride_overflow : errc::extent_overflow;
+      // layout_right/left: the strides as one running product of the extents (the mapping's
+      // stride(r) multiplies them out again for each r, O(rank^2)), computed wrapping in
+      // the unsigned index type. The mapping guarantees that the size of a non-empty view
+      // fits its index_type, so the product is 0 exactly when the view is empty, and the
+      // partial products are the strides; an empty view asks stride(r) instead.
+      constexpr compact_order order = compact_order_of<M>();
+      index_type strides[rank];
+      bool compact = false;
+      if constexpr (order != compact_order::other) {
+        using unsigned_index = std::make_unsigned_t<index_type>;
+        using wide = std::conditional_t<(sizeof(unsigned_index) < sizeof(std::uint64_t)), std::uint64_t, unsigned_index>;
+        unsigned_index running = 1;
+        for (std::size_t i = 0; i < rank; ++i) {
+          const std::size_t r = order == compact_order::row_major ? rank - 1 - i : i;
+          strides[r] = static_cast<index_type>(running);
+          running = static_cast<unsigned_index>(static_cast<wide>(running) * static_cast<wide>(md.extent(r)));
         }
-        out.shape_[r] = static_cast<std::int64_t>(e);
-        out.strides_[r] = static_cast<std::int64_t>(s);  // the real stride, never canonicalised
-        empty = empty || e == 0;
+        empty = running == 0;
+        compact = !empty;
+      } else {
+        for (std::size_t r = 0; r < rank; ++r) empty = empty || md.extent(r) == 0;
+      }
+      if (!compact)
+        for (std::size_t r = 0; r < rank; ++r) strides[r] = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
+      // Every extent and stride must fit int64_t: for an index_type wider than that (size_t),
+      // one test of the OR of them all; the loop that names the dimension runs only then.
+      if constexpr (std::numeric_limits<index_type>::max() > std::numeric_limits<std::int64_t>::max()) {
+        index_type all = 0;
+        for (std::size_t r = 0; r < rank; ++r) all |= static_cast<index_type>(md.extent(r) | strides[r]);
+        if (!fits_int64(all)) [[unlikely]] {
+          for (std::size_t r = 0; r < rank; ++r) {
+            if (!fits_int64(md.extent(r)) || !fits_int64(strides[r])) {
+              *failed_dim = r;
+              return fits_int64(md.extent(r)) ? errc::stride_overflow : errc::extent_overflow;
+            }
+          }
+        }
+      } else {
+        for (std::size_t r = 0; r < rank; ++r) {
+          if (!fits_int64(md.extent(r)) || !fits_int64(strides[r])) {
+            *failed_dim = r;
+            return fits_int64(md.extent(r)) ? errc::stride_overflow : errc::extent_overflow;
+          }
+        }
+      }
+      for (std::size_t r = 0; r < rank; ++r) {
+        out.shape_[r] = static_cast<std::int64_t>(md.extent(r));
+        out.strides_[r] = static_cast<std::int64_t>(strides[r]);  // the real stride, never canonicalised
       }
     }
-    out.byte_offset_ = 0;
-    out.data_ = nullptr;  // size 0: DLPack says data should be NULL
+    std::uint64_t byte_offset = 0;
+    void* data = nullptr;  // size 0: DLPack says data should be NULL
     if (!empty) {
       // A mapping with an offset (layout_stride_relaxed) keeps its base pointer; the offset
       // travels as byte_offset. Layouts without one evaluate to 0 here.
@@ -139,10 +188,12 @@ struct export_access {
       if (offset < index_type{0} ||
           static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type))
         return errc::byte_offset_overflow;
-      out.byte_offset_ = static_cast<std::uint64_t>(offset) * sizeof(element_type);
+      byte_offset = static_cast<std::uint64_t>(offset) * sizeof(element_type);
       using mutable_element = std::remove_cv_t<element_type>;
-      out.data_ = static_cast<void*>(const_cast<mutable_element*>(md.data_handle()));
+      data = static_cast<void*>(const_cast<mutable_element*>(md.data_handle()));
     }
+    out.data_ = data;
+    out.byte_offset_ = byte_offset;
     out.device_ = device;
     out.dtype_ = dtype_v<element_type>;
     return errc::ok;
@@ -192,7 +243,7 @@ inline namespace DLPM_ABI {
 /// Non-throwing export with an explicit device.
 template <strided_mdspan M>
 [[nodiscard]] constexpr result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor(const M& md, DLDevice device) noexcept {
-  dlpack_tensor<M::rank()> out;
+  dlpack_tensor<M::rank()> out = detail::export_access::unfilled<M::rank()>();
   error err;
   if (!detail::export_access::fill(md, device, out, &err)) return unexpected_error(err);
   return out;
@@ -207,8 +258,8 @@ template <strided_mdspan M>
 /// Export with an explicit device. Throws dlpack_error when an extent or stride does not
 /// fit int64_t or the mapping is not strided.
 template <strided_mdspan M>
-[[nodiscard]] constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md, DLDevice device) {
-  dlpack_tensor<M::rank()> out;
+[[nodiscard]] DLPM_HOT_INLINE constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md, DLDevice device) {
+  dlpack_tensor<M::rank()> out = detail::export_access::unfilled<M::rank()>();
   std::size_t dim = 0;
   if (const errc code = detail::export_access::try_fill(md, device, out, &dim); code != errc::ok) [[unlikely]]
     detail::throw_error(detail::export_access::describe(md, code, dim));
@@ -217,7 +268,7 @@ template <strided_mdspan M>
 
 /// Export; the device comes from the accessor (kDLCPU by default).
 template <strided_mdspan M>
-[[nodiscard]] constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md) {
+[[nodiscard]] DLPM_HOT_INLINE constexpr dlpack_tensor<M::rank()> to_dlpack_tensor(const M& md) {
   return to_dlpack_tensor(md, accessor_device(md.accessor()));
 }
 
