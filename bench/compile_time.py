@@ -2,8 +2,10 @@
 """Compile time of `import dlpack_mdspan;` against `#include <dlpack_mdspan/dlpack_mdspan.hpp>`.
 
 Re-runs, from the bench build's compile_commands.json, the exact commands CMake uses for
-bench/compile/import_tu.cpp (module form, with the BMI through its @modmap) and
-bench/compile/header_tu.cpp (header form, same code, same flags), interleaved, and reports
+bench/compile/import_tu.cpp (module form, with the BMI through its @modmap),
+bench/compile/header_tu.cpp (header form, same code, same flags) and, where the CCCL
+candidates are built, bench/compile/cccl_tu.cpp (the same work through CCCL's DLPack
+headers), interleaved, and reports
 the median wall time of each. Outputs go to a temporary directory, so the build is not
 touched. The one-time cost of building the BMI is reported too.
 
@@ -24,6 +26,7 @@ PROBES = {
     "import_tu.cpp": "import dlpack_mdspan; + export + import (module TU)",
     "header_tu.cpp": "#include <dlpack_mdspan/dlpack_mdspan.hpp> + export + import (header TU)",
     "dlpack_mdspan.cppm": "building the BMI once (dlpack_mdspan.cppm)",
+    "cccl_tu.cpp": "CCCL's <cuda/__mdspan/{mdspan_to_dlpack,dlpack_to_mdspan}.h> + export + import (CCCL TU)",
 }
 
 
@@ -76,7 +79,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         cmds = {k: command_for(e, tmp) for k, e in found.items()}
         for _ in range(runs):
-            for k in ("header_tu.cpp", "import_tu.cpp", "dlpack_mdspan.cppm"):
+            for k in ("header_tu.cpp", "import_tu.cpp", "cccl_tu.cpp", "dlpack_mdspan.cppm"):
                 if k not in cmds:
                     continue
                 t0 = time.perf_counter()
@@ -87,6 +90,8 @@ def main():
     header = PROBES["header_tu.cpp"]
     rows = [(header, med["header_tu.cpp"], ""),
             (PROBES["import_tu.cpp"], med["import_tu.cpp"], header)]
+    if "cccl_tu.cpp" in med:  # no target: reported beside ours
+        rows.append((PROBES["cccl_tu.cpp"], med["cccl_tu.cpp"], header))
     if "dlpack_mdspan.cppm" in med:
         rows.append((PROBES["dlpack_mdspan.cppm"], med["dlpack_mdspan.cppm"], ""))
     for name, ms, _ in rows:
