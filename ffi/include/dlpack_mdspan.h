@@ -156,6 +156,17 @@ DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* 
  * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
 DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
 
+/** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+ * byte_offset included, as dlpm_element_offset gives it, without validating the tensor
+ * again: for bindings that made a view with dlpm_check_layout (or dlpm_layout, dlpm_check,
+ * dlpm_validate) and address its elements one by one. The index is still bounds-checked
+ * against the shape (DLPM_E_INVALID_ARGUMENT) and the sum overflow-checked; an element that
+ * is not a whole number of bytes is DLPM_E_SUBBYTE_NOT_VIEWABLE.
+ * Precondition: `tensor` passed one of those checks and neither it nor its shape and
+ * strides have changed since; otherwise the behaviour is undefined (this function reads
+ * shape[0..ndim) and strides[0..ndim) without looking at them first). */
+DLPM_API dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
+
 /** Bytes one element of `dtype` occupies as stored: bits * lanes / 8, or with
  * `subbyte_padded` nonzero (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) one byte per lane of
  * a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte elements,
@@ -234,6 +245,18 @@ DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements*
 
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
+/** dlpm_check and dlpm_layout in one pass, for bindings that make a view: checks `tensor`
+ * against `req` with `flags` (a managed tensor's flags, READ_ONLY and
+ * IS_SUBBYTE_TYPE_PADDED read as dlpm_check_managed reads them; 0 for a bare DLTensor, as
+ * dlpm_check), refusing exactly the tensors and requirements those refuse, with the same
+ * status and message; then writes what dlpm_layout writes: the strides in elements to
+ * strides[0..ndim) (the tensor's own, or for NULL strides the compact row-major ones) and
+ * the element count (which the check counts anyway) to *numel. `capacity` is strides'
+ * length (negative, or after the check below ndim: DLPM_E_INVALID_ARGUMENT); strides may
+ * be NULL when ndim is 0. With a managed tensor `m`, pass &m->dl_tensor and m->flags. */
+DLPM_API dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,
+                                       int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
 
 /* ---- ownership --------------------------------------------------------------------- */
 

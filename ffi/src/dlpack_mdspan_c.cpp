@@ -101,6 +101,32 @@ DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uin
   return requirements_failed(tensor, flags, req);
 }
 
+DLPM_COLD dlpm_status negative_capacity(const char* function, std::int32_t capacity) noexcept {
+  return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is negative", function, capacity));
+}
+
+// The second half of dlpm_layout and dlpm_check_layout, for a tensor `function` has just
+// validated and counted (`count` elements): the strides as the core reads them (stride_at)
+// and the count.
+DLPM_HOT_INLINE inline dlpm_status write_layout(const char* function, const DLTensor& tensor, std::int64_t* strides,
+                                                std::int32_t capacity, std::int64_t count, std::int64_t* numel) noexcept {
+  if (capacity < tensor.ndim)
+    return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is less than ndim = %d", function, capacity,
+                                  tensor.ndim));
+  if (strides == nullptr && tensor.ndim > 0) return null_argument(function, "strides");
+  for (std::int32_t r = 0; r < tensor.ndim; ++r) strides[r] = dm::stride_at(tensor, r);
+  *numel = count;
+  return DLPM_OK;
+}
+
+// The element count of a tensor a check has accepted, as dlpm_layout gets it.
+dlpm_status count_elements(const DLTensor& tensor, std::int64_t* count) noexcept {
+  const auto n = dm::numel(tensor);
+  if (!n) return fail(n.error());
+  *count = *n;
+  return DLPM_OK;
+}
+
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
 class c_release_owner {
  public:
@@ -268,21 +294,27 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
   return DLPM_OK;
 }
 
+dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_element_offset_validated", "tensor");
+  if (out == nullptr) return null_argument("dlpm_element_offset_validated", "out");
+  if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset_validated", "index");
+  // dlpm_element_offset without its dm::validate: the caller's check made it already.
+  dm::error e;
+  std::int64_t offset = 0;
+  if (!dm::element_byte_offset(*tensor, index, &offset, &e)) return fail(e);
+  *out = offset;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_layout", "tensor");
   if (numel == nullptr) return null_argument("dlpm_layout", "numel");
-  if (capacity < 0) return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is negative", capacity));
+  if (capacity < 0) return negative_capacity("dlpm_layout", capacity);
   dm::error e;
   if (!dm::validate(*tensor, &e)) return fail(e);
-  if (capacity < tensor->ndim)
-    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is less than ndim = %d", capacity,
-                                  tensor->ndim));
-  if (strides == nullptr && tensor->ndim > 0) return null_argument("dlpm_layout", "strides");
-  auto n = dm::numel(*tensor);
-  if (!n) return fail(n.error());
-  for (std::int32_t r = 0; r < tensor->ndim; ++r) strides[r] = dm::stride_at(*tensor, r);
-  *numel = *n;
-  return DLPM_OK;
+  std::int64_t count = 0;
+  if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
+  return write_layout("dlpm_layout", *tensor, strides, capacity, count, numel);
 }
 
 size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) noexcept {
@@ -331,6 +363,25 @@ dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlp
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
   return check_tensor(tensor->dl_tensor, tensor->flags, *req);
+}
+
+dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,
+                              int32_t capacity, int64_t* numel) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_check_layout", "tensor");
+  if (req == nullptr) return null_argument("dlpm_check_layout", "req");
+  if (numel == nullptr) return null_argument("dlpm_check_layout", "numel");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_layout", req->version);
+  if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
+  // check_tensor's two halves, the fast one also counting the elements (the count
+  // structure_valid makes anyway).
+  std::int64_t count = 0;
+  if (!dm::detail::requirements_met(*tensor, flags, to_core(*req, tensor->ndim), &count)) {
+    if (const dlpm_status s = requirements_failed(*tensor, flags, *req); s != DLPM_OK) return s;
+    // The ordered half accepts what the fast half refused (tests/reference rules this out):
+    // count as dlpm_layout does.
+    if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
+  }
+  return write_layout("dlpm_check_layout", *tensor, strides, capacity, count, numel);
 }
 
 namespace {
