@@ -226,7 +226,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// `--instructions`: for each operation a warm-up batch, then passes of n and 2n calls,
-/// each collected alone and dumped as "dlpm-op <index> <calls>" (bench/callgrind.py). The
+/// each collected alone and dumped as `dlpm-op <index> <calls>` (bench/callgrind.py). The
 /// row's value is the operation's index.
 fn count_instructions(opts: &Options, rows: &mut Vec<Row>, ops: &mut [&mut Op], note: &str) {
     let n = opts.instructions;
