@@ -98,6 +98,26 @@ extern "C" {
         numel: *mut i64,
     ) -> dlpm_status;
 
+    /// The byte offset of element `index` (ndim entries, bounds-checked) from
+    /// `tensor->data`, `byte_offset` included, as [`dlpm_element_offset`] gives it, without
+    /// validating the tensor again: for bindings that made a view with
+    /// [`dlpm_check_layout`] and address its elements one by one. The index is still
+    /// bounds-checked (`DLPM_E_INVALID_ARGUMENT`) and the sum overflow-checked; an element
+    /// that is not a whole number of bytes is `DLPM_E_SUBBYTE_NOT_VIEWABLE`.
+    ///
+    /// # Safety
+    ///
+    /// `tensor` passed [`dlpm_check_layout`], [`dlpm_layout`], [`dlpm_check`],
+    /// [`dlpm_check_managed`] or [`dlpm_validate`], and neither it nor its `shape` and
+    /// `strides` have changed since: this function reads `shape[0..ndim]` and
+    /// `strides[0..ndim]` without looking at them first. `index` points to `ndim` readable
+    /// entries (or `ndim` is 0).
+    pub fn dlpm_element_offset_validated(
+        tensor: *const DLTensor,
+        index: *const i64,
+        out: *mut i64,
+    ) -> dlpm_status;
+
     /// Bytes one element of `dtype` occupies as stored: `bits * lanes / 8`, or with
     /// `subbyte_padded` nonzero (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) one byte per
     /// lane of a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte
@@ -143,6 +163,23 @@ extern "C" {
     pub fn dlpm_check_managed(
         tensor: *const DLManagedTensorVersioned,
         req: *const dlpm_requirements,
+    ) -> dlpm_status;
+
+    /// [`dlpm_check`] and [`dlpm_layout`] in one pass, for bindings that make a view:
+    /// checks `tensor` against `req` with `flags` (a managed tensor's flags, READ_ONLY and
+    /// IS_SUBBYTE_TYPE_PADDED read as [`dlpm_check_managed`] reads them; 0 for a bare
+    /// `DLTensor`, as [`dlpm_check`]), refusing exactly what those refuse with the same
+    /// status; then writes the strides in elements to `strides[0..ndim]` (the tensor's own,
+    /// or for NULL strides the compact row-major ones) and the element count to `*numel`.
+    /// `capacity` is `strides`' length (negative, or after the check below ndim:
+    /// `DLPM_E_INVALID_ARGUMENT`); `strides` may be NULL when ndim is 0.
+    pub fn dlpm_check_layout(
+        tensor: *const DLTensor,
+        flags: u64,
+        req: *const dlpm_requirements,
+        strides: *mut i64,
+        capacity: i32,
+        numel: *mut i64,
     ) -> dlpm_status;
 
     /// Wraps the caller's buffer as a `DLManagedTensorVersioned` (shape and strides are

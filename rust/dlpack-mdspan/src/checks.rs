@@ -2,6 +2,7 @@
 //! The checks every view and accessor shares: the facade's requirements for an element
 //! type, slices over validated metadata, and the element-size rule of `Element`.
 
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use dlpack_mdspan_sys as sys;
@@ -40,29 +41,47 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
     req
 }
 
-/// The tensor a view is checked on: a bare `DLTensor` (`dlpm_check`, which has no flags) or
-/// a managed one (`dlpm_check_managed`, with its READ_ONLY and sub-byte padding flags).
+/// The largest rank the facade accepts, the length of the index and stride buffers.
+pub(crate) const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
+
+/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`) or a
+/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`).
 #[derive(Clone, Copy)]
 pub(crate) enum Viewed<'a> {
     Bare(&'a sys::DLTensor),
     Managed(&'a sys::DLManagedTensorVersioned),
 }
 
-/// The facade's checks for a view of `T`: the structure, the dtype `T::DTYPE` exactly, a
-/// host-accessible device, data aligned for `T`, and with `writable` (which only a managed
-/// tensor's flags can refuse) not READ_ONLY.
+impl<'a> Viewed<'a> {
+    /// The tensor and the flags the facade checks it with (0 for a bare `DLTensor`).
+    pub(crate) fn parts(self) -> (&'a sys::DLTensor, u64) {
+        match self {
+            Viewed::Bare(t) => (t, 0),
+            Viewed::Managed(m) => (&m.dl_tensor, m.flags),
+        }
+    }
+}
+
+/// The facade's checks for a view of `T`, and the layout it then resolves, in one call
+/// (`dlpm_check_layout`): the structure, the dtype `T::DTYPE` exactly, a host-accessible
+/// device, data aligned for `T`, and with `writable` (which only a managed tensor's flags
+/// can refuse) not READ_ONLY; then the strides in elements (the tensor's own, or the
+/// row-major ones for NULL strides), written to `strides[..ndim]`, and the element count,
+/// returned.
 ///
-/// Which devices are host-accessible is the facade's answer (`dlpm_is_host_accessible`):
-/// the requirements list the tensor's own device type if the facade says the CPU may
-/// dereference it, and none otherwise, so `dlpm_check*` accepts exactly those, and refuses
-/// the others with DEVICE_MISMATCH in its usual order of checks.
-pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Result<(), Error> {
-    let device_type = match tensor {
-        Viewed::Bare(t) => t.device.device_type,
-        Viewed::Managed(m) => m.dl_tensor.device.device_type,
-    };
-    let own = [device_type];
-    let accepted: &[sys::DLDeviceType] = if DeviceType(device_type).is_host_accessible() {
+/// Which devices are host-accessible is the C++ core's rule
+/// ([`DeviceType::is_host_accessible`], held equal to `dlpm_is_host_accessible` by its
+/// test): the requirements list the tensor's own device type if the CPU may dereference
+/// it, and none otherwise, so the facade accepts exactly those, and refuses the others with
+/// DEVICE_MISMATCH in its usual order of checks.
+pub(crate) fn check_view_layout<T: Element>(
+    tensor: Viewed<'_>,
+    writable: bool,
+    strides: &mut [MaybeUninit<i64>; MAX_NDIM],
+) -> Result<i64, Error> {
+    let (t, flags) = tensor.parts();
+    let own = [t.device.device_type];
+    let accepted: &[sys::DLDeviceType] = if DeviceType(own[0]).is_host_accessible() {
         &own
     } else {
         &[]
@@ -74,15 +93,23 @@ pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Resu
     req.num_device_types = accepted.len() as i32;
     req.min_alignment = std::mem::align_of::<T>() as u64;
     req.writable = i32::from(writable);
-    // SAFETY: the tensor is live (a reference); the facade validates it before reading its
+    let mut numel = 0i64;
+    // SAFETY: the tensor is live (a reference); the facade checks it before reading its
     // arrays. req is a valid requirements struct whose device list (`accepted`, non-NULL
-    // even when empty) outlives the call.
+    // even when empty) outlives the call. `strides` has MAX_NDIM writable entries, the
+    // capacity passed (the facade writes ndim <= MAX_NDIM of them, only on success); numel
+    // is a valid out-parameter.
     check(unsafe {
-        match tensor {
-            Viewed::Bare(t) => sys::dlpm_check(t, &req),
-            Viewed::Managed(m) => sys::dlpm_check_managed(m, &req),
-        }
-    })
+        sys::dlpm_check_layout(
+            t,
+            flags,
+            &req,
+            strides.as_mut_ptr().cast(),
+            sys::DLPM_MAX_NDIM,
+            &mut numel,
+        )
+    })?;
+    Ok(numel)
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
@@ -100,36 +127,52 @@ pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Resu
 /// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` (if it is
 /// aligned) that stay valid and unmodified for `'a`: call it only on a tensor the facade
 /// has validated.
+#[inline]
 pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
     if ndim <= 0 || ptr.is_null() {
         return Ok(&[]);
     }
     if !ptr.is_aligned() {
-        return Err(Error::new(
-            Status::MISALIGNED_METADATA,
-            format!(
-                "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
-                std::mem::align_of::<i64>()
-            ),
-        ));
+        return Err(misaligned_metadata(ptr, what));
     }
     // SAFETY: non-NULL and aligned; the caller guarantees ndim readable entries at ptr
     // for 'a.
     Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
 }
 
+#[cold]
+fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
+    Error::new(
+        Status::MISALIGNED_METADATA,
+        format!(
+            "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
+            std::mem::align_of::<i64>()
+        ),
+    )
+}
+
 /// Refuses an element type whose size is not one element of its dtype as the tensor stores
 /// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
 /// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
 /// matching size, but a view built on a wrong one would address memory the facade never
-/// validated, so it is checked here as well, against the facade's `dlpm_storage_itemsize`.
+/// validated, so it is checked here as well, against the core's `storage_itemsize`
+/// ([`DataType::storage_itemsize`](crate::DataType::storage_itemsize), a `const fn`: for a
+/// given `T` and flag the test folds to a constant).
+#[inline]
 pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
+    if matches!(T::DTYPE.storage_itemsize(subbyte_padded), Some(s) if s == std::mem::size_of::<T>())
+    {
+        Ok(())
+    } else {
+        Err(element_size_error::<T>(subbyte_padded))
+    }
+}
+
+#[cold]
+fn element_size_error<T: Element>(subbyte_padded: bool) -> Error {
     let dtype = T::DTYPE;
     let size = std::mem::size_of::<T>();
-    if dtype.storage_itemsize(subbyte_padded) == Some(size) {
-        return Ok(());
-    }
-    Err(Error::new(
+    Error::new(
         Status::SUBBYTE_NOT_VIEWABLE,
         format!(
             "dtype {dtype} {}, which cannot be viewed as one {size}-byte element each",
@@ -139,7 +182,7 @@ pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(),
                 "is packed"
             }
         ),
-    ))
+    )
 }
 
 /// `dlpm_is_contiguous` as a `bool`.
