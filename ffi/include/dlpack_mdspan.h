@@ -288,6 +288,34 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
                                               uint64_t flags, dlpm_release_fn release, void* ctx,
                                               DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
+/** The most bytes of owner state dlpm_managed_new_inline keeps inside the tensor's own
+ * allocation, and the alignment it keeps them at. */
+#define DLPM_INLINE_OWNER_CAPACITY 32
+#define DLPM_INLINE_OWNER_ALIGNMENT 8
+
+/** dlpm_buffer_size for a buffer whose size the exporter does not know: not checked. */
+#define DLPM_BUFFER_SIZE_UNKNOWN UINT64_MAX
+
+/** dlpm_managed_new_ordered for exporters whose owner is a few bytes of state (a Rust
+ * Vec's pointer, capacity and length; a handle) and which may know their buffer's size:
+ * - the `owner_size` bytes at `owner` (at most DLPM_INLINE_OWNER_CAPACITY; `owner` may be
+ *   NULL when owner_size is 0) are copied, bit for bit, into the tensor's own allocation,
+ *   at an address aligned to DLPM_INLINE_OWNER_ALIGNMENT: the export is that one
+ *   allocation in all. The deleter calls release(p) exactly once, p being the address of
+ *   that copy (release may be NULL).
+ * - `buffer_size`, unless DLPM_BUFFER_SIZE_UNKNOWN: every byte the elements occupy
+ *   (dlpm_byte_span with `flags`) must lie in [data, data + buffer_size), else
+ *   DLPM_E_INVALID_ARGUMENT, checked after the description is validated.
+ * `description` gives data, ndim, shape, strides, dtype, device and byte_offset (shape and
+ * strides are copied); `order` and every other rule are dlpm_managed_new_ordered's (order
+ * 0 with NULL strides is DLPM_E_INVALID_ARGUMENT: pass 'C' for dlpm_managed_new's
+ * reading). An owner_size above the capacity is DLPM_E_INVALID_ARGUMENT. On failure
+ * *out is untouched and release is NOT called: the buffer and the owner are still the
+ * caller's (its bytes were only copied). */
+DLPM_API dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
+                                             dlpm_release_fn release, const void* owner, size_t owner_size,
+                                             DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
 

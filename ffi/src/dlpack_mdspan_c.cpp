@@ -143,6 +143,29 @@ class c_release_owner {
   void* ctx_;
 };
 
+// Owner of a dlpm_managed_new_inline tensor: the caller's owner bytes, kept in the block,
+// and the release that is called with their address exactly once.
+class c_inline_owner {
+ public:
+  c_inline_owner(dlpm_release_fn release, const void* state, std::size_t size) noexcept : release_(release) {
+    if (size != 0) std::memcpy(state_, state, size);
+  }
+  c_inline_owner(c_inline_owner&& other) noexcept : release_(other.release_) {
+    std::memcpy(state_, other.state_, sizeof state_);
+    other.release_ = nullptr;
+  }
+  c_inline_owner& operator=(c_inline_owner&&) = delete;
+  ~c_inline_owner() {
+    if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(state_); });
+  }
+  void disarm() noexcept { release_ = nullptr; }
+
+ private:
+  dlpm_release_fn release_;
+  alignas(DLPM_INLINE_OWNER_ALIGNMENT) unsigned char state_[DLPM_INLINE_OWNER_CAPACITY] = {};
+};
+using c_inline_block = dm::detail::dynamic_owner_block<c_inline_owner>;
+
 dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLManagedTensorVersioned** out) noexcept {
   if (legacy == nullptr) return null_argument("dlpm_from_legacy", "legacy");
   if (out == nullptr) {
@@ -427,6 +450,43 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
                                      dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
   return managed_new("dlpm_managed_new_ordered", data, ndim, shape, strides, order, dtype, device, byte_offset, flags,
                      release, ctx, out);
+}
+
+dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
+                                    dlpm_release_fn release, const void* owner, size_t owner_size,
+                                    DLManagedTensorVersioned** out) noexcept {
+  constexpr const char* function = "dlpm_managed_new_inline";
+  if (description == nullptr) return null_argument(function, "description");
+  if (out == nullptr) return null_argument(function, "out");
+  if (owner == nullptr && owner_size != 0) return null_argument(function, "owner");
+  if (owner_size > DLPM_INLINE_OWNER_CAPACITY)
+    return fail(dm::error::format(dm::errc::invalid_argument, "%s: owner_size = %zu is more than DLPM_INLINE_OWNER_CAPACITY (%d)",
+                                  function, owner_size, DLPM_INLINE_OWNER_CAPACITY));
+  c_inline_owner state(release, owner, owner_size);
+  auto made = dm::try_make_managed_tensor(*description, std::move(state), flags, order);
+  if (!made) {
+    state.disarm();  // not moved from on failure: the owner stays the caller's
+    return fail(made.error());
+  }
+  DLManagedTensorVersioned* tensor = made->release();
+  if (buffer_size != DLPM_BUFFER_SIZE_UNKNOWN) {
+    // The tensor is valid: only its extent can be refused now, by undoing the export
+    // without the release (the owner is still the caller's).
+    const auto span = dm::byte_span(tensor->dl_tensor, (flags & dm::flag_is_subbyte_type_padded) != 0);
+    const bool inside = span && (span->begin == span->end ||
+                                 (span->begin >= 0 && static_cast<std::uint64_t>(span->end) <= buffer_size));
+    if (!inside) {
+      static_cast<c_inline_block*>(tensor->manager_ctx)->owner.disarm();
+      dm::detail::call_deleter(tensor);
+      if (!span) return fail(span.error());
+      return fail(dm::error::format(dm::errc::invalid_argument,
+                                    "%s: the elements occupy bytes [%lld, %lld) from data, outside the %llu-byte buffer",
+                                    function, static_cast<long long>(span->begin), static_cast<long long>(span->end),
+                                    static_cast<unsigned long long>(buffer_size)));
+    }
+  }
+  *out = tensor;
+  return DLPM_OK;
 }
 
 void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }

@@ -896,6 +896,139 @@ static void test_check_layout(void) {
   CHECK_STATUS(dlpm_element_offset_validated(&t, index, &b), DLPM_E_SUBBYTE_NOT_VIEWABLE);
 }
 
+/* dlpm_managed_new_inline: the owner's bytes inside the tensor's allocation, and the
+ * buffer's size checked against the bytes the layout reaches. */
+struct inline_owner {
+  void* buffer;
+  int64_t length;
+  int* released; /* where the release counts itself */
+};
+static uintptr_t released_at = 0;
+static void release_inline_owner(void* state) {
+  struct inline_owner o;
+  memcpy(&o, state, sizeof o);
+  released_at = (uintptr_t)state;
+  ++*o.released;
+  free(o.buffer);
+}
+
+static void test_managed_new_inline(void) {
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1}, reversed[1] = {-1}, count = 0;
+  int released = 0;
+  struct inline_owner owner;
+  DLManagedTensorVersioned* out = NULL;
+  DLManagedTensorVersioned* untouched = (DLManagedTensorVersioned*)(uintptr_t)0x1;
+  DLTensor d;
+  owner.buffer = malloc(6 * sizeof(float));
+  owner.length = 6;
+  owner.released = &released;
+  d = make_tensor(owner.buffer, 2, shape, NULL, dtype(kDLFloat, 32, 1));
+
+  CHECK(sizeof owner <= DLPM_INLINE_OWNER_CAPACITY);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', DLPACK_FLAG_BITMASK_READ_ONLY, 6 * sizeof(float), release_inline_owner, &owner,
+                                       sizeof owner, &out),
+               DLPM_OK);
+  CHECK(out != NULL);
+  if (out == NULL) return;
+  memset(&owner, 0, sizeof owner); /* the tensor holds its own copy of the owner */
+  shape[0] = 99;                   /* and of the shape; NULL strides became explicit */
+  CHECK(out->dl_tensor.shape[0] == 2 && out->dl_tensor.strides[0] == 3 && out->dl_tensor.strides[1] == 1);
+  CHECK(out->flags == DLPACK_FLAG_BITMASK_READ_ONLY && out->version.major == DLPACK_MAJOR_VERSION);
+  CHECK_STATUS(dlpm_numel(&out->dl_tensor, &count), DLPM_OK);
+  CHECK(count == 6 && released == 0);
+  {
+    /* The copy lives inside the allocation, after the struct, aligned as promised. */
+    const uintptr_t block = (uintptr_t)out->manager_ctx;
+    dlpm_managed_delete(out);
+    CHECK(released == 1);
+    CHECK(released_at > block && released_at < block + 256);
+    CHECK(released_at % DLPM_INLINE_OWNER_ALIGNMENT == 0);
+  }
+  shape[0] = 2;
+
+  /* A layout outside the buffer: refused after validation, release not called, out
+   * untouched. A 2x3 float tensor is 24 bytes. */
+  owner.buffer = malloc(6 * sizeof(float));
+  owner.released = &released;
+  d.data = owner.buffer;
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 23, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strcmp(dlpm_last_error(),
+               "dlpm_managed_new_inline: the elements occupy bytes [0, 24) from data, outside the 23-byte buffer") == 0);
+  CHECK(out == untouched && released == 1);
+  d.byte_offset = 4; /* one element in: [4, 28) */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 24, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 28, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 2);
+  d.byte_offset = 0;
+
+  /* Negative strides reach below data: outside any buffer that starts there, fine when
+   * the size is unknown. */
+  owner.buffer = malloc(4 * sizeof(float));
+  d.data = owner.buffer;
+  d.ndim = 1;
+  d.shape = shape;
+  d.strides = reversed;
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 1000, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(out == untouched && released == 2);
+  d.byte_offset = 4; /* elements [1, 0]: bytes [0, 8) */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 8, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 3);
+  owner.buffer = NULL; /* free(NULL) from here on */
+  d.byte_offset = 0;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, DLPM_BUFFER_SIZE_UNKNOWN, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_OK);
+  dlpm_managed_delete(out);
+  CHECK(released == 4);
+  /* An empty tensor reaches nothing: any buffer holds it. */
+  shape[0] = 0;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 0, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  dlpm_managed_delete(out);
+  CHECK(released == 5);
+  shape[0] = 2;
+
+  /* dlpm_managed_new_ordered's rules, and its order of checks: the order before the
+   * description, the description before the buffer. */
+  d = make_tensor(NULL, 2, shape, NULL, dtype(kDLFloat, 32, 1));
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT); /* order 0 with NULL strides */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'X', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NULL_DATA); /* validated before the (too small) buffer is looked at */
+  d.strides = strides;
+  strides[0] = 1;
+  d.data = &count;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NON_COMPACT_STRIDES);
+  strides[0] = 3;
+  CHECK(out == untouched && released == 5);
+
+  /* The arguments. */
+  CHECK_STATUS(dlpm_managed_new_inline(NULL, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, NULL),
+               DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, NULL, sizeof owner, &out), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, DLPM_BUFFER_SIZE_UNKNOWN, release_inline_owner, &owner,
+                                       DLPM_INLINE_OWNER_CAPACITY + 1, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(out == untouched && released == 5);
+  /* No owner state and no release: a plain wrap. */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, DLPM_BUFFER_SIZE_UNKNOWN, NULL, NULL, 0, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 5);
+}
+
 static void test_legacy_delete(void) {
   DLManagedTensor* legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
   DLManagedTensor no_deleter;
@@ -973,6 +1106,7 @@ int main(void) {
   test_every_status_is_named();
   test_binding_queries();
   test_check_layout();
+  test_managed_new_inline();
   test_legacy_delete();
   test_alloc_and_copy_to_host();
   printf("%d passed, %d failed\n", passed, failed);

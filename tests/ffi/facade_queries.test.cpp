@@ -270,3 +270,86 @@ TEST_CASE("dlpm_element_offset_validated is dlpm_element_offset on tensors that 
   CHECK(compared > 20000);
   CHECK(out_of_bounds > 20000);
 }
+
+namespace {
+int inline_releases = 0;
+void count_inline_release(void* state) {
+  int tag = 0;
+  std::memcpy(&tag, state, sizeof tag);
+  REQUIRE(tag == 0x5eed);
+  ++inline_releases;
+}
+int ordered_releases = 0;
+void count_ordered_release(void*) { ++ordered_releases; }
+}  // namespace
+
+TEST_CASE("dlpm_managed_new_inline is dlpm_managed_new_ordered plus the buffer check of dlpm_byte_span") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int made = 0, outside = 0, refused = 0;
+  const int tag = 0x5eed;
+  for (int n = 0; n < 30000; ++n) {
+    random_tensor r(rng, middle);
+    const DLTensor& t = r.t;
+    static const char orders[] = {0, 'C', 'F', 'A'};
+    const char order = orders[pick(0, 3)];
+    DLManagedTensorVersioned* ordered = nullptr;
+    const int before = ordered_releases;
+    const dlpm_status expected = dlpm_managed_new_ordered(t.data, t.ndim, t.shape, t.strides, order, t.dtype, t.device,
+                                                          t.byte_offset, r.flags, count_ordered_release, nullptr, &ordered);
+    const std::string message = dlpm_last_error();
+    // The bytes the made tensor reaches, and a buffer size around them.
+    std::int64_t begin = 0, end = 0;
+    std::uint64_t size = DLPM_BUFFER_SIZE_UNKNOWN;
+    bool inside = true;
+    if (expected == DLPM_OK) {
+      REQUIRE(dlpm_byte_span(&ordered->dl_tensor, r.flags, &begin, &end) == DLPM_OK);
+      if (pick(0, 3) != 0) {
+        size = static_cast<std::uint64_t>(std::max<std::int64_t>(0, end + pick(-2, 1)));
+        inside = begin == end || (begin >= 0 && static_cast<std::uint64_t>(end) <= size);
+      }
+    }
+    DLManagedTensorVersioned* in_place = nullptr;
+    const dlpm_status got =
+        dlpm_managed_new_inline(&t, order, r.flags, size, count_inline_release, &tag, sizeof tag, &in_place);
+    if (expected != DLPM_OK) {
+      REQUIRE(got == expected);
+      REQUIRE(message == dlpm_last_error());
+      REQUIRE(in_place == nullptr);
+      ++refused;
+      continue;
+    }
+    if (!inside) {
+      REQUIRE(got == DLPM_E_INVALID_ARGUMENT);
+      REQUIRE(in_place == nullptr);
+      ++outside;
+    } else {
+      REQUIRE(got == DLPM_OK);
+      const DLTensor& a = ordered->dl_tensor;
+      const DLTensor& b = in_place->dl_tensor;
+      REQUIRE(a.data == b.data);
+      REQUIRE(a.ndim == b.ndim);
+      REQUIRE(std::memcmp(&a.dtype, &b.dtype, sizeof a.dtype) == 0);
+      REQUIRE(std::memcmp(&a.device, &b.device, sizeof a.device) == 0);
+      REQUIRE(a.byte_offset == b.byte_offset);
+      for (int d = 0; d < a.ndim; ++d) {
+        REQUIRE(a.shape[d] == b.shape[d]);
+        REQUIRE(a.strides[d] == b.strides[d]);
+      }
+      REQUIRE(ordered->flags == in_place->flags);
+      REQUIRE(std::memcmp(&ordered->version, &in_place->version, sizeof ordered->version) == 0);
+      const int released = inline_releases;
+      dlpm_managed_delete(in_place);
+      REQUIRE(inline_releases == released + 1);
+      ++made;
+    }
+    dlpm_managed_delete(ordered);
+    REQUIRE(ordered_releases == before + 1);
+  }
+  CHECK(made > 5000);
+  CHECK(outside > 1000);
+  CHECK(refused > 5000);
+  CHECK(inline_releases == made);
+}

@@ -220,6 +220,29 @@ extern "C" {
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 
+    /// [`dlpm_managed_new_ordered`] for exporters whose owner is a few bytes of state and
+    /// which may know their buffer's size: the `owner_size` bytes at `owner` (at most
+    /// [`DLPM_INLINE_OWNER_CAPACITY`]; `owner` may be NULL when `owner_size` is 0) are
+    /// copied bit for bit into the tensor's own allocation, at an address aligned to
+    /// [`DLPM_INLINE_OWNER_ALIGNMENT`], and the deleter calls `release` with that address
+    /// exactly once; unless `buffer_size` is [`DLPM_BUFFER_SIZE_UNKNOWN`], every byte the
+    /// elements occupy must lie in `[data, data + buffer_size)`, else
+    /// `DLPM_E_INVALID_ARGUMENT` (checked after the description is validated).
+    /// `description` gives data, ndim, shape, strides, dtype, device and byte_offset;
+    /// `order` and every other rule are [`dlpm_managed_new_ordered`]'s. On failure `*out` is
+    /// untouched and `release` is not called: the buffer and the owner are still the
+    /// caller's (its bytes were only copied).
+    pub fn dlpm_managed_new_inline(
+        description: *const DLTensor,
+        order: c_char,
+        flags: u64,
+        buffer_size: u64,
+        release: dlpm_release_fn,
+        owner: *const c_void,
+        owner_size: usize,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
     /// Calls the tensor's deleter (if any). NULL is a no-op. A deleter that throws a C++
     /// exception ends the process (a message on stderr, then `abort()`): the exception
     /// never unwinds into the caller.
