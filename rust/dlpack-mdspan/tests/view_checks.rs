@@ -389,3 +389,121 @@ fn views_refuse_and_address_what_the_separate_calls_did() {
     assert!(counts[0] > 1000, "accepted {}", counts[0]);
     assert!(counts[1] > 20000, "refused {}", counts[1]);
 }
+
+/// What `from_vec_with` answered before its export went through
+/// `dlpm_managed_new_inline` with the Vec's size: the layout's bytes by `dlpm_byte_span`
+/// (which validates the description first), refused when they reach outside the Vec.
+fn old_from_vec(
+    len: usize,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    offset: usize,
+) -> Result<(), (Status, String)> {
+    let mut data = vec![0u32; len];
+    let d = sys::DLTensor {
+        data: data.as_mut_ptr().cast(),
+        device: sys::DLDevice {
+            device_type: sys::kDLCPU,
+            device_id: 0,
+        },
+        ndim: shape.len() as i32,
+        dtype: DataType::U32.0,
+        shape: shape.as_ptr().cast_mut(),
+        strides: strides.map_or(ptr::null_mut(), |s| s.as_ptr().cast_mut()),
+        byte_offset: offset as u64 * 4,
+    };
+    let (mut begin, mut end) = (0i64, 0i64);
+    // SAFETY: shape and strides hold ndim entries; begin and end are valid out-parameters.
+    let status = unsafe { sys::dlpm_byte_span(&d, 0, &mut begin, &mut end) };
+    if status != sys::DLPM_OK {
+        return Err((Status(status), last_error()));
+    }
+    if begin != end && (begin < 0 || end > len as i64 * 4) {
+        return Err((
+            Status::INVALID_ARGUMENT,
+            format!(
+                "the layout addresses elements {} to {} but the Vec holds {} elements",
+                begin.div_euclid(4),
+                (end - 1).div_euclid(4),
+                len
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn from_vec_refuses_what_the_byte_span_check_refused() {
+    let mut rng = Rng(20261126);
+    let (mut accepted, mut outside, mut invalid) = (0, 0, 0);
+    for _ in 0..20000 {
+        let ndim = rng.pick(0, 3) as usize;
+        let shape: Vec<i64> = (0..ndim)
+            .map(|_| if rng.one_in(30) { -1 } else { rng.pick(0, 4) })
+            .collect();
+        let strides: Vec<i64> = (0..ndim).map(|_| rng.pick(-3, 4)).collect();
+        let strides = if rng.one_in(2) {
+            None
+        } else {
+            Some(&strides[..])
+        };
+        let len = rng.pick(0, 14) as usize;
+        let offset = rng.pick(0, 6) as usize;
+        let old = old_from_vec(len, &shape, strides, offset);
+        let values: Vec<u32> = (0..len as u32).collect();
+        let new = ManagedTensor::from_vec_with(values, &shape, strides, offset, Default::default());
+        let context = format!("len {len}, shape {shape:?}, strides {strides:?}, offset {offset}");
+        match (old, new) {
+            (Ok(()), Ok(t)) => {
+                accepted += 1;
+                // The elements are the Vec's, where the layout says.
+                let v = t.view::<u32>().expect("a valid export views");
+                let mut index = vec![0usize; ndim];
+                if v.is_empty() {
+                    continue;
+                }
+                loop {
+                    let at = offset as i64
+                        + index
+                            .iter()
+                            .zip(v.strides())
+                            .map(|(&i, &s)| i as i64 * s)
+                            .sum::<i64>();
+                    assert_eq!(v.get(&index), Some(&(at as u32)), "{context}");
+                    let mut r = ndim;
+                    loop {
+                        if r == 0 {
+                            break;
+                        }
+                        r -= 1;
+                        index[r] += 1;
+                        if (index[r] as i64) < shape[r] {
+                            break;
+                        }
+                        index[r] = 0;
+                    }
+                    if index.iter().all(|&i| i == 0) {
+                        break;
+                    }
+                }
+            }
+            (Err((status, message)), Err(e)) => {
+                assert_eq!(
+                    (e.status(), e.message()),
+                    (status, &message[..]),
+                    "{context}"
+                );
+                if status == Status::INVALID_ARGUMENT {
+                    outside += 1;
+                } else {
+                    invalid += 1;
+                }
+            }
+            (old, new) => panic!("{context}: before {old:?}, now {:?}", new.map(|_| ())),
+        }
+    }
+    assert!(
+        accepted > 3000 && outside > 3000 && invalid > 500,
+        "{accepted} {outside} {invalid}"
+    );
+}
