@@ -253,8 +253,10 @@ DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, 
  * status and message; then writes what dlpm_layout writes: the strides in elements to
  * strides[0..ndim) (the tensor's own, or for NULL strides the compact row-major ones) and
  * the element count (which the check counts anyway) to *numel. `capacity` is strides'
- * length (negative, or after the check below ndim: DLPM_E_INVALID_ARGUMENT); strides may
- * be NULL when ndim is 0. With a managed tensor `m`, pass &m->dl_tensor and m->flags. */
+ * length (negative, or after the check below ndim: DLPM_E_INVALID_ARGUMENT). `strides`
+ * may be NULL: then only *numel is written (for a caller that reads the tensor's own
+ * strides), and `capacity` is only checked for sign. With a managed tensor `m`, pass
+ * &m->dl_tensor and m->flags. */
 DLPM_API dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,
                                        int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
 

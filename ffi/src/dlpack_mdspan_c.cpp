@@ -404,6 +404,10 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
     // count as dlpm_layout does.
     if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
   }
+  if (strides == nullptr) {  // the caller reads the tensor's own strides: the count alone
+    *numel = count;
+    return DLPM_OK;
+  }
   return write_layout("dlpm_check_layout", *tensor, strides, capacity, count, numel);
 }
 

@@ -767,7 +767,9 @@ static void test_check_layout(void) {
   CHECK_STATUS(dlpm_check_layout(NULL, 0, &req, resolved, 2, &count), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_check_layout(&t, 0, NULL, resolved, 2, &count), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, NULL), DLPM_E_NULL_POINTER);
-  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, NULL, 2, &count), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, NULL, 0, &count), DLPM_OK); /* the count alone */
+  CHECK(count == 12);
+  count = -7;
   CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 1, &count), DLPM_E_INVALID_ARGUMENT); /* capacity < ndim */
   CHECK(strcmp(dlpm_last_error(), "dlpm_check_layout: capacity = 1 is less than ndim = 2") == 0);
   CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, -1, &count), DLPM_E_INVALID_ARGUMENT);

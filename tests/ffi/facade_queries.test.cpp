@@ -227,6 +227,11 @@ TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes 
       REQUIRE(message == dlpm_last_error());
       REQUIRE(numel == -7);
       REQUIRE(strides[0] == -7);
+      // Without strides: refused alike, unless the capacity was all it lacked.
+      if (joint != DLPM_E_INVALID_ARGUMENT || message.rfind("dlpm_check_layout: capacity", 0) != 0) {
+        REQUIRE(dlpm_check_layout(&t, r.flags, &q.req, nullptr, 0, &numel) == joint);
+        REQUIRE(message == dlpm_last_error());
+      }
       ++refused;
       continue;
     }
@@ -236,6 +241,9 @@ TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes 
     REQUIRE(dlpm_layout(&t, expected, DLPM_MAX_NDIM, &expected_numel) == DLPM_OK);
     REQUIRE(numel == expected_numel);
     for (int k = 0; k < DLPM_MAX_NDIM; ++k) REQUIRE(strides[k] == expected[k]);
+    std::int64_t count_alone = -7;  // without strides: the same count
+    REQUIRE(dlpm_check_layout(&t, r.flags, &q.req, nullptr, 0, &count_alone) == DLPM_OK);
+    REQUIRE(count_alone == numel);
   }
   CHECK(accepted > 3000);
   CHECK(refused > 30000);

@@ -172,7 +172,8 @@ extern "C" {
     /// status; then writes the strides in elements to `strides[0..ndim]` (the tensor's own,
     /// or for NULL strides the compact row-major ones) and the element count to `*numel`.
     /// `capacity` is `strides`' length (negative, or after the check below ndim:
-    /// `DLPM_E_INVALID_ARGUMENT`); `strides` may be NULL when ndim is 0.
+    /// `DLPM_E_INVALID_ARGUMENT`). `strides` may be NULL: then only `*numel` is written (for
+    /// a caller that reads the tensor's own strides).
     pub fn dlpm_check_layout(
         tensor: *const DLTensor,
         flags: u64,
