@@ -12,33 +12,35 @@ use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
 /// Requirements that accept anything (the facade's own defaults), in the layout version
-/// these bindings describe.
+/// these bindings describe: what `dlpm_requirements_init` writes, spelled out so that no
+/// FFI call is needed (a test keeps the two in lock step).
+const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
+    version: sys::DLPM_REQUIREMENTS_VERSION,
+    check_dtype: 0,
+    dtype: sys::DLDataType {
+        code: 0,
+        bits: 0,
+        lanes: 0,
+    },
+    ndim: -1,
+    shape: ptr::null(),
+    order: 0,
+    device_types: ptr::null(),
+    num_device_types: 0,
+    device_id: -1,
+    min_alignment: 0,
+    writable: 0,
+    strict_strides: 0,
+    leading_dim: sys::DLPM_ANY_LEADING_DIM,
+    stride_order: ptr::null(),
+    compact: 0,
+    shape_divisors: ptr::null(),
+    stride_divisors: ptr::null(),
+};
+
+/// [`ANY_REQUIREMENTS`], to fill in.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
-    let req = sys::dlpm_requirements {
-        version: sys::DLPM_REQUIREMENTS_VERSION,
-        check_dtype: 0,
-        dtype: sys::DLDataType {
-            code: 0,
-            bits: 0,
-            lanes: 0,
-        },
-        ndim: -1,
-        shape: ptr::null(),
-        order: 0,
-        device_types: ptr::null(),
-        num_device_types: 0,
-        device_id: -1,
-        min_alignment: 0,
-        writable: 0,
-        strict_strides: 0,
-        leading_dim: sys::DLPM_ANY_LEADING_DIM,
-        stride_order: ptr::null(),
-        compact: 0,
-        shape_divisors: ptr::null(),
-        stride_divisors: ptr::null(),
-    };
-    // The literal above is what dlpm_requirements_init writes; no FFI call needed.
-    req
+    ANY_REQUIREMENTS
 }
 
 /// The largest rank the facade accepts, the length of the index and stride buffers.
@@ -62,53 +64,90 @@ impl<'a> Viewed<'a> {
     }
 }
 
+/// How many device types the C++ core says the CPU may dereference
+/// ([`DeviceType::is_host_accessible`], whose rule only ever says yes to types 0 to 31).
+const HOST_DEVICE_TYPE_COUNT: usize = {
+    let (mut n, mut t) = (0, 0);
+    while t < 32 {
+        if DeviceType(t).is_host_accessible() {
+            n += 1;
+        }
+        t += 1;
+    }
+    n
+};
+
+/// Those device types, listed for the requirements of every view: the facade accepts a
+/// tensor on any of them and refuses the others with DEVICE_MISMATCH, in its usual order of
+/// checks.
+static HOST_DEVICE_TYPES: [sys::DLDeviceType; HOST_DEVICE_TYPE_COUNT] = {
+    let mut list = [0; HOST_DEVICE_TYPE_COUNT];
+    let (mut n, mut t) = (0, 0);
+    while t < 32 {
+        if DeviceType(t).is_host_accessible() {
+            list[n] = t;
+            n += 1;
+        }
+        t += 1;
+    }
+    list
+};
+
+/// The requirements of a view of `T`, built at compile time: the dtype `T::DTYPE` exactly,
+/// a host-accessible device, data aligned for `T`, and for [`WRITE`](Self::WRITE) not
+/// READ_ONLY.
+struct ViewRequirements<T>(std::marker::PhantomData<T>);
+
+impl<T: Element> ViewRequirements<T> {
+    const READ: sys::dlpm_requirements = Self::with_writable(0);
+    const WRITE: sys::dlpm_requirements = Self::with_writable(1);
+
+    const fn with_writable(writable: i32) -> sys::dlpm_requirements {
+        let mut req = ANY_REQUIREMENTS;
+        req.check_dtype = 1;
+        req.dtype = T::DTYPE.0;
+        req.device_types = HOST_DEVICE_TYPES.as_ptr();
+        req.num_device_types = HOST_DEVICE_TYPE_COUNT as i32;
+        req.min_alignment = std::mem::align_of::<T>() as u64;
+        req.writable = writable;
+        req
+    }
+}
+
 /// The facade's checks for a view of `T`, and the layout it then resolves, in one call
 /// (`dlpm_check_layout`): the structure, the dtype `T::DTYPE` exactly, a host-accessible
 /// device, data aligned for `T`, and with `writable` (which only a managed tensor's flags
-/// can refuse) not READ_ONLY; then the strides in elements (the tensor's own, or the
-/// row-major ones for NULL strides), written to `strides[..ndim]`, and the element count,
-/// returned.
+/// can refuse) not READ_ONLY; then the element count, returned, and, when the tensor's
+/// strides are NULL, the row-major strides the library reads them as, written to
+/// `strides[..ndim]` (a tensor with strides of its own is read through them).
 ///
 /// Which devices are host-accessible is the C++ core's rule
 /// ([`DeviceType::is_host_accessible`], held equal to `dlpm_is_host_accessible` by its
-/// test): the requirements list the tensor's own device type if the CPU may dereference
-/// it, and none otherwise, so the facade accepts exactly those, and refuses the others with
-/// DEVICE_MISMATCH in its usual order of checks.
+/// test), listed once in `HOST_DEVICE_TYPES`.
+#[inline]
 pub(crate) fn check_view_layout<T: Element>(
     tensor: Viewed<'_>,
     writable: bool,
     strides: &mut [MaybeUninit<i64>; MAX_NDIM],
 ) -> Result<i64, Error> {
     let (t, flags) = tensor.parts();
-    let own = [t.device.device_type];
-    let accepted: &[sys::DLDeviceType] = if DeviceType(own[0]).is_host_accessible() {
-        &own
+    let req: &'static sys::dlpm_requirements = if writable {
+        &ViewRequirements::<T>::WRITE
     } else {
-        &[]
+        &ViewRequirements::<T>::READ
     };
-    let mut req = any_requirements();
-    req.check_dtype = 1;
-    req.dtype = T::DTYPE.0;
-    req.device_types = accepted.as_ptr();
-    req.num_device_types = accepted.len() as i32;
-    req.min_alignment = std::mem::align_of::<T>() as u64;
-    req.writable = i32::from(writable);
+    let out = if t.strides.is_null() {
+        strides.as_mut_ptr().cast::<i64>()
+    } else {
+        ptr::null_mut()
+    };
     let mut numel = 0i64;
     // SAFETY: the tensor is live (a reference); the facade checks it before reading its
-    // arrays. req is a valid requirements struct whose device list (`accepted`, non-NULL
-    // even when empty) outlives the call. `strides` has MAX_NDIM writable entries, the
-    // capacity passed (the facade writes ndim <= MAX_NDIM of them, only on success); numel
-    // is a valid out-parameter.
-    check(unsafe {
-        sys::dlpm_check_layout(
-            t,
-            flags,
-            &req,
-            strides.as_mut_ptr().cast(),
-            sys::DLPM_MAX_NDIM,
-            &mut numel,
-        )
-    })?;
+    // arrays. req is a valid requirements struct whose device list is a static. `out` is
+    // NULL (nothing written) or has MAX_NDIM writable entries, the capacity passed (the
+    // facade writes ndim <= MAX_NDIM of them, only on success); numel is a valid
+    // out-parameter.
+    check(unsafe { sys::dlpm_check_layout(t, flags, req, out, sys::DLPM_MAX_NDIM, &mut numel) })?;
     Ok(numel)
 }
 
@@ -253,6 +292,34 @@ mod tests {
         // Whole-byte types are unaffected by the flag.
         assert!(check_element_size::<f32>(true).is_ok());
         assert!(check_element_size::<crate::types::F16>(false).is_ok());
+    }
+
+    // Every view lists HOST_DEVICE_TYPES as its accepted devices: exactly the types the
+    // facade says the CPU may dereference (is_host_accessible's test covers the rest of i32).
+    #[test]
+    fn the_host_device_list_is_the_facades() {
+        let facade: Vec<sys::DLDeviceType> = (-64..=512)
+            // SAFETY: a plain function of its by-value argument.
+            .filter(|&t| unsafe { sys::dlpm_is_host_accessible(t) } != 0)
+            .collect();
+        assert_eq!(&HOST_DEVICE_TYPES[..], &facade[..]);
+        assert_eq!(
+            HOST_DEVICE_TYPES,
+            [
+                sys::kDLCPU,
+                sys::kDLCUDAHost,
+                sys::kDLROCMHost,
+                sys::kDLCUDAManaged
+            ]
+        );
+        let req = ViewRequirements::<f32>::WRITE;
+        assert_eq!(req.device_types, HOST_DEVICE_TYPES.as_ptr());
+        assert_eq!(req.num_device_types, 4);
+        assert_eq!(
+            (req.check_dtype, req.writable, req.min_alignment),
+            (1, 1, 4)
+        );
+        assert_eq!(ViewRequirements::<u16>::READ.writable, 0);
     }
 
     // any_requirements spells out the facade's defaults to save an FFI call per view; this

@@ -28,11 +28,11 @@ use crate::types::{DataType, Device, Element, Flags};
 /// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
 struct Elements<'a, T> {
     tensor: &'a sys::DLTensor,
-    /// The tensor `dlpm_element_offset_validated` is asked about: `tensor` itself, or, for
-    /// sub-byte elements stored padded (a flag that function is not given), the same tensor
-    /// with its dtype read as opaque elements of the padded storage size, validated once by
-    /// the facade when the view is made.
-    addressed: sys::DLTensor,
+    /// For sub-byte elements stored padded (a flag `dlpm_element_offset_validated` is not
+    /// given), the dtype it is asked about instead of the tensor's: opaque elements of the
+    /// padded storage size, the twin validated once by the facade when the view is made.
+    /// `None`: the tensor itself is asked.
+    padded_twin: Option<sys::DLDataType>,
     /// The tensor's shape (empty for rank 0).
     shape: &'a [i64],
     strides: Strides<'a>,
@@ -51,7 +51,7 @@ impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
         Elements {
             tensor: self.tensor,
-            addressed: self.addressed,
+            padded_twin: self.padded_twin,
             shape: self.shape,
             strides: self.strides.clone(),
             len: self.len,
@@ -119,25 +119,26 @@ impl<'a, T: Element> Elements<'a, T> {
         // opaque bytes, (kDLUInt, 8, size), which validates and strides exactly as the
         // padded storage does. That tensor is validated here, once, so the per-element
         // function's precondition holds of the very tensor it is given.
-        let mut addressed = *t;
-        if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
-            addressed.dtype = DataType::new(
-                crate::types::TypeCode::UINT,
-                8,
-                u16::try_from(size).map_err(|_| {
-                    Error::new(
-                        Status::SUBBYTE_NOT_VIEWABLE,
-                        format!("{size}-byte padded elements have more lanes than DLPack can say"),
-                    )
-                })?,
-            )
-            .0;
+        let padded_twin = if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
+            let lanes = u16::try_from(size).map_err(|_| {
+                Error::new(
+                    Status::SUBBYTE_NOT_VIEWABLE,
+                    format!("{size}-byte padded elements have more lanes than DLPack can say"),
+                )
+            })?;
+            let twin = sys::DLTensor {
+                dtype: DataType::new(crate::types::TypeCode::UINT, 8, lanes).0,
+                ..*t
+            };
             // SAFETY: the same shape and strides the facade just validated.
-            check(unsafe { sys::dlpm_validate(&addressed) })?;
-        }
+            check(unsafe { sys::dlpm_validate(&twin) })?;
+            Some(twin.dtype)
+        } else {
+            None
+        };
         Ok(Elements {
             tensor: t,
-            addressed,
+            padded_twin,
             shape,
             strides,
             len,
@@ -193,13 +194,24 @@ impl<'a, T: Element> Elements<'a, T> {
             slot.write(i);
         }
         let mut offset = 0i64;
+        let twin;
+        let addressed = match self.padded_twin {
+            None => self.tensor,
+            Some(dtype) => {
+                twin = sys::DLTensor {
+                    dtype,
+                    ..*self.tensor
+                };
+                &twin
+            }
+        };
         // SAFETY: `addressed` passed the facade's checks when the view was made (as the
         // tensor itself, or validated as its padded twin), and its shape and strides stay
         // valid and unmodified for 'a: dlpm_element_offset_validated's precondition. The
         // first ndim entries of `wide` are initialised (index.len() == ndim <= MAX_NDIM),
         // and the facade reads no more; offset is a valid out-parameter.
         check(unsafe {
-            sys::dlpm_element_offset_validated(&self.addressed, wide.as_ptr().cast(), &mut offset)
+            sys::dlpm_element_offset_validated(addressed, wide.as_ptr().cast(), &mut offset)
         })?;
         let bytes = isize::try_from(offset)
             .map_err(|_| Error::new(Status::SPAN_OVERFLOW, "element offset overflows"))?;
