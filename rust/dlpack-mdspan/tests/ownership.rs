@@ -340,12 +340,12 @@ impl<const N: usize, A: Copy> Drop for Sized<N, A> {
 /// with a description the facade refuses, after which the owner has been dropped once too.
 fn owner_dropped_once<O: Send + 'static>(make: impl Fn(&Counter) -> O) {
     let counter = Counter::new();
-    let byte = Box::leak(Box::new(42u8));
-    // SAFETY: the leaked byte lives forever and nothing writes it.
+    let mut byte = 42u8;
+    // SAFETY: the byte outlives the tensor (deleted below) and nothing writes it.
     let t = unsafe {
         ManagedTensor::from_owner(
             make(&counter),
-            (byte as *mut u8).cast(),
+            (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[1],
@@ -367,7 +367,7 @@ fn owner_dropped_once<O: Send + 'static>(make: impl Fn(&Counter) -> O) {
     let err = unsafe {
         ManagedTensor::from_owner(
             make(&refused),
-            (byte as *mut u8).cast(),
+            (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[-1],
@@ -408,12 +408,12 @@ fn owners_inline_or_boxed_are_dropped_exactly_once() {
             UNITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
     }
-    let byte = Box::leak(Box::new(1u8));
-    // SAFETY: the leaked byte lives forever and nothing writes it.
+    let mut byte = 1u8;
+    // SAFETY: the byte outlives the tensor (dropped below) and nothing writes it.
     let t = unsafe {
         ManagedTensor::from_owner(
             Unit,
-            (byte as *mut u8).cast(),
+            (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[1],
