@@ -307,7 +307,8 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
  *   that copy (release may be NULL).
  * - `buffer_size`, unless DLPM_BUFFER_SIZE_UNKNOWN: every byte the elements occupy
  *   (dlpm_byte_span with `flags`) must lie in [data, data + buffer_size), else
- *   DLPM_E_INVALID_ARGUMENT, checked after the description is validated.
+ *   DLPM_E_INVALID_ARGUMENT, checked after the description is validated; a layout whose
+ *   bytes dlpm_byte_span cannot state is refused with its DLPM_E_SPAN_OVERFLOW.
  * `description` gives data, ndim, shape, strides, dtype, device and byte_offset (shape and
  * strides are copied); `order` and every other rule are dlpm_managed_new_ordered's (order
  * 0 with NULL strides is DLPM_E_INVALID_ARGUMENT: pass 'C' for dlpm_managed_new's

@@ -228,7 +228,8 @@ extern "C" {
     /// [`DLPM_INLINE_OWNER_ALIGNMENT`], and the deleter calls `release` with that address
     /// exactly once; unless `buffer_size` is [`DLPM_BUFFER_SIZE_UNKNOWN`], every byte the
     /// elements occupy must lie in `[data, data + buffer_size)`, else
-    /// `DLPM_E_INVALID_ARGUMENT` (checked after the description is validated).
+    /// `DLPM_E_INVALID_ARGUMENT` (checked after the description is validated; a layout
+    /// whose bytes [`dlpm_byte_span`] cannot state is its `DLPM_E_SPAN_OVERFLOW`).
     /// `description` gives data, ndim, shape, strides, dtype, device and byte_offset;
     /// `order` and every other rule are [`dlpm_managed_new_ordered`]'s. On failure `*out` is
     /// untouched and `release` is not called: the buffer and the owner are still the
