@@ -220,10 +220,19 @@ def targets(rows):
         verdict("dlpm_check <= 1.2x the inline check_requirements it wraps", versus(r, b),
                 r["median"] <= 1.2 * b["median"])
 
-    rust = [(n, ratio(s, n)) for (s, n), r in rows.items() if s == "Rust" and r["baseline"]]
+    # Issue 30's Rust targets: a view and each element access at most 1.1x the raw facade
+    # calls behind it; the round trip at most 1.5x, with at most the raw path's 3 allocations.
+    rust = [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and not n.startswith("round trip")]
     if rust:
-        verdict("Rust safe layer <= 1.1x raw FFI", ", ".join(f"{n.split(':')[0]} {x:.2f}x" for n, x in rust),
-                max(x for _, x in rust) <= 1.1)
+        verdict("Rust views and element access <= 1.1x the raw facade calls",
+                "; ".join(f"{n.split(':')[0]}: {versus(r, get('Rust', r['baseline']))}" for n, r in rust),
+                max(ratio("Rust", n) for n, _ in rust) <= 1.1)
+    trip = [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("round trip")]
+    for n, r in trip:
+        raw = get("Rust", r["baseline"])
+        verdict("Rust round trip <= 1.5x the raw calls, at most 3 allocations",
+                f"{versus(r, raw)}; {float(r['allocs']):g} allocations against {float(raw['allocs']):g}",
+                r["median"] <= 1.5 * raw["median"] and float(r["allocs"]) <= 3)
     size = [(s, n, ratio(s, n)) for (s, n), r in rows.items()
             if r["baseline"] and ("2^28" in n)]
     if size:

@@ -405,7 +405,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: dlpm_requirements_init + dlpm_check + dlpm_numel",
+        "safe side: one dlpm_check_layout (no flags) and the view struct",
     );
 
     // 2. A safe view of a managed tensor vs dlpm_check_managed.
@@ -432,7 +432,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: dlpm_requirements_init + dlpm_check_managed + dlpm_numel",
+        "safe side: one dlpm_check_layout (the tensor's flags) and the view struct",
     );
 
     // 3. The round trip: export a Vec, hand it out, take it back, view it, drop it.
