@@ -156,6 +156,17 @@ DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* 
  * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
 DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
 
+/** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+ * byte_offset included, as dlpm_element_offset gives it, without validating the tensor
+ * again: for bindings that made a view with dlpm_check_layout (or dlpm_layout, dlpm_check,
+ * dlpm_validate) and address its elements one by one. The index is still bounds-checked
+ * against the shape (DLPM_E_INVALID_ARGUMENT) and the sum overflow-checked; an element that
+ * is not a whole number of bytes is DLPM_E_SUBBYTE_NOT_VIEWABLE.
+ * Precondition: `tensor` passed one of those checks and neither it nor its shape and
+ * strides have changed since; otherwise the behaviour is undefined (this function reads
+ * shape[0..ndim) and strides[0..ndim) without looking at them first). */
+DLPM_API dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
+
 /** Bytes one element of `dtype` occupies as stored: bits * lanes / 8, or with
  * `subbyte_padded` nonzero (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) one byte per lane of
  * a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte elements,
@@ -235,6 +246,20 @@ DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements*
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
+/** dlpm_check and dlpm_layout in one pass, for bindings that make a view: checks `tensor`
+ * against `req` with `flags` (a managed tensor's flags, READ_ONLY and
+ * IS_SUBBYTE_TYPE_PADDED read as dlpm_check_managed reads them; 0 for a bare DLTensor, as
+ * dlpm_check), refusing exactly the tensors and requirements those refuse, with the same
+ * status and message; then writes what dlpm_layout writes: the strides in elements to
+ * strides[0..ndim) (the tensor's own, or for NULL strides the compact row-major ones) and
+ * the element count (which the check counts anyway) to *numel. `capacity` is strides'
+ * length (negative, or after the check below ndim: DLPM_E_INVALID_ARGUMENT). `strides`
+ * may be NULL: then only *numel is written (for a caller that reads the tensor's own
+ * strides), and `capacity` is only checked for sign. With a managed tensor `m`, pass
+ * &m->dl_tensor and m->flags. */
+DLPM_API dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,
+                                       int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
+
 /* ---- ownership --------------------------------------------------------------------- */
 
 /** Called exactly once, with `ctx`, when the last owner of a dlpm_managed_new tensor lets
@@ -264,6 +289,35 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
                                               char order, DLDataType dtype, DLDevice device, uint64_t byte_offset,
                                               uint64_t flags, dlpm_release_fn release, void* ctx,
                                               DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** The most bytes of owner state dlpm_managed_new_inline keeps inside the tensor's own
+ * allocation, and the alignment it keeps them at. */
+#define DLPM_INLINE_OWNER_CAPACITY 32
+#define DLPM_INLINE_OWNER_ALIGNMENT 8
+
+/** dlpm_buffer_size for a buffer whose size the exporter does not know: not checked. */
+#define DLPM_BUFFER_SIZE_UNKNOWN UINT64_MAX
+
+/** dlpm_managed_new_ordered for exporters whose owner is a few bytes of state (a Rust
+ * Vec's pointer, capacity and length; a handle) and which may know their buffer's size:
+ * - the `owner_size` bytes at `owner` (at most DLPM_INLINE_OWNER_CAPACITY; `owner` may be
+ *   NULL when owner_size is 0) are copied, bit for bit, into the tensor's own allocation,
+ *   at an address aligned to DLPM_INLINE_OWNER_ALIGNMENT: the export is that one
+ *   allocation in all. The deleter calls release(p) exactly once, p being the address of
+ *   that copy (release may be NULL).
+ * - `buffer_size`, unless DLPM_BUFFER_SIZE_UNKNOWN: every byte the elements occupy
+ *   (dlpm_byte_span with `flags`) must lie in [data, data + buffer_size), else
+ *   DLPM_E_INVALID_ARGUMENT, checked after the description is validated; a layout whose
+ *   bytes dlpm_byte_span cannot state is refused with its DLPM_E_SPAN_OVERFLOW.
+ * `description` gives data, ndim, shape, strides, dtype, device and byte_offset (shape and
+ * strides are copied); `order` and every other rule are dlpm_managed_new_ordered's (order
+ * 0 with NULL strides is DLPM_E_INVALID_ARGUMENT: pass 'C' for dlpm_managed_new's
+ * reading). An owner_size above the capacity is DLPM_E_INVALID_ARGUMENT. On failure
+ * *out is untouched and release is NOT called: the buffer and the owner are still the
+ * caller's (its bytes were only copied). */
+DLPM_API dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
+                                             dlpm_release_fn release, const void* owner, size_t owner_size,
+                                             DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;

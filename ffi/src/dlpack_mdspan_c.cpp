@@ -101,6 +101,32 @@ DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uin
   return requirements_failed(tensor, flags, req);
 }
 
+DLPM_COLD dlpm_status negative_capacity(const char* function, std::int32_t capacity) noexcept {
+  return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is negative", function, capacity));
+}
+
+// The second half of dlpm_layout and dlpm_check_layout, for a tensor `function` has just
+// validated and counted (`count` elements): the strides as the core reads them (stride_at)
+// and the count.
+DLPM_HOT_INLINE inline dlpm_status write_layout(const char* function, const DLTensor& tensor, std::int64_t* strides,
+                                                std::int32_t capacity, std::int64_t count, std::int64_t* numel) noexcept {
+  if (capacity < tensor.ndim)
+    return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is less than ndim = %d", function, capacity,
+                                  tensor.ndim));
+  if (strides == nullptr && tensor.ndim > 0) return null_argument(function, "strides");
+  for (std::int32_t r = 0; r < tensor.ndim; ++r) strides[r] = dm::stride_at(tensor, r);
+  *numel = count;
+  return DLPM_OK;
+}
+
+// The element count of a tensor a check has accepted, as dlpm_layout gets it.
+dlpm_status count_elements(const DLTensor& tensor, std::int64_t* count) noexcept {
+  const auto n = dm::numel(tensor);
+  if (!n) return fail(n.error());
+  *count = *n;
+  return DLPM_OK;
+}
+
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
 class c_release_owner {
  public:
@@ -116,6 +142,29 @@ class c_release_owner {
   dlpm_release_fn release_;
   void* ctx_;
 };
+
+// Owner of a dlpm_managed_new_inline tensor: the caller's owner bytes, kept in the block,
+// and the release that is called with their address exactly once.
+class c_inline_owner {
+ public:
+  c_inline_owner(dlpm_release_fn release, const void* state, std::size_t size) noexcept : release_(release) {
+    if (size != 0) std::memcpy(state_, state, size);
+  }
+  c_inline_owner(c_inline_owner&& other) noexcept : release_(other.release_) {
+    std::memcpy(state_, other.state_, sizeof state_);
+    other.release_ = nullptr;
+  }
+  c_inline_owner& operator=(c_inline_owner&&) = delete;
+  ~c_inline_owner() {
+    if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(state_); });
+  }
+  void disarm() noexcept { release_ = nullptr; }
+
+ private:
+  dlpm_release_fn release_;
+  alignas(DLPM_INLINE_OWNER_ALIGNMENT) unsigned char state_[DLPM_INLINE_OWNER_CAPACITY] = {};
+};
+using c_inline_block = dm::detail::dynamic_owner_block<c_inline_owner>;
 
 dlpm_status from_legacy(DLManagedTensor* legacy, dm::legacy_access access, DLManagedTensorVersioned** out) noexcept {
   if (legacy == nullptr) return null_argument("dlpm_from_legacy", "legacy");
@@ -268,21 +317,27 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
   return DLPM_OK;
 }
 
+dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_element_offset_validated", "tensor");
+  if (out == nullptr) return null_argument("dlpm_element_offset_validated", "out");
+  if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset_validated", "index");
+  // dlpm_element_offset without its dm::validate: the caller's check made it already.
+  dm::error e;
+  std::int64_t offset = 0;
+  if (!dm::element_byte_offset(*tensor, index, &offset, &e)) return fail(e);
+  *out = offset;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_layout", "tensor");
   if (numel == nullptr) return null_argument("dlpm_layout", "numel");
-  if (capacity < 0) return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is negative", capacity));
+  if (capacity < 0) return negative_capacity("dlpm_layout", capacity);
   dm::error e;
   if (!dm::validate(*tensor, &e)) return fail(e);
-  if (capacity < tensor->ndim)
-    return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_layout: capacity = %d is less than ndim = %d", capacity,
-                                  tensor->ndim));
-  if (strides == nullptr && tensor->ndim > 0) return null_argument("dlpm_layout", "strides");
-  auto n = dm::numel(*tensor);
-  if (!n) return fail(n.error());
-  for (std::int32_t r = 0; r < tensor->ndim; ++r) strides[r] = dm::stride_at(*tensor, r);
-  *numel = *n;
-  return DLPM_OK;
+  std::int64_t count = 0;
+  if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
+  return write_layout("dlpm_layout", *tensor, strides, capacity, count, numel);
 }
 
 size_t dlpm_storage_itemsize(DLDataType dtype, int32_t subbyte_padded) noexcept {
@@ -333,6 +388,29 @@ dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlp
   return check_tensor(tensor->dl_tensor, tensor->flags, *req);
 }
 
+dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,
+                              int32_t capacity, int64_t* numel) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_check_layout", "tensor");
+  if (req == nullptr) return null_argument("dlpm_check_layout", "req");
+  if (numel == nullptr) return null_argument("dlpm_check_layout", "numel");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_layout", req->version);
+  if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
+  // check_tensor's two halves, the fast one also counting the elements (the count
+  // structure_valid makes anyway).
+  std::int64_t count = 0;
+  if (!dm::detail::requirements_met(*tensor, flags, to_core(*req, tensor->ndim), &count)) {
+    if (const dlpm_status s = requirements_failed(*tensor, flags, *req); s != DLPM_OK) return s;
+    // The ordered half accepts what the fast half refused (tests/reference rules this out):
+    // count as dlpm_layout does.
+    if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
+  }
+  if (strides == nullptr) {  // the caller reads the tensor's own strides: the count alone
+    *numel = count;
+    return DLPM_OK;
+  }
+  return write_layout("dlpm_check_layout", *tensor, strides, capacity, count, numel);
+}
+
 namespace {
 
 // The body of dlpm_managed_new and dlpm_managed_new_ordered; `function` names the caller in
@@ -376,6 +454,43 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
                                      dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
   return managed_new("dlpm_managed_new_ordered", data, ndim, shape, strides, order, dtype, device, byte_offset, flags,
                      release, ctx, out);
+}
+
+dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
+                                    dlpm_release_fn release, const void* owner, size_t owner_size,
+                                    DLManagedTensorVersioned** out) noexcept {
+  constexpr const char* function = "dlpm_managed_new_inline";
+  if (description == nullptr) return null_argument(function, "description");
+  if (out == nullptr) return null_argument(function, "out");
+  if (owner == nullptr && owner_size != 0) return null_argument(function, "owner");
+  if (owner_size > DLPM_INLINE_OWNER_CAPACITY)
+    return fail(dm::error::format(dm::errc::invalid_argument, "%s: owner_size = %zu is more than DLPM_INLINE_OWNER_CAPACITY (%d)",
+                                  function, owner_size, DLPM_INLINE_OWNER_CAPACITY));
+  c_inline_owner state(release, owner, owner_size);
+  auto made = dm::try_make_managed_tensor(*description, std::move(state), flags, order);
+  if (!made) {
+    state.disarm();  // not moved from on failure: the owner stays the caller's
+    return fail(made.error());
+  }
+  DLManagedTensorVersioned* tensor = made->release();
+  if (buffer_size != DLPM_BUFFER_SIZE_UNKNOWN) {
+    // The tensor is valid: only its extent can be refused now, by undoing the export
+    // without the release (the owner is still the caller's).
+    const auto span = dm::byte_span(tensor->dl_tensor, (flags & dm::flag_is_subbyte_type_padded) != 0);
+    const bool inside = span && (span->begin == span->end ||
+                                 (span->begin >= 0 && static_cast<std::uint64_t>(span->end) <= buffer_size));
+    if (!inside) {
+      static_cast<c_inline_block*>(tensor->manager_ctx)->owner.disarm();
+      dm::detail::call_deleter(tensor);
+      if (!span) return fail(span.error());
+      return fail(dm::error::format(dm::errc::invalid_argument,
+                                    "%s: the elements occupy bytes [%lld, %lld) from data, outside the %llu-byte buffer",
+                                    function, static_cast<long long>(span->begin), static_cast<long long>(span->end),
+                                    static_cast<unsigned long long>(buffer_size)));
+    }
+  }
+  *out = tensor;
+  return DLPM_OK;
 }
 
 void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }

@@ -717,6 +717,320 @@ static void test_binding_queries(void) {
   CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* dlpm_check_layout: dlpm_check (or dlpm_check_managed with the flags) and dlpm_layout in
+ * one call. It refuses what they refuse, with the same status and message, and writes what
+ * dlpm_layout writes. */
+static dlpm_status check_both(const DLTensor* t, uint64_t flags, const dlpm_requirements* req) {
+  DLManagedTensorVersioned m;
+  int64_t resolved[4] = {-7, -7, -7, -7}, count = -7;
+  char message[128];
+  dlpm_status separate, joint;
+  memset(&m, 0, sizeof m);
+  m.version.major = DLPACK_MAJOR_VERSION;
+  m.dl_tensor = *t;
+  m.flags = flags;
+  separate = flags == 0 ? dlpm_check(t, req) : dlpm_check_managed(&m, req);
+  snprintf(message, sizeof message, "%s", dlpm_last_error());
+  joint = dlpm_check_layout(t, flags, req, resolved, 4, &count);
+  CHECK(joint == separate);
+  if (joint != DLPM_OK) {
+    CHECK(strcmp(dlpm_last_error(), message) == 0);
+    CHECK(count == -7 && resolved[0] == -7); /* out-parameters untouched on failure */
+  } else {
+    int64_t expected[4] = {-7, -7, -7, -7}, expected_count = -7;
+    CHECK_STATUS(dlpm_layout(t, expected, 4, &expected_count), DLPM_OK);
+    CHECK(count == expected_count);
+    CHECK(memcmp(resolved, expected, sizeof resolved) == 0);
+  }
+  return joint;
+}
+
+static void test_check_layout(void) {
+  static float data[12];
+  int64_t shape[2] = {3, 4}, strides[2] = {4, 1}, fstrides[2] = {1, 3}, want_shape[2] = {-1, 4};
+  int64_t resolved[2] = {-7, -7}, count = -7, index[2] = {2, 3}, a = -7, b = -7;
+  int32_t host_only[1] = {kDLCPU}, order[2] = {1, 0};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  dlpm_requirements req;
+
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, &count), DLPM_OK);
+  CHECK(resolved[0] == 4 && resolved[1] == 1 && count == 12);
+  t.strides = NULL; /* row-major, resolved by the library */
+  resolved[0] = resolved[1] = -7;
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, &count), DLPM_OK);
+  CHECK(resolved[0] == 4 && resolved[1] == 1 && count == 12);
+  t.strides = strides;
+
+  /* The arguments: NULL pointers, the requirements' version, the capacity. */
+  count = -7;
+  CHECK_STATUS(dlpm_check_layout(NULL, 0, &req, resolved, 2, &count), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, NULL, resolved, 2, &count), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, NULL), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, NULL, 0, &count), DLPM_OK); /* the count alone */
+  CHECK(count == 12);
+  count = -7;
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 1, &count), DLPM_E_INVALID_ARGUMENT); /* capacity < ndim */
+  CHECK(strcmp(dlpm_last_error(), "dlpm_check_layout: capacity = 1 is less than ndim = 2") == 0);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, -1, &count), DLPM_E_INVALID_ARGUMENT);
+  CHECK(count == -7);
+  req.version = 0;
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, &count), DLPM_E_UNSUPPORTED_VERSION);
+  req.version = DLPM_REQUIREMENTS_VERSION;
+  {
+    int64_t scalar_count = -7;
+    DLTensor scalar = make_tensor(data, 0, NULL, NULL, dtype(kDLFloat, 32, 1));
+    CHECK_STATUS(dlpm_check_layout(&scalar, 0, &req, NULL, 0, &scalar_count), DLPM_OK); /* rank 0: no strides */
+    CHECK(scalar_count == 1);
+  }
+  /* An invalid tensor is refused by the check, before the capacity is compared with ndim. */
+  shape[0] = -1;
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 1, &count), DLPM_E_NEGATIVE_EXTENT);
+  shape[0] = 3;
+
+  /* Every refusal of test_requirements, and the flags of a managed tensor. */
+  CHECK(check_both(&t, 0, &req) == DLPM_OK);
+  req.check_dtype = 1;
+  req.dtype = dtype(kDLFloat, 32, 1);
+  req.ndim = 2;
+  req.shape = want_shape;
+  req.order = 'C';
+  req.device_types = host_only;
+  req.num_device_types = 1;
+  req.device_id = 0;
+  req.min_alignment = 4;
+  CHECK(check_both(&t, 0, &req) == DLPM_OK);
+  req.dtype = dtype(kDLFloat, 64, 1);
+  CHECK(check_both(&t, 0, &req) == DLPM_E_DTYPE_MISMATCH);
+  req.dtype = dtype(kDLFloat, 32, 1);
+  req.ndim = 3;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NDIM_MISMATCH);
+  req.ndim = 2;
+  want_shape[1] = 5;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_SHAPE_MISMATCH);
+  want_shape[1] = 4;
+  req.order = 'F';
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NON_COMPACT_STRIDES);
+  t.strides = fstrides;
+  CHECK(check_both(&t, 0, &req) == DLPM_OK);
+  t.strides = strides;
+  req.order = 'Q';
+  CHECK(check_both(&t, 0, &req) == DLPM_E_INVALID_ARGUMENT);
+  req.order = 'A';
+  t.device.device_type = kDLCUDA;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_DEVICE_MISMATCH);
+  req.num_device_types = 0; /* an empty list accepts nothing */
+  t.device.device_type = kDLCPU;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_DEVICE_MISMATCH);
+  req.num_device_types = 1;
+  t.device.device_id = 1;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_DEVICE_ID_MISMATCH);
+  t.device.device_id = 0;
+  t.data = (char*)data + 2;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_MISALIGNED_DATA);
+  t.data = data;
+  req.leading_dim = 0; /* the layout vocabulary: stride 1 on mode 0 */
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NON_COMPACT_STRIDES);
+  req.leading_dim = DLPM_ANY_LEADING_DIM;
+  req.stride_order = order;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NON_COMPACT_STRIDES);
+  order[0] = 0;
+  order[1] = 1;
+  CHECK(check_both(&t, 0, &req) == DLPM_OK);
+  req.stride_order = NULL;
+  req.writable = 1; /* a bare tensor has no flags: writable cannot refuse it */
+  CHECK(check_both(&t, 0, &req) == DLPM_OK);
+  CHECK(check_both(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req) == DLPM_E_READ_ONLY);
+  req.writable = 0;
+  CHECK(check_both(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req) == DLPM_OK);
+  req.strict_strides = 1;
+  t.strides = NULL;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NULL_STRIDES);
+  t.strides = strides;
+  req.strict_strides = 0;
+  shape[1] = -4;
+  CHECK(check_both(&t, 0, &req) == DLPM_E_NEGATIVE_EXTENT);
+  shape[1] = 4;
+  {
+    /* The sub-byte padding flag: a 4-bit dtype padded to a byte per element is 12 bytes at
+     * byte_offset 11, packed it is 6 bytes and the offset cannot name a whole element. */
+    static uint8_t bytes[64];
+    DLTensor fp4 = make_tensor(bytes, 2, shape, strides, dtype(kDLFloat4_e2m1fn, 4, 1));
+    dlpm_requirements any;
+    CHECK_STATUS(dlpm_requirements_init(&any, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+    fp4.byte_offset = 11;
+    CHECK(check_both(&fp4, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, &any) == DLPM_OK);
+    fp4.data = NULL;
+    CHECK(check_both(&fp4, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, &any) == DLPM_E_NULL_DATA);
+  }
+
+  /* dlpm_element_offset_validated: dlpm_element_offset's answer and refusals, without the
+   * validation, on a tensor dlpm_check_layout accepted. */
+  t.byte_offset = 4;
+  t.strides = fstrides;
+  shape[0] = 3;
+  shape[1] = 3;
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  CHECK_STATUS(dlpm_check_layout(&t, 0, &req, resolved, 2, &count), DLPM_OK);
+  for (index[0] = -1; index[0] <= shape[0]; ++index[0]) {
+    for (index[1] = -1; index[1] <= shape[1]; ++index[1]) {
+      char message[128];
+      const dlpm_status checked = dlpm_element_offset(&t, index, &a);
+      snprintf(message, sizeof message, "%s", dlpm_last_error());
+      CHECK_STATUS(dlpm_element_offset_validated(&t, index, &b), checked);
+      if (checked == DLPM_OK) {
+        CHECK(a == b && a == 4 + (index[0] + 3 * index[1]) * 4);
+      } else {
+        CHECK(checked == DLPM_E_INVALID_ARGUMENT);
+        CHECK(strcmp(dlpm_last_error(), message) == 0);
+      }
+      a = b = -7;
+    }
+  }
+  b = -7;
+  CHECK_STATUS(dlpm_element_offset_validated(NULL, index, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_validated(&t, NULL, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_validated(&t, index, NULL), DLPM_E_NULL_POINTER);
+  CHECK(b == -7);
+  t.dtype = dtype(kDLFloat4_e2m1fn, 4, 1); /* packed sub-byte: no byte address */
+  t.byte_offset = 0;
+  index[0] = index[1] = 0;
+  CHECK_STATUS(dlpm_element_offset_validated(&t, index, &b), DLPM_E_SUBBYTE_NOT_VIEWABLE);
+}
+
+/* dlpm_managed_new_inline: the owner's bytes inside the tensor's allocation, and the
+ * buffer's size checked against the bytes the layout reaches. */
+struct inline_owner {
+  void* buffer;
+  int64_t length;
+  int* released; /* where the release counts itself */
+};
+static uintptr_t released_at = 0;
+static void release_inline_owner(void* state) {
+  struct inline_owner o;
+  memcpy(&o, state, sizeof o);
+  released_at = (uintptr_t)state;
+  ++*o.released;
+  free(o.buffer);
+}
+
+static void test_managed_new_inline(void) {
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1}, reversed[1] = {-1}, count = 0;
+  int released = 0;
+  struct inline_owner owner;
+  DLManagedTensorVersioned* out = NULL;
+  DLManagedTensorVersioned* untouched = (DLManagedTensorVersioned*)(uintptr_t)0x1;
+  DLTensor d;
+  owner.buffer = malloc(6 * sizeof(float));
+  owner.length = 6;
+  owner.released = &released;
+  d = make_tensor(owner.buffer, 2, shape, NULL, dtype(kDLFloat, 32, 1));
+
+  CHECK(sizeof owner <= DLPM_INLINE_OWNER_CAPACITY);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', DLPACK_FLAG_BITMASK_READ_ONLY, 6 * sizeof(float), release_inline_owner, &owner,
+                                       sizeof owner, &out),
+               DLPM_OK);
+  CHECK(out != NULL);
+  if (out == NULL) return;
+  memset(&owner, 0, sizeof owner); /* the tensor holds its own copy of the owner */
+  shape[0] = 99;                   /* and of the shape; NULL strides became explicit */
+  CHECK(out->dl_tensor.shape[0] == 2 && out->dl_tensor.strides[0] == 3 && out->dl_tensor.strides[1] == 1);
+  CHECK(out->flags == DLPACK_FLAG_BITMASK_READ_ONLY && out->version.major == DLPACK_MAJOR_VERSION);
+  CHECK_STATUS(dlpm_numel(&out->dl_tensor, &count), DLPM_OK);
+  CHECK(count == 6 && released == 0);
+  {
+    /* The copy lives inside the allocation, after the struct, aligned as promised. */
+    const uintptr_t block = (uintptr_t)out->manager_ctx;
+    dlpm_managed_delete(out);
+    CHECK(released == 1);
+    CHECK(released_at > block && released_at < block + 256);
+    CHECK(released_at % DLPM_INLINE_OWNER_ALIGNMENT == 0);
+  }
+  shape[0] = 2;
+
+  /* A layout outside the buffer: refused after validation, release not called, out
+   * untouched. A 2x3 float tensor is 24 bytes. */
+  owner.buffer = malloc(6 * sizeof(float));
+  owner.released = &released;
+  d.data = owner.buffer;
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 23, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strcmp(dlpm_last_error(),
+               "dlpm_managed_new_inline: the elements occupy bytes [0, 24) from data, outside the 23-byte buffer") == 0);
+  CHECK(out == untouched && released == 1);
+  d.byte_offset = 4; /* one element in: [4, 28) */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 24, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 28, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 2);
+  d.byte_offset = 0;
+
+  /* Negative strides reach below data: outside any buffer that starts there, fine when
+   * the size is unknown. */
+  owner.buffer = malloc(4 * sizeof(float));
+  d.data = owner.buffer;
+  d.ndim = 1;
+  d.shape = shape;
+  d.strides = reversed;
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 1000, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(out == untouched && released == 2);
+  d.byte_offset = 4; /* elements [1, 0]: bytes [0, 8) */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 8, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 3);
+  owner.buffer = NULL; /* free(NULL) from here on */
+  d.byte_offset = 0;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, DLPM_BUFFER_SIZE_UNKNOWN, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_OK);
+  dlpm_managed_delete(out);
+  CHECK(released == 4);
+  /* An empty tensor reaches nothing: any buffer holds it. */
+  shape[0] = 0;
+  out = NULL;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 0, release_inline_owner, &owner, sizeof owner, &out), DLPM_OK);
+  dlpm_managed_delete(out);
+  CHECK(released == 5);
+  shape[0] = 2;
+
+  /* dlpm_managed_new_ordered's rules, and its order of checks: the order before the
+   * description, the description before the buffer. */
+  d = make_tensor(NULL, 2, shape, NULL, dtype(kDLFloat, 32, 1));
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 0, 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT); /* order 0 with NULL strides */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'X', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NULL_DATA); /* validated before the (too small) buffer is looked at */
+  d.strides = strides;
+  strides[0] = 1;
+  d.data = &count;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NON_COMPACT_STRIDES);
+  strides[0] = 3;
+  CHECK(out == untouched && released == 5);
+
+  /* The arguments. */
+  CHECK_STATUS(dlpm_managed_new_inline(NULL, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, &out),
+               DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, &owner, sizeof owner, NULL),
+               DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 0, release_inline_owner, NULL, sizeof owner, &out), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, DLPM_BUFFER_SIZE_UNKNOWN, release_inline_owner, &owner,
+                                       DLPM_INLINE_OWNER_CAPACITY + 1, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(out == untouched && released == 5);
+  /* No owner state and no release: a plain wrap. */
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, DLPM_BUFFER_SIZE_UNKNOWN, NULL, NULL, 0, &out), DLPM_OK);
+  if (out != untouched) dlpm_managed_delete(out);
+  CHECK(released == 5);
+}
+
 static void test_legacy_delete(void) {
   DLManagedTensor* legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
   DLManagedTensor no_deleter;
@@ -793,6 +1107,8 @@ int main(void) {
   test_to_legacy_checks_the_version();
   test_every_status_is_named();
   test_binding_queries();
+  test_check_layout();
+  test_managed_new_inline();
   test_legacy_delete();
   test_alloc_and_copy_to_host();
   printf("%d passed, %d failed\n", passed, failed);

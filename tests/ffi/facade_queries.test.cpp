@@ -7,8 +7,10 @@
 
 #include <dlpack_mdspan/dlpack_mdspan.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -126,4 +128,236 @@ TEST_CASE("dlpm_byte_span and dlpm_managed_copy_to_host give the core's answers 
   }
   CHECK(compared_spans > 5000);
   CHECK(compared_copies > 2000);
+}
+
+namespace {
+
+// Requirements drawn to hit every rule on random_tensor's tensors: each field "anything"
+// or a value near the tensor's own (equal, different, malformed).
+struct random_requirements {
+  dlpm_requirements req{};
+  std::int64_t shape[4] = {};
+  std::int32_t devices[2] = {};
+  std::int32_t order[4] = {};
+  std::int64_t shape_divisors[4] = {}, stride_divisors[4] = {};
+  random_requirements(std::mt19937_64& rng, const DLTensor& t) {
+    auto pick = [&](int lo, int hi) { return static_cast<int>(std::uniform_int_distribution<int>(lo, hi)(rng)); };
+    REQUIRE(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
+    if (pick(0, 1)) {
+      req.check_dtype = 1;
+      req.dtype = pick(0, 3) ? t.dtype : DLDataType{kDLFloat, 64, 1};
+    }
+    const int modes = t.ndim;
+    switch (pick(0, 4)) {
+      case 0: req.ndim = modes; break;
+      case 1: req.ndim = modes + 1; break;
+      case 2: req.ndim = pick(-3, 70); break;
+      default: break;
+    }
+    if (req.ndim == modes && pick(0, 1)) {
+      for (int r = 0; r < modes; ++r) shape[r] = pick(0, 3) ? t.shape[r] : pick(-1, 4);
+      req.shape = shape;
+    }
+    static const char orders[] = {0, 0, 'C', 'F', 'A', 'Q'};
+    req.order = orders[pick(0, 5)];
+    switch (pick(0, 3)) {
+      case 0:
+        devices[0] = kDLCPU;
+        devices[1] = kDLCUDAHost;
+        req.device_types = devices;
+        req.num_device_types = pick(-1, 2);
+        break;
+      case 1:
+        devices[0] = t.device.device_type;
+        req.device_types = devices;
+        req.num_device_types = 1;
+        break;
+      default: break;
+    }
+    if (pick(0, 3) == 0) req.device_id = pick(-2, 1);
+    static const std::uint64_t alignments[] = {0, 0, 1, 2, 4, 8, 64, 3};
+    req.min_alignment = alignments[pick(0, 7)];
+    req.writable = pick(0, 1);
+    req.strict_strides = pick(0, 3) == 0;
+    if (pick(0, 3) == 0) req.leading_dim = pick(-2, 3);
+    if (modes > 0 && pick(0, 3) == 0) {
+      for (int r = 0; r < modes; ++r) order[r] = r;
+      std::shuffle(order, order + modes, rng);
+      if (pick(0, 5) == 0) order[0] = modes;  // not a permutation
+      req.stride_order = order;
+      req.compact = pick(0, 1);
+    } else if (pick(0, 7) == 0) {
+      req.compact = 1;  // without a stride order
+    }
+    if (modes > 0 && pick(0, 5) == 0) {
+      for (int r = 0; r < modes; ++r) shape_divisors[r] = pick(-1, 4);
+      req.shape_divisors = shape_divisors;
+    }
+    if (modes > 0 && pick(0, 5) == 0) {
+      for (int r = 0; r < modes; ++r) stride_divisors[r] = pick(-1, 4);
+      req.stride_divisors = stride_divisors;
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes what dlpm_layout writes") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261125);
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < 100000; ++n) {
+    random_tensor r(rng, middle);
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) r.flags |= dm::flag_read_only;
+    const DLTensor& t = r.t;
+    random_requirements q(rng, t);
+    DLManagedTensorVersioned m{};
+    m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m.dl_tensor = t;
+    m.flags = r.flags;
+    const dlpm_status separate = dlpm_check_managed(&m, &q.req);
+    const std::string message = dlpm_last_error();
+    if (r.flags == 0) REQUIRE(dlpm_check(&t, &q.req) == separate);
+    std::int64_t strides[DLPM_MAX_NDIM], numel = -7;
+    std::fill(std::begin(strides), std::end(strides), -7);
+    const dlpm_status joint = dlpm_check_layout(&t, r.flags, &q.req, strides, DLPM_MAX_NDIM, &numel);
+    REQUIRE(joint == separate);
+    if (joint != DLPM_OK) {
+      REQUIRE(message == dlpm_last_error());
+      REQUIRE(numel == -7);
+      REQUIRE(strides[0] == -7);
+      // Without strides: refused alike, unless the capacity was all it lacked.
+      if (joint != DLPM_E_INVALID_ARGUMENT || message.rfind("dlpm_check_layout: capacity", 0) != 0) {
+        REQUIRE(dlpm_check_layout(&t, r.flags, &q.req, nullptr, 0, &numel) == joint);
+        REQUIRE(message == dlpm_last_error());
+      }
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    std::int64_t expected[DLPM_MAX_NDIM], expected_numel = -7;
+    std::fill(std::begin(expected), std::end(expected), -7);
+    REQUIRE(dlpm_layout(&t, expected, DLPM_MAX_NDIM, &expected_numel) == DLPM_OK);
+    REQUIRE(numel == expected_numel);
+    for (int k = 0; k < DLPM_MAX_NDIM; ++k) REQUIRE(strides[k] == expected[k]);
+    std::int64_t count_alone = -7;  // without strides: the same count
+    REQUIRE(dlpm_check_layout(&t, r.flags, &q.req, nullptr, 0, &count_alone) == DLPM_OK);
+    REQUIRE(count_alone == numel);
+  }
+  CHECK(accepted > 3000);
+  CHECK(refused > 30000);
+}
+
+TEST_CASE("dlpm_element_offset_validated is dlpm_element_offset on tensors that passed the checks") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261126);
+  int compared = 0, out_of_bounds = 0;
+  for (int n = 0; n < 20000; ++n) {
+    random_tensor r(rng, middle);
+    const DLTensor& t = r.t;
+    if (dlpm_validate(&t) != DLPM_OK) continue;
+    for (int k = 0; k < 8; ++k) {
+      std::int64_t index[4] = {};
+      for (int d = 0; d < t.ndim; ++d) index[d] = std::uniform_int_distribution<std::int64_t>(-1, t.shape[d])(rng);
+      std::int64_t checked = -7, validated = -7;
+      const dlpm_status a = dlpm_element_offset(&t, index, &checked);
+      const std::string message = dlpm_last_error();
+      const dlpm_status b = dlpm_element_offset_validated(&t, index, &validated);
+      REQUIRE(a == b);
+      REQUIRE(checked == validated);  // both written, or both left at -7
+      if (a != DLPM_OK) {
+        REQUIRE(message == dlpm_last_error());
+        out_of_bounds += a == DLPM_E_INVALID_ARGUMENT;
+      } else {
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 20000);
+  CHECK(out_of_bounds > 20000);
+}
+
+namespace {
+int inline_releases = 0;
+void count_inline_release(void* state) {
+  int tag = 0;
+  std::memcpy(&tag, state, sizeof tag);
+  REQUIRE(tag == 0x5eed);
+  ++inline_releases;
+}
+int ordered_releases = 0;
+void count_ordered_release(void*) { ++ordered_releases; }
+}  // namespace
+
+TEST_CASE("dlpm_managed_new_inline is dlpm_managed_new_ordered plus the buffer check of dlpm_byte_span") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261127);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int made = 0, outside = 0, refused = 0;
+  const int tag = 0x5eed;
+  for (int n = 0; n < 30000; ++n) {
+    random_tensor r(rng, middle);
+    const DLTensor& t = r.t;
+    static const char orders[] = {0, 'C', 'F', 'A'};
+    const char order = orders[pick(0, 3)];
+    DLManagedTensorVersioned* ordered = nullptr;
+    const int before = ordered_releases;
+    const dlpm_status expected = dlpm_managed_new_ordered(t.data, t.ndim, t.shape, t.strides, order, t.dtype, t.device,
+                                                          t.byte_offset, r.flags, count_ordered_release, nullptr, &ordered);
+    const std::string message = dlpm_last_error();
+    // The bytes the made tensor reaches, and a buffer size around them.
+    std::int64_t begin = 0, end = 0;
+    std::uint64_t size = DLPM_BUFFER_SIZE_UNKNOWN;
+    bool inside = true;
+    if (expected == DLPM_OK) {
+      REQUIRE(dlpm_byte_span(&ordered->dl_tensor, r.flags, &begin, &end) == DLPM_OK);
+      if (pick(0, 3) != 0) {
+        size = static_cast<std::uint64_t>(std::max<std::int64_t>(0, end + pick(-2, 1)));
+        inside = begin == end || (begin >= 0 && static_cast<std::uint64_t>(end) <= size);
+      }
+    }
+    DLManagedTensorVersioned* in_place = nullptr;
+    const dlpm_status got =
+        dlpm_managed_new_inline(&t, order, r.flags, size, count_inline_release, &tag, sizeof tag, &in_place);
+    if (expected != DLPM_OK) {
+      REQUIRE(got == expected);
+      REQUIRE(message == dlpm_last_error());
+      REQUIRE(in_place == nullptr);
+      ++refused;
+      continue;
+    }
+    if (!inside) {
+      REQUIRE(got == DLPM_E_INVALID_ARGUMENT);
+      REQUIRE(in_place == nullptr);
+      ++outside;
+    } else {
+      REQUIRE(got == DLPM_OK);
+      const DLTensor& a = ordered->dl_tensor;
+      const DLTensor& b = in_place->dl_tensor;
+      REQUIRE(a.data == b.data);
+      REQUIRE(a.ndim == b.ndim);
+      REQUIRE(std::memcmp(&a.dtype, &b.dtype, sizeof a.dtype) == 0);
+      REQUIRE(std::memcmp(&a.device, &b.device, sizeof a.device) == 0);
+      REQUIRE(a.byte_offset == b.byte_offset);
+      for (int d = 0; d < a.ndim; ++d) {
+        REQUIRE(a.shape[d] == b.shape[d]);
+        REQUIRE(a.strides[d] == b.strides[d]);
+      }
+      REQUIRE(ordered->flags == in_place->flags);
+      REQUIRE(std::memcmp(&ordered->version, &in_place->version, sizeof ordered->version) == 0);
+      const int released = inline_releases;
+      dlpm_managed_delete(in_place);
+      REQUIRE(inline_releases == released + 1);
+      ++made;
+    }
+    dlpm_managed_delete(ordered);
+    REQUIRE(ordered_releases == before + 1);
+  }
+  CHECK(made > 5000);
+  CHECK(outside > 1000);
+  CHECK(refused > 5000);
+  CHECK(inline_releases == made);
 }

@@ -27,6 +27,25 @@ static void release_throws(void) {
   fprintf(stderr, "returned after the release function threw\n");
 }
 
+static void inline_release_throws(void) {
+  static float data[2];
+  int64_t shape[1] = {2};
+  DLTensor d;
+  int state = 7;
+  DLManagedTensorVersioned* t = NULL;
+  memset(&d, 0, sizeof d);
+  d.data = data;
+  d.device.device_type = kDLCPU;
+  d.ndim = 1;
+  d.dtype.code = kDLFloat;
+  d.dtype.bits = 32;
+  d.dtype.lanes = 1;
+  d.shape = shape;
+  if (dlpm_managed_new_inline(&d, 'C', 0, sizeof data, dlpm_test_throwing_release, &state, sizeof state, &t) == DLPM_OK)
+    dlpm_managed_delete(t);
+  fprintf(stderr, "returned after the inline owner's release function threw\n");
+}
+
 static int expect_abort(const char* what, void (*body)(void), const char* needle) {
   dlpm_death d = dlpm_run_in_child(body);
   const int ok = d.signal == SIGABRT && strstr(d.err, "threw a C++ exception") != NULL && strstr(d.err, needle) != NULL &&
@@ -42,6 +61,8 @@ int main(void) {
   if (expect_abort("a throwing deleter", delete_throwing_tensor, "std::runtime_error")) ++passed;
   else ++failed;
   if (expect_abort("a throwing dlpm_release_fn", release_throws, "std::runtime_error")) ++passed;
+  else ++failed;
+  if (expect_abort("a throwing dlpm_release_fn of an inline owner", inline_release_throws, "std::runtime_error")) ++passed;
   else ++failed;
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 ? 0 : 1;

@@ -517,6 +517,17 @@ class fast_paths {
   // requirements_met vs requirements_failure, and check_requirements.
   void check_requirement_paths(const DLTensor& t, std::uint64_t flags, const dm::tensor_requirements& req) {
     const bool fast = dm::detail::requirements_met(t, flags, req);
+    // The element count it reports on success (the C facade's dlpm_check_layout passes it
+    // on) is dm::numel's; the verdict is the same with or without the out-parameter.
+    std::int64_t counted = -1;
+    DLPM_EXPECT(dm::detail::requirements_met(t, flags, req, &counted) == fast,
+                "requirements_met decides differently when asked for the element count");
+    if (fast) {
+      const auto n = dm::numel(t);
+      DLPM_EXPECT(n && *n == counted, "requirements_met reports an element count other than dm::numel's",
+                  "  requirements_met " + std::to_string(counted) + ", dm::numel " +
+                      (n ? std::to_string(*n) : std::string("fails")));
+    }
     dm::error err;
     const bool ordered = dm::detail::requirements_failure(t, flags, req, &err);
     (ordered ? requirements_accepted : requirements_refused) += 1;

@@ -16,6 +16,18 @@
 //! Allocations per operation count Rust's (a counting `#[global_allocator]`) and the C++
 //! facade's (the global `operator new` forms the static library calls are defined here, in
 //! the executable, so the linker binds the facade's calls to them).
+//!
+//! `--instructions N` counts instructions instead of timing, with the C++ suite's protocol
+//! (`bench/cpp/harness.cpp`), so `bench/callgrind.py` reads it unchanged:
+//!
+//! ```sh
+//! python3 bench/callgrind.py --exe build/bench/cargo/release/dlpack-mdspan-bench --n 1000
+//! ```
+//!
+//! Each operation runs a warm-up batch, then a pass of N calls and one of 2N, each collected
+//! alone and dumped as `dlpm-op <index> <calls>` through callgrind's client requests
+//! (written here in inline assembly for x86-64, no dependency; elsewhere, and outside
+//! valgrind, they do nothing). The difference over N is one call's instructions.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::c_void;
@@ -134,10 +146,45 @@ fn allocations() -> u64 {
     RUST_ALLOCATIONS.load(Ordering::Relaxed) + CXX_ALLOCATIONS.load(Ordering::Relaxed)
 }
 
+// ---- callgrind client requests ---------------------------------------------------------
+
+/// Valgrind's client request: the magic instruction sequence of valgrind.h for amd64 (four
+/// rotations of rdi by 128 bits in all, a no-op, then `xchg rbx, rbx`), with rax pointing
+/// at the request and its five arguments. On a real CPU it does nothing and returns 0.
+#[cfg(target_arch = "x86_64")]
+fn client_request(request: usize, arg1: usize) {
+    let args: [usize; 6] = [request, arg1, 0, 0, 0, 0];
+    // SAFETY: the sequence leaves every register as it was except rdx (declared); valgrind
+    // reads `args` (live for the call) when it runs the program, nothing otherwise.
+    unsafe {
+        std::arch::asm!(
+            "rol rdi, 3",
+            "rol rdi, 13",
+            "rol rdi, 61",
+            "rol rdi, 51",
+            "xchg rbx, rbx",
+            in("rax") args.as_ptr(),
+            inout("rdx") 0usize => _,
+            options(nostack),
+        );
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn client_request(_request: usize, _arg1: usize) {}
+
+/// callgrind.h's requests: VG_USERREQ_TOOL_BASE('C', 'T') + 1, 2 and 3.
+const CALLGRIND_BASE: usize = ((b'C' as usize) << 24) | ((b'T' as usize) << 16);
+const ZERO_STATS: usize = CALLGRIND_BASE + 1;
+const TOGGLE_COLLECT: usize = CALLGRIND_BASE + 2;
+const DUMP_STATS_AT: usize = CALLGRIND_BASE + 3;
+
 // ---- harness ---------------------------------------------------------------------------
 
 struct Options {
     smoke: bool,
+    /// > 0: callgrind passes of this many calls (and twice as many) instead of timing.
+    instructions: u64,
     batches: usize,
     batch_us: f64,
     tsv: Option<String>,
@@ -178,11 +225,47 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// `--instructions`: for each operation a warm-up batch, then passes of n and 2n calls,
+/// each collected alone and dumped as `dlpm-op <index> <calls>` (bench/callgrind.py). The
+/// row's value is the operation's index.
+fn count_instructions(opts: &Options, rows: &mut Vec<Row>, ops: &mut [&mut Op], note: &str) {
+    let n = opts.instructions;
+    let first_index = rows.len();
+    let base = ops[0].name.clone();
+    for (i, o) in ops.iter_mut().enumerate() {
+        let index = first_index + i;
+        (o.batch)(n);
+        for calls in [n, 2 * n] {
+            let tag = std::ffi::CString::new(format!("dlpm-op {index} {calls}")).expect("no NUL");
+            client_request(ZERO_STATS, 0);
+            client_request(TOGGLE_COLLECT, 0);
+            (o.batch)(calls);
+            client_request(TOGGLE_COLLECT, 0);
+            client_request(DUMP_STATS_AT, tag.as_ptr() as usize);
+        }
+        rows.push(Row {
+            name: o.name.clone(),
+            ns: index as f64,
+            baseline: if i == 0 { String::new() } else { base.clone() },
+            allocs: 0.0,
+            note: if i == 0 {
+                String::new()
+            } else {
+                note.to_string()
+            },
+        });
+    }
+}
+
 fn compare(opts: &Options, rows: &mut Vec<Row>, mut baseline: Op, candidates: Vec<Op>, note: &str) {
     eprintln!("  Rust: {} (+{})", baseline.name, candidates.len());
     let mut ops: Vec<&mut Op> = vec![&mut baseline];
     let mut candidates = candidates;
     ops.extend(candidates.iter_mut());
+    if opts.instructions > 0 {
+        count_instructions(opts, rows, &mut ops, note);
+        return;
+    }
 
     let reps: u64 = if opts.smoke { 1 } else { 64 };
     let mut allocs = Vec::new();
@@ -322,7 +405,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: dlpm_requirements_init + dlpm_check + dlpm_numel",
+        "safe side: one dlpm_check_layout (no flags) and the view struct",
     );
 
     // 2. A safe view of a managed tensor vs dlpm_check_managed.
@@ -349,7 +432,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: dlpm_requirements_init + dlpm_check_managed + dlpm_numel",
+        "safe side: one dlpm_check_layout (the tensor's flags) and the view struct",
     );
 
     // 3. The round trip: export a Vec, hand it out, take it back, view it, drop it.
@@ -487,6 +570,7 @@ fn run(opts: &Options) -> Vec<Row> {
 fn main() {
     let mut opts = Options {
         smoke: false,
+        instructions: 0,
         batches: 301,
         batch_us: 40.0,
         tsv: None,
@@ -496,6 +580,13 @@ fn main() {
         match a.as_str() {
             "--smoke" => opts.smoke = true,
             "--tsv" => opts.tsv = args.next(),
+            "--instructions" => {
+                opts.instructions = args
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .filter(|&n| n > 0)
+                    .expect("--instructions N")
+            }
             "--batches" => {
                 opts.batches = args
                     .next()
@@ -509,7 +600,10 @@ fn main() {
                     .expect("--batch-us US")
             }
             _ => {
-                eprintln!("usage: dlpack-mdspan-bench [--smoke] [--tsv FILE] [--batches N] [--batch-us US]");
+                eprintln!(
+                    "usage: dlpack-mdspan-bench [--smoke] [--tsv FILE] [--batches N] [--batch-us US] \
+                     [--instructions N]"
+                );
                 std::process::exit(2);
             }
         }
@@ -521,10 +615,14 @@ fn main() {
             "Rust\t{}\t{}\tns\t{}\t{}\t{}\n",
             r.name, r.ns, r.baseline, r.allocs, r.note
         ));
-        println!(
-            "  {:<62} {:>9.2} ns  {:>5.2} allocs",
-            r.name, r.ns, r.allocs
-        );
+        if opts.instructions > 0 {
+            println!("  {:<62} callgrind dump index {}", r.name, r.ns);
+        } else {
+            println!(
+                "  {:<62} {:>9.2} ns  {:>5.2} allocs",
+                r.name, r.ns, r.allocs
+            );
+        }
     }
     if let Some(path) = &opts.tsv {
         std::fs::File::create(path)

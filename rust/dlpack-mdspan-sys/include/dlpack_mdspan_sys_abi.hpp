@@ -36,6 +36,18 @@ constexpr static const uint64_t DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED = 4;
 /// `dlpm_layout` and `dlpm_stride_order`).
 constexpr static const int32_t DLPM_MAX_NDIM = 64;
 
+/// `DLPM_INLINE_OWNER_CAPACITY`: the most bytes of owner state `dlpm_managed_new_inline`
+/// keeps inside the tensor's own allocation.
+constexpr static const int32_t DLPM_INLINE_OWNER_CAPACITY = 32;
+
+/// `DLPM_INLINE_OWNER_ALIGNMENT`: the alignment, in bytes, of the owner state
+/// `dlpm_managed_new_inline` keeps (and passes to the release function).
+constexpr static const int32_t DLPM_INLINE_OWNER_ALIGNMENT = 8;
+
+/// `DLPM_BUFFER_SIZE_UNKNOWN`: `dlpm_managed_new_inline`'s `buffer_size` for a buffer whose
+/// size the exporter does not know (not checked).
+constexpr static const uint64_t DLPM_BUFFER_SIZE_UNKNOWN = UINT64_MAX;
+
 /// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
 /// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
 /// in `dlpm_requirements::version` when building the struct by hand. Version 2 added the

@@ -98,6 +98,26 @@ extern "C" {
         numel: *mut i64,
     ) -> dlpm_status;
 
+    /// The byte offset of element `index` (ndim entries, bounds-checked) from
+    /// `tensor->data`, `byte_offset` included, as [`dlpm_element_offset`] gives it, without
+    /// validating the tensor again: for bindings that made a view with
+    /// [`dlpm_check_layout`] and address its elements one by one. The index is still
+    /// bounds-checked (`DLPM_E_INVALID_ARGUMENT`) and the sum overflow-checked; an element
+    /// that is not a whole number of bytes is `DLPM_E_SUBBYTE_NOT_VIEWABLE`.
+    ///
+    /// # Safety
+    ///
+    /// `tensor` passed [`dlpm_check_layout`], [`dlpm_layout`], [`dlpm_check`],
+    /// [`dlpm_check_managed`] or [`dlpm_validate`], and neither it nor its `shape` and
+    /// `strides` have changed since: this function reads `shape[0..ndim]` and
+    /// `strides[0..ndim]` without looking at them first. `index` points to `ndim` readable
+    /// entries (or `ndim` is 0).
+    pub fn dlpm_element_offset_validated(
+        tensor: *const DLTensor,
+        index: *const i64,
+        out: *mut i64,
+    ) -> dlpm_status;
+
     /// Bytes one element of `dtype` occupies as stored: `bits * lanes / 8`, or with
     /// `subbyte_padded` nonzero (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) one byte per
     /// lane of a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte
@@ -145,6 +165,24 @@ extern "C" {
         req: *const dlpm_requirements,
     ) -> dlpm_status;
 
+    /// [`dlpm_check`] and [`dlpm_layout`] in one pass, for bindings that make a view:
+    /// checks `tensor` against `req` with `flags` (a managed tensor's flags, READ_ONLY and
+    /// IS_SUBBYTE_TYPE_PADDED read as [`dlpm_check_managed`] reads them; 0 for a bare
+    /// `DLTensor`, as [`dlpm_check`]), refusing exactly what those refuse with the same
+    /// status; then writes the strides in elements to `strides[0..ndim]` (the tensor's own,
+    /// or for NULL strides the compact row-major ones) and the element count to `*numel`.
+    /// `capacity` is `strides`' length (negative, or after the check below ndim:
+    /// `DLPM_E_INVALID_ARGUMENT`). `strides` may be NULL: then only `*numel` is written (for
+    /// a caller that reads the tensor's own strides).
+    pub fn dlpm_check_layout(
+        tensor: *const DLTensor,
+        flags: u64,
+        req: *const dlpm_requirements,
+        strides: *mut i64,
+        capacity: i32,
+        numel: *mut i64,
+    ) -> dlpm_status;
+
     /// Wraps the caller's buffer as a `DLManagedTensorVersioned` (shape and strides are
     /// copied). On success `*out` owns the buffer and its deleter calls `release(ctx)`
     /// exactly once; on failure `*out` is untouched and `release` is not called.
@@ -180,6 +218,30 @@ extern "C" {
         flags: u64,
         release: dlpm_release_fn,
         ctx: *mut c_void,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// [`dlpm_managed_new_ordered`] for exporters whose owner is a few bytes of state and
+    /// which may know their buffer's size: the `owner_size` bytes at `owner` (at most
+    /// [`DLPM_INLINE_OWNER_CAPACITY`]; `owner` may be NULL when `owner_size` is 0) are
+    /// copied bit for bit into the tensor's own allocation, at an address aligned to
+    /// [`DLPM_INLINE_OWNER_ALIGNMENT`], and the deleter calls `release` with that address
+    /// exactly once; unless `buffer_size` is [`DLPM_BUFFER_SIZE_UNKNOWN`], every byte the
+    /// elements occupy must lie in `[data, data + buffer_size)`, else
+    /// `DLPM_E_INVALID_ARGUMENT` (checked after the description is validated; a layout
+    /// whose bytes [`dlpm_byte_span`] cannot state is its `DLPM_E_SPAN_OVERFLOW`).
+    /// `description` gives data, ndim, shape, strides, dtype, device and byte_offset;
+    /// `order` and every other rule are [`dlpm_managed_new_ordered`]'s. On failure `*out` is
+    /// untouched and `release` is not called: the buffer and the owner are still the
+    /// caller's (its bytes were only copied).
+    pub fn dlpm_managed_new_inline(
+        description: *const DLTensor,
+        order: c_char,
+        flags: u64,
+        buffer_size: u64,
+        release: dlpm_release_fn,
+        owner: *const c_void,
+        owner_size: usize,
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 

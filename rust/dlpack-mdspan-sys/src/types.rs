@@ -274,6 +274,18 @@ pub const DLPM_E_PRODUCER_FAILED: dlpm_status = 34;
 /// `dlpm_layout` and `dlpm_stride_order`).
 pub const DLPM_MAX_NDIM: i32 = 64;
 
+/// `DLPM_INLINE_OWNER_CAPACITY`: the most bytes of owner state `dlpm_managed_new_inline`
+/// keeps inside the tensor's own allocation.
+pub const DLPM_INLINE_OWNER_CAPACITY: i32 = 32;
+
+/// `DLPM_INLINE_OWNER_ALIGNMENT`: the alignment, in bytes, of the owner state
+/// `dlpm_managed_new_inline` keeps (and passes to the release function).
+pub const DLPM_INLINE_OWNER_ALIGNMENT: i32 = 8;
+
+/// `DLPM_BUFFER_SIZE_UNKNOWN`: `dlpm_managed_new_inline`'s `buffer_size` for a buffer whose
+/// size the exporter does not know (not checked).
+pub const DLPM_BUFFER_SIZE_UNKNOWN: u64 = u64::MAX;
+
 // ---- the facade: structs ---------------------------------------------------------------
 
 /// `dlpm_version_info`: versions of the library and of the DLPack headers it was built with.

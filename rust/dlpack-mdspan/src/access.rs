@@ -3,16 +3,17 @@
 //! [`TensorView`] or [`TensorViewMut`] over the tensor's memory. Kept apart from both
 //! `managed.rs` (ownership) and `view.rs` (element access), which do not import each other.
 
-use crate::checks;
+use crate::checks::Viewed;
 use crate::error::Error;
 use crate::managed::ManagedTensor;
-use crate::types::{Element, Flags};
+use crate::types::Element;
 use crate::view::{TensorView, TensorViewMut};
 
 impl ManagedTensor {
     /// A shared, typed view for reading host memory. The facade checks (through
-    /// `dlpm_check_managed`) the structure, that the dtype equals `T::DTYPE` exactly
-    /// (code, bits, lanes), that the device is host-accessible
+    /// `dlpm_check_layout`, with the tensor's flags, in the call that also resolves the
+    /// layout) the structure, that the dtype equals `T::DTYPE` exactly (code, bits,
+    /// lanes), that the device is host-accessible
     /// ([`DeviceType::is_host_accessible`](crate::DeviceType::is_host_accessible)) and that the
     /// data is aligned for `T`.
     ///
@@ -27,12 +28,10 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
-        checks::check_view::<T>(checks::Viewed::Managed(self.raw()), false)?;
-        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
-        // SAFETY: just checked for T on a host device; the struct and the elements stay
-        // valid, and unwritten by others, while self is borrowed (from_raw's contract, or
-        // memory this crate owns).
-        unsafe { TensorView::new_checked_stored(self.dl_tensor(), padded) }
+        // SAFETY: the struct, its shape and strides, and the elements stay valid, and
+        // unwritten by others, while self is borrowed (from_raw's contract, or memory this
+        // crate owns); the checks for T, flags included, are the facade's, in `checked`.
+        unsafe { TensorView::checked(Viewed::Managed(self.raw())) }
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -53,13 +52,12 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
-        checks::check_view::<T>(checks::Viewed::Managed(self.raw()), true)?;
         let exclusive = self.is_exclusive();
-        let padded = self.flags().contains(Flags::IS_SUBBYTE_TYPE_PADDED);
-        // SAFETY: just checked for T on a host device and not READ_ONLY, so the memory is
-        // writable (from_raw's contract, or memory this crate owns); &mut self excludes
-        // every other view of this tensor for the lifetime of the result. `exclusive` is
-        // only true for memory nothing outside this tensor can reach.
-        unsafe { TensorViewMut::new_checked_stored(self.dl_tensor(), exclusive, padded) }
+        // SAFETY: `checked` refuses a READ_ONLY tensor (writable), so the memory is
+        // writable (from_raw's contract, or memory this crate owns); the struct and its
+        // arrays stay valid while self is borrowed; &mut self excludes every other view of
+        // this tensor for the lifetime of the result. `exclusive` is only true for memory
+        // nothing outside this tensor can reach.
+        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }
     }
 }

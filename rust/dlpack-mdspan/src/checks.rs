@@ -2,6 +2,7 @@
 //! The checks every view and accessor shares: the facade's requirements for an element
 //! type, slices over validated metadata, and the element-size rule of `Element`.
 
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use dlpack_mdspan_sys as sys;
@@ -11,78 +12,143 @@ use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
 /// Requirements that accept anything (the facade's own defaults), in the layout version
-/// these bindings describe.
+/// these bindings describe: what `dlpm_requirements_init` writes, spelled out so that no
+/// FFI call is needed (a test keeps the two in lock step).
+const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
+    version: sys::DLPM_REQUIREMENTS_VERSION,
+    check_dtype: 0,
+    dtype: sys::DLDataType {
+        code: 0,
+        bits: 0,
+        lanes: 0,
+    },
+    ndim: -1,
+    shape: ptr::null(),
+    order: 0,
+    device_types: ptr::null(),
+    num_device_types: 0,
+    device_id: -1,
+    min_alignment: 0,
+    writable: 0,
+    strict_strides: 0,
+    leading_dim: sys::DLPM_ANY_LEADING_DIM,
+    stride_order: ptr::null(),
+    compact: 0,
+    shape_divisors: ptr::null(),
+    stride_divisors: ptr::null(),
+};
+
+/// [`ANY_REQUIREMENTS`], to fill in.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
-    let req = sys::dlpm_requirements {
-        version: sys::DLPM_REQUIREMENTS_VERSION,
-        check_dtype: 0,
-        dtype: sys::DLDataType {
-            code: 0,
-            bits: 0,
-            lanes: 0,
-        },
-        ndim: -1,
-        shape: ptr::null(),
-        order: 0,
-        device_types: ptr::null(),
-        num_device_types: 0,
-        device_id: -1,
-        min_alignment: 0,
-        writable: 0,
-        strict_strides: 0,
-        leading_dim: sys::DLPM_ANY_LEADING_DIM,
-        stride_order: ptr::null(),
-        compact: 0,
-        shape_divisors: ptr::null(),
-        stride_divisors: ptr::null(),
-    };
-    // The literal above is what dlpm_requirements_init writes; no FFI call needed.
-    req
+    ANY_REQUIREMENTS
 }
 
-/// The tensor a view is checked on: a bare `DLTensor` (`dlpm_check`, which has no flags) or
-/// a managed one (`dlpm_check_managed`, with its READ_ONLY and sub-byte padding flags).
+/// The largest rank the facade accepts, the length of the index and stride buffers.
+pub(crate) const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
+
+/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`) or a
+/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`).
 #[derive(Clone, Copy)]
 pub(crate) enum Viewed<'a> {
     Bare(&'a sys::DLTensor),
     Managed(&'a sys::DLManagedTensorVersioned),
 }
 
-/// The facade's checks for a view of `T`: the structure, the dtype `T::DTYPE` exactly, a
-/// host-accessible device, data aligned for `T`, and with `writable` (which only a managed
-/// tensor's flags can refuse) not READ_ONLY.
-///
-/// Which devices are host-accessible is the facade's answer (`dlpm_is_host_accessible`):
-/// the requirements list the tensor's own device type if the facade says the CPU may
-/// dereference it, and none otherwise, so `dlpm_check*` accepts exactly those, and refuses
-/// the others with DEVICE_MISMATCH in its usual order of checks.
-pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Result<(), Error> {
-    let device_type = match tensor {
-        Viewed::Bare(t) => t.device.device_type,
-        Viewed::Managed(m) => m.dl_tensor.device.device_type,
-    };
-    let own = [device_type];
-    let accepted: &[sys::DLDeviceType] = if DeviceType(device_type).is_host_accessible() {
-        &own
-    } else {
-        &[]
-    };
-    let mut req = any_requirements();
-    req.check_dtype = 1;
-    req.dtype = T::DTYPE.0;
-    req.device_types = accepted.as_ptr();
-    req.num_device_types = accepted.len() as i32;
-    req.min_alignment = std::mem::align_of::<T>() as u64;
-    req.writable = i32::from(writable);
-    // SAFETY: the tensor is live (a reference); the facade validates it before reading its
-    // arrays. req is a valid requirements struct whose device list (`accepted`, non-NULL
-    // even when empty) outlives the call.
-    check(unsafe {
-        match tensor {
-            Viewed::Bare(t) => sys::dlpm_check(t, &req),
-            Viewed::Managed(m) => sys::dlpm_check_managed(m, &req),
+impl<'a> Viewed<'a> {
+    /// The tensor and the flags the facade checks it with (0 for a bare `DLTensor`).
+    pub(crate) fn parts(self) -> (&'a sys::DLTensor, u64) {
+        match self {
+            Viewed::Bare(t) => (t, 0),
+            Viewed::Managed(m) => (&m.dl_tensor, m.flags),
         }
-    })
+    }
+}
+
+/// How many device types the C++ core says the CPU may dereference
+/// ([`DeviceType::is_host_accessible`], whose rule only ever says yes to types 0 to 31).
+const HOST_DEVICE_TYPE_COUNT: usize = {
+    let (mut n, mut t) = (0, 0);
+    while t < 32 {
+        if DeviceType(t).is_host_accessible() {
+            n += 1;
+        }
+        t += 1;
+    }
+    n
+};
+
+/// Those device types, listed for the requirements of every view: the facade accepts a
+/// tensor on any of them and refuses the others with DEVICE_MISMATCH, in its usual order of
+/// checks.
+static HOST_DEVICE_TYPES: [sys::DLDeviceType; HOST_DEVICE_TYPE_COUNT] = {
+    let mut list = [0; HOST_DEVICE_TYPE_COUNT];
+    let (mut n, mut t) = (0, 0);
+    while t < 32 {
+        if DeviceType(t).is_host_accessible() {
+            list[n] = t;
+            n += 1;
+        }
+        t += 1;
+    }
+    list
+};
+
+/// The requirements of a view of `T`, built at compile time: the dtype `T::DTYPE` exactly,
+/// a host-accessible device, data aligned for `T`, and for [`WRITE`](Self::WRITE) not
+/// READ_ONLY.
+struct ViewRequirements<T>(std::marker::PhantomData<T>);
+
+impl<T: Element> ViewRequirements<T> {
+    const READ: sys::dlpm_requirements = Self::with_writable(0);
+    const WRITE: sys::dlpm_requirements = Self::with_writable(1);
+
+    const fn with_writable(writable: i32) -> sys::dlpm_requirements {
+        let mut req = ANY_REQUIREMENTS;
+        req.check_dtype = 1;
+        req.dtype = T::DTYPE.0;
+        req.device_types = HOST_DEVICE_TYPES.as_ptr();
+        req.num_device_types = HOST_DEVICE_TYPE_COUNT as i32;
+        req.min_alignment = std::mem::align_of::<T>() as u64;
+        req.writable = writable;
+        req
+    }
+}
+
+/// The facade's checks for a view of `T`, and the layout it then resolves, in one call
+/// (`dlpm_check_layout`): the structure, the dtype `T::DTYPE` exactly, a host-accessible
+/// device, data aligned for `T`, and with `writable` (which only a managed tensor's flags
+/// can refuse) not READ_ONLY; then the element count, returned, and, when the tensor's
+/// strides are NULL, the row-major strides the library reads them as, written to
+/// `strides[..ndim]` (a tensor with strides of its own is read through them).
+///
+/// Which devices are host-accessible is the C++ core's rule
+/// ([`DeviceType::is_host_accessible`], held equal to `dlpm_is_host_accessible` by its
+/// test), listed once in `HOST_DEVICE_TYPES`.
+#[inline]
+pub(crate) fn check_view_layout<T: Element>(
+    tensor: Viewed<'_>,
+    writable: bool,
+    strides: &mut [MaybeUninit<i64>; MAX_NDIM],
+) -> Result<i64, Error> {
+    let (t, flags) = tensor.parts();
+    let req: &'static sys::dlpm_requirements = if writable {
+        &ViewRequirements::<T>::WRITE
+    } else {
+        &ViewRequirements::<T>::READ
+    };
+    let out = if t.strides.is_null() {
+        strides.as_mut_ptr().cast::<i64>()
+    } else {
+        ptr::null_mut()
+    };
+    let mut numel = 0i64;
+    // SAFETY: the tensor is live (a reference); the facade checks it before reading its
+    // arrays. req is a valid requirements struct whose device list is a static. `out` is
+    // NULL (nothing written) or has MAX_NDIM writable entries, the capacity passed (the
+    // facade writes ndim <= MAX_NDIM of them, only on success); numel is a valid
+    // out-parameter.
+    check(unsafe { sys::dlpm_check_layout(t, flags, req, out, sys::DLPM_MAX_NDIM, &mut numel) })?;
+    Ok(numel)
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
@@ -100,36 +166,52 @@ pub(crate) fn check_view<T: Element>(tensor: Viewed<'_>, writable: bool) -> Resu
 /// Unless `ndim <= 0` or `ptr` is NULL, `ptr` points to `ndim` initialised `i64` (if it is
 /// aligned) that stay valid and unmodified for `'a`: call it only on a tensor the facade
 /// has validated.
+#[inline]
 pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
     if ndim <= 0 || ptr.is_null() {
         return Ok(&[]);
     }
     if !ptr.is_aligned() {
-        return Err(Error::new(
-            Status::MISALIGNED_METADATA,
-            format!(
-                "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
-                std::mem::align_of::<i64>()
-            ),
-        ));
+        return Err(misaligned_metadata(ptr, what));
     }
     // SAFETY: non-NULL and aligned; the caller guarantees ndim readable entries at ptr
     // for 'a.
     Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
 }
 
+#[cold]
+fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
+    Error::new(
+        Status::MISALIGNED_METADATA,
+        format!(
+            "{what} = {ptr:p} is not aligned for int64_t ({} bytes)",
+            std::mem::align_of::<i64>()
+        ),
+    )
+}
+
 /// Refuses an element type whose size is not one element of its dtype as the tensor stores
 /// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
 /// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
 /// matching size, but a view built on a wrong one would address memory the facade never
-/// validated, so it is checked here as well, against the facade's `dlpm_storage_itemsize`.
+/// validated, so it is checked here as well, against the core's `storage_itemsize`
+/// ([`DataType::storage_itemsize`](crate::DataType::storage_itemsize), a `const fn`: for a
+/// given `T` and flag the test folds to a constant).
+#[inline]
 pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
+    if matches!(T::DTYPE.storage_itemsize(subbyte_padded), Some(s) if s == std::mem::size_of::<T>())
+    {
+        Ok(())
+    } else {
+        Err(element_size_error::<T>(subbyte_padded))
+    }
+}
+
+#[cold]
+fn element_size_error<T: Element>(subbyte_padded: bool) -> Error {
     let dtype = T::DTYPE;
     let size = std::mem::size_of::<T>();
-    if dtype.storage_itemsize(subbyte_padded) == Some(size) {
-        return Ok(());
-    }
-    Err(Error::new(
+    Error::new(
         Status::SUBBYTE_NOT_VIEWABLE,
         format!(
             "dtype {dtype} {}, which cannot be viewed as one {size}-byte element each",
@@ -139,7 +221,7 @@ pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(),
                 "is packed"
             }
         ),
-    ))
+    )
 }
 
 /// `dlpm_is_contiguous` as a `bool`.
@@ -210,6 +292,34 @@ mod tests {
         // Whole-byte types are unaffected by the flag.
         assert!(check_element_size::<f32>(true).is_ok());
         assert!(check_element_size::<crate::types::F16>(false).is_ok());
+    }
+
+    // Every view lists HOST_DEVICE_TYPES as its accepted devices: exactly the types the
+    // facade says the CPU may dereference (is_host_accessible's test covers the rest of i32).
+    #[test]
+    fn the_host_device_list_is_the_facades() {
+        let facade: Vec<sys::DLDeviceType> = (-64..=512)
+            // SAFETY: a plain function of its by-value argument.
+            .filter(|&t| unsafe { sys::dlpm_is_host_accessible(t) } != 0)
+            .collect();
+        assert_eq!(&HOST_DEVICE_TYPES[..], &facade[..]);
+        assert_eq!(
+            HOST_DEVICE_TYPES,
+            [
+                sys::kDLCPU,
+                sys::kDLCUDAHost,
+                sys::kDLROCMHost,
+                sys::kDLCUDAManaged
+            ]
+        );
+        let req = ViewRequirements::<f32>::WRITE;
+        assert_eq!(req.device_types, HOST_DEVICE_TYPES.as_ptr());
+        assert_eq!(req.num_device_types, 4);
+        assert_eq!(
+            (req.check_dtype, req.writable, req.min_alignment),
+            (1, 1, 4)
+        );
+        assert_eq!(ViewRequirements::<u16>::READ.writable, 0);
     }
 
     // any_requirements spells out the facade's defaults to save an FFI call per view; this

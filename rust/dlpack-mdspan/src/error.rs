@@ -212,6 +212,8 @@ impl Error {
 
     /// The error for a facade call that just returned `status` on this thread: the message
     /// is the facade's `dlpm_last_error()`.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn from_facade(status: sys::dlpm_status) -> Self {
         // SAFETY: dlpm_last_error takes no arguments and returns a NUL-terminated string
         // (never NULL) that stays valid until the next failing facade call on this thread;
@@ -227,6 +229,7 @@ impl Error {
 }
 
 /// `Ok(())` for `DLPM_OK`, otherwise the facade's error for `status`.
+#[inline]
 pub(crate) fn check(status: sys::dlpm_status) -> Result<(), Error> {
     if status == sys::DLPM_OK {
         Ok(())

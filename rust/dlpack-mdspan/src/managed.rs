@@ -14,23 +14,24 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DataType, Device, Element, Flags};
 
-/// The owner kept alive by a tensor exported from Rust memory.
-type Owner = Box<dyn Send + 'static>;
-
-/// The `dlpm_release_fn` of every tensor this crate exports: drops the owner. It never
-/// unwinds into C: a panicking `Drop` aborts the process.
+/// The `dlpm_release_fn` of every tensor this crate exports, one per owner type `O`:
+/// drops the owner, whose bytes the facade keeps in the tensor's allocation
+/// (`dlpm_managed_new_inline`). It never unwinds into C: a panicking `Drop` aborts the
+/// process.
 ///
 /// # Safety
 ///
-/// `ctx` must be NULL or the `Box::into_raw` of a `Box<Owner>` that has not been released
-/// yet; the facade guarantees this by calling it exactly once with the `ctx` given to
-/// `dlpm_managed_new`.
-unsafe extern "C" fn release_owner(ctx: *mut c_void) {
+/// `state` must be NULL or the address of the bytes of an `O` moved into the tensor by
+/// [`export`] and not released yet; the facade guarantees this by calling it exactly once,
+/// with the address of its copy of the owner bytes.
+unsafe extern "C" fn release_owner<O>(state: *mut c_void) {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        if !ctx.is_null() {
-            // SAFETY: by this function's contract, ctx came from Box::into_raw(Box<Owner>)
-            // and is released exactly once, here.
-            drop(unsafe { Box::from_raw(ctx.cast::<Owner>()) });
+        if !state.is_null() {
+            // SAFETY: by this function's contract, state holds an O moved out of Rust and
+            // released exactly once, here (read unaligned: the facade promises
+            // DLPM_INLINE_OWNER_ALIGNMENT, which export checked O needs no more than, but the
+            // read does not rely on it).
+            drop(unsafe { state.cast::<O>().read_unaligned() });
         }
     }));
     if outcome.is_err() {
@@ -283,8 +284,7 @@ impl ManagedTensor {
         let data = vec.as_mut_ptr().cast::<c_void>();
         // No strides: NULL, which the facade reads as row-major and stores explicitly.
         let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
-        let addresses_any = check_inside_vec(&description, flags, size, vec.len())?;
-        if padded && addresses_any {
+        if padded && check_inside_vec(&description, flags, size, vec.len())? {
             // Refused as before dlpm_byte_span (whose answer would place such elements
             // correctly): from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
             return Err(Error::new(
@@ -296,30 +296,38 @@ impl ManagedTensor {
                 ),
             ));
         }
+        // The Vec's bytes bound the layout: the facade refuses, after validating the
+        // description, a layout that reaches outside them (a Vec never holds more than
+        // isize::MAX bytes, so the product fits).
+        let buffer = (vec.len() * size) as u64;
         // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
-        // are when the Vec (moved into the owner) moves; every element the layout addresses
-        // was just checked to lie inside them; the Vec is owned by the tensor alone.
-        let mut tensor = unsafe {
-            Self::from_owner(
-                vec,
-                data,
-                T::DTYPE,
-                Device::CPU,
-                shape,
-                strides,
-                byte_offset,
-                flags,
-            )
-        }?;
-        tensor.made_here = true;
-        Ok(tensor)
+        // are when the Vec (moved into the owner) moves; the facade checks that every
+        // element the layout addresses lies inside them; the Vec is owned by the tensor
+        // alone.
+        match unsafe { export(vec, &description, None, flags, buffer) } {
+            Ok(mut tensor) => {
+                tensor.made_here = true;
+                Ok(tensor)
+            }
+            Err((error, vec)) => {
+                // The facade words a layout outside the buffer in bytes; word it in the Vec's
+                // elements, as this crate always has (dlpm_byte_span on the same layout).
+                if let (Status::INVALID_ARGUMENT, Some(vec)) = (error.status(), vec) {
+                    check_inside_vec(&description, flags, size, vec.len())?;
+                }
+                Err(error)
+            }
+        }
     }
 
     /// Exports memory kept alive by `owner` (a `Box<[T]>`, an `Arc`, a memory map, a device
-    /// allocation, ...) through the facade's `dlpm_managed_new`. The tensor's deleter drops
-    /// `owner`, exactly once and on any thread (hence `Send + 'static`); a panic in that
-    /// drop aborts the process, since it cannot unwind into C. The description is validated
-    /// by the facade; on failure `owner` is dropped here and nothing was exported.
+    /// allocation, ...) with `dlpm_managed_new`'s rules, through the facade's
+    /// `dlpm_managed_new_inline`: one allocation, which holds the owner itself when it fits
+    /// (`DLPM_INLINE_OWNER_CAPACITY` bytes, as a `Vec`, a `Box` or an `Arc` does), else a
+    /// `Box` of it. The tensor's deleter drops `owner`, exactly once and on any thread
+    /// (hence `Send + 'static`); a panic in that drop aborts the process, since it cannot
+    /// unwind into C. The description is validated by the facade; on failure `owner` is
+    /// dropped here and nothing was exported.
     ///
     /// Whether the tensor is [exclusive](crate#mutation-and-aliasing) follows its flags, as
     /// for every tensor this crate receives: without [`Flags::IS_COPIED`] it is not
@@ -371,11 +379,11 @@ impl ManagedTensor {
         // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each (or
         // NULL strides); the memory they describe is the caller's contract, passed on
         // unchanged.
-        unsafe { export(owner, &d, None, flags) }
+        unsafe { export(owner, &d, None, flags, sys::DLPM_BUFFER_SIZE_UNKNOWN) }.map_err(|(e, _)| e)
     }
 
-    /// [`from_owner`](Self::from_owner) with the order of the strides, through the facade's
-    /// `dlpm_managed_new_ordered` (nanobind's runtime `order`):
+    /// [`from_owner`](Self::from_owner) with the order of the strides, by the facade's
+    /// `dlpm_managed_new_ordered` rules (nanobind's runtime `order`):
     ///
     /// - `strides == None`: [`Order::C`] stands for compact row-major strides, [`Order::F`]
     ///   for compact column-major (Fortran) ones. The tensor stores them explicitly (never
@@ -422,7 +430,16 @@ impl ManagedTensor {
     ) -> Result<Self, Error> {
         let d = describe(data, dtype, device, shape, strides, byte_offset)?;
         // SAFETY: as in from_owner; the facade reads no strides when they are NULL.
-        unsafe { export(owner, &d, Some(order.as_c_char()), flags) }
+        unsafe {
+            export(
+                owner,
+                &d,
+                Some(order.as_c_char()),
+                flags,
+                sys::DLPM_BUFFER_SIZE_UNKNOWN,
+            )
+        }
+        .map_err(|(e, _)| e)
     }
 
     /// A compact row-major copy in new host memory, through the facade's
@@ -822,8 +839,13 @@ impl std::error::Error for IntoLegacyError {
 }
 
 /// Exports `owner` with the description `d` through the facade's
-/// `dlpm_managed_new_ordered` (without an order, as `dlpm_managed_new`). On failure `owner`
-/// is dropped here.
+/// `dlpm_managed_new_inline`, in one allocation: the owner's bytes live in the tensor's own
+/// block when they fit (`DLPM_INLINE_OWNER_CAPACITY` bytes, aligned to at most
+/// `DLPM_INLINE_OWNER_ALIGNMENT`), else a `Box` of it does. `order` as
+/// `dlpm_managed_new_ordered`'s (without one, NULL strides are row-major and explicit ones
+/// are kept, as `dlpm_managed_new` does); `buffer` bounds the bytes the layout may reach
+/// from `d.data` (`DLPM_BUFFER_SIZE_UNKNOWN`: unchecked). On failure the owner is handed
+/// back with the error.
 ///
 /// # Safety
 ///
@@ -834,49 +856,81 @@ unsafe fn export<O: Send + 'static>(
     d: &sys::DLTensor,
     order: Option<std::ffi::c_char>,
     flags: Flags,
-) -> Result<ManagedTensor, Error> {
-    let ctx: *mut Owner = Box::into_raw(Box::new(Box::new(owner) as Owner));
+    buffer: u64,
+) -> Result<ManagedTensor, (Error, Option<O>)> {
+    let fits = std::mem::size_of::<O>() <= sys::DLPM_INLINE_OWNER_CAPACITY as usize
+        && std::mem::align_of::<O>() <= sys::DLPM_INLINE_OWNER_ALIGNMENT as usize;
+    if fits {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { export_inline(owner, d, order, flags, buffer) }
+    } else {
+        // SAFETY: as above; the box keeps the owner alive as long as the owner would.
+        unsafe { export_inline(Box::new(owner), d, order, flags, buffer) }
+            .map_err(|(e, boxed)| (e, boxed.map(|b| *b)))
+    }
+}
+
+/// [`export`] of an owner whose bytes fit the tensor's allocation.
+///
+/// # Safety
+///
+/// As for [`export`], and `O` fits: at most `DLPM_INLINE_OWNER_CAPACITY` bytes.
+unsafe fn export_inline<O: Send + 'static>(
+    owner: O,
+    d: &sys::DLTensor,
+    order: Option<std::ffi::c_char>,
+    flags: Flags,
+    buffer: u64,
+) -> Result<ManagedTensor, (Error, Option<O>)> {
+    // Moved into the tensor bit for bit on success: the facade's copy is the owner then,
+    // dropped by release_owner::<O>; on failure nothing was moved and it is still ours.
+    let owner = ManuallyDrop::new(owner);
     let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
     // Without an order, NULL strides are row-major and explicit ones are kept, which is
-    // what dlpm_managed_new does: 'C' or 0 for dlpm_managed_new_ordered.
+    // what dlpm_managed_new does: 'C' or 0 for the ordered forms.
     let order = order.unwrap_or(if d.strides.is_null() {
         b'C' as std::ffi::c_char
     } else {
         0
     });
-    // SAFETY: shape and strides point to d.ndim readable entries (or strides is NULL); the
-    // facade copies them. release_owner's contract holds for ctx, which the facade passes
-    // to it exactly once on success and never on failure. `out` is a valid out-parameter.
+    // SAFETY: d is a live description whose shape and strides point to d.ndim readable
+    // entries (or strides is NULL); the facade copies them. `owner` points to
+    // size_of::<O>() readable bytes (at most the capacity), copied by the facade; the
+    // contract of release_owner::<O> holds for that copy, which the facade passes to it
+    // exactly once on success and never on failure. `out` is a valid out-parameter.
     let status = unsafe {
-        sys::dlpm_managed_new_ordered(
-            d.data,
-            d.ndim,
-            d.shape,
-            d.strides,
+        sys::dlpm_managed_new_inline(
+            d,
             order,
-            d.dtype,
-            d.device,
-            d.byte_offset,
             flags.bits(),
-            Some(release_owner),
-            ctx.cast::<c_void>(),
+            buffer,
+            Some(release_owner::<O>),
+            ptr::from_ref::<O>(&owner).cast::<c_void>(),
+            std::mem::size_of::<O>(),
             &mut out,
         )
     };
     if status != sys::DLPM_OK {
-        let error = Error::from_facade(status);
-        // SAFETY: on failure the facade did not call release: the owner is still ours.
-        drop(unsafe { Box::from_raw(ctx) });
-        return Err(error);
+        // On failure the facade copied nothing for keeps: the owner is still ours.
+        return Err((
+            Error::from_facade(status),
+            Some(ManuallyDrop::into_inner(owner)),
+        ));
     }
+    // Success: the owner lives in the tensor now (ManuallyDrop: not dropped here).
     match NonNull::new(out) {
         Some(ptr) => Ok(ManagedTensor {
             ptr,
             made_here: false,
         }),
-        None => Err(Error::new(
-            Status::INTERNAL,
-            "dlpm_managed_new_ordered returned success and a NULL tensor",
+        // A facade that says OK and returns no tensor: where the owner went is unknown, so
+        // it is neither dropped nor handed back (leaked).
+        None => Err((
+            Error::new(
+                Status::INTERNAL,
+                "dlpm_managed_new_inline returned success and a NULL tensor",
+            ),
+            None,
         )),
     }
 }

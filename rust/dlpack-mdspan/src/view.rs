@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Typed, validated views of host tensors.
 //!
-//! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: the facade
-//! validates the tensor and resolves its layout once (`dlpm_layout`: the strides as the
-//! library reads them, NULL ones included, and the element count), and gives the byte
-//! offset of each element addressed (`dlpm_element_offset`, which bounds-checks the index).
+//! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: one facade call
+//! checks the tensor for the element type and resolves its layout (`dlpm_check_layout`: the
+//! strides as the library reads them, NULL ones included, and the element count), and each
+//! element addressed gets its byte offset from the facade without the tensor being
+//! validated again (`dlpm_element_offset_validated`, which bounds-checks the index).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -14,14 +15,11 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    any_requirements, check_element_size, check_view, dims, is_contiguous, Viewed,
+    any_requirements, check_element_size, check_view_layout, dims, is_contiguous, Viewed, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
-use crate::types::{DataType, Device, Element};
-
-/// The largest rank the facade accepts, the length of the index and stride buffers.
-const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
+use crate::types::{DataType, Device, Element, Flags};
 
 /// The accessor both view types share: the validated tensor, its shape (a slice over the
 /// tensor's own array) and strides (the tensor's own, or the row-major ones the facade
@@ -30,10 +28,11 @@ const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
 /// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
 struct Elements<'a, T> {
     tensor: &'a sys::DLTensor,
-    /// The tensor `dlpm_element_offset` is asked about: `tensor` itself, or, for sub-byte
-    /// elements stored padded (a flag the facade function cannot be given), the same tensor
-    /// with its dtype read as opaque elements of the padded storage size.
-    addressed: sys::DLTensor,
+    /// For sub-byte elements stored padded (a flag `dlpm_element_offset_validated` is not
+    /// given), the dtype it is asked about instead of the tensor's: opaque elements of the
+    /// padded storage size, the twin validated once by the facade when the view is made.
+    /// `None`: the tensor itself is asked.
+    padded_twin: Option<sys::DLDataType>,
     /// The tensor's shape (empty for rank 0).
     shape: &'a [i64],
     strides: Strides<'a>,
@@ -52,7 +51,7 @@ impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
         Elements {
             tensor: self.tensor,
-            addressed: self.addressed,
+            padded_twin: self.padded_twin,
             shape: self.shape,
             strides: self.strides.clone(),
             len: self.len,
@@ -62,12 +61,22 @@ impl<T> Clone for Elements<'_, T> {
 }
 
 impl<'a, T: Element> Elements<'a, T> {
+    /// The facade's checks for a view of `T` (`check_view_layout`: with `writable`, not
+    /// READ_ONLY), then the accessor over the layout the same call resolved.
+    ///
     /// # Safety
     ///
-    /// `t` has passed the facade's checks for `T` (structure, dtype, host device,
-    /// alignment; `subbyte_padded` is the IS_SUBBYTE_TYPE_PADDED flag it was checked with);
-    /// its shape and strides stay valid and unmodified for `'a`.
-    unsafe fn new(t: &'a sys::DLTensor, subbyte_padded: bool) -> Result<Self, Error> {
+    /// The tensor's shape and strides stay valid and unmodified for `'a` (the contract of
+    /// the views' `from_raw`, or a managed tensor borrowed for `'a`).
+    unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {
+        // The layout as the facade reads it: strides (computed by the library for NULL
+        // ones, so there is a single definition of "row-major") and the element count,
+        // from the call that checks the tensor. Uninitialised: the facade writes ndim
+        // entries on success.
+        let mut resolved = [MaybeUninit::<i64>::uninit(); MAX_NDIM];
+        let numel = check_view_layout::<T>(tensor, writable, &mut resolved)?;
+        let (t, flags) = tensor.parts();
+        let subbyte_padded = Flags(flags).contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         check_element_size::<T>(subbyte_padded)?;
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned); dims() re-checks the alignment before building a
@@ -80,19 +89,15 @@ impl<'a, T: Element> Elements<'a, T> {
                 dims(t.strides, t.ndim, "strides")?,
             )
         };
-        // The layout as the facade reads it: strides (computed by the library for NULL
-        // ones, so there is a single definition of "row-major") and the element count.
-        let mut resolved = [0i64; MAX_NDIM];
-        let mut numel = 0i64;
-        // SAFETY: t is a live, validated DLTensor; `resolved` has MAX_NDIM writable entries,
-        // the capacity passed; numel is a valid out-parameter.
-        check(unsafe {
-            sys::dlpm_layout(t, resolved.as_mut_ptr(), sys::DLPM_MAX_NDIM, &mut numel)
-        })?;
         let strides = if t.strides.is_null() && !shape.is_empty() {
-            Strides::Resolved(resolved[..shape.len()].into())
+            // SAFETY: on success the facade wrote ndim = shape.len() entries.
+            Strides::Resolved(
+                resolved[..shape.len()]
+                    .iter()
+                    .map(|s| unsafe { s.assume_init() })
+                    .collect(),
+            )
         } else {
-            debug_assert_eq!(own_strides, &resolved[..own_strides.len()]);
             Strides::Own(own_strides)
         };
         let size = std::mem::size_of::<T>();
@@ -108,27 +113,32 @@ impl<'a, T: Element> Elements<'a, T> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
-        // dlpm_element_offset addresses elements by the dtype's packed size and takes no
-        // flags: padded sub-byte elements (size_of::<T>(), checked above to be the facade's
+        // dlpm_element_offset_validated addresses elements by the dtype's packed size and
+        // takes no flags: padded sub-byte elements (size_of::<T>(), checked above to be the
         // padded storage_itemsize, differs from the packed one) are addressed as that many
         // opaque bytes, (kDLUInt, 8, size), which validates and strides exactly as the
-        // padded storage does.
-        let mut addressed = *t;
-        if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
-            addressed.dtype = sys::DLDataType {
-                code: sys::kDLUInt,
-                bits: 8,
-                lanes: u16::try_from(size).map_err(|_| {
-                    Error::new(
-                        Status::SUBBYTE_NOT_VIEWABLE,
-                        format!("{size}-byte padded elements have more lanes than DLPack can say"),
-                    )
-                })?,
+        // padded storage does. That tensor is validated here, once, so the per-element
+        // function's precondition holds of the very tensor it is given.
+        let padded_twin = if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
+            let lanes = u16::try_from(size).map_err(|_| {
+                Error::new(
+                    Status::SUBBYTE_NOT_VIEWABLE,
+                    format!("{size}-byte padded elements have more lanes than DLPack can say"),
+                )
+            })?;
+            let twin = sys::DLTensor {
+                dtype: DataType::new(crate::types::TypeCode::UINT, 8, lanes).0,
+                ..*t
             };
-        }
+            // SAFETY: the same shape and strides the facade just validated.
+            check(unsafe { sys::dlpm_validate(&twin) })?;
+            Some(twin.dtype)
+        } else {
+            None
+        };
         Ok(Elements {
             tensor: t,
-            addressed,
+            padded_twin,
             shape,
             strides,
             len,
@@ -156,7 +166,8 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 
     /// The address of element `index`: [`Status::NDIM_MISMATCH`] for an index of the
-    /// wrong length; otherwise the facade's `dlpm_element_offset`, which refuses an index
+    /// wrong length; otherwise the facade's `dlpm_element_offset_validated` (the offset
+    /// `dlpm_element_offset` gives, without validating the tensor again), which refuses an index
     /// outside the shape with [`Status::INVALID_ARGUMENT`] (`index[r] = i is outside
     /// [0, n)`) and gives the byte offset, `byte_offset` included, of one inside it.
     fn locate(&self, index: &[usize]) -> Result<NonNull<T>, Error> {
@@ -183,11 +194,24 @@ impl<'a, T: Element> Elements<'a, T> {
             slot.write(i);
         }
         let mut offset = 0i64;
-        // SAFETY: `addressed` describes the validated tensor, whose shape and strides stay
-        // valid for 'a; the first ndim entries of `wide` are initialised (index.len() ==
-        // ndim <= MAX_NDIM), and the facade reads no more; offset is a valid out-parameter.
+        let twin;
+        let addressed = match self.padded_twin {
+            None => self.tensor,
+            Some(dtype) => {
+                twin = sys::DLTensor {
+                    dtype,
+                    ..*self.tensor
+                };
+                &twin
+            }
+        };
+        // SAFETY: `addressed` passed the facade's checks when the view was made (as the
+        // tensor itself, or validated as its padded twin), and its shape and strides stay
+        // valid and unmodified for 'a: dlpm_element_offset_validated's precondition. The
+        // first ndim entries of `wide` are initialised (index.len() == ndim <= MAX_NDIM),
+        // and the facade reads no more; offset is a valid out-parameter.
         check(unsafe {
-            sys::dlpm_element_offset(&self.addressed, wide.as_ptr().cast(), &mut offset)
+            sys::dlpm_element_offset_validated(addressed, wide.as_ptr().cast(), &mut offset)
         })?;
         let bytes = isize::try_from(offset)
             .map_err(|_| Error::new(Status::SPAN_OVERFLOW, "element offset overflows"))?;
@@ -401,29 +425,15 @@ unsafe impl<T: Element> Send for TensorView<'_, T> {}
 unsafe impl<T: Element> Sync for TensorView<'_, T> {}
 
 impl<'a, T: Element> TensorView<'a, T> {
-    /// # Safety
-    ///
-    /// `t` passed `check_view::<T>` (the facade's checks), and the contract of
-    /// [`from_raw`](Self::from_raw) holds for `'a`. The tensor's sub-byte elements, if
-    /// any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
-    pub(crate) unsafe fn new_checked(t: &'a sys::DLTensor) -> Result<Self, Error> {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { Self::new_checked_stored(t, false) }
-    }
-
-    /// [`new_checked`](Self::new_checked) for a managed tensor whose IS_SUBBYTE_TYPE_PADDED
-    /// flag is `subbyte_padded`.
+    /// A view of `tensor` after the facade's checks for `T` (see
+    /// [`from_raw`](Self::from_raw); a managed tensor's flags are checked too).
     ///
     /// # Safety
     ///
-    /// As for [`new_checked`](Self::new_checked), with the facade's check made with the
-    /// same flag (`dlpm_check_managed` on the tensor that carries it).
-    pub(crate) unsafe fn new_checked_stored(
-        t: &'a sys::DLTensor,
-        subbyte_padded: bool,
-    ) -> Result<Self, Error> {
+    /// The contract of [`from_raw`](Self::from_raw) holds for `'a`.
+    pub(crate) unsafe fn checked(tensor: Viewed<'a>) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::new(t, subbyte_padded) }?;
+        let elements = unsafe { Elements::check(tensor, false) }?;
         Ok(TensorView {
             elements,
             _borrow: PhantomData,
@@ -431,8 +441,8 @@ impl<'a, T: Element> TensorView<'a, T> {
     }
 
     /// A view of a bare `DLTensor` (no flags, no owner), after the facade's checks
-    /// (`dlpm_check`): structure, dtype equal to `T::DTYPE`, a host-accessible device, data
-    /// aligned for `T`.
+    /// (`dlpm_check_layout` with no flags, as `dlpm_check`): structure, dtype equal to
+    /// `T::DTYPE`, a host-accessible device, data aligned for `T`.
     ///
     /// # Safety
     ///
@@ -462,9 +472,8 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
-        check_view::<T>(Viewed::Bare(tensor), false)?;
-        // SAFETY: just checked; the caller guarantees the rest for 'a.
-        unsafe { Self::new_checked(tensor) }
+        // SAFETY: the caller guarantees from_raw's contract for 'a.
+        unsafe { Self::checked(Viewed::Bare(tensor)) }
     }
 
     shared_accessors!("", "view");
@@ -568,37 +577,25 @@ unsafe impl<T: Element> Send for TensorViewMut<'_, T> {}
 unsafe impl<T: Element> Sync for TensorViewMut<'_, T> {}
 
 impl<'a, T: Element> TensorViewMut<'a, T> {
-    /// # Safety
-    ///
-    /// `t` passed `check_view::<T>` (the facade's checks), the contract of
-    /// [`from_raw`](Self::from_raw) holds for `'a`, and `exclusive_provenance` is true only
-    /// if nothing outside this view can reach the elements during `'a`. The tensor's
-    /// sub-byte elements, if any, are packed (no IS_SUBBYTE_TYPE_PADDED flag).
-    pub(crate) unsafe fn new_checked(
-        t: &'a sys::DLTensor,
-        exclusive_provenance: bool,
-    ) -> Result<Self, Error> {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { Self::new_checked_stored(t, exclusive_provenance, false) }
-    }
-
-    /// [`new_checked`](Self::new_checked) for a managed tensor whose IS_SUBBYTE_TYPE_PADDED
-    /// flag is `subbyte_padded`.
+    /// A mutable view of `tensor` after the facade's checks for `T` (see
+    /// [`from_raw`](Self::from_raw); with `writable`, a managed tensor's READ_ONLY flag is
+    /// refused).
     ///
     /// # Safety
     ///
-    /// As for [`new_checked`](Self::new_checked), with the facade's check made with the
-    /// same flag (`dlpm_check_managed` on the tensor that carries it).
-    pub(crate) unsafe fn new_checked_stored(
-        t: &'a sys::DLTensor,
+    /// The contract of [`from_raw`](Self::from_raw) holds for `'a`, and
+    /// `exclusive_provenance` is true only if nothing outside this view can reach the
+    /// elements during `'a`.
+    pub(crate) unsafe fn checked(
+        tensor: Viewed<'a>,
+        writable: bool,
         exclusive_provenance: bool,
-        subbyte_padded: bool,
     ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::new(t, subbyte_padded) }?;
+        let elements = unsafe { Elements::check(tensor, writable) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
-        let exclusive = exclusive_provenance && is_contiguous(t, Order::Any)?;
+        let exclusive = exclusive_provenance && is_contiguous(elements.tensor, Order::Any)?;
         Ok(TensorViewMut {
             elements,
             exclusive,
@@ -606,8 +603,9 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         })
     }
 
-    /// A mutable view of a bare `DLTensor`, after the facade's checks (`dlpm_check`):
-    /// structure, dtype equal to `T::DTYPE`, a host-accessible device, data aligned for `T`.
+    /// A mutable view of a bare `DLTensor`, after the facade's checks (`dlpm_check_layout`
+    /// with no flags, as `dlpm_check`): structure, dtype equal to `T::DTYPE`, a
+    /// host-accessible device, data aligned for `T`.
     /// A bare `DLTensor` has no flags, so READ_ONLY cannot be checked here, and the view is
     /// never [exclusive](Self::is_exclusive): only [`set`](Self::set) writes, unless you
     /// call [`assume_exclusive`](Self::assume_exclusive).
@@ -643,9 +641,8 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
-        check_view::<T>(Viewed::Bare(tensor), false)?;
-        // SAFETY: just checked; the caller guarantees the rest for 'a; not exclusive.
-        unsafe { Self::new_checked(tensor, false) }
+        // SAFETY: the caller guarantees from_raw's contract for 'a; not exclusive.
+        unsafe { Self::checked(Viewed::Bare(tensor), false, false) }
     }
 
     /// A shared view of the same elements, for reading while `self` is borrowed.

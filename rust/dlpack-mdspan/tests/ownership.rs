@@ -300,6 +300,134 @@ fn failed_export_drops_the_owner_once_and_exports_nothing() {
     assert_eq!(counter.get(), 1);
 }
 
+/// An owner of `N` pattern bytes (plus its counter) aligned as `A`, which counts its drops
+/// and checks that its bytes arrived intact.
+#[repr(C)]
+struct Sized<const N: usize, A: Copy> {
+    pattern: [u8; N],
+    _align: [A; 0],
+    counter: Counter,
+}
+
+impl<const N: usize, A: Copy> Sized<N, A> {
+    fn new(counter: &Counter) -> Self {
+        let mut pattern = [0u8; N];
+        for (i, b) in pattern.iter_mut().enumerate() {
+            *b = (i * 7 + 3) as u8;
+        }
+        Sized {
+            pattern,
+            _align: [],
+            counter: counter.clone(),
+        }
+    }
+}
+
+impl<const N: usize, A: Copy> Drop for Sized<N, A> {
+    fn drop(&mut self) {
+        assert!(self
+            .pattern
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b == (i * 7 + 3) as u8));
+        self.counter.bump();
+    }
+}
+
+/// Exports a byte through `owner` (which must be an owner the facade keeps inline, or one
+/// boxed because it does not fit: both paths of the crate's export), reads it back, drops
+/// the tensor and checks the owner was dropped exactly once, and only then; then the same
+/// with a description the facade refuses, after which the owner has been dropped once too.
+fn owner_dropped_once<O: Send + 'static>(make: impl Fn(&Counter) -> O) {
+    let counter = Counter::new();
+    let mut byte = 42u8;
+    // SAFETY: the byte outlives the tensor (deleted below) and nothing writes it.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            make(&counter),
+            (&mut byte as *mut u8).cast(),
+            u8::DTYPE,
+            Device::CPU,
+            &[1],
+            None,
+            0,
+            Flags::READ_ONLY,
+        )
+    }
+    .expect("valid description");
+    assert_eq!(t.view::<u8>().unwrap().get(&[0]), Some(&42));
+    assert_eq!(counter.get(), 0);
+    let raw = t.into_raw();
+    // SAFETY: raw comes from into_raw: deleted exactly once, here, through the facade.
+    unsafe { sys::dlpm_managed_delete(raw) };
+    assert_eq!(counter.get(), 1);
+
+    let refused = Counter::new();
+    // SAFETY: the description is invalid (negative extent), so nothing is exported.
+    let err = unsafe {
+        ManagedTensor::from_owner(
+            make(&refused),
+            (&mut byte as *mut u8).cast(),
+            u8::DTYPE,
+            Device::CPU,
+            &[-1],
+            None,
+            0,
+            Flags::empty(),
+        )
+    }
+    .unwrap_err();
+    assert_eq!(err.status(), Status::NEGATIVE_EXTENT);
+    assert_eq!(refused.get(), 1);
+}
+
+// Owners of every size class the export distinguishes: kept in the tensor's allocation (up
+// to DLPM_INLINE_OWNER_CAPACITY bytes aligned to at most DLPM_INLINE_OWNER_ALIGNMENT, a
+// zero-sized one included), or boxed (too large, or aligned more strictly).
+#[test]
+fn owners_inline_or_boxed_are_dropped_exactly_once() {
+    assert_eq!(sys::DLPM_INLINE_OWNER_CAPACITY, 32);
+    assert_eq!(sys::DLPM_INLINE_OWNER_ALIGNMENT, 8);
+    owner_dropped_once(Sized::<0, u8>::new); // 8 bytes: the counter alone
+    owner_dropped_once(Sized::<24, u64>::new); // 32 bytes: inline, exactly full
+    owner_dropped_once(Sized::<25, u64>::new); // 40 bytes: boxed
+    owner_dropped_once(Sized::<8, u128>::new); // aligned to 16: boxed
+    owner_dropped_once(Sized::<200, u8>::new);
+    owner_dropped_once(|c| {
+        let c = c.clone();
+        DropCounter {
+            counter: c,
+            thread: None,
+        }
+    });
+    // A zero-sized owner: nothing to copy, nothing to drop but its Drop.
+    struct Unit;
+    static UNITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    impl Drop for Unit {
+        fn drop(&mut self) {
+            UNITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let mut byte = 1u8;
+    // SAFETY: the byte outlives the tensor (dropped below) and nothing writes it.
+    let t = unsafe {
+        ManagedTensor::from_owner(
+            Unit,
+            (&mut byte as *mut u8).cast(),
+            u8::DTYPE,
+            Device::CPU,
+            &[1],
+            None,
+            0,
+            Flags::READ_ONLY,
+        )
+    }
+    .unwrap();
+    assert_eq!(UNITS.load(std::sync::atomic::Ordering::SeqCst), 0);
+    drop(t);
+    assert_eq!(UNITS.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
 #[test]
 fn exported_tensor_carries_the_facade_version_and_flags() {
     let t = ManagedTensor::from_vec_with(

@@ -84,8 +84,11 @@ namespace detail {
 // so the tests run cheapest first; the structure and the C order come from one loop
 // (structure_valid), the device list is a plain loop rather than check_device's callback,
 // and each rule of check_requirements_valid is folded into the test that uses the field
-// (noted where it is), which costs nothing extra when the requirements are sound.
-DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req) noexcept {
+// (noted where it is), which costs nothing extra when the requirements are sound. On
+// success, *numel_out (when not NULL) is the element count structure_valid counted, for a
+// caller that needs it too (the C facade's dlpm_check_layout).
+DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                             std::int64_t* numel_out = nullptr) noexcept {
   // ndim outside -1..max_ndim: never equal to a valid rank (structure_valid tests that one).
   if (req.ndim != -1 && t.ndim != req.ndim) return false;
   if (req.check_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
@@ -124,6 +127,7 @@ DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t fl
     error ignored;  // requirements_failure words it
     if (!layout_met(t, numel, req.layout, &ignored)) return false;
   }
+  if (numel_out != nullptr) *numel_out = numel;
   return true;
 }
 

@@ -140,11 +140,15 @@ impl DataType {
         self.0.lanes
     }
 
-    /// Bytes per element as stored, from the C++ core (`dlpm_storage_itemsize`):
-    /// `bits * lanes / 8`, or, for a sub-byte type stored padded (`subbyte_padded`: DLPack's
-    /// `IS_SUBBYTE_TYPE_PADDED`), one byte per lane. `None` when the facade answers 0: not
-    /// a whole number of bytes (a packed odd count of 4-bit lanes), zero lanes, or zero bits
-    /// packed.
+    /// Bytes per element as stored, the C++ core's `storage_itemsize` (the facade's
+    /// `dlpm_storage_itemsize`): `bits * lanes / 8`, or, for a sub-byte type stored padded
+    /// (`subbyte_padded`: DLPack's `IS_SUBBYTE_TYPE_PADDED`), one byte per lane. `None`
+    /// where the core answers 0: not a whole number of bytes (a packed odd count of 4-bit
+    /// lanes), zero lanes, or zero bits.
+    ///
+    /// A `const fn`, so that views and exports ask it without a call into the facade: it
+    /// states the core's rule, and a unit test holds it equal to `dlpm_storage_itemsize`
+    /// for every bit width, every lane count and both storage forms.
     ///
     /// ```
     /// use dlpack_mdspan::{DataType, TypeCode};
@@ -155,14 +159,23 @@ impl DataType {
     /// assert_eq!(fp4.storage_itemsize(true), Some(1)); // padded: one byte per lane
     /// assert_eq!(DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2).storage_itemsize(false), Some(1));
     /// ```
-    pub fn storage_itemsize(self, subbyte_padded: bool) -> Option<usize> {
-        // SAFETY: a plain function of its by-value arguments; it never fails.
-        let size = unsafe { sys::dlpm_storage_itemsize(self.0, i32::from(subbyte_padded)) };
-        (size != 0).then_some(size)
+    pub const fn storage_itemsize(self, subbyte_padded: bool) -> Option<usize> {
+        let (bits, lanes) = (self.bits() as usize, self.lanes() as usize);
+        let size = if subbyte_padded && bits > 0 && bits < 8 {
+            lanes
+        } else if (bits * lanes) % 8 == 0 {
+            bits * lanes / 8
+        } else {
+            0
+        };
+        if size == 0 {
+            None
+        } else {
+            Some(size)
+        }
     }
 
-    /// The former name of [`storage_itemsize`](Self::storage_itemsize), which it calls. No
-    /// longer a `const fn`: the answer comes from the C++ core.
+    /// The former name of [`storage_itemsize`](Self::storage_itemsize), which it calls.
     ///
     /// ```
     /// # #![allow(deprecated)]
@@ -173,7 +186,7 @@ impl DataType {
         since = "0.1.0",
         note = "renamed `storage_itemsize`, the C++ core's and the C facade's name"
     )]
-    pub fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
+    pub const fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
         self.storage_itemsize(subbyte_padded)
     }
 }
@@ -216,5 +229,34 @@ impl fmt::Debug for DataType {
             self.bits(),
             self.lanes()
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // storage_itemsize (a const fn) is the facade's answer for every bit width, every lane
+    // count and both storage forms: the whole domain of (bits, lanes, padded). The code
+    // does not enter the core's rule (tests/ffi/facade_queries.test.cpp holds the facade to
+    // the core for every code); a few codes are tried all the same.
+    #[test]
+    fn storage_itemsize_is_the_facades_answer_everywhere() {
+        for bits in 0..=u8::MAX {
+            for lanes in 0..=u16::MAX {
+                let code = [TypeCode::FLOAT, TypeCode::UINT, TypeCode::FLOAT4_E2M1FN]
+                    [usize::from(lanes % 3)];
+                let dtype = DataType::new(code, bits, lanes);
+                for padded in [false, true] {
+                    // SAFETY: a plain function of its by-value arguments.
+                    let facade = unsafe { sys::dlpm_storage_itemsize(dtype.0, i32::from(padded)) };
+                    assert_eq!(
+                        dtype.storage_itemsize(padded).unwrap_or(0),
+                        facade,
+                        "bits {bits}, lanes {lanes}, padded {padded}"
+                    );
+                }
+            }
+        }
     }
 }

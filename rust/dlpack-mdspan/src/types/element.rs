@@ -102,14 +102,15 @@ pub const fn element_layout_ok<T: Element>() -> bool {
     layout_fits(T::DTYPE, std::mem::size_of::<T>())
 }
 
-/// Rule 1 of [`Element`]'s contract as a `const fn`, for the compile-time check (which
-/// cannot call the C facade): `size` bytes are one element of `dtype`, packed
-/// (`size * 8 == bits * lanes`) or padded sub-byte (`0 < bits < 8` and `size == lanes`).
-/// That is: `size` is the C++ core's `storage_itemsize` of `dtype`, packed or padded, which
-/// is what views check at run time (through the facade); the tests hold the two together.
+/// Rule 1 of [`Element`]'s contract as a `const fn`, for the compile-time check: `size`
+/// bytes are one element of `dtype` as stored, packed or padded sub-byte, i.e. the C++
+/// core's `storage_itemsize` of `dtype` in either form ([`DataType::storage_itemsize`],
+/// itself a `const fn` held equal to the facade's answer by its tests), which is what views
+/// check at run time. Equivalently: `size * 8 == bits * lanes`, or `0 < bits < 8` and
+/// `size == lanes`, with `size != 0`.
 const fn layout_fits(dtype: DataType, size: usize) -> bool {
-    let (bits, lanes) = (dtype.bits() as usize, dtype.lanes() as usize);
-    size != 0 && (size * 8 == bits * lanes || (bits > 0 && bits < 8 && size == lanes))
+    matches!(dtype.storage_itemsize(false), Some(s) if s == size)
+        || matches!(dtype.storage_itemsize(true), Some(s) if s == size)
 }
 
 /// Fails (at compile time, in a `const` item) unless `size_of::<T>()` is one element of
@@ -181,26 +182,37 @@ mod tests {
     use super::*;
     use crate::types::TypeCode;
 
-    // The compile-time rule equals the facade's storage_itemsize, packed or padded, for every
-    // bit width, lane counts from 0 to the largest, and the sizes near each answer.
+    // The compile-time rule equals the facade's storage_itemsize, packed or padded, and the
+    // arithmetic of Element's contract (rule 1), for every bit width, lane counts from 0 to
+    // the largest, and the sizes near each answer.
     #[test]
     fn the_const_layout_rule_is_the_facades_storage_itemsize() {
         let lane_counts = [0u16, 1, 2, 3, 4, 5, 7, 8, 9, 16, 255, 256, 4097, u16::MAX];
         for bits in 0..=u8::MAX {
             for &lanes in &lane_counts {
                 let dtype = DataType::new(TypeCode::FLOAT, bits, lanes);
-                let (packed, padded) =
-                    (dtype.storage_itemsize(false), dtype.storage_itemsize(true));
-                let whole = usize::from(bits) * usize::from(lanes) / 8;
-                for size in [0, 1, 2, 3, 4, 8, usize::from(lanes), whole, whole + 1]
+                // SAFETY: a plain function of its by-value arguments.
+                let (packed, padded) = unsafe {
+                    (
+                        dlpack_mdspan_sys::dlpm_storage_itemsize(dtype.0, 0),
+                        dlpack_mdspan_sys::dlpm_storage_itemsize(dtype.0, 1),
+                    )
+                };
+                let (b, l) = (usize::from(bits), usize::from(lanes));
+                let whole = b * l / 8;
+                for size in [0, 1, 2, 3, 4, 8, l, whole, whole + 1]
                     .into_iter()
                     .chain(whole.checked_sub(1))
                 {
+                    let facade = size != 0 && (packed == size || padded == size);
+                    let contract =
+                        size != 0 && (size * 8 == b * l || (b > 0 && b < 8 && size == l));
                     assert_eq!(
                         layout_fits(dtype, size),
-                        packed == Some(size) || padded == Some(size),
-                        "bits {bits}, lanes {lanes}, size {size}: packed {packed:?}, padded {padded:?}"
+                        facade,
+                        "bits {bits}, lanes {lanes}, size {size}: packed {packed}, padded {padded}"
                     );
+                    assert_eq!(facade, contract, "bits {bits}, lanes {lanes}, size {size}");
                 }
             }
         }
