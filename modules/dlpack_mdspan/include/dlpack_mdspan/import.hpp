@@ -412,11 +412,14 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
     std::uint64_t range = 0, statics = 0, span = 0;
     std::int64_t negative = 0;  // below zero: some stride is
     // Strides may repeat elements here, so the element count is not bounded by the span:
-    // it must fit the index_type on its own (the mapping's precondition).
+    // it must fit the index_type on its own (the mapping's precondition). Under the range
+    // bound it is below 2^(rank * bits): no product to check where that fits (ranks 1 and 2
+    // with a 64-bit index_type).
+    constexpr bool numel_fits = rank * bits < 63 && (std::int64_t{1} << (rank * bits)) <= index_max;
     std::int64_t numel = 1;
     bool numel_overflows = false;
     for (std::size_t r = 0; r < rank; ++r) {
-      numel_overflows |= mul_overflows(numel, shape[r], &numel);
+      if constexpr (!numel_fits) numel_overflows |= mul_overflows(numel, shape[r], &numel);
       const auto e = static_cast<std::uint64_t>(shape[r]);
       const std::int64_t s = strides[r];
       if constexpr (std::is_signed_v<I>) {
