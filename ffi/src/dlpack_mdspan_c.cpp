@@ -71,9 +71,16 @@ dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t 
   return l;
 }
 
-dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+// Whether a version-2 struct sets any layout field. False means layout_to_core is empty
+// (true may still give an empty one, for a rank-0 tensor: to_core decides).
+bool sets_layout(const dlpm_requirements& r) noexcept {
+  return r.version >= 2 && (r.leading_dim != DLPM_ANY_LEADING_DIM || r.stride_order != nullptr || r.compact != 0 ||
+                            r.shape_divisors != nullptr || r.stride_divisors != nullptr);
+}
+
+// Every field but the layout ones (left empty).
+dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
   dm::tensor_requirements c;
-  c.layout = layout_to_core(r, ndim);
   c.check_dtype = r.check_dtype != 0;
   c.dtype = r.dtype;
   c.ndim = r.ndim;
@@ -88,6 +95,12 @@ dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) n
   return c;
 }
 
+dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+  dm::tensor_requirements c = to_core_without_layout(r);
+  c.layout = layout_to_core(r, ndim);
+  return c;
+}
+
 // dm::check_requirements in its two halves, so that the success path reads the caller's
 // struct field by field: a core struct needed in memory for the out-of-line failure half
 // was built on every call (to_core), accepted or not.
@@ -96,8 +109,20 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
   return dm::detail::requirements_failure(tensor, flags, to_core(req, tensor.ndim), &e) ? DLPM_OK : fail(e);
 }
 
-DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+// Requirements with layout fields: the core struct in memory (layout_met takes its spans by
+// reference). A function of its own, so that check_tensor's common path stays small.
+[[gnu::noinline]] dlpm_status check_tensor_with_layout(const DLTensor& tensor, std::uint64_t flags,
+                                                       const dlpm_requirements& req) noexcept {
   if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim))) return DLPM_OK;
+  return requirements_failed(tensor, flags, req);
+}
+
+// Without layout fields (the usual call) the core struct is built with an empty layout the
+// compiler can see: the layout test folds away and no struct is stored to memory, which
+// building it with layout_to_core's spans made it do on every call.
+DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
+  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req);
+  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req))) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
