@@ -22,6 +22,8 @@ CASES = {
     "raw table borrow: dlpack_mdspan.Tensor": "b.raw_exchange_borrow(t)",
     "ours: NumPy through __dlpack__": "b.import_protocol_f32_2d(a)",
     "nanobind ndarray argument: NumPy": "nbb.consume_f32_2d(a)",
+    "nanobind + our caster: NumPy": "nbb.consume_mdspan(a)",
+    "pybind11 + our caster: NumPy": "pbb.consume_mdspan(a)",
     "numpy.from_dlpack(dlpack_mdspan.Tensor)": "np.from_dlpack(t)",
     "numpy.from_dlpack(numpy array)": "np.from_dlpack(a)",
 }
@@ -31,10 +33,14 @@ TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importabl
     "ours: torch borrowed": "b.borrow_f32_2d(tt)",
     "raw table borrow: torch": "b.raw_exchange_borrow(tt)",
     "nanobind ndarray argument: torch": "nbb.consume_f32_2d(tt)",
+    "nanobind + our caster: torch": "nbb.consume_mdspan(tt)",
+    "pybind11 + our caster: torch": "pbb.consume_mdspan(tt)",
 }
 
 PROGRAM = """
 import sys, numpy as np, dlpm_bench as b, nb_bench as nbb
+if "pbb" in {call!r}:
+    import pb_bench as pbb
 t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)
 if "tt" in {call!r}:
     import torch
