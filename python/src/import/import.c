@@ -187,11 +187,17 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   return DLPM_OK;
 }
 
+/* The validated entry points expand their body twice: for NULL options (the usual call)
+ * with the defaults as a constant, so that every option test folds away, and for the
+ * caller's. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, req && req->writable, checks_for(req, o), out, NULL);
+  if (s != DLPM_OK) return s;
+  if (opts == NULL)
+    return import_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL);
+  return import_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL);
 }
 
 dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
@@ -250,7 +256,9 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   dlpm_status s;
   if (out != NULL) memset(out, 0, sizeof *out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
-  return s != DLPM_OK ? s : borrow_tensor(obj, o, req && req->writable, checks_for(req, o), out);
+  if (s != DLPM_OK) return s;
+  if (opts == NULL) return borrow_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out);
+  return borrow_tensor(obj, opts, req && req->writable, checks_for(req, opts), out);
 }
 
 dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
