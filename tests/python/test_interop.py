@@ -165,6 +165,54 @@ def test_producer_errors_propagate():
         dl.consume(ReturnsJunk())
 
 
+def test_dlpack_is_the_method_python_would_call(np):
+    """The component keeps a type's __dlpack__ between imports (while the type's version tag
+    says it is unchanged) and calls it with the object first: replacing or deleting it, in
+    the class or in a base, changes what the next import calls; a staticmethod is called
+    without the object; an instance attribute hides the method where instances have a
+    __dict__."""
+    a, b = np.arange(6, dtype=np.float32), np.arange(4, dtype=np.float32)
+
+    class Base:
+        __slots__ = ()  # no instance __dict__: the kept method is called
+
+        def __dlpack__(self, **kwargs):
+            return a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    class Producer(Base):
+        __slots__ = ()
+
+    p = Producer()
+    for _ in range(3):
+        assert dl.consume(p)["shape"] == (6,)
+    Base.__dlpack__ = lambda self, **kwargs: b.__dlpack__(**kwargs)
+    assert dl.consume(p)["shape"] == (4,)
+    Producer.__dlpack__ = lambda self, **kwargs: a[:2].__dlpack__(**kwargs)
+    assert dl.consume(p)["shape"] == (2,)
+    Producer.__dlpack__ = staticmethod(lambda **kwargs: a[:3].__dlpack__(**kwargs))
+    assert dl.consume(p)["shape"] == (3,)
+    del Producer.__dlpack__
+    assert dl.consume(p)["shape"] == (4,)
+    del Base.__dlpack__
+    with pytest.raises(TypeError, match="expected a DLPack tensor"):
+        dl.consume(p)
+
+    class WithDict:
+        def __dlpack__(self, **kwargs):
+            return a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    w = WithDict()
+    assert dl.consume(w)["shape"] == (6,)
+    w.__dlpack__ = lambda **kwargs: b.__dlpack__(**kwargs)
+    assert dl.consume(w)["shape"] == (4,)
+
+
 # ---- capsules: dlpm_py_capsule_new and bare capsules ---------------------------------------
 
 

@@ -3,16 +3,28 @@
  * takes and borrows through it, inline on the hot path), what a failed entry raises, and the
  * producer's stream.
  * Tables are built in export/tensor.c. The per-type cache also keeps the type's semantic-bits
- * rule (producer_bits.c), so that one lookup answers both. */
+ * rule (producer_bits.c), so that one lookup answers both, and, for protocol.c, the type's
+ * __dlpack__ method. */
 #include "import/import.h"
+
+/* The full API, with the GIL: the method cache below reads a type's version tag (changed by
+ * every assignment to the type or to one of its bases) and keeps a borrowed lookup. */
+#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED)
+#define DLPM_PY_METHOD_CACHE 1
+#else
+#define DLPM_PY_METHOD_CACHE 0
+#endif
 
 /* Types seen lately, their table (NULL: none) and their semantic-bits rule (0: none). Each
  * entry holds a reference to its type, so a freed type's address can never come back as a
- * different type with a stale answer. */
+ * different type with a stale answer; `method` (a reference, or NULL) is the type's
+ * __dlpack__ as of its version tag `method_tag` (0: not looked up). */
 #define DLPM_PY_TYPE_CACHE 16
 static struct {
   PyObject* type;
   dlpm_py_type_facts facts;
+  PyObject* method;
+  unsigned int method_tag;
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -66,11 +78,47 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
   slot = cache_next++ % DLPM_PY_TYPE_CACHE;
   Py_XDECREF(type_cache[slot].type);
+  Py_CLEAR(type_cache[slot].method);
   Py_INCREF(type);
   type_cache[slot].type = type;
   type_cache[slot].facts = facts;
+  type_cache[slot].method_tag = 0;
   cache_last = slot;
   return facts;
+}
+
+PyObject* dlpm_py__dlpack_method(PyObject* obj) {
+#if DLPM_PY_METHOD_CACHE
+  PyTypeObject* type = Py_TYPE(obj);
+  const dlpm_py_names* nm;
+  PyObject* found;
+  unsigned slot = cache_last;
+  if (type_cache[slot].type != (PyObject*)type) {
+    (void)dlpm_py__type_facts(obj); /* caches the type (import.c has looked it up already) */
+    if (type_cache[slot = cache_last].type != (PyObject*)type) return NULL; /* MemoryError: not cached */
+  }
+  if (type_cache[slot].method_tag == 0 || type_cache[slot].method_tag != type->tp_version_tag) {
+    /* What PyObject_VectorcallMethod finds, with the same lookup: the entry of the type's
+     * MRO, called with obj first when it is a method descriptor (functions are) and no
+     * instance attribute can hide it (no instance dict, generic attribute lookup). */
+    if ((nm = dlpm_py__names()) == NULL) {
+      PyErr_Clear();
+      return NULL;
+    }
+    found = _PyType_Lookup(type, nm->dlpack); /* borrowed; sets no exception; gives the type a tag */
+    if (found != NULL && !(PyType_HasFeature(Py_TYPE(found), Py_TPFLAGS_METHOD_DESCRIPTOR) &&
+                           type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0))
+      found = NULL;
+    Py_XINCREF(found);
+    Py_XSETREF(type_cache[slot].method, found);
+    type_cache[slot].method_tag = type->tp_version_tag; /* 0 (no tag): looked up again next time */
+  }
+  Py_XINCREF(type_cache[slot].method);
+  return type_cache[slot].method;
+#else
+  (void)obj;
+  return NULL;
+#endif
 }
 
 const DLPackExchangeAPI* dlpm_py_exchange_api_of(PyObject* obj) DLPM_NOEXCEPT {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The import direction (a Python object -> a tensor), internal to the component: import.c
  * (the entry points) calls protocol.c, capsule.c, exchange_api.c (dlpm_py__type_facts) and
- * producer_bits.c (the semantic-bits check); protocol.c calls capsule.c; exchange_api.c
- * calls producer_bits.c (which types have semantic bits); none calls back. */
+ * producer_bits.c (the semantic-bits check); protocol.c calls capsule.c and exchange_api.c
+ * (dlpm_py__dlpack_method); exchange_api.c calls producer_bits.c (which types have semantic
+ * bits); none calls back. */
 #ifndef DLPM_PY_IMPORT_H
 #define DLPM_PY_IMPORT_H
 
@@ -36,6 +37,13 @@ typedef struct dlpm_py_type_facts {
   unsigned semantic_bits;       /* producer_bits.c's rule for the type; 0: none */
 } dlpm_py_type_facts;
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
+
+/* exchange_api.c: obj's __dlpack__ as its type's cache keeps it, to be called with obj as
+ * its first argument exactly as PyObject_VectorcallMethod(__dlpack__) would call it (a new
+ * reference); NULL (no exception set) when the caller must look it up through
+ * PyObject_VectorcallMethod: the limited API, a type whose instances may hide it, a
+ * __dlpack__ that is no method descriptor or none at all. Valid while the GIL is held. */
+PyObject* dlpm_py__dlpack_method(PyObject* obj);
 
 /* exchange_api.c: after the table entry `entry` (its name) of obj's type returned -1. The
  * generic exceptions, exactly RuntimeError, TypeError and ValueError, become BufferError

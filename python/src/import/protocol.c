@@ -19,10 +19,16 @@ static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* k
                              Py_ssize_t n) {
 #if DLPM_PY_VECTORCALL
   PyObject* stack[6]; /* [0] is scratch for PY_VECTORCALL_ARGUMENTS_OFFSET */
+  PyObject *method = dlpm_py__dlpack_method(obj), *result;
   stack[0] = NULL;
   stack[1] = obj;
   for (Py_ssize_t i = 0; i < n; ++i) stack[2 + i] = values[i];
-  return PyObject_VectorcallMethod(nm->dlpack, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
+  if (method == NULL)
+    return PyObject_VectorcallMethod(nm->dlpack, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
+  /* The type's method, kept by its cache: the same call without the attribute lookup. */
+  result = PyObject_Vectorcall(method, stack + 1, 1 | PY_VECTORCALL_ARGUMENTS_OFFSET, n ? kwnames : NULL);
+  Py_DECREF(method);
+  return result;
 #else
   /* No vectorcall in this limited API: a bound method and a kwargs dict. The common call
    * (max_version only) reuses one dict; a C callee taking METH_KEYWORDS sees that dict
