@@ -11,21 +11,19 @@
  * DLPack tensor. */
 dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
                                   DLManagedTensorVersioned** out, int* legacy) {
-  const char* name;
+  /* An exact capsule always has a pointer (PyCapsule_New refuses NULL), so its name decides;
+   * a capsule without a name is none of DLPack's. */
+  const char* name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
   dlpm_status s;
   *legacy = 0;
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
-    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+  if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
+    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, name);
     if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
-    if ((s = dlpm_managed_check_version(t)) != DLPM_OK) { /* the deleter has run */
-      dlpm_py__raise_as(PyExc_BufferError, s);
-      return s;
-    }
-    *out = t;
-    return DLPM_OK;
+    if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
+    return s;
   }
-  if (PyCapsule_IsValid(capsule, "dltensor")) {
-    DLManagedTensor* old = (DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor");
+  if (name != NULL && strcmp(name, "dltensor") == 0) {
+    DLManagedTensor* old = (DLManagedTensor*)PyCapsule_GetPointer(capsule, name);
     if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
     s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
@@ -37,8 +35,6 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
                  (PyObject*)Py_TYPE(capsule));
     return DLPM_E_INVALID_ARGUMENT;
   }
-  name = PyCapsule_GetName(capsule);
-  if (name == NULL) PyErr_Clear();
   if (name != NULL && strncmp(name, "used_", 5) == 0)
     return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
                          "the DLPack capsule was already consumed (it is named '%s'); a capsule can be imported once", name);

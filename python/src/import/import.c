@@ -68,14 +68,24 @@ static const dlpm_requirements* no_requirements(void) {
   return &anything;
 }
 
-/* Deletes t without losing the exception already set (a deleter may run Python code). */
+/* Deletes t without losing the exception already set, nor leaving one (a deleter may run
+ * Python code). */
 static void delete_keeping_error(DLManagedTensorVersioned* t) {
 #if DLPM_PY_RAISED_EXCEPTION
-  PyObject* saved = PyErr_GetRaisedException();
+  PyObject* saved;
+#else
+  PyObject *type, *value, *traceback;
+#endif
+  if (!PyErr_Occurred()) { /* the usual case (a borrow ending): nothing to keep */
+    dlpm_managed_delete(t);
+    if (PyErr_Occurred()) PyErr_Clear();
+    return;
+  }
+#if DLPM_PY_RAISED_EXCEPTION
+  saved = PyErr_GetRaisedException();
   dlpm_managed_delete(t);
   PyErr_SetRaisedException(saved);
 #else
-  PyObject *type, *value, *traceback;
   PyErr_Fetch(&type, &value, &traceback);
   dlpm_managed_delete(t);
   PyErr_Restore(type, value, traceback);
@@ -117,13 +127,8 @@ static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObj
   dlpm_status s;
   if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
     return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
-  /* The comparison inline (the common case); the facade deletes and words a mismatch. */
-  if (t->version.major != DLPACK_MAJOR_VERSION && (s = dlpm_managed_check_version(t)) != DLPM_OK) {
-    dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
-    return s;
-  }
-  *out = t;
-  return DLPM_OK;
+  if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t;
+  return s;
 }
 
 /* An entry point's arguments, checked (ValueError when unusable); *o: the options the call

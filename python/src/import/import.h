@@ -17,6 +17,15 @@
 #define DLPM_PY_RAISED_EXCEPTION 0
 #endif
 
+/* A tensor just received: its DLPack major version checked (the comparison inline, the
+ * common case; the facade deletes and words a mismatch, raised as BufferError). */
+static inline dlpm_status dlpm_py__check_version(DLManagedTensorVersioned* t) {
+  dlpm_status s;
+  if (t->version.major == DLPACK_MAJOR_VERSION || (s = dlpm_managed_check_version(t)) == DLPM_OK) return DLPM_OK;
+  dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
+  return s;
+}
+
 /* capsule.c: takes the tensor out of a DLPack capsule: renamed "used_..." first, then
  * version-checked; legacy tensors become versioned (READ_ONLY unless o->legacy_writable),
  * and *legacy says so. `not_dlpack` is the exception for an object that is not a DLPack

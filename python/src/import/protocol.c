@@ -97,7 +97,8 @@ static void keywords_clear(keywords* k, const dlpm_py_names* nm) {
   k->owns_names = 0;
 }
 
-/* The keywords of one __dlpack__ call: max_version (unless pre_1_0), dl_device, copy, stream. */
+/* The keywords of one __dlpack__ call: max_version (unless pre_1_0), dl_device, copy, stream.
+ * The common call, max_version alone, needs none of this (dlpm_py__take_through_protocol). */
 static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int pre_1_0) {
   PyObject* key_list[4];
   k->n = 0;
@@ -126,10 +127,6 @@ static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_op
     else if (!(k->values[k->n] = PyLong_FromLongLong(o->stream)))
       goto fail;
     ++k->n;
-  }
-  if (k->n == 1 && key_list[0] == nm->max_version) { /* the common call: a ready tuple */
-    k->names = nm->kwnames_max_version;
-    return 0;
   }
   if (k->n == 0) return 0;
   if (!(k->names = PyTuple_New(k->n))) goto fail;
@@ -207,9 +204,13 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     if ((s = query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   }
-  if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
-  capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
-  keywords_clear(&k, nm);
+  if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
+    capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
+  } else {
+    if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
+    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+    keywords_clear(&k, nm);
+  }
   if (!capsule && refused_keywords()) {
     /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
     *pre_1_0 = 1;
