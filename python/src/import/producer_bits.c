@@ -24,7 +24,8 @@
 
 /* Py_LIMITED_API below 3.12 has no vectorcall (as in protocol.c). The full API also lets a
  * method without arguments be called through its C function, skipping the generic call
- * machinery (about 100 instructions a call: the queries run on every import). */
+ * machinery (about 100 instructions a call: the queries run on every import), and an
+ * attribute that is a C getter be read through it. */
 #if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000
 #define DLPM_PY_VECTORCALL 1
 #else
@@ -101,6 +102,8 @@ typedef struct producer_state {
   PyObject* query[MAX_BITS];  /* methods (unbound, from the type) or interned attribute names */
 #if DLPM_PY_DIRECT_METHODS
   PyCFunction direct[MAX_BITS]; /* a query that is a C method without arguments: its function */
+  getter direct_get[MAX_BITS];  /* an attribute that is a C getter of the type: the getter */
+  void* closure[MAX_BITS];      /* and its closure */
 #endif
   unsigned asked[8];          /* the bits to ask (a mask), by situation(): the table's "when" */
   PyObject* hooks_off;        /* the context manager class, or NULL (asked with the hooks on) */
@@ -163,6 +166,20 @@ static int resolve(size_t i, PyObject* module) {
       if ((def->ml_flags & (METH_VARARGS | METH_KEYWORDS | METH_NOARGS | METH_O | METH_FASTCALL | METH_METHOD |
                             METH_CLASS | METH_STATIC)) == METH_NOARGS)
         st.direct[b] = def->ml_meth;
+    }
+    /* Likewise an attribute that is a getset descriptor of the type (a data descriptor: no
+     * instance attribute can hide it): its getter, as the descriptor would call it, without
+     * the attribute lookup (about 400 instructions for a torch.Tensor). */
+    if (p->bits[b].how == ASK_ATTRIBUTE) {
+      PyObject* d = PyObject_GetAttr(st.type, st.query[b]);
+      if (d && PyObject_TypeCheck(d, &PyGetSetDescr_Type) &&
+          PyType_IsSubtype((PyTypeObject*)st.type, ((PyGetSetDescrObject*)d)->d_common.d_type) &&
+          ((PyGetSetDescrObject*)d)->d_getset->get != NULL) {
+        st.direct_get[b] = ((PyGetSetDescrObject*)d)->d_getset->get;
+        st.closure[b] = ((PyGetSetDescrObject*)d)->d_getset->closure;
+      }
+      if (!d) PyErr_Clear(); /* asked through the attribute lookup, which raises then */
+      Py_XDECREF(d);
     }
 #endif
   }
@@ -239,7 +256,11 @@ static int ask(const producer_state* st, int b, const semantic_bit* bit, PyObjec
   PyObject* answer;
   int set;
   if (bit->how == ASK_ATTRIBUTE) {
+#if DLPM_PY_DIRECT_METHODS
+    answer = st->direct_get[b] != NULL ? st->direct_get[b](obj, st->closure[b]) : PyObject_GetAttr(obj, query);
+#else
     answer = PyObject_GetAttr(obj, query);
+#endif
 #if DLPM_PY_DIRECT_METHODS
   } else if (st->direct[b] != NULL) {
     answer = st->direct[b](obj, NULL);
