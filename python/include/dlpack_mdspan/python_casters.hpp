@@ -219,14 +219,14 @@ class call_view {
     other.view_.reset();
   }
   call_view& operator=(call_view&&) = delete;
-  ~call_view() { dlpm_py_borrow_end(&borrowed_); }
+  ~call_view() { end(); }
 
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
-    dlpm_py_borrow_end(&borrowed_);
+    end();
     view_.reset();
     const auto view = borrow_view<M>(src, legacy_writable ? &legacy_writable_options() : &caster_options(), &borrowed_);
     if (!view) {
-      dlpm_py_borrow_end(&borrowed_);
+      end();
       return refuse(src, may_raise, mdspan_label<M>);
     }
     view_.emplace(*view);
@@ -243,6 +243,12 @@ class call_view {
   [[nodiscard]] bool owns() const noexcept { return borrowed_.owner != nullptr; }
 
  private:
+  // Ends the borrow when it holds a tensor; a view borrowed through the exchange API (or
+  // none) holds nothing to release, and the next borrow overwrites the struct.
+  void end() noexcept {
+    if (borrowed_.owner != nullptr) dlpm_py_borrow_end(&borrowed_);
+  }
+
   dlpm_py_borrowed borrowed_{};
   std::optional<M> view_;
 };
