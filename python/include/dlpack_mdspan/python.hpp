@@ -87,8 +87,10 @@ inline int raise_buffer_error(const error& e) noexcept {
 
 // `obj` borrowed into *b (which the caller ends) and viewed as an M, validated once: by the
 // library's import rules for M, over the tensor's flags. A failure has its exception set.
+// Inlined into the casters and with_view, so that the view reaches them in registers, not
+// through a returned expected<M> in memory (about 5 ns a call measured on NumPy arrays).
 template <class M>
-result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrowed* b) noexcept {
+[[gnu::always_inline]] inline result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrowed* b) noexcept {
   if (const dlpm_status s = dlpm_py_borrow_unvalidated(obj, writes_v<M>, opts, b); s != DLPM_OK) return python_failed(s);
   auto view = dlpack_mdspan::try_view<M>(b->dl_tensor, b->flags);
   if (!view) raise_type_error(view.error());
