@@ -112,17 +112,20 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
 // Requirements with layout fields: the core struct in memory (layout_met takes its spans by
 // reference). A function of its own, so that check_tensor's common path stays small.
 [[gnu::noinline]] dlpm_status check_tensor_with_layout(const DLTensor& tensor, std::uint64_t flags,
-                                                       const dlpm_requirements& req) noexcept {
-  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim))) return DLPM_OK;
+                                                       const dlpm_requirements& req, std::int64_t* numel) noexcept {
+  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim), numel)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
 // Without layout fields (the usual call) the core struct is built with an empty layout the
 // compiler can see: the layout test folds away and no struct is stored to memory, which
-// building it with layout_to_core's spans made it do on every call.
-DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
-  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req);
-  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req))) return DLPM_OK;
+// building it with layout_to_core's spans made it do on every call. `numel`, where given,
+// gets the element count the fast half counts; it is left alone when the ordered half
+// accepts what the fast half refused.
+DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
+                                                std::int64_t* numel = nullptr) noexcept {
+  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, numel);
+  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), numel)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
@@ -420,19 +423,14 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   if (numel == nullptr) return null_argument("dlpm_check_layout", "numel");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_layout", req->version);
   if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
-  // check_tensor's two halves, the fast one also counting the elements (the count
-  // structure_valid makes anyway).
-  std::int64_t count = 0;
-  // As check_tensor: without layout fields the core struct is built where the compiler
-  // sees its empty layout, and nothing is stored to memory.
-  const bool met = sets_layout(*req) ? dm::detail::requirements_met(*tensor, flags, to_core(*req, tensor->ndim), &count)
-                                     : dm::detail::requirements_met(*tensor, flags, to_core_without_layout(*req), &count);
-  if (!met) {
-    if (const dlpm_status s = requirements_failed(*tensor, flags, *req); s != DLPM_OK) return s;
-    // The ordered half accepts what the fast half refused (tests/reference rules this out):
-    // count as dlpm_layout does.
+  // check_tensor, its fast half also counting the elements (the count structure_valid
+  // makes anyway).
+  std::int64_t count = -1;
+  if (const dlpm_status s = check_tensor(*tensor, flags, *req, &count); s != DLPM_OK) return s;
+  // The ordered half accepted what the fast half refused (tests/reference rules this out):
+  // count as dlpm_layout does.
+  if (count < 0)
     if (const dlpm_status s = count_elements(*tensor, &count); s != DLPM_OK) return s;
-  }
   if (strides == nullptr) {  // the caller reads the tensor's own strides: the count alone
     *numel = count;
     return DLPM_OK;
