@@ -154,19 +154,15 @@ struct export_access {
       if (!compact)
         for (std::size_t r = 0; r < rank; ++r) strides[r] = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
       // Every extent and stride must fit int64_t: for an index_type wider than that (size_t),
-      // one test of the OR of them all; the loop that names the dimension runs only then.
+      // one test of the OR of them all decides whether the loop that names the dimension
+      // runs (for narrower ones its tests are constant and it folds away).
+      bool may_not_fit = true;
       if constexpr (std::numeric_limits<index_type>::max() > std::numeric_limits<std::int64_t>::max()) {
         index_type all = 0;
         for (std::size_t r = 0; r < rank; ++r) all |= static_cast<index_type>(md.extent(r) | strides[r]);
-        if (!fits_int64(all)) [[unlikely]] {
-          for (std::size_t r = 0; r < rank; ++r) {
-            if (!fits_int64(md.extent(r)) || !fits_int64(strides[r])) {
-              *failed_dim = r;
-              return fits_int64(md.extent(r)) ? errc::stride_overflow : errc::extent_overflow;
-            }
-          }
-        }
-      } else {
+        may_not_fit = !fits_int64(all);
+      }
+      if (may_not_fit) [[unlikely]] {
         for (std::size_t r = 0; r < rank; ++r) {
           if (!fits_int64(md.extent(r)) || !fits_int64(strides[r])) {
             *failed_dim = r;

@@ -350,11 +350,14 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
     return false;
   const auto offset_items = static_cast<std::int64_t>(byte_offset / sizeof(T));
 
-  // Each extent in [1, index_max] (non-empty, fits the index_type) and equal to a static one.
-  auto extent_ok = [](std::size_t r, std::int64_t e) {
+  // Non-zero where extent e of dimension r differs from M's static extent there.
+  auto static_mismatch = [](std::size_t r, std::uint64_t e) -> std::uint64_t {
     const std::size_t fixed = extents_type::static_extent(r);
-    return e >= 1 && e <= index_max &&
-           (fixed == std::numeric_limits<std::size_t>::max() /* dynamic_extent */ || e == static_cast<std::int64_t>(fixed));
+    return fixed == std::numeric_limits<std::size_t>::max() /* dynamic_extent */ ? 0 : e ^ static_cast<std::uint64_t>(fixed);
+  };
+  // Each extent in [1, index_max] (non-empty, fits the index_type) and equal to a static one.
+  auto extent_ok = [&](std::size_t r, std::int64_t e) {
+    return e >= 1 && e <= index_max && static_mismatch(r, static_cast<std::uint64_t>(e)) == 0;
   };
 
   std::int64_t low = 0, high = 0;  // the lowest and highest element index reached
@@ -386,8 +389,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       const auto e = static_cast<std::uint64_t>(shape[r]);
       const auto s = static_cast<std::uint64_t>(strides[r]);
       range |= (e - 1) | (s - 1);
-      if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */)
-        statics |= e ^ static_cast<std::uint64_t>(extents_type::static_extent(r));
+      statics |= static_mismatch(r, e);
       const std::uint64_t step = (e - 1) * s;
       span += step;
       misordered |= s - reach;
@@ -428,8 +430,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       } else {  // no negative stride fits an unsigned index_type
         range |= (e - 1) | static_cast<std::uint64_t>(s);
       }
-      if (extents_type::static_extent(r) != std::numeric_limits<std::size_t>::max() /* dynamic_extent */)
-        statics |= e ^ static_cast<std::uint64_t>(extents_type::static_extent(r));
+      statics |= static_mismatch(r, e);
       span += (e - 1) * static_cast<std::uint64_t>(s);
     }
     if ((range >> bits) != 0 || statics != 0 || numel_overflows || numel > index_max) return false;
