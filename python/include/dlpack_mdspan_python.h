@@ -156,6 +156,19 @@ DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_
 DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
                                                    dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
+/** dlpm_py_borrow_unvalidated for a binding whose view may outlive the C++ object that made
+ * it, though never its call (a nanobind caster inside std::optional, std::vector or
+ * std::variant is destroyed, or reused, before the function runs): ownership comes back as a
+ * Python object to keep until the call ends, not as out->owner (always NULL here, so there is
+ * no borrow to end). *keep_alive is NULL when nothing is owned (borrowed through the exchange
+ * API: `obj` keeps the memory alive), else a new reference to an owner object, as
+ * dlpm_py_owner_new makes, that deletes the tensor when dropped. Through __dlpack__ it is the
+ * producer's capsule itself, once its tensor is taken (when no one else holds it and the
+ * producer left its context unset), so the usual call allocates nothing. On failure
+ * *keep_alive is NULL and an exception is set, as for dlpm_py_borrow_unvalidated. */
+DLPM_PY_API dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
+                                         dlpm_py_borrowed* out, PyObject** keep_alive) DLPM_NOEXCEPT;
+
 /** The layout of dlpm_py_provenance this header describes. */
 #define DLPM_PY_PROVENANCE_VERSION 1
 
@@ -194,7 +207,8 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
 /** Takes ownership of `t` and returns a Python object that only keeps it: the tensor is
  * deleted when the object is collected, and no consumer can take it (a capsule named
  * "dlpack_mdspan.owner", not a DLPack name). For bindings that keep a tensor alive through a
- * Python reference (pybind11's loader_life_support, in dlpack_mdspan/pybind11.hpp). On
+ * Python reference (nanobind's cleanup list, pybind11's loader_life_support: the casters,
+ * through dlpm_py_borrow_kept, which turns a taken capsule into one). On
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 

@@ -656,6 +656,26 @@ static PyObject* traced(PyObject* module, PyObject* args) {
                        how.dlpack_version.minor);
 }
 
+/* borrow_kept(obj, writable=False) -> (keep_alive or None, data address, keep_alive's capsule
+ * name or None): dlpm_py_borrow_kept, the view's owner handed to the caller. */
+static PyObject* borrow_kept(PyObject* module, PyObject* args) {
+  PyObject *obj, *keep = NULL, *result;
+  int writable = 0;
+  dlpm_py_borrowed b;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "O|p", &obj, &writable)) return NULL;
+  if (dlpm_py_borrow_kept(obj, writable, NULL, &b, &keep) != DLPM_OK) return NULL;
+  if (b.owner != NULL) { /* never: ownership is keep's */
+    Py_XDECREF(keep);
+    PyErr_SetString(PyExc_AssertionError, "dlpm_py_borrow_kept left out->owner set");
+    return NULL;
+  }
+  result = Py_BuildValue("(OKz)", keep ? keep : Py_None, (unsigned long long)((uintptr_t)b.dl_tensor.data + b.dl_tensor.byte_offset),
+                         keep ? PyCapsule_GetName(keep) : NULL);
+  Py_XDECREF(keep);
+  return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1 to 4."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
@@ -672,6 +692,7 @@ static PyMethodDef module_methods[] = {
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
+    {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow_kept: (keep_alive, data address, its capsule name)."},
     {"traced", traced, METH_VARARGS, "dlpm_py_import_traced: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},

@@ -8,6 +8,8 @@ through its exchange API is test_frameworks_bindings.py.
 """
 import importlib
 import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -176,6 +178,28 @@ def test_cast_to_a_bare_view(ext, np):
     else:  # py::cast inside a bound function: kept alive until it returns
         assert ext.cast_view(a) == 6.0
     assert ext.cast_held(np.zeros((3, 2), np.float32)) == 3
+
+
+def test_views_inside_containers_outlive_their_element_casters(ext, np):
+    # A bare capsule is the only owner of its array: once the tensor is released the array
+    # is freed, and at 64 MiB malloc returns it to the system, so a view still in use faults
+    # (a subprocess, to report that as a failure rather than end the run).
+    code = f"""
+import importlib
+import numpy as np
+ext = importlib.import_module({ext.__name__!r})
+n = 1 << 23
+expected = n * (n - 1) / 2
+capsule = lambda: np.arange(n, dtype=np.float64).__dlpack__()
+assert ext.total_optional(capsule()) == expected
+assert ext.total_optional(None) == -1.0
+assert ext.total_each([capsule(), capsule()]) == 2 * expected
+assert ext.total_variant(capsule()) == expected
+assert ext.total_variant("not a tensor") == -1.0
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
 
 
 def test_torch_1_legacy_tensors(ext, torch):

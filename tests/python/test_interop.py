@@ -5,6 +5,7 @@ both directions, driven through the dlpm_interop test extension.
 Legacy flavour: Debian's NumPy 1.24 and PyTorch 1.13 (pre-1.0 DLPack: "dltensor" capsules).
 Modern flavour: NumPy 2.4, JAX 0.10 and ml_dtypes (versioned DLPack).
 """
+import ctypes
 import os
 
 import pytest
@@ -377,6 +378,85 @@ def test_own_type_through_its_exchange_api(np):
     with pytest.raises(TypeError, match="READ_ONLY"):
         dl.consume(ro, borrow=True, writable=True)
     assert dl.consume(ro)["read_only"] is True
+
+
+def capsule_name(capsule):
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+    return get_name(capsule).decode()
+
+
+class Producer:
+    """Hands out t's capsules through __dlpack__ alone (no exchange API on this type). keep:
+    holds on to each capsule; context: sets one on it, as a producer may."""
+
+    def __init__(self, t, keep=False, context=False):
+        self.t, self.keep, self.context, self.capsule_id = t, keep, context, None
+
+    def __dlpack__(self, **kwargs):
+        c = self.t.__dlpack__(**kwargs)
+        self.capsule_id = id(c)
+        if self.keep:
+            self.kept = c
+        if self.context:
+            set_context = ctypes.pythonapi.PyCapsule_SetContext
+            set_context.restype, set_context.argtypes = ctypes.c_int, [ctypes.py_object, ctypes.c_void_p]
+            assert set_context(c, 1) == 0
+        return c
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+def test_borrow_kept_hands_the_tensor_to_an_owner_object(collect):
+    before = dl.released()
+    t = dl.tensor((4,))
+    data = dl.consume(t)["data_ptr"]
+    p = Producer(t)
+    del t
+    keep, address, name = dl.borrow_kept(p)
+    # Through __dlpack__ the producer's own capsule, its tensor taken, is the owner: no allocation.
+    assert (id(keep), address, name) == (p.capsule_id, data, "dlpack_mdspan.owner")
+    del p
+    collect()
+    assert dl.released() == before  # the owner keeps the tensor, and so the buffer, alive
+    del keep
+    collect()
+    assert dl.released() == before + 1
+
+
+@pytest.mark.parametrize("how", ["held by the producer", "with a context", "bare capsule", "exchange API, writable"])
+def test_borrow_kept_makes_a_new_owner_when_the_capsule_is_not_only_ours(how, collect):
+    before = dl.released()
+    t = dl.tensor((4,))
+    p = {"held by the producer": lambda: Producer(t, keep=True), "with a context": lambda: Producer(t, context=True),
+         "bare capsule": lambda: t.__dlpack__(max_version=(1, 3)), "exchange API, writable": lambda: t}[how]()
+    keep, _, name = dl.borrow_kept(p, how.endswith("writable"))
+    assert name == "dlpack_mdspan.owner"
+    if how == "with a context":  # the producer's capsule (its context set) is not the owner
+        get_context = ctypes.pythonapi.PyCapsule_GetContext
+        get_context.restype, get_context.argtypes = ctypes.c_void_p, [ctypes.py_object]
+        assert get_context(keep) is None
+    else:  # (there the dropped capsule's address may be reused by the new owner)
+        assert id(keep) != getattr(p, "capsule_id", id(p))
+    if how == "held by the producer":
+        assert capsule_name(p.kept) == "used_dltensor_versioned"
+    if how == "bare capsule":
+        assert capsule_name(p) == "used_dltensor_versioned"
+        with pytest.raises(BufferError, match="already consumed"):
+            dl.consume(p)
+    del t, p
+    collect()
+    assert dl.released() == before
+    del keep
+    collect()
+    assert dl.released() == before + 1
+
+
+def test_borrow_kept_through_the_exchange_api_keeps_nothing():
+    t = dl.tensor((4,))
+    keep, address, name = dl.borrow_kept(t)
+    assert (keep, name) == (None, None) and address == dl.consume(t)["data_ptr"]
 
 
 @pytest.mark.matrix(OURS, "export", "exchange API")

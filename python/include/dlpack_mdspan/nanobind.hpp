@@ -17,6 +17,9 @@
 // import rules for exactly that mdspan type. The rules for refusals, legacy tensors and
 // return values are in python_casters.hpp and docs/python-interop.md.
 //
+// Parameters such as std::optional<M>, std::vector<M> and std::variant<M, ...> work too: the
+// tensor behind each view is kept until the call returns (python_casters.hpp, call_view).
+//
 // nb::cast<std::mdspan<...>>(obj) is refused (the view would outlive the caster that owns
 // its tensor): cast to dlpack_mdspan::python::held_view<M> instead.
 #ifndef DLPACK_MDSPAN_NANOBIND_HPP
@@ -51,9 +54,13 @@ struct dlpm_view_caster {
   template <typename T_>
   static constexpr bool can_cast() { return true; }
 
-  bool from_python(handle src, uint32_t flags, cleanup_list*) {
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    return dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable));
+    if (!dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable))) return false;
+    // Kept until the call returns (a container's caster destroys or reuses this one first).
+    if (cleanup != nullptr)
+      if (PyObject* keep_alive = loaded.release_keep_alive()) cleanup->append(keep_alive);
+    return true;
   }
   explicit operator Value() { return Value(loaded.view()); }
 

@@ -43,16 +43,11 @@ struct dlpm_view_caster {
 
   bool load(handle src, bool convert) {
     if (!dlpm_loaded(loaded.load(src.ptr(), convert, Parameter::legacy_writable))) return false;
-    // This caster may be gone before the view is used (py::cast): what keeps the memory
-    // alive (the owned tensor, else the object it was borrowed from) lives until the
-    // bound function returns.
-    if (loaded.owns()) {
-      object owner = reinterpret_steal<object>(loaded.owner_object());
-      if (!owner) throw error_already_set();
-      loader_life_support::add_patient(owner);
-    } else {
-      loader_life_support::add_patient(src);
-    }
+    // This caster may be gone before the view is used (py::cast, or a container's caster):
+    // what keeps the memory alive (the owner object, else the object it was borrowed from)
+    // lives until the bound function returns.
+    const object keep_alive = reinterpret_steal<object>(loaded.release_keep_alive());
+    loader_life_support::add_patient(keep_alive ? handle(keep_alive) : src);
     return true;
   }
   explicit operator P() { return P(loaded.view()); }

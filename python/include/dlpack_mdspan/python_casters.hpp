@@ -207,26 +207,32 @@ inline const dlpm_py_options& legacy_writable_options() noexcept {
   return options;
 }
 
-/// An M for the duration of one call: borrowed through the exchange API where the
-/// producer offers it (no allocation), else the owned tensor, released by the destructor
-/// (which, like every release, needs the GIL: both binding libraries destroy argument
-/// casters after re-acquiring it).
+/// An M for the duration of one call, and what keeps its memory alive: nothing when it was
+/// borrowed through the exchange API (the argument does), else an owner object (through
+/// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow_kept). The binding
+/// keeps that until its call ends (nanobind's cleanup list, pybind11's loader_life_support),
+/// not this caster: a caster inside a container's caster (std::optional, std::vector,
+/// std::variant) is destroyed, or reused, before the function runs. A caster destroyed or
+/// reloaded while still holding it lets go, which needs the GIL: both binding libraries
+/// destroy argument casters after re-acquiring it.
 template <class M>
 class call_view {
  public:
   call_view() noexcept = default;
-  call_view(call_view&& other) noexcept : borrowed_(std::exchange(other.borrowed_, dlpm_py_borrowed{})), view_(other.view_) {
-    other.view_.reset();
-  }
+  call_view(call_view&& other) noexcept : keep_alive_(std::exchange(other.keep_alive_, nullptr)), view_(other.view_) {}
   call_view& operator=(call_view&&) = delete;
-  ~call_view() { end(); }
+  ~call_view() { Py_XDECREF(keep_alive_); }
 
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
-    end();
-    view_.reset();
-    const auto view = borrow_view<M>(src, legacy_writable ? &legacy_writable_options() : &caster_options(), &borrowed_);
+    Py_CLEAR(keep_alive_);
+    dlpm_py_borrowed b;
+    if (dlpm_py_borrow_kept(src, writes_v<M>, legacy_writable ? &legacy_writable_options() : &caster_options(), &b,
+                            &keep_alive_) != DLPM_OK)
+      return refuse(src, may_raise, mdspan_label<M>);
+    const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
-      end();
+      Py_CLEAR(keep_alive_);  // first: a deleter may run Python code, which must not meet our exception
+      raise_type_error(view.error());
       return refuse(src, may_raise, mdspan_label<M>);
     }
     view_.emplace(*view);
@@ -234,22 +240,12 @@ class call_view {
   }
   /// Precondition: load returned loaded.
   [[nodiscard]] const M& view() const noexcept { return *view_; }
-  /// Moves the owned tensor out (for a binding that keeps it elsewhere); NULL when borrowed.
-  [[nodiscard]] DLManagedTensorVersioned* release_owner() noexcept { return std::exchange(borrowed_.owner, nullptr); }
-  /// The owned tensor moved into a new Python object that deletes it (for a binding that
-  /// keeps objects alive until its call ends), or NULL with an exception set.
-  /// Precondition: owned.
-  [[nodiscard]] PyObject* owner_object() noexcept { return dlpm_py_owner_new(release_owner()); }
-  [[nodiscard]] bool owns() const noexcept { return borrowed_.owner != nullptr; }
+  /// What keeps the view's memory alive, for the binding to keep until its call ends: a
+  /// reference, or NULL when the argument itself does.
+  [[nodiscard]] PyObject* release_keep_alive() noexcept { return std::exchange(keep_alive_, nullptr); }
 
  private:
-  // Ends the borrow when it holds a tensor; a view borrowed through the exchange API (or
-  // none) holds nothing to release, and the next borrow overwrites the struct.
-  void end() noexcept {
-    if (borrowed_.owner != nullptr) dlpm_py_borrow_end(&borrowed_);
-  }
-
-  dlpm_py_borrowed borrowed_{};
+  PyObject* keep_alive_ = nullptr;
   std::optional<M> view_;
 };
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* Making capsules: the one place that calls PyCapsule_New (import/capsule.c, the one that
- * renames them when a tensor is taken).
+/* Making capsules: the one place that calls PyCapsule_New for a DLPack capsule or a table
+ * (shared/owner.c makes owner objects; import/capsule.c renames capsules when a tensor is taken).
  *   export:  an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
- *   keep:    an owned tensor -> a "dlpack_mdspan.owner" capsule that only deletes it
  *   publish: an exchange table -> the "dlpack_exchange_api" capsule on a type */
 #include "export/export.h"
 
@@ -16,21 +15,6 @@ static void versioned_destructor(PyObject* capsule) {
 static void legacy_destructor(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, "dltensor"))
     dlpm_legacy_delete((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
-}
-
-static void owner_destructor(PyObject* capsule) {
-  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dlpack_mdspan.owner"));
-}
-
-PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
-  PyObject* capsule;
-  if (t == NULL) {
-    PyErr_SetString(PyExc_ValueError, "dlpm_py_owner_new: the tensor is NULL (null pointer argument)");
-    return NULL;
-  }
-  /* Not a DLPack name: no consumer may take the tensor out of it. */
-  if ((capsule = PyCapsule_New(t, "dlpack_mdspan.owner", owner_destructor)) == NULL) dlpm_managed_delete(t);
-  return capsule;
 }
 
 PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Taking the tensor out of a DLPack capsule, once: the one place that renames a capsule
- * ("used_..."). Capsules are made in export/capsule.c. */
+ * ("used_..."; shared/owner.c turns a taken capsule into its tensor's owner). Capsules are
+ * made in export/capsule.c. */
 #include "import/import.h"
 
 #include <string.h>

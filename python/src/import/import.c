@@ -149,10 +149,12 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
- * `how`, when not NULL (dlpm_py_import_traced), says which way the tensor came. */
+ * `how`, when not NULL (dlpm_py_import_traced), says which way the tensor came. `capsule`,
+ * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
+ * the caller to make the tensor's owner object from. */
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
-                                       dlpm_py_provenance* how) {
+                                       dlpm_py_provenance* how, PyObject** capsule) {
   DLManagedTensorVersioned* t = NULL;
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
@@ -168,7 +170,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     } else {
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
-      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy);
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule);
     }
   }
   if (s != DLPM_OK) return s;
@@ -186,6 +188,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     dlpm_py_raise(s);
   if (s != DLPM_OK) {
     delete_keeping_error(t);
+    if (capsule != NULL) Py_CLEAR(*capsule); /* "used_...": nothing left to delete */
     return s;
   }
   *out = t;
@@ -201,15 +204,15 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
-    return import_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL);
-  return import_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL);
+    return import_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL, NULL);
+  return import_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL, NULL);
 }
 
 dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
                                        DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, NULL); /* for reading (the header says so) */
+  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, NULL, NULL); /* for reading (the header says so) */
 }
 
 dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts, DLManagedTensorVersioned** out,
@@ -220,16 +223,18 @@ dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts, DL
     s = dlpm_py__fail(PyExc_ValueError, how ? DLPM_E_UNSUPPORTED_VERSION : DLPM_E_NULL_POINTER,
                       "dlpm_py_import_traced: %s", how ? "dlpm_py_provenance version is not DLPM_PY_PROVENANCE_VERSION"
                                                        : "how is NULL");
-  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, how);
+  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, how, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
 /* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
- * has no flags, so READ_ONLY is unknown: a writer takes the owning path. */
+ * has no flags, so READ_ONLY is unknown: a writer takes the owning path. With `keep_alive`
+ * (dlpm_py_borrow_kept), an owned tensor goes to an owner object there, not to out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
-                                       const dlpm_requirements* check, dlpm_py_borrowed* out) {
+                                       const dlpm_requirements* check, dlpm_py_borrowed* out, PyObject** keep_alive) {
   DLManagedTensorVersioned* t = NULL;
+  PyObject* capsule = NULL;
   dlpm_status s;
   if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
@@ -248,10 +253,17 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, NULL, keep_alive ? &capsule : NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
-  out->owner = t;
+  if (keep_alive == NULL) {
+    out->owner = t;
+    return DLPM_OK;
+  }
+  if ((*keep_alive = capsule ? dlpm_py__owner_from_capsule(capsule, t) : dlpm_py_owner_new(t)) == NULL) {
+    memset(out, 0, sizeof *out); /* t is deleted */
+    return DLPM_E_OUT_OF_MEMORY;
+  }
   return DLPM_OK;
 }
 
@@ -262,8 +274,8 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   if (out != NULL) memset(out, 0, sizeof *out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL) return borrow_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out);
-  return borrow_tensor(obj, opts, req && req->writable, checks_for(req, opts), out);
+  if (opts == NULL) return borrow_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL);
+  return borrow_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL);
 }
 
 dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
@@ -272,7 +284,21 @@ dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dl
   dlpm_status s;
   if (out != NULL) memset(out, 0, sizeof *out);
   s = entry_arguments("dlpm_py_borrow_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : borrow_tensor(obj, o, writable != 0, NULL, out);
+  return s != DLPM_OK ? s : borrow_tensor(obj, o, writable != 0, NULL, out, NULL);
+}
+
+dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts, dlpm_py_borrowed* out,
+                                PyObject** keep_alive) DLPM_NOEXCEPT {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  if (out != NULL) memset(out, 0, sizeof *out);
+  if (keep_alive == NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow_kept: keep_alive is NULL");
+  *keep_alive = NULL;
+  s = entry_arguments("dlpm_py_borrow_kept", obj, out, opts, &o);
+  if (s != DLPM_OK) return s;
+  if (opts == NULL) return borrow_tensor(obj, &default_options, writable != 0, NULL, out, keep_alive);
+  return borrow_tensor(obj, opts, writable != 0, NULL, out, keep_alive);
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {

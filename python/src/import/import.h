@@ -35,9 +35,10 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
 
 /* protocol.c: obj.__dlpack__(...) with the keywords `o` asks for -> the tensor. *pre_1_0 is
  * set when the producer refused the DLPack 1.0 keywords (TypeError) and was asked again
- * without them; *legacy when it answered with a legacy "dltensor" capsule. */
+ * without them; *legacy when it answered with a legacy "dltensor" capsule. With `capsule`
+ * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped. */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy);
+                                          int* pre_1_0, int* legacy, PyObject** capsule);
 
 /* exchange_api.c: what the component knows of obj's type, from its per-type cache (the
  * first sight of a type looks both up). Never fails: on MemoryError, nothing is known. */

@@ -192,7 +192,7 @@ static int refused_keywords(void) {
 }
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy) {
+                                          int* pre_1_0, int* legacy, PyObject** kept) {
   const dlpm_py_names* nm = dlpm_py__names();
   keywords k;
   PyObject* capsule;
@@ -220,6 +220,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   }
   if (!capsule) return dlpack_call_failed(obj, nm);
   s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
-  Py_DECREF(capsule);
+  if (s == DLPM_OK && kept != NULL) *kept = capsule;
+  else Py_DECREF(capsule);
   return s;
 }

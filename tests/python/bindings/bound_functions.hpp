@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <dlpack_mdspan/python_casters.hpp>  // last: in the module form it ends with the import
@@ -120,6 +121,19 @@ inline std::pair<bool, double> sum_without_gil(const_f32_1d a) {
   return {held, s};
 }
 
+/// Views inside the binding library's own containers: its element casters are local to the
+/// container's caster and gone before the function runs (and a list's is reused for every
+/// element), so the tensor behind each view must live on elsewhere until the call returns.
+inline double total_optional(std::optional<const_f64_strided> a) { return a ? total(*a) : -1.0; }
+inline double total_each(const std::vector<const_f64_strided>& views) {
+  double s = 0;
+  for (const auto& v : views) s += total(v);
+  return s;
+}
+inline double total_variant(std::variant<const_f64_strided, std::string> a) {
+  return std::holds_alternative<const_f64_strided>(a) ? total(std::get<const_f64_strided>(a)) : -1.0;
+}
+
 /// Binds every function above on `m`, for nanobind and pybind11 alike: `no_convert` is the
 /// library's arg("a").noconvert(), `release_gil` its call_guard<gil_scoped_release>.
 template <class Module, class NoConvert, class ReleaseGil>
@@ -144,6 +158,9 @@ void define_all(Module& m, NoConvert no_convert, ReleaseGil release_gil) {
   m.def("arange_2x3_torch", &arange_2x3_as<dp::framework::torch>);
   m.def("arange_2x3_jax", &arange_2x3_as<dp::framework::jax>);
   m.def("sum_without_gil", &sum_without_gil, release_gil);
+  m.def("total_optional", &total_optional);
+  m.def("total_each", &total_each);
+  m.def("total_variant", &total_variant);
 }
 
 }  // namespace bound
