@@ -358,21 +358,23 @@ class differential {
     mo.num_divisors = c.num_divisors;
     mo.subbyte_padded = c.subbyte_padded;
 
-    check_import_with(t, c, target, &o, mo);
+    check_import_with(t, c, target, &o, false, mo);
     // The same tensor through the overload without options, whose one-pass fast path
-    // must accept and build exactly what the ordered checks (and so the model) do.
-    check_import_with(t, c, target, nullptr, ref::import_opts{});
+    // must accept and build exactly what the ordered checks (and so the model) do, and
+    // through to_mdspan, which takes that fast path without a result in between.
+    check_import_with(t, c, target, nullptr, false, ref::import_opts{});
+    check_import_with(t, c, target, nullptr, true, ref::import_opts{});
   }
 
   void check_import_with(const DLTensor& t, const ref::case_spec& c, const target_entry& target, const dm::import_options* o,
-                         const ref::import_opts& mo) {
+                         bool throwing, const ref::import_opts& mo) {
     const ref::target_desc& d = target.desc;
     const auto model = ref::import(t, mo, d);
-    const observation ob = target.observe(t, o, c.aux_seed);
+    const observation ob = target.observe(t, o, throwing, c.aux_seed);
     (ob.accepted ? imports_accepted : imports_refused) += 1;
     if (!ob.accepted) ++import_refusals[static_cast<std::size_t>(ob.code) % 64];
-    const std::string fn =
-        std::string("try_to_mdspan<") + ref::layout_name(d.layout) + ">" + (o == nullptr ? " (no options)" : "");
+    const std::string fn = std::string(throwing ? "to_mdspan<" : "try_to_mdspan<") + ref::layout_name(d.layout) + ">" +
+                           (o == nullptr ? " (no options)" : "");
     if (!outcome(fn, ob.accepted, ob.code, ob.message_empty, model.v, model.maybe) || !ob.accepted) return;
 
     const auto& m = model.s;

@@ -14,8 +14,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -46,8 +48,9 @@ struct observation {
 };
 
 // options == nullptr: try_to_mdspan<M>(t), the overload without options (the one-pass
-// fast path, falling back to the ordered checks); else try_to_mdspan<M>(t, *options).
-using observe_fn = observation (*)(const DLTensor&, const dm::import_options*, std::uint64_t);
+// fast path, falling back to the ordered checks), or with `throwing` to_mdspan<M>(t), which
+// reaches the fast path its own way; else try_to_mdspan<M>(t, *options).
+using observe_fn = observation (*)(const DLTensor&, const dm::import_options*, bool throwing, std::uint64_t);
 
 struct target_entry {
   ref::target_desc desc;
@@ -93,11 +96,21 @@ constexpr ref::layout_kind layout_of() {
 }
 
 template <class M>
-observation observe(const DLTensor& t, const dm::import_options* o, std::uint64_t aux) {
+observation observe(const DLTensor& t, const dm::import_options* o, bool throwing, std::uint64_t aux) {
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
   observation ob;
-  auto res = o != nullptr ? dm::try_to_mdspan<M>(t, *o) : dm::try_to_mdspan<M>(t);
+  std::optional<M> thrown;
+  if (o == nullptr && throwing) {
+    try {
+      thrown.emplace(dm::to_mdspan<M>(t));
+    } catch (const dm::dlpack_error& e) {
+      ob.code = e.code();
+      ob.message_empty = std::string_view(e.what()).empty();
+      return ob;
+    }
+  }
+  auto res = thrown ? dm::result<M>(*thrown) : o != nullptr ? dm::try_to_mdspan<M>(t, *o) : dm::try_to_mdspan<M>(t);
   if (!res) {
     ob.code = res.error().code();
     ob.message_empty = res.error().message().empty();
