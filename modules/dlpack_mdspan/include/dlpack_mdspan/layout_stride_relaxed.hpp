@@ -41,6 +41,13 @@ struct layout_stride_relaxed {
       DLPM_HOST_DEVICE constexpr index_type operator[](std::size_t i) const { return values[i]; }
     };
 
+    // Each stride written once (zeroing the array first, then filling it, left a copy of the
+    // mapping reading it back wider than it was stored: a store-forwarding stall).
+    template <class StrideArray, std::size_t... R>
+    DLPM_HOST_DEVICE static constexpr stride_array copy_strides(const StrideArray& a, std::index_sequence<R...>) noexcept {
+      return stride_array{{static_cast<index_type>(a[R])...}};
+    }
+
    public:
     /// Row-major (layout_right) strides, offset 0.
     DLPM_HOST_DEVICE constexpr mapping() noexcept : mapping(extents_type{}) {}
@@ -61,9 +68,7 @@ struct layout_stride_relaxed {
       }
     DLPM_HOST_DEVICE constexpr mapping(const extents_type& e, const StrideArray& strides,
                                        index_type offset = 0) noexcept
-        : extents_(e), strides_{}, offset_(offset) {
-      for (rank_type r = 0; r < rank_; ++r) strides_.values[r] = static_cast<index_type>(strides[r]);
-    }
+        : extents_(e), strides_(copy_strides(strides, std::make_index_sequence<rank_>{})), offset_(offset) {}
 
     /// From any other strided mapping of the same rank (layout_right, layout_stride, ...).
     template <class OtherMapping>
