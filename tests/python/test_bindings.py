@@ -99,6 +99,20 @@ def test_overloads_fall_through_on_element_type(ext, np):
         ext.kind(np.zeros(3, np.float64))
 
 
+def test_a_bare_capsule_refused_by_one_overload_stays_for_the_next(ext, np):
+    # A capsule gives its tensor away once: the float32 overload looks, refuses and leaves
+    # it, and the int32 one takes it.
+    capsule = np.arange(3, dtype=np.int32).__dlpack__()
+    assert ext.kind(capsule) == "int32"
+    with pytest.raises((TypeError, BufferError), match="already consumed"):
+        ext.kind(capsule)  # taken: it cannot be imported again
+    # Refused by every overload, it is still whole for a function that fits it.
+    wide = np.arange(4, dtype=np.float64).__dlpack__()
+    with pytest.raises(TypeError, match=r"mdspan\[dtype=float32.*does not match"):
+        ext.kind(wide)
+    assert ext.total(wide) == 6.0
+
+
 def test_noconvert_parameters_always_fall_through(ext, np):
     assert ext.kind_noconvert(np.zeros(3, np.int32)) == "int32"
     with pytest.raises(TypeError, match="incompatible function arguments"):

@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 
 #include <dlpack_mdspan/python.hpp>  // last: in the module form it ends with the import
@@ -207,6 +208,38 @@ inline const dlpm_py_options& legacy_writable_options() noexcept {
   return options;
 }
 
+// A bare capsule gives its tensor away once: taking it renames the capsule, and a tensor
+// refused after that is released. So the view caster looks at the tensor before it takes
+// it, and a tensor M refuses stays in the capsule for the next overload (or the next
+// alternative of a std::variant). True, with the TypeError set, when M refuses it; false
+// for anything else, the component's to judge (not a capsule, no DLPack one, used, another
+// DLPack major version). A legacy tensor is read-only unless the options say otherwise, as
+// the component converts it.
+template <class M>
+bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
+  if (!PyCapsule_CheckExact(src)) return false;
+  const char* const name = PyCapsule_GetName(src);
+  DLTensor tensor;
+  std::uint64_t flags = 0;
+  if (name != nullptr && std::strcmp(name, "dltensor_versioned") == 0) {
+    const auto* t = static_cast<const DLManagedTensorVersioned*>(PyCapsule_GetPointer(src, name));
+    if (t == nullptr || t->version.major != DLPACK_MAJOR_VERSION) return false;
+    tensor = t->dl_tensor;
+    flags = t->flags;
+  } else if (name != nullptr && std::strcmp(name, "dltensor") == 0) {
+    const auto* t = static_cast<const DLManagedTensor*>(PyCapsule_GetPointer(src, name));
+    if (t == nullptr) return false;
+    tensor = t->dl_tensor;
+    flags = options.legacy_writable ? 0 : dlpack_mdspan::flag_read_only;
+  } else {
+    return false;
+  }
+  const auto view = dlpack_mdspan::try_view<M>(tensor, flags);
+  if (view) return false;
+  raise_type_error(view.error());
+  return true;
+}
+
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
 /// borrowed through the exchange API (the argument does), else an owner object (through
 /// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow_kept). The binding
@@ -225,9 +258,10 @@ class call_view {
 
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
     Py_CLEAR(keep_alive_);
+    const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
+    if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
-    if (dlpm_py_borrow_kept(src, writes_v<M>, legacy_writable ? &legacy_writable_options() : &caster_options(), &b,
-                            &keep_alive_) != DLPM_OK)
+    if (dlpm_py_borrow_kept(src, writes_v<M>, &options, &b, &keep_alive_) != DLPM_OK)
       return refuse(src, may_raise, mdspan_label<M>);
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
@@ -252,7 +286,9 @@ class call_view {
 /// A held_view<M> or managed_tensor parameter: the tensor is the function's to keep.
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
-  auto held = try_import<M>(src, legacy_writable ? &legacy_writable_options() : &caster_options());
+  const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
+  if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
+  auto held = try_import<M>(src, &options);
   if (!held) return refuse(src, may_raise, mdspan_label<M>);
   out.emplace(std::move(*held));
   return load_outcome::loaded;
