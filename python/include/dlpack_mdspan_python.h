@@ -169,6 +169,18 @@ DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writab
 DLPM_PY_API dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
                                          dlpm_py_borrowed* out, PyObject** keep_alive) DLPM_NOEXCEPT;
 
+/** Looks at the tensor a bare DLPack capsule holds without taking it: the capsule stays as it
+ * was. For a binding that must refuse a tensor before consuming it, so that another overload
+ * can still take it (a capsule gives its tensor away once). Returns 1 for an exact
+ * "dltensor_versioned" capsule of this DLPack major version, or a legacy "dltensor" one, with
+ * *out its DLTensor and *flags its flags (a legacy tensor's as the import converts it:
+ * READ_ONLY unless opts->legacy_writable; opts may be NULL). Returns 0 for anything else,
+ * with no exception set: another object, another name (a used capsule), another major
+ * version, a NULL argument; the import says why. Nothing is validated: check the DLTensor
+ * (dlpm_check, dlpack_mdspan::try_view) before reading through it. */
+DLPM_PY_API int32_t dlpm_py_capsule_peek(PyObject* obj, const dlpm_py_options* opts, DLTensor* out,
+                                      uint64_t* flags) DLPM_NOEXCEPT;
+
 /** The layout of dlpm_py_provenance this header describes. */
 #define DLPM_PY_PROVENANCE_VERSION 1
 

@@ -676,6 +676,25 @@ static PyObject* borrow_kept(PyObject* module, PyObject* args) {
   return result;
 }
 
+/* capsule_peek(obj, legacy_writable=False) -> (ndim, flags, capsule name), or None:
+ * dlpm_py_capsule_peek, which leaves the capsule as it was. */
+static PyObject* capsule_peek(PyObject* module, PyObject* args) {
+  PyObject* obj;
+  int legacy_writable = 0;
+  dlpm_py_options opts;
+  DLTensor t;
+  uint64_t flags = 0;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "O|p", &obj, &legacy_writable)) return NULL;
+  dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION);
+  opts.legacy_writable = legacy_writable;
+  if (!dlpm_py_capsule_peek(obj, &opts, &t, &flags)) {
+    if (PyErr_Occurred()) return NULL; /* never: the test asserts it by returning a value */
+    Py_RETURN_NONE;
+  }
+  return Py_BuildValue("(iKs)", (int)t.ndim, (unsigned long long)flags, PyCapsule_GetName(obj));
+}
+
 static PyMethodDef module_methods[] = {
     {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1 to 4."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
@@ -692,6 +711,7 @@ static PyMethodDef module_methods[] = {
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
+    {"capsule_peek", capsule_peek, METH_VARARGS, "dlpm_py_capsule_peek: (ndim, flags, name) or None."},
     {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow_kept: (keep_alive, data address, its capsule name)."},
     {"traced", traced, METH_VARARGS, "dlpm_py_import_traced: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},

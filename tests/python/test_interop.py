@@ -453,6 +453,20 @@ def test_borrow_kept_makes_a_new_owner_when_the_capsule_is_not_only_ours(how, co
     assert dl.released() == before + 1
 
 
+def test_capsule_peek_leaves_the_capsule_as_it_was(np):
+    t = dl.tensor((2, 3), readonly=True)
+    capsule = t.__dlpack__(max_version=(1, 3))
+    assert dl.capsule_peek(capsule) == (2, 1, "dltensor_versioned")  # flags: READ_ONLY
+    assert dl.capsule_peek(capsule) == (2, 1, "dltensor_versioned")  # still there
+    assert dl.consume(capsule)["read_only"] is True
+    assert dl.capsule_peek(capsule) is None  # used
+    legacy = dl.tensor((2,)).__dlpack__()  # no max_version: a legacy capsule
+    assert dl.capsule_peek(legacy) == (1, 1, "dltensor")  # read-only, as the import makes it
+    assert dl.capsule_peek(legacy, True) == (1, 0, "dltensor")  # unless the options say writable
+    for other in (t, np.zeros(2), object()):
+        assert dl.capsule_peek(other) is None
+
+
 def test_borrow_kept_through_the_exchange_api_keeps_nothing():
     t = dl.tensor((4,))
     keep, address, name = dl.borrow_kept(t)

@@ -19,7 +19,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 
 #include <dlpack_mdspan/python.hpp>  // last: in the module form it ends with the import
@@ -212,28 +211,14 @@ inline const dlpm_py_options& legacy_writable_options() noexcept {
 // refused after that is released. So the view caster looks at the tensor before it takes
 // it, and a tensor M refuses stays in the capsule for the next overload (or the next
 // alternative of a std::variant). True, with the TypeError set, when M refuses it; false
-// for anything else, the component's to judge (not a capsule, no DLPack one, used, another
-// DLPack major version). A legacy tensor is read-only unless the options say otherwise, as
-// the component converts it.
+// for anything else, the component's to judge (dlpm_py_capsule_peek: not a capsule, no
+// DLPack one, used, another DLPack major version).
 template <class M>
 bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
-  if (!PyCapsule_CheckExact(src)) return false;
-  const char* const name = PyCapsule_GetName(src);
+  if (!PyCapsule_CheckExact(src)) return false;  // the usual argument: no call
   DLTensor tensor;
   std::uint64_t flags = 0;
-  if (name != nullptr && std::strcmp(name, "dltensor_versioned") == 0) {
-    const auto* t = static_cast<const DLManagedTensorVersioned*>(PyCapsule_GetPointer(src, name));
-    if (t == nullptr || t->version.major != DLPACK_MAJOR_VERSION) return false;
-    tensor = t->dl_tensor;
-    flags = t->flags;
-  } else if (name != nullptr && std::strcmp(name, "dltensor") == 0) {
-    const auto* t = static_cast<const DLManagedTensor*>(PyCapsule_GetPointer(src, name));
-    if (t == nullptr) return false;
-    tensor = t->dl_tensor;
-    flags = options.legacy_writable ? 0 : dlpack_mdspan::flag_read_only;
-  } else {
-    return false;
-  }
+  if (dlpm_py_capsule_peek(src, &options, &tensor, &flags) == 0) return false;
   const auto view = dlpack_mdspan::try_view<M>(tensor, flags);
   if (view) return false;
   raise_type_error(view.error());

@@ -1,10 +1,46 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* Taking the tensor out of a DLPack capsule, once: the one place that renames a capsule
- * ("used_..."; shared/owner.c turns a taken capsule into its tensor's owner). Capsules are
- * made in export/capsule.c. */
+/* Reading DLPack capsules: taking the tensor out, once (the one place that renames a capsule
+ * "used_..."; shared/owner.c turns a taken capsule into its tensor's owner), and looking at
+ * it without taking it. Capsules are made in export/capsule.c. */
 #include "import/import.h"
 
 #include <string.h>
+
+/* What a capsule's name says it holds. */
+enum capsule_kind { NOT_DLPACK, VERSIONED, LEGACY };
+static enum capsule_kind kind_of(const char* name) {
+  if (name != NULL && strcmp(name, "dltensor_versioned") == 0) return VERSIONED;
+  if (name != NULL && strcmp(name, "dltensor") == 0) return LEGACY;
+  return NOT_DLPACK;
+}
+
+int32_t dlpm_py_capsule_peek(PyObject* obj, const dlpm_py_options* opts, DLTensor* out, uint64_t* flags) DLPM_NOEXCEPT {
+  const char* name;
+  if (obj == NULL || out == NULL || flags == NULL || !PyCapsule_CheckExact(obj)) return 0;
+  name = PyCapsule_GetName(obj);
+  switch (kind_of(name)) {
+    case VERSIONED: {
+      const DLManagedTensorVersioned* t = (const DLManagedTensorVersioned*)PyCapsule_GetPointer(obj, name);
+      if (t == NULL) PyErr_Clear(); /* not for a valid capsule: its name was just read */
+      if (t == NULL || t->version.major != DLPACK_MAJOR_VERSION) break; /* the import words it */
+      *out = t->dl_tensor;
+      *flags = t->flags;
+      return 1;
+    }
+    case LEGACY: {
+      const DLManagedTensor* t = (const DLManagedTensor*)PyCapsule_GetPointer(obj, name);
+      if (t == NULL) {
+        PyErr_Clear();
+        break;
+      }
+      *out = t->dl_tensor;
+      *flags = opts != NULL && opts->legacy_writable ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY; /* as the import converts it */
+      return 1;
+    }
+    case NOT_DLPACK: break;
+  }
+  return 0;
+}
 
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
  * the tensor stays with the capsule), then version-checked, legacy moved to versioned
@@ -15,15 +51,16 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
   /* An exact capsule always has a pointer (PyCapsule_New refuses NULL), so its name decides;
    * a capsule without a name is none of DLPack's. */
   const char* name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
+  const enum capsule_kind kind = kind_of(name);
   dlpm_status s;
   *legacy = 0;
-  if (name != NULL && strcmp(name, "dltensor_versioned") == 0) {
+  if (kind == VERSIONED) {
     DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, name);
     if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
     if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
     return s;
   }
-  if (name != NULL && strcmp(name, "dltensor") == 0) {
+  if (kind == LEGACY) {
     DLManagedTensor* old = (DLManagedTensor*)PyCapsule_GetPointer(capsule, name);
     if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
