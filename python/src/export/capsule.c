@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Making capsules: the one place that calls PyCapsule_New for a DLPack capsule or a table
- * (shared/owner.c makes owner objects; import/capsule.c renames capsules when a tensor is taken).
+ * (import/capsule.c renames capsules when a tensor is taken, and makes owner objects).
  *   export:  an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
  *   publish: an exchange table -> the "dlpack_exchange_api" capsule on a type */
 #include "export/export.h"

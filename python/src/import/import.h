@@ -33,6 +33,11 @@ static inline dlpm_status dlpm_py__check_version(DLManagedTensorVersioned* t) {
 dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, PyObject* not_dlpack,
                                   DLManagedTensorVersioned** out, int* legacy);
 
+/* capsule.c: the capsule `t` was taken from, turned into t's owner object (what
+ * dlpm_py_owner_new makes) without an allocation where that is safe, else a new owner.
+ * Steals `capsule`; NULL (t deleted, MemoryError) on failure. */
+PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersioned* t);
+
 /* protocol.c: obj.__dlpack__(...) with the keywords `o` asks for -> the tensor. *pre_1_0 is
  * set when the producer refused the DLPack 1.0 keywords (TypeError) and was asked again
  * without them; *legacy when it answered with a legacy "dltensor" capsule. With `capsule`

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* What the Python component's two directions share (names.c, errors.c, owner.c); neither
+/* What the Python component's two directions share (names.c, errors.c); neither
  * direction's files include the other's header. Internal to the component.
  *
- *   shared/  names, errors and owner objects, for both directions (calls only the facade)
+ *   shared/  names and errors, for both directions (calls only the facade)
  *   import/  a Python object -> a tensor: capsule taking, __dlpack__ calls, the exchange API
  *            found and used, borrowing (calls shared/ and the facade)
  *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
@@ -35,10 +35,6 @@ PyObject* dlpm_py__raise_as(PyObject* kind, dlpm_status status);
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
-/* owner.c: the capsule `t` was taken from, turned into t's owner object (what
- * dlpm_py_owner_new makes) without an allocation where that is safe, else a new owner.
- * Steals `capsule`; NULL (t deleted, MemoryError) on failure. */
-PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersioned* t);
 
 /* Keeps an exception the producer set (or sets BufferError) and returns DLPM_E_PRODUCER_FAILED. */
 dlpm_status dlpm_py__producer_failed(const char* what);

@@ -749,9 +749,6 @@ template <pointer_mdspan M>
 /// View a DLTensor as M. Throws dlpack_error (with an errc) when the tensor does not fit.
 template <pointer_mdspan M>
 [[nodiscard]] DLPM_HOT_INLINE inline M to_mdspan(const DLTensor& tensor) {
-  static_assert(importable_mdspan<M>,
-                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
-                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
   // The fast path's view goes straight to the caller: copied out of a result<M> it was
   // stored field by field and read back wider, which stalls store-to-load forwarding.
   if constexpr (detail::has_fast_import<M>()) {
