@@ -350,8 +350,9 @@ fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
     }
 }
 
-/// A bare 4x6 f32 DLTensor over memory that lives for the whole program.
-fn leaked_tensor() -> &'static sys::DLTensor {
+/// A bare 4x6 f32 DLTensor over memory that lives for the whole program, with its
+/// row-major strides, or NULL ones (`null_strides`), which mean the same.
+fn leaked_tensor(null_strides: bool) -> &'static sys::DLTensor {
     let data: &'static mut [f32] = Box::leak(vec![1.0f32; 24].into_boxed_slice());
     let shape: &'static mut [i64; 2] = Box::leak(Box::new(SHAPE));
     let strides: &'static mut [i64; 2] = Box::leak(Box::new(STRIDES));
@@ -361,7 +362,11 @@ fn leaked_tensor() -> &'static sys::DLTensor {
         ndim: 2,
         dtype: DataType::F32.0,
         shape: shape.as_mut_ptr(),
-        strides: strides.as_mut_ptr(),
+        strides: if null_strides {
+            ptr::null_mut()
+        } else {
+            strides.as_mut_ptr()
+        },
         byte_offset: 0,
     }))
 }
@@ -382,7 +387,7 @@ fn run(opts: &Options) -> Vec<Row> {
     let mut rows = Vec::new();
 
     // 1. A safe view of a bare DLTensor vs the one facade call behind it.
-    let t = leaked_tensor();
+    let t = leaked_tensor(false);
     {
         // SAFETY: t and its arrays live for the whole program and are never written.
         let v = unsafe { TensorView::<f32>::from_raw(t) }.expect("valid tensor");
@@ -406,6 +411,48 @@ fn run(opts: &Options) -> Vec<Row> {
             },
         )],
         "safe side: one dlpm_check_layout (no flags) and the view struct",
+    );
+
+    // 1b. The same with NULL strides: the facade resolves them, the view keeps them inline.
+    let t = leaked_tensor(true);
+    {
+        // SAFETY: t and its arrays live for the whole program and are never written.
+        let v = unsafe { TensorView::<f32>::from_raw(t) }.expect("valid tensor");
+        assert_eq!(v.strides(), &STRIDES);
+    }
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "view of a bare DLTensor, NULL strides: raw dlpm_check_layout",
+            move || {
+                let req = f32_requirements(false);
+                let mut strides = [0i64; 2];
+                let mut numel = 0i64;
+                // SAFETY: t is a live DLTensor; req a valid requirements struct; strides has
+                // room for the 2 the capacity says; numel a valid out-parameter.
+                let s = unsafe {
+                    sys::dlpm_check_layout(
+                        black_box(t),
+                        0,
+                        &req,
+                        strides.as_mut_ptr(),
+                        2,
+                        &mut numel,
+                    )
+                };
+                black_box((s, &strides, numel));
+            },
+        ),
+        vec![op(
+            "view of a bare DLTensor, NULL strides: TensorView::<f32>::from_raw",
+            move || {
+                // SAFETY: t and its arrays live for the whole program and are never written.
+                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
+                black_box(&v);
+            },
+        )],
+        "safe side: one dlpm_check_layout writing the strides into the view, no allocation",
     );
 
     // 2. A safe view of a managed tensor vs dlpm_check_managed.

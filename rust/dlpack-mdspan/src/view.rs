@@ -40,12 +40,23 @@ struct Elements<'a, T> {
     _elements: PhantomData<fn() -> T>,
 }
 
-/// The strides of a view: the tensor's own array, or the facade's resolution of NULL ones.
+/// The strides of a view: the tensor's own array, or the facade's resolution of NULL ones,
+/// kept in the view up to rank [`INLINE_STRIDES`] so that such a view allocates nothing.
 #[derive(Clone)]
 enum Strides<'a> {
     Own(&'a [i64]),
+    /// The first `len` entries are the resolved strides.
+    Inline {
+        len: u8,
+        buf: [i64; INLINE_STRIDES],
+    },
     Resolved(Box<[i64]>),
 }
+
+/// The highest rank whose resolved strides a view keeps inline (64 bytes): ranks above it
+/// (up to `MAX_NDIM`) are rare, and keeping 64 strides inline would make every view 512
+/// bytes larger.
+const INLINE_STRIDES: usize = 8;
 
 impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
@@ -91,12 +102,19 @@ impl<'a, T: Element> Elements<'a, T> {
         };
         let strides = if t.strides.is_null() && !shape.is_empty() {
             // SAFETY: on success the facade wrote ndim = shape.len() entries.
-            Strides::Resolved(
-                resolved[..shape.len()]
-                    .iter()
-                    .map(|s| unsafe { s.assume_init() })
-                    .collect(),
-            )
+            let resolved = resolved[..shape.len()]
+                .iter()
+                .map(|s| unsafe { s.assume_init() });
+            if shape.len() <= INLINE_STRIDES {
+                let mut buf = [0i64; INLINE_STRIDES];
+                buf.iter_mut().zip(resolved).for_each(|(b, s)| *b = s);
+                Strides::Inline {
+                    len: shape.len() as u8,
+                    buf,
+                }
+            } else {
+                Strides::Resolved(resolved.collect())
+            }
         } else {
             Strides::Own(own_strides)
         };
@@ -153,6 +171,7 @@ impl<'a, T: Element> Elements<'a, T> {
     fn strides(&self) -> &[i64] {
         match &self.strides {
             Strides::Own(s) => s,
+            Strides::Inline { len, buf } => &buf[..usize::from(*len)],
             Strides::Resolved(s) => s,
         }
     }
