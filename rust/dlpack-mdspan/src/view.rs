@@ -45,10 +45,10 @@ struct Elements<'a, T> {
 #[derive(Clone)]
 enum Strides<'a> {
     Own(&'a [i64]),
-    /// The first `len` entries are the resolved strides.
+    /// The first `len` entries, written by the facade, are the resolved strides.
     Inline {
         len: u8,
-        buf: [i64; INLINE_STRIDES],
+        buf: [MaybeUninit<i64>; INLINE_STRIDES],
     },
     Resolved(Box<[i64]>),
 }
@@ -101,19 +101,23 @@ impl<'a, T: Element> Elements<'a, T> {
             )
         };
         let strides = if t.strides.is_null() && !shape.is_empty() {
-            // SAFETY: on success the facade wrote ndim = shape.len() entries.
-            let resolved = resolved[..shape.len()]
-                .iter()
-                .map(|s| unsafe { s.assume_init() });
             if shape.len() <= INLINE_STRIDES {
-                let mut buf = [0i64; INLINE_STRIDES];
-                buf.iter_mut().zip(resolved).for_each(|(b, s)| *b = s);
+                // A fixed-size copy (no length-dependent loop): the facade wrote the first
+                // ndim = shape.len() entries, the rest stay uninitialised and unread.
+                let mut buf = [MaybeUninit::<i64>::uninit(); INLINE_STRIDES];
+                buf.copy_from_slice(&resolved[..INLINE_STRIDES]);
                 Strides::Inline {
                     len: shape.len() as u8,
                     buf,
                 }
             } else {
-                Strides::Resolved(resolved.collect())
+                // SAFETY: on success the facade wrote ndim = shape.len() entries.
+                Strides::Resolved(
+                    resolved[..shape.len()]
+                        .iter()
+                        .map(|s| unsafe { s.assume_init() })
+                        .collect(),
+                )
             }
         } else {
             Strides::Own(own_strides)
@@ -171,7 +175,11 @@ impl<'a, T: Element> Elements<'a, T> {
     fn strides(&self) -> &[i64] {
         match &self.strides {
             Strides::Own(s) => s,
-            Strides::Inline { len, buf } => &buf[..usize::from(*len)],
+            // SAFETY: the facade wrote the first len entries (set up in check, the only
+            // place that builds Strides::Inline); MaybeUninit<i64> has i64's layout.
+            Strides::Inline { len, buf } => unsafe {
+                std::slice::from_raw_parts(buf.as_ptr().cast::<i64>(), usize::from(*len))
+            },
             Strides::Resolved(s) => s,
         }
     }
