@@ -414,10 +414,10 @@ fn run(opts: &Options) -> Vec<Row> {
     );
 
     // 1b. The same with NULL strides: the facade resolves them, the view keeps them inline.
-    let t = leaked_tensor(true);
+    let null_strides = leaked_tensor(true);
     {
-        // SAFETY: t and its arrays live for the whole program and are never written.
-        let v = unsafe { TensorView::<f32>::from_raw(t) }.expect("valid tensor");
+        // SAFETY: null_strides and its arrays live for the whole program and are never written.
+        let v = unsafe { TensorView::<f32>::from_raw(null_strides) }.expect("valid tensor");
         assert_eq!(v.strides(), &STRIDES);
     }
     compare(
@@ -429,11 +429,11 @@ fn run(opts: &Options) -> Vec<Row> {
                 let req = f32_requirements(false);
                 let mut strides = [0i64; 2];
                 let mut numel = 0i64;
-                // SAFETY: t is a live DLTensor; req a valid requirements struct; strides has
+                // SAFETY: null_strides is a live DLTensor; req a valid requirements struct; strides has
                 // room for the 2 the capacity says; numel a valid out-parameter.
                 let s = unsafe {
                     sys::dlpm_check_layout(
-                        black_box(t),
+                        black_box(null_strides),
                         0,
                         &req,
                         strides.as_mut_ptr(),
@@ -447,8 +447,8 @@ fn run(opts: &Options) -> Vec<Row> {
         vec![op(
             "view of a bare DLTensor, NULL strides: TensorView::<f32>::from_raw",
             move || {
-                // SAFETY: t and its arrays live for the whole program and are never written.
-                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
+                // SAFETY: null_strides and its arrays live for the whole program and are never written.
+                let v = unsafe { TensorView::<f32>::from_raw(black_box(null_strides)) };
                 black_box(&v);
             },
         )],
