@@ -480,6 +480,43 @@ TEST_CASE("layout_stride_relaxed: a rebased span of 2^63 elements is refused, no
   CHECK(import_error<relaxed<std::int8_t, 2>>(b.get()) == dm::errc::span_overflow);
 }
 
+namespace {
+// The ordered path's answer (import_error), held equal to the one-pass path's (thrown_code).
+template <class M>
+dm::errc both_paths(const DLTensor& t) {
+  const dm::errc ordered = import_error<M>(t);
+  CHECK(thrown_code<M>(t) == ordered);
+  return ordered;
+}
+}  // namespace
+
+TEST_CASE("layout_stride_relaxed: the element count at ranks 4 and 8 is checked exactly at the index_type's limit") {
+  // Zero strides keep the span at one element, so only the count can fail. Both paths:
+  // to_mdspan<M>(t) takes the one-pass path (a product tree), options the ordered checks.
+  int one[1] = {7};
+  using wide8 = std::mdspan<int, std::dextents<std::int64_t, 8>, dm::layout_stride_relaxed>;
+  // 7 * 7 * 73 * 127 * 337 * 92737 * 649657 = 2^63 - 1, the largest count int64 holds.
+  tensor_builder largest(one, i32, {7, 7, 73, 127, 337, 92737, 649657, 1}, {0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(both_paths<wide8>(largest.get()) == dm::errc::ok);
+  CHECK(dm::to_mdspan<wide8>(largest.get()).size() == static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()));
+  tensor_builder doubled(one, i32, {7, 7, 73, 127, 337, 92737, 649657, 2}, {0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(both_paths<wide8>(doubled.get()) != dm::errc::ok);
+  // Every extent at the range bound (2^29 at rank 8): the pairwise products fit, their
+  // products do not.
+  constexpr std::int64_t big = std::int64_t{1} << 29;
+  tensor_builder huge(one, i32, {big, big, big, big, big, big, big, big}, {0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(both_paths<wide8>(huge.get()) != dm::errc::ok);
+  // A 16-bit index_type at rank 4: 32256 elements fit, 32768 do not.
+  using narrow4 = std::mdspan<int, std::dextents<std::int16_t, 4>, dm::layout_stride_relaxed>;
+  tensor_builder fits(one, i32, {8, 8, 8, 63}, {0, 0, 0, 0});
+  CHECK(both_paths<narrow4>(fits.get()) == dm::errc::ok);
+  tensor_builder over(one, i32, {8, 8, 8, 64}, {0, 0, 0, 0});
+  CHECK(both_paths<narrow4>(over.get()) == dm::errc::extent_overflow);
+  // The same count in the other order, so the tree pairs other extents.
+  tensor_builder over_reordered(one, i32, {64, 8, 8, 8}, {0, 0, 0, 0});
+  CHECK(both_paths<narrow4>(over_reordered.get()) == dm::errc::extent_overflow);
+}
+
 TEST_CASE("an error is small, so result<M> is about the size of M") {
   using M4 = std::mdspan<float, std::dextents<std::int64_t, 4>, std::layout_stride>;
   static_assert(sizeof(dm::error) == 64);

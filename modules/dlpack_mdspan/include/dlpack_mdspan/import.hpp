@@ -426,13 +426,13 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
     std::int64_t negative = 0;  // below zero: some stride is
     // Strides may repeat elements here, so the element count is not bounded by the span:
     // it must fit the index_type on its own (the mapping's precondition). Under the range
-    // bound it is below 2^(rank * bits): no product to check where that fits (ranks 1 and 2
-    // with a 64-bit index_type).
+    // bound it is at most 2^(rank * bits): no product to check where that fits (ranks 1 and 2
+    // with a 64-bit index_type); elsewhere a product tree, not a serial chain of checked
+    // multiplies (bounded_product_above).
     constexpr bool numel_fits = rank * bits < 63 && (std::int64_t{1} << (rank * bits)) <= index_max;
-    std::int64_t numel = 1;
-    bool numel_overflows = false;
+    bool numel_too_big = false;
+    if constexpr (!numel_fits) numel_too_big = bounded_product_above<rank, bits>(shape, static_cast<std::uint64_t>(index_max));
     for (std::size_t r = 0; r < rank; ++r) {
-      if constexpr (!numel_fits) numel_overflows |= mul_overflows(numel, shape[r], &numel);
       const auto e = static_cast<std::uint64_t>(shape[r]);
       const std::int64_t s = strides[r];
       if constexpr (std::is_signed_v<I>) {
@@ -444,7 +444,7 @@ DLPM_HOT_INLINE inline bool fast_import(const DLTensor& t, fast_view<M>& out) no
       statics |= static_mismatch(r, e);
       span += (e - 1) * static_cast<std::uint64_t>(s);
     }
-    if ((range >> bits) != 0 || statics != 0 || numel_overflows || numel > index_max) return false;
+    if ((range >> bits) != 0 || statics != 0 || numel_too_big) return false;
     if (negative >= 0) {
       high = static_cast<std::int64_t>(span);
     } else {
