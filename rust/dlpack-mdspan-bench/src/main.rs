@@ -402,14 +402,36 @@ fn run(opts: &Options) -> Vec<Row> {
             let s = unsafe { sys::dlpm_check(black_box(t), &req) };
             black_box(s);
         }),
-        vec![op(
-            "view of a bare DLTensor: TensorView::<f32>::from_raw",
-            move || {
-                // SAFETY: t and its arrays live for the whole program and are never written.
-                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
-                black_box(&v);
-            },
-        )],
+        vec![
+            op(
+                "view of a bare DLTensor: raw dlpm_check_layout (the call the view makes)",
+                move || {
+                    let req = f32_requirements(false);
+                    let mut numel = 0i64;
+                    // SAFETY: t is a live DLTensor; req a valid requirements struct; NULL
+                    // strides out (t has its own); numel a valid out-parameter.
+                    let s = unsafe {
+                        sys::dlpm_check_layout(
+                            black_box(t),
+                            0,
+                            &req,
+                            ptr::null_mut(),
+                            0,
+                            &mut numel,
+                        )
+                    };
+                    black_box((s, numel));
+                },
+            ),
+            op(
+                "view of a bare DLTensor: TensorView::<f32>::from_raw",
+                move || {
+                    // SAFETY: t and its arrays live for the whole program and are never written.
+                    let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
+                    black_box(&v);
+                },
+            ),
+        ],
         "safe side: one dlpm_check_layout (no flags) and the view struct",
     );
 

@@ -15,7 +15,8 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    any_requirements, check_element_size, check_view_layout, dims, is_contiguous, Viewed, MAX_NDIM,
+    any_requirements, check_element_size, check_view_layout, dims_after_check_layout,
+    is_contiguous, Viewed, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
@@ -90,14 +91,13 @@ impl<'a, T: Element> Elements<'a, T> {
         let subbyte_padded = Flags(flags).contains(Flags::IS_SUBBYTE_TYPE_PADDED);
         check_element_size::<T>(subbyte_padded)?;
         // The facade has validated the shape (aligned, non-negative extents, product within
-        // i64) and the strides (aligned); dims() re-checks the alignment before building a
-        // slice.
-        // SAFETY: validated: shape and strides hold ndim entries valid for 'a (or ndim is
-        // 0, or strides are NULL).
+        // i64) and the strides (aligned).
+        // SAFETY: dlpm_check_layout accepted the tensor: shape and strides hold ndim
+        // entries valid for 'a (or ndim is 0, or strides are NULL).
         let (shape, own_strides) = unsafe {
             (
-                dims(t.shape, t.ndim, "shape")?,
-                dims(t.strides, t.ndim, "strides")?,
+                dims_after_check_layout(t.shape, t.ndim),
+                dims_after_check_layout(t.strides, t.ndim),
             )
         };
         let strides = if t.strides.is_null() && !shape.is_empty() {
