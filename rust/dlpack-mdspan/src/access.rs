@@ -27,6 +27,7 @@ impl ManagedTensor {
     /// assert_eq!(t.view::<i16>().unwrap_err().status(), Status::DTYPE_MISMATCH);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
         // SAFETY: the struct, its shape and strides, and the elements stay valid, and
         // unwritten by others, while self is borrowed (from_raw's contract, or memory this
@@ -51,6 +52,7 @@ impl ManagedTensor {
     /// assert_eq!(t.view::<i32>()?.as_slice()?, &[0, 7, 5, 1]);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
         let exclusive = self.is_exclusive();
         // SAFETY: `checked` refuses a READ_ONLY tensor (writable), so the memory is
