@@ -46,13 +46,11 @@ constexpr std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {
   return mul_overflows(a, b, &out) ? std::numeric_limits<std::int64_t>::max() : out;
 }
 
-/// Whether the product of N extents exceeds `limit`, for extents each in [1, 2^Bits] (the
-/// import's range bound; for others the answer is meaningless and unused). The product is a
-/// tree of pairwise products, log2(N) multiplies deep instead of one serial chain of N, and
-/// a level whose operands are at most 2^W multiplies unchecked while 2W <= 63 (their product
-/// cannot wrap uint64): only the levels above that test for overflow.
+/// The product of v's entries, each at most 2^W, as a tree of pairwise products: a level
+/// multiplies unchecked while 2W <= 63 (its products cannot wrap uint64), and sets
+/// `overflow` where one of the levels above does wrap.
 template <std::size_t N, int W>
-[[gnu::always_inline]] constexpr std::uint64_t bounded_product(const std::array<std::uint64_t, N>& v, bool& overflow) noexcept {
+DLPM_HOT_INLINE constexpr std::uint64_t bounded_product(const std::array<std::uint64_t, N>& v, bool& overflow) noexcept {
   if constexpr (N == 1) {
     return v[0];
   } else {
@@ -66,8 +64,12 @@ template <std::size_t N, int W>
   }
 }
 
+/// Whether the product of N extents exceeds `limit`, for extents each in [1, 2^Bits] (the
+/// import's range bound; for others the answer is meaningless and unused). log2(N)
+/// multiplies deep instead of one serial chain of N checked ones, and only the levels of
+/// the tree whose products could wrap test for overflow.
 template <std::size_t N, int Bits>
-[[gnu::always_inline]] constexpr bool bounded_product_above(const std::int64_t* extents, std::uint64_t limit) noexcept {
+DLPM_HOT_INLINE constexpr bool bounded_product_above(const std::int64_t* extents, std::uint64_t limit) noexcept {
   static_assert(N > 0 && Bits > 0 && Bits <= 62);
   std::array<std::uint64_t, N> v{};
   for (std::size_t i = 0; i < N; ++i) v[i] = static_cast<std::uint64_t>(extents[i]);
