@@ -385,6 +385,9 @@ fn ok(status: sys::dlpm_status) {
 
 fn run(opts: &Options) -> Vec<Row> {
     let mut rows = Vec::new();
+    // The raw rows' requirements, built once, as a careful user of the raw bindings would
+    // (a view's are a constant): no row rebuilds them on every call.
+    let req = f32_requirements(false);
 
     // 1. A safe view of a bare DLTensor vs the one facade call behind it.
     let t = leaked_tensor(false);
@@ -397,7 +400,6 @@ fn run(opts: &Options) -> Vec<Row> {
         opts,
         &mut rows,
         op("view of a bare DLTensor: raw dlpm_check", move || {
-            let req = f32_requirements(false);
             // SAFETY: t is a live DLTensor; req a valid requirements struct.
             let s = unsafe { sys::dlpm_check(black_box(t), &req) };
             black_box(s);
@@ -406,7 +408,6 @@ fn run(opts: &Options) -> Vec<Row> {
             op(
                 "view of a bare DLTensor: raw dlpm_check_layout (the call the view makes)",
                 move || {
-                    let req = f32_requirements(false);
                     let mut numel = 0i64;
                     // SAFETY: t is a live DLTensor; req a valid requirements struct; NULL
                     // strides out (t has its own); numel a valid out-parameter.
@@ -448,7 +449,6 @@ fn run(opts: &Options) -> Vec<Row> {
         op(
             "view of a bare DLTensor, NULL strides: raw dlpm_check_layout",
             move || {
-                let req = f32_requirements(false);
                 let mut strides = [0i64; 2];
                 let mut numel = 0i64;
                 // SAFETY: null_strides is a live DLTensor; req a valid requirements struct; strides has
@@ -488,7 +488,6 @@ fn run(opts: &Options) -> Vec<Row> {
         op(
             "view of a ManagedTensor: raw dlpm_check_managed",
             move || {
-                let req = f32_requirements(false);
                 // SAFETY: raw_ptr is owned by `owned`, which lives for the whole program.
                 let s = unsafe { sys::dlpm_check_managed(black_box(raw_ptr), &req) };
                 black_box(s);
@@ -510,7 +509,7 @@ fn run(opts: &Options) -> Vec<Row> {
         &mut rows,
         op(
             "round trip: raw dlpm_managed_new ... dlpm_managed_delete",
-            || {
+            move || {
                 let mut v = vec![0.0f32; 24];
                 let data = v.as_mut_ptr().cast::<c_void>();
                 let ctx = Box::into_raw(Box::new(v)).cast::<c_void>();
@@ -532,8 +531,8 @@ fn run(opts: &Options) -> Vec<Row> {
                         &mut out,
                     )
                 });
-                let p = black_box(out); // handed out ... and taken back
-                let req = f32_requirements(false);
+                // Handed out ... and taken back.
+                let p = black_box(out);
                 // SAFETY: p is the live tensor made above; deleted exactly once, here.
                 unsafe {
                     ok(sys::dlpm_managed_check_version(p));
