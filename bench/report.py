@@ -88,7 +88,8 @@ def table(rows, order):
 
 # Why a target is missed, by the start of its text: what the profiles in docs/performance.md
 # ("What limits the missed targets") measured. Shown only beside a MISSED verdict, so a
-# target that comes to be met drops its reason by itself.
+# target that comes to be met drops its reason by itself. The causes only: their figures
+# are one run's and stay, dated, in the profile, not beside every later run's numbers.
 PROFILE = "([profile](#what-limits-the-missed-targets))"
 MISS_REASONS = (
     ("checked import", "per dimension, checks CCCL does not make: the range bound, the span, std::layout_stride's "
@@ -96,14 +97,14 @@ MISS_REASONS = (
                        "and metadata alignment " + PROFILE),
     ("export view", "the int64 range test of size_t extents and strides, the empty-view rule, and get() building "
                     "its DLTensor beside the view's fields (by value, for clang's lifetime diagnostic) " + PROFILE),
-    ("Rust views", "the call a view makes, dlpm_check_layout, also counts the elements (the view's length): 1.14x "
-                   "dlpm_check; what Rust adds over that call is the slices, the length's range and the Result "
-                   + PROFILE),
-    ("NumPy ndarray: nanobind + our mdspan caster", "instructions within 0.5% of nb::ndarray's; the keep-alive "
+    ("Rust views", "the call a view makes, dlpm_check_layout, also counts the elements (the view's length; its raw "
+                   "row is in the Rust section); what Rust adds over that call is the slices, the length's range "
+                   "and the Result " + PROFILE),
+    ("NumPy ndarray: nanobind + our mdspan caster", "about nb::ndarray's instructions; the keep-alive "
                                                     "that stops a view inside std::optional, std::vector or "
                                                     "std::variant from outliving its tensor " + PROFILE),
-    ("NumPy ndarray: pybind11", "pybind11's dispatch (its call floor is 17 ns above nanobind's) and the keep-alive "
-                                "through loader_life_support, a hash-set insert (about 50 ns) " + PROFILE),
+    ("NumPy ndarray: pybind11", "pybind11's dispatch (its call-floor row is above nanobind's) and the keep-alive "
+                                "through loader_life_support, a hash-set insert " + PROFILE),
     ("torch.Tensor (CPU): nanobind + our mdspan caster", "a writer's import (the parameter is a mutable mdspan) "
                                                          "asks PyTorch for the semantic bits, is_neg() and "
                                                          "requires_grad " + PROFILE),
@@ -112,9 +113,8 @@ MISS_REASONS = (
     ("torch.Tensor (CPU): ours through __dlpack__", "the semantic-bits check: PyTorch's is_neg() " + PROFILE),
     ("torch.Tensor (CPU): ours through the exchange API", "the semantic-bits check: PyTorch's is_neg(), most of it "
                                                           "its own GIL release and retake " + PROFILE),
-    ("dlpack_mdspan.Tensor: ours through the exchange API", "the requirements check, dlpm_check_managed (1.05x "
-                                                            "without it) " + PROFILE),
-    ("numpy.from_dlpack(dlpack_mdspan.Tensor)", "2.8% more instructions; our __dlpack__ makes its managed "
+    ("dlpack_mdspan.Tensor: ours through the exchange API", "the requirements check, dlpm_check_managed " + PROFILE),
+    ("numpy.from_dlpack(dlpack_mdspan.Tensor)", "a few more instructions; our __dlpack__ makes its managed "
                                                 "tensor with glibc's malloc, NumPy with pymalloc " + PROFILE),
     ("cost independent of tensor size", "the 1-element tensor's extents of 1 skip the compact-stride comparison, "
                                         "a check that applies only to extents above 1 " + PROFILE),
