@@ -358,10 +358,35 @@ DLPM_API dlpm_status dlpm_from_legacy(DLManagedTensor* legacy, DLManagedTensorVe
 DLPM_API dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Moves a versioned tensor into a new legacy one (*out), for consumers that only speak
- * pre-1.0 DLPack. READ_ONLY and padded sub-byte tensors are refused (DLPM_E_READ_ONLY,
- * DLPM_E_INVALID_ARGUMENT): the legacy struct would silently drop those flags. On failure
- * the versioned tensor is still the caller's. */
+ * pre-1.0 DLPack. A READ_ONLY tensor is refused (DLPM_E_READ_ONLY: the legacy struct would
+ * silently drop the flag) unless its cause is DLPM_READ_ONLY_LEGACY_UNKNOWN: it came from a
+ * legacy tensor, which could not say either; one that dlpm_from_legacy made and nobody
+ * changed comes back as the original legacy tensor. Padded sub-byte tensors are refused
+ * (DLPM_E_INVALID_ARGUMENT). On failure the versioned tensor is still the caller's. */
 DLPM_API dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) DLPM_NOEXCEPT;
+
+/** Why a managed tensor is READ_ONLY: what decides whether a legacy export may carry it. */
+typedef enum dlpm_read_only_cause {
+  DLPM_READ_ONLY_NONE = 0,             /**< not READ_ONLY */
+  DLPM_READ_ONLY_FLAGGED = 1,          /**< flagged by its producer or maker: a legacy export is refused */
+  DLPM_READ_ONLY_LEGACY_UNKNOWN = 2,   /**< from a legacy tensor, which cannot say: a legacy export is allowed */
+  DLPM_READ_ONLY_PRODUCER_FORBIDS = 3  /**< the producer forbids writes for a reason DLPack cannot carry */
+} dlpm_read_only_cause;
+
+/** Why `tensor` is READ_ONLY (a dlpm_read_only_cause). The cause is known where this copy
+ * of the library set the flag (dlpm_from_legacy, dlpm_managed_forbid_writes); any other
+ * READ_ONLY tensor is DLPM_READ_ONLY_FLAGGED. *reason (when `reason` is not NULL) receives,
+ * for DLPM_READ_ONLY_PRODUCER_FORBIDS, what the producer forbids (valid while the tensor
+ * lives), else NULL. A NULL tensor or one of another major version: DLPM_READ_ONLY_NONE. */
+DLPM_API int32_t dlpm_managed_read_only_cause(const DLManagedTensorVersioned* tensor, const char** reason) DLPM_NOEXCEPT;
+
+/** Moves `tensor` into a new READ_ONLY tensor over the same memory (*out) that remembers
+ * why: `cause` is DLPM_READ_ONLY_LEGACY_UNKNOWN or DLPM_READ_ONLY_PRODUCER_FORBIDS, with
+ * `reason` completing "the tensor is READ_ONLY because ..." (copied; required for the
+ * latter). The new tensor's deleter runs the old one's. On failure the tensor is still the
+ * caller's (DLPM_E_INVALID_ARGUMENT for another cause or a missing reason). */
+DLPM_API dlpm_status dlpm_managed_forbid_writes(DLManagedTensorVersioned* tensor, int32_t cause, const char* reason,
+                                                DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

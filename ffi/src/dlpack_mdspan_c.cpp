@@ -558,6 +558,28 @@ dlpm_status dlpm_from_legacy_writable(DLManagedTensor* legacy, DLManagedTensorVe
   return from_legacy(legacy, dm::legacy_access::writable, out);
 }
 
+// One vocabulary for the cause, too.
+static_assert(DLPM_READ_ONLY_NONE == static_cast<int>(dm::read_only_cause::none));
+static_assert(DLPM_READ_ONLY_FLAGGED == static_cast<int>(dm::read_only_cause::flagged));
+static_assert(DLPM_READ_ONLY_LEGACY_UNKNOWN == static_cast<int>(dm::read_only_cause::legacy_unknown));
+static_assert(DLPM_READ_ONLY_PRODUCER_FORBIDS == static_cast<int>(dm::read_only_cause::producer_forbids));
+
+int32_t dlpm_managed_read_only_cause(const DLManagedTensorVersioned* tensor, const char** reason) noexcept {
+  if (reason != nullptr) *reason = nullptr;
+  if (tensor == nullptr || tensor->version.major != DLPACK_MAJOR_VERSION) return DLPM_READ_ONLY_NONE;
+  return static_cast<int32_t>(dm::read_only_cause_of(tensor, reason));
+}
+
+dlpm_status dlpm_managed_forbid_writes(DLManagedTensorVersioned* tensor, int32_t cause, const char* reason,
+                                       DLManagedTensorVersioned** out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_managed_forbid_writes", "tensor");
+  if (out == nullptr) return null_argument("dlpm_managed_forbid_writes", "out");
+  auto wrapped = dm::forbid_writes(tensor, static_cast<dm::read_only_cause>(cause), reason);
+  if (!wrapped) return fail(wrapped.error());
+  *out = *wrapped;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_to_legacy(DLManagedTensorVersioned* tensor, DLManagedTensor** out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_to_legacy", "tensor");
   if (out == nullptr) return null_argument("dlpm_to_legacy", "out");

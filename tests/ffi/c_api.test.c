@@ -449,6 +449,8 @@ static void test_version_and_legacy(void) {
   static int64_t shape[1] = {4};
   DLManagedTensorVersioned* v = NULL;
   DLManagedTensor* legacy = NULL;
+  DLManagedTensor* original = NULL;
+  const char* reason = NULL;
   DLManagedTensorVersioned* ok = hand_made(1, 99);
   deleter_calls = 0;
 
@@ -468,10 +470,12 @@ static void test_version_and_legacy(void) {
   CHECK_STATUS(dlpm_from_legacy(legacy, &v), DLPM_OK);
   CHECK(v != NULL && (v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0); /* legacy: read-only, as NumPy does */
   CHECK(v->dl_tensor.data == data);
+  CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_LEGACY_UNKNOWN && reason == NULL);
+  original = legacy;
   legacy = NULL;
-  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY); /* the flag cannot travel */
-  CHECK(legacy == NULL);
-  dlpm_managed_delete(v);
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_OK); /* unknown writability: a legacy tensor says no less */
+  CHECK(legacy == original);                          /* and it is the producer's own, unwrapped */
+  dlpm_legacy_delete(legacy);
   CHECK(deleter_calls == 4);
 
   legacy = (DLManagedTensor*)calloc(1, sizeof *legacy);
@@ -491,6 +495,23 @@ static void test_version_and_legacy(void) {
   CHECK(deleter_calls == 6);
   CHECK_STATUS(dlpm_from_legacy(NULL, &v), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_to_legacy(NULL, &legacy), DLPM_E_NULL_POINTER);
+
+  /* A producer that forbids writes: READ_ONLY with its reason, which the legacy export names. */
+  ok = hand_made(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  CHECK(dlpm_managed_read_only_cause(ok, &reason) == DLPM_READ_ONLY_NONE && reason == NULL);
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_FLAGGED, "x", &v), DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_PRODUCER_FORBIDS, NULL, &v), DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_LEGACY_UNKNOWN, NULL, NULL), DLPM_E_NULL_POINTER);
+  CHECK(deleter_calls == 6); /* refused: still ours */
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_PRODUCER_FORBIDS, "the producer forbids it", &v), DLPM_OK);
+  CHECK((v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_PRODUCER_FORBIDS);
+  CHECK(reason != NULL && strcmp(reason, "the producer forbids it") == 0);
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY);
+  CHECK(strstr(dlpm_last_error(), "READ_ONLY because the producer forbids it, and a legacy") != NULL);
+  dlpm_managed_delete(v);
+  CHECK(deleter_calls == 7); /* the wrapper ran the producer's deleter, once */
+  CHECK(dlpm_managed_read_only_cause(NULL, &reason) == DLPM_READ_ONLY_NONE);
 }
 
 /* Soundness at the extremes: each case was undefined behaviour or a wrong answer once. */

@@ -311,6 +311,106 @@ TEST_CASE("versioned_to_legacy: ownership moves, READ_ONLY is refused unless all
   CHECK(p.deleter_calls == 2);
 }
 
+TEST_CASE("read_only_cause: a legacy import leaves as the legacy tensor it was") {
+  foreign_producer p;
+  DLManagedTensor* legacy = p.make_legacy();
+  auto t = dm::managed_tensor::adopt_legacy(legacy);
+  CHECK(t.is_read_only());
+  CHECK(t.read_only_cause() == dm::read_only_cause::legacy_unknown);
+  CHECK_FALSE(t.try_view<right<float, 2>>().has_value());  // unknown writability: no mutable view
+  auto back = dm::versioned_to_legacy(t.get());
+  REQUIRE(back.has_value());
+  (void)t.release();  // now inside *back
+  CHECK(*back == legacy);  // the producer's own tensor, no wrapper
+  CHECK(p.deleter_calls == 0);
+  legacy->deleter(legacy);
+  CHECK(p.deleter_calls == 1);
+
+  // A writable legacy import has no cause, and also comes back as itself.
+  legacy = p.make_legacy();
+  auto w = dm::managed_tensor::adopt_legacy(legacy, dm::legacy_access::writable);
+  CHECK(w.read_only_cause() == dm::read_only_cause::none);
+  CHECK(*dm::versioned_to_legacy(w.release()) == legacy);
+  legacy->deleter(legacy);
+  CHECK(p.deleter_calls == 2);
+}
+
+TEST_CASE("read_only_cause: a changed legacy import is wrapped, not unwrapped") {
+  foreign_producer p;
+  DLManagedTensor* legacy = p.make_legacy();
+  DLManagedTensorVersioned* v = *dm::legacy_to_versioned(legacy, dm::legacy_access::read_only);
+  v->dl_tensor.byte_offset = sizeof(float);  // describes other memory now: the original would lie
+  auto out = dm::versioned_to_legacy(v);
+  REQUIRE(out.has_value());
+  CHECK(*out != legacy);
+  CHECK((*out)->dl_tensor.byte_offset == sizeof(float));
+  (*out)->deleter(*out);
+  CHECK(p.deleter_calls == 1);  // once, through both wrappers
+}
+
+TEST_CASE("forbid_writes: READ_ONLY with the producer's reason, which decides the legacy export") {
+  foreign_producer p;
+  auto forbidden = dm::forbid_writes(p.make(), dm::read_only_cause::producer_forbids, "its producer says no");
+  REQUIRE(forbidden.has_value());
+  DLManagedTensorVersioned* f = *forbidden;
+  CHECK((f->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
+  CHECK(f->dl_tensor.data == p.data);
+  const char* reason = nullptr;
+  CHECK(dm::read_only_cause_of(f, &reason) == dm::read_only_cause::producer_forbids);
+  CHECK(std::string(reason) == "its producer says no");
+  auto refused = dm::versioned_to_legacy(f);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.error().code() == dm::errc::read_only);
+  CHECK(std::string(refused.error().what()) ==
+        "the tensor is READ_ONLY because its producer says no, and a legacy DLManagedTensor cannot carry that flag");
+  auto allowed = dm::versioned_to_legacy(f, true);  // the caller vouches for the consumer
+  REQUIRE(allowed.has_value());
+  (*allowed)->deleter(*allowed);
+  CHECK(p.deleter_calls == 1);
+
+  // legacy_unknown on a versioned tensor: the legacy export is allowed (wrapped).
+  DLManagedTensorVersioned* u = *dm::forbid_writes(p.make(), dm::read_only_cause::legacy_unknown);
+  CHECK(dm::read_only_cause_of(u) == dm::read_only_cause::legacy_unknown);
+  DLManagedTensor* l = *dm::versioned_to_legacy(u);
+  CHECK(l->dl_tensor.data == p.data);
+  l->deleter(l);
+  CHECK(p.deleter_calls == 2);
+
+  // Anyone else's READ_ONLY flag is "flagged": refused with the message it always had.
+  DLManagedTensorVersioned* flagged = p.make(DLPackVersion{1, 3}, DLPACK_FLAG_BITMASK_READ_ONLY);
+  CHECK(dm::read_only_cause_of(flagged) == dm::read_only_cause::flagged);
+  CHECK(std::string(dm::versioned_to_legacy(flagged).error().what()) ==
+        "the tensor is READ_ONLY and a legacy DLManagedTensor cannot carry that flag");
+  flagged->deleter(flagged);
+  DLManagedTensorVersioned* writable = p.make();
+  CHECK(dm::read_only_cause_of(writable) == dm::read_only_cause::none);
+  writable->deleter(writable);
+}
+
+TEST_CASE("forbid_writes refuses what it cannot record, and the tensor stays the caller's") {
+  foreign_producer p;
+  DLManagedTensorVersioned* m = p.make();
+  CHECK(dm::forbid_writes(m, dm::read_only_cause::flagged, "x").error().code() == dm::errc::invalid_argument);
+  CHECK(dm::forbid_writes(m, dm::read_only_cause::none, "x").error().code() == dm::errc::invalid_argument);
+  CHECK(dm::forbid_writes(m, dm::read_only_cause::producer_forbids, "").error().code() == dm::errc::invalid_argument);
+  CHECK(dm::forbid_writes(m, dm::read_only_cause::producer_forbids).error().code() == dm::errc::invalid_argument);
+  CHECK(dm::forbid_writes(nullptr, dm::read_only_cause::legacy_unknown).error().code() == dm::errc::null_pointer);
+  DLManagedTensorVersioned* future = p.make(DLPackVersion{DLPACK_MAJOR_VERSION + 1, 0});
+  CHECK(dm::forbid_writes(future, dm::read_only_cause::legacy_unknown).error().code() == dm::errc::version_mismatch);
+  CHECK(p.deleter_calls == 0);
+  m->deleter(m);
+  future->deleter(future);
+  CHECK(p.deleter_calls == 2);
+  // A long reason is cut, not overrun.
+  const std::string long_reason(500, 'r');
+  DLManagedTensorVersioned* f = *dm::forbid_writes(p.make(), dm::read_only_cause::producer_forbids, long_reason.c_str());
+  const char* kept = nullptr;
+  (void)dm::read_only_cause_of(f, &kept);
+  CHECK(std::string(kept) == long_reason.substr(0, 191));
+  f->deleter(f);
+  CHECK(p.deleter_calls == 3);
+}
+
 TEST_CASE("to_managed_tensor_copy makes a compact row-major copy with IS_COPIED") {
   int buf[12];
   for (int i = 0; i < 12; ++i) buf[i] = i;

@@ -46,6 +46,16 @@ enum class legacy_access : int {
   writable = 1,   ///< the caller knows the producer allows writes
 };
 
+/// Why a managed tensor may not be written. DLPack's READ_ONLY flag says only that it may
+/// not; where this library set the flag itself it also remembers why, because the reason
+/// decides what a legacy export, which has no flags, may carry (read_only_cause_of).
+enum class read_only_cause : int {
+  none = 0,              ///< not READ_ONLY
+  flagged = 1,           ///< READ_ONLY as its producer or maker flagged it: a legacy export would drop the flag
+  legacy_unknown = 2,    ///< imported from a legacy tensor, which cannot say: a legacy export loses nothing
+  producer_forbids = 3,  ///< its producer forbids writes for a reason DLPack cannot carry (PyTorch's requires_grad)
+};
+
 class managed_tensor;
 
 }  // inline namespace DLPM_ABI
@@ -164,20 +174,36 @@ constexpr std::uint64_t subbyte_flags() noexcept {
   else return 0;
 }
 
-// Legacy → versioned without touching the legacy tensor: the bridge's deleter runs the
-// legacy deleter. dl_tensor is copied; its shape/strides still point into the legacy
-// tensor, which lives until that deleter runs.
-struct legacy_bridge {
+// A versioned tensor this library made around another one, to remember what DLPack's flags
+// cannot: why it is READ_ONLY. Known by its deleter (read_only_cause_of); a tensor of another
+// copy of the library, or of anyone else, is never read as one. It wraps either a legacy
+// tensor (legacy_to_versioned; dl_tensor is copied, its shape and strides still point into
+// the legacy tensor) or a versioned one (forbid_writes). Its deleter runs the inner one.
+struct provenance_bridge {
   DLManagedTensorVersioned managed;
-  DLManagedTensor* legacy;
+  DLManagedTensor* legacy;              // the wrapped legacy tensor, or NULL
+  DLManagedTensorVersioned* versioned;  // the wrapped versioned tensor, or NULL
+  read_only_cause cause;                // why READ_ONLY was set here (none: a writable legacy tensor)
+  char reason[192];                     // producer_forbids: what the producer forbids, for messages
 
   static void destroy(DLManagedTensorVersioned* self) noexcept {
-    auto* b = static_cast<legacy_bridge*>(self->manager_ctx);
+    auto* b = static_cast<provenance_bridge*>(self->manager_ctx);
     DLManagedTensor* legacy = b->legacy;
+    DLManagedTensorVersioned* versioned = b->versioned;
     delete b;
     call_deleter(legacy);
+    call_deleter(versioned);
+  }
+  static provenance_bridge* of(const DLManagedTensorVersioned* t) noexcept {
+    return t->deleter == &destroy ? static_cast<provenance_bridge*>(t->manager_ctx) : nullptr;
   }
 };
+
+inline bool same_tensor(const DLTensor& a, const DLTensor& b) noexcept {
+  return a.data == b.data && a.device.device_type == b.device.device_type && a.device.device_id == b.device.device_id &&
+         a.ndim == b.ndim && a.dtype.code == b.dtype.code && a.dtype.bits == b.dtype.bits && a.dtype.lanes == b.dtype.lanes &&
+         a.shape == b.shape && a.strides == b.strides && a.byte_offset == b.byte_offset;
+}
 
 // The reverse: a legacy tensor that owns a versioned one (for legacy-only consumers).
 struct versioned_bridge {
@@ -203,25 +229,79 @@ inline namespace DLPM_ABI {
 /// (allocation) the legacy deleter has run and the error says why. NULL is an error.
 inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* legacy, legacy_access access) noexcept {
   if (legacy == nullptr) return unexpected_error(error::format(errc::null_pointer, "legacy tensor is NULL"));
-  auto* b = new (std::nothrow) detail::legacy_bridge{};
+  auto* b = new (std::nothrow) detail::provenance_bridge{};
   if (b == nullptr) {
     detail::call_deleter(legacy);
     return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a legacy DLManagedTensor"));
   }
   b->legacy = legacy;
+  b->cause = access == legacy_access::read_only ? read_only_cause::legacy_unknown : read_only_cause::none;
   b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   b->managed.manager_ctx = b;
-  b->managed.deleter = &detail::legacy_bridge::destroy;
+  b->managed.deleter = &detail::provenance_bridge::destroy;
   b->managed.flags = access == legacy_access::read_only ? flag_read_only : 0;
   b->managed.dl_tensor = legacy->dl_tensor;
   return &b->managed;
 }
 
+/// Why `t` is READ_ONLY (read_only_cause::none when it is not). The cause is known where
+/// this copy of the library set the flag (legacy_to_versioned, forbid_writes); any other
+/// READ_ONLY tensor is read_only_cause::flagged. For producer_forbids, *reason (when not
+/// NULL) receives what the producer forbids, valid while `t` lives; else NULL.
+/// Precondition: t is not NULL and of this library's major version.
+[[nodiscard]] inline read_only_cause read_only_cause_of(const DLManagedTensorVersioned* t,
+                                                         const char** reason = nullptr) noexcept {
+  if (reason != nullptr) *reason = nullptr;
+  if ((t->flags & flag_read_only) == 0) return read_only_cause::none;
+  const detail::provenance_bridge* b = detail::provenance_bridge::of(t);
+  if (b == nullptr || b->cause == read_only_cause::none) return read_only_cause::flagged;  // set by someone else
+  if (reason != nullptr && b->cause == read_only_cause::producer_forbids) *reason = b->reason;
+  return b->cause;
+}
+
+/// Makes `t` READ_ONLY and remembers why: `cause` is read_only_cause::legacy_unknown (its
+/// writability is unknown: a legacy export may carry it) or read_only_cause::producer_forbids
+/// (`reason` says what the producer forbids, a clause that completes "the tensor is
+/// READ_ONLY because ...", copied, at most 191 bytes kept). Ownership moves into the result,
+/// a new tensor over the same memory whose deleter runs t's. On failure t is still the
+/// caller's.
+[[nodiscard]] inline result<DLManagedTensorVersioned*> forbid_writes(DLManagedTensorVersioned* t, read_only_cause cause,
+                                                                     const char* reason = nullptr) noexcept {
+  if (t == nullptr) return unexpected_error(error::format(errc::null_pointer, "forbid_writes: the tensor is NULL"));
+  if (t->version.major != DLPACK_MAJOR_VERSION)
+    return unexpected_error(error::format(errc::version_mismatch,
+                                          "forbid_writes: DLPack version %u.%u has major %u, this library speaks major %u; "
+                                          "the tensor is still the caller's",
+                                          t->version.major, t->version.minor, t->version.major,
+                                          static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+  if (cause != read_only_cause::legacy_unknown && cause != read_only_cause::producer_forbids)
+    return unexpected_error(error::format(errc::invalid_argument,
+                                          "forbid_writes: the cause must be legacy_unknown (2) or producer_forbids (3), not %d",
+                                          static_cast<int>(cause)));
+  if (cause == read_only_cause::producer_forbids && (reason == nullptr || reason[0] == '\0'))
+    return unexpected_error(error::format(errc::invalid_argument,
+                                          "forbid_writes: producer_forbids needs a reason (what the producer forbids)"));
+  auto* b = new (std::nothrow) detail::provenance_bridge{};
+  if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a tensor"));
+  b->versioned = t;
+  b->cause = cause;
+  if (cause == read_only_cause::producer_forbids) std::snprintf(b->reason, sizeof b->reason, "%s", reason);
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &detail::provenance_bridge::destroy;
+  b->managed.flags = t->flags | flag_read_only;
+  b->managed.dl_tensor = t->dl_tensor;
+  return &b->managed;
+}
+
 /// Wraps a versioned tensor as a legacy one for consumers that only speak legacy DLPack;
 /// ownership moves into the result. Legacy tensors cannot say READ_ONLY, so a READ_ONLY
-/// tensor is refused (errc::read_only) unless `allow_read_only` is set, in which case the
-/// caller promises the consumer will not write. On failure the versioned tensor is still
-/// the caller's. Sub-byte padded tensors cannot be expressed either (errc::invalid_argument).
+/// tensor is refused (errc::read_only) unless its cause is read_only_cause::legacy_unknown
+/// (it came from a legacy tensor, which could not say either) or `allow_read_only` is set,
+/// in which case the caller promises the consumer will not write. A tensor that
+/// legacy_to_versioned made and nobody changed comes back as the original legacy tensor.
+/// On failure the versioned tensor is still the caller's. Sub-byte padded tensors cannot
+/// be expressed either (errc::invalid_argument).
 inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* versioned, bool allow_read_only = false) noexcept {
   if (versioned == nullptr) return unexpected_error(error::format(errc::null_pointer, "versioned tensor is NULL"));
   // Only `version` may be read from a tensor of another major version (DLPack's rule).
@@ -231,12 +311,29 @@ inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* ve
                                           "not wrapped and is still the caller's",
                                           versioned->version.major, versioned->version.minor, versioned->version.major,
                                           static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
-  if ((versioned->flags & flag_read_only) != 0 && !allow_read_only)
+  // The one rule of what a legacy export may carry: a READ_ONLY flag whose cause the
+  // legacy tensor cannot express is refused; a legacy tensor's unknown writability is what
+  // a legacy tensor says anyway.
+  const char* reason = nullptr;
+  const read_only_cause cause = read_only_cause_of(versioned, &reason);
+  if (!allow_read_only && cause == read_only_cause::flagged)
     return unexpected_error(error::format(errc::read_only,
                                           "the tensor is READ_ONLY and a legacy DLManagedTensor cannot carry that flag"));
+  if (!allow_read_only && cause == read_only_cause::producer_forbids)
+    return unexpected_error(error::format(errc::read_only,
+                                          "the tensor is READ_ONLY because %s, and a legacy DLManagedTensor cannot carry that flag",
+                                          reason));
   if ((versioned->flags & flag_is_subbyte_type_padded) != 0)
     return unexpected_error(error::format(errc::invalid_argument,
                                           "the tensor's sub-byte elements are padded, which a legacy DLManagedTensor cannot express"));
+  // A legacy tensor that came in unchanged goes back out as itself: no allocation, and the
+  // consumer gets the producer's own tensor.
+  if (detail::provenance_bridge* in = detail::provenance_bridge::of(versioned);
+      in != nullptr && in->legacy != nullptr && detail::same_tensor(in->managed.dl_tensor, in->legacy->dl_tensor)) {
+    DLManagedTensor* legacy = std::exchange(in->legacy, nullptr);
+    delete in;
+    return legacy;
+  }
   auto* b = new (std::nothrow) detail::versioned_bridge{};
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a DLManagedTensorVersioned"));
   b->versioned = versioned;
@@ -331,6 +428,14 @@ class managed_tensor {
   [[nodiscard]] const DLTensor& tensor() const noexcept DLPM_LIFETIMEBOUND { return tensor_->dl_tensor; }
   [[nodiscard]] std::uint64_t flags() const noexcept { return tensor_ ? tensor_->flags : 0; }
   [[nodiscard]] bool is_read_only() const noexcept { return (flags() & flag_read_only) != 0; }
+  /// Why it is READ_ONLY (read_only_cause_of); none when empty or writable.
+  [[nodiscard]] dlpack_mdspan::read_only_cause read_only_cause(const char** reason = nullptr) const noexcept {
+    if (tensor_ == nullptr) {
+      if (reason != nullptr) *reason = nullptr;
+      return dlpack_mdspan::read_only_cause::none;
+    }
+    return dlpack_mdspan::read_only_cause_of(tensor_, reason);
+  }
   [[nodiscard]] bool is_copied() const noexcept { return (flags() & flag_is_copied) != 0; }
   [[nodiscard]] DLPackVersion version() const noexcept { return tensor_ ? tensor_->version : DLPackVersion{0, 0}; }
   /// The raw pointer, still owned by *this.
