@@ -61,6 +61,7 @@ ABI3_IMPORT = "ours, abi3 component: dlpm_py_import, default options"
 ABI3_PROTOCOL = "ours, abi3 component: dlpm_py_import through __dlpack__"
 NB = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
 NB_CASTER = "nanobind + our caster: std::mdspan<float, dextents<int64_t, 2>> argument"
+NB_FALL_THROUGH = "nanobind + our caster, two overloads: a float64 view refuses, a float32 view takes it"
 PB_CASTER = "pybind11 + our caster: std::mdspan<float, dextents<int64_t, 2>> argument"
 FLOOR_PB = "call floor: pybind11 function taking py::handle"
 TVM = "tvm_ffi.from_dlpack(x)"
@@ -162,6 +163,8 @@ def run(args):
         add(section, FLOOR_PB, pb and pb.noop, x)
         add(section, NB_CASTER, nb and getattr(nb, "consume_mdspan", None), x, NB)
         add(section, PB_CASTER, pb and pb.consume_mdspan, x, NB)
+        add(section, NB_FALL_THROUGH, nb and getattr(nb, "overloaded", None), x, NB_CASTER,
+            "the first overload refused before an export where the producer announces its dtype (ours)")
         add(section, OURS_IMPORT, dlpm.import_f32_2d, x, RAW_MANAGED if exchange else NB,
             "the type's exchange API" if exchange else "__dlpack__: the type publishes no exchange API")
         add(section, OURS_PROTOCOL, dlpm.import_protocol_f32_2d, x, NB)

@@ -7,6 +7,9 @@
 //   consume_mdspan(a)  the same function taking std::mdspan<float, std::dextents<int64_t, 2>>
 //                      through our caster (dlpack_mdspan/nanobind.hpp): the type's exchange
 //                      API where it publishes one, else __dlpack__; the library's checks.
+//   overloaded(a)      two overloads through our caster, a float64 view first, then a float32
+//                      one: a float32 argument falls through the first (issue 39: a producer
+//                      that announces its dtype is refused there without an export).
 //   noop(a)            a function taking nb::handle: nanobind's call floor.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -30,6 +33,12 @@ NB_MODULE(nb_bench, m) {
   m.def("consume_mdspan", [](std::mdspan<float, std::dextents<std::int64_t, 2>> a) {
     sink = reinterpret_cast<std::uintptr_t>(a.data_handle()) + static_cast<std::uintptr_t>(a.extent(0)) +
            static_cast<std::uintptr_t>(a.extent(1));
+  });
+  m.def("overloaded", [](std::mdspan<const double, std::dextents<std::int64_t, 2>> a) {
+    sink = reinterpret_cast<std::uintptr_t>(a.data_handle());
+  });
+  m.def("overloaded", [](std::mdspan<const float, std::dextents<std::int64_t, 2>> a) {
+    sink = reinterpret_cast<std::uintptr_t>(a.data_handle());
   });
   m.def("noop", [](nb::handle) {});
 }

@@ -243,6 +243,14 @@ DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t ver
 /** Checks a bare DLTensor (no flags: `writable` cannot be refused here). */
 DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
+/** What a producer says of a tensor before exporting it (the array API's
+ * __dlpack_data_type__ and __dlpack_device__), checked against the dtype and device fields
+ * of `req` alone, worded as dlpm_check words them (DLPM_E_DTYPE_MISMATCH,
+ * DLPM_E_DEVICE_MISMATCH, DLPM_E_DEVICE_ID_MISMATCH): a consumer refuses a wrong overload
+ * without an export. DLPM_OK says nothing of the rest; the tensor stays authoritative. An
+ * ill-formed dtype is DLPM_E_INVALID_DTYPE: the announcement, not the tensor, is unusable. */
+DLPM_API dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 

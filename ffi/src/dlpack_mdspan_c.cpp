@@ -409,6 +409,13 @@ dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements* req) noe
   return check_tensor(*tensor, 0, *req);
 }
 
+dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, const dlpm_requirements* req) noexcept {
+  if (req == nullptr) return null_argument("dlpm_check_announced", "req");
+  if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_announced", req->version);
+  dm::error e;
+  return dm::check_announced(dtype, device, to_core_without_layout(*req), &e) ? DLPM_OK : fail(e);
+}
+
 dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");

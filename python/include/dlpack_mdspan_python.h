@@ -169,6 +169,18 @@ DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writab
 DLPM_PY_API dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
                                          dlpm_py_borrowed* out, PyObject** keep_alive) DLPM_NOEXCEPT;
 
+/** Asks obj's producer, without an export, what it would hand over (the array API's
+ * `__dlpack_data_type__()` and `__dlpack_device__()`, where obj's type has the former) and
+ * checks that against the dtype and device fields of `req` (dlpm_check_announced). For a
+ * typed binding with several overloads: a wrong one is refused before the producer makes a
+ * capsule. Returns DLPM_OK when they may match, or when nothing usable is announced (no
+ * protocol, a method that raises, an answer that is no tuple of ints in range, a capsule,
+ * NULL arguments): the tensor the import then takes is authoritative, so a producer whose
+ * announcement lies still never yields a wrongly typed view. Otherwise the mismatch's status
+ * with TypeError set. dlpm_py_import and dlpm_py_borrow call it themselves when `req` is
+ * given. */
+DLPM_PY_API dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
 /** Looks at the tensor a bare DLPack capsule holds without taking it: the capsule stays as it
  * was. For a binding that must refuse a tensor before consuming it, so that another overload
  * can still take it (a capsule gives its tensor away once). Returns 1 for an exact

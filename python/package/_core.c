@@ -112,7 +112,10 @@ static int put(PyObject* dict, const char* key, PyObject* value) {
 
 static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_provenance* how, const dlpm_requirements* req) {
   static const char* const paths[] = {"?", "capsule", "exchange API", "__dlpack__"};
+  static const char* const causes[] = {"none", "flagged", "legacy_unknown", "producer_forbids"};
   const DLTensor* d = &t->dl_tensor;
+  const char* forbids = NULL;
+  const int32_t cause = dlpm_managed_read_only_cause(t, &forbids);
   char dtype[48];
   PyObject* r = PyDict_New();
   dlpm_status valid, passes;
@@ -145,6 +148,8 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
   if (put(r, "byte_offset", PyLong_FromUnsignedLongLong(d->byte_offset)) ||
       put(r, "data", PyLong_FromVoidPtr(d->data)) ||
       put(r, "read_only", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0)) ||
+      put(r, "read_only_cause", PyUnicode_FromString(causes[cause >= 0 && cause <= 3 ? cause : 1])) ||
+      put(r, "read_only_reason", forbids ? PyUnicode_FromString(forbids) : Py_NewRef(Py_None)) ||
       put(r, "is_copied", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0)) ||
       put(r, "subbyte_padded", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0)) ||
       put(r, "valid", PyBool_FromLong(valid == DLPM_OK)) || put(r, "passes", PyBool_FromLong(passes == DLPM_OK)) ||

@@ -153,14 +153,28 @@ def test_a_managed_tensor_passes_through(ext, np):
     a = np.arange(4, dtype=np.float32)
     t = ext.pass_through(a)
     assert type(t).__name__ == "Tensor"
-    if LEGACY:  # it came in READ_ONLY (a legacy capsule), and a legacy consumer cannot be told
+    if LEGACY:  # it came in READ_ONLY as a legacy capsule, which cannot say: it leaves as one
         assert t.readonly
-        with pytest.raises(BufferError, match="READ_ONLY"):
-            np.from_dlpack(t)
-        return
     b = np.from_dlpack(t)
     assert b.tolist() == [0.0, 1.0, 2.0, 3.0]
     assert np.shares_memory(a, b)
+
+
+def test_a_const_view_of_a_legacy_tensor_leaves_as_legacy(ext, np):
+    """A const view of a tensor whose writability is unknown (a legacy capsule) keeps that
+    cause, not "const", so a legacy consumer may take it; one of a writable tensor is
+    READ_ONLY by the function's choice, which a legacy capsule would drop."""
+    a = np.arange(12, dtype=np.float32).reshape(4, 3)
+    rows = ext.every_other_row_const(a)
+    assert rows.readonly
+    if LEGACY:  # NumPy 1.24 hands over a legacy capsule and asks for one back
+        r = np.from_dlpack(rows)
+        assert r.tolist() == a[::2].tolist() and np.shares_memory(a, r)
+    else:
+        with pytest.raises(BufferError, match="READ_ONLY and a legacy DLManagedTensor cannot carry that flag"):
+            rows.__dlpack__()
+        r = np.from_dlpack(rows)  # versioned: READ_ONLY travels
+        assert r.tolist() == a[::2].tolist() and not r.flags.writeable
 
 
 def test_returned_as_numpy(ext, np):

@@ -110,3 +110,17 @@ def test_requires_grad_is_refused_for_writers_only(ext, no_dunder_dlpack):
     assert ext.kept_sum() == 6.0
     ext.scale(g.detach(), 2.0)  # the remedy: the same memory, without autograd
     assert g.detach().tolist() == [[2.0] * 3] * 2
+
+
+def test_a_const_view_of_requires_grad_stays_read_only(ext, no_dunder_dlpack):
+    """A const view of a tensor that requires grad, returned as our Tensor, is READ_ONLY for
+    PyTorch's reason: NumPy cannot write it, and a legacy export is refused naming it."""
+    import numpy as np
+
+    g = torch.arange(12.0).reshape(4, 3).requires_grad_()
+    rows = ext.every_other_row_const(g)
+    assert rows.readonly
+    r = np.from_dlpack(rows)
+    assert r.tolist() == g.detach()[::2].tolist() and not r.flags.writeable
+    with pytest.raises(BufferError, match=r"torch\.Tensor forbids writes to tensors that require gradient"):
+        rows.__dlpack__()

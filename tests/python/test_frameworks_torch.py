@@ -308,6 +308,60 @@ def test_exchange_api_reads_a_tensor_that_requires_grad(case, dlpack_calls):
     assert dlpack_calls == []
 
 
+REQUIRES_GRADIENT = (r"the tensor is READ_ONLY because torch\.Tensor forbids writes to tensors that require gradient "
+                     r"\(a write would bypass autograd; call \.detach\(\) on it first\), and a legacy "
+                     r"DLManagedTensor cannot carry that flag")
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["requires_grad through our Tensor stays READ_ONLY"])
+def test_requires_grad_stays_read_only_through_our_tensor(case, dlpack_calls):
+    """A reading import of a tensor that requires grad is READ_ONLY, with PyTorch's reason,
+    through every re-export: NumPy gets a read-only array, a legacy export is refused as
+    PyTorch's own __dlpack__ refuses it, and a second hop keeps the reason."""
+    import numpy as np
+
+    x = torch.ones(3, requires_grad=True)
+    t = dl.reexport(x)
+    assert t.readonly
+    a = np.from_dlpack(t)
+    assert not a.flags.writeable and np.shares_memory(a, x.detach().numpy())
+    with pytest.raises(ValueError, match="read-only"):
+        a[0] = 42.0
+    assert x.detach().tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(BufferError, match=REQUIRES_GRADIENT):
+        t.__dlpack__()
+    again = dl.reexport(t)  # through our own exchange API: the reason travels with the export
+    assert again.readonly
+    with pytest.raises(BufferError, match=REQUIRES_GRADIENT):
+        again.__dlpack__()
+    with pytest.raises(TypeError, match="READ_ONLY but a writable tensor is required"):
+        dl.consume(t, writable=True)
+    assert dlpack_calls == []
+    d = dl.reexport(x.detach())  # the remedy: the same memory, writable
+    assert not d.readonly
+    np.from_dlpack(d)[0] = 5.0
+    assert x.detach().tolist() == [5.0, 1.0, 1.0]
+
+
+@pytest.mark.matrix("PyTorch", "export", "__dlpack__")
+@pytest.mark.parametrize("case", ["test_dlpack_export_requires_grad, our Tensor standing in"])
+def test_pytorch_export_requires_grad_with_our_tensor(case):
+    """PyTorch's own test_dlpack_export_requires_grad (test/test_dlpack.py), with the tensor
+    handed through our Tensor first."""
+    x = dl.reexport(torch.zeros(10, dtype=torch.float32, requires_grad=True))
+    with pytest.raises(BufferError, match=r"require gradient"):
+        x.__dlpack__()
+
+
+@pytest.mark.matrix("PyTorch", "import", "exchange API")
+@pytest.mark.parametrize("case", ["requires_grad borrowed read-only flagged"])
+def test_requires_grad_borrow_is_flagged_read_only(case):
+    r = dl.consume(torch.ones(2, requires_grad=True), borrow=True)
+    assert r["read_only"]
+    assert not dl.consume(torch.ones(2), borrow=True)["read_only"]
+
+
 @pytest.mark.matrix("PyTorch", "import", "__dlpack__")
 @pytest.mark.parametrize("case", ["refused conj", "refused requires_grad", "refused requires_grad read-only",
                                   "refused neg (ours)"])

@@ -225,6 +225,26 @@ bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   return true;
 }
 
+// Whether the producer announces, before any export, a dtype M cannot view
+// (dlpm_py_check_announced: the array API's __dlpack_data_type__): then the next overload is
+// tried without the producer making a capsule. True with the TypeError set.
+template <class M>
+bool announced_refused(PyObject* src) noexcept {
+  using T = std::remove_const_t<typename M::element_type>;
+  if constexpr (!has_dtype<T>) {
+    return false;
+  } else {
+    static const dlpm_requirements wanted = [] {
+      dlpm_requirements r;
+      (void)dlpm_requirements_init(&r, DLPM_REQUIREMENTS_VERSION);
+      r.check_dtype = 1;
+      r.dtype = dtype_v<T>;
+      return r;
+    }();
+    return dlpm_py_check_announced(src, &wanted) != DLPM_OK;
+  }
+}
+
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
 /// borrowed through the exchange API (the argument does), else an owner object (through
 /// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow_kept). The binding
@@ -244,7 +264,7 @@ class call_view {
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
     Py_CLEAR(keep_alive_);
     const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
-    if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
+    if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
     if (dlpm_py_borrow_kept(src, writes_v<M>, &options, &b, &keep_alive_) != DLPM_OK)
       return refuse(src, may_raise, mdspan_label<M>);
@@ -272,7 +292,7 @@ class call_view {
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
   const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
-  if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
+  if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
   auto held = try_import<M>(src, &options);
   if (!held) return refuse(src, may_raise, mdspan_label<M>);
   out.emplace(std::move(*held));
@@ -330,7 +350,18 @@ result<managed_tensor> view_tensor(held_view<M>&& h) noexcept {
   if (h.owner().empty()) return managed_tensor();
   const M view = h.view();
   const DLDevice device = h.owner().tensor().device;
-  return try_to_managed_tensor(view, std::move(h).release_owner(), device);
+  // A view of a tensor that is READ_ONLY for a reason of its own (a legacy tensor's unknown
+  // writability, a producer that forbids writes) is READ_ONLY for that reason, not because
+  // its element type is const: the facade, whose import set the cause, reads and sets it.
+  const char* reason = nullptr;
+  const std::int32_t cause = dlpm_managed_read_only_cause(h.owner().get(), &reason);
+  auto made = try_to_managed_tensor(view, std::move(h).release_owner(), device);  // owns the reason now
+  if (!made || (cause != DLPM_READ_ONLY_LEGACY_UNKNOWN && cause != DLPM_READ_ONLY_PRODUCER_FORBIDS)) return made;
+  DLManagedTensorVersioned* marked = nullptr;
+  if (const dlpm_status s = dlpm_managed_forbid_writes(made->get(), cause, reason, &marked); s != DLPM_OK)
+    return unexpected_error(error::format(errc::out_of_memory, "%s", dlpm_last_error()));
+  (void)made->release();  // now inside `marked`
+  return managed_tensor::try_adopt(marked);  // the facade made it: our major version
 }
 
 template <class M>

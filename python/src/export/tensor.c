@@ -51,11 +51,15 @@ static int export_failed(dlpm_status s) {
 }
 
 /* A zero-copy export (a new managed tensor over the same memory that keeps the object
- * alive). 0, or -1 with an exception set. */
+ * alive). It is READ_ONLY for the same reason as the tensor (the facade's rule of what a
+ * legacy export may carry reads it). 0, or -1 with an exception set. */
 static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
   const DLTensor* b = &o->base->dl_tensor;
   const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
+  const char* reason = NULL;
+  int32_t cause;
+  DLManagedTensorVersioned* wrapped = NULL;
   dlpm_status s;
   Py_INCREF(self);
   s = dlpm_managed_new(b->data, b->ndim, b->shape, o->strides, b->dtype, b->device, b->byte_offset, kept,
@@ -64,6 +68,16 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
     Py_DECREF(self);
     return export_failed(s);
   }
+  if ((kept & DLPACK_FLAG_BITMASK_READ_ONLY) == 0 ||
+      ((cause = dlpm_managed_read_only_cause(o->base, &reason)) != DLPM_READ_ONLY_LEGACY_UNKNOWN &&
+       cause != DLPM_READ_ONLY_PRODUCER_FORBIDS))
+    return 0; /* writable, or flagged: the flag says all */
+  if ((s = dlpm_managed_forbid_writes(*out, cause, reason, &wrapped)) != DLPM_OK) {
+    dlpm_managed_delete(*out); /* lets go of self */
+    *out = NULL;
+    return export_failed(s);
+  }
+  *out = wrapped;
   return 0;
 }
 
@@ -257,6 +271,13 @@ static PyObject* get_dtype(PyObject* self, void* closure) {
   return Py_BuildValue("(iii)", (int)d.code, (int)d.bits, (int)d.lanes);
 }
 
+/* __dlpack_data_type__(): the array API's dtype protocol (a consumer learns the dtype
+ * without an export), answered as .dtype. */
+static PyObject* tensor_dlpack_data_type(PyObject* self, PyObject* unused) {
+  (void)unused;
+  return get_dtype(self, NULL);
+}
+
 static PyObject* get_device(PyObject* self, void* closure) {
   (void)closure;
   return tensor_dlpack_device(self, NULL);
@@ -306,6 +327,7 @@ static PyMethodDef tensor_methods[] = {
     {"__dlpack__", (PyCFunction)(void (*)(void))tensor_dlpack, METH_FASTCALL | METH_KEYWORDS,
      "__dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None): a DLPack capsule sharing the memory."},
     {"__dlpack_device__", tensor_dlpack_device, METH_NOARGS, "(device_type, device_id)"},
+    {"__dlpack_data_type__", tensor_dlpack_data_type, METH_NOARGS, "(code, bits, lanes), as DLPack's DLDataType"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -59,7 +59,7 @@ static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm)
 }
 
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
-  static const dlpm_py_type_facts none = {NULL, 0};
+  static const dlpm_py_type_facts none = {NULL, 0, 0};
   PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
   dlpm_py_type_facts facts;
@@ -76,6 +76,7 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   }
   facts.api = look_up(type, nm);
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
+  facts.announces = PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
   slot = cache_next++ % DLPM_PY_TYPE_CACHE;
   Py_XDECREF(type_cache[slot].type);
   Py_CLEAR(type_cache[slot].method);

@@ -147,6 +147,60 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
   return validates(o) ? (req ? req : no_requirements()) : NULL;
 }
 
+/* An int in [0, max] from a tuple's item i, else -1 (no exception left set). */
+static long small_int(PyObject* tuple, Py_ssize_t i, long max) {
+  PyObject* item = PyTuple_GetItem(tuple, i);
+  long v = item && PyLong_Check(item) ? PyLong_AsLong(item) : -1;
+  if (PyErr_Occurred()) PyErr_Clear();
+  return v >= 0 && v <= max ? v : -1;
+}
+
+/* obj.<name>() as a tuple of `n` ints each in [0, max[i]] into out[], or 0 when the answer
+ * cannot be used (it raised, or is no such tuple): no exception left set. */
+static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long* max, long* out) {
+  PyObject* answer = PyObject_CallMethodObjArgs(obj, name, NULL);
+  int usable = answer != NULL && PyTuple_Check(answer) && PyTuple_Size(answer) == n;
+  for (Py_ssize_t i = 0; usable && i < n; ++i) usable = (out[i] = small_int(answer, i, max[i])) >= 0;
+  Py_XDECREF(answer);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return usable;
+}
+
+dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT {
+  static const long dtype_max[3] = {255, 255, 65535};
+  static const long device_max[2] = {0x7FFFFFFF, 0x7FFFFFFF};
+  const dlpm_py_names* nm;
+  long dtype[3], device[2];
+  dlpm_status s;
+  if (obj == NULL || req == NULL || PyCapsule_CheckExact(obj) || !dlpm_py__type_facts(obj).announces) return DLPM_OK;
+  if ((nm = dlpm_py__names()) == NULL) {
+    PyErr_Clear();
+    return DLPM_OK;
+  }
+  if (!ask_tuple(obj, nm->dlpack_data_type, 3, dtype_max, dtype) || !ask_tuple(obj, nm->dlpack_device, 2, device_max, device))
+    return DLPM_OK; /* nothing usable announced: the tensor will say */
+  s = dlpm_check_announced((DLDataType){(uint8_t)dtype[0], (uint8_t)dtype[1], (uint16_t)dtype[2]},
+                           (DLDevice){(DLDeviceType)device[0], (int32_t)device[1]}, req);
+  if (s != DLPM_E_DTYPE_MISMATCH && s != DLPM_E_DEVICE_MISMATCH && s != DLPM_E_DEVICE_ID_MISMATCH)
+    return DLPM_OK; /* met, or not judged here (an ill-formed dtype, unusable requirements): the import decides */
+  return dlpm_py__fail(PyExc_TypeError, s, "%s, as the producer's __dlpack_data_type__() and __dlpack_device__() announce it",
+                       dlpm_last_error());
+}
+
+/* A reading import of a tensor whose producer forbids writes (`reason`, producer_bits.c):
+ * READ_ONLY from here on, with the reason, so that every re-export says so too. On failure
+ * (out of memory) *t is still the caller's. */
+static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reason) {
+  DLManagedTensorVersioned* wrapped = NULL;
+  const dlpm_status s = dlpm_managed_forbid_writes(*t, DLPM_READ_ONLY_PRODUCER_FORBIDS, reason, &wrapped);
+  if (s != DLPM_OK) {
+    dlpm_py_raise(s);
+    return s;
+  }
+  *t = wrapped;
+  return DLPM_OK;
+}
+
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
  * `how`, when not NULL (dlpm_py_import_traced), says which way the tensor came. `capsule`,
@@ -156,6 +210,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
                                        dlpm_py_provenance* how, PyObject** capsule) {
   DLManagedTensorVersioned* t = NULL;
+  const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   dlpm_status s;
@@ -163,6 +218,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
   } else {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
+    if (check != NULL && facts.announces && (s = dlpm_py_check_announced(obj, check)) != DLPM_OK) return s;
     if (!accepts_semantic_bits(o)) bits = facts.semantic_bits;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
@@ -182,10 +238,18 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (legacy) how->dlpack_version.major = how->dlpack_version.minor = 0; /* it had none */
   }
 
-  /* The tensor is ours: from here it goes to *out or is deleted. */
-  if ((bits == 0 || (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder)) == DLPM_OK) &&
+  /* The tensor is ours: from here it goes to *out or is deleted. legacy_writable trusts a
+   * tensor whose writability nobody knows, also after a hop through a Tensor that
+   * re-exported a legacy import as versioned (the flag is then ours to drop). */
+  if (o->legacy_writable && !legacy && (t->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0 &&
+      dlpm_managed_read_only_cause(t, NULL) == DLPM_READ_ONLY_LEGACY_UNKNOWN)
+    t->flags &= ~(uint64_t)DLPACK_FLAG_BITMASK_READ_ONLY;
+  if ((bits == 0 ||
+       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
     dlpm_py_raise(s);
+  if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
+
   if (s != DLPM_OK) {
     delete_keeping_error(t);
     if (capsule != NULL) Py_CLEAR(*capsule); /* "used_...": nothing left to delete */
@@ -240,16 +304,19 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
       DLTensor view;
+      const char* forbids = NULL;
+      if (check != NULL && facts.announces && (s = dlpm_py_check_announced(obj, check)) != DLPM_OK) return s;
       if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !accepts_semantic_bits(o) &&
-          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0)) != DLPM_OK)
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
         dlpm_py_raise(s);
         return s;
       }
       out->dl_tensor = view;
+      if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
       return DLPM_OK;
     }
   }

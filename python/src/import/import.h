@@ -50,6 +50,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
 typedef struct dlpm_py_type_facts {
   const DLPackExchangeAPI* api; /* the table the type publishes, usable here, or NULL */
   unsigned semantic_bits;       /* producer_bits.c's rule for the type; 0: none */
+  int announces;                /* the type has __dlpack_data_type__ (the array API's dtype protocol) */
 } dlpm_py_type_facts;
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
 
@@ -73,9 +74,13 @@ dlpm_status dlpm_py__exchange_entry_failed(PyObject* obj, const char* entry);
 unsigned dlpm_py__semantic_bits_of_type(PyObject* type);
 
 /* producer_bits.c: refuses (BufferError) a tensor of obj, whose type has `rule` (nonzero),
- * with one of its producer's semantic bits set. `dtype` is the exported tensor's; `writes`:
- * the import writes through it; `via_dunder`: it came from obj.__dlpack__(), which makes
- * some checks itself. Returns DLPM_OK, or a status with an exception set. */
-dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder);
+ * with one of its producer's semantic bits set that changes its values, or, when `writes`
+ * (the import writes through it), one that forbids writes. A reading import with a bit set
+ * that forbids writes is not refused: *forbids receives the producer's reason (a static
+ * string completing "the tensor is READ_ONLY because ..."), else NULL. `dtype` is the
+ * exported tensor's; `via_dunder`: it came from obj.__dlpack__(), which makes some checks
+ * itself. Returns DLPM_OK, or a status with an exception set. */
+dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder,
+                                         const char** forbids);
 
 #endif

@@ -1,23 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Semantic bits: state that a producer keeps beside a tensor, that changes what its memory
  * means or how it may be used, and that a DLPack tensor cannot carry. A consumer that drops
- * one reads wrong values and sees no error: PyTorch's lazy conjugate view of [1+2j] holds
- * 1+2j in memory and means 1-2j. The rule, in this one place: a tensor with such a bit set
- * is refused (BufferError, naming the bit and the producer's own remedy) unless the caller
- * set dlpm_py_options.accept_semantic_bits, resolves the bits itself and reads the raw
- * memory.
+ * one reads wrong values, or writes where the producer forbids it, and sees no error:
+ * PyTorch's lazy conjugate view of [1+2j] holds 1+2j in memory and means 1-2j; a write into
+ * a tensor that requires grad bypasses autograd. The rule, in this one place, unless the
+ * caller set dlpm_py_options.accept_semantic_bits (resolves the bits itself and takes the
+ * raw memory): a bit that changes the values refuses the tensor (BufferError, naming the
+ * bit and the producer's own remedy); a bit that forbids writes refuses an import that
+ * writes, and makes a reading import READ_ONLY with the producer's reason
+ * (dlpm_managed_forbid_writes), so that no re-export of it can be written either.
  *
  * The table below has one row per producer and one line per bit. To add a producer: its
  * module and tensor type (subclasses count), how each bit is asked (a method without
- * arguments or an attribute, true when set), when asking is needed (complex dtypes only;
- * only for an import that writes), and whether the producer's own __dlpack__ already refuses
- * it (then it is asked on the exchange-API paths only: they skip the producer's checks).
+ * arguments or an attribute, true when set), when asking is needed (complex dtypes only, or
+ * always), what a set bit means (wrong values, or writes forbidden), and whether the
+ * producer's own __dlpack__ already refuses it (then it is asked on the exchange-API paths
+ * only: they skip the producer's checks).
  *
  * Cost: a type is recognised once, when exchange_api.c's per-type cache first meets it: a
  * look in sys.modules, so a producer that was never imported is never imported here (its
  * tensors cannot exist yet). The answer is cached with the type's exchange table. An object
- * of any other type costs one comparison per import; a PyTorch tensor one query (is_neg),
- * two for a complex one (is_conj), three for an import that writes (requires_grad). */
+ * of any other type costs one comparison per import; a PyTorch tensor through its exchange
+ * API two queries (is_neg, requires_grad), three for a complex one (is_conj); through
+ * __dlpack__, which refuses the other two itself, one (is_neg). */
 #include "import/import.h"
 
 #include <string.h>
@@ -40,15 +45,18 @@
 /* ---- the table ------------------------------------------------------------------------- */
 
 enum { ASK_METHOD, ASK_ATTRIBUTE };
-enum { ALWAYS = 0, COMPLEX_ONLY = 1, WRITES_ONLY = 2 };
+enum { ALWAYS = 0, COMPLEX_ONLY = 1 };
+enum { WRONG_VALUES, FORBIDS_WRITES };
 
 typedef struct semantic_bit {
   const char* query;  /* the method called without arguments, or the attribute read */
   int how;            /* ASK_METHOD, ASK_ATTRIBUTE */
-  int when;           /* ALWAYS, COMPLEX_ONLY (kDLComplex tensors), WRITES_ONLY */
+  int when;           /* ALWAYS, COMPLEX_ONLY (kDLComplex tensors) */
+  int means;          /* WRONG_VALUES: refused; FORBIDS_WRITES: refused for writing, else READ_ONLY */
   int dunder_refuses; /* the producer's __dlpack__ refuses it itself: not asked on that path */
-  const char* what;   /* the message: what is set, and what a reader of the memory would get */
+  const char* what;   /* the message: what is set, and what a reader (or writer) of the memory would get */
   const char* fix;    /* the remedy: the producer's own call */
+  const char* forbids; /* FORBIDS_WRITES: completes "the tensor is READ_ONLY because ..." */
 } semantic_bit;
 
 #define MAX_BITS 4
@@ -72,15 +80,18 @@ typedef struct producer {
 static const producer producers[] = {
     {"torch",
      "Tensor",
-     {{"is_conj", ASK_METHOD, COMPLEX_ONLY, 1,
+     {{"is_conj", ASK_METHOD, COMPLEX_ONLY, WRONG_VALUES, 1,
        "its conjugate bit is set (a lazy conjugate view: its memory holds the unconjugated values)",
-       "call .resolve_conj() on it first"},
-      {"is_neg", ASK_METHOD, ALWAYS, 0,
+       "call .resolve_conj() on it first", NULL},
+      {"is_neg", ASK_METHOD, ALWAYS, WRONG_VALUES, 0,
        "its negative bit is set (a lazy negated view: its memory holds the values' negatives)",
-       "call .resolve_neg() on it first"},
-      {"requires_grad", ASK_ATTRIBUTE, WRITES_ONLY, 1,
+       "call .resolve_neg() on it first", NULL},
+      /* PyTorch's own __dlpack__ refuses it: "Can't export tensors that require gradient". */
+      {"requires_grad", ASK_ATTRIBUTE, ALWAYS, FORBIDS_WRITES, 1,
        "it requires grad, and a write through this import would bypass autograd",
-       "call .detach() on it first, or import it read-only"}},
+       "call .detach() on it first, or import it read-only",
+       "torch.Tensor forbids writes to tensors that require gradient (a write would bypass autograd; call "
+       ".detach() on it first)"}},
      3,
      {"_C.DisableTorchFunctionSubclass", "_C.DisableTorchFunction"}, /* PyTorch 2, 1.x */
      "__torch_function__",
@@ -105,7 +116,7 @@ typedef struct producer_state {
   getter direct_get[MAX_BITS];  /* an attribute that is a C getter of the type: the getter */
   void* closure[MAX_BITS];      /* and its closure */
 #endif
-  unsigned asked[8];          /* the bits to ask (a mask), by situation(): the table's "when" */
+  unsigned asked[4];          /* the bits to ask (a mask), by situation(): the table's "when" */
   PyObject* hooks_off;        /* the context manager class, or NULL (asked with the hooks on) */
   PyObject* hook;             /* interned name of the hook attribute, or NULL */
   PyObject* hook_off;         /* the hook's "off" value, or NULL */
@@ -114,8 +125,8 @@ typedef struct producer_state {
 static producer_state states[NPRODUCERS];
 
 /* An index into producer_state.asked: what decides which bits are asked. */
-static unsigned situation(int via_dunder, int complex_dtype, int writes) {
-  return (via_dunder ? 4u : 0u) | (complex_dtype ? 2u : 0u) | (writes ? 1u : 0u);
+static unsigned situation(int via_dunder, int complex_dtype) {
+  return (via_dunder ? 2u : 0u) | (complex_dtype ? 1u : 0u);
 }
 
 /* module.a.b.c (a new reference), or NULL with an exception set. */
@@ -190,11 +201,10 @@ static int resolve(size_t i, PyObject* module) {
     Py_CLEAR(st.hooks_off);
     Py_CLEAR(st.hook);
   }
-  for (unsigned k = 0; k < 8; ++k)
+  for (unsigned k = 0; k < 4; ++k)
     for (int b = 0; b < p->nbits; ++b) {
       const semantic_bit* bit = &p->bits[b];
-      if (((k & 4) && bit->dunder_refuses) || ((bit->when & COMPLEX_ONLY) && !(k & 2)) || ((bit->when & WRITES_ONLY) && !(k & 1)))
-        continue;
+      if (((k & 2) && bit->dunder_refuses) || (bit->when == COMPLEX_ONLY && !(k & 1))) continue;
       st.asked[k] |= 1u << b;
     }
   st.ready = 1;
@@ -318,14 +328,16 @@ static int hooks_on(PyObject* guard) {
   return 0;
 }
 
-dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder) {
+dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder,
+                                         const char** forbids) {
   const size_t row = (rule & ROW_MASK) - 1;
   const producer* p = &producers[row];
   const producer_state* st = &states[row];
   PyObject* guard = NULL;
   dlpm_status s = DLPM_OK;
+  *forbids = NULL;
   if ((rule & HOOKED) && hooks_off(st, &guard) != 0) return dlpm_py__producer_failed("turning the tensor type's hooks off");
-  for (unsigned left = st->asked[situation(via_dunder, dtype.code == kDLComplex, writes)]; left != 0 && s == DLPM_OK;
+  for (unsigned left = st->asked[situation(via_dunder, dtype.code == kDLComplex)]; left != 0 && s == DLPM_OK;
        left &= left - 1) {
     int b = 0, set;
     const semantic_bit* bit;
@@ -334,6 +346,8 @@ dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataTyp
     set = ask(st, b, bit, obj);
     if (set < 0)
       s = dlpm_py__producer_failed(bit->query);
+    else if (set && bit->means == FORBIDS_WRITES && !writes)
+      *forbids = bit->forbids;
     else if (set)
       s = dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
                         "%s.%s refused: %s; %s, or set dlpm_py_options.accept_semantic_bits = 1 to take the raw "

@@ -11,6 +11,7 @@ const dlpm_py_names* dlpm_py__names(void) {
   if (names_ready) return &names;
   names.dlpack = intern("__dlpack__");
   names.dlpack_device = intern("__dlpack_device__");
+  names.dlpack_data_type = intern("__dlpack_data_type__");
   names.exchange_capsule = intern("__dlpack_c_exchange_api__");
   names.exchange_integer = intern("__c_dlpack_exchange_api__");
   names.max_version = intern("max_version");
@@ -19,7 +20,7 @@ const dlpm_py_names* dlpm_py__names(void) {
   names.stream = intern("stream");
   names.our_max_version = Py_BuildValue("(ii)", 1, (int)DLPACK_MINOR_VERSION);
   names.kwnames_max_version = names.max_version ? PyTuple_Pack(1, names.max_version) : NULL;
-  if (!names.dlpack || !names.dlpack_device || !names.exchange_capsule || !names.exchange_integer || !names.max_version ||
+  if (!names.dlpack || !names.dlpack_device || !names.dlpack_data_type || !names.exchange_capsule || !names.exchange_integer || !names.max_version ||
       !names.dl_device || !names.copy || !names.stream || !names.our_max_version || !names.kwnames_max_version)
     return NULL; /* only under MemoryError; names made so far are leaked, the next call retries */
   names_ready = 1;

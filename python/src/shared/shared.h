@@ -16,6 +16,7 @@
 typedef struct dlpm_py_names {
   PyObject* dlpack;             /* "__dlpack__" */
   PyObject* dlpack_device;      /* "__dlpack_device__" */
+  PyObject* dlpack_data_type;   /* "__dlpack_data_type__" */
   PyObject* exchange_capsule;   /* "__dlpack_c_exchange_api__" */
   PyObject* exchange_integer;   /* "__c_dlpack_exchange_api__" */
   PyObject* max_version;        /* "max_version" */

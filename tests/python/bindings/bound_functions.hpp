@@ -29,6 +29,7 @@ using const_i32_1d = std::mdspan<const std::int32_t, std::dextents<int64_t, 1>>;
 using f64_strided = std::mdspan<double, std::dextents<int64_t, 1>, std::layout_stride>;
 using f32_2d_strided = std::mdspan<float, std::dextents<int64_t, 2>, std::layout_stride>;
 using const_f32_2d = std::mdspan<const float, std::dextents<int64_t, 2>>;
+using const_f32_2d_strided = std::mdspan<const float, std::dextents<int64_t, 2>, std::layout_stride>;
 
 /// a *= k, in place: what C++ writes, Python reads (zero copy).
 inline void scale(f32_2d a, float k) {
@@ -78,6 +79,8 @@ inline std::optional<dp::held_view<const_f32_2d>>& kept() {
   return k;
 }
 inline void keep(dp::held_view<const_f32_2d> h) { kept().emplace(std::move(h)); }
+/// The view it was given, returned as a tensor (what a function that only reads returns).
+inline dp::held_view<const_f32_2d> same_const(dp::held_view<const_f32_2d> h) { return h; }
 inline std::optional<double> kept_sum() {
   if (!kept()) return std::nullopt;
   double s = 0;
@@ -89,13 +92,15 @@ inline std::optional<double> kept_sum() {
 }
 
 /// Every other row of `h`, returned as a tensor that owns `h`'s tensor: Python sees the
-/// rows, not the whole array, and writes through to the original memory.
-inline dp::held_view<f32_2d_strided> every_other_row(dp::held_view<f32_2d_strided> h) {
+/// rows, not the whole array, and writes through to the original memory (M mutable), or
+/// may read them only (M const: READ_ONLY for the reason the tensor was, if it was).
+template <class M>
+inline dp::held_view<M> every_other_row(dp::held_view<M> h) {
   const auto v = h.view();
   const std::array<int64_t, 2> extents{(v.extent(0) + 1) / 2, v.extent(1)};
   const std::array<int64_t, 2> strides{v.stride(0) * 2, v.stride(1)};
-  const f32_2d_strided rows(v.data_handle(), std::layout_stride::mapping(std::dextents<int64_t, 2>(extents), strides));
-  return dp::held_view<f32_2d_strided>(std::move(h).release_owner(), rows);
+  const M rows(v.data_handle(), std::layout_stride::mapping(std::dextents<int64_t, 2>(extents), strides));
+  return dp::held_view<M>(std::move(h).release_owner(), rows);
 }
 
 /// An owned tensor in, the same tensor out (as a dlpack_mdspan.Tensor): ownership moves.
@@ -150,8 +155,10 @@ void define_all(Module& m, NoConvert no_convert, ReleaseGil release_gil) {
   m.def("fill_legacy", &fill_legacy);
   m.def("fill", &fill);
   m.def("keep", &keep);
+  m.def("same_const", &same_const);
   m.def("kept_sum", &kept_sum);
-  m.def("every_other_row", &every_other_row);
+  m.def("every_other_row", &every_other_row<f32_2d_strided>);
+  m.def("every_other_row_const", &every_other_row<const_f32_2d_strided>);
   m.def("pass_through", &pass_through);
   m.def("arange_2x3", &arange_2x3);
   m.def("arange_2x3_numpy", &arange_2x3_as<dp::framework::numpy>);

@@ -131,6 +131,20 @@ DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t fl
   return true;
 }
 
+// The device rule of check_requirements, worded: the type listed (or any), the ordinal equal
+// (or any).
+inline bool check_required_device(const DLDevice& d, const tensor_requirements& req, error* err) noexcept {
+  if (req.device_types != nullptr) {
+    auto listed = [&](std::int32_t type) {
+      for (std::int32_t i = 0; i < req.num_device_types; ++i)
+        if (req.device_types[i] == type) return true;
+      return false;
+    };
+    return check_device(d, listed, "the listed device types", req.device_id, err);
+  }
+  return check_device(d, [](std::int32_t) { return true; }, "any", req.device_id, err);
+}
+
 // check_requirements' rules in their documented order, wording the first one broken. Out
 // of line: only failures get here (requirements_met said no). Returns true if none is
 // broken, so a caller stays correct even if the two ever disagreed.
@@ -151,16 +165,7 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
       }
     }
   }
-  if (req.device_types != nullptr) {
-    auto listed = [&](std::int32_t type) {
-      for (std::int32_t i = 0; i < req.num_device_types; ++i)
-        if (req.device_types[i] == type) return true;
-      return false;
-    };
-    if (!check_device(t.device, listed, "the listed device types", req.device_id, err)) return false;
-  } else if (!check_device(t.device, [](std::int32_t) { return true; }, "any", req.device_id, err)) {
-    return false;
-  }
+  if (!check_required_device(t.device, req, err)) return false;
   const bool order_ok = req.order == 0 ||
                         ((req.order == 'C' || req.order == 'A') && is_compact_valid(t, summary.numel, true)) ||
                         ((req.order == 'F' || req.order == 'A') && is_compact_valid(t, summary.numel, false));
@@ -199,6 +204,20 @@ inline namespace DLPM_ABI {
 DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                error* err) noexcept {
   return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
+}
+
+/// What a producer can say of a tensor before exporting it (the array API's
+/// __dlpack_data_type__ and __dlpack_device__), checked against the dtype and device rules
+/// of `req` alone, worded as check_requirements words them: a consumer with several typed
+/// overloads refuses a wrong one without an export. Passing says nothing of the rest (the
+/// tensor itself stays authoritative); failing means check_requirements would fail too, if
+/// the producer told the truth. An ill-formed dtype is errc::invalid_dtype (the announcement
+/// cannot be judged, not the tensor).
+inline bool check_announced(const DLDataType& dtype, const DLDevice& device, const tensor_requirements& req,
+                            error* err) noexcept {
+  if (!check_requirements_valid(req, err)) return false;
+  if (req.check_dtype && !check_dtype_equals(dtype, req.dtype, err)) return false;
+  return detail::check_required_device(device, req, err);
 }
 
 }  // inline namespace DLPM_ABI

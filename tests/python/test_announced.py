@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The array API's dtype and device protocol (__dlpack_data_type__, __dlpack_device__): our
+Tensor answers it, and a typed import asks a producer that offers it before any export, so
+a wrong dtype is refused without a capsule. The capsule stays authoritative: a producer
+whose announcement raises, is malformed, or lies never yields a wrongly typed view.
+"""
+import importlib
+
+import pytest
+
+import dlpm_interop as dl
+
+INT, FLOAT = 0, 2
+F32, I32 = (FLOAT, 32, 1), (INT, 32, 1)
+
+
+class Announcing:
+    """A NumPy array's producer that announces `announce` (or raises it, an exception) and
+    counts the capsules its __dlpack__ makes (NumPy 1.x refuses max_version: the component
+    asks again without it, which makes one)."""
+
+    def __init__(self, array, announce):
+        self.array, self.announce, self.calls = array, announce, 0
+
+    def __dlpack__(self, **kwargs):
+        capsule = self.array.__dlpack__(**kwargs)
+        self.calls += 1
+        return capsule
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+    def __dlpack_data_type__(self):
+        if isinstance(self.announce, Exception):
+            raise self.announce
+        return self.announce
+
+
+def test_our_tensor_answers_the_protocol():
+    t = dl.tensor((2, 3), I32)
+    assert t.__dlpack_data_type__() == I32 == t.dtype
+    assert t.__dlpack_device__() == (1, 0)
+
+
+def test_a_mismatch_is_refused_without_an_export(np):
+    p = Announcing(np.arange(3, dtype=np.float32), F32)
+    with pytest.raises(TypeError, match=r"does not match the required .*, as the producer's __dlpack_data_type__\(\)"):
+        dl.consume(p, dtype=I32)
+    assert p.calls == 0, "refused before the producer made a capsule"
+    assert dl.consume(p, dtype=F32)["shape"] == (3,) and p.calls == 1
+    dl.consume(p)  # no dtype asked: nothing to announce against
+    assert p.calls == 2
+
+
+def test_our_tensor_is_refused_without_an_export(monkeypatch):
+    t = dl.tensor((2,), F32)
+    with pytest.raises(TypeError, match="__dlpack_data_type__"):
+        dl.consume(t, dtype=I32)
+    with pytest.raises(TypeError, match="__dlpack_data_type__"):
+        dl.consume(t, dtype=I32, borrow=True)  # the exchange API's borrow too
+    assert dl.consume(t, dtype=F32, borrow=True)["dtype"] == F32
+
+
+@pytest.mark.parametrize("announce", [ValueError("no dtype"), "float32", (2, 32), (300, 32, 1), (2, -1, 1), None,
+                                      (2.0, 32, 1)], ids=repr)
+def test_an_unusable_announcement_is_ignored(np, announce):
+    """It raises or is no (code, bits, lanes) tuple: the capsule decides, as without it."""
+    p = Announcing(np.arange(3, dtype=np.float32), announce)
+    assert dl.consume(p, dtype=F32)["dtype"] == F32 and p.calls == 1
+    with pytest.raises(TypeError, match="does not match the required"):
+        dl.consume(p, dtype=I32)  # refused by the tensor itself, after the export
+    assert p.calls == 2
+
+
+def test_a_lying_producer_never_yields_a_wrong_view(np):
+    liar = Announcing(np.arange(3, dtype=np.float32), I32)  # says int32, hands over float32
+    with pytest.raises(TypeError, match="does not match the required"):
+        dl.consume(liar, dtype=I32)  # passes the announcement, refused by the capsule
+    assert liar.calls == 1
+    with pytest.raises(TypeError, match="__dlpack_data_type__"):
+        dl.consume(liar, dtype=F32)  # refused by its own announcement: a float32 view is never made
+    assert liar.calls == 1
+
+
+@pytest.fixture(params=["bound_nanobind", "bound_pybind11"])
+def ext(request):
+    return importlib.import_module(request.param)
+
+
+def test_overloads_fall_through_without_an_export(ext, np):
+    """kind() has a float32 overload, then an int32 one: an int32 tensor that announces its
+    dtype is exported once, for the overload that takes it."""
+    p = Announcing(np.arange(3, dtype=np.int32), I32)
+    assert ext.kind(p) == "int32"
+    assert p.calls == 1
+    q = Announcing(np.arange(3, dtype=np.float32), F32)
+    assert ext.kind(q) == "float32" and q.calls == 1
+    t = dl.tensor((2,), I32)
+    assert ext.kind(t) == "int32"
