@@ -1104,6 +1104,31 @@ static void test_alloc_and_copy_to_host(void) {
   CHECK_STATUS(dlpm_managed_alloc_host(2, shape, dtype(kDLInt, 16, 1), 0, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* dlpm_check_announced: only the dtype and device rules, worded as dlpm_check words them. */
+static void test_check_announced(void) {
+  static const int32_t cuda_only[1] = {kDLCUDA};
+  const DLDataType f32 = dtype(kDLFloat, 32, 1), i32 = dtype(kDLInt, 32, 1);
+  const DLDevice cpu = {kDLCPU, 0}, cuda1 = {kDLCUDA, 1};
+  dlpm_requirements req;
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.ndim = 3; /* not an announced fact: never judged here */
+  CHECK_STATUS(dlpm_check_announced(f32, cpu, &req), DLPM_OK);
+  req.check_dtype = 1;
+  req.dtype = i32;
+  CHECK_STATUS(dlpm_check_announced(f32, cpu, &req), DLPM_E_DTYPE_MISMATCH);
+  CHECK_STATUS(dlpm_check_announced(i32, cpu, &req), DLPM_OK);
+  CHECK_STATUS(dlpm_check_announced(dtype(kDLFloat, 32, 0), cpu, &req), DLPM_E_INVALID_DTYPE);
+  req.device_types = cuda_only;
+  req.num_device_types = 1;
+  CHECK_STATUS(dlpm_check_announced(i32, cpu, &req), DLPM_E_DEVICE_MISMATCH);
+  CHECK_STATUS(dlpm_check_announced(i32, cuda1, &req), DLPM_OK);
+  req.device_id = 0;
+  CHECK_STATUS(dlpm_check_announced(i32, cuda1, &req), DLPM_E_DEVICE_ID_MISMATCH);
+  CHECK_STATUS(dlpm_check_announced(i32, cuda1, NULL), DLPM_E_NULL_POINTER);
+  req.version = 0;
+  CHECK_STATUS(dlpm_check_announced(i32, cuda1, &req), DLPM_E_UNSUPPORTED_VERSION);
+}
+
 static void test_every_status_is_named(void) {
   dlpm_status s;
   for (s = 0; s <= DLPM_E_PRODUCER_FAILED; ++s) CHECK(strcmp(dlpm_status_string(s), "unknown status") != 0);
@@ -1123,6 +1148,7 @@ int main(void) {
   test_managed_new_and_delete();
   test_managed_new_ordered();
   test_version_and_legacy();
+  test_check_announced();
   test_extremes();
   test_requirements_are_checked();
   test_to_legacy_checks_the_version();
