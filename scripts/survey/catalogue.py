@@ -75,7 +75,8 @@ def tensorflow():
     cases = _layouts(TF_2D, "tf.transpose(" + TF_2D + ")", TF_2D + "[1:, ::2]", TF_2D + "[1:2]", TF_2D + "[::-1]",
                      "tf.broadcast_to(tf.range(6, dtype=tf.float32), (4, 6))", "tf.constant(3.5)",
                      "tf.zeros((0, 3))", (None, "every TensorFlow tensor is immutable: see the rows above"))
-    cases.update(_dtypes("tf.cast(tf.range(4), {})",
+    # From floats: TensorFlow casts int32 to no float8 type.
+    cases.update(_dtypes("tf.cast(tf.range(4.0), {})",
                          lambda name: "tf.dtypes.experimental." + name if name.startswith("float8") else "tf." + name))
     return {"title": "TensorFlow", "distributions": ["tensorflow-cpu", "tensorflow"], "imports": ["import tensorflow as tf"],
             "cases": cases, "spacer": "tf.zeros({n}, dtype=tf.uint8)"}

@@ -34,6 +34,10 @@ the same device, dtype, shape, strides, byte_offset and data pointer as the impo
 "refused" is the exception raised, class and message; "not made" means the framework's own
 expression raised.
 
+The summary's *reversed* and *broadcast* say whether the view arrived with negative or zero
+strides, or as a new array (the framework's slicing or broadcasting made new memory); its
+last two columns name the cases refused.
+
 """
 
 
@@ -191,8 +195,8 @@ def _glance(section, doc):
     return [heading(section, doc), section["where"],
             _path(contiguous) + ", " + _capsule(contiguous) if contiguous else "—",
             how("contiguous", lambda w: _tuple(w["strides"])),
-            how("reversed", lambda w: "negative strides" if any(s < 0 for s in w["strides"] or []) else "a copy"),
-            how("broadcast", lambda w: "zero strides" if 0 in (w["strides"] or []) else "a copy"),
+            how("reversed", lambda w: "negative strides" if any(s < 0 for s in w["strides"] or []) else "a new array"),
+            how("broadcast", lambda w: "zero strides" if 0 in (w["strides"] or []) else "a new array"),
             how("empty", lambda w: "NULL data" if w["first_alignment"] is None else "data set"),
             _alignment(contiguous.get("first_alignment")) if contiguous else "—",
             ", ".join(refused) or "none",
