@@ -7,7 +7,7 @@ building the dlpack_mdspan package it needs:
     python3 survey.py --site DIR --page docs/framework-survey.md --check
 
 DIR holds the dlpack_mdspan package (put on each probe's PYTHONPATH). The interpreters come
-from the environment scripts/venvs.sh sets (DLPM_FRAMEWORKS_VENV, DLPM_SYCL_VENV) and
+from the environment scripts/venvs.sh sets (DLPM_FRAMEWORKS_PYTHON, DLPM_SYCL_PYTHON) and
 Debian's /usr/bin/python3. A framework whose interpreter or module is missing is skipped:
 --write says so on the page, --check leaves its section unchecked and says so.
 """
@@ -23,22 +23,24 @@ import render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBIAN_PYTHON = "/usr/bin/python3"
+VARIABLES = {"frameworks": "DLPM_FRAMEWORKS_PYTHON", "sycl": "DLPM_SYCL_PYTHON"}
 
 
 def interpreters():
-    """Each interpreter of the survey: its executable, its label on the page, extra environment."""
-    frameworks = os.path.join(os.environ.get("DLPM_FRAMEWORKS_VENV", "/var/cache/dlpack-mdspan-venv/frameworks"),
-                              "bin", "python")
-    sycl_venv = os.environ.get("DLPM_SYCL_VENV", "/var/cache/dlpack-mdspan-venv/sycl")
-    # Intel's OpenCL CPU runtime sits in the venv's lib folder, which the ICD loader does not
-    # search (as cmake/DlpackMdspanSycl.cmake sets for the SYCL tests).
-    sycl_env = {"LD_LIBRARY_PATH": os.path.join(sycl_venv, "lib")}
-    if os.path.exists(os.path.join(sycl_venv, "lib", "libintelocl.so")):
-        sycl_env["OCL_ICD_FILENAMES"] = os.path.join(sycl_venv, "lib", "libintelocl.so")
+    """Each interpreter of the survey: its executable, its label on the page, extra environment.
+    The venvs' interpreters are the ones scripts/venvs.sh exports (dlpm_export_venv_pythons)."""
+    frameworks = os.environ.get("DLPM_FRAMEWORKS_PYTHON", "")
+    sycl = os.environ.get("DLPM_SYCL_PYTHON", "")
+    # Intel's OpenCL CPU runtime sits in the SYCL venv's lib folder, which the ICD loader does
+    # not search (the environment cmake/DlpackMdspanSycl.cmake gives the SYCL tests).
+    sycl_lib = os.path.join(os.path.dirname(os.path.dirname(sycl)), "lib")
+    sycl_env = {"LD_LIBRARY_PATH": sycl_lib}
+    if os.path.exists(os.path.join(sycl_lib, "libintelocl.so")):
+        sycl_env["OCL_ICD_FILENAMES"] = os.path.join(sycl_lib, "libintelocl.so")
     return {
         "frameworks": (frameworks, "the frameworks venv of scripts/install-deps", {}),
         "debian": (DEBIAN_PYTHON, "Debian's /usr/bin/python3", {}),
-        "sycl": (os.path.join(sycl_venv, "bin", "python"), "the SYCL venv of scripts/install-deps", sycl_env),
+        "sycl": (sycl, "the SYCL venv of scripts/install-deps", sycl_env),
     }
 
 
@@ -58,8 +60,9 @@ SECTIONS = [
 
 def run_probe(section, site):
     python, _, extra = interpreters()[section["interpreter"]]
-    if not os.access(python, os.X_OK):
-        return {"catalogue": section["catalogue"], "missing": "no interpreter " + python}
+    if not python or not os.access(python, os.X_OK):
+        said = python or "none: {} is not set".format(VARIABLES[section["interpreter"]])
+        return {"catalogue": section["catalogue"], "missing": "no interpreter ({})".format(said)}
     env = dict(os.environ, PYTHONPATH=site, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1", JAX_PLATFORMS="cpu",
                TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", **extra)
     done = subprocess.run([python, os.path.join(HERE, "probe.py"), section["catalogue"]], env=env,
