@@ -86,8 +86,12 @@ def main():
     sections = [{"id": id_, "catalogue": catalogue, "interpreter": interpreter, "label": label,
                  "where": labels[interpreter][1]} for id_, catalogue, interpreter, label in SECTIONS]
     # Two at a time: CI machines have two cores, and TensorFlow's import alone takes seconds.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        docs = dict(zip([s["id"] for s in sections], pool.map(lambda s: run_probe(s, args.site), sections)))
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            docs = dict(zip([s["id"] for s in sections], pool.map(lambda s: run_probe(s, args.site), sections)))
+    except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as e:
+        print("survey-frameworks: {}".format(e), file=sys.stderr)
+        return 1
     for section in sections:
         doc = docs[section["id"]]
         state = "skipped: " + doc["missing"] if "missing" in doc else "{} cases".format(len(doc["cases"]))
