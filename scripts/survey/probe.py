@@ -9,11 +9,11 @@ __dlpack__(max_version=(1, 3)), asked again without keywords when refused), and 
 capsules that x.__dlpack__() and x.__dlpack__(max_version=(1, 3)) return. Prints one JSON
 document: what arrived, or the exception raised, per case and per way.
 
-Addresses never reach the output. Alignment is the largest power of two
-dividing an address, at most 64, and an allocator's alignment shows only over several allocations: each
+Addresses never reach the output. Alignment is the largest power of two dividing an
+address, at most 64, and an allocator's alignment shows only over several allocations: each
 case is built TRIALS times, each after a spacer allocation of another size from the same
 framework, all kept alive, and the smallest alignment seen is reported. Every other fact
-must be the same in every trial.
+must be the same in every trial (the disagreeing ones are named on the page).
 """
 import importlib.metadata
 import json
@@ -148,15 +148,16 @@ def main():
         else:
             row["made"] = made
             kept, trials = [], []
-            try:
-                for trial in range(TRIALS):
-                    kept.append(eval(catalogue["spacer"].format(n=16 * trial + 8), scope))  # noqa: S307
+            for trial in range(TRIALS):
+                kept.append(eval(catalogue["spacer"].format(n=16 * trial + 8), scope))  # noqa: S307
+                try:
                     x = eval(made, scope)  # noqa: S307 - the catalogue's expression
-                    kept.append(x)
-                    trials.append(ways(dm, x))
-            except Exception as e:  # noqa: BLE001 - a case the framework cannot make is a finding
-                row["not_made"] = error_text(e)
-            if trials and "not_made" not in row:
+                except Exception as e:  # noqa: BLE001 - a case the framework cannot make is a finding
+                    row["not_made"] = error_text(e)
+                    break
+                kept.append(x)
+                trials.append(ways(dm, x))
+            if "not_made" not in row:
                 row.update({way: merge([t[way] for t in trials]) for way in ("import", "legacy", "versioned")})
             del kept, trials
         result["cases"].append(row)
