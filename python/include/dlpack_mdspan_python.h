@@ -170,7 +170,9 @@ DLPM_PY_API dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, con
                                          dlpm_py_borrowed* out, PyObject** keep_alive) DLPM_NOEXCEPT;
 
 /** Asks obj's producer, without an export, what it would hand over (the array API's
- * `__dlpack_data_type__()` and `__dlpack_device__()`, where obj's type has the former) and
+ * `__dlpack_data_type__()` and `__dlpack_device__()`, where obj's type has the former and
+ * publishes no exchange API, through which the tensor costs no capsule and is cheaper to
+ * look at than two Python calls) and
  * checks that against the dtype and device fields of `req` (dlpm_check_announced). For a
  * typed binding with several overloads: a wrong one is refused before the producer makes a
  * capsule. Returns DLPM_OK when they may match, or when nothing usable is announced (no
