@@ -199,6 +199,13 @@ struct provenance_bridge {
   }
 };
 
+// The refusal of a tensor of another DLPack major version, whose `version` alone may be
+// read (DLPack's rule): `who` names the caller ("" or "adopt: "), `fate` what became of it.
+DLPM_COLD inline error other_major_version(const char* who, DLPackVersion v, const char* fate) noexcept {
+  return error::format(errc::version_mismatch, "%sDLPack version %u.%u has major %u, this library speaks major %u; %s", who,
+                       v.major, v.minor, v.major, static_cast<unsigned>(DLPACK_MAJOR_VERSION), fate);
+}
+
 inline bool same_tensor(const DLTensor& a, const DLTensor& b) noexcept {
   return a.data == b.data && a.device.device_type == b.device.device_type && a.device.device_id == b.device.device_id &&
          a.ndim == b.ndim && a.dtype.code == b.dtype.code && a.dtype.bits == b.dtype.bits && a.dtype.lanes == b.dtype.lanes &&
@@ -269,11 +276,7 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
                                                                      const char* reason = nullptr) noexcept {
   if (t == nullptr) return unexpected_error(error::format(errc::null_pointer, "forbid_writes: the tensor is NULL"));
   if (t->version.major != DLPACK_MAJOR_VERSION)
-    return unexpected_error(error::format(errc::version_mismatch,
-                                          "forbid_writes: DLPack version %u.%u has major %u, this library speaks major %u; "
-                                          "the tensor is still the caller's",
-                                          t->version.major, t->version.minor, t->version.major,
-                                          static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+    return unexpected_error(detail::other_major_version("forbid_writes: ", t->version, "the tensor is still the caller's"));
   if (cause != read_only_cause::legacy_unknown && cause != read_only_cause::producer_forbids)
     return unexpected_error(error::format(errc::invalid_argument,
                                           "forbid_writes: the cause must be legacy_unknown (2) or producer_forbids (3), not %d",
@@ -306,11 +309,8 @@ inline result<DLManagedTensor*> versioned_to_legacy(DLManagedTensorVersioned* ve
   if (versioned == nullptr) return unexpected_error(error::format(errc::null_pointer, "versioned tensor is NULL"));
   // Only `version` may be read from a tensor of another major version (DLPack's rule).
   if (versioned->version.major != DLPACK_MAJOR_VERSION)
-    return unexpected_error(error::format(errc::version_mismatch,
-                                          "DLPack version %u.%u has major %u, this library speaks major %u; the tensor was "
-                                          "not wrapped and is still the caller's",
-                                          versioned->version.major, versioned->version.minor, versioned->version.major,
-                                          static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+    return unexpected_error(
+        detail::other_major_version("", versioned->version, "the tensor was not wrapped and is still the caller's"));
   // The one rule of what a legacy export may carry: a READ_ONLY flag whose cause the
   // legacy tensor cannot express is refused; a legacy tensor's unknown writability is what
   // a legacy tensor says anyway.
@@ -369,10 +369,7 @@ class managed_tensor {
     const DLPackVersion v = p->version;
     if (v.major != DLPACK_MAJOR_VERSION) {
       detail::call_deleter(p);
-      return unexpected_error(error::format(errc::version_mismatch,
-                                            "adopt: DLPack version %u.%u has major %u, this library speaks major %u; the "
-                                            "tensor was released",
-                                            v.major, v.minor, v.major, static_cast<unsigned>(DLPACK_MAJOR_VERSION)));
+      return unexpected_error(detail::other_major_version("adopt: ", v, "the tensor was released"));
     }
     return managed_tensor(p);
   }
