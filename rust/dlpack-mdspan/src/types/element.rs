@@ -167,6 +167,7 @@ macro_rules! element {
     )*};
 }
 
+#[cfg(any(feature = "half", feature = "num-complex"))]
 pub(super) use element;
 
 // SAFETY: primitives, #[repr(C)] pairs of floats and #[repr(transparent)] u16s, with no
