@@ -24,7 +24,8 @@ struct NdParts<T, D> {
     dim: D,
     strides: D,
     low: NonNull<T>,
-    inverted: Vec<usize>,
+    /// Bit r set: axis r has a negative stride (ranks are at most DLPM_MAX_NDIM, 64).
+    inverted: u64,
     empty: bool,
 }
 
@@ -44,7 +45,7 @@ impl<T: Element> Elements<'_, T> {
         }
         let mut dim = D::zeros(shape.len());
         let mut abs = D::zeros(shape.len());
-        let mut inverted = Vec::new();
+        let mut inverted = 0u64;
         // The facade validated the shape (non-negative, product within i64) and the
         // element count fits the address space (checked when the view was made), so each
         // extent fits usize.
@@ -69,7 +70,7 @@ impl<T: Element> Elements<'_, T> {
             abs[r] = s.unsigned_abs();
             if s < 0 {
                 low_offset += s * (n as isize - 1);
-                inverted.push(r);
+                inverted |= 1 << r;
             }
         }
         // The lowest address any element has: inside the tensor's allocation.
@@ -92,6 +93,17 @@ impl<T: Element> Elements<'_, T> {
             .cast::<u8>()
             .wrapping_add(self.tensor.byte_offset as usize);
         NonNull::new(p.cast::<T>()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
+    }
+}
+
+// The negative axes fit one u64 mask.
+const _: () = assert!(crate::checks::MAX_NDIM <= 64);
+
+/// Calls `invert` for each axis whose bit is set in `axes`.
+fn invert_axes(mut axes: u64, mut invert: impl FnMut(usize)) {
+    while axes != 0 {
+        invert(axes.trailing_zeros() as usize);
+        axes &= axes - 1;
     }
 }
 
@@ -143,9 +155,7 @@ impl<'a, T: Element> TensorView<'a, T> {
         // absolute strides reaches exactly the tensor's elements, which are valid for reads
         // and unwritten for 'a (the view's contract). Strides are non-negative.
         let mut a = unsafe { ArrayView::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
-        for r in p.inverted {
-            a.invert_axis(Axis(r));
-        }
+        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
         Ok(a)
     }
 }
@@ -178,9 +188,7 @@ impl<T: Element> TensorViewMut<'_, T> {
         // self excludes other access through this view while the array view lives.
         let mut a =
             unsafe { ArrayViewMut::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
-        for r in p.inverted {
-            a.invert_axis(Axis(r));
-        }
+        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
         Ok(a)
     }
 }
