@@ -104,6 +104,8 @@ mod error;
 mod layout;
 mod managed;
 mod order;
+#[cfg(feature = "pyo3")]
+mod python;
 mod types;
 mod view;
 
@@ -114,6 +116,8 @@ pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
 pub use managed::{IntoLegacyError, ManagedTensor};
 pub use order::Order;
+#[cfg(feature = "pyo3")]
+pub use python::{to_pyerr, PyTensor, PyTensorMut};
 pub use types::{
     assert_element_layout, element_layout_ok, Complex32, Complex64, DataType, Device, DeviceType,
     Element, Flags, TypeCode, BF16, F16,
