@@ -66,6 +66,13 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("ffi/include"));
     let config = pyo3_build_config::get();
+    // The component keeps process-global caches guarded by the GIL (docs/python-interop.md).
+    assert!(
+        !config.build_flags.0.contains(&pyo3_build_config::BuildFlag::Py_GIL_DISABLED),
+        "dlpack-mdspan-python-sys: the Python component does not support the free-threaded build \
+         (Py_GIL_DISABLED) of {}: use a GIL build of Python",
+        config.executable.as_deref().unwrap_or("the interpreter pyo3 found")
+    );
 
     let mut files = Vec::new();
     c_files(&python.join("src"), &mut files);
