@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! Compiles the Python component (the repository's `python/src/**/*.c`, C11) into a static
+//! Compiles the Python component (the repository's `python/src/**/*.c`, C11; in a packaged
+//! crate the `csrc/` copy that `sync-sources` writes) into a static
 //! library with the `cc` crate, for the interpreter pyo3 builds for: its headers come from
 //! that interpreter's `sysconfig` (or `DLPM_PYTHON_INCLUDE`), and with pyo3's abi3 features
 //! the component is compiled for the same limited API. The facade it calls is
@@ -60,18 +61,37 @@ fn python_include(config: &pyo3_build_config::InterpreterConfig) -> PathBuf {
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
-    let root = manifest.join("../..");
-    let python = root.join("python");
-    let facade_include = env::var_os("DEP_DLPACK_MDSPAN_C_INCLUDE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("ffi/include"));
+    // The repository's python/ when this is its rust/dlpack-mdspan-python-sys, else csrc/.
+    let checkout = manifest.join("../../python");
+    let in_repository =
+        manifest.ends_with("rust/dlpack-mdspan-python-sys") && checkout.join("src").is_dir();
+    let python = if in_repository {
+        checkout
+    } else {
+        manifest.join("csrc")
+    };
+    assert!(
+        python.join("include/dlpack_mdspan_python.h").is_file(),
+        "dlpack-mdspan-python-sys: no Python component sources in {} (a packaged crate carries csrc/, made by \
+         sync-sources)",
+        python.display()
+    );
+    let facade_include = PathBuf::from(
+        env::var_os("DEP_DLPACK_MDSPAN_C_INCLUDE").expect("dlpack-mdspan-sys's metadata"),
+    );
     let config = pyo3_build_config::get();
     // The component keeps process-global caches guarded by the GIL (docs/python-interop.md).
     assert!(
-        !config.build_flags.0.contains(&pyo3_build_config::BuildFlag::Py_GIL_DISABLED),
+        !config
+            .build_flags
+            .0
+            .contains(&pyo3_build_config::BuildFlag::Py_GIL_DISABLED),
         "dlpack-mdspan-python-sys: the Python component does not support the free-threaded build \
          (Py_GIL_DISABLED) of {}: use a GIL build of Python",
-        config.executable.as_deref().unwrap_or("the interpreter pyo3 found")
+        config
+            .executable
+            .as_deref()
+            .unwrap_or("the interpreter pyo3 found")
     );
 
     let mut files = Vec::new();
