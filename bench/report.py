@@ -270,6 +270,11 @@ def targets(rows):
     for n, r in [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("ndarray")]:
         verdict("Rust ndarray view <= 1.1x the TensorView it is made from", versus(r, get("Rust", r["baseline"])),
                 ratio("Rust", n) <= 1.1)
+    # Issue 37's pyo3 target: a Rust pyo3 argument at most 1.2x the component's own call.
+    for (s, n), r in rows.items():
+        if s.startswith("Python") and n.startswith("ours, Rust pyo3") and r["baseline"]:
+            verdict(f"Rust pyo3 argument <= 1.2x the component's own call ({s.split(': ', 1)[-1]})",
+                    f"{n.split(': ')[1].split(' (')[0]}: {versus(r, get(s, r['baseline']))}", ratio(s, n) <= 1.2)
     trip = [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("round trip")]
     for n, r in trip:
         raw = get("Rust", r["baseline"])
