@@ -256,7 +256,7 @@ def targets(rows):
     # A raw row beside a baseline (the call a view makes, when the baseline is a cheaper
     # call) is a reference, not a candidate.
     rust = [(n, r) for (s, n), r in rows.items()
-            if s == "Rust" and r["baseline"] and not n.startswith("round trip") and ": raw " not in n]
+            if s == "Rust" and r["baseline"] and not n.startswith(("round trip", "ndarray")) and ": raw " not in n]
     if rust:
         verdict("Rust views and element access <= 1.1x the raw facade calls",
                 "; ".join(f"{n.split(':')[0]}: {versus(r, get('Rust', r['baseline']))}" for n, r in rust),
@@ -266,6 +266,15 @@ def targets(rows):
     if made and view:
         out.append(("Rust view of a bare DLTensor against the one facade call it makes, dlpm_check_layout (no target)",
                     versus(view, made), "reported"))
+    # Issue 37's ndarray target: the ndarray view at most 1.1x the view it is made from.
+    for n, r in [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("ndarray")]:
+        verdict("Rust ndarray view <= 1.1x the TensorView it is made from", versus(r, get("Rust", r["baseline"])),
+                ratio("Rust", n) <= 1.1)
+    # Issue 37's pyo3 target: a Rust pyo3 argument at most 1.2x the component's own call.
+    for (s, n), r in rows.items():
+        if s.startswith("Python") and n.startswith("ours, Rust pyo3") and r["baseline"]:
+            verdict(f"Rust pyo3 argument <= 1.2x the component's own call ({s.split(': ', 1)[-1]})",
+                    f"{n.split(': ')[1].split(' (')[0]}: {versus(r, get(s, r['baseline']))}", ratio(s, n) <= 1.2)
     trip = [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("round trip")]
     for n, r in trip:
         raw = get("Rust", r["baseline"])

@@ -12,7 +12,9 @@
 : "${DLPM_FRAMEWORKS_VENV:=/var/cache/dlpack-mdspan-venv/frameworks}"
 : "${DLPM_SYCL_VENV:=/var/cache/dlpack-mdspan-venv/sycl}"
 : "${DLPM_WHEEL_VENVS:=/var/cache/dlpack-mdspan-venv/wheel}"
-export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS
+# maturin's wheels, for scripts/check-rust-extension's offline pip install
+: "${DLPM_RUST_EXTENSION_WHEELS:=/var/cache/dlpack-mdspan-venv/rust-extension-wheels}"
+export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS DLPM_RUST_EXTENSION_WHEELS
 
 # The pyenv interpreters the wheel's abi3 check runs besides the python3 on PATH (the same
 # versions as tests/python_abi3); pyenv's versions folder, or empty without pyenv.

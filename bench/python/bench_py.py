@@ -57,6 +57,8 @@ RAW_BORROW = "raw exchange API: dltensor_from_py_object_no_sync (no checks)"
 OURS_IMPORT = "ours: dlpm_py_import, default options"
 OURS_PROTOCOL = "ours: dlpm_py_import through __dlpack__ (use_exchange_api = 0)"
 OURS_BORROW = "ours: dlpm_py_borrow + dlpm_py_borrow_end"
+RUST_BORROW = "ours, Rust pyo3: PyTensor<f32> argument (dlpm_py_borrow, a view's checks)"
+RUST_IMPORT = "ours, Rust pyo3: ManagedTensor argument (dlpm_py_import)"
 ABI3_IMPORT = "ours, abi3 component: dlpm_py_import, default options"
 ABI3_PROTOCOL = "ours, abi3 component: dlpm_py_import through __dlpack__"
 NB = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
@@ -129,6 +131,7 @@ def run(args):
     np = load("numpy")
     torch = load("torch")
     abi3 = load_abi3(args.abi3) if args.abi3 else None
+    rust = load("dlpm_rust_bench")  # bench/rust_python, built by scripts/bench when cargo is there
     if dlpm is None or np is None:
         sys.exit("bench_py: dlpm_bench and numpy are required")
 
@@ -170,6 +173,10 @@ def run(args):
         add(section, OURS_PROTOCOL, dlpm.import_protocol_f32_2d, x, NB)
         add(section, OURS_BORROW, dlpm.borrow_f32_2d, x, RAW_BORROW if has_borrow else NB,
             "dltensor_from_py_object_no_sync" if has_borrow else "falls back to dlpm_py_import")
+        # The Rust rows against the component's own calls (which also ask for ndim 2 and C
+        # order: a little more checking than the Rust arguments, which ask for none).
+        add(section, RUST_BORROW, rust and rust.borrow_f32, x, OURS_BORROW, "pyo3 over the same component")
+        add(section, RUST_IMPORT, rust and rust.import_managed, x, OURS_IMPORT, "pyo3 over the same component")
         if abi3 is not None:
             add(section, ABI3_IMPORT, abi3.import_f32_2d, x, OURS_IMPORT, "the limited-API (abi3) component")
             add(section, ABI3_PROTOCOL, abi3.import_protocol_f32_2d, x, OURS_PROTOCOL,

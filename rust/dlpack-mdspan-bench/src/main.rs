@@ -477,6 +477,30 @@ fn run(opts: &Options) -> Vec<Row> {
         "safe side: one dlpm_check_layout writing the strides into the view, no allocation",
     );
 
+    // 1c. An ndarray view of the same tensor vs the view it is made from (feature ndarray).
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "ndarray view of a bare DLTensor: TensorView::<f32>::from_raw",
+            move || {
+                // SAFETY: t and its arrays live for the whole program and are never written.
+                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) };
+                black_box(&v);
+            },
+        ),
+        vec![op(
+            "ndarray view of a bare DLTensor: from_raw, then as_array::<Ix2>",
+            move || {
+                // SAFETY: as above.
+                let v = unsafe { TensorView::<f32>::from_raw(black_box(t)) }.expect("valid tensor");
+                let a = v.as_array::<ndarray::Ix2>();
+                black_box(&a);
+            },
+        )],
+        "ndarray side: the view's shape and strides copied into ndarray's dimension types",
+    );
+
     // 2. A safe view of a managed tensor vs dlpm_check_managed.
     let owned: &'static ManagedTensor = Box::leak(Box::new(
         ManagedTensor::from_vec(vec![1.0f32; 24], &SHAPE).expect("export"),

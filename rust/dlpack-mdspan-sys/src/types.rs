@@ -2,8 +2,8 @@
 //! `#[repr(C)]` mirrors of the DLPack 1.3 structs (`<dlpack/dlpack.h>`) and of the
 //! facade's own types and constants (`ffi/include/dlpack_mdspan.h`).
 //!
-//! This file is also read by cbindgen (see `cbindgen.toml` and `scripts/check-rust-abi`),
-//! which turns it into `include/dlpack_mdspan_sys_abi.hpp`; the C++ test
+//! This file is also read by cbindgen (see `cbindgen.toml`), which the C++ test build
+//! (`tests/rust_abi`) runs to turn it into `dlpack_mdspan_sys_abi.hpp`; the C++ test
 //! `tests/rust_abi/abi.test.cpp` then checks every size, alignment, field offset and
 //! constant against the real C headers. Keep it plain Rust 2021 (no `unsafe extern`
 //! blocks, no attributes cbindgen 0.24 cannot parse, no C string literals).

@@ -124,6 +124,16 @@ impl<T: Element> ViewRequirements<T> {
 /// Which devices are host-accessible is the C++ core's rule
 /// ([`DeviceType::is_host_accessible`], held equal to `dlpm_is_host_accessible` by its
 /// test), listed once in `HOST_DEVICE_TYPES`.
+/// The requirements a view of `T` makes (dtype, host device, alignment; `writable`: not
+/// READ_ONLY), as a constant.
+pub(crate) fn view_requirements<T: Element>(writable: bool) -> &'static sys::dlpm_requirements {
+    if writable {
+        &ViewRequirements::<T>::WRITE
+    } else {
+        &ViewRequirements::<T>::READ
+    }
+}
+
 #[inline]
 pub(crate) fn check_view_layout<T: Element>(
     tensor: Viewed<'_>,
@@ -131,11 +141,7 @@ pub(crate) fn check_view_layout<T: Element>(
     strides: &mut [MaybeUninit<i64>; MAX_NDIM],
 ) -> Result<i64, Error> {
     let (t, flags) = tensor.parts();
-    let req: &'static sys::dlpm_requirements = if writable {
-        &ViewRequirements::<T>::WRITE
-    } else {
-        &ViewRequirements::<T>::READ
-    };
+    let req = view_requirements::<T>(writable);
     let out = if t.strides.is_null() {
         strides.as_mut_ptr().cast::<i64>()
     } else {

@@ -28,6 +28,16 @@
 //! # Ok::<(), dlpack_mdspan::Error>(())
 //! ```
 //!
+//! # Features
+//!
+//! - `half`, `num-complex`: `half::f16`, `half::bf16`, `num_complex::Complex<f32>` and
+//!   `Complex<f64>` are [`Element`]s (beside this crate's own [`F16`], [`BF16`],
+//!   [`Complex32`], [`Complex64`], with `From` conversions both ways).
+//! - `ndarray`: `TensorView::as_array`, `TensorViewMut::as_array_mut` (zero-copy
+//!   `ndarray` views, negative and zero strides included) and `ManagedTensor::from_ndarray`.
+//! - `pyo3`: `PyTensor` and `PyTensorMut` arguments and `ManagedTensor` to and from Python,
+//!   through the project's Python component (`dlpack-mdspan-python-sys`).
+//!
 //! # Ownership
 //!
 //! [`ManagedTensor`] owns one `DLManagedTensorVersioned*` and calls its deleter exactly
@@ -104,6 +114,8 @@ mod error;
 mod layout;
 mod managed;
 mod order;
+#[cfg(feature = "pyo3")]
+mod python;
 mod types;
 mod view;
 
@@ -114,6 +126,8 @@ pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
 pub use managed::{IntoLegacyError, ManagedTensor};
 pub use order::Order;
+#[cfg(feature = "pyo3")]
+pub use python::{to_pyerr, PyTensor, PyTensorMut};
 pub use types::{
     assert_element_layout, element_layout_ok, Complex32, Complex64, DataType, Device, DeviceType,
     Element, Flags, TypeCode, BF16, F16,

@@ -22,6 +22,9 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DataType, Device, Element, Flags};
 
+#[cfg(feature = "ndarray")]
+mod ndarray_views;
+
 /// The accessor both view types share: the validated tensor, its shape (a slice over the
 /// tensor's own array) and strides (the tensor's own, or the row-major ones the facade
 /// resolved for NULL strides, owned here), and its element count, all fixed at

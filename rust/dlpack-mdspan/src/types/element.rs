@@ -152,12 +152,11 @@ pub const fn assert_element_layout<T: Element>() {
     );
 }
 
+/// Registers built-in element types; every use states why the types meet the contract.
 macro_rules! element {
     ($($t:ty => $dtype:expr),* $(,)?) => {$(
-        // SAFETY: a primitive, a #[repr(C)] pair of floats or a #[repr(transparent)] u16
-        // whose size is bits * lanes / 8 (asserted below), with no padding, no interior
-        // mutability, and every bit pattern valid except for bool, the kDLBool type, whose
-        // values are the bytes 0 and 1.
+        // SAFETY: each use says why its types meet Element's contract; their size is
+        // bits * lanes / 8, asserted below.
         unsafe impl Element for $t {
             const DTYPE: DataType = $dtype;
         }
@@ -168,6 +167,12 @@ macro_rules! element {
     )*};
 }
 
+#[cfg(any(feature = "half", feature = "num-complex"))]
+pub(super) use element;
+
+// SAFETY: primitives, #[repr(C)] pairs of floats and #[repr(transparent)] u16s, with no
+// padding, no interior mutability, and every bit pattern valid except for bool, the kDLBool
+// type, whose values are the bytes 0 and 1.
 element! {
     u8 => DataType::U8, u16 => DataType::U16, u32 => DataType::U32, u64 => DataType::U64,
     i8 => DataType::I8, i16 => DataType::I16, i32 => DataType::I32, i64 => DataType::I64,

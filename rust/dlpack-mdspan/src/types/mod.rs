@@ -6,6 +6,7 @@
 mod complex;
 mod devices;
 mod dtypes;
+mod ecosystem;
 mod element;
 mod flags;
 mod half;

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! pyo3 functions that take a tensor argument and do nothing else, for bench_py.py's rows
+//! beside the C component's `borrow_f32_2d` and `import_f32_2d` (bench/python/dlpm_bench.c).
+
+use dlpack_mdspan::{ManagedTensor, PyTensor};
+use pyo3::prelude::*;
+
+/// A `PyTensor<f32>` argument (`dlpm_py_borrow` with a view's requirements, the view made
+/// once), dropped at return (`dlpm_py_borrow_end`).
+#[pyfunction]
+fn borrow_f32(x: PyTensor<'_, f32>) {
+    std::hint::black_box(&x);
+}
+
+/// A `ManagedTensor` argument (`dlpm_py_import`, owned), dropped at return.
+#[pyfunction]
+fn import_managed(x: ManagedTensor) {
+    std::hint::black_box(&x);
+}
+
+#[pymodule]
+fn dlpm_rust_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(borrow_f32, m)?)?;
+    m.add_function(wrap_pyfunction!(import_managed, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! A Python extension in Rust: tensors of any framework (NumPy, PyTorch, JAX, our own
+//! dlpack_mdspan.Tensor) in, dlpack_mdspan.Tensors out, through dlpack-mdspan's pyo3
+//! feature (the project's Python component does the protocol).
+
+use dlpack_mdspan::{to_pyerr, Complex32, ManagedTensor, PyTensor, PyTensorMut};
+use ndarray::Array2;
+use pyo3::prelude::*;
+
+/// `x * factor` as a new row-major float32 tensor (any layout of `x` is read).
+#[pyfunction]
+fn scale(py: Python<'_>, x: PyTensor<'_, f32>, factor: f32) -> PyResult<ManagedTensor> {
+    let v = x.view();
+    let out: Vec<f32> = v.to_vec().into_iter().map(|e| e * factor).collect();
+    ManagedTensor::from_vec(out, v.shape()).map_err(|e| to_pyerr(py, &e))
+}
+
+/// Sets every element of `x` to `value`, in place; `x` must be writable (a read-only or
+/// conjugate tensor is refused before this runs). Returns the number of elements written.
+#[pyfunction]
+fn fill(py: Python<'_>, mut x: PyTensorMut<'_, f32>, value: f32) -> PyResult<usize> {
+    let mut v = x.view_mut();
+    let shape: Vec<usize> = v.shape().iter().map(|&n| n as usize).collect();
+    let mut index = vec![0usize; shape.len()];
+    let mut written = 0;
+    for _ in 0..v.len() {
+        v.set(&index, value).map_err(|e| to_pyerr(py, &e))?;
+        written += 1;
+        // Row-major odometer over the shape.
+        for r in (0..shape.len()).rev() {
+            index[r] += 1;
+            if index[r] < shape[r] {
+                break;
+            }
+            index[r] = 0;
+        }
+    }
+    Ok(written)
+}
+
+/// Sets every element of a complex64 tensor to zero, in place (so a conjugate view, whose
+/// memory holds the unconjugated values, is refused before this runs).
+#[pyfunction]
+fn zero_complex(py: Python<'_>, mut x: PyTensorMut<'_, Complex32>) -> PyResult<usize> {
+    let mut v = x.view_mut();
+    let n = v.len();
+    for i in 0..n {
+        v.set(&[i], Complex32::new(0.0, 0.0)).map_err(|e| to_pyerr(py, &e))?;
+    }
+    Ok(n)
+}
+
+/// A `rows x cols` ndarray, `[i, j] = 10 * i + j`, built column-major and returned as a
+/// tensor without a copy (its strides kept: `(1, rows)`).
+#[pyfunction]
+fn grid(py: Python<'_>, rows: usize, cols: usize) -> PyResult<ManagedTensor> {
+    let a = Array2::from_shape_fn((cols, rows), |(j, i)| (10 * i + j) as f64).reversed_axes();
+    ManagedTensor::from_ndarray(a).map_err(|e| to_pyerr(py, &e))
+}
+
+/// Panics: pyo3 turns the panic into a Python exception (pyo3_runtime.PanicException).
+#[pyfunction]
+fn panics() -> usize {
+    panic!("a panic in the extension's Rust code")
+}
+
+#[pymodule]
+fn dlpm_rust_extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(scale, m)?)?;
+    m.add_function(wrap_pyfunction!(fill, m)?)?;
+    m.add_function(wrap_pyfunction!(zero_complex, m)?)?;
+    m.add_function(wrap_pyfunction!(grid, m)?)?;
+    m.add_function(wrap_pyfunction!(panics, m)?)?;
+    Ok(())
+}

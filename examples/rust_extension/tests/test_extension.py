@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The Rust example extension (pip-installed by scripts/check-rust-extension) on NumPy 2,
+PyTorch (through its exchange API: a spy on torch.Tensor.__dlpack__ proves it is not
+called), JAX and our own dlpack_mdspan.Tensor."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import torch
+
+import dlpm_rust_extension as ext
+
+
+def as_numpy(t):
+    """A tensor the extension returned, as NumPy reads it (zero-copy)."""
+    assert type(t).__name__ == "Tensor" and type(t).__module__ == "dlpack_mdspan"
+    return np.from_dlpack(t)
+
+
+@pytest.fixture
+def no_torch_dlpack(monkeypatch):
+    calls = []
+    original = torch.Tensor.__dlpack__
+
+    def spy(self, *args, **kwargs):
+        calls.append(kwargs)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.Tensor, "__dlpack__", spy)
+    yield calls
+    assert calls == [], "the exchange API path does not call __dlpack__"
+
+
+def test_scale_numpy_any_layout():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(as_numpy(ext.scale(a, 2.0)), a * 2)
+    r = a[::-1, ::2]  # negative and gapped strides
+    np.testing.assert_array_equal(as_numpy(ext.scale(r, -1.0)), -r)
+    b = np.broadcast_to(np.float32(3), (2, 2))  # zero strides, read-only: reading is fine
+    np.testing.assert_array_equal(as_numpy(ext.scale(b, 2.0)), np.full((2, 2), 6, np.float32))
+
+
+def test_scale_torch_through_the_exchange_api(no_torch_dlpack):
+    assert hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    t = torch.arange(6, dtype=torch.float32).reshape(2, 3).t()
+    out = ext.scale(t, 0.5)
+    assert torch.equal(torch.from_dlpack(out), t * 0.5)
+
+
+def test_scale_jax_and_our_tensor():
+    x = jnp.arange(4, dtype=jnp.float32)
+    out = ext.scale(x, 3.0)
+    np.testing.assert_array_equal(np.asarray(jax.dlpack.from_dlpack(out)), np.arange(4, dtype=np.float32) * 3)
+    # Our own Tensor in, through its exchange API.
+    np.testing.assert_array_equal(as_numpy(ext.scale(out, 2.0)), np.arange(4, dtype=np.float32) * 6)
+
+
+def test_fill_writes_in_place():
+    a = np.zeros((2, 3), np.float32)
+    assert ext.fill(a[:, ::2], 7.0) == 4
+    np.testing.assert_array_equal(a, [[7, 0, 7], [7, 0, 7]])
+    t = torch.zeros(3)
+    assert ext.fill(t, 1.5) == 3
+    assert t.tolist() == [1.5, 1.5, 1.5]
+
+
+def test_fill_refuses_a_read_only_array_with_the_librarys_message():
+    ro = np.zeros(3, np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(TypeError, match="the tensor is READ_ONLY but a writable tensor is required"):
+        ext.fill(ro, 1.0)
+    np.testing.assert_array_equal(ro, [0, 0, 0])
+
+
+def test_a_conjugate_view_is_refused_for_writing(no_torch_dlpack):
+    z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
+    assert ext.zero_complex(z.clone()) == 2
+    c = z.conj()
+    assert c.is_conj()
+    with pytest.raises(BufferError, match="conjugate bit is set"):
+        ext.zero_complex(c)
+    assert torch.equal(z, torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64))
+    n = torch._neg_view(torch.ones(2, dtype=torch.complex64))
+    with pytest.raises(BufferError, match="negative bit is set"):
+        ext.zero_complex(n)
+
+
+def test_bad_arguments_raise_the_components_exceptions():
+    with pytest.raises(TypeError, match="float64"):
+        ext.scale(np.zeros(2), 1.0)
+    with pytest.raises(TypeError):
+        ext.scale("no tensor", 1.0)
+
+    class Raising:
+        def __dlpack__(self, **kwargs):
+            raise ValueError("producer says no")
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    with pytest.raises(ValueError, match="producer says no"):
+        ext.scale(Raising(), 1.0)
+
+
+def test_grid_returns_an_ndarray_with_its_strides():
+    g = as_numpy(ext.grid(2, 3))
+    np.testing.assert_array_equal(g, [[0, 1, 2], [10, 11, 12]])
+    assert g.strides == (8, 16)  # column-major, as the ndarray was built
+    assert torch.equal(torch.from_dlpack(ext.grid(2, 3)), torch.tensor([[0, 1, 2], [10, 11, 12]], dtype=torch.float64))
+
+
+def test_a_panic_becomes_a_python_exception():
+    with pytest.raises(BaseException, match="a panic in the extension"):
+        ext.panics()

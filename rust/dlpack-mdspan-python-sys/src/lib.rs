@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Raw bindings to the dlpack_mdspan Python component (`python/include/dlpack_mdspan_python.h`),
+//! compiled by this crate's build script for the interpreter pyo3 builds for. Declarations
+//! only; the safe layer is `dlpack-mdspan`'s `pyo3` feature. Every function must be called
+//! with the GIL held (an attached thread), and sets a Python exception when it fails.
+#![no_std]
+#![allow(non_camel_case_types)]
+
+use dlpack_mdspan_sys::{
+    dlpm_requirements, dlpm_status, DLDevice, DLManagedTensorVersioned, DLTensor,
+};
+use pyo3_ffi::PyObject;
+
+/// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 4;
+
+/// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct dlpm_py_options {
+    pub version: u32,
+    pub legacy_writable: i32,
+    pub copy: i32,
+    pub has_dl_device: i32,
+    pub dl_device: DLDevice,
+    pub has_stream: i32,
+    pub stream: i64,
+    pub use_exchange_api: i32,
+    pub validate: i32,
+    pub accept_semantic_bits: i32,
+    pub stream_object: *mut PyObject,
+}
+
+/// `dlpm_py_borrowed`: a tensor borrowed for one call.
+#[repr(C)]
+#[derive(Debug)]
+pub struct dlpm_py_borrowed {
+    pub dl_tensor: DLTensor,
+    pub flags: u64,
+    pub owner: *mut DLManagedTensorVersioned,
+}
+
+extern "C" {
+    pub fn dlpm_py_options_init(opts: *mut dlpm_py_options, version: u32) -> dlpm_status;
+    pub fn dlpm_py_import(
+        obj: *mut PyObject,
+        req: *const dlpm_requirements,
+        opts: *const dlpm_py_options,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+    pub fn dlpm_py_borrow(
+        obj: *mut PyObject,
+        req: *const dlpm_requirements,
+        opts: *const dlpm_py_options,
+        out: *mut dlpm_py_borrowed,
+    ) -> dlpm_status;
+    pub fn dlpm_py_borrow_end(b: *mut dlpm_py_borrowed);
+    pub fn dlpm_py_tensor_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
+    pub fn dlpm_py_tensor_type() -> *mut PyObject;
+    pub fn dlpm_py_raise(status: dlpm_status) -> *mut PyObject;
+}

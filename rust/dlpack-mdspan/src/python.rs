@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Python tensors in pyo3 functions (feature `pyo3`), through the project's one Python
+//! component (`python/src`, C, compiled by `dlpack-mdspan-python-sys`): the protocol
+//! (the exchange API, `__dlpack__` with `max_version`, capsule renaming, legacy capsules,
+//! PyTorch's semantic bits) and its exceptions are the component's, not re-implemented here.
+//!
+//! - [`PyTensor<T>`] and [`PyTensorMut<T>`] are arguments: any framework's tensor,
+//!   borrowed for the call (`dlpm_py_borrow`: without an allocation where the producer
+//!   publishes the exchange API), checked for a view of `T` (dtype, host device, alignment;
+//!   writable and without a semantic bit for [`PyTensorMut`]). [`PyTensor::view`] and
+//!   [`PyTensorMut::view_mut`] give the crate's views.
+//! - [`ManagedTensor`] is an argument too (`dlpm_py_import`: owned, any dtype, validated),
+//!   and a return value: a `dlpack_mdspan.Tensor` (`dlpm_py_tensor_new`) that NumPy,
+//!   PyTorch, JAX and the component's consumers import without a copy.
+//!
+//! A refusal raises the component's exception with the library's message (`TypeError` for
+//! a tensor that does not meet the requirements, `BufferError` for a read-only or
+//! conjugate tensor given to a writer, the producer's own exception when its
+//! `__dlpack__` raises). The component is called with the GIL held (these types carry
+//! `Python<'py>`, so they stay on the attached thread).
+
+use std::marker::PhantomData;
+use std::ptr;
+
+use dlpack_mdspan_python_sys as pysys;
+use dlpack_mdspan_sys as sys;
+use pyo3::exceptions::PyBufferError;
+use pyo3::prelude::*;
+
+use crate::checks::view_requirements;
+use crate::error::Error;
+use crate::managed::ManagedTensor;
+use crate::types::Element;
+use crate::view::{TensorView, TensorViewMut};
+
+/// The exception for `e`: the component's (`dlpm_py_raise`: its exception type and wording)
+/// when `e` is the facade's last failure on this thread, else a `BufferError` with the
+/// crate's message and status (the crate's own checks, e.g. `NOT_EXCLUSIVE`).
+pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
+    // SAFETY: dlpm_last_error returns a thread-local NUL-terminated string (or NULL).
+    let last = unsafe { sys::dlpm_last_error() };
+    // The crate's own statuses are negative; the facade's positive.
+    let facades = e.status().code() > 0
+        && !last.is_null()
+        // SAFETY: non-NULL, NUL-terminated, valid until the next facade call on this thread.
+        && unsafe { std::ffi::CStr::from_ptr(last) }.to_bytes() == e.message().as_bytes();
+    if facades {
+        // SAFETY: called with the GIL held (py); it sets an exception and returns NULL.
+        unsafe { pysys::dlpm_py_raise(e.status().code()) };
+        return PyErr::fetch(py);
+    }
+    PyBufferError::new_err(format!("{} ({})", e.message(), e.status().name()))
+}
+
+/// A tensor argument borrowed for the call, checked for reading as `T`.
+///
+/// ```ignore
+/// #[pyfunction]
+/// fn total(x: PyTensor<'_, f32>) -> f32 {
+///     x.view().to_vec().iter().sum()
+/// }
+/// ```
+pub struct PyTensor<'py, T: Element> {
+    borrowed: pysys::dlpm_py_borrowed,
+    _marker: PhantomData<(Python<'py>, fn() -> T)>,
+}
+
+/// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
+/// without a producer's semantic bit (PyTorch's conjugate or negative view, `requires_grad`).
+pub struct PyTensorMut<'py, T: Element> {
+    borrowed: pysys::dlpm_py_borrowed,
+    _marker: PhantomData<(Python<'py>, fn() -> T)>,
+}
+
+/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T`.
+fn borrow<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+) -> PyResult<pysys::dlpm_py_borrowed> {
+    let mut out = std::mem::MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    // SAFETY: obj is a live object and the GIL is held; the requirements are a static; NULL
+    // options are the defaults (semantic bits refused); out is a valid out-parameter.
+    let status = unsafe {
+        pysys::dlpm_py_borrow(
+            obj.as_ptr(),
+            view_requirements::<T>(writable),
+            ptr::null(),
+            out.as_mut_ptr(),
+        )
+    };
+    if status != sys::DLPM_OK {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    // SAFETY: written by the component on success.
+    Ok(unsafe { out.assume_init() })
+}
+
+impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let t = PyTensor {
+            borrowed: borrow::<T>(&obj, false)?,
+            _marker: PhantomData,
+        };
+        // The crate's own checks (the element size of a registered type) once, here.
+        t.try_view().map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(t)
+    }
+}
+
+impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let mut t = PyTensorMut {
+            borrowed: borrow::<T>(&obj, true)?,
+            _marker: PhantomData,
+        };
+        t.try_view_mut().map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(t)
+    }
+}
+
+impl<T: Element> PyTensor<'_, T> {
+    fn try_view(&self) -> Result<TensorView<'_, T>, Error> {
+        // SAFETY: the component validated the tensor and keeps it (and its producer) alive
+        // until dlpm_py_borrow_end, in Drop; its elements are not written by Rust while
+        // this read borrow lives (the producer's other users are the contract of every
+        // DLPack import).
+        unsafe { TensorView::from_raw(&self.borrowed.dl_tensor) }
+    }
+
+    /// The tensor as a view of `T`.
+    pub fn view(&self) -> TensorView<'_, T> {
+        // Checked when the argument was extracted; the same tensor passes the same checks.
+        self.try_view().expect("checked at extraction")
+    }
+
+    /// The DLPack flags known for the tensor (0 on the borrowed fast path).
+    pub fn flags(&self) -> u64 {
+        self.borrowed.flags
+    }
+}
+
+impl<T: Element> PyTensorMut<'_, T> {
+    fn try_view_mut(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
+        // SAFETY: as PyTensor's; the component refused a READ_ONLY tensor (a writable
+        // request takes the owning path, whose flags are known).
+        unsafe { TensorViewMut::from_raw(&self.borrowed.dl_tensor) }
+    }
+
+    /// The tensor as a mutable view of `T`; it is not exclusive (the producer may share the
+    /// memory), so it writes through [`TensorViewMut::set`].
+    pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
+        self.try_view_mut().expect("checked at extraction")
+    }
+}
+
+impl<T: Element> Drop for PyTensor<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: the borrow made at extraction, ended once, on the attached thread (the
+        // type is not Send).
+        unsafe { pysys::dlpm_py_borrow_end(&mut self.borrowed) }
+    }
+}
+
+impl<T: Element> Drop for PyTensorMut<'_, T> {
+    fn drop(&mut self) {
+        // SAFETY: as PyTensor's.
+        unsafe { pysys::dlpm_py_borrow_end(&mut self.borrowed) }
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for ManagedTensor {
+    type Error = PyErr;
+
+    /// `dlpm_py_import`: an owned, validated tensor of any dtype and device.
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = ptr::null_mut();
+        // SAFETY: obj is live and the GIL is held; NULL requirements and options: anything,
+        // defaults; out is a valid out-parameter.
+        let status =
+            unsafe { pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), ptr::null(), &mut out) };
+        if status != sys::DLPM_OK {
+            return Err(PyErr::fetch(obj.py()));
+        }
+        // SAFETY: the component hands over a live, validated tensor of major version 1.
+        unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))
+    }
+}
+
+impl<'py> IntoPyObject<'py> for ManagedTensor {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    /// A `dlpack_mdspan.Tensor` owning the tensor (`dlpm_py_tensor_new`).
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        // The component needs a valid tensor; a ManagedTensor made here or imported is one,
+        // and one taken from a raw pointer was checked for its version only.
+        self.validate().map_err(|e| to_pyerr(py, &e))?;
+        let raw = self.into_raw();
+        // SAFETY: GIL held; the component takes ownership of raw, also on failure.
+        let obj = unsafe { pysys::dlpm_py_tensor_new(raw) };
+        // SAFETY: a new reference, or NULL with an exception set.
+        unsafe { Bound::from_owned_ptr_or_err(py, obj) }
+    }
+}

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! `ndarray` interoperation (feature `ndarray`): zero-copy [`ndarray::ArrayView`]s of
+//! validated views, and owning exports of [`ndarray::Array`]s.
+//!
+//! A view keeps the tensor's layout: the element strides the facade validated (NULL ones
+//! resolved as row-major), negative and zero ones included. ndarray builds views from the
+//! lowest address with non-negative strides, so an axis with a negative stride is built
+//! from its far end and then inverted (`invert_axis`), as rust-numpy does: the result
+//! addresses exactly the tensor's elements in the tensor's index order. An empty tensor
+//! addresses nothing; its view has ndarray's row-major strides.
+
+use std::ptr::NonNull;
+
+use ndarray::{Array, ArrayView, ArrayViewMut, Axis, Dimension, ShapeBuilder};
+
+use super::{Elements, TensorView, TensorViewMut};
+use crate::error::{Error, Status};
+use crate::managed::ManagedTensor;
+use crate::types::{Element, Flags};
+
+/// The parts of an ndarray view of `elements`: its shape as `D`, the lowest address the
+/// view reaches, the absolute strides from it, and the axes to invert afterwards.
+struct NdParts<T, D> {
+    dim: D,
+    strides: D,
+    low: NonNull<T>,
+    /// Bit r set: axis r has a negative stride (ranks are at most DLPM_MAX_NDIM, 64).
+    inverted: u64,
+    empty: bool,
+}
+
+impl<T: Element> Elements<'_, T> {
+    fn nd_parts<D: Dimension>(&self) -> Result<NdParts<T, D>, Error> {
+        let (shape, strides) = (self.shape(), self.strides());
+        if let Some(n) = D::NDIM {
+            if n != shape.len() {
+                return Err(Error::new(
+                    Status::NDIM_MISMATCH,
+                    format!(
+                        "the tensor has rank {} but the ndarray view has {n} dimensions",
+                        shape.len()
+                    ),
+                ));
+            }
+        }
+        let mut dim = D::zeros(shape.len());
+        let mut abs = D::zeros(shape.len());
+        let mut inverted = 0u64;
+        // The facade validated the shape (non-negative, product within i64) and the
+        // element count fits the address space (checked when the view was made), so each
+        // extent fits usize.
+        for (r, &n) in shape.iter().enumerate() {
+            dim[r] = n as usize;
+        }
+        if self.len == 0 {
+            return Ok(NdParts {
+                dim,
+                strides: abs,
+                low: NonNull::dangling(),
+                inverted,
+                empty: true,
+            });
+        }
+        // Non-empty: the facade validated that every addressed element lies within the
+        // tensor's span, whose byte size fits isize, so each (extent - 1) * |stride| does.
+        let origin = self.first_element()?;
+        let mut low_offset = 0isize;
+        for (r, (&n, &s)) in shape.iter().zip(strides).enumerate() {
+            let s = isize::try_from(s).map_err(|_| span_error(s))?;
+            abs[r] = s.unsigned_abs();
+            if s < 0 {
+                low_offset += s * (n as isize - 1);
+                inverted |= 1 << r;
+            }
+        }
+        // The lowest address any element has: inside the tensor's allocation.
+        let low = origin.as_ptr().wrapping_offset(low_offset);
+        let low = NonNull::new(low).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))?;
+        Ok(NdParts {
+            dim,
+            strides: abs,
+            low,
+            inverted,
+            empty: false,
+        })
+    }
+
+    /// Element [0, ..., 0] (`data + byte_offset`) of a non-empty view.
+    fn first_element(&self) -> Result<NonNull<T>, Error> {
+        let p = self
+            .tensor
+            .data
+            .cast::<u8>()
+            .wrapping_add(self.tensor.byte_offset as usize);
+        NonNull::new(p.cast::<T>()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
+    }
+}
+
+// The negative axes fit one u64 mask.
+const _: () = assert!(crate::checks::MAX_NDIM <= 64);
+
+/// Calls `invert` for each axis whose bit is set in `axes`.
+fn invert_axes(mut axes: u64, mut invert: impl FnMut(usize)) {
+    while axes != 0 {
+        invert(axes.trailing_zeros() as usize);
+        axes &= axes - 1;
+    }
+}
+
+fn span_error(stride: i64) -> Error {
+    Error::new(
+        Status::SPAN_OVERFLOW,
+        format!("stride {stride} does not fit this platform's isize"),
+    )
+}
+
+impl<'a, T: Element> TensorView<'a, T> {
+    /// The view as an [`ndarray::ArrayView`] of dimension `D` (`IxDyn` for any rank, or a
+    /// fixed `Ix0`..`Ix6`), zero-copy, with the tensor's strides (negative and zero ones
+    /// included) and lifetime. A fixed `D` of another rank is refused with
+    /// [`Status::NDIM_MISMATCH`].
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor};
+    /// use ndarray::{Ix2, IxDyn};
+    ///
+    /// // 2x3, the rows in reverse order: stride -3 from the last row.
+    /// let t = ManagedTensor::from_vec_with((0..6).collect::<Vec<i32>>(), &[2, 3], Some(&[-3, 1]), 3, Flags::empty())?;
+    /// let v = t.view::<i32>()?;
+    /// let a = v.as_array::<Ix2>()?;
+    /// assert_eq!(a, ndarray::array![[3, 4, 5], [0, 1, 2]]);
+    /// assert_eq!(a.strides(), &[-3, 1]);
+    /// assert_eq!(v.as_array::<IxDyn>()?.shape(), &[2, 3]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    ///
+    /// The array view borrows the tensor, as the view does: it cannot outlive it.
+    ///
+    /// ```compile_fail,E0597
+    /// # use dlpack_mdspan::ManagedTensor;
+    /// let a = {
+    ///     let t = ManagedTensor::from_vec(vec![1u8, 2], &[2]).unwrap();
+    ///     t.view::<u8>().unwrap().as_array::<ndarray::Ix1>().unwrap()
+    /// };
+    /// ```
+    pub fn as_array<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
+        let p = self.elements.nd_parts::<D>()?;
+        if p.empty {
+            // SAFETY: no element is addressed; the pointer is dangling, aligned and non-NULL.
+            return Ok(unsafe { ArrayView::from_shape_ptr(p.dim, p.low.as_ptr()) });
+        }
+        // SAFETY: the facade validated the view for T (dtype, host device, alignment of
+        // data + byte_offset and so of every element, every element inside the span, the
+        // span's bytes within isize): `low` is the lowest element address and moving by the
+        // absolute strides reaches exactly the tensor's elements, which are valid for reads
+        // and unwritten for 'a (the view's contract). Strides are non-negative.
+        let mut a = unsafe { ArrayView::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
+        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
+        Ok(a)
+    }
+}
+
+impl<T: Element> TensorViewMut<'_, T> {
+    /// The view as an [`ndarray::ArrayViewMut`] of dimension `D`, zero-copy: only on
+    /// [exclusive](Self::is_exclusive) views ([`Status::NOT_EXCLUSIVE`] otherwise), since
+    /// an `ArrayViewMut` hands out `&mut T`; a fixed `D` of another rank is refused with
+    /// [`Status::NDIM_MISMATCH`].
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    /// use ndarray::Ix2;
+    ///
+    /// let mut t = ManagedTensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// t.view_mut::<f32>()?.as_array_mut::<Ix2>()?.map_inplace(|x| *x *= 10.0);
+    /// assert_eq!(t.view::<f32>()?.as_slice()?, &[10.0, 20.0, 30.0, 40.0]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn as_array_mut<D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>, Error> {
+        self.require_exclusive()?;
+        let p = self.elements.nd_parts::<D>()?;
+        if p.empty {
+            // SAFETY: no element is addressed; the pointer is dangling, aligned and non-NULL.
+            return Ok(unsafe { ArrayViewMut::from_shape_ptr(p.dim, p.low.as_ptr()) });
+        }
+        // SAFETY: as in TensorView::as_array, and the elements are valid for writes (a
+        // mutable view: not READ_ONLY); the view is exclusive, hence C- or F-contiguous (no
+        // element reached twice) and nothing outside it reaches the elements; the borrow of
+        // self excludes other access through this view while the array view lives.
+        let mut a =
+            unsafe { ArrayViewMut::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
+        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
+        Ok(a)
+    }
+}
+
+impl ManagedTensor {
+    /// Exports an [`ndarray::Array`] (any dimension, any layout: negative strides
+    /// included) without copying: the array's `Vec` moves into the tensor's own allocation
+    /// (one allocation besides the elements, as [`from_vec`](Self::from_vec)), and the
+    /// tensor has the array's shape, strides and first element.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    /// use ndarray::{array, s, Ix2};
+    ///
+    /// let a = array![[1u16, 2, 3], [4, 5, 6]].reversed_axes(); // 3x2, column-major
+    /// let t = ManagedTensor::from_ndarray(a)?;
+    /// assert_eq!(t.shape()?, &[3, 2]);
+    /// assert_eq!(t.strides()?, Some(&[1, 3][..]));
+    /// assert_eq!(t.view::<u16>()?.as_array::<Ix2>()?, array![[1, 4], [2, 5], [3, 6]]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
+        let shape: Vec<i64> = array.shape().iter().map(|&n| n as i64).collect();
+        let strides: Vec<i64> = array.strides().iter().map(|&s| s as i64).collect();
+        let (vec, offset) = array.into_raw_vec_and_offset();
+        Self::from_vec_with(
+            vec,
+            &shape,
+            Some(&strides),
+            offset.unwrap_or(0),
+            Flags::empty(),
+        )
+    }
+}

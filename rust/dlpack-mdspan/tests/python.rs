@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! The pyo3 feature, in an embedded interpreter (the one pyo3 builds for; NumPy must be
+//! importable there): arguments borrowed through the Python component, with its exceptions
+//! and the library's messages, and ManagedTensor returned as a dlpack_mdspan.Tensor.
+#![cfg(feature = "pyo3")]
+
+use dlpack_mdspan::{Flags, ManagedTensor, PyTensor, PyTensorMut};
+use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Runs `code` with `np` imported and returns the value of its last line, `result`.
+fn eval<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyAny> {
+    let globals = PyDict::new(py);
+    py.run(
+        &std::ffi::CString::new(format!("import numpy as np\n{code}")).unwrap(),
+        Some(&globals),
+        None,
+    )
+    .unwrap_or_else(|e| panic!("{code}: {e}"));
+    globals
+        .get_item("result")
+        .unwrap()
+        .expect("the code sets `result`")
+}
+
+#[test]
+fn numpy_arrays_are_read_with_their_layout() {
+    Python::attach(|py| {
+        let a = eval(py, "result = np.arange(6, dtype=np.float32).reshape(2, 3)");
+        let t = a.extract::<PyTensor<'_, f32>>().unwrap();
+        let v = t.view();
+        assert_eq!(v.shape(), &[2, 3]);
+        assert_eq!(v.strides(), &[3, 1]);
+        assert_eq!(v.to_vec(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+        // Zero-copy: the view's first element is NumPy's.
+        let addr: usize = a
+            .getattr("ctypes")
+            .unwrap()
+            .getattr("data")
+            .unwrap()
+            .extract()
+            .unwrap();
+        assert_eq!(v.get(&[0, 0]).unwrap() as *const f32 as usize, addr);
+        drop(t);
+        // Reversed rows: negative strides.
+        let r = eval(
+            py,
+            "result = np.arange(6, dtype=np.int64).reshape(2, 3)[::-1]",
+        );
+        let t = r.extract::<PyTensor<'_, i64>>().unwrap();
+        assert_eq!(t.view().strides(), &[-3, 1]);
+        assert_eq!(t.view().to_vec(), vec![3, 4, 5, 0, 1, 2]);
+    });
+}
+
+#[test]
+fn our_tensors_carry_broadcasts_and_the_read_only_flag() {
+    // dlpack_mdspan.Tensor speaks DLPack 1.x whatever NumPy's version: a broadcast
+    // (zero strides) and READ_ONLY reach the argument as they are.
+    Python::attach(|py| {
+        let b = ManagedTensor::from_vec_with(
+            vec![1u8, 2, 3],
+            &[4, 3],
+            Some(&[0, 1]),
+            0,
+            Flags::empty(),
+        )
+        .unwrap();
+        let b = b.into_pyobject(py).unwrap();
+        let t = b.extract::<PyTensor<'_, u8>>().unwrap();
+        assert_eq!(t.view().strides(), &[0, 1]);
+        assert_eq!(t.view().get(&[3, 2]), Some(&3));
+        drop(t);
+        let ro = ManagedTensor::from_vec_read_only(vec![0.0f64; 3], &[3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let e = ro
+            .extract::<PyTensorMut<'_, f64>>()
+            .err()
+            .expect("a read-only tensor is refused");
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(e.to_string().contains("READ_ONLY"), "{e}");
+        assert!(
+            ro.extract::<PyTensor<'_, f64>>().is_ok(),
+            "reading it is fine"
+        );
+    });
+}
+
+#[test]
+fn writes_go_through_to_the_producers_memory() {
+    Python::attach(|py| {
+        let w = ManagedTensor::from_vec(vec![0.0f64; 3], &[3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        {
+            let mut t = w.extract::<PyTensorMut<'_, f64>>().unwrap();
+            t.view_mut().set(&[1], 2.5).unwrap();
+        }
+        let np = py.import("numpy").unwrap();
+        let a = np.call_method1("from_dlpack", (&w,)).unwrap();
+        assert_eq!(
+            a.call_method0("tolist")
+                .unwrap()
+                .extract::<Vec<f64>>()
+                .unwrap(),
+            vec![0.0, 2.5, 0.0]
+        );
+    });
+}
+
+#[test]
+fn bad_arguments_raise_the_components_exceptions() {
+    Python::attach(|py| {
+        let f64s = eval(py, "result = np.zeros(2)");
+        let e = f64s.extract::<PyTensor<'_, f32>>().err().unwrap();
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(
+            e.to_string().contains("float64") && e.to_string().contains("float32"),
+            "{e}"
+        );
+        let e = eval(py, "result = 'no tensor'")
+            .extract::<PyTensor<'_, f32>>()
+            .err()
+            .unwrap();
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        // A producer whose __dlpack__ raises: its own exception comes through.
+        let raising = eval(
+            py,
+            "class P:\n    def __dlpack__(self, **kw):\n        raise ValueError('producer says no')\n    \
+             def __dlpack_device__(self):\n        return (1, 0)\nresult = P()",
+        );
+        let e = raising.extract::<PyTensor<'_, f32>>().err().unwrap();
+        assert!(
+            e.is_instance_of::<PyValueError>(py) && e.to_string().contains("producer says no"),
+            "{e}"
+        );
+        // One that returns garbage.
+        let garbage = eval(
+            py,
+            "class G:\n    def __dlpack__(self, **kw):\n        return 42\n    \
+             def __dlpack_device__(self):\n        return (1, 0)\nresult = G()",
+        );
+        let e = garbage.extract::<ManagedTensor>().err().unwrap();
+        assert!(
+            e.is_instance_of::<PyTypeError>(py) || e.is_instance_of::<PyBufferError>(py),
+            "{e}"
+        );
+    });
+}
+
+#[test]
+fn managed_tensors_go_to_python_and_back() {
+    Python::attach(|py| {
+        let t = ManagedTensor::from_vec_with(
+            vec![1i32, 2, 3, 4, 5, 6],
+            &[2, 3],
+            Some(&[-3, 1]),
+            3,
+            Default::default(),
+        )
+        .unwrap();
+        let data = t.dl_tensor().data as usize + t.dl_tensor().byte_offset as usize;
+        let obj = t.into_pyobject(py).unwrap();
+        assert_eq!(obj.get_type().name().unwrap().to_string(), "Tensor");
+        let np = py.import("numpy").unwrap();
+        let a = np.call_method1("from_dlpack", (&obj,)).unwrap();
+        assert_eq!(
+            a.call_method0("tolist")
+                .unwrap()
+                .extract::<Vec<Vec<i32>>>()
+                .unwrap(),
+            vec![vec![4, 5, 6], vec![1, 2, 3]]
+        );
+        let addr: usize = a
+            .getattr("ctypes")
+            .unwrap()
+            .getattr("data")
+            .unwrap()
+            .extract()
+            .unwrap();
+        assert_eq!(addr, data, "NumPy reads the tensor's own memory");
+        // Back into Rust, owned.
+        let back = obj.extract::<ManagedTensor>().unwrap();
+        assert_eq!(back.view::<i32>().unwrap().to_vec(), vec![4, 5, 6, 1, 2, 3]);
+    });
+}
