@@ -296,12 +296,32 @@ extern "C" {
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 
-    /// Moves a versioned tensor into a new legacy one. READ_ONLY and padded sub-byte tensors
-    /// are refused, and so is a DLPack major version other than 1
-    /// (`DLPM_E_VERSION_MISMATCH`); on failure the versioned tensor is still the caller's.
+    /// Moves a versioned tensor into a new legacy one. A READ_ONLY tensor is refused unless
+    /// its cause is `DLPM_READ_ONLY_LEGACY_UNKNOWN` (it came from a legacy tensor; unchanged,
+    /// the original comes back); padded sub-byte tensors are refused, and so is a DLPack
+    /// major version other than 1 (`DLPM_E_VERSION_MISMATCH`); on failure the versioned
+    /// tensor is still the caller's.
     pub fn dlpm_to_legacy(
         tensor: *mut DLManagedTensorVersioned,
         out: *mut *mut DLManagedTensor,
+    ) -> dlpm_status;
+
+    /// Why `tensor` is READ_ONLY: one of the `DLPM_READ_ONLY_*` causes. `*reason` (when
+    /// `reason` is not NULL) receives, for `DLPM_READ_ONLY_PRODUCER_FORBIDS`, what the
+    /// producer forbids (valid while the tensor lives), else NULL.
+    pub fn dlpm_managed_read_only_cause(
+        tensor: *const DLManagedTensorVersioned,
+        reason: *mut *const c_char,
+    ) -> i32;
+
+    /// Moves `tensor` into a new READ_ONLY tensor over the same memory that remembers why
+    /// (`DLPM_READ_ONLY_LEGACY_UNKNOWN`, or `DLPM_READ_ONLY_PRODUCER_FORBIDS` with `reason`,
+    /// copied). On failure the tensor is still the caller's.
+    pub fn dlpm_managed_forbid_writes(
+        tensor: *mut DLManagedTensorVersioned,
+        cause: i32,
+        reason: *const c_char,
+        out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 }
 

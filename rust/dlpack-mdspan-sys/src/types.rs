@@ -362,3 +362,12 @@ pub struct dlpm_requirements {
 /// `dlpm_release_fn`: called exactly once, with `ctx`, when the last owner of a
 /// `dlpm_managed_new` tensor lets go. May run on any thread; must not unwind.
 pub type dlpm_release_fn = Option<unsafe extern "C" fn(ctx: *mut c_void)>;
+
+/// Why a managed tensor is READ_ONLY (`dlpm_managed_read_only_cause`): not READ_ONLY.
+pub const DLPM_READ_ONLY_NONE: i32 = 0;
+/// Flagged by its producer or maker: a legacy export is refused.
+pub const DLPM_READ_ONLY_FLAGGED: i32 = 1;
+/// From a legacy tensor, which cannot say: a legacy export is allowed.
+pub const DLPM_READ_ONLY_LEGACY_UNKNOWN: i32 = 2;
+/// The producer forbids writes for a reason DLPack cannot carry.
+pub const DLPM_READ_ONLY_PRODUCER_FORBIDS: i32 = 3;

@@ -124,7 +124,7 @@ pub use dlpack_mdspan_sys as sys;
 
 pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
-pub use managed::{IntoLegacyError, ManagedTensor};
+pub use managed::{IntoLegacyError, ManagedTensor, ReadOnlyCause};
 pub use order::Order;
 #[cfg(feature = "pyo3")]
 pub use python::{to_pyerr, PyTensor, PyTensorMut};

@@ -501,7 +501,10 @@ impl ManagedTensor {
 
     /// Gives up ownership to a legacy (pre-1.0) consumer through the facade's
     /// `dlpm_to_legacy`. READ_ONLY and padded sub-byte tensors are refused, since the
-    /// legacy struct would silently drop those flags; the error gives the tensor back.
+    /// legacy struct would silently drop those flags, except a tensor whose READ_ONLY only
+    /// says that its writability is unknown ([`ReadOnlyCause::LegacyUnknown`]: it came from
+    /// a legacy tensor, and unchanged goes back as that tensor); the error gives the tensor
+    /// back.
     ///
     /// ```
     /// use dlpack_mdspan::{ManagedTensor, Status};
@@ -600,6 +603,26 @@ impl ManagedTensor {
     /// ```
     pub fn is_read_only(&self) -> bool {
         self.flags().contains(Flags::READ_ONLY)
+    }
+
+    /// Why the tensor is READ_ONLY, as the facade that set the flag remembers it
+    /// (`dlpm_managed_read_only_cause`); it decides whether [`into_legacy`](Self::into_legacy)
+    /// may carry the tensor.
+    ///
+    /// ```
+    /// # use dlpack_mdspan::{ManagedTensor, ReadOnlyCause};
+    /// assert_eq!(ManagedTensor::from_vec(vec![0i8; 3], &[3])?.read_only_cause(), ReadOnlyCause::None);
+    /// assert_eq!(ManagedTensor::from_vec_read_only(vec![0i8; 3], &[3])?.read_only_cause(), ReadOnlyCause::Flagged);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn read_only_cause(&self) -> ReadOnlyCause {
+        // SAFETY: self.ptr is a live tensor of our major version; no reason is asked for.
+        match unsafe { sys::dlpm_managed_read_only_cause(self.ptr.as_ptr(), ptr::null_mut()) } {
+            sys::DLPM_READ_ONLY_NONE => ReadOnlyCause::None,
+            sys::DLPM_READ_ONLY_LEGACY_UNKNOWN => ReadOnlyCause::LegacyUnknown,
+            sys::DLPM_READ_ONLY_PRODUCER_FORBIDS => ReadOnlyCause::ProducerForbids,
+            _ => ReadOnlyCause::Flagged,
+        }
     }
 
     /// Whether the IS_COPIED flag is set.
@@ -1005,4 +1028,19 @@ fn check_inside_vec(
         ));
     }
     Ok(true)
+}
+
+/// Why a [`ManagedTensor`] is READ_ONLY (the facade's `dlpm_read_only_cause`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadOnlyCause {
+    /// Not READ_ONLY.
+    None,
+    /// Flagged by its producer or its maker: a legacy export is refused.
+    Flagged,
+    /// Taken from a legacy tensor, which cannot say: a legacy export is allowed.
+    LegacyUnknown,
+    /// Its producer forbids writes for a reason DLPack cannot carry: a legacy export is
+    /// refused, naming the reason.
+    ProducerForbids,
 }

@@ -7,7 +7,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::{counted_vec, Counter, DropCounter, Spec};
-use dlpack_mdspan::{sys, DataType, Device, DeviceType, Element, Flags, ManagedTensor, Status};
+use dlpack_mdspan::{
+    sys, DataType, Device, DeviceType, Element, Flags, ManagedTensor, ReadOnlyCause, Status,
+};
 
 /// A tensor over a Vec<f64> whose owner counts its drops.
 fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
@@ -608,4 +610,47 @@ fn raw_host_allocation_and_legacy_delete() {
     unsafe { sys::dlpm_legacy_delete(legacy) };
     // SAFETY: NULL is a no-op.
     unsafe { sys::dlpm_legacy_delete(std::ptr::null_mut()) };
+}
+
+#[test]
+fn a_legacy_import_leaves_as_the_legacy_tensor_it_was() {
+    let (raw, deleted) = common::legacy(&Spec::new(DataType::U8.0, &[2]));
+    // SAFETY: raw is handed over once.
+    let mut t = unsafe { ManagedTensor::from_raw_legacy(raw, false) }.unwrap();
+    assert!(t.is_read_only());
+    assert_eq!(t.read_only_cause(), ReadOnlyCause::LegacyUnknown);
+    assert_eq!(t.view_mut::<u8>().unwrap_err().status(), Status::READ_ONLY);
+    let back = t.into_legacy().map_err(|e| e.into_error()).unwrap();
+    assert_eq!(back, raw, "the producer's own tensor, unwrapped");
+    assert_eq!(deleted.get(), 0);
+    // SAFETY: back is live and ours, deleted once.
+    unsafe { (*back).deleter.unwrap()(back) };
+    assert_eq!(deleted.get(), 1);
+}
+
+#[test]
+fn a_producer_forbidding_writes_is_refused_by_name() {
+    let (raw, deleted) = common::versioned(&Spec::new(DataType::U8.0, &[2]));
+    let mut forbidden: *mut sys::DLManagedTensorVersioned = std::ptr::null_mut();
+    // SAFETY: raw is live and ours; on success it moves into `forbidden`.
+    let status = unsafe {
+        sys::dlpm_managed_forbid_writes(
+            raw,
+            sys::DLPM_READ_ONLY_PRODUCER_FORBIDS,
+            c"the producer says so".as_ptr(),
+            &mut forbidden,
+        )
+    };
+    assert_eq!(status, sys::DLPM_OK);
+    // SAFETY: forbidden is handed over once.
+    let t = unsafe { ManagedTensor::from_raw(forbidden) }.unwrap();
+    assert_eq!(t.read_only_cause(), ReadOnlyCause::ProducerForbids);
+    let err = t.into_legacy().unwrap_err();
+    assert_eq!(err.error().status(), Status::READ_ONLY);
+    assert!(err
+        .error()
+        .message()
+        .contains("READ_ONLY because the producer says so"));
+    drop(err.into_tensor());
+    assert_eq!(deleted.get(), 1);
 }
