@@ -16,6 +16,12 @@
 : "${DLPM_RUST_EXTENSION_WHEELS:=/var/cache/dlpack-mdspan-venv/rust-extension-wheels}"
 export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS DLPM_RUST_EXTENSION_WHEELS
 
+# Not a venv but kept beside them: LLVM 19's libc++ for arm64, unpacked from Debian's arm64
+# packages by install-deps (no multiarch), for scripts/check-aarch64's clang builds.
+#   DLPM_AARCH64_LIBCXX=/path    its root (usr/lib/llvm-19/lib holds libc++.a and libc++.so)
+: "${DLPM_AARCH64_LIBCXX:=/var/cache/dlpack-mdspan-aarch64/libcxx}"
+export DLPM_AARCH64_LIBCXX
+
 # The pyenv interpreters the wheel's abi3 check runs besides the python3 on PATH (the same
 # versions as tests/python_abi3); pyenv's versions folder, or empty without pyenv.
 DLPM_ABI3_PYENV_VERSIONS="3.10.13 3.12.1 3.13.0"

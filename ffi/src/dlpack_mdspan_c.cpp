@@ -312,7 +312,7 @@ dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out)
     case 'A': *out = dm::is_contiguous(*tensor); return DLPM_OK;
     default:
       return fail(dm::error::format(dm::errc::invalid_argument, "dlpm_is_contiguous: order must be 'C', 'F' or 'A', not %d",
-                                    static_cast<int>(order)));
+                                    dm::detail::char_byte(order)));
   }
 }
 

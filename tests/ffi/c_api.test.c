@@ -1129,6 +1129,34 @@ static void test_check_announced(void) {
   CHECK_STATUS(dlpm_check_announced(i32, cuda1, &req), DLPM_E_UNSUPPORTED_VERSION);
 }
 
+/* An order outside ASCII names the same byte on every platform: plain char is signed on
+ * x86-64 and unsigned on AArch64, and a message that printed it as a char promoted to int
+ * read -61 on one and 195 on the other. */
+static void test_order_byte_is_platform_independent(void) {
+  float data[6];
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
+  const char high = (char)0xC3;
+  int32_t yes = -7;
+  dlpm_requirements req;
+  DLManagedTensorVersioned* out = NULL;
+  DLDevice cpu;
+  cpu.device_type = kDLCPU;
+  cpu.device_id = 0;
+
+  CHECK_STATUS(dlpm_is_contiguous(&t, high, &yes), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strcmp(dlpm_last_error(), "dlpm_is_contiguous: order must be 'C', 'F' or 'A', not 195") == 0);
+  CHECK(yes == -7);
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  req.order = high;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "order 195 is not one of") != NULL);
+  CHECK_STATUS(dlpm_managed_new_ordered(data, 2, shape, NULL, high, dtype(kDLFloat, 32, 1), cpu, 0, 0, NULL, NULL, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "order 195 is not one of") != NULL);
+  CHECK(out == NULL);
+}
+
 static void test_every_status_is_named(void) {
   dlpm_status s;
   for (s = 0; s <= DLPM_E_PRODUCER_FAILED; ++s) CHECK(strcmp(dlpm_status_string(s), "unknown status") != 0);
@@ -1158,6 +1186,7 @@ int main(void) {
   test_managed_new_inline();
   test_legacy_delete();
   test_alloc_and_copy_to_host();
+  test_order_byte_is_platform_independent();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -44,10 +44,15 @@ inline constexpr int max_ndim = 64;
 // model never adds a clamped positive to a clamped negative.
 inline constexpr i128 big = static_cast<i128>(1) << 100;
 constexpr i128 clamp(i128 v) { return v > big ? big : v < -big ? -big : v; }
+// Not __builtin_mul_overflow on __int128: clang lowers that to compiler-rt's __muloti4 on
+// AArch64, and libgcc, the runtime Debian's clang links, has none. |a| * |b| > big exactly
+// when |b| > big / |a| (integer division), so this clamps where that did, and otherwise the
+// product is at most big in magnitude and cannot overflow.
 constexpr i128 mul(i128 a, i128 b) {
-  i128 r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) return ((a < 0) != (b < 0)) ? -big : big;
-  return clamp(r);
+  const u128 ua = a < 0 ? -static_cast<u128>(a) : static_cast<u128>(a);
+  const u128 ub = b < 0 ? -static_cast<u128>(b) : static_cast<u128>(b);
+  if (ua != 0 && ub > static_cast<u128>(big) / ua) return ((a < 0) != (b < 0)) ? -big : big;
+  return a * b;
 }
 constexpr i128 add(i128 a, i128 b) { return clamp(clamp(a) + clamp(b)); }
 constexpr bool fits_i64(i128 v) { return v >= i64_min && v <= i64_max; }

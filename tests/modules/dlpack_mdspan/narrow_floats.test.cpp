@@ -59,50 +59,83 @@ std::string_view dispatched_name(const DLTensor& t, const dm::import_options& o 
 }
 }  // namespace
 
-// ---- __float128 ---------------------------------------------------------------------------
+// ---- IEEE binary128: __float128, or long double where it is binary128 --------------------
+// x86-64 has __float128 and an x87 long double (refused: compile_fail/long_double_dtype.cpp);
+// AArch64 Linux has no __float128 and a binary128 long double. Either way one type here is
+// (kDLFloat, 128, 1), and the same tests run on it.
 
 #if defined(__SIZEOF_FLOAT128__)
-TEST_CASE("__float128 is (kDLFloat, 128, 1) and long double stays refused") {
-  static_assert(is(dm::dtype_v<__float128>, kDLFloat, 128));
-  static_assert(is(dm::dtype_v<const __float128>, kDLFloat, 128));
-  static_assert(dm::has_dtype<__float128>);
-  static_assert(!dm::has_dtype<long double>);  // compile_fail/long_double_dtype.cpp: dtype_v refuses it
-  static_assert(!std::is_same_v<__float128, long double>);
-  CHECK(dm::dtype_itemsize(dm::dtype_v<__float128>) == 16);
+using binary128 = __float128;
+#elif DLPM_LONG_DOUBLE_IS_BINARY128
+using binary128 = long double;
+#endif
+
+#if defined(__SIZEOF_FLOAT128__) || DLPM_LONG_DOUBLE_IS_BINARY128
+TEST_CASE("long double is (kDLFloat, 128, 1) exactly where it is binary128, and refused elsewhere") {
+  static_assert(dm::has_dtype<long double> == (DLPM_LONG_DOUBLE_IS_BINARY128 == 1));
+  static_assert(DLPM_LONG_DOUBLE_IS_BINARY128 == (std::numeric_limits<long double>::digits == 113 &&
+                                                  std::numeric_limits<long double>::max_exponent == 16384));
+#if defined(__aarch64__) && defined(__linux__)
+  static_assert(DLPM_LONG_DOUBLE_IS_BINARY128, "AArch64 Linux's long double is IEEE binary128");
+  static_assert(is(dm::dtype_v<long double>, kDLFloat, 128));
+  static_assert(is(dm::dtype_v<const long double>, kDLFloat, 128));
+#endif
+#if defined(__x86_64__)
+  static_assert(!DLPM_LONG_DOUBLE_IS_BINARY128, "x86-64's long double is the x87 80-bit format");
+  static_assert(!std::is_same_v<binary128, long double>);
+#endif
+  static_assert(is(dm::dtype_v<binary128>, kDLFloat, 128));
+  static_assert(is(dm::dtype_v<const binary128>, kDLFloat, 128));
+  static_assert(dm::has_dtype<binary128>);
+  CHECK(dm::dtype_itemsize(dm::dtype_v<binary128>) == 16);
 }
 
-TEST_CASE("a (kDLFloat, 128, 1) tensor imports as __float128 and float64 or float32 ones are refused") {
-  alignas(16) __float128 values[6] = {1, 2, 3, 4, 5, 6};
+TEST_CASE("the type called (kDLFloat, 128, 1) holds IEEE binary128 bytes") {
+  // 1.5 in binary128: sign 0, exponent 0x3fff, the fraction's top bit set; in an x87 long
+  // double the same value would show its explicit integer bit and a 15-bit exponent at
+  // byte 8, so a mislabelled type fails here.
+  const binary128 one_and_a_half = 1.5;
+  unsigned char bytes[16];
+  std::memcpy(bytes, &one_and_a_half, 16);
+  std::uint64_t low = 0, high = 0;
+  for (int i = 7; i >= 0; --i) low = low << 8 | bytes[i];
+  for (int i = 15; i >= 8; --i) high = high << 8 | bytes[i];
+  CHECK(low == 0);
+  CHECK(high == 0x3fff800000000000u);
+}
+
+TEST_CASE("a (kDLFloat, 128, 1) tensor imports as binary128 and float64 or float32 ones are refused") {
+  alignas(16) binary128 values[6] = {1, 2, 3, 4, 5, 6};
   tensor_builder q(values, dlpm_test::dt(kDLFloat, 128), {2, 3}, {3, 1});
-  auto m = dm::to_mdspan<right<const __float128, 2>>(q.get());
+  auto m = dm::to_mdspan<right<const binary128, 2>>(q.get());
   CHECK(m.data_handle() == values);
   CHECK(static_cast<double>(m[1, 2]) == 6.0);
-  CHECK(static_cast<double>(dm::to_mdspan<strided<__float128, 2>>(q.get())[0, 1]) == 2.0);
+  CHECK(static_cast<double>(dm::to_mdspan<strided<binary128, 2>>(q.get())[0, 1]) == 2.0);
 
   double d[6] = {};
   tensor_builder f64(d, dlpm_test::f64, {2, 3}, {3, 1});
-  CHECK(import_error<right<__float128, 2>>(f64.get()) == dm::errc::dtype_mismatch);
-  CHECK(import_error<right<__float128, 2>>(tensor_builder(d, dlpm_test::f32, {2, 3}, {3, 1}).get()) ==
+  CHECK(import_error<right<binary128, 2>>(f64.get()) == dm::errc::dtype_mismatch);
+  CHECK(import_error<right<binary128, 2>>(tensor_builder(d, dlpm_test::f32, {2, 3}, {3, 1}).get()) ==
         dm::errc::dtype_mismatch);
   // and the reverse: binary128 data is not double.
   CHECK(import_error<right<double, 2>>(q.get()) == dm::errc::dtype_mismatch);
 
   // A byte offset of half an element is refused.
   tensor_builder shifted(values, dlpm_test::dt(kDLFloat, 128), {2}, {1}, 8);
-  CHECK(import_error<right<__float128, 1>>(shifted.get()) == dm::errc::misaligned_byte_offset);
+  CHECK(import_error<right<binary128, 1>>(shifted.get()) == dm::errc::misaligned_byte_offset);
 }
 
-TEST_CASE("__float128 exports as (kDLFloat, 128, 1), as a view and as a managed tensor") {
-  alignas(16) __float128 values[4] = {0.5, 1.5, 2.5, 3.5};
-  std::mdspan<__float128, std::dextents<int, 1>> md(values, 4);
+TEST_CASE("binary128 exports as (kDLFloat, 128, 1), as a view and as a managed tensor") {
+  alignas(16) binary128 values[4] = {0.5, 1.5, 2.5, 3.5};
+  std::mdspan<binary128, std::dextents<int, 1>> md(values, 4);
   auto view = dm::to_dlpack_tensor(md);
   CHECK(is(view.get().dtype, kDLFloat, 128));
   auto owned = dm::to_managed_tensor(md, 0);
   CHECK(is(owned.tensor().dtype, kDLFloat, 128));
   CHECK(owned.flags() == 0);
-  CHECK(static_cast<double>(owned.view<right<const __float128, 1>>()[3]) == 3.5);
+  CHECK(static_cast<double>(owned.view<right<const binary128, 1>>()[3]) == 3.5);
   auto copy = dm::to_managed_tensor_copy(md);
-  CHECK(static_cast<double>(copy.view<right<const __float128, 1>>()[2]) == 2.5);
+  CHECK(static_cast<double>(copy.view<right<const binary128, 1>>()[2]) == 2.5);
 }
 #endif
 

@@ -94,7 +94,7 @@ TEST_CASE("round trip for 128-bit integers") {
 }
 #endif
 
-#if defined(__FLT16_MAX__) && DLPM_HAS_BF16
+#if DLPM_HAS_FLOAT16 && DLPM_HAS_BF16
 TEST_CASE("round trip for _Float16 and __bf16") {
   roundtrip_all_layouts<_Float16>();
   roundtrip_all_layouts<__bf16>();

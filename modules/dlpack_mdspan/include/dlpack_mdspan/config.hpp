@@ -9,6 +9,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cfloat>
 #include <version>
 
 #if !defined(DLPACK_MAJOR_VERSION) || DLPACK_MAJOR_VERSION < 1
@@ -79,6 +80,27 @@
 #define DLPM_HAS_BF16 1
 #else
 #define DLPM_HAS_BF16 0
+#endif
+
+// _Float16 in C++: clang wherever the target has the type (it defines __FLT16_MAX__ only
+// there), g++ from 13, and g++ 12 on x86 alone, whose x86 back end brought the type to C++
+// early. g++ 12 on AArch64 defines __FLT16_MAX__ (its C front end has _Float16) yet refuses
+// the type in C++: testing the macro alone broke every build there. nvcc's front end uses
+// __half instead (see cuda.hpp). tests/platform checks this against the compiler itself.
+#if !defined(__CUDACC__) && defined(__FLT16_MAX__) &&                                        \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 13) ||                          \
+     (defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))))
+#define DLPM_HAS_FLOAT16 1
+#else
+#define DLPM_HAS_FLOAT16 0
+#endif
+
+// long double is IEEE binary128 (113-bit significand, 15-bit exponent) on AArch64 Linux and
+// the other ABIs that chose it; x86-64's is the x87 80-bit format, ppc64's IBM double-double.
+#if LDBL_MANT_DIG == 113 && LDBL_MAX_EXP == 16384
+#define DLPM_LONG_DOUBLE_IS_BINARY128 1
+#else
+#define DLPM_LONG_DOUBLE_IS_BINARY128 0
 #endif
 
 #define DLPACK_MDSPAN_VERSION_MAJOR 0

@@ -104,8 +104,8 @@ template <> struct dtype_traits<double> : detail::float_dtype<double> {};
 
 #if defined(__SIZEOF_FLOAT128__) && !defined(__CUDACC__)
 // __float128 is IEEE binary128 wherever the compiler defines __SIZEOF_FLOAT128__ (x86-64
-// clang and g++, ppc64le), so it is DLPack's (kDLFloat, 128, 1), as in CCCL. long double
-// stays refused (dtype_of, below). nvcc's front end is left out: device code has no
+// clang and g++, ppc64le; AArch64 has no such type, its long double is binary128), so it is
+// DLPack's (kDLFloat, 128, 1), as in CCCL. nvcc's front end is left out: device code has no
 // __float128. __extension__ keeps g++ -Wpedantic quiet about the non-standard type.
 __extension__ typedef __float128 dlpm_float128;
 template <> struct dtype_traits<dlpm_float128> {
@@ -113,11 +113,10 @@ template <> struct dtype_traits<dlpm_float128> {
 };
 #endif
 
-// _Float16 exists where the compiler defines its limits macros; __bf16 where
-// DLPM_HAS_BF16 (config.hpp) says so. In GCC's <stdfloat>, std::float16_t and
-// std::bfloat16_t are these same types, so they are covered.
-// nvcc's front end is left out: CUDA code uses __half / __nv_bfloat16 (see the CUDA header).
-#if defined(__FLT16_MAX__) && !defined(__CUDACC__)
+// _Float16 and __bf16 where the compiler accepts them in C++ (DLPM_HAS_FLOAT16,
+// DLPM_HAS_BF16: config.hpp). In GCC's <stdfloat>, std::float16_t and std::bfloat16_t are
+// these same types, so they are covered.
+#if DLPM_HAS_FLOAT16
 template <> struct dtype_traits<_Float16> {
   static constexpr DLDataType value = detail::make_dtype(kDLFloat, 16);
 };
@@ -126,6 +125,15 @@ template <> struct dtype_traits<_Float16> {
 template <> struct dtype_traits<__bf16> {
   static constexpr DLDataType value = detail::make_dtype(kDLBfloat, 16);
 };
+#endif
+
+// Where long double is IEEE binary128 (DLPM_LONG_DOUBLE_IS_BINARY128: AArch64 Linux), it is
+// DLPack's (kDLFloat, 128, 1), the same bytes as __float128 elsewhere. Every other format is
+// refused by dtype_of (below) with this platform's reason: a 128-bit label on x87 or
+// double-double bytes would mislabel them.
+#if DLPM_LONG_DOUBLE_IS_BINARY128
+static_assert(sizeof(long double) == 16, "dlpack_mdspan: a binary128 long double must occupy 16 bytes");
+template <> struct dtype_traits<long double> : detail::float_dtype<long double> {};
 #endif
 
 // Complex bits count the whole value: std::complex<float> is 64 bits.
@@ -191,18 +199,29 @@ template <> struct dtype_traits<float4_e2m1fn> : detail::checked_dtype<float4_e2
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
+// What long double is where it is not binary128, for dtype_of's refusal.
+#if LDBL_MANT_DIG == 64
+#define DLPM_LONG_DOUBLE_FORMAT "here it is the x87 80-bit extended format (x86-64, i386) padded in memory"
+#elif LDBL_MANT_DIG == 106
+#define DLPM_LONG_DOUBLE_FORMAT "here it is IBM double-double (two doubles, ppc64's default)"
+#elif LDBL_MANT_DIG == 53
+#define DLPM_LONG_DOUBLE_FORMAT "here it is double's binary64 format"
+#else
+#define DLPM_LONG_DOUBLE_FORMAT "here its format is not binary128 (LDBL_MANT_DIG is not 113)"
+#endif
+
 namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 template <class T>
 consteval DLDataType dtype_of() {
-  // long double is not IEEE binary128 on x86-64 (it is the 80-bit x87 format padded to
-  // 16 bytes), so calling it a 128-bit float, as CCCL does, would mislabel the data.
-  static_assert(!std::is_same_v<T, long double>,
-                "dlpack_mdspan: long double has no DLPack dtype: on x86-64 it is the 80-bit x87 "
-                "format stored in 16 bytes, not IEEE binary128, so kDLFloat/128 would be a lie. "
-                "Convert to double, or use __float128 (kDLFloat/128) where the compiler has it.");
-  static_assert(std::is_same_v<T, long double> || has_dtype<T>,
+  // Where long double is not binary128 (see its dtype_traits), calling it a 128-bit float,
+  // as CCCL does, would mislabel the data; the message names what it is here.
+  static_assert(DLPM_LONG_DOUBLE_IS_BINARY128 || !std::is_same_v<T, long double>,
+                "dlpack_mdspan: long double has no DLPack dtype: " DLPM_LONG_DOUBLE_FORMAT
+                ", not IEEE binary128, so kDLFloat/128 would be a lie. Convert to double, or use "
+                "__float128 (kDLFloat/128) where the compiler has it.");
+  static_assert((!DLPM_LONG_DOUBLE_IS_BINARY128 && std::is_same_v<T, long double>) || has_dtype<T>,
                 "dlpack_mdspan: this element type has no DLPack dtype. Register it by "
                 "specializing dlpack_mdspan::dtype_traits<T> with "
                 "`static constexpr DLDataType value{code, bits, lanes};`");
@@ -216,8 +235,8 @@ consteval DLDataType dtype_of() {
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 
-/// The DLDataType of T, cv-qualifiers stripped. An unregistered T (or long double) is a
-/// compile-time error that says why and how to register it.
+/// The DLDataType of T, cv-qualifiers stripped. An unregistered T (or long double where it
+/// is not IEEE binary128) is a compile-time error that says why and how to register it.
 template <class T>
 inline constexpr DLDataType dtype_v = detail::dtype_of<std::remove_cv_t<T>>();
 

@@ -438,6 +438,10 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
+/// A char's byte for a message's "%d": 0..255 whatever char's signedness, so an order of
+/// 0xC3 reads 195 on AArch64 (char unsigned) and on x86-64 (signed) alike.
+constexpr int char_byte(char c) noexcept { return static_cast<unsigned char>(c); }
+
 /// The throwing forms' failure path. Without exceptions (-fno-exceptions) it prints the
 /// message to stderr and aborts; use the try_ forms in such programs.
 [[noreturn]] inline void throw_error(const error& e) {

@@ -570,7 +570,7 @@ DLPM_COLD inline error unknown_managed_order(char order) noexcept {
   return error::format(errc::invalid_argument,
                        "make_managed_tensor: order %d is not one of 'C' (row-major), 'F' (column-major) or 0 (explicit "
                        "strides as given)",
-                       static_cast<int>(order));
+                       detail::char_byte(order));
 }
 DLPM_COLD inline error managed_order_needs_strides() noexcept {
   return error::format(errc::invalid_argument,

@@ -52,7 +52,8 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
     return false;
   }
   if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
-    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)", req.order);
+    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
+                         detail::char_byte(req.order));
     return false;
   }
   if (req.device_id < -1) {

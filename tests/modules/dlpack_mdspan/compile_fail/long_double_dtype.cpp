@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// long double is not IEEE binary128 on x86-64; exporting it must fail with a reason.
+// Where long double is not IEEE binary128 (x86-64's x87 format), exporting it must fail with
+// this platform's reason. Not built where it is binary128 (AArch64 Linux): see CMakeLists.txt.
 #include <mdspan>
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
