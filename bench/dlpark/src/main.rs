@@ -49,6 +49,31 @@ fn dlpark_vec(data: Vec<f32>) -> Local<ffi::DLManagedTensorVersioned> {
     unsafe { init.finish() }
 }
 
+/// Before anything is timed: both crates see the same elements, strides and exports, so a
+/// row never times an operation that went wrong.
+fn check_agreement() {
+    let s = shared_tensor();
+    let ours = s.ours.view::<f32>().unwrap();
+    // SAFETY: as in ops().
+    let theirs = unsafe { s.theirs.cpu_slice::<f32>() }.unwrap();
+    assert_eq!(ours.as_slice().unwrap(), theirs, "the two &[f32] views differ");
+    // SAFETY: as in ops().
+    let theirs = unsafe { ArrayViewD::<f32>::try_from_dlpack(&*s.theirs) }.unwrap();
+    assert_eq!(ours.as_array::<IxDyn>().unwrap(), theirs, "the two ndarray views differ");
+    let vec: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let (a, b) = (ManagedTensor::from_vec(vec.clone(), &SHAPE).unwrap(), dlpark_vec(vec));
+    assert_eq!(a.view::<f32>().unwrap().as_slice().unwrap(), b.cpu_slice::<f32>().unwrap());
+    let array = Array2::<f32>::from_shape_fn((4, 6), |(i, j)| (i * 6 + j) as f32).reversed_axes();
+    let a = ManagedTensor::from_ndarray(array.clone()).unwrap();
+    let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> = Box::new(array).try_into().unwrap();
+    // SAFETY: the boxed array, the context, owns the elements (dlpark's own export), and
+    // nothing else reaches them while the view lives.
+    let b = unsafe { init.finish() }.into_foreign();
+    let b = unsafe { ArrayViewD::<f32>::try_from_dlpack(&b) }.unwrap();
+    assert_eq!(a.view::<f32>().unwrap().as_array::<IxDyn>().unwrap(), b, "the two Array exports differ");
+    assert_eq!(b.strides(), &[1, 6]);
+}
+
 type Op = (&'static str, &'static str, Box<dyn FnMut()>);
 
 /// The rows: (row, crate, one operation). Inputs are made once, outside the operations.
@@ -109,6 +134,7 @@ fn batch(f: &mut dyn FnMut(), n: u64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    check_agreement();
     let mut ops = ops();
     if args.first().map(String::as_str) == Some("--run") {
         let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
