@@ -11,7 +11,8 @@
 //
 // Validation is the core's (check_structure, is_unique, byte_span, is_host_accessible); this
 // header adds what MPI itself needs: whole-byte elements, counts the MPI library can express,
-// and for a receive a writable layout that reaches no element twice.
+// and for a receive a writable layout that reaches no element twice. The datatype is built by
+// dlpack_mdspan/mpi_datatype.h, which the C companion <dlpack_mdspan_mpi.h> shares.
 #ifndef DLPACK_MDSPAN_MPI_HPP
 #define DLPACK_MDSPAN_MPI_HPP
 
@@ -23,12 +24,8 @@
 #include <dlpack_mdspan/layout_queries.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
-#include <mpi.h>
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
-#endif
+#include <dlpack_mdspan/mpi_datatype.h>
 
-#include <climits>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -36,104 +33,15 @@
 namespace dlpack_mdspan::mpi {
 
 /// MPI-4 counts are MPI_Count (the large-count constructors); MPI-3's are int.
-#if MPI_VERSION >= 4
-inline constexpr bool large_counts = true;
-#else
-inline constexpr bool large_counts = false;
-#endif
+inline constexpr bool large_counts = DLPM_MPI_LARGE_COUNTS != 0;
 
-/// Whether this MPI library moves device (CUDA) memory, asked at run time where the library
-/// can say (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support); false where
-/// it cannot.
-inline bool cuda_aware() noexcept {
-#if defined(MPIX_CUDA_AWARE_SUPPORT)
-  return MPIX_Query_cuda_support() == 1;
-#elif defined(MPIX_GPU_SUPPORT_CUDA)
-  int supported = 0;
-  return MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS && supported != 0;
-#else
-  return false;
-#endif
-}
+/// Whether this MPI library moves CUDA device memory, asked at run time where the library can
+/// say (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support); false elsewhere.
+inline bool cuda_aware() noexcept { return dlpm_mpi_cuda_aware() != 0; }
 
-/// How one element travels: `count` items of the predefined `type`. Types MPI lacks
-/// (float16, bfloat16, the fp8/fp6/fp4 families, float128, complex32) travel as their bytes
-/// (`type` MPI_BYTE, `reducible` false): moved exactly, never reduced.
-struct element_layout {
-  MPI_Datatype type = MPI_BYTE;
-  int count = 0;
-  bool reducible = false;
-};
-
-namespace detail {
-
-inline MPI_Datatype predefined_type(const DLDataType& d) noexcept {
-  switch (d.code) {
-    case kDLInt:
-      switch (d.bits) {
-        case 8: return MPI_INT8_T;
-        case 16: return MPI_INT16_T;
-        case 32: return MPI_INT32_T;
-        case 64: return MPI_INT64_T;
-      }
-      break;
-    case kDLUInt:
-      switch (d.bits) {
-        case 8: return MPI_UINT8_T;
-        case 16: return MPI_UINT16_T;
-        case 32: return MPI_UINT32_T;
-        case 64: return MPI_UINT64_T;
-      }
-      break;
-    case kDLFloat:
-      if (d.bits == 32) return MPI_FLOAT;
-      if (d.bits == 64) return MPI_DOUBLE;
-      break;
-    case kDLComplex:
-      if (d.bits == 64) return MPI_C_FLOAT_COMPLEX;
-      if (d.bits == 128) return MPI_C_DOUBLE_COMPLEX;
-      break;
-    case kDLBool:
-      if (d.bits == 8) return MPI_C_BOOL;
-      break;
-  }
-  return MPI_DATATYPE_NULL;
-}
-
-// An MPI call's failure, which validated input should never cause: named, never fatal here.
-[[nodiscard]] DLPM_COLD inline error mpi_failure(const char* function, int code) noexcept {
-  return error::format(errc::internal, "%s failed with MPI error code %d", function, code);
-}
-
-// MPI_Type_create_hvector, through the large-count constructor where the library has one.
-inline int hvector(std::int64_t count, std::int64_t block, std::int64_t stride, MPI_Datatype old, MPI_Datatype* out) noexcept {
-#if MPI_VERSION >= 4
-  return MPI_Type_create_hvector_c(count, block, stride, old, out);
-#else
-  return MPI_Type_create_hvector(static_cast<int>(count), static_cast<int>(block), static_cast<MPI_Aint>(stride), old, out);
-#endif
-}
-
-[[nodiscard]] DLPM_COLD inline error count_refusal(const char* what, std::int64_t value) noexcept {
-  return error::format(errc::extent_overflow,
-                       "MPI %d.%d counts are int: the %s of %lld is beyond INT_MAX (MPI-4's large-count "
-                       "constructors would take it)",
-                       MPI_VERSION, MPI_SUBVERSION, what, static_cast<long long>(value));
-}
-
-}  // namespace detail
-
-/// The MPI datatype of one element of `dtype` stored in `itemsize` bytes: its predefined
-/// type (lanes > 1: that many of them), or its bytes.
-inline element_layout element_of(const DLDataType& dtype, std::uint64_t itemsize) noexcept {
-  const MPI_Datatype base = detail::predefined_type(dtype);
-  int size = 0;
-  // The predefined type must be exactly the element's bytes (MPI_C_BOOL is not 1 byte everywhere).
-  if (base != MPI_DATATYPE_NULL && MPI_Type_size(base, &size) == MPI_SUCCESS &&
-      static_cast<std::uint64_t>(size) * dtype.lanes == itemsize)
-    return element_layout{base, static_cast<int>(dtype.lanes), true};
-  return element_layout{MPI_BYTE, static_cast<int>(itemsize), false};
-}
+/// How one element travels (dlpm_mpi_element): `count` items of the predefined `type`, or,
+/// for types MPI lacks (float16, bfloat16, fp8...), its bytes, which are never reduced.
+using element_layout = dlpm_mpi_element;
 
 /// What MPI's buffer arguments take for one tensor: `address()`, `count()`, `datatype()`.
 /// A derived datatype is committed and owned: freed when this goes (unless MPI has been
@@ -141,67 +49,51 @@ inline element_layout element_of(const DLDataType& dtype, std::uint64_t itemsize
 class buffer {
  public:
   buffer() noexcept = default;
+  explicit buffer(const dlpm_mpi_datatype& d) noexcept : d_(d) {}
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
-  buffer(buffer&& other) noexcept { *this = std::move(other); }
+  buffer(buffer&& other) noexcept : d_(other.d_) { other.d_.derived = 0; }
   buffer& operator=(buffer&& other) noexcept {
     if (this != &other) {
-      release();
-      address_ = other.address_;
-      count_ = other.count_;
-      type_ = other.type_;
-      element_ = other.element_;
-      owned_ = std::exchange(other.owned_, false);
-      other.type_ = MPI_DATATYPE_NULL;
+      dlpm_mpi_datatype_free(&d_);
+      d_ = other.d_;
+      other.d_.derived = 0;
     }
     return *this;
   }
-  ~buffer() { release(); }
+  ~buffer() { dlpm_mpi_datatype_free(&d_); }
 
   /// Element 0's address (data + byte_offset): MPI's `buf`.
-  [[nodiscard]] void* address() const noexcept { return address_; }
-  /// MPI's `count`: the items of a predefined type for a compact tensor, 1 for a derived
-  /// datatype, 0 for an empty tensor.
-  [[nodiscard]] int count() const noexcept { return count_; }
+  [[nodiscard]] void* address() const noexcept { return d_.address; }
+  /// MPI's `count`: the items of a predefined type for a compact row-major tensor, 1 for a
+  /// derived datatype, 0 for an empty tensor.
+  [[nodiscard]] int count() const noexcept { return d_.count; }
   /// MPI's `datatype`.
-  [[nodiscard]] MPI_Datatype datatype() const noexcept { return type_; }
+  [[nodiscard]] MPI_Datatype datatype() const noexcept { return d_.datatype; }
   /// Whether datatype() is a derived datatype made (and freed) here.
-  [[nodiscard]] bool derived() const noexcept { return owned_; }
+  [[nodiscard]] bool derived() const noexcept { return d_.derived != 0; }
   /// How one element travels.
-  [[nodiscard]] const element_layout& element() const noexcept { return element_; }
+  [[nodiscard]] const element_layout& element() const noexcept { return d_.element; }
 
   /// datatype() for MPI_Reduce, MPI_Allreduce and the other predefined reductions, or why
   /// not: an element that travels as bytes (float16, bfloat16, fp8...) cannot be added by
   /// MPI, and MPI's predefined operations take predefined datatypes only (Open MPI refuses
   /// MPI_SUM on a derived one), so the tensor must be compact row-major.
   [[nodiscard]] result<MPI_Datatype> reduction_datatype() const noexcept {
-    if (!element_.reducible)
+    if (!d_.element.reducible)
       return unexpected_error(error::format(errc::dtype_mismatch,
                                             "MPI has no type for these elements: they travel as %d bytes each, which "
                                             "MPI's reductions cannot combine; reduce in a wider type",
-                                            element_.count));
-    if (owned_)
+                                            d_.element.count));
+    if (d_.derived)
       return unexpected_error(error(errc::non_compact_strides,
                                     "MPI's predefined reductions take predefined datatypes only, and this layout needs a "
                                     "derived one: reduce a compact row-major copy"));
-    return type_;
+    return d_.datatype;
   }
 
  private:
-  friend result<buffer> make_buffer_from(const DLTensor&, std::uint64_t, bool) noexcept;
-  void release() noexcept {
-    if (!owned_) return;
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Type_free(&type_);
-    owned_ = false;
-    type_ = MPI_DATATYPE_NULL;
-  }
-  void* address_ = nullptr;
-  int count_ = 0;
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  element_layout element_{};
-  bool owned_ = false;
+  dlpm_mpi_datatype d_{};
 };
 
 /// The buffer of a tensor, for sending (`receive` false: every valid layout, broadcast
@@ -239,82 +131,23 @@ class buffer {
                                     "receive: the layout reaches an element twice (a zero or overlapping stride), so "
                                     "what MPI writes there would depend on the order it writes in"));
   }
-
-  buffer b;
-  b.element_ = element_of(t.dtype, s.itemsize);
-  if (s.numel == 0) {  // nothing is addressed: data may be NULL
-    b.address_ = t.data;
-    b.type_ = b.element_.type;
-    return b;
-  }
-  b.address_ = static_cast<char*>(t.data) + t.byte_offset;
-
-  // The bytes the elements reach: the datatype's lower bound and extent (relative to element
-  // 0), and the bound that keeps every byte stride below in int64.
+  // The bytes the elements reach: the datatype's lower bound and extent, relative to element 0.
   const auto span = byte_span(t, opts.subbyte_padded);
   if (!span) return unexpected_error(span.error());
-
-  // The modes that step (extent > 1), outermost first; the innermost folded into the block
-  // when it is the element's own size (rows stay runs of bytes), adjacent modes merged
-  // where one steps over the other exactly.
-  std::int64_t extents[max_ndim], steps[max_ndim];
-  std::int32_t modes = 0;
-  const auto item = static_cast<std::int64_t>(s.itemsize);
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (t.shape[r] == 1) continue;
-    const std::int64_t step = stride_at(t, r) * item;  // |step| * (extent - 1) is within the span
-    if (modes > 0 && steps[modes - 1] == step * t.shape[r]) {
-      extents[modes - 1] *= t.shape[r];  // numel bounds it
-      steps[modes - 1] = step;
-      continue;
-    }
-    extents[modes] = t.shape[r];
-    steps[modes] = step;
-    ++modes;
-  }
-  std::int64_t block = b.element_.count;
-  if (modes > 0 && steps[modes - 1] == item) block *= extents[--modes];
-
-  if (modes == 0) {  // compact, row-major: a count of the predefined type
-    if (block <= INT_MAX) {
-      b.type_ = b.element_.type;
-      b.count_ = static_cast<int>(block);
-      return b;
-    }
-    if constexpr (!large_counts) return unexpected_error(detail::count_refusal("element count", block));
-  }
-  if constexpr (!large_counts) {
-    if (block > INT_MAX) return unexpected_error(detail::count_refusal("contiguous run", block));
-    for (std::int32_t m = 0; m < modes; ++m)
-      if (extents[m] > INT_MAX) return unexpected_error(detail::count_refusal("extent", extents[m]));
-  }
-
-  // Nested hvectors, innermost first; each intermediate is freed once the next holds it.
-  MPI_Datatype type = b.element_.type;
-  int rc = MPI_SUCCESS;
-  if (modes == 0) rc = detail::hvector(1, block, 0, type, &type);  // a large count of a compact tensor
-  for (std::int32_t m = modes; m-- > 0 && rc == MPI_SUCCESS;) {
-    MPI_Datatype next = MPI_DATATYPE_NULL;
-    rc = detail::hvector(extents[m], m == modes - 1 ? block : 1, steps[m], type, &next);
-    if (type != b.element_.type) MPI_Type_free(&type);
-    type = next;
-  }
-  if (rc != MPI_SUCCESS) return unexpected_error(detail::mpi_failure("MPI_Type_create_hvector", rc));
-
-  MPI_Datatype resized = MPI_DATATYPE_NULL;
+  std::int64_t strides[max_ndim];
+  for (std::int32_t r = 0; r < t.ndim; ++r) strides[r] = stride_at(t, r);
   const auto offset = static_cast<std::int64_t>(t.byte_offset);
-  rc = MPI_Type_create_resized(type, static_cast<MPI_Aint>(span->begin - offset), static_cast<MPI_Aint>(span->end - span->begin),
-                               &resized);
-  MPI_Type_free(&type);
-  if (rc != MPI_SUCCESS) return unexpected_error(detail::mpi_failure("MPI_Type_create_resized", rc));
-  if ((rc = MPI_Type_commit(&resized)) != MPI_SUCCESS) {
-    MPI_Type_free(&resized);
-    return unexpected_error(detail::mpi_failure("MPI_Type_commit", rc));
+  void* element0 = s.numel == 0 ? t.data : static_cast<char*>(t.data) + t.byte_offset;  // data may be NULL when empty
+  dlpm_mpi_datatype d{};
+  switch (dlpm_mpi_build(element0, t.ndim, t.shape, strides, s.numel, static_cast<std::int64_t>(s.itemsize),
+                         span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), &d)) {
+    case DLPM_MPI_BUILT: return buffer(d);
+    case DLPM_MPI_COUNT_TOO_LARGE:
+      return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
+                                            MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value));
+    default:
+      return unexpected_error(error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value));
   }
-  b.type_ = resized;
-  b.count_ = 1;
-  b.owned_ = true;
-  return b;
 }
 
 /// The buffer to send a tensor from: every valid layout, broadcast (zero) strides included.
