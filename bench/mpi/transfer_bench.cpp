@@ -13,6 +13,8 @@
 //   dlpm_bench_mpi --construct N [--layout I]   (one process) build and free each layout's
 //                                   (or layout I's) datatype N times: scripts/bench counts
 //                                   the instructions of one (callgrind, N and 2N)
+//   dlpm_bench_mpi --engine         (one process) MPI_Pack with the datatype against the pack
+//                                   loop: the datatype engine's cost without the transport
 #include <dlpack_mdspan/mpi.hpp>
 
 #include <algorithm>
@@ -162,6 +164,31 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// --engine (one process): what a transfer's datatype path costs without the transport, MPI's
+// datatype engine packing the tensor (MPI_Pack) against the plain pack loop, median of 5.
+int engine() {
+  MPI_Init(nullptr, nullptr);
+  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | ratio |\n|---|---|---|---|\n");
+  for (const layout& l : layouts(false)) {
+    std::vector<float> parent(static_cast<std::size_t>(l.parent), 1.0f), packed(static_cast<std::size_t>(l.numel()));
+    const auto b = mpi::send_buffer(l.tensor(parent.data()));
+    std::vector<double> by_mpi, by_loop;
+    for (int r = 0; r < 6; ++r) {
+      int position = 0;
+      double start = MPI_Wtime();
+      MPI_Pack(b.address(), b.count(), b.datatype(), packed.data(), static_cast<int>(packed.size() * sizeof(float)), &position,
+               MPI_COMM_SELF);
+      if (r > 0) by_mpi.push_back(MPI_Wtime() - start);
+      start = MPI_Wtime();
+      pack(l, parent.data(), packed.data());
+      if (r > 0) by_loop.push_back(MPI_Wtime() - start);
+    }
+    std::printf("| %s | %.1f | %.1f | %.2f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3, median(by_mpi) / median(by_loop));
+  }
+  MPI_Finalize();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -174,6 +201,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--construct" && i + 1 < argc) constructions = std::atol(argv[++i]);
     else if (a == "--layout" && i + 1 < argc) only = std::atoi(argv[++i]);
+    else if (a == "--engine") return engine();
   }
   if (constructions > 0) return construct(constructions, only);
   MPI_Init(&argc, &argv);
