@@ -47,8 +47,9 @@ struct tensor_extents {
   using index_type = std::int64_t;
   using size_type = std::uint64_t;
   using rank_type = std::size_t;
-  static constexpr rank_type rank() noexcept { return max_ndim; }
-  constexpr index_type extent(rank_type r) const noexcept { return values[r]; }
+  // Host and device, as the mapping's members that call them (nvcc compiles this header).
+  DLPM_HOST_DEVICE static constexpr rank_type rank() noexcept { return max_ndim; }
+  DLPM_HOST_DEVICE constexpr index_type extent(rank_type r) const noexcept { return values[r]; }
   index_type values[max_ndim];
 };
 
