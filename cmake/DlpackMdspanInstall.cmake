@@ -87,6 +87,18 @@ foreach(_dlpm_device IN ITEMS cuda hip sycl)
   endif()
 endforeach()
 
+# The MPI part has an export set of its own: its target links MPI::MPI_C, which the package
+# config finds (FindMPI, C only) only where the importing project asks for COMPONENTS mpi.
+if(TARGET dlpack_mdspan_mpi)
+  install(TARGETS dlpack_mdspan_mpi
+    EXPORT dlpack_mdspan_mpi_targets
+    FILE_SET HEADERS DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}")
+  install(EXPORT dlpack_mdspan_mpi_targets
+    NAMESPACE dlpack_mdspan::
+    FILE dlpack_mdspanMPITargets.cmake
+    DESTINATION "${DLPACK_MDSPAN_INSTALL_CMAKEDIR}")
+endif()
+
 configure_package_config_file(
   "${PROJECT_SOURCE_DIR}/cmake/dlpack_mdspanConfig.cmake.in"
   "${PROJECT_BINARY_DIR}/dlpack_mdspanConfig.cmake"

@@ -132,6 +132,13 @@ DLPM_API dlpm_status dlpm_nbytes(const DLTensor* tensor, int64_t* out) DLPM_NOEX
  * either), else 0. Size-1 dimensions may have any stride; empty tensors are contiguous. */
 DLPM_API dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out) DLPM_NOEXCEPT;
 
+/** *out = 1 if no two indices of a valid tensor reach the same element (what a destination,
+ * such as an MPI receive, needs), else 0: a broadcast (stride 0 over an extent > 1) or
+ * overlapping strides are 0; negative strides count by magnitude; an empty tensor is 1.
+ * The test sorts the modes by |stride| and needs each to step past the ones inside it, so a
+ * few unique but interleaved layouts answer 0. */
+DLPM_API dlpm_status dlpm_is_unique(const DLTensor* tensor, int32_t* out) DLPM_NOEXCEPT;
+
 /** CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several the
  * one of extent > 1; *out = -1 when no mode has stride 1. Several stride-1 modes of which
  * none or more than one has extent > 1 are DLPM_E_AMBIGUOUS_LAYOUT. */

@@ -316,6 +316,15 @@ dlpm_status dlpm_is_contiguous(const DLTensor* tensor, char order, int32_t* out)
   }
 }
 
+dlpm_status dlpm_is_unique(const DLTensor* tensor, int32_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_is_unique", "tensor");
+  if (out == nullptr) return null_argument("dlpm_is_unique", "out");
+  const dm::result<bool> r = dm::is_unique(*tensor);
+  if (!r) return fail(r.error());
+  *out = *r ? 1 : 0;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_leading_dim(const DLTensor* tensor, int32_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_leading_dim", "tensor");
   if (out == nullptr) return null_argument("dlpm_leading_dim", "out");

@@ -119,6 +119,7 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
   char dtype[48];
   PyObject* r = PyDict_New();
   dlpm_status valid, passes;
+  int32_t unique = 0;
   if (r == NULL) return NULL;
   dlpm_dtype_name(d->dtype, dtype, sizeof dtype);
   valid = dlpm_validate(d);
@@ -153,6 +154,7 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
       put(r, "is_copied", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0)) ||
       put(r, "subbyte_padded", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0)) ||
       put(r, "valid", PyBool_FromLong(valid == DLPM_OK)) || put(r, "passes", PyBool_FromLong(passes == DLPM_OK)) ||
+      put(r, "unique", valid != DLPM_OK || dlpm_is_unique(d, &unique) != DLPM_OK ? Py_NewRef(Py_None) : PyBool_FromLong(unique)) ||
       put(r, "reason", passes == DLPM_OK ? Py_NewRef(Py_None)
                                          : PyUnicode_FromFormat("%s (%s)", dlpm_last_error(), dlpm_status_string(passes))))
     goto fail;

@@ -133,6 +133,9 @@ static void test_validate_and_inspect(void) {
   yes = -7;
   CHECK_STATUS(dlpm_is_contiguous(&t, 'X', &yes), DLPM_E_INVALID_ARGUMENT);
   CHECK(yes == -7); /* out untouched on failure */
+  CHECK_STATUS(dlpm_is_unique(&t, &yes), DLPM_OK);
+  CHECK(yes == 1);
+  CHECK_STATUS(dlpm_is_unique(&t, NULL), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_element_offset(&t, index, &offset), DLPM_OK);
   CHECK(offset == (2 * 4 + 3) * 4);
   index[1] = 4;

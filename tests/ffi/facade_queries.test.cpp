@@ -202,6 +202,30 @@ struct random_requirements {
 
 }  // namespace
 
+TEST_CASE("dlpm_is_unique is the core's is_unique on generated tensors") {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(20261128);
+  int unique = 0, not_unique = 0;
+  for (int n = 0; n < 20000; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    std::int32_t out = -1;
+    const dlpm_status s = dlpm_is_unique(&r.t, &out);
+    const auto core = dm::is_unique(r.t);
+    REQUIRE((s == DLPM_OK) == static_cast<bool>(core));
+    if (!core) {
+      REQUIRE(s == static_cast<dlpm_status>(core.error().code()));
+      REQUIRE(out == -1);
+      continue;
+    }
+    REQUIRE(out == (*core ? 1 : 0));
+    (*core ? unique : not_unique) += 1;
+  }
+  CHECK(unique > 100);
+  CHECK(not_unique > 100);
+  std::int32_t out = 0;
+  CHECK(dlpm_is_unique(nullptr, &out) == DLPM_E_NULL_POINTER);
+}
+
 TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes what dlpm_layout writes") {
   alignas(64) static unsigned char buffer[4096];
   unsigned char* middle = buffer + 2048;

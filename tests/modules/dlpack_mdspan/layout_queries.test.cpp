@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// is_c_contiguous / is_f_contiguous / leading_dim / stride_ranks / byte_span.
+// is_c_contiguous / is_f_contiguous / leading_dim / stride_ranks / byte_span / is_unique.
 #include "support/prelude.hpp"
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
@@ -144,6 +144,31 @@ TEST_CASE("byte_span: an invalid tensor gets the structural error") {
   auto s = dm::byte_span(negative.get());
   REQUIRE_FALSE(s);
   CHECK(s.error().code() == dm::errc::negative_extent);
+}
+
+TEST_CASE("is_unique: broadcast and overlap are not, negative and permuted strides are, empty always is") {
+  float buf[64] = {};
+  auto unique = [&](std::initializer_list<std::int64_t> shape, std::initializer_list<std::int64_t> strides) {
+    tensor_builder b(buf + 32, f32, shape, strides);
+    auto r = dm::is_unique(b.get());
+    REQUIRE(r);
+    return *r;
+  };
+  CHECK(unique({4, 6}, {6, 1}));
+  CHECK(unique({4, 6}, {1, 4}));        // a transpose
+  CHECK(unique({4, 3}, {-6, 2}));       // a reversed, every-other-column view
+  CHECK(unique({2, 1, 3}, {3, 0, 1}));  // stride 0 over extent 1 reaches one element
+  CHECK_FALSE(unique({4, 3}, {0, 1}));  // broadcast rows
+  CHECK_FALSE(unique({4, 3}, {2, 1}));  // rows overlap
+  CHECK_FALSE(unique({2, 3}, {-1, 1}));
+  CHECK(unique({0, 3}, {0, 0}));
+  CHECK(unique({}, {}));
+  auto implicit = tensor_builder::without_strides(buf, f32, {2, 3});
+  CHECK(*dm::is_unique(implicit.get()));
+  tensor_builder negative(buf, f32, {2, -1}, {1, 1});
+  auto bad = dm::is_unique(negative.get());
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().code() == dm::errc::negative_extent);
 }
 
 // The names before 0.2 stay for one release, deprecated (docs/glossary.md): same answers.

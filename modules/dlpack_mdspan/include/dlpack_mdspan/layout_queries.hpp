@@ -8,6 +8,7 @@
 
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
 #include <cstddef>
@@ -38,6 +39,19 @@ inline bool is_compact_valid(const DLTensor& t, std::int64_t numel, bool row_maj
   }
   return true;
 }
+
+// A DLTensor's extents as layout_stride_relaxed's mapping reads them: rank max_ndim, the
+// modes past ndim of extent 1, which the uniqueness rule skips. So a runtime rank asks the
+// one rule the mapping holds instead of a second copy of it.
+struct tensor_extents {
+  using index_type = std::int64_t;
+  using size_type = std::uint64_t;
+  using rank_type = std::size_t;
+  // Host and device, as the mapping's members that call them (nvcc compiles this header).
+  DLPM_HOST_DEVICE static constexpr rank_type rank() noexcept { return max_ndim; }
+  DLPM_HOST_DEVICE constexpr index_type extent(rank_type r) const noexcept { return values[r]; }
+  index_type values[max_ndim];
+};
 
 // Garbage (anything check_structure refuses) is never contiguous.
 inline bool is_compact(const DLTensor& t, bool row_major) noexcept {
@@ -81,6 +95,26 @@ inline result<byte_range> byte_span(const DLTensor& t, bool subbyte_padded = fal
       detail::add_overflows(base, high_bits / 8 + (high_bits % 8 > 0 ? 1 : 0), &end))
     return unexpected_error(error::format(errc::span_overflow, "byte_span: the addressed bytes overflow int64"));
   return byte_range{begin, end};
+}
+
+/// Whether no two indices of a valid tensor reach the same element: what a destination
+/// needs (a receive, a copy into it). A broadcast (stride 0 over an extent > 1) or an
+/// overlap is false; negative strides are judged by their magnitude; empty tensors are
+/// unique. The rule is layout_stride_relaxed::mapping::is_unique's: sorted by |stride|,
+/// each mode steps past the span of the modes inside it, so a few unique but interleaved
+/// layouts (strides (3, 2) over shape (2, 3)) count as not unique. Fails with
+/// check_structure's error for an invalid tensor.
+inline result<bool> is_unique(const DLTensor& t) noexcept {
+  error err;
+  tensor_summary summary;
+  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+  detail::tensor_extents extents;
+  std::int64_t strides[max_ndim];
+  for (std::int32_t r = 0; r < max_ndim; ++r) {
+    extents.values[r] = r < t.ndim ? t.shape[r] : 1;
+    strides[r] = r < t.ndim ? stride_at(t, r) : 0;
+  }
+  return layout_stride_relaxed::mapping<detail::tensor_extents>(extents, strides).is_unique();
 }
 
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides

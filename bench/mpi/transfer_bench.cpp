@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Rank 0 sends rank 1 a strided float32 tensor of 64 MiB, received into the same strided
+// layout (a halo exchange's shape), three ways:
+//   datatype   dlpack_mdspan::mpi's derived datatype on both sides: no copy of ours
+//   pack       pack into a contiguous buffer, send it, unpack it on the other side (what
+//              users do today, e.g. .contiguous() then a copy back)
+//   floor      a contiguous tensor of the same bytes, sent and received as is
+// for three layouts: every other column of a matrix, a transpose, a rank-4 sub-block. Prints
+// one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
+// last byte in place) and checks every received element once.
+//
+//   mpiexec -np 2 dlpm_bench_mpi [--smoke] [--reps N]
+//   dlpm_bench_mpi --construct N [--layout I]   (one process) build and free each layout's
+//                                   (or layout I's) datatype N times: scripts/bench counts
+//                                   the instructions of one (callgrind, N and 2N)
+//   dlpm_bench_mpi --engine         (one process) MPI_Pack with the datatype against the pack
+//                                   loop: the datatype engine's cost without the transport
+#include <dlpack_mdspan/mpi.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace mpi = dlpack_mdspan::mpi;
+
+// A rank-4 strided view of float32 over a parent buffer (unused modes: extent 1).
+struct layout {
+  const char* name;
+  std::int64_t parent;     // floats in the parent buffer
+  std::int64_t shape[4];
+  std::int64_t strides[4];
+  std::int64_t offset;     // floats
+  std::int64_t numel() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
+  DLTensor tensor(float* base) const {
+    DLTensor t{};
+    t.data = base;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = 4;
+    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.shape = const_cast<std::int64_t*>(shape);
+    t.strides = const_cast<std::int64_t*>(strides);
+    t.byte_offset = static_cast<std::uint64_t>(offset) * sizeof(float);
+    return t;
+  }
+};
+
+// 64 MiB of elements each (16 Mi floats); --smoke: 64 KiB.
+std::vector<layout> layouts(bool smoke) {
+  const std::int64_t n = smoke ? 128 : 4096;  // n x n floats = 64 MiB at 4096
+  const std::int64_t a = smoke ? 2 : 8, b = smoke ? 4 : 32, c = smoke ? 4 : 64, d = smoke ? 512 : 1024;
+  const std::int64_t pa = a + 2, pb = b + 8, pc = c + 8, pd = d + 256;  // the parent of the sub-block
+  return {
+      {"every other column", n * 2 * n, {1, 1, n, n}, {0, 0, 2 * n, 2}, 0},
+      {"transpose", n * n, {1, 1, n, n}, {0, 0, 1, n}, 0},
+      {"rank-4 sub-block", pa * pb * pc * pd, {a, b, c, d}, {pb * pc * pd, pc * pd, pd, 1}, ((1 * pb + 4) * pc + 4) * pd + 128},
+  };
+}
+
+// The element at row-major index k of the view.
+std::int64_t element(const layout& l, std::int64_t k) {
+  std::int64_t at = l.offset;
+  for (int r = 3; r >= 0; --r) {
+    at += (k % l.shape[r]) * l.strides[r];
+    k /= l.shape[r];
+  }
+  return at;
+}
+
+// Plain loops as a user writes them, the innermost a memcpy where it is contiguous.
+void pack(const layout& l, const float* from, float* to) {
+  for (std::int64_t i = 0; i < l.shape[0]; ++i)
+    for (std::int64_t j = 0; j < l.shape[1]; ++j)
+      for (std::int64_t k = 0; k < l.shape[2]; ++k) {
+        const float* row = from + l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2];
+        if (l.strides[3] == 1) {
+          std::memcpy(to, row, static_cast<std::size_t>(l.shape[3]) * sizeof(float));
+          to += l.shape[3];
+        } else {
+          for (std::int64_t m = 0; m < l.shape[3]; ++m) *to++ = row[m * l.strides[3]];
+        }
+      }
+}
+
+void unpack(const layout& l, const float* from, float* to) {
+  for (std::int64_t i = 0; i < l.shape[0]; ++i)
+    for (std::int64_t j = 0; j < l.shape[1]; ++j)
+      for (std::int64_t k = 0; k < l.shape[2]; ++k) {
+        float* row = to + l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2];
+        if (l.strides[3] == 1) {
+          std::memcpy(row, from, static_cast<std::size_t>(l.shape[3]) * sizeof(float));
+          from += l.shape[3];
+        } else {
+          for (std::int64_t m = 0; m < l.shape[3]; ++m) row[m * l.strides[3]] = *from++;
+        }
+      }
+}
+
+enum class method { datatype, pack, floor };
+constexpr const char* method_name[] = {"datatype", "pack", "floor"};
+
+// One transfer; returns rank 1's seconds from the barrier to the data in place.
+double transfer(method how, const layout& l, std::vector<float>& parent, std::vector<float>& staging, int rank) {
+  const int n = static_cast<int>(l.numel());
+  DLTensor t = l.tensor(parent.data());
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  if (how == method::datatype) {
+    auto b = rank == 0 ? mpi::send_buffer(t) : mpi::receive_buffer(t);  // construction is part of the cost
+    if (rank == 0) MPI_Send(b.address(), b.count(), b.datatype(), 1, 0, MPI_COMM_WORLD);
+    else MPI_Recv(b.address(), b.count(), b.datatype(), 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (how == method::pack) {
+    if (rank == 0) {
+      pack(l, parent.data(), staging.data());
+      MPI_Send(staging.data(), n, MPI_FLOAT, 1, 0, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(staging.data(), n, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      unpack(l, staging.data(), parent.data());
+    }
+  } else {
+    if (rank == 0) MPI_Send(staging.data(), n, MPI_FLOAT, 1, 0, MPI_COMM_WORLD);
+    else MPI_Recv(staging.data(), n, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  }
+  return MPI_Wtime() - start;
+}
+
+// Rank 1's view holds rank 0's elements (rank 0's parent: value = index + 1).
+// (The floor moves whatever the staging buffer holds: nothing to check.)
+bool received(const layout& l, const std::vector<float>& parent) {
+  for (std::int64_t k = 0; k < l.numel(); ++k) {
+    const std::int64_t at = element(l, k);
+    if (parent[static_cast<std::size_t>(at)] != static_cast<float>(at + 1)) return false;
+  }
+  return true;
+}
+
+// --construct N [--layout I]: each layout's (or layout I's) datatype built and freed N times
+// (one process).
+int construct(long count, int only) {
+  MPI_Init(nullptr, nullptr);
+  std::vector<float> parent(1);
+  const auto all = layouts(false);
+  for (int i = 0; i < static_cast<int>(all.size()); ++i) {
+    if (only >= 0 && i != only) continue;
+    const layout& l = all[static_cast<std::size_t>(i)];
+    const DLTensor t = l.tensor(parent.data());
+    const double start = MPI_Wtime();
+    for (long i = 0; i < count; ++i) {
+      auto b = mpi::send_buffer(t);
+      if (!b.derived()) std::abort();
+    }
+    std::printf("%s\t%.3f us\n", l.name, (MPI_Wtime() - start) / static_cast<double>(count) * 1e6);
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// --engine (one process): what a transfer's datatype path costs without the transport, MPI's
+// datatype engine packing the tensor (MPI_Pack) against the plain pack loop, median of 5.
+int engine() {
+  MPI_Init(nullptr, nullptr);
+  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | ratio |\n|---|---|---|---|\n");
+  for (const layout& l : layouts(false)) {
+    std::vector<float> parent(static_cast<std::size_t>(l.parent), 1.0f), packed(static_cast<std::size_t>(l.numel()));
+    const auto b = mpi::send_buffer(l.tensor(parent.data()));
+    std::vector<double> by_mpi, by_loop;
+    for (int r = 0; r < 6; ++r) {
+      int position = 0;
+      double start = MPI_Wtime();
+      MPI_Pack(b.address(), b.count(), b.datatype(), packed.data(), static_cast<int>(packed.size() * sizeof(float)), &position,
+               MPI_COMM_SELF);
+      if (r > 0) by_mpi.push_back(MPI_Wtime() - start);
+      start = MPI_Wtime();
+      pack(l, parent.data(), packed.data());
+      if (r > 0) by_loop.push_back(MPI_Wtime() - start);
+    }
+    std::printf("| %s | %.1f | %.1f | %.2f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3, median(by_mpi) / median(by_loop));
+  }
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool smoke = false;
+  int reps = 9, only = -1;
+  long constructions = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--smoke") smoke = true, reps = 1;
+    else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+    else if (a == "--construct" && i + 1 < argc) constructions = std::atol(argv[++i]);
+    else if (a == "--layout" && i + 1 < argc) only = std::atoi(argv[++i]);
+    else if (a == "--engine") return engine();
+  }
+  if (constructions > 0) return construct(constructions, only);
+  MPI_Init(&argc, &argv);
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (rank == 0) std::fprintf(stderr, "dlpm_bench_mpi: run with 2 ranks (mpiexec -np 2)\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int failures = 0;
+  if (rank == 0)
+    std::printf("| layout | MiB | datatype ms | pack-send-unpack ms | contiguous floor ms | datatype GB/s | "
+                "datatype / pack | datatype / floor | construction us |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const layout& l : layouts(smoke)) {
+    std::vector<float> parent(static_cast<std::size_t>(l.parent)), staging(static_cast<std::size_t>(l.numel()));
+    double median_of[3] = {};
+    // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
+    if (rank == 0)
+      for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<float>(k + 1);
+    for (method how : {method::datatype, method::pack, method::floor}) {
+      std::vector<double> times;
+      for (int r = 0; r < reps + 1; ++r) {  // + 1: the first run warms the pages and is checked
+        if (rank == 1 && r == 0) std::fill(parent.begin(), parent.end(), 0.0f);
+        const double s = transfer(how, l, parent, staging, rank);
+        if (r > 0) times.push_back(s);
+        if (rank == 1 && r == 0 && how != method::floor && !received(l, parent)) {
+          std::fprintf(stderr, "dlpm_bench_mpi: %s, %s: a received element is wrong\n", l.name, method_name[static_cast<int>(how)]);
+          ++failures;
+        }
+      }
+      median_of[static_cast<int>(how)] = median(times);
+    }
+    // Construction: build and free the datatype 1000 times on rank 1 (rank 0 waits).
+    double construction_us = 0;
+    if (rank == 1) {
+      const DLTensor t = l.tensor(parent.data());
+      const int count = smoke ? 10 : 1000;
+      const double start = MPI_Wtime();
+      for (int i = 0; i < count; ++i) {
+        auto b = mpi::receive_buffer(t);
+        if (!b.derived()) ++failures;
+      }
+      construction_us = (MPI_Wtime() - start) / count * 1e6;
+      MPI_Send(median_of, 3, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+      MPI_Send(&construction_us, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(median_of, 3, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(&construction_us, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      const double bytes = static_cast<double>(l.numel()) * sizeof(float);
+      std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name, bytes / (1 << 20),
+                  median_of[0] * 1e3, median_of[1] * 1e3, median_of[2] * 1e3, bytes / median_of[0] / 1e9,
+                  median_of[0] / median_of[1], median_of[0] / median_of[2], construction_us);
+    }
+  }
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("\n%d ranks, median of %d transfers each, %s\n", size, reps, total ? "WRONG DATA" : "every element checked");
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}

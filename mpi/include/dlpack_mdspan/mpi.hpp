@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Any valid DLPack tensor or strided mdspan as an MPI message buffer: a base address, a count
+// and a datatype (a predefined one for a row-major compact tensor, else one committed derived
+// datatype of nested hvectors, owned here), so MPI moves the elements where they lie, with no
+// packing copy of ours.
+//
+// The message is the elements in row-major index order, whatever their layout: a transpose
+// sent lands in a row-major array as the same logical matrix. The base address is element 0's
+// (data + byte_offset, DLPack's meaning); the datatype's lower bound and extent are the bytes
+// the elements reach, so negative strides place elements below it.
+//
+// Validation is the core's (check_structure, is_unique, byte_span, is_host_accessible); this
+// header adds what MPI itself needs: whole-byte elements, counts the MPI library can express,
+// and for a receive a writable layout that reaches no element twice. The datatype is built by
+// dlpack_mdspan/mpi_datatype.h, which the C companion <dlpack_mdspan_mpi.h> shares.
+#ifndef DLPACK_MDSPAN_MPI_HPP
+#define DLPACK_MDSPAN_MPI_HPP
+
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/export.hpp>
+#include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <dlpack_mdspan/mpi_datatype.h>
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace dlpack_mdspan::mpi {
+
+/// MPI-4 counts are MPI_Count (the large-count constructors); MPI-3's are int.
+inline constexpr bool large_counts = DLPM_MPI_LARGE_COUNTS != 0;
+
+/// Whether this MPI library moves CUDA device memory, asked at run time where the library can
+/// say (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support); false elsewhere.
+inline bool cuda_aware() noexcept { return dlpm_mpi_cuda_aware() != 0; }
+
+/// How one element travels (dlpm_mpi_element): `count` items of the predefined `type`, or,
+/// for types MPI lacks (float16, bfloat16, fp8...), its bytes, which are never reduced.
+using element_layout = dlpm_mpi_element;
+
+/// What MPI's buffer arguments take for one tensor: `address()`, `count()`, `datatype()`.
+/// A derived datatype is committed and owned: freed when this goes (unless MPI has been
+/// finalized by then), so keep the buffer until every operation using it has completed.
+class buffer {
+ public:
+  buffer() noexcept = default;
+  explicit buffer(const dlpm_mpi_datatype& d) noexcept : d_(d) {}
+  buffer(const buffer&) = delete;
+  buffer& operator=(const buffer&) = delete;
+  buffer(buffer&& other) noexcept : d_(other.d_) { other.d_.derived = 0; }
+  buffer& operator=(buffer&& other) noexcept {
+    if (this != &other) {
+      dlpm_mpi_datatype_free(&d_);
+      d_ = other.d_;
+      other.d_.derived = 0;
+    }
+    return *this;
+  }
+  ~buffer() { dlpm_mpi_datatype_free(&d_); }
+
+  /// Element 0's address (data + byte_offset): MPI's `buf`.
+  [[nodiscard]] void* address() const noexcept { return d_.address; }
+  /// MPI's `count`: the items of a predefined type for a compact row-major tensor, 1 for a
+  /// derived datatype, 0 for an empty tensor.
+  [[nodiscard]] int count() const noexcept { return d_.count; }
+  /// MPI's `datatype`.
+  [[nodiscard]] MPI_Datatype datatype() const noexcept { return d_.datatype; }
+  /// Whether datatype() is a derived datatype made (and freed) here.
+  [[nodiscard]] bool derived() const noexcept { return d_.derived != 0; }
+  /// How one element travels.
+  [[nodiscard]] const element_layout& element() const noexcept { return d_.element; }
+
+  /// datatype() for MPI_Reduce, MPI_Allreduce and the other predefined reductions, or why
+  /// not: an element that travels as bytes (float16, bfloat16, fp8...) cannot be added by
+  /// MPI, and MPI's predefined operations take predefined datatypes only (Open MPI refuses
+  /// MPI_SUM on a derived one), so the tensor must be compact row-major.
+  [[nodiscard]] result<MPI_Datatype> reduction_datatype() const noexcept {
+    if (!d_.element.reducible)
+      return unexpected_error(error::format(errc::dtype_mismatch,
+                                            "MPI has no type for these elements: they travel as %d bytes each, which "
+                                            "MPI's reductions cannot combine; reduce in a wider type",
+                                            d_.element.count));
+    if (d_.derived)
+      return unexpected_error(error(errc::non_compact_strides,
+                                    "MPI's predefined reductions take predefined datatypes only, and this layout needs a "
+                                    "derived one: reduce a compact row-major copy"));
+    return d_.datatype;
+  }
+
+ private:
+  dlpm_mpi_datatype d_{};
+};
+
+/// The buffer of a tensor, for sending (`receive` false: every valid layout, broadcast
+/// strides included) or receiving (`receive` true: a writable layout that reaches each
+/// element once). `flags` are a managed tensor's (READ_ONLY, IS_SUBBYTE_TYPE_PADDED); 0 for
+/// a bare DLTensor. MPI must be initialized.
+[[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive) noexcept {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized)
+    return unexpected_error(error(errc::invalid_argument, "MPI is not initialized (or already finalized): call MPI_Init first"));
+  error err;
+  tensor_summary s;
+  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
+  if (!check_structure(t, opts, s, &err)) return unexpected_error(err);
+  if (s.itemsize == 0)
+    return unexpected_error(error::format(errc::subbyte_not_viewable,
+                                          "%#x elements are packed below a byte and share bytes, and MPI addresses "
+                                          "whole bytes: unpack them (or send the padded form)",
+                                          dlpack_mdspan::detail::packed_dtype(t.dtype)));
+  const std::int32_t device = t.device.device_type;
+  if (!is_host_accessible(device) && !(device == kDLCUDA && cuda_aware()))
+    return unexpected_error(error::format(errc::device_mismatch,
+                                          "the tensor is in %s memory, which this MPI library cannot move%s",
+                                          device_type_name(device),
+                                          device == kDLCUDA ? " (it is not CUDA-aware: MPIX_Query_cuda_support says no)" : ""));
+  if (receive) {
+    if ((flags & flag_read_only) != 0)
+      return unexpected_error(error(errc::read_only, "receive: the tensor is READ_ONLY; MPI would write into it"));
+    const auto unique = is_unique(t);
+    if (!unique) return unexpected_error(unique.error());
+    if (!*unique)
+      return unexpected_error(error(errc::overlapping_strides,
+                                    "receive: the layout reaches an element twice (a zero or overlapping stride), so "
+                                    "what MPI writes there would depend on the order it writes in"));
+  }
+  // The bytes the elements reach: the datatype's lower bound and extent, relative to element 0.
+  const auto span = byte_span(t, opts.subbyte_padded);
+  if (!span) return unexpected_error(span.error());
+  std::int64_t strides[max_ndim];
+  for (std::int32_t r = 0; r < t.ndim; ++r) strides[r] = stride_at(t, r);
+  const auto offset = static_cast<std::int64_t>(t.byte_offset);
+  void* element0 = s.numel == 0 ? t.data : static_cast<char*>(t.data) + t.byte_offset;  // data may be NULL when empty
+  dlpm_mpi_datatype d{};
+  switch (dlpm_mpi_build(element0, t.ndim, t.shape, strides, s.numel, static_cast<std::int64_t>(s.itemsize),
+                         span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), &d)) {
+    case DLPM_MPI_BUILT: return buffer(d);
+    case DLPM_MPI_COUNT_TOO_LARGE:
+      return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
+                                            MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value));
+    default:
+      return unexpected_error(error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value));
+  }
+}
+
+/// The buffer to send a tensor from: every valid layout, broadcast (zero) strides included.
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLTensor& t, std::uint64_t flags = 0) noexcept {
+  return make_buffer_from(t, flags, false);
+}
+/// The buffer to receive into a tensor: writable (no READ_ONLY flag), each element reached once.
+[[nodiscard]] inline result<buffer> try_receive_buffer(const DLTensor& t, std::uint64_t flags = 0) noexcept {
+  return make_buffer_from(t, flags, true);
+}
+/// A managed tensor's, its flags read.
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLManagedTensorVersioned& t) noexcept {
+  return make_buffer_from(t.dl_tensor, t.flags, false);
+}
+[[nodiscard]] inline result<buffer> try_receive_buffer(const DLManagedTensorVersioned& t) noexcept {
+  return make_buffer_from(t.dl_tensor, t.flags, true);
+}
+
+/// An mdspan's (any strided mapping, exported by to_dlpack_tensor).
+template <class M>
+  requires requires(const M& m) { try_to_dlpack_tensor(m); }
+[[nodiscard]] result<buffer> try_send_buffer(const M& m) noexcept {
+  const auto t = try_to_dlpack_tensor(m);
+  if (!t) return unexpected_error(t.error());
+  return make_buffer_from(t->get(), 0, false);
+}
+/// An mdspan of mutable elements only: a const view cannot be received into.
+template <class M>
+  requires(!std::is_const_v<typename M::element_type>) && requires(const M& m) { try_to_dlpack_tensor(m); }
+[[nodiscard]] result<buffer> try_receive_buffer(const M& m) noexcept {
+  const auto t = try_to_dlpack_tensor(m);
+  if (!t) return unexpected_error(t.error());
+  return make_buffer_from(t->get(), 0, true);
+}
+
+/// The throwing forms (dlpack_error).
+template <class T>
+[[nodiscard]] buffer send_buffer(const T& t) {
+  return dlpack_mdspan::detail::value_or_throw(try_send_buffer(t));
+}
+template <class T>
+[[nodiscard]] buffer receive_buffer(const T& t) {
+  return dlpack_mdspan::detail::value_or_throw(try_receive_buffer(t));
+}
+
+}  // namespace dlpack_mdspan::mpi
+
+#endif

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* The MPI datatype of a validated strided tensor: the one builder that <dlpack_mdspan/mpi.hpp>
+ * (C++, over the core's checks) and <dlpack_mdspan_mpi.h> (C, over the facade's) share. It is
+ * compiled in the user's translation unit, because MPI_Datatype is the MPI library's own type
+ * (an int in MPICH, a pointer in Open MPI) and so cannot cross the facade's ABI.
+ *
+ * The message is the elements in row-major index order. A row-major compact tensor is a count
+ * of a predefined type; any other layout one committed derived datatype of nested hvectors
+ * (innermost first), whose lower bound and extent are the bytes the elements reach relative
+ * to element 0, the base address. Nothing here validates: the callers have. */
+#ifndef DLPACK_MDSPAN_MPI_DATATYPE_H
+#define DLPACK_MDSPAN_MPI_DATATYPE_H
+
+#include <dlpack/dlpack.h>
+#include <mpi.h>
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI's MPIX_Query_cuda_support */
+#endif
+#endif
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** 1 when this MPI's counts are MPI_Count (MPI-4's large-count constructors), 0 when int. */
+#if MPI_VERSION >= 4
+#define DLPM_MPI_LARGE_COUNTS 1
+#else
+#define DLPM_MPI_LARGE_COUNTS 0
+#endif
+
+/** How one element travels: `count` items of the predefined `type`. Types MPI lacks (float16,
+ * bfloat16, fp8/fp6, float128, complex32) travel as their bytes: `type` MPI_BYTE, `reducible` 0. */
+typedef struct dlpm_mpi_element {
+  MPI_Datatype type;
+  int count;
+  int reducible;
+} dlpm_mpi_element;
+
+/** An MPI buffer: MPI's `buf`, `count` and `datatype` arguments. `derived` nonzero: `datatype`
+ * is committed and owned (dlpm_mpi_datatype_free). On a refusal `refusal` says why (a static
+ * string) and `value` names the number involved, when there is one. */
+typedef struct dlpm_mpi_datatype {
+  void* address;
+  int count;
+  MPI_Datatype datatype;
+  int derived;
+  dlpm_mpi_element element;
+  const char* refusal;
+  long long value;
+} dlpm_mpi_datatype;
+
+/** What dlpm_mpi_build returns. */
+enum { DLPM_MPI_BUILT = 0, DLPM_MPI_COUNT_TOO_LARGE = 1, DLPM_MPI_CALL_FAILED = 2 };
+
+/** 1 when this MPI moves CUDA device memory, asked at run time where the library can say
+ * (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support), else 0. */
+static inline int dlpm_mpi_cuda_aware(void) {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MPIX_Query_cuda_support() == 1;
+#elif defined(MPIX_GPU_SUPPORT_CUDA)
+  int supported = 0;
+  return MPIX_GPU_query_support(MPIX_GPU_SUPPORT_CUDA, &supported) == MPI_SUCCESS && supported != 0;
+#else
+  return 0;
+#endif
+}
+
+static inline MPI_Datatype dlpm_mpi_predefined(DLDataType d) {
+  if (d.code == kDLInt || d.code == kDLUInt) {
+    const int u = d.code == kDLUInt;
+    switch (d.bits) {
+      case 8: return u ? MPI_UINT8_T : MPI_INT8_T;
+      case 16: return u ? MPI_UINT16_T : MPI_INT16_T;
+      case 32: return u ? MPI_UINT32_T : MPI_INT32_T;
+      case 64: return u ? MPI_UINT64_T : MPI_INT64_T;
+      default: return MPI_DATATYPE_NULL;
+    }
+  }
+  if (d.code == kDLFloat && d.bits == 32) return MPI_FLOAT;
+  if (d.code == kDLFloat && d.bits == 64) return MPI_DOUBLE;
+  if (d.code == kDLComplex && d.bits == 64) return MPI_C_FLOAT_COMPLEX;
+  if (d.code == kDLComplex && d.bits == 128) return MPI_C_DOUBLE_COMPLEX;
+  if (d.code == kDLBool && d.bits == 8) return MPI_C_BOOL;
+  return MPI_DATATYPE_NULL;
+}
+
+/** One element of `dtype` stored in `itemsize` bytes: its predefined type (lanes > 1: that many
+ * of them) when that type is exactly the element's bytes, else its bytes. */
+static inline dlpm_mpi_element dlpm_mpi_element_of(DLDataType dtype, uint64_t itemsize) {
+  dlpm_mpi_element e;
+  const MPI_Datatype base = dlpm_mpi_predefined(dtype);
+  int size = 0;
+  if (base != MPI_DATATYPE_NULL && MPI_Type_size(base, &size) == MPI_SUCCESS && (uint64_t)size * dtype.lanes == itemsize) {
+    e.type = base;
+    e.count = (int)dtype.lanes;
+    e.reducible = 1;
+  } else {
+    e.type = MPI_BYTE;
+    e.count = (int)itemsize;
+    e.reducible = 0;
+  }
+  return e;
+}
+
+static inline int dlpm_mpi_hvector_(int64_t count, int64_t block, int64_t stride, MPI_Datatype old, MPI_Datatype* out) {
+#if MPI_VERSION >= 4
+  return MPI_Type_create_hvector_c((MPI_Count)count, (MPI_Count)block, (MPI_Count)stride, old, out);
+#else
+  return MPI_Type_create_hvector((int)count, (int)block, (MPI_Aint)stride, old, out);
+#endif
+}
+
+static inline int dlpm_mpi_refuse_(dlpm_mpi_datatype* out, int outcome, const char* why, long long value) {
+  out->refusal = why;
+  out->value = value;
+  return outcome;
+}
+
+/** The buffer of a tensor its caller has validated: element 0 at `element0`, `ndim` extents
+ * and strides in elements (resolved: never NULL when ndim > 0), `numel` elements of `itemsize`
+ * bytes each, reaching the bytes [lower, lower + extent) relative to element 0. Returns
+ * DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold `value`), or
+ * DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying which. */
+static inline int dlpm_mpi_build(void* element0, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t numel,
+                                 int64_t itemsize, int64_t lower, int64_t extent, dlpm_mpi_element element,
+                                 dlpm_mpi_datatype* out) {
+  int64_t extents[64], steps[64], block = element.count; /* 64: the library's largest rank */
+  int32_t modes = 0, r, m;
+  MPI_Datatype type = element.type, resized = MPI_DATATYPE_NULL;
+  int rc = MPI_SUCCESS;
+  out->address = element0;
+  out->count = 0;
+  out->datatype = element.type;
+  out->derived = 0;
+  out->element = element;
+  out->refusal = NULL;
+  out->value = 0;
+  if (numel == 0) return DLPM_MPI_BUILT; /* nothing is addressed */
+  /* The modes that step (extent > 1), outermost first, merged where one steps over the next
+   * exactly; the innermost folded into the block when it is the element's own size. */
+  for (r = 0; r < ndim; ++r) {
+    const int64_t step = strides[r] * itemsize; /* |step| * (extent - 1) lies within the span */
+    if (shape[r] == 1) continue;
+    if (modes > 0 && steps[modes - 1] == step * shape[r]) {
+      extents[modes - 1] *= shape[r]; /* numel bounds it */
+      steps[modes - 1] = step;
+      continue;
+    }
+    extents[modes] = shape[r];
+    steps[modes] = step;
+    ++modes;
+  }
+  if (modes > 0 && steps[modes - 1] == itemsize) block *= extents[--modes];
+  if (modes == 0 && block <= INT_MAX) { /* compact, row-major: a count of the predefined type */
+    out->count = (int)block;
+    return DLPM_MPI_BUILT;
+  }
+#if !DLPM_MPI_LARGE_COUNTS
+  if (block > INT_MAX)
+    return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int", block);
+  for (m = 0; m < modes; ++m)
+    if (extents[m] > INT_MAX)
+      return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "an extent is beyond INT_MAX, and MPI-3 counts are int", extents[m]);
+#endif
+  /* Nested hvectors, innermost first; each intermediate freed once the next holds it. */
+  if (modes == 0) rc = dlpm_mpi_hvector_(1, block, 0, type, &type); /* a compact tensor past INT_MAX items */
+  for (m = modes - 1; m >= 0 && rc == MPI_SUCCESS; --m) {
+    MPI_Datatype next = MPI_DATATYPE_NULL;
+    rc = dlpm_mpi_hvector_(extents[m], m == modes - 1 ? block : 1, steps[m], type, &next);
+    if (type != element.type) MPI_Type_free(&type);
+    type = next;
+  }
+  if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "MPI_Type_create_hvector failed", rc);
+  rc = MPI_Type_create_resized(type, (MPI_Aint)lower, (MPI_Aint)extent, &resized);
+  MPI_Type_free(&type);
+  if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "MPI_Type_create_resized failed", rc);
+  if ((rc = MPI_Type_commit(&resized)) != MPI_SUCCESS) {
+    MPI_Type_free(&resized);
+    return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "MPI_Type_commit failed", rc);
+  }
+  out->datatype = resized;
+  out->count = 1;
+  out->derived = 1;
+  return DLPM_MPI_BUILT;
+}
+
+/** Frees a derived datatype (unless MPI is finalized: then MPI freed it); idempotent. */
+static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
+  int finalized = 0;
+  if (d == NULL || !d->derived) return;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Type_free(&d->datatype);
+  d->derived = 0;
+  d->datatype = MPI_DATATYPE_NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* dlpack_mdspan for MPI, in C: any valid DLTensor as an MPI buffer (address, count, datatype),
+ * with no packing copy. Header-only, compiled in your translation unit against your MPI: the
+ * facade (libdlpack_mdspan_c) stays free of MPI, whose MPI_Datatype is an int in MPICH and a
+ * pointer in Open MPI. Every check is the facade's (dlpm_check_layout, dlpm_is_unique,
+ * dlpm_byte_span, dlpm_storage_itemsize, dlpm_is_host_accessible); the datatype is built by
+ * <dlpack_mdspan/mpi_datatype.h>, as in C++. Link dlpack_mdspan::c and dlpack_mdspan::mpi.
+ *
+ *   dlpm_mpi_datatype b;
+ *   if (dlpm_mpi_send_buffer(&tensor, 0, &b) != DLPM_OK) { fprintf(stderr, "%s\n", dlpm_mpi_error(&b)); ... }
+ *   MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);
+ *   dlpm_mpi_datatype_free(&b);
+ */
+#ifndef DLPACK_MDSPAN_MPI_H
+#define DLPACK_MDSPAN_MPI_H
+
+#include <dlpack_mdspan.h>
+#include <dlpack_mdspan/mpi_datatype.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
+ * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
+ * writable, each element reached once). On a refusal, dlpm_mpi_error(out) says why. */
+static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out) {
+  int64_t strides[DLPM_MAX_NDIM], numel = 0, begin = 0, end = 0;
+  int32_t unique = 0, initialized = 0, finalized = 0;
+  size_t itemsize;
+  dlpm_requirements req;
+  dlpm_status s;
+  char* element0;
+  if (out == NULL) return DLPM_E_NULL_POINTER;
+  out->derived = 0;
+  out->refusal = NULL;
+  out->value = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    out->refusal = "MPI is not initialized (or already finalized): call MPI_Init first";
+    return DLPM_E_INVALID_ARGUMENT;
+  }
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.writable = receive != 0;
+  if ((s = dlpm_check_layout(tensor, flags, &req, strides, DLPM_MAX_NDIM, &numel)) != DLPM_OK) return s;
+  itemsize = dlpm_storage_itemsize(tensor->dtype, (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0);
+  if (itemsize == 0) {
+    out->refusal = "the elements are packed below a byte and share bytes, and MPI addresses whole bytes";
+    return DLPM_E_SUBBYTE_NOT_VIEWABLE;
+  }
+  if (!dlpm_is_host_accessible(tensor->device.device_type) && !(tensor->device.device_type == kDLCUDA && dlpm_mpi_cuda_aware())) {
+    out->refusal = "the tensor is in device memory, which this MPI library cannot move (not CUDA-aware)";
+    return DLPM_E_DEVICE_MISMATCH;
+  }
+  if (receive) {
+    if ((s = dlpm_is_unique(tensor, &unique)) != DLPM_OK) return s;
+    if (!unique) {
+      out->refusal = "receive: the layout reaches an element twice (a zero or overlapping stride)";
+      return DLPM_E_OVERLAPPING_STRIDES;
+    }
+  }
+  if ((s = dlpm_byte_span(tensor, flags, &begin, &end)) != DLPM_OK) return s;
+  element0 = numel == 0 ? (char*)tensor->data : (char*)tensor->data + tensor->byte_offset;
+  switch (dlpm_mpi_build(element0, tensor->ndim, tensor->shape, strides, numel, (int64_t)itemsize,
+                         begin - (int64_t)tensor->byte_offset, end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), out)) {
+    case DLPM_MPI_BUILT: return DLPM_OK;
+    case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
+    default: return DLPM_E_INTERNAL;
+  }
+}
+
+static inline dlpm_status dlpm_mpi_send_buffer(const DLTensor* tensor, uint64_t flags, dlpm_mpi_datatype* out) {
+  return dlpm_mpi_buffer(tensor, flags, 0, out);
+}
+
+static inline dlpm_status dlpm_mpi_receive_buffer(const DLTensor* tensor, uint64_t flags, dlpm_mpi_datatype* out) {
+  return dlpm_mpi_buffer(tensor, flags, 1, out);
+}
+
+/** Why the last dlpm_mpi_*_buffer call on `b` failed: its own words where the refusal is
+ * MPI's (sub-byte elements, device memory, a receive that reaches an element twice, counts),
+ * else the facade's message (dlpm_last_error). */
+static inline const char* dlpm_mpi_error(const dlpm_mpi_datatype* b) {
+  return b != NULL && b->refusal != NULL ? b->refusal : dlpm_last_error();
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""Any DLPack producer as an mpi4py buffer specification, with no packing copy.
+
+    from mpi4py import MPI
+    from dlpack_mdspan.mpi import send_buffer, receive_buffer
+
+    comm.Send(send_buffer(torch_tensor.T), dest=1)      # a transposed view, as it lies
+    comm.Recv(receive_buffer(numpy_array), source=0)    # lands in row-major index order
+
+Each returns ``[MPI.BOTTOM, 1, datatype]``: a derived datatype holding the tensor's absolute
+address, built with mpi4py's own constructors (nested ``Create_hvector``), so ``Send``,
+``Recv``, ``Isend``, ``Irecv``, ``Bcast`` and the send side of ``Gather``/``Allgather`` take
+it as it is. The message is the elements in row-major index order, whatever the layout.
+The datatype holds the tensor and frees itself when the last reference goes; mpi4py's
+requests hold it, so a nonblocking operation keeps the tensor alive until it completes.
+
+The tensor is read by ``dlpack_mdspan.inspect`` (the library's own import and checks):
+invalid tensors, sub-byte elements, a producer that copied (IS_COPIED), device memory an
+MPI cannot move, and, for a receive, READ_ONLY tensors and layouts that reach an element
+twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them. Types MPI
+lacks (float16, bfloat16, fp8) travel as their bytes. mpi4py is imported on first use only.
+"""
+from ._core import inspect as _inspect
+
+__all__ = ["receive_buffer", "send_buffer", "cuda_aware"]
+
+# DLPack type codes (dlpack.h's DLDataTypeCode) and device types.
+_INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
+_CPU, _CUDA, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED = 1, 2, 3, 11, 13
+_PREDEFINED = {
+    (_INT, 8): "INT8_T", (_INT, 16): "INT16_T", (_INT, 32): "INT32_T", (_INT, 64): "INT64_T",
+    (_UINT, 8): "UINT8_T", (_UINT, 16): "UINT16_T", (_UINT, 32): "UINT32_T", (_UINT, 64): "UINT64_T",
+    (_FLOAT, 32): "FLOAT", (_FLOAT, 64): "DOUBLE",
+    (_COMPLEX, 64): "C_FLOAT_COMPLEX", (_COMPLEX, 128): "C_DOUBLE_COMPLEX", (_BOOL, 8): "C_BOOL",
+}
+
+
+def cuda_aware():
+    """Whether this MPI moves CUDA memory, as mpi4py's MPI says (``Query_cuda_support``); False
+    where it cannot say."""
+    from mpi4py import MPI
+    query = getattr(MPI, "Query_cuda_support", None)
+    return bool(query()) if query is not None else False
+
+
+def _owning_datatype(MPI, datatype, tensor):
+    """``datatype`` as an object that holds ``tensor`` and frees the handle when it goes.
+    mpi4py's requests hold the datatype object of a ``[MPI.BOTTOM, count, datatype]``
+    specification (not the list), so the tensor lives as long as any operation using it."""
+    global _TensorDatatype
+    if _TensorDatatype is None:
+        class _TensorDatatype(MPI.Datatype):
+            def __del__(self):
+                try:
+                    if self != MPI.DATATYPE_NULL and not MPI.Is_finalized():
+                        self.Free()
+                except Exception:  # interpreter shutdown: mpi4py may be gone already
+                    pass
+    owned = _TensorDatatype(datatype)  # the same handle, now freed by `owned` only
+    owned.tensor = tensor
+    return owned
+
+
+_TensorDatatype = None
+
+
+class Buffer(list):
+    """``[MPI.BOTTOM, 1, datatype]``; the datatype holds the tensor and frees itself."""
+
+    def __init__(self, bottom, datatype, element):
+        super().__init__([bottom, 1, datatype])
+        #: How one element travels: (MPI type, items per element, reducible).
+        self.element = element
+
+    @property
+    def tensor(self):
+        return self[2].tensor
+
+
+def _element(MPI, code, bits, lanes, itemsize):
+    name = _PREDEFINED.get((code, bits))
+    base = getattr(MPI, name) if name else None
+    if base is not None and base.Get_size() * lanes == itemsize:
+        return base, lanes, True
+    return MPI.BYTE, itemsize, False
+
+
+def _buffer(x, receive):
+    from mpi4py import MPI
+    if not MPI.Is_initialized() or MPI.Is_finalized():
+        raise RuntimeError("MPI is not initialized (or already finalized)")
+    what = "receive_buffer" if receive else "send_buffer"
+    info = _inspect(x, writable=receive)
+    if not info["valid"] or not info["passes"]:
+        error = BufferError if info["read_only"] and receive else ValueError
+        raise error(f"{what}: {info['reason']}")
+    if info["is_copied"]:
+        raise BufferError(f"{what}: the producer handed over a copy (IS_COPIED), which MPI would "
+                          "move instead of the tensor")
+    device = info["device"][0]
+    if device not in (_CPU, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED) and not (device == _CUDA and cuda_aware()):
+        raise BufferError(f"{what}: the tensor is in {info['device_name']} memory, which this MPI cannot move")
+    code, bits, lanes = info["dtype_code"]
+    if bits < 8 and not info["subbyte_padded"]:
+        raise ValueError(f"{what}: {info['dtype']} elements are packed below a byte and share bytes, and "
+                         "MPI addresses whole bytes")
+    if receive and not info["unique"]:
+        raise ValueError(f"{what}: the layout reaches an element twice (a zero or overlapping stride), so "
+                         "what MPI writes there would depend on the order it writes in")
+    itemsize = lanes if bits < 8 else bits * lanes // 8
+    element = _element(MPI, code, bits, lanes, itemsize)
+    shape = info["shape"]
+    strides = info["strides"]
+    if strides is None:  # row-major, as DLPack means it
+        strides, step = [], 1
+        for extent in reversed(shape):
+            strides.insert(0, step)
+            step *= extent
+    address = info["data"] + info["byte_offset"]
+    if 0 in shape:
+        relative, block, modes = element[0], 0, []
+    else:
+        # The modes that step, outermost first, merged where one steps over the next exactly;
+        # the innermost folded into the block when it is the element's own size.
+        extents, steps = [], []
+        for extent, stride in zip(shape, strides):
+            if extent == 1:
+                continue
+            step = stride * itemsize
+            if steps and steps[-1] == step * extent:
+                extents[-1] *= extent
+                steps[-1] = step
+                continue
+            extents.append(extent)
+            steps.append(step)
+        block = element[1]
+        if steps and steps[-1] == itemsize:
+            block *= extents.pop()
+            steps.pop()
+        modes = list(zip(extents, steps))
+        relative = element[0]
+    made = []  # nested hvectors, innermost first: the block once, then one of the type inside
+    for i, (extent, step) in enumerate(reversed(modes)):
+        relative = relative.Create_hvector(extent, block if i == 0 else 1, step)
+        made.append(relative)
+    # Absolute: element 0's address as the displacement from MPI.BOTTOM.
+    datatype = MPI.Datatype.Create_struct([1 if modes else block], [address], [relative])
+    datatype.Commit()
+    for t in made:
+        t.Free()
+    return Buffer(MPI.BOTTOM, _owning_datatype(MPI, datatype, x), element)
+
+
+def send_buffer(x):
+    """``[MPI.BOTTOM, 1, datatype]`` to send ``x`` (any DLPack producer, any valid layout,
+    broadcast strides included)."""
+    return _buffer(x, False)
+
+
+def receive_buffer(x):
+    """``[MPI.BOTTOM, 1, datatype]`` to receive into ``x``: writable, each element reached once."""
+    return _buffer(x, True)

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* The C companion <dlpack_mdspan_mpi.h> with real ranks (mpiexec -np 2), compiled as C11: a
+ * transposed float matrix sent, received into a layout with reversed columns, compared with
+ * the transpose computed without MPI; and the refusals, each checked on rank 0. */
+#include <dlpack_mdspan_mpi.h>
+
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+static void check(int ok, const char* what) {
+  if (!ok) {
+    fprintf(stderr, "FAIL c_companion: %s\n", what);
+    ++failures;
+  }
+}
+
+static DLTensor tensor(void* data, int32_t ndim, int64_t* shape, int64_t* strides, uint64_t offset_bytes) {
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.ndim = ndim;
+  t.dtype.code = kDLFloat;
+  t.dtype.bits = 32;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  t.strides = strides;
+  t.byte_offset = offset_bytes;
+  return t;
+}
+
+static void refused(const DLTensor* t, uint64_t flags, int receive, dlpm_status want, const char* words, const char* what) {
+  dlpm_mpi_datatype b;
+  const dlpm_status s = dlpm_mpi_buffer(t, flags, receive, &b);
+  check(s == want, what);
+  check(s != DLPM_OK && strstr(dlpm_mpi_error(&b), words) != NULL, what);
+  if (s != DLPM_OK) printf("  %-34s %s\n", what, dlpm_mpi_error(&b));
+  dlpm_mpi_datatype_free(&b);
+}
+
+int main(int argc, char** argv) {
+  float a[4 * 6], got[6 * 4];
+  int64_t shape[2] = {6, 4}, transposed[2] = {1, 6}, reversed_columns[2] = {4, -1};
+  int rank = 0, i, j, total = 0;
+  dlpm_mpi_datatype b;
+  DLTensor t;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (i = 0; i < 24; ++i) a[i] = (float)i, got[i] = -1.0f;
+  if (rank == 0) {
+    t = tensor(a, 2, shape, transposed, 0); /* the 4 x 6 row-major matrix, transposed */
+    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && b.derived && b.count == 1, "send a transposed view");
+    MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);
+    dlpm_mpi_datatype_free(&b);
+    dlpm_mpi_datatype_free(&b); /* idempotent */
+  } else if (rank == 1) {
+    t = tensor(got, 2, shape, reversed_columns, 3 * sizeof(float)); /* element (i, j) at 3 - j + 4 i */
+    check(dlpm_mpi_receive_buffer(&t, 0, &b) == DLPM_OK, "receive into reversed columns");
+    MPI_Recv(b.address, b.count, b.datatype, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    dlpm_mpi_datatype_free(&b);
+    for (i = 0; i < 6; ++i)
+      for (j = 0; j < 4; ++j) check(got[3 - j + 4 * i] == a[j * 6 + i], "a received element differs from the transpose");
+  }
+  if (rank == 0) {
+    int64_t broadcast[2] = {0, 1}, row[2] = {4, 6}, row_strides[2] = {6, 1};
+    t = tensor(a, 2, row, row_strides, 0);
+    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT,
+          "compact row-major: 24 MPI_FLOAT");
+    refused(&t, DLPACK_FLAG_BITMASK_READ_ONLY, 1, DLPM_E_READ_ONLY, "READ_ONLY", "receive into a READ_ONLY tensor");
+    t = tensor(a, 2, row, broadcast, 0);
+    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK, "send a broadcast");
+    dlpm_mpi_datatype_free(&b);
+    refused(&t, 0, 1, DLPM_E_OVERLAPPING_STRIDES, "reaches an element twice", "receive into a broadcast");
+    t = tensor(a, 2, row, row_strides, 0);
+    t.dtype.code = kDLInt;
+    t.dtype.bits = 4;
+    refused(&t, 0, 0, DLPM_E_SUBBYTE_NOT_VIEWABLE, "below a byte", "packed int4");
+    t = tensor(a, 2, row, row_strides, 0);
+    t.device.device_type = kDLCUDA;
+    if (!dlpm_mpi_cuda_aware()) refused(&t, 0, 0, DLPM_E_DEVICE_MISMATCH, "device memory", "CUDA memory, MPI not CUDA-aware");
+    row[1] = -6;
+    t = tensor(a, 2, row, row_strides, 0);
+    refused(&t, 0, 0, DLPM_E_NEGATIVE_EXTENT, "negative", "an invalid tensor: the facade's message");
+    check(dlpm_mpi_send_buffer(&t, 0, NULL) == DLPM_E_NULL_POINTER, "NULL out");
+  }
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("c_companion: %d failures\n", total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}

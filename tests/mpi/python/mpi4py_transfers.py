@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""dlpack_mdspan.mpi through mpi4py with real ranks (mpiexec -np 2, the frameworks venv):
+PyTorch views to NumPy arrays and back, no packing copy, each result compared element by
+element with the same view computed on the receiving rank without MPI; nonblocking
+operations whose only reference to the tensor is the specification; a broadcast and
+gathers of strided views; every refusal before MPI sees the tensor."""
+import gc
+import sys
+import traceback
+
+import numpy as np
+import torch
+from mpi4py import MPI
+
+from dlpack_mdspan.mpi import receive_buffer, send_buffer
+
+comm = MPI.COMM_WORLD
+rank, size = comm.Get_rank(), comm.Get_size()
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print(f"FAIL rank {rank}: {what}", file=sys.stderr, flush=True)
+
+
+def matrix(rows, cols, dtype=torch.float32):
+    return torch.arange(rows * cols, dtype=torch.float64).reshape(rows, cols).to(dtype)
+
+
+def torch_transpose_to_numpy():
+    """The issue's case: a transposed PyTorch view lands in a NumPy array."""
+    if rank == 0:
+        comm.Send(send_buffer(matrix(4, 6).T), dest=1, tag=1)
+    elif rank == 1:
+        got = np.full((6, 4), -1, dtype=np.float32)
+        comm.Recv(receive_buffer(got), source=0, tag=1)
+        check(np.array_equal(got, matrix(4, 6).T.numpy()), "torch transpose -> numpy")
+
+
+def numpy_negative_to_torch_transposed():
+    """Negative and skipping strides sent, received into a transposed PyTorch view."""
+    source = np.arange(48, dtype=np.int64).reshape(6, 8)[::-2, 1::2]  # (3, 4), strides (-16, 2) elements
+    if rank == 0:
+        comm.Send(send_buffer(source), dest=1, tag=2)
+    elif rank == 1:
+        base = torch.full((4, 3), -1, dtype=torch.int64)
+        view = base.T  # (3, 4), strides (1, 3)
+        comm.Recv(receive_buffer(view), source=0, tag=2)
+        check(np.array_equal(view.numpy(), source), "numpy negative strides -> torch transposed view")
+        check(np.array_equal(base.numpy(), source.T), "the base of the transposed view holds the transpose")
+
+
+def narrow_floats():
+    """float16 and bfloat16 travel as their bytes."""
+    if rank == 0:
+        comm.Send(send_buffer(matrix(3, 5, torch.float16).T), dest=1, tag=3)
+        comm.Send(send_buffer(matrix(3, 5, torch.bfloat16)[:, ::2]), dest=1, tag=4)
+    elif rank == 1:
+        half = np.zeros((5, 3), dtype=np.float16)
+        comm.Recv(receive_buffer(half), source=0, tag=3)
+        check(np.array_equal(half, matrix(3, 5, torch.float16).T.numpy()), "float16 transpose")
+        bf16 = torch.zeros((3, 3), dtype=torch.bfloat16)
+        comm.Recv(receive_buffer(bf16), source=0, tag=4)
+        check(torch.equal(bf16, matrix(3, 5, torch.bfloat16)[:, ::2]), "bfloat16 every other column")
+
+
+def nonblocking_keeps_the_tensor():
+    """The specification is the only reference to the tensor and its datatype: the request
+    must keep them until Wait."""
+    if rank == 0:
+        request = comm.Isend(send_buffer(matrix(64, 64).T[::2]), dest=1, tag=5)
+        gc.collect()
+        torch.zeros(64 * 64 * 4)  # memory a freed tensor's could be reused for
+        request.Wait()
+    elif rank == 1:
+        got = torch.zeros((32, 64), dtype=torch.float32)
+        request = comm.Irecv(receive_buffer(got.T.T), source=0, tag=5)
+        gc.collect()
+        request.Wait()
+        check(torch.equal(got, matrix(64, 64).T[::2]), "Isend/Irecv with temporary specifications")
+
+
+def collectives():
+    """Bcast of a strided view into transposed views; Gather and Allgather of strided columns."""
+    source = matrix(4, 6)[:, ::2]  # (4, 3)
+    target = source.clone() if rank == 0 else torch.zeros((3, 4), dtype=torch.float32).T
+    comm.Bcast(send_buffer(source) if rank == 0 else receive_buffer(target), root=0)
+    check(torch.equal(target, source), "Bcast of every other column into a transposed view")
+
+    mine = np.arange(5 * size, dtype=np.float64).reshape(5, size) + 100 * rank
+    column = mine[:, rank]  # stride: size elements
+    gathered = np.zeros((size, 5)) if rank == 0 else None
+    comm.Gather(send_buffer(column), [gathered, MPI.DOUBLE] if rank == 0 else None, root=0)
+    reference = np.array([(np.arange(5 * size).reshape(5, size) + 100 * r)[:, r] for r in range(size)], dtype=np.float64)
+    if rank == 0:
+        check(np.array_equal(gathered, reference), "Gather of strided columns")
+    every = np.zeros((size, 5))
+    comm.Allgather(send_buffer(column), [every, MPI.DOUBLE])
+    check(np.array_equal(every, reference), "Allgather of strided columns")
+
+
+def refused(call, error, words, what):
+    try:
+        call()
+    except error as e:
+        check(words in str(e), f"{what}: message {e!r} lacks {words!r}")
+        if rank == 0:
+            print(f"  {what:<40} {type(e).__name__}: {e}")
+        return
+    check(False, f"{what}: not refused")
+
+
+def refusals():
+    read_only = np.zeros((3, 4), dtype=np.float32)
+    read_only.setflags(write=False)
+    refused(lambda: receive_buffer(read_only), BufferError, "READ_ONLY", "receive into a read-only array")
+    broadcast = torch.zeros(4, dtype=torch.float32).expand(3, 4)  # stride 0, writable in PyTorch
+    send_buffer(broadcast)  # sending it is fine
+    refused(lambda: receive_buffer(broadcast), ValueError, "reaches an element twice", "receive into a broadcast view")
+    overlapping = torch.zeros(16).as_strided((4, 4), (2, 1))
+    refused(lambda: receive_buffer(overlapping), ValueError, "reaches an element twice", "receive into overlapping rows")
+    refused(lambda: send_buffer(object()), TypeError, "", "not a DLPack producer")
+
+
+def main():
+    for test in (torch_transpose_to_numpy, numpy_negative_to_torch_transposed, narrow_floats,
+                 nonblocking_keeps_the_tensor, collectives, refusals):
+        test()
+        comm.Barrier()
+    total = comm.allreduce(len(failures))
+    if rank == 0:
+        print(f"mpi4py transfers: {size} ranks, {total} failures")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    try:
+        code = main()
+    except Exception:  # one rank's exception must not leave the others waiting
+        traceback.print_exc()
+        comm.Abort(1)
+    sys.exit(code)
