@@ -28,7 +28,7 @@ else()
 endif()
 
 # ---- DEB ----------------------------------------------------------------------------------
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)              # libdlpack-mdspan-dev_0.1.0_amd64.deb
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)              # libdlpack-mdspan-dev_0.2.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${DLPACK_MDSPAN_DEB_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION "libdevel")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")

@@ -200,9 +200,9 @@ DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int6
 /** The layout of dlpm_requirements this header describes. A program passes it to
  * dlpm_requirements_init, so a newer library knows which fields the program's struct has
  * (git2's *_options_init convention): the struct can grow without breaking old binaries.
- * Version 2 added the layout fields (leading_dim and after); version-1 structs are still
- * accepted, and never read or written past their end. */
-#define DLPM_REQUIREMENTS_VERSION 2
+ * A later version appends fields; this library accepts every version a release published
+ * (docs/architecture.md, "Compatibility"). */
+#define DLPM_REQUIREMENTS_VERSION 1
 
 /** dlpm_requirements.leading_dim when no leading dimension is required. */
 #define DLPM_ANY_LEADING_DIM INT32_MIN
@@ -223,8 +223,8 @@ typedef struct dlpm_requirements {
   uint64_t min_alignment;       /**< bytes, a power of two; 0 = none */
   int32_t writable;             /**< nonzero: refuse READ_ONLY (managed tensors only carry flags) */
   int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
-  /* version 2: CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"). The arrays have
-   * one entry per mode of the tensor checked. */
+  /* CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"). The arrays have one entry
+   * per mode of the tensor checked. */
   int32_t leading_dim;             /**< DLPM_ANY_LEADING_DIM, or the mode whose stride must be 1 (negative: from the last) */
   int32_t compact;                 /**< nonzero, with stride_order: compact in that order */
   const int32_t* stride_order;     /**< NULL, or the modes from outermost to innermost (CuTe's stride_order, PyTorch's dim_order) */
@@ -234,8 +234,8 @@ typedef struct dlpm_requirements {
 
 /** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
  * alignment, writability, strict-strides or layout requirement) and req->version to
- * `version`. Pass DLPM_REQUIREMENTS_VERSION; version 1 initialises only a version-1
- * struct's fields; any other value is DLPM_E_UNSUPPORTED_VERSION and *req is untouched. */
+ * `version`. Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION
+ * and *req is untouched. */
 DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) DLPM_NOEXCEPT;
 
 /** Requirements themselves are checked before the tensor: a version this library does not

@@ -44,10 +44,7 @@ dlpm_status guarded(const char* function, Body&& body) noexcept {
 
 // The requirements struct is versioned (git2's convention): only layouts this library
 // knows are read, so a program built against a newer header gets an error, not garbage.
-bool known_requirements_version(std::uint32_t version) noexcept { return version == 1 || version == DLPM_REQUIREMENTS_VERSION; }
-
-// The end of a version-1 struct: its fields, and nothing after them, are read and written.
-constexpr std::size_t requirements_v1_size = offsetof(dlpm_requirements, leading_dim);
+bool known_requirements_version(std::uint32_t version) noexcept { return version == DLPM_REQUIREMENTS_VERSION; }
 
 dlpm_status unsupported_requirements(const char* function, std::uint32_t version) noexcept {
   return fail(dm::error::format(dm::errc::unsupported_version,
@@ -57,11 +54,10 @@ dlpm_status unsupported_requirements(const char* function, std::uint32_t version
                                              : "the program was built against a newer dlpack_mdspan.h"));
 }
 
-// The layout fields of a version-2 struct, as spans over the modes of a tensor of rank
+// The layout fields, as spans over the modes of a tensor of rank
 // `ndim` (clamped: a rank check_structure refuses is refused before they are read).
 dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
   dm::layout_requirements l;
-  if (r.version < 2) return l;
   const auto modes = static_cast<std::size_t>(ndim < 0 ? 0 : ndim > dm::max_ndim ? dm::max_ndim : ndim);
   l.leading_dim = r.leading_dim;
   if (r.stride_order != nullptr) l.stride_order = {r.stride_order, modes};
@@ -71,11 +67,11 @@ dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t 
   return l;
 }
 
-// Whether a version-2 struct sets any layout field. False means layout_to_core is empty
+// Whether the struct sets any layout field. False means layout_to_core is empty
 // (true may still give an empty one, for a rank-0 tensor: to_core decides).
 bool sets_layout(const dlpm_requirements& r) noexcept {
-  return r.version >= 2 && (r.leading_dim != DLPM_ANY_LEADING_DIM || r.stride_order != nullptr || r.compact != 0 ||
-                            r.shape_divisors != nullptr || r.stride_divisors != nullptr);
+  return r.leading_dim != DLPM_ANY_LEADING_DIM || r.stride_order != nullptr || r.compact != 0 ||
+         r.shape_divisors != nullptr || r.stride_divisors != nullptr;
 }
 
 // Every field but the layout ones (left empty).
@@ -399,12 +395,8 @@ dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begi
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
-  if (version == 1) {
-    std::memset(static_cast<void*>(req), 0, requirements_v1_size);  // a version-1 struct ends there
-  } else {
-    *req = dlpm_requirements{};
-    req->leading_dim = DLPM_ANY_LEADING_DIM;
-  }
+  *req = dlpm_requirements{};
+  req->leading_dim = DLPM_ANY_LEADING_DIM;
   req->version = version;
   req->ndim = -1;
   req->device_id = -1;

@@ -664,26 +664,6 @@ static void test_cute_layout_vocabulary(void) {
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_INVALID_ARGUMENT);
 }
 
-/* A program built against the version-1 header keeps working: its struct is shorter, and
- * nothing is read or written past its end. */
-static void test_requirements_version_1(void) {
-  float data[12];
-  int64_t shape[2] = {3, 4}, strides[2] = {4, 1};
-  DLTensor t = make_tensor(data, 2, shape, strides, dtype(kDLFloat, 32, 1));
-  const size_t v1 = offsetof(dlpm_requirements, leading_dim);
-  unsigned char storage[sizeof(dlpm_requirements) + 16];
-  dlpm_requirements* req = (dlpm_requirements*)(void*)storage;
-  size_t i;
-  memset(storage, 0x5a, sizeof storage);
-  CHECK_STATUS(dlpm_requirements_init(req, 1), DLPM_OK);
-  for (i = v1; i < sizeof storage; ++i) CHECK(storage[i] == 0x5a); /* past a version-1 struct: untouched */
-  CHECK(req->version == 1 && req->ndim == -1);
-  req->ndim = 2;
-  CHECK_STATUS(dlpm_check(&t, req), DLPM_OK); /* 0x5a5a5a5a past the end is never read as a layout field */
-  req->ndim = 3;
-  CHECK_STATUS(dlpm_check(&t, req), DLPM_E_NDIM_MISMATCH);
-}
-
 /* dlpm_to_legacy reads nothing but the version of a tensor of another major version. */
 static void test_to_legacy_checks_the_version(void) {
   DLManagedTensorVersioned* future = hand_made(2, 0);
@@ -1170,7 +1150,6 @@ static void test_every_status_is_named(void) {
 
 int main(void) {
   test_cute_layout_vocabulary();
-  test_requirements_version_1();
   test_status_and_version();
   test_dtype_name();
   test_validate_and_inspect();

@@ -143,14 +143,13 @@ extern "C" {
 
     /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and
     /// device, no alignment, writability, strict-strides or layout requirement) and
-    /// `req.version` to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; version 1 initialises
-    /// only a version-1 struct's fields; any other value is `DLPM_E_UNSUPPORTED_VERSION`
-    /// and `*req` is untouched.
+    /// `req.version` to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; any other value is
+    /// `DLPM_E_UNSUPPORTED_VERSION` and `*req` is untouched.
     pub fn dlpm_requirements_init(req: *mut dlpm_requirements, version: u32) -> dlpm_status;
 
     /// Checks a bare DLTensor against `req` (no flags: `writable` cannot be refused here).
     ///
-    /// The requirements are checked first: a `version` other than 1 or
+    /// The requirements are checked first: a `version` other than
     /// [`DLPM_REQUIREMENTS_VERSION`] is `DLPM_E_UNSUPPORTED_VERSION`; `ndim` below -1 or
     /// above 64, `shape` with `ndim == -1`, a negative `num_device_types`, an unknown
     /// `order` or a `min_alignment` that is not a power of two are

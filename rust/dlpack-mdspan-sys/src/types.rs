@@ -306,9 +306,9 @@ pub struct dlpm_version_info {
 
 /// `DLPM_REQUIREMENTS_VERSION`: the layout of `dlpm_requirements` these mirrors describe.
 /// Pass it to `dlpm_requirements_init` (git2's `*_options_init` convention), or store it
-/// in `dlpm_requirements::version` when building the struct by hand. Version 2 added the
-/// layout fields (`leading_dim` and after); the facade still accepts version 1.
-pub const DLPM_REQUIREMENTS_VERSION: u32 = 2;
+/// in `dlpm_requirements::version` when building the struct by hand. 0.2.0 publishes
+/// version 1; a later version appends fields.
+pub const DLPM_REQUIREMENTS_VERSION: u32 = 1;
 
 /// `DLPM_ANY_LEADING_DIM`: `dlpm_requirements::leading_dim` when no leading dimension is
 /// required.

@@ -87,7 +87,7 @@ fn same(a: &sys::dlpm_requirements, b: &sys::dlpm_requirements) -> bool {
 #[test]
 fn init_sets_the_version_and_the_defaults() {
     let req = init();
-    assert_eq!(sys::DLPM_REQUIREMENTS_VERSION, 2);
+    assert_eq!(sys::DLPM_REQUIREMENTS_VERSION, 1);
     assert_eq!(req.version, sys::DLPM_REQUIREMENTS_VERSION);
     assert_eq!((req.check_dtype, req.ndim, req.device_id), (0, -1, -1));
     assert!(req.shape.is_null() && req.device_types.is_null());
@@ -107,7 +107,7 @@ fn init_sets_the_version_and_the_defaults() {
 
 #[test]
 fn init_refuses_unknown_versions_and_leaves_the_struct_alone() {
-    for version in [0u32, 3, u32::MAX] {
+    for version in [0u32, 2, u32::MAX] {
         let mut req = sentinel();
         // SAFETY: req is a valid, writable struct.
         let status = unsafe { sys::dlpm_requirements_init(&mut req, version) };
@@ -143,10 +143,7 @@ fn check(req: &sys::dlpm_requirements) -> sys::dlpm_status {
 #[test]
 fn checks_refuse_a_requirements_struct_of_an_unknown_version() {
     assert_eq!(check(&init()), sys::DLPM_OK);
-    let mut v1 = init();
-    v1.version = 1; // a program built against the version-1 header: still accepted
-    assert_eq!(check(&v1), sys::DLPM_OK);
-    for version in [0u32, 3] {
+    for version in [0u32, 2] {
         let mut req = init();
         req.version = version;
         assert_eq!(

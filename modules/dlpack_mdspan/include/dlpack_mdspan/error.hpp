@@ -67,8 +67,6 @@ enum class errc : int {
   misaligned_metadata = 32,    ///< shape or strides is not aligned for int64_t
   unsupported_version = 33,    ///< an options struct's version field is not one this library knows
   producer_failed = 34,        ///< the producer (a Python object, a foreign callback) reported a failure of its own
-  /// The pre-0.2 name of shape_mismatch (the C facade always said DLPM_E_SHAPE_MISMATCH).
-  static_extent_mismatch [[deprecated("use errc::shape_mismatch")]] = shape_mismatch,
 };
 
 /// The largest errc value; the C facade's status codes are exactly 0..last_errc.

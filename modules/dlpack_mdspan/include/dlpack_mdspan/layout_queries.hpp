@@ -165,8 +165,7 @@ inline result<std::int32_t> leading_dim(const DLTensor& t) noexcept {
 /// rank 3 gives (2,1,0), column-major (0,1,2). `order` must have ndim entries. Equal
 /// strides make the order ambiguous (errc::ambiguous_layout). Returns the filled prefix.
 /// Not CuTe's stride_order (the modes from outermost to innermost: stride_order in
-/// layout_requirements.hpp); before 0.2 this function was called stride_order
-/// (docs/glossary.md).
+/// layout_requirements.hpp).
 inline result<std::span<std::int32_t>> stride_ranks(const DLTensor& t, std::span<std::int32_t> order) noexcept {
   error err;
   tensor_summary summary;
@@ -189,10 +188,6 @@ inline result<std::span<std::int32_t>> stride_ranks(const DLTensor& t, std::span
   }
   return order.first(static_cast<std::size_t>(t.ndim));
 }
-
-/// The name before 0.2 (the facade's and CuTe's name is leading_dim).
-[[deprecated("renamed leading_dim, the facade's dlpm_leading_dim (docs/glossary.md)")]]
-inline result<std::int32_t> leading_dimension(const DLTensor& t) noexcept { return leading_dim(t); }
 
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
