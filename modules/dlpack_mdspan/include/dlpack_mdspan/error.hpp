@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error reporting: one code per failure (errc), a message that names the values involved,
-// a throwing form (dlpack_error) and a non-throwing form (result<T>).
+// a throwing form (dlpack_error) and a non-throwing form (result<T>, std::expected or its
+// stand-in in expected.hpp).
 //
 // An error keeps its format and values and words its message only when asked, so it is
 // small (result<M> is about the size of M) and reporting a failure never allocates; the
@@ -18,12 +19,12 @@
 #include <cstring>
 #include <stdexcept>
 #include <string_view>
-#include <type_traits>
-#include <new>
 #include <utility>
 
 #if DLPM_USE_STD_EXPECTED
 #include <expected>
+#else
+#include <dlpack_mdspan/expected.hpp>
 #endif
 
 DLPM_EXPORT namespace dlpack_mdspan {
@@ -289,146 +290,6 @@ class dlpack_error : public std::invalid_argument {
   errc code_;
 };
 
-#if DLPM_USE_STD_EXPECTED
-/// result<T>: std::expected<T, error> in C++23.
-template <class T>
-using result = std::expected<T, error>;
-using unexpected_error = std::unexpected<error>;
-#else
-/// C++20 stand-in for std::unexpected<error> / std::expected<T, error>: the subset the
-/// library and its users need. (Inside these classes the type is spelled error_type,
-/// because the member function error() hides the class name.)
-class unexpected_error {
- public:
-  using error_type = dlpack_mdspan::error;
-  explicit unexpected_error(const error_type& e) noexcept : error_(e) {}
-  [[nodiscard]] const error_type& error() const noexcept { return error_; }
-
- private:
-  error_type error_;
-};
-
-template <class T>
-class result {
- public:
-  using value_type = T;
-  using error_type = dlpack_mdspan::error;
-
-  result(const T& value) : has_value_(true) { ::new (&storage_.value) T(value); }
-  result(T&& value) : has_value_(true) { ::new (&storage_.value) T(std::move(value)); }
-  result(const unexpected_error& u) noexcept : has_value_(false) { ::new (&storage_.err) error_type(u.error()); }
-  result(const result& other) : has_value_(other.has_value_) {
-    if (has_value_) ::new (&storage_.value) T(other.storage_.value);
-    else ::new (&storage_.err) error_type(other.storage_.err);
-  }
-  result(result&& other) : has_value_(other.has_value_) {
-    if (has_value_) ::new (&storage_.value) T(std::move(other.storage_.value));
-    else ::new (&storage_.err) error_type(other.storage_.err);
-  }
-  // Assignment, as std::expected<T, error> has it. The error is trivially copyable, so a
-  // throwing T copy leaves *this holding its previous error (strong guarantee).
-  result& operator=(const result& other)
-    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
-  {
-    if (this != &other) {
-      if (other.has_value_) assign_value(other.storage_.value);
-      else assign_error(other.storage_.err);
-    }
-    return *this;
-  }
-  result& operator=(result&& other) noexcept(std::is_nothrow_move_constructible_v<T> && std::is_nothrow_move_assignable_v<T>)
-    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
-  {
-    if (this != &other) {
-      if (other.has_value_) assign_value(std::move(other.storage_.value));
-      else assign_error(other.storage_.err);
-    }
-    return *this;
-  }
-  result& operator=(const T& value)
-    requires std::is_copy_constructible_v<T> && std::is_copy_assignable_v<T>
-  {
-    assign_value(value);
-    return *this;
-  }
-  result& operator=(T&& value)
-    requires std::is_move_constructible_v<T> && std::is_move_assignable_v<T>
-  {
-    assign_value(std::move(value));
-    return *this;
-  }
-  result& operator=(const unexpected_error& u) noexcept {
-    assign_error(u.error());
-    return *this;
-  }
-  ~result() {
-    if (has_value_) storage_.value.~T();
-  }
-
-  [[nodiscard]] bool has_value() const noexcept { return has_value_; }
-  explicit operator bool() const noexcept { return has_value_; }
-  T& value() & { check(); return storage_.value; }
-  const T& value() const& { check(); return storage_.value; }
-  T&& value() && { check(); return std::move(storage_.value); }
-  T& operator*() & noexcept { return storage_.value; }
-  const T& operator*() const& noexcept { return storage_.value; }
-  T&& operator*() && noexcept { return std::move(storage_.value); }
-  T* operator->() noexcept { return &storage_.value; }
-  const T* operator->() const noexcept { return &storage_.value; }
-  [[nodiscard]] const error_type& error() const& noexcept { return storage_.err; }
-
- private:
-  void check() const {
-    if (!has_value_) {
-#if DLPM_HAS_EXCEPTIONS
-      throw dlpack_error(storage_.err);
-#else
-      std::fprintf(stderr, "dlpack_mdspan: %s\n", storage_.err.message().c_str());
-      std::abort();
-#endif
-    }
-  }
-  template <class V>
-  void assign_value(V&& v) {
-    if (has_value_) {
-      storage_.value = std::forward<V>(v);
-      return;
-    }
-    const error_type saved = storage_.err;
-    try_construct_value(std::forward<V>(v), saved);
-  }
-  template <class V>
-  void try_construct_value(V&& v, const error_type& saved) {
-#if DLPM_HAS_EXCEPTIONS
-    try {
-      ::new (&storage_.value) T(std::forward<V>(v));
-    } catch (...) {
-      ::new (&storage_.err) error_type(saved);
-      throw;
-    }
-#else
-    (void)saved;
-    ::new (&storage_.value) T(std::forward<V>(v));
-#endif
-    has_value_ = true;
-  }
-  void assign_error(const error_type& e) noexcept {
-    if (has_value_) {
-      storage_.value.~T();
-      has_value_ = false;
-    }
-    ::new (&storage_.err) error_type(e);
-  }
-  union storage {
-    storage() {}
-    ~storage() {}
-    T value;
-    error_type err;
-  } storage_;
-  bool has_value_;
-};
-#endif
-
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
@@ -450,6 +311,32 @@ constexpr int char_byte(char c) noexcept { return static_cast<unsigned char>(c);
   std::abort();
 #endif
 }
+
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+
+/// result<T>: std::expected<T, error> in C++23, the library's stand-in (expected.hpp) in
+/// C++20, whose value() of an error throws dlpack_error as throw_error does.
+#if DLPM_USE_STD_EXPECTED
+template <class T>
+using result = std::expected<T, error>;
+using unexpected_error = std::unexpected<error>;
+#else
+template <class T>
+using result = detail::expected<T, error, detail::throw_error>;
+using unexpected_error = detail::unexpected<error>;
+#endif
+
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 template <class T>
 T value_or_throw(result<T>&& r) {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// result<T> in a C++20 TU, where it is the library's own class rather than std::expected:
-// it must behave as std::expected<T, error> does, assignment included.
+// result<T> in a C++20 TU, where it is the stand-in of expected.hpp rather than
+// std::expected: it must behave as std::expected<T, error> does, assignment included.
 #include <doctest/doctest.h>
 
 #include <dlpack_mdspan/error.hpp>
 
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 namespace dm = dlpack_mdspan;
@@ -46,4 +47,17 @@ TEST_CASE("move assignment moves the value and keeps ownership single") {
   CHECK(**b == 3);
   b = failure(dm::errc::out_of_memory);  // the held pointer is destroyed, not leaked
   CHECK(b.error().code() == dm::errc::out_of_memory);
+}
+
+TEST_CASE("value() of an error throws dlpack_error with the error's code and message") {
+  const dm::result<int> r = failure(dm::errc::read_only);
+  CHECK_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::read_only);
+  try {
+    (void)r.value();
+    FAIL("value() of an error returned");
+  } catch (const dm::dlpack_error& e) {
+    CHECK(e.code() == dm::errc::read_only);
+    CHECK(std::string_view(e.what()) == "why");
+  }
 }
