@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# The SYCL runtime the SYCL USM tests and example run on (tests/modules/dlpack_mdspan/sycl,
+# The SYCL runtime the SYCL USM tests and example run on (tests/devices/sycl,
 # tests/python/sycl, examples/cpp/sycl_usm.cpp): the interpreter DLPACK_MDSPAN_SYCL_PYTHON
 # (cmake/DlpackMdspanPython.cmake; the SYCL venv of scripts/install-deps), through which
 # devices/sycl found dpctl for dlpack_mdspan::sycl, and whose venv holds Intel's OpenCL CPU

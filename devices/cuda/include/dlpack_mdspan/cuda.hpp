@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CUDA support: the CUDA element types, accessors for device, managed and pinned memory,
-// device_of(), which asks the CUDA runtime where a pointer lives, and the stream helpers of
+// cuda_device_of(), which asks the CUDA runtime where a pointer lives, and the stream helpers of
 // stream-ordered exchange (stream_from_array_api, make_stream_wait).
 //
 // Not part of the umbrella header, because it needs the CUDA Toolkit's headers: include it
 // explicitly (CMake: link dlpack_mdspan::cuda, which brings those). It is header-only and
-// works with host compilers (clang, g++) as well as nvcc. Only device_of() and the
+// works with host compilers (clang, g++) as well as nvcc. Only cuda_device_of() and the
 // *_on_device exports call the CUDA runtime, so a program that uses neither does not need
 // to link cudart.
 //
 // Never compiled into the named module (nvcc cannot import modules anyway), so its
 // namespace blocks are not exported; a TU may include it and `import dlpack_mdspan;` as
-// well. They are the core's ABI namespace (config.hpp: cxx20 or cxx23), because device_of
+// well. They are the core's ABI namespace (config.hpp: cxx20 or cxx23), because cuda_device_of
 // returns result<T>, which differs between C++20 TUs (nvcc) and C++23 ones: one name for
 // both would let the linker merge two different functions.
 //
@@ -205,13 +205,13 @@ using pinned_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_pinned_accessor
 /// cudaErrorInsufficientDriver, is reported by every CUDA call whatever anyone clears).
 /// NULL is errc::null_pointer, without a runtime call.
 /// Costs one runtime call (microseconds): pass the device explicitly on hot paths.
-inline result<DLDevice> device_of(const void* p) noexcept {
-  if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "device_of: the pointer is NULL"));
+inline result<DLDevice> cuda_device_of(const void* p) noexcept {
+  if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "cuda_device_of: the pointer is NULL"));
   cudaPointerAttributes attributes{};
   const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
   if (status != cudaSuccess) {
     (void)cudaGetLastError();
-    return unexpected_error(error::format(errc::invalid_argument, "device_of(%p): cudaPointerGetAttributes failed: %s (%s)",
+    return unexpected_error(error::format(errc::invalid_argument, "cuda_device_of(%p): cudaPointerGetAttributes failed: %s (%s)",
                                           p, cudaGetErrorName(status), cudaGetErrorString(status)));
   }
   switch (attributes.type) {
@@ -224,13 +224,13 @@ inline result<DLDevice> device_of(const void* p) noexcept {
   }
 }
 
-/// Export with the device found by device_of(md.data_handle()), whatever the accessor
-/// says (try_to_dlpack_tensor_on_device of export.hpp with device_of). A NULL handle (an
+/// Export with the device found by cuda_device_of(md.data_handle()), whatever the accessor
+/// says (try_to_dlpack_tensor_on_device of export.hpp with cuda_device_of). A NULL handle (an
 /// empty view) has nothing to ask about and takes the accessor's device. Fails with
-/// device_of's error, or with the export errors.
+/// cuda_device_of's error, or with the export errors.
 template <strided_mdspan M>
 [[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_device(const M& md) noexcept {
-  return try_to_dlpack_tensor_on_device(md, device_of);
+  return try_to_dlpack_tensor_on_device(md, cuda_device_of);
 }
 
 /// Throwing form of try_to_dlpack_tensor_on_device (dlpack_error).

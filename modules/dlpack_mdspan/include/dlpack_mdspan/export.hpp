@@ -269,7 +269,7 @@ template <strided_mdspan M>
 }
 
 /// Export with the device a runtime query names for md.data_handle(), whatever the accessor
-/// says: `device_of(const void*)` returns result<DLDevice> (cuda.hpp's device_of,
+/// says: `device_of(const void*)` returns result<DLDevice> (cuda.hpp's cuda_device_of,
 /// hip.hpp's hip_device_of, or a lambda of yours; it must not throw). A NULL handle (an empty view) has
 /// nothing to ask about and takes the accessor's device. Fails with the query's error, or
 /// with the export errors.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// dlpack_mdspan/cuda.hpp compiled by nvcc, on a real GPU: device_of on every kind of CUDA
+// dlpack_mdspan/cuda.hpp compiled by nvcc, on a real GPU: cuda_device_of on every kind of CUDA
 // allocation (DLPack's ids: the ordinal for device memory, 0 for managed and pinned),
 // kernels writing through views imported from DLPack, managed tensors whose owners free
 // CUDA memory in the deleter, and stream-ordered exchange (make_stream_wait,
@@ -107,7 +107,7 @@ void launch_write_indices(View m) {
 
 }  // namespace
 
-TEST_CASE("device_of reports cudaMalloc memory as kDLCUDA with its device's ordinal") {
+TEST_CASE("cuda_device_of reports cudaMalloc memory as kDLCUDA with its device's ordinal") {
   int count = 0;
   REQUIRE_CUDA(cudaGetDeviceCount(&count));
   for (int device = 0; device < count; ++device) {
@@ -115,7 +115,7 @@ TEST_CASE("device_of reports cudaMalloc memory as kDLCUDA with its device's ordi
     REQUIRE_CUDA(cudaSetDevice(device));
     void* p = nullptr;
     REQUIRE_CUDA(cudaMalloc(&p, 256));
-    const auto d = dm::device_of(p);
+    const auto d = dm::cuda_device_of(p);
     REQUIRE_CUDA(cudaFree(p));
     REQUIRE(d.has_value());
     CHECK(d->device_type == kDLCUDA);
@@ -124,7 +124,7 @@ TEST_CASE("device_of reports cudaMalloc memory as kDLCUDA with its device's ordi
   REQUIRE_CUDA(cudaSetDevice(0));
 }
 
-TEST_CASE("device_of reports managed and pinned memory with device_id 0 from every device, and pageable memory") {
+TEST_CASE("cuda_device_of reports managed and pinned memory with device_id 0 from every device, and pageable memory") {
   // DLPack fixes the id of managed and pinned memory at 0, whichever device was current
   // when it was allocated (the runtime itself says that device).
   int count = 0;
@@ -135,7 +135,7 @@ TEST_CASE("device_of reports managed and pinned memory with device_id 0 from eve
     float* managed = nullptr;
     REQUIRE_CUDA(cudaMallocManaged(&managed, 4 * sizeof(float)));
     cuda_allocation managed_guard(managed, cudaFree);
-    const auto m = dm::device_of(managed);
+    const auto m = dm::cuda_device_of(managed);
     REQUIRE(m.has_value());
     CHECK(m->device_type == kDLCUDAManaged);
     CHECK(m->device_id == 0);
@@ -143,7 +143,7 @@ TEST_CASE("device_of reports managed and pinned memory with device_id 0 from eve
     float* pinned = nullptr;
     REQUIRE_CUDA(cudaMallocHost(&pinned, 4 * sizeof(float)));
     cuda_allocation pinned_guard(pinned, cudaFreeHost);
-    const auto p = dm::device_of(pinned);
+    const auto p = dm::cuda_device_of(pinned);
     REQUIRE(p.has_value());
     CHECK(p->device_type == kDLCUDAHost);
     CHECK(p->device_id == 0);
@@ -166,7 +166,7 @@ TEST_CASE("device_of reports managed and pinned memory with device_id 0 from eve
   REQUIRE_CUDA(cudaSetDevice(0));
 
   std::vector<float> pageable(16);
-  const auto h = dm::device_of(pageable.data());
+  const auto h = dm::cuda_device_of(pageable.data());
   REQUIRE(h.has_value());
   CHECK(h->device_type == kDLCPU);
   CHECK(h->device_id == 0);
@@ -237,7 +237,7 @@ TEST_CASE("a managed tensor owns device memory and its deleter cudaFrees it") {
   const int frees_before = owner_frees;
 
   const dm::device_mdspan<float, E2> md(p, rows, cols);
-  const auto where = dm::device_of(p);
+  const auto where = dm::cuda_device_of(p);
   REQUIRE(where.has_value());
   dm::managed_tensor produced = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), *where);
   CHECK(produced.tensor().device.device_type == kDLCUDA);
@@ -265,7 +265,7 @@ TEST_CASE("managed memory is written on the device and read on the host") {
   const int frees_before = owner_frees;
   {
     const dm::managed_mdspan<float, E2> md(p, rows, cols);
-    const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), dm::device_of(p).value());
+    const dm::managed_tensor t = dm::to_managed_tensor(md, cuda_allocation(p, cudaFree), dm::cuda_device_of(p).value());
     CHECK(t.tensor().device.device_type == kDLCUDAManaged);
     CHECK(t.tensor().device.device_id == 0);
 
@@ -284,9 +284,9 @@ TEST_CASE("pinned memory is kDLCUDAHost and the host reads what the device wrote
   REQUIRE_CUDA(cudaMallocHost(&p, rows * cols * sizeof(float)));
   const int frees_before = owner_frees;
   {
-    // A plain host mdspan over pinned memory: device_of tells what the accessor cannot.
+    // A plain host mdspan over pinned memory: cuda_device_of tells what the accessor cannot.
     const cuda::std::mdspan<float, E2> md(p, rows, cols);
-    const auto where = dm::device_of(p);
+    const auto where = dm::cuda_device_of(p);
     REQUIRE(where.has_value());
     CHECK(where->device_type == kDLCUDAHost);
     CHECK(where->device_id == 0);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// device_of() and the *_on_device exports through the real CUDA runtime, from host code.
+// cuda_device_of() and the *_on_device exports through the real CUDA runtime, from host code.
 //
 // Runs everywhere. On a machine without a usable GPU every runtime call fails, and the
 // test checks the failure path (error code, the CUDA error named in the message, the
@@ -22,7 +22,7 @@ namespace {
 
 bool has_text(std::string_view haystack, std::string_view needle) { return haystack.find(needle) != std::string_view::npos; }
 
-// What the runtime itself says about `p`, to compare device_of's message with.
+// What the runtime itself says about `p`, to compare cuda_device_of's message with.
 cudaError_t runtime_status_for(const void* p) {
   cudaPointerAttributes attributes{};
   const cudaError_t status = cudaPointerGetAttributes(&attributes, p);
@@ -32,18 +32,18 @@ cudaError_t runtime_status_for(const void* p) {
 
 }  // namespace
 
-TEST_CASE("device_of(NULL) is a null_pointer error, without asking CUDA") {
-  const auto d = dm::device_of(nullptr);
+TEST_CASE("cuda_device_of(NULL) is a null_pointer error, without asking CUDA") {
+  const auto d = dm::cuda_device_of(nullptr);
   REQUIRE_FALSE(d.has_value());
   CHECK(d.error().code() == dm::errc::null_pointer);
 }
 
-TEST_CASE("device_of host memory: kDLCPU with a GPU, the CUDA error without one") {
+TEST_CASE("cuda_device_of host memory: kDLCPU with a GPU, the CUDA error without one") {
   int on_stack = 0;
   const auto on_heap = std::make_unique<double[]>(16);
   for (const void* p : {static_cast<const void*>(&on_stack), static_cast<const void*>(on_heap.get())}) {
     const cudaError_t expected = runtime_status_for(p);
-    const auto d = dm::device_of(p);
+    const auto d = dm::cuda_device_of(p);
     if (expected == cudaSuccess) {
       MESSAGE("the CUDA runtime answers: checking the kDLCPU result");
       REQUIRE(d.has_value());
@@ -57,16 +57,16 @@ TEST_CASE("device_of host memory: kDLCPU with a GPU, the CUDA error without one"
       CHECK(has_text(d.error().message(), cudaGetErrorName(expected)));
       CHECK(has_text(d.error().message(), cudaGetErrorString(expected)));
     }
-    // device_of leaves the last-error state as a cleared runtime has it: cudaSuccess, or
+    // cuda_device_of leaves the last-error state as a cleared runtime has it: cudaSuccess, or
     // the failed initialisation (no driver, no device), which CUDA reports on every call.
     (void)cudaGetLastError();
     const cudaError_t cleared = cudaPeekAtLastError();
-    (void)dm::device_of(p);
+    (void)dm::cuda_device_of(p);
     CHECK(cudaPeekAtLastError() == cleared);
   }
 }
 
-TEST_CASE("to_dlpack_tensor_on_device labels a view with device_of's answer, or fails with its error") {
+TEST_CASE("to_dlpack_tensor_on_device labels a view with cuda_device_of's answer, or fails with its error") {
   float storage[6] = {};
   float* const buf = storage;
   // The accessor claims device memory; the query must override that claim.
