@@ -204,7 +204,7 @@ using pinned_mdspan = cuda::std::mdspan<T, Extents, Layout, cuda_pinned_accessor
 /// not surface in an unrelated cudaGetLastError later (a failed initialisation, such as
 /// cudaErrorInsufficientDriver, is reported by every CUDA call whatever anyone clears).
 /// NULL is errc::null_pointer, without a runtime call.
-/// Costs one runtime call (microseconds): pass the device explicitly on hot paths.
+/// Costs one runtime call: pass the device explicitly on hot paths.
 inline result<DLDevice> cuda_device_of(const void* p) noexcept {
   if (p == nullptr) return unexpected_error(error::format(errc::null_pointer, "cuda_device_of: the pointer is NULL"));
   cudaPointerAttributes attributes{};

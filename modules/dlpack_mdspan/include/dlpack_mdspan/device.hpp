@@ -82,8 +82,7 @@ template <class Accessor>
 struct device_traits {
   static constexpr DLDeviceType device_type = kDLCPU;
   /// Device types an import into this accessor accepts.
-  /// kDLCPU first: one compare on every import of plain host memory (the bit test alone
-  /// compiles to about ten instructions).
+  /// kDLCPU first: one compare on every import of plain host memory, before the bit test.
   static constexpr bool accepts(std::int32_t type) noexcept { return type == kDLCPU || is_host_accessible(type); }
 };
 
