@@ -315,8 +315,8 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
 
 /** dlpm_managed_new_ordered for exporters whose owner is a few bytes of state (a Rust
  * Vec's pointer, capacity and length; a handle) and which may know their buffer's size:
- * - the `owner_size` bytes at `owner` (at most DLPM_INLINE_OWNER_CAPACITY; `owner` may be
- *   NULL when owner_size is 0) are copied, bit for bit, into the tensor's own allocation,
+ * - the `owner_state_size` bytes at `owner_state` (at most DLPM_INLINE_OWNER_CAPACITY;
+ *   `owner_state` may be NULL when owner_state_size is 0) are copied, bit for bit, into the tensor's own allocation,
  *   at an address aligned to DLPM_INLINE_OWNER_ALIGNMENT: the export is that one
  *   allocation in all. The deleter calls release(p) exactly once, p being the address of
  *   that copy (release may be NULL).
@@ -327,11 +327,11 @@ DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const in
  * `description` gives data, ndim, shape, strides, dtype, device and byte_offset (shape and
  * strides are copied); `order` and every other rule are dlpm_managed_new_ordered's (order
  * 0 with NULL strides is DLPM_E_INVALID_ARGUMENT: pass 'C' for dlpm_managed_new's
- * reading). An owner_size above the capacity is DLPM_E_INVALID_ARGUMENT. On failure
+ * reading). An owner_state_size above the capacity is DLPM_E_INVALID_ARGUMENT. On failure
  * *out is untouched and release is NOT called: the buffer and the owner are still the
  * caller's (its bytes were only copied). */
 DLPM_API dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
-                                             dlpm_release_fn release, const void* owner, size_t owner_size,
+                                             dlpm_release_fn release, const void* owner_state, size_t owner_state_size,
                                              DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Calls the tensor's deleter (if any). NULL is a no-op. */

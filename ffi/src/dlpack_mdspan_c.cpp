@@ -492,16 +492,17 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
 }
 
 dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
-                                    dlpm_release_fn release, const void* owner, size_t owner_size,
+                                    dlpm_release_fn release, const void* owner_state, size_t owner_state_size,
                                     DLManagedTensorVersioned** out) noexcept {
   constexpr const char* function = "dlpm_managed_new_inline";
   if (description == nullptr) return null_argument(function, "description");
   if (out == nullptr) return null_argument(function, "out");
-  if (owner == nullptr && owner_size != 0) return null_argument(function, "owner");
-  if (owner_size > DLPM_INLINE_OWNER_CAPACITY)
-    return fail(dm::error::format(dm::errc::invalid_argument, "%s: owner_size = %zu is more than DLPM_INLINE_OWNER_CAPACITY (%d)",
-                                  function, owner_size, DLPM_INLINE_OWNER_CAPACITY));
-  c_inline_owner state(release, owner, owner_size);
+  if (owner_state == nullptr && owner_state_size != 0) return null_argument(function, "owner_state");
+  if (owner_state_size > DLPM_INLINE_OWNER_CAPACITY)
+    return fail(dm::error::format(dm::errc::invalid_argument,
+                                  "%s: owner_state_size = %zu is more than DLPM_INLINE_OWNER_CAPACITY (%d)", function,
+                                  owner_state_size, DLPM_INLINE_OWNER_CAPACITY));
+  c_inline_owner state(release, owner_state, owner_state_size);
   auto made = dm::try_make_managed_tensor(*description, std::move(state), flags, order);
   if (!made) {
     state.disarm();  // not moved from on failure: the owner stays the caller's

@@ -952,6 +952,15 @@ static void test_managed_new_inline(void) {
   }
   shape[0] = 2;
 
+  /* Owner state the tensor cannot hold, or that is not there: refused first. */
+  out = untouched;
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 24, release_inline_owner, &owner, DLPM_INLINE_OWNER_CAPACITY + 1, &out),
+               DLPM_E_INVALID_ARGUMENT);
+  CHECK(strcmp(dlpm_last_error(), "dlpm_managed_new_inline: owner_state_size = 33 is more than DLPM_INLINE_OWNER_CAPACITY (32)") == 0);
+  CHECK_STATUS(dlpm_managed_new_inline(&d, 'C', 0, 24, release_inline_owner, NULL, sizeof owner, &out), DLPM_E_NULL_POINTER);
+  CHECK(strstr(dlpm_last_error(), "owner_state") != NULL);
+  CHECK(out == untouched && released == 1);
+
   /* A layout outside the buffer: refused after validation, release not called, out
    * untouched. A 2x3 float tensor is 24 bytes. */
   owner.buffer = malloc(6 * sizeof(float));
