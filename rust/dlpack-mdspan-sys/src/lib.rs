@@ -66,6 +66,12 @@ extern "C" {
     pub fn dlpm_is_contiguous(tensor: *const DLTensor, order: c_char, out: *mut i32)
         -> dlpm_status;
 
+    /// `*out = 1` if no two indices of a valid tensor reach the same element (what a
+    /// destination, such as an MPI receive, needs), else 0: a broadcast (stride 0 over an
+    /// extent > 1) or overlapping strides are 0; negative strides count by magnitude; an
+    /// empty tensor is 1. A few unique but interleaved layouts answer 0.
+    pub fn dlpm_is_unique(tensor: *const DLTensor, out: *mut i32) -> dlpm_status;
+
     /// CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several
     /// the one of extent > 1; `*out = -1` when no mode has stride 1. Several stride-1 modes
     /// of which none or more than one has extent > 1 are `DLPM_E_AMBIGUOUS_LAYOUT`.
@@ -114,6 +120,25 @@ extern "C" {
     /// entries (or `ndim` is 0).
     pub fn dlpm_element_offset_validated(
         tensor: *const DLTensor,
+        index: *const i64,
+        out: *mut i64,
+    ) -> dlpm_status;
+
+    /// [`dlpm_element_offset_validated`] for a tensor checked with its `flags` (a managed
+    /// tensor's): elements of a sub-byte dtype stored padded
+    /// (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) are addressed by their padded size;
+    /// other flags change nothing. "Prechecked": the tensor is not validated again.
+    ///
+    /// # Safety
+    ///
+    /// `tensor` passed [`dlpm_check_layout`] or [`dlpm_check_managed`] with the same
+    /// `flags` (or, for flags without the padding bit, one of the checks
+    /// [`dlpm_element_offset_validated`] names), and neither it nor its `shape` and
+    /// `strides` have changed since. `index` points to `ndim` readable entries (or `ndim`
+    /// is 0).
+    pub fn dlpm_element_offset_prechecked(
+        tensor: *const DLTensor,
+        flags: u64,
         index: *const i64,
         out: *mut i64,
     ) -> dlpm_status;

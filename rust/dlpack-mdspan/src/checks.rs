@@ -46,12 +46,15 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
 /// The largest rank the facade accepts, the length of the index and stride buffers.
 pub(crate) const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
 
-/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`) or a
-/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`).
+/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`), a
+/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`), or
+/// a `DLTensor` with the flags its owner is known to have (a Python argument's).
 #[derive(Clone, Copy)]
 pub(crate) enum Viewed<'a> {
     Bare(&'a sys::DLTensor),
     Managed(&'a sys::DLManagedTensorVersioned),
+    #[cfg(feature = "pyo3")]
+    Flagged(&'a sys::DLTensor, u64),
 }
 
 impl<'a> Viewed<'a> {
@@ -60,6 +63,8 @@ impl<'a> Viewed<'a> {
         match self {
             Viewed::Bare(t) => (t, 0),
             Viewed::Managed(m) => (&m.dl_tensor, m.flags),
+            #[cfg(feature = "pyo3")]
+            Viewed::Flagged(t, flags) => (t, flags),
         }
     }
 }
@@ -256,6 +261,14 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
     // SAFETY: t is a live DLTensor (the facade validates it before reading shape/strides);
     // out is a valid out-parameter.
     check(unsafe { sys::dlpm_is_contiguous(t, order.as_c_char(), &mut out) })?;
+    Ok(out != 0)
+}
+
+/// Whether no two indices of `t` reach the same element (`dlpm_is_unique`).
+pub(crate) fn is_unique(t: &sys::DLTensor) -> Result<bool, Error> {
+    let mut out = 0i32;
+    // SAFETY: as is_contiguous's.
+    check(unsafe { sys::dlpm_is_unique(t, &mut out) })?;
     Ok(out != 0)
 }
 
