@@ -154,6 +154,11 @@ extern "C" {
     /// [`dlpm_managed_copy_to_host`], require. Never fails.
     pub fn dlpm_is_host_accessible(device_type: i32) -> i32;
 
+    /// The name of a `DLDeviceType` as dlpack.h spells it (`"kDLCPU"`, `"kDLCUDA"`), or
+    /// `"unknown"` for a value it does not define. Never NULL; a static, NUL-terminated
+    /// string.
+    pub fn dlpm_device_type_name(device_type: i32) -> *const c_char;
+
     /// The bytes a valid tensor's elements occupy, as offsets from `tensor->data`:
     /// `[*begin, *end)`, `byte_offset` included, negative strides included (`begin` may be
     /// negative). Packed sub-byte elements share bytes; `flags` (a managed tensor's) says

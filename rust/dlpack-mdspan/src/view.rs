@@ -15,8 +15,8 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    any_requirements, check_element_size, check_view_layout, dims_after_check_layout,
-    is_contiguous, is_unique, Viewed, MAX_NDIM,
+    check_element_size, check_view_layout, dims_after_check_layout, is_contiguous, is_unique,
+    Viewed, C_ORDER, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
@@ -236,10 +236,8 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The first element of a C-contiguous tensor as a slice base (dangling when empty);
     /// other layouts are refused by the facade with [`Status::NON_COMPACT_STRIDES`].
     fn slice_base(&self) -> Result<NonNull<T>, Error> {
-        let mut req = any_requirements();
-        req.order = b'C' as std::ffi::c_char;
-        // SAFETY: the tensor is valid for 'a; req is a valid requirements struct.
-        check(unsafe { sys::dlpm_check(&self.tensor, &req) })?;
+        // SAFETY: the tensor is valid for 'a; C_ORDER is a valid requirements struct.
+        check(unsafe { sys::dlpm_check(&self.tensor, &C_ORDER) })?;
         if self.len == 0 {
             return Ok(NonNull::dangling());
         }
