@@ -85,9 +85,9 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The tensor's shape and strides stay valid and unmodified for `'a` (the contract of
     /// the views' `from_raw`, or a managed tensor borrowed for `'a`).
     // Always inlined, as `checked` is, into the caller's `from_raw` or `view`: built out of
-    // line, the view came back through memory in a `Result` and cost 26 instructions more
-    // per view (379 against 353, bench/callgrind.py on the Rust bench); `#[inline]` alone
-    // let the compiler choose worse (411).
+    // line, the view came back through memory in a `Result`, and `#[inline]` alone let the
+    // compiler choose worse (the counts: docs/performance.md, "The element-count tree and
+    // the Rust views").
     #[inline(always)]
     unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {
         // The layout as the facade reads it: strides (computed by the library for NULL

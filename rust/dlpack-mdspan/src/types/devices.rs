@@ -144,7 +144,7 @@ impl fmt::Debug for Device {
 mod tests {
     use super::*;
 
-    // The same over the whole i32 range: 2^32 facade calls, about 6 s in a release build,
+    // The same over the whole i32 range: 2^32 facade calls (docs/rust.md gives the time),
     // too slow for every run (`cargo test --release -p dlpack-mdspan --lib -- --ignored`).
     #[test]
     #[ignore]
