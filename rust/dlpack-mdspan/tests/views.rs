@@ -771,7 +771,8 @@ fn status_names_come_from_the_facade() {
 // element once; a broadcast and overlapping strides do not; an empty view is unique.
 #[test]
 fn is_unique_is_the_facades_answer() {
-    let cases: [(&[i64], Option<&[i64]>, usize, bool); 5] = [
+    type Case<'a> = (&'a [i64], Option<&'a [i64]>, usize, bool);
+    let cases: [Case; 5] = [
         (&[2, 3], None, 0, true),
         (&[3], Some(&[-1]), 2, true),
         (&[2, 3], Some(&[0, 1]), 0, false),
