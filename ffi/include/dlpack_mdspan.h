@@ -195,6 +195,15 @@ DLPM_API const char* dlpm_device_type_name(int32_t device_type) DLPM_NOEXCEPT;
  * tensor addresses nothing: *begin == *end == byte_offset. */
 DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) DLPM_NOEXCEPT;
 
+/** dlpm_element_offset_validated for a tensor checked with its flags (a managed tensor's):
+ * elements of a sub-byte dtype stored padded (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED in
+ * `flags`) are addressed by their padded size, dlpm_storage_itemsize(dtype, 1); other flags
+ * change nothing. "Prechecked": the caller checked the tensor with the same flags
+ * (dlpm_check_layout, dlpm_check_managed; dlpm_check or dlpm_validate for flags 0) and it
+ * is not validated again; the precondition is dlpm_element_offset_validated's. */
+DLPM_API dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flags, const int64_t* index,
+                                                    int64_t* out) DLPM_NOEXCEPT;
+
 /* ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
 /** The layout of dlpm_requirements this header describes. A program passes it to

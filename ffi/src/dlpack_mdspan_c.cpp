@@ -392,6 +392,18 @@ dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begi
   return DLPM_OK;
 }
 
+dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flags, const int64_t* index,
+                                           int64_t* out) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_element_offset_prechecked", "tensor");
+  if (out == nullptr) return null_argument("dlpm_element_offset_prechecked", "out");
+  if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset_prechecked", "index");
+  dm::error e;
+  std::int64_t offset = 0;
+  if (!dm::element_byte_offset(*tensor, index, &offset, &e, (flags & dm::flag_is_subbyte_type_padded) != 0)) return fail(e);
+  *out = offset;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);

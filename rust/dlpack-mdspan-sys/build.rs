@@ -116,12 +116,8 @@ impl Sources {
         let dir = fs::canonicalize(manifest_dir).ok()?;
         let root = dir.parent()?.parent()?;
         let in_repository = root.join("rust/dlpack-mdspan-sys") == dir;
-        let repository = in_repository.then(|| {
-            Sources::at(
-                root,
-                ["ffi/src", "ffi/include", "modules/dlpack_mdspan/include"],
-            )
-        });
+        let dirs = ["ffi/src", "ffi/include", "modules/dlpack_mdspan/include"];
+        let repository = in_repository.then(|| Sources::at(root, dirs));
         let packaged = Sources::at(&dir.join("csrc"), ["src", "include", "include"]);
         repository
             .into_iter()
@@ -177,10 +173,8 @@ fn dlpack_include() -> Option<PathBuf> {
             })
             .unwrap_or(0)
     };
-    let (major, minor) = (
-        define("DLPACK_MAJOR_VERSION"),
-        define("DLPACK_MINOR_VERSION"),
-    );
+    let major = define("DLPACK_MAJOR_VERSION");
+    let minor = define("DLPACK_MINOR_VERSION");
     if major != DLPACK_NEEDED.0 || minor < DLPACK_NEEDED.1 {
         panic!(
             "dlpack-mdspan-sys: {} is DLPack {}.{}, but the facade and this crate's structs need DLPack {}.{} or a \
@@ -236,26 +230,21 @@ fn compile(sources: &Sources) {
         } else {
             "-fsanitize-undefined-trap-on-error"
         };
-        for flag in [
+        let flags = [
             "-fsanitize=address,undefined",
             "-fno-sanitize=vptr",
             "-fno-omit-frame-pointer",
             trap,
-        ] {
-            build.flag(flag);
-        }
+        ];
+        flags.into_iter().for_each(|f| _ = build.flag(f));
     }
     let entries = fs::read_dir(&sources.src).into_iter().flatten().flatten();
-    let mut units: Vec<_> = entries
-        .map(|e| e.path())
-        .filter(|p| p.extension() == Some("cpp".as_ref()))
-        .collect();
+    let mut units: Vec<_> = entries.map(|e| e.path()).collect();
+    units.retain(|p| p.extension() == Some("cpp".as_ref()));
     units.sort();
-    let src = sources.src.display();
-    assert!(
-        !units.is_empty(),
-        "dlpack-mdspan-sys: no .cpp file in {src}"
-    );
+    if units.is_empty() {
+        panic!("dlpack-mdspan-sys: no .cpp file in {:?}", sources.src);
+    }
     build.files(&units);
     // Cargo rescans these directories, headers included, for any change.
     for dir in [&sources.src, &sources.c_include, &sources.cxx_include] {

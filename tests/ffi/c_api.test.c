@@ -1157,6 +1157,48 @@ static void test_every_status_is_named(void) {
   CHECK(strcmp(dlpm_status_string(DLPM_E_MISALIGNED_METADATA), "shape or strides misaligned") == 0);
 }
 
+/* dlpm_element_offset_prechecked: dlpm_element_offset_validated's answer for flags without
+ * the padding bit; padded sub-byte elements addressed by their padded size, which the
+ * packed dtype cannot be. */
+static void test_element_offset_prechecked(void) {
+  int64_t shape[2] = {3, 2}, strides[2] = {1, 3}, index[2] = {0, 0}, a = -7, b = -7, count = 0, resolved[2];
+  uint8_t bytes[16] = {0};
+  DLTensor t;
+  dlpm_requirements req;
+  memset(&t, 0, sizeof t);
+  t.data = bytes;
+  t.device.device_type = kDLCPU;
+  t.ndim = 2;
+  t.dtype = dtype(kDLInt, 16, 1);
+  t.shape = shape;
+  t.strides = strides;
+  t.byte_offset = 2;
+  CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  CHECK_STATUS(dlpm_check_layout(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req, resolved, 2, &count), DLPM_OK);
+  for (index[0] = -1; index[0] <= shape[0]; ++index[0]) {
+    for (index[1] = -1; index[1] <= shape[1]; ++index[1]) {
+      const dlpm_status validated = dlpm_element_offset_validated(&t, index, &a);
+      CHECK_STATUS(dlpm_element_offset_prechecked(&t, DLPACK_FLAG_BITMASK_READ_ONLY, index, &b), validated);
+      if (validated == DLPM_OK) CHECK(a == b && b == 2 + (index[0] + 3 * index[1]) * 2);
+      a = b = -7;
+    }
+  }
+  /* int4 stored one per byte: element (2, 1) is byte 1 + 2 + 3 = 6. */
+  t.dtype = dtype(kDLInt, 4, 1);
+  t.byte_offset = 1;
+  CHECK_STATUS(dlpm_check_layout(&t, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, &req, resolved, 2, &count), DLPM_OK);
+  index[0] = 2;
+  index[1] = 1;
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, index, &b), DLPM_OK);
+  CHECK(b == 6);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, &b), DLPM_E_SUBBYTE_NOT_VIEWABLE);
+  index[0] = 3;
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, index, &b), DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_element_offset_prechecked(NULL, 0, index, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, NULL, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, NULL), DLPM_E_NULL_POINTER);
+}
+
 int main(void) {
   test_cute_layout_vocabulary();
   test_status_and_version();
@@ -1178,6 +1220,7 @@ int main(void) {
   test_legacy_delete();
   test_alloc_and_copy_to_host();
   test_order_byte_is_platform_independent();
+  test_element_offset_prechecked();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

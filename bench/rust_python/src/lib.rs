@@ -6,11 +6,16 @@ use dlpack_mdspan::{ManagedTensor, PyTensor};
 use pyo3::prelude::*;
 
 /// A `PyTensor<f32>` argument (`dlpm_py_borrow` with a view's requirements, the view made
-/// once), dropped at return (`dlpm_py_borrow_end`).
+/// once) and its view, as `borrow_f32_2d` makes one; dropped at return
+/// (`dlpm_py_borrow_end`).
 #[pyfunction]
 fn borrow_f32(x: PyTensor<'_, f32>) {
-    std::hint::black_box(&x);
+    std::hint::black_box(&x.view());
 }
+
+/// One argument, unused: pyo3's own call floor, beside the C component's `noop`.
+#[pyfunction]
+fn noop(_x: &Bound<'_, PyAny>) {}
 
 /// A `ManagedTensor` argument (`dlpm_py_import`, owned), dropped at return.
 #[pyfunction]
@@ -20,6 +25,7 @@ fn import_managed(x: ManagedTensor) {
 
 #[pymodule]
 fn dlpm_rust_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(noop, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32, m)?)?;
     m.add_function(wrap_pyfunction!(import_managed, m)?)?;
     Ok(())

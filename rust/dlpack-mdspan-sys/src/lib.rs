@@ -66,6 +66,12 @@ extern "C" {
     pub fn dlpm_is_contiguous(tensor: *const DLTensor, order: c_char, out: *mut i32)
         -> dlpm_status;
 
+    /// `*out = 1` if no two indices of a valid tensor reach the same element (what a
+    /// destination, such as an MPI receive, needs), else 0: a broadcast (stride 0 over an
+    /// extent > 1) or overlapping strides are 0; negative strides count by magnitude; an
+    /// empty tensor is 1. A few unique but interleaved layouts answer 0.
+    pub fn dlpm_is_unique(tensor: *const DLTensor, out: *mut i32) -> dlpm_status;
+
     /// CuTe's leading dimension of a valid tensor: the one mode of stride 1, or among several
     /// the one of extent > 1; `*out = -1` when no mode has stride 1. Several stride-1 modes
     /// of which none or more than one has extent > 1 are `DLPM_E_AMBIGUOUS_LAYOUT`.
@@ -118,6 +124,25 @@ extern "C" {
         out: *mut i64,
     ) -> dlpm_status;
 
+    /// [`dlpm_element_offset_validated`] for a tensor checked with its `flags` (a managed
+    /// tensor's): elements of a sub-byte dtype stored padded
+    /// (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) are addressed by their padded size;
+    /// other flags change nothing. "Prechecked": the tensor is not validated again.
+    ///
+    /// # Safety
+    ///
+    /// `tensor` passed [`dlpm_check_layout`] or [`dlpm_check_managed`] with the same
+    /// `flags` (or, for flags without the padding bit, one of the checks
+    /// [`dlpm_element_offset_validated`] names), and neither it nor its `shape` and
+    /// `strides` have changed since. `index` points to `ndim` readable entries (or `ndim`
+    /// is 0).
+    pub fn dlpm_element_offset_prechecked(
+        tensor: *const DLTensor,
+        flags: u64,
+        index: *const i64,
+        out: *mut i64,
+    ) -> dlpm_status;
+
     /// Bytes one element of `dtype` occupies as stored: `bits * lanes / 8`, or with
     /// `subbyte_padded` nonzero (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) one byte per
     /// lane of a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte
@@ -128,6 +153,11 @@ extern "C" {
     /// `kDLCUDAManaged`, `kDLROCMHost`), else 0: what element access on the host, and
     /// [`dlpm_managed_copy_to_host`], require. Never fails.
     pub fn dlpm_is_host_accessible(device_type: i32) -> i32;
+
+    /// The name of a `DLDeviceType` as dlpack.h spells it (`"kDLCPU"`, `"kDLCUDA"`), or
+    /// `"unknown"` for a value it does not define. Never NULL; a static, NUL-terminated
+    /// string.
+    pub fn dlpm_device_type_name(device_type: i32) -> *const c_char;
 
     /// The bytes a valid tensor's elements occupy, as offsets from `tensor->data`:
     /// `[*begin, *end)`, `byte_offset` included, negative strides included (`begin` may be

@@ -11,9 +11,9 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
-/// Requirements that accept anything (the facade's own defaults), in the layout version
-/// these bindings describe: what `dlpm_requirements_init` writes, spelled out so that no
-/// FFI call is needed (a test keeps the two in lock step).
+/// The facade's defaults ("anything", `dlpm_requirements_init`), spelled out for the one
+/// place that needs them in a const context: the view requirements built at compile time
+/// ([`ViewRequirements`], [`C_ORDER`]). A test holds every field to the facade's.
 const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
     version: sys::DLPM_REQUIREMENTS_VERSION,
     check_dtype: 0,
@@ -38,20 +38,36 @@ const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
     stride_divisors: ptr::null(),
 };
 
-/// [`ANY_REQUIREMENTS`], to fill in.
+/// Requirements that accept anything, from the facade (`dlpm_requirements_init`), to fill in.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
-    ANY_REQUIREMENTS
+    let mut req = std::mem::MaybeUninit::<sys::dlpm_requirements>::zeroed();
+    // SAFETY: a valid, writable struct of the version these bindings declare.
+    let status =
+        unsafe { sys::dlpm_requirements_init(req.as_mut_ptr(), sys::DLPM_REQUIREMENTS_VERSION) };
+    debug_assert_eq!(status, sys::DLPM_OK);
+    // SAFETY: zeroed, then every field written by the facade.
+    unsafe { req.assume_init() }
 }
+
+/// Requirements of a C-contiguous (row-major) layout and nothing else, for slices.
+pub(crate) const C_ORDER: sys::dlpm_requirements = {
+    let mut req = ANY_REQUIREMENTS;
+    req.order = b'C' as std::ffi::c_char;
+    req
+};
 
 /// The largest rank the facade accepts, the length of the index and stride buffers.
 pub(crate) const MAX_NDIM: usize = sys::DLPM_MAX_NDIM as usize;
 
-/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`) or a
-/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`).
+/// The tensor a view is checked on: a bare `DLTensor` (no flags, as `dlpm_check`), a
+/// managed one (with its READ_ONLY and sub-byte padding flags, as `dlpm_check_managed`), or
+/// a `DLTensor` with the flags its owner is known to have (a Python argument's).
 #[derive(Clone, Copy)]
 pub(crate) enum Viewed<'a> {
     Bare(&'a sys::DLTensor),
     Managed(&'a sys::DLManagedTensorVersioned),
+    #[cfg(feature = "pyo3")]
+    Flagged(&'a sys::DLTensor, u64),
 }
 
 impl<'a> Viewed<'a> {
@@ -60,6 +76,8 @@ impl<'a> Viewed<'a> {
         match self {
             Viewed::Bare(t) => (t, 0),
             Viewed::Managed(m) => (&m.dl_tensor, m.flags),
+            #[cfg(feature = "pyo3")]
+            Viewed::Flagged(t, flags) => (t, flags),
         }
     }
 }
@@ -259,6 +277,14 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
     Ok(out != 0)
 }
 
+/// Whether no two indices of `t` reach the same element (`dlpm_is_unique`).
+pub(crate) fn is_unique(t: &sys::DLTensor) -> Result<bool, Error> {
+    let mut out = 0i32;
+    // SAFETY: as is_contiguous's.
+    check(unsafe { sys::dlpm_is_unique(t, &mut out) })?;
+    Ok(out != 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,46 +374,39 @@ mod tests {
         assert_eq!(ViewRequirements::<u16>::READ.writable, 0);
     }
 
-    // any_requirements spells out the facade's defaults to save an FFI call per view; this
-    // keeps the two in lock step.
+    // ANY_REQUIREMENTS spells out the facade's defaults for const contexts; every field is
+    // held to dlpm_requirements_init's (the pointers NULL, as the facade's).
     #[test]
-    fn any_requirements_matches_the_facade_defaults() {
-        let ours = any_requirements();
-        let mut theirs = any_requirements();
-        theirs.ndim = 7;
-        theirs.device_id = 7;
-        theirs.check_dtype = 7;
-        theirs.version = 0;
-        // SAFETY: theirs is a valid, writable dlpm_requirements.
-        let status =
-            unsafe { sys::dlpm_requirements_init(&mut theirs, sys::DLPM_REQUIREMENTS_VERSION) };
-        assert_eq!(status, sys::DLPM_OK);
-        assert_eq!(ours.version, sys::DLPM_REQUIREMENTS_VERSION);
-        assert_eq!(theirs.version, sys::DLPM_REQUIREMENTS_VERSION);
-        assert_eq!(
+    fn any_requirements_is_the_facades_defaults() {
+        let ours = ANY_REQUIREMENTS;
+        let theirs = any_requirements();
+        let fields = |r: &sys::dlpm_requirements| {
             (
-                ours.check_dtype,
-                ours.ndim,
-                ours.order,
-                ours.num_device_types,
-                ours.device_id
-            ),
-            (
-                theirs.check_dtype,
-                theirs.ndim,
-                theirs.order,
-                theirs.num_device_types,
-                theirs.device_id
+                (
+                    r.version,
+                    r.check_dtype,
+                    r.dtype.code,
+                    r.dtype.bits,
+                    r.dtype.lanes,
+                    r.ndim,
+                ),
+                (
+                    r.shape.is_null(),
+                    r.order,
+                    r.device_types.is_null(),
+                    r.num_device_types,
+                ),
+                (
+                    r.device_id,
+                    r.min_alignment,
+                    r.writable,
+                    r.strict_strides,
+                    r.leading_dim,
+                ),
+                (r.stride_order.is_null(), r.compact),
+                (r.shape_divisors.is_null(), r.stride_divisors.is_null()),
             )
-        );
-        assert_eq!(
-            (ours.min_alignment, ours.writable, ours.strict_strides),
-            (theirs.min_alignment, theirs.writable, theirs.strict_strides)
-        );
-        assert!(theirs.shape.is_null() && theirs.device_types.is_null());
-        assert_eq!(
-            (ours.dtype.code, ours.dtype.bits, ours.dtype.lanes),
-            (theirs.dtype.code, theirs.dtype.bits, theirs.dtype.lanes)
-        );
+        };
+        assert_eq!(fields(&ours), fields(&theirs));
     }
 }

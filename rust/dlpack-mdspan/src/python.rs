@@ -19,7 +19,6 @@
 //! `__dlpack__` raises). The component is called with the GIL held (these types carry
 //! `Python<'py>`, so they stay on the attached thread).
 
-use std::marker::PhantomData;
 use std::ptr;
 
 use dlpack_mdspan_python_sys as pysys;
@@ -27,7 +26,7 @@ use dlpack_mdspan_sys as sys;
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
-use crate::checks::view_requirements;
+use crate::checks::{view_requirements, Viewed};
 use crate::error::Error;
 use crate::managed::ManagedTensor;
 use crate::types::Element;
@@ -61,30 +60,69 @@ pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
 /// }
 /// ```
 pub struct PyTensor<'py, T: Element> {
-    borrowed: pysys::dlpm_py_borrowed,
-    _marker: PhantomData<(Python<'py>, fn() -> T)>,
+    /// The view made at extraction; it points at the borrowed tensor's shape, strides and
+    /// elements, which live until `borrow` is ended (its Drop), and is only handed out for a
+    /// borrow of `self`.
+    view: TensorView<'py, T>,
+    borrow: Borrow,
 }
 
 /// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
 /// without a producer's semantic bit (PyTorch's conjugate or negative view, `requires_grad`).
 pub struct PyTensorMut<'py, T: Element> {
-    borrowed: pysys::dlpm_py_borrowed,
-    _marker: PhantomData<(Python<'py>, fn() -> T)>,
+    /// As [`PyTensor`]'s.
+    view: TensorViewMut<'py, T>,
+    borrow: Borrow,
 }
 
-/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T`.
-fn borrow<T: Element>(
-    obj: &Borrowed<'_, '_, PyAny>,
-    writable: bool,
-) -> PyResult<pysys::dlpm_py_borrowed> {
+/// A `dlpm_py_borrow` to end once (in Drop), on the attached thread (`*mut` fields: not
+/// Send).
+struct Borrow(pysys::dlpm_py_borrowed);
+
+impl Drop for Borrow {
+    fn drop(&mut self) {
+        // SAFETY: the borrow made at extraction, ended once, on the attached thread.
+        unsafe { pysys::dlpm_py_borrow_end(&mut self.0) }
+    }
+}
+
+/// The component's default options with its validation off: the view's one facade check
+/// (`dlpm_check_layout`, with the flags the component reports) validates the tensor and
+/// checks it for `T`, so the component does not check it first.
+fn checked_by_the_view() -> *const pysys::dlpm_py_options {
+    struct Options(pysys::dlpm_py_options);
+    // SAFETY: read-only after initialisation; its one pointer (stream_object) is NULL.
+    unsafe impl Sync for Options {}
+    // SAFETY: as Sync.
+    unsafe impl Send for Options {}
+    static OPTIONS: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
+    &OPTIONS
+        .get_or_init(|| {
+            let mut o = std::mem::MaybeUninit::<pysys::dlpm_py_options>::zeroed();
+            // SAFETY: a valid out-parameter, and the version these bindings declare.
+            let status = unsafe {
+                pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION)
+            };
+            assert_eq!(status, sys::DLPM_OK, "dlpm_py_options_init");
+            // SAFETY: initialised by the component.
+            let mut o = unsafe { o.assume_init() };
+            o.validate = 0;
+            Options(o)
+        })
+        .0
+}
+
+/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which tell the
+/// component whether the caller writes), the checks left to the view.
+fn borrow<T: Element>(obj: &Borrowed<'_, '_, PyAny>, writable: bool) -> PyResult<Borrow> {
     let mut out = std::mem::MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
-    // SAFETY: obj is a live object and the GIL is held; the requirements are a static; NULL
-    // options are the defaults (semantic bits refused); out is a valid out-parameter.
+    // SAFETY: obj is a live object and the GIL is held; the requirements and the options
+    // are statics (semantic bits refused); out is a valid out-parameter.
     let status = unsafe {
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
             view_requirements::<T>(writable),
-            ptr::null(),
+            checked_by_the_view(),
             out.as_mut_ptr(),
         )
     };
@@ -92,20 +130,26 @@ fn borrow<T: Element>(
         return Err(PyErr::fetch(obj.py()));
     }
     // SAFETY: written by the component on success.
-    Ok(unsafe { out.assume_init() })
+    Ok(Borrow(unsafe { out.assume_init() }))
 }
 
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let t = PyTensor {
-            borrowed: borrow::<T>(&obj, false)?,
-            _marker: PhantomData,
-        };
-        // The crate's own checks (the element size of a registered type) once, here.
-        t.try_view().map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(t)
+        let borrow = borrow::<T>(&obj, false)?;
+        // The view copies the DLTensor's fields; this reference is read only while the
+        // view is made, before `borrow` moves into the argument.
+        // SAFETY: a live local, not written while the view is made.
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let flags = borrow.0.flags;
+        // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
+        // the borrow ends (Drop), after the view, which is only lent for borrows of self;
+        // its elements are not written by Rust while a read borrow lives (the producer's
+        // other users are the contract of every DLPack import).
+        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensor { view, borrow })
     }
 }
 
@@ -113,62 +157,43 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let mut t = PyTensorMut {
-            borrowed: borrow::<T>(&obj, true)?,
-            _marker: PhantomData,
-        };
-        t.try_view_mut().map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(t)
+        let borrow = borrow::<T>(&obj, true)?;
+        // The view copies the DLTensor's fields; this reference is read only while the
+        // view is made, before `borrow` moves into the argument.
+        // SAFETY: a live local, not written while the view is made.
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let flags = borrow.0.flags;
+        // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
+        // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
+        // share the memory.
+        let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensorMut { view, borrow })
     }
 }
 
 impl<T: Element> PyTensor<'_, T> {
-    fn try_view(&self) -> Result<TensorView<'_, T>, Error> {
-        // SAFETY: the component validated the tensor and keeps it (and its producer) alive
-        // until dlpm_py_borrow_end, in Drop; its elements are not written by Rust while
-        // this read borrow lives (the producer's other users are the contract of every
-        // DLPack import).
-        unsafe { TensorView::from_raw(&self.borrowed.dl_tensor) }
-    }
-
-    /// The tensor as a view of `T`.
+    /// The tensor as a view of `T` (made once, at extraction: no facade call here).
     pub fn view(&self) -> TensorView<'_, T> {
-        // Checked when the argument was extracted; the same tensor passes the same checks.
-        self.try_view().expect("checked at extraction")
+        self.view.clone()
     }
 
     /// The DLPack flags known for the tensor (0 on the borrowed fast path).
     pub fn flags(&self) -> u64 {
-        self.borrowed.flags
+        self.borrow.0.flags
     }
 }
 
 impl<T: Element> PyTensorMut<'_, T> {
-    fn try_view_mut(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
-        // SAFETY: as PyTensor's; the component refused a READ_ONLY tensor (a writable
-        // request takes the owning path, whose flags are known).
-        unsafe { TensorViewMut::from_raw(&self.borrowed.dl_tensor) }
-    }
-
     /// The tensor as a mutable view of `T`; it is not exclusive (the producer may share the
     /// memory), so it writes through [`TensorViewMut::set`].
     pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
-        self.try_view_mut().expect("checked at extraction")
+        self.view.reborrow()
     }
-}
 
-impl<T: Element> Drop for PyTensor<'_, T> {
-    fn drop(&mut self) {
-        // SAFETY: the borrow made at extraction, ended once, on the attached thread (the
-        // type is not Send).
-        unsafe { pysys::dlpm_py_borrow_end(&mut self.borrowed) }
-    }
-}
-
-impl<T: Element> Drop for PyTensorMut<'_, T> {
-    fn drop(&mut self) {
-        // SAFETY: as PyTensor's.
-        unsafe { pysys::dlpm_py_borrow_end(&mut self.borrowed) }
+    /// The DLPack flags known for the tensor (a writer's borrow takes the owning path).
+    pub fn flags(&self) -> u64 {
+        self.borrow.0.flags
     }
 }
 

@@ -5,7 +5,7 @@
 //! checks the tensor for the element type and resolves its layout (`dlpm_check_layout`: the
 //! strides as the library reads them, NULL ones included, and the element count), and each
 //! element addressed gets its byte offset from the facade without the tensor being
-//! validated again (`dlpm_element_offset_validated`, which bounds-checks the index).
+//! validated again (`dlpm_element_offset_prechecked`, which bounds-checks the index).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -15,8 +15,8 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    any_requirements, check_element_size, check_view_layout, dims_after_check_layout,
-    is_contiguous, Viewed, MAX_NDIM,
+    check_element_size, check_view_layout, dims_after_check_layout, is_contiguous, is_unique,
+    Viewed, C_ORDER, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
@@ -31,12 +31,13 @@ mod ndarray_views;
 /// construction. Every element access of either view goes through [`locate`](Self::locate),
 /// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
 struct Elements<'a, T> {
-    tensor: &'a sys::DLTensor,
-    /// For sub-byte elements stored padded (a flag `dlpm_element_offset_validated` is not
-    /// given), the dtype it is asked about instead of the tensor's: opaque elements of the
-    /// padded storage size, the twin validated once by the facade when the view is made.
-    /// `None`: the tensor itself is asked.
-    padded_twin: Option<sys::DLDataType>,
+    /// The tensor's fields, copied (a view does not point at the `DLTensor` struct itself,
+    /// only at what it points to: `shape`, `strides`, the elements), so that a borrowed
+    /// argument can keep its view beside the struct it came from (`PyTensor`).
+    tensor: sys::DLTensor,
+    /// The flags the tensor was checked with (0 for a bare `DLTensor`): its elements are
+    /// addressed with them (padded sub-byte elements by their padded size).
+    flags: u64,
     /// The tensor's shape (empty for rank 0).
     shape: &'a [i64],
     strides: Strides<'a>,
@@ -66,7 +67,7 @@ impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
         Elements {
             tensor: self.tensor,
-            padded_twin: self.padded_twin,
+            flags: self.flags,
             shape: self.shape,
             strides: self.strides.clone(),
             len: self.len,
@@ -84,9 +85,9 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The tensor's shape and strides stay valid and unmodified for `'a` (the contract of
     /// the views' `from_raw`, or a managed tensor borrowed for `'a`).
     // Always inlined, as `checked` is, into the caller's `from_raw` or `view`: built out of
-    // line, the view came back through memory in a `Result` and cost 26 instructions more
-    // per view (379 against 353, bench/callgrind.py on the Rust bench); `#[inline]` alone
-    // let the compiler choose worse (411).
+    // line, the view came back through memory in a `Result`, and `#[inline]` alone let the
+    // compiler choose worse (the counts: docs/performance.md, "The element-count tree and
+    // the Rust views").
     #[inline(always)]
     unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {
         // The layout as the facade reads it: strides (computed by the library for NULL
@@ -143,32 +144,9 @@ impl<'a, T: Element> Elements<'a, T> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
-        // dlpm_element_offset_validated addresses elements by the dtype's packed size and
-        // takes no flags: padded sub-byte elements (size_of::<T>(), checked above to be the
-        // padded storage_itemsize, differs from the packed one) are addressed as that many
-        // opaque bytes, (kDLUInt, 8, size), which validates and strides exactly as the
-        // padded storage does. That tensor is validated here, once, so the per-element
-        // function's precondition holds of the very tensor it is given.
-        let padded_twin = if subbyte_padded && T::DTYPE.storage_itemsize(false) != Some(size) {
-            let lanes = u16::try_from(size).map_err(|_| {
-                Error::new(
-                    Status::SUBBYTE_NOT_VIEWABLE,
-                    format!("{size}-byte padded elements have more lanes than DLPack can say"),
-                )
-            })?;
-            let twin = sys::DLTensor {
-                dtype: DataType::new(crate::types::TypeCode::UINT, 8, lanes).0,
-                ..*t
-            };
-            // SAFETY: the same shape and strides the facade just validated.
-            check(unsafe { sys::dlpm_validate(&twin) })?;
-            Some(twin.dtype)
-        } else {
-            None
-        };
         Ok(Elements {
-            tensor: t,
-            padded_twin,
+            tensor: *t,
+            flags,
             shape,
             strides,
             len,
@@ -197,11 +175,11 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 
     fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
-        is_contiguous(self.tensor, order)
+        is_contiguous(&self.tensor, order)
     }
 
     /// The address of element `index`: [`Status::NDIM_MISMATCH`] for an index of the
-    /// wrong length; otherwise the facade's `dlpm_element_offset_validated` (the offset
+    /// wrong length; otherwise the facade's `dlpm_element_offset_prechecked` (the offset
     /// `dlpm_element_offset` gives, without validating the tensor again), which refuses an index
     /// outside the shape with [`Status::INVALID_ARGUMENT`] (`index[r] = i is outside
     /// [0, n)`) and gives the byte offset, `byte_offset` included, of one inside it.
@@ -229,24 +207,18 @@ impl<'a, T: Element> Elements<'a, T> {
             slot.write(i);
         }
         let mut offset = 0i64;
-        let twin;
-        let addressed = match self.padded_twin {
-            None => self.tensor,
-            Some(dtype) => {
-                twin = sys::DLTensor {
-                    dtype,
-                    ..*self.tensor
-                };
-                &twin
-            }
-        };
-        // SAFETY: `addressed` passed the facade's checks when the view was made (as the
-        // tensor itself, or validated as its padded twin), and its shape and strides stay
-        // valid and unmodified for 'a: dlpm_element_offset_validated's precondition. The
-        // first ndim entries of `wide` are initialised (index.len() == ndim <= MAX_NDIM),
-        // and the facade reads no more; offset is a valid out-parameter.
+        // SAFETY: the tensor passed dlpm_check_layout with these flags when the view was
+        // made, and its shape and strides stay valid and unmodified for 'a:
+        // dlpm_element_offset_prechecked's precondition. The first ndim entries of `wide`
+        // are initialised (index.len() == ndim <= MAX_NDIM), and the facade reads no more;
+        // offset is a valid out-parameter.
         check(unsafe {
-            sys::dlpm_element_offset_validated(addressed, wide.as_ptr().cast(), &mut offset)
+            sys::dlpm_element_offset_prechecked(
+                &self.tensor,
+                self.flags,
+                wide.as_ptr().cast(),
+                &mut offset,
+            )
         })?;
         let bytes = isize::try_from(offset)
             .map_err(|_| Error::new(Status::SPAN_OVERFLOW, "element offset overflows"))?;
@@ -264,10 +236,8 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The first element of a C-contiguous tensor as a slice base (dangling when empty);
     /// other layouts are refused by the facade with [`Status::NON_COMPACT_STRIDES`].
     fn slice_base(&self) -> Result<NonNull<T>, Error> {
-        let mut req = any_requirements();
-        req.order = b'C' as std::ffi::c_char;
-        // SAFETY: the tensor is valid for 'a; req is a valid requirements struct.
-        check(unsafe { sys::dlpm_check(self.tensor, &req) })?;
+        // SAFETY: the tensor is valid for 'a; C_ORDER is a valid requirements struct.
+        check(unsafe { sys::dlpm_check(&self.tensor, &C_ORDER) })?;
         if self.len == 0 {
             return Ok(NonNull::dangling());
         }
@@ -415,6 +385,22 @@ macro_rules! shared_accessors {
         )]
         pub fn is_contiguous(&self, order: Order) -> Result<bool, Error> {
             self.elements.is_contiguous(order)
+        }
+
+        /// Whether no two indices reach the same element (`dlpm_is_unique`): false for a
+        /// broadcast (stride 0 over an extent above 1) or overlapping strides; true for an
+        /// empty view. A few unique but interleaved layouts answer false.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{Flags, ManagedTensor};\n",
+            "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
+            "assert!(t.", $view, "::<u8>()?.is_unique()?);\n",
+            "let ", $mut, "b = ManagedTensor::from_vec_with(vec![0u8; 3], &[2, 3], Some(&[0, 1]), 0, Flags::empty())?;\n",
+            "assert!(!b.", $view, "::<u8>()?.is_unique()?);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn is_unique(&self) -> Result<bool, Error> {
+            is_unique(&self.elements.tensor)
         }
 
         /// The elements copied out in row-major (logical) order, whatever the strides.
@@ -633,7 +619,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         let elements = unsafe { Elements::check(tensor, writable) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
-        let exclusive = exclusive_provenance && is_contiguous(elements.tensor, Order::Any)?;
+        let exclusive = exclusive_provenance && is_contiguous(&elements.tensor, Order::Any)?;
         Ok(TensorViewMut {
             elements,
             exclusive,
@@ -682,6 +668,16 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a; not exclusive.
         unsafe { Self::checked(Viewed::Bare(tensor), false, false) }
+    }
+
+    /// The same view, for as long as `self` is borrowed (what `&mut *v` is to a `&mut`).
+    #[cfg(feature = "pyo3")]
+    pub(crate) fn reborrow(&mut self) -> TensorViewMut<'_, T> {
+        TensorViewMut {
+            elements: self.elements.clone(),
+            exclusive: self.exclusive,
+            _borrow: PhantomData,
+        }
     }
 
     /// A shared view of the same elements, for reading while `self` is borrowed.

@@ -113,3 +113,25 @@ fn views_of_null_strides_above_rank_8_resolve_them_too() {
     let copy = v.clone();
     assert_eq!(copy.strides(), &expected[..]);
 }
+
+// An ndarray export allocates nothing in Rust: the array's Vec moves into the tensor, whose
+// one allocation (the DLManagedTensorVersioned with the owner's bytes inside, made by the
+// facade's dlpm_managed_new_inline, in C++) this allocator does not see; shape and strides
+// go through the stack. Negative strides and an offset into the Vec included.
+#[cfg(feature = "ndarray")]
+#[test]
+fn ndarray_exports_allocate_nothing_in_rust() {
+    use dlpack_mdspan::ManagedTensor;
+    use ndarray::{s, Array, IxDyn};
+    let a = Array::from_shape_vec((3, 4), (0..12).map(|i| i as f32).collect()).unwrap();
+    let reversed = a.slice_move(s![..;-1, 1..]);
+    let d = Array::<u8, _>::zeros(IxDyn(&[2, 1, 3, 1, 2]));
+    let mut tensors = Vec::with_capacity(2);
+    let n = allocations_in(|| {
+        tensors.push(ManagedTensor::from_ndarray(reversed).unwrap());
+        tensors.push(ManagedTensor::from_ndarray(d).unwrap());
+    });
+    assert_eq!(n, 0);
+    assert_eq!(tensors[0].strides().unwrap(), Some(&[-4, 1][..]));
+    assert_eq!(tensors[0].view::<f32>().unwrap().get(&[0, 0]), Some(&9.0));
+}

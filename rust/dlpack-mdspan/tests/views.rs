@@ -764,3 +764,34 @@ fn status_names_come_from_the_facade() {
         assert_ne!(Status(code).name(), "unknown status", "code {code}");
     }
 }
+
+// ---- uniqueness (dlpm_is_unique) --------------------------------------------------------
+
+// Both views answer the facade's dlpm_is_unique: compact and reversed layouts reach each
+// element once; a broadcast and overlapping strides do not; an empty view is unique.
+#[test]
+fn is_unique_is_the_facades_answer() {
+    type Case<'a> = (&'a [i64], Option<&'a [i64]>, usize, bool);
+    let cases: [Case; 5] = [
+        (&[2, 3], None, 0, true),
+        (&[3], Some(&[-1]), 2, true),
+        (&[2, 3], Some(&[0, 1]), 0, false),
+        (&[2, 3], Some(&[1, 1]), 0, false),
+        (&[0, 3], Some(&[0, 0]), 0, true),
+    ];
+    for (shape, strides, offset, unique) in cases {
+        let mut t =
+            ManagedTensor::from_vec_with(vec![0u8; 6], shape, strides, offset, Flags::empty())
+                .unwrap();
+        assert_eq!(
+            t.view::<u8>().unwrap().is_unique().unwrap(),
+            unique,
+            "{shape:?} {strides:?}"
+        );
+        assert_eq!(
+            t.view_mut::<u8>().unwrap().is_unique().unwrap(),
+            unique,
+            "{shape:?} {strides:?}"
+        );
+    }
+}

@@ -481,9 +481,11 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
 
 /// Byte offset of element `index` (ndim entries) from `data`: byte_offset plus the
 /// strided index, bounds-checked against the shape. The tensor must have passed
-/// check_structure and have a whole-byte element size.
-inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err) noexcept {
-  const std::uint64_t item = dtype_itemsize(t.dtype);
+/// check_structure (with the same `subbyte_padded`) and have a whole-byte element size as
+/// stored (storage_itemsize: padded sub-byte elements are whole bytes).
+inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err,
+                                bool subbyte_padded = false) noexcept {
+  const std::uint64_t item = storage_itemsize(t.dtype, subbyte_padded);
   if (item == 0) {
     *err = error::format(errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
                          t.dtype.bits);

@@ -174,21 +174,6 @@ impl DataType {
             Some(size)
         }
     }
-
-    /// The former name of [`storage_itemsize`](Self::storage_itemsize), which it calls.
-    ///
-    /// ```
-    /// # #![allow(deprecated)]
-    /// use dlpack_mdspan::DataType;
-    /// assert_eq!(DataType::BF16.storage_size(false), DataType::BF16.storage_itemsize(false));
-    /// ```
-    #[deprecated(
-        since = "0.1.0",
-        note = "renamed `storage_itemsize`, the C++ core's and the C facade's name"
-    )]
-    pub const fn storage_size(self, subbyte_padded: bool) -> Option<usize> {
-        self.storage_itemsize(subbyte_padded)
-    }
 }
 
 impl DataType {

@@ -14,6 +14,7 @@ use std::ptr::NonNull;
 use ndarray::{Array, ArrayView, ArrayViewMut, Axis, Dimension, ShapeBuilder};
 
 use super::{Elements, TensorView, TensorViewMut};
+use crate::checks::MAX_NDIM;
 use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
 use crate::types::{Element, Flags};
@@ -211,13 +212,26 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
-        let shape: Vec<i64> = array.shape().iter().map(|&n| n as i64).collect();
-        let strides: Vec<i64> = array.strides().iter().map(|&s| s as i64).collect();
+        // Shape and strides on the stack: the tensor's own allocation is the only one.
+        let ndim = array.ndim();
+        if ndim > MAX_NDIM {
+            return Err(Error::new(
+                Status::INVALID_NDIM,
+                format!(
+                    "ndim = {ndim} is above the {MAX_NDIM} dimensions DLPack tensors may have here"
+                ),
+            ));
+        }
+        let (mut shape, mut strides) = ([0i64; MAX_NDIM], [0i64; MAX_NDIM]);
+        for (r, (&n, &s)) in array.shape().iter().zip(array.strides()).enumerate() {
+            // A Vec's extents and strides fit isize, hence i64.
+            (shape[r], strides[r]) = (n as i64, s as i64);
+        }
         let (vec, offset) = array.into_raw_vec_and_offset();
         Self::from_vec_with(
             vec,
-            &shape,
-            Some(&strides),
+            &shape[..ndim],
+            Some(&strides[..ndim]),
             offset.unwrap_or(0),
             Flags::empty(),
         )

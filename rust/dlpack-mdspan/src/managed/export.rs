@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//! Rust memory into a [`ManagedTensor`]: the export constructors (a `Vec`, or any owner
+//! of memory it describes), through the facade's `dlpm_managed_new_inline`.
+
+use std::ffi::c_void;
+use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::{self, NonNull};
+
+use dlpack_mdspan_sys as sys;
+
+use super::ManagedTensor;
+use crate::checks;
+use crate::error::{check, Error, Status};
+use crate::order::Order;
+use crate::types::{DataType, Device, Element, Flags};
+
+/// The `dlpm_release_fn` of every tensor this crate exports, one per owner type `O`:
+/// drops the owner, whose bytes the facade keeps in the tensor's allocation
+/// (`dlpm_managed_new_inline`). It never unwinds into C: a panicking `Drop` aborts the
+/// process.
+///
+/// # Safety
+///
+/// `state` must be NULL or the address of the bytes of an `O` moved into the tensor by
+/// [`export`] and not released yet; the facade guarantees this by calling it exactly once,
+/// with the address of its copy of the owner bytes.
+unsafe extern "C" fn release_owner<O>(state: *mut c_void) {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if !state.is_null() {
+            // SAFETY: by this function's contract, state holds an O moved out of Rust and
+            // released exactly once, here (read unaligned: the facade promises
+            // DLPM_INLINE_OWNER_ALIGNMENT, which export checked O needs no more than, but the
+            // read does not rely on it).
+            drop(unsafe { state.cast::<O>().read_unaligned() });
+        }
+    }));
+    if outcome.is_err() {
+        // Unwinding into the C++ deleter would be undefined behaviour; the panic message
+        // has already been printed by the panic hook.
+        std::process::abort();
+    }
+}
+
+impl ManagedTensor {
+    /// Exports a `Vec` as a compact row-major (C-order) host tensor of shape `shape`. The
+    /// `Vec` is moved into the tensor and dropped by its deleter, on whatever thread that
+    /// runs. `shape` must describe at most `vec.len()` elements.
+    ///
+    /// ```
+    /// use dlpack_mdspan::ManagedTensor;
+    ///
+    /// let t = ManagedTensor::from_vec((0..6).collect::<Vec<i64>>(), &[2, 3])?;
+    /// assert_eq!(t.view::<i64>()?.get(&[1, 0]), Some(&3));
+    /// assert!(ManagedTensor::from_vec(vec![0i64; 5], &[2, 3]).is_err()); // 6 elements needed
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, None, 0, Flags::empty())
+    }
+
+    /// Exports a `Vec` with explicit strides (in elements; zero and negative strides are
+    /// allowed). Every element the layout addresses must lie inside the `Vec`: the lowest
+    /// addressed index must be at least 0 and the highest below `vec.len()`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// // The transpose of a 2x3 row-major matrix.
+    /// let t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4, 5, 6], &[3, 2], &[1, 3])?;
+    /// assert_eq!(t.view::<u8>()?.get(&[2, 1]), Some(&6));
+    ///
+    /// // A layout that reaches past the end of the Vec is refused.
+    /// let err = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[2, 3]).unwrap_err();
+    /// assert_eq!(err.status(), Status::INVALID_ARGUMENT);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_strided<T: Element>(
+        vec: Vec<T>,
+        shape: &[i64],
+        strides: &[i64],
+    ) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, Some(strides), 0, Flags::empty())
+    }
+
+    /// Exports a `Vec` as a READ_ONLY row-major tensor: consumers (this crate's
+    /// [`view_mut`](Self::view_mut), the C++ `view<M>()` with a mutable element type,
+    /// NumPy) refuse to write it.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{ManagedTensor, Status};
+    ///
+    /// let mut t = ManagedTensor::from_vec_read_only(vec![1.5f32; 4], &[4])?;
+    /// assert!(t.is_read_only());
+    /// assert_eq!(t.view::<f32>()?.get(&[3]), Some(&1.5));
+    /// assert_eq!(t.view_mut::<f32>().unwrap_err().status(), Status::READ_ONLY);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_read_only<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
+        Self::from_vec_with(vec, shape, None, 0, Flags::READ_ONLY)
+    }
+
+    /// The general form of [`from_vec`](Self::from_vec): optional strides (`None` is
+    /// row-major), the index in the `Vec` of element `[0, 0, ...]` (`offset`, which becomes
+    /// the tensor's `byte_offset`; negative strides need one), and DLPack flags (e.g.
+    /// [`Flags::READ_ONLY`]). Every element the layout addresses must lie inside the `Vec`.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor};
+    ///
+    /// // A reversed vector: element [0] is the Vec's last one, stride -1.
+    /// let t = ManagedTensor::from_vec_with(vec![1u64, 2, 3], &[3], Some(&[-1]), 2, Flags::READ_ONLY)?;
+    /// assert_eq!(t.flags(), Flags::READ_ONLY);
+    /// assert_eq!(t.dl_tensor().byte_offset, 16);
+    /// assert_eq!(t.view::<u64>()?.to_vec(), vec![3, 2, 1]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_vec_with<T: Element>(
+        mut vec: Vec<T>,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        offset: usize,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        let size = std::mem::size_of::<T>();
+        // A type whose size is only the padded storage of its dtype (one byte per sub-byte
+        // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
+        // registration must fill its bytes exactly. A type that breaks Element's size
+        // promise is refused here, before a consumer could read past the Vec.
+        let padded = T::DTYPE.storage_itemsize(false) != Some(size)
+            && T::DTYPE.storage_itemsize(true) == Some(size);
+        checks::check_element_size::<T>(padded)?;
+        let flags = if padded {
+            flags | Flags::IS_SUBBYTE_TYPE_PADDED
+        } else {
+            flags
+        };
+        let byte_offset = offset
+            .checked_mul(size)
+            .and_then(|b| u64::try_from(b).ok())
+            .ok_or_else(|| {
+                Error::new(
+                    Status::BYTE_OFFSET_OVERFLOW,
+                    format!("offset = {offset} elements overflows"),
+                )
+            })?;
+        let data = vec.as_mut_ptr().cast::<c_void>();
+        // No strides: NULL, which the facade reads as row-major and stores explicitly.
+        let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
+        if padded && check_inside_vec(&description, flags, size, vec.len())? {
+            // Refused as before dlpm_byte_span (whose answer would place such elements
+            // correctly): from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
+            return Err(Error::new(
+                Status::SUBBYTE_NOT_VIEWABLE,
+                format!(
+                    "from_vec does not export elements of the padded sub-byte dtype {} (one byte per \
+                     lane); use from_owner with Flags::IS_SUBBYTE_TYPE_PADDED",
+                    T::DTYPE
+                ),
+            ));
+        }
+        // The Vec's bytes bound the layout: the facade refuses, after validating the
+        // description, a layout that reaches outside them (a Vec never holds more than
+        // isize::MAX bytes, so the product fits).
+        let buffer = (vec.len() * size) as u64;
+        // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
+        // are when the Vec (moved into the owner) moves; the facade checks that every
+        // element the layout addresses lies inside them; the Vec is owned by the tensor
+        // alone.
+        match unsafe { export(vec, &description, None, flags, buffer) } {
+            Ok(mut tensor) => {
+                tensor.made_here = true;
+                Ok(tensor)
+            }
+            Err((error, vec)) => {
+                // The facade words a layout outside the buffer in bytes; word it in the Vec's
+                // elements, as this crate always has (dlpm_byte_span on the same layout).
+                if let (Status::INVALID_ARGUMENT, Some(vec)) = (error.status(), vec) {
+                    check_inside_vec(&description, flags, size, vec.len())?;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    /// Exports memory kept alive by `owner` (a `Box<[T]>`, an `Arc`, a memory map, a device
+    /// allocation, ...) with `dlpm_managed_new`'s rules, through the facade's
+    /// `dlpm_managed_new_inline`: one allocation, which holds the owner itself when it fits
+    /// (`DLPM_INLINE_OWNER_CAPACITY` bytes, as a `Vec`, a `Box` or an `Arc` does), else a
+    /// `Box` of it. The tensor's deleter drops `owner`, exactly once and on any thread
+    /// (hence `Send + 'static`); a panic in that drop aborts the process, since it cannot
+    /// unwind into C. The description is validated by the facade; on failure `owner` is
+    /// dropped here and nothing was exported.
+    ///
+    /// Whether the tensor is [exclusive](crate#mutation-and-aliasing) follows its flags, as
+    /// for every tensor this crate receives: without [`Flags::IS_COPIED`] it is not
+    /// (`owner` may share the memory, e.g. an `Arc`), so its mutable views hand out no
+    /// `&mut`; with IS_COPIED it is, because DLPack's IS_COPIED says the memory is a private
+    /// copy that only the tensor's holder reads or writes (which the caller promises below).
+    ///
+    /// # Safety
+    ///
+    /// - For as long as `owner` lives, `data` (with `byte_offset`, `shape` and `strides`
+    ///   in elements of `dtype`) describes memory on `device` that is valid for reads of
+    ///   every addressed element, and for writes unless `flags` contains READ_ONLY.
+    /// - While views of the tensor exist, no other code writes those elements; while a
+    ///   mutable view exists, no other code reads them either.
+    /// - If `flags` contains IS_COPIED, nothing but the tensor reaches the memory while it
+    ///   lives: `owner` does not share it (no other `Arc` clone, reference or pointer to it
+    ///   is used), because mutable views of an IS_COPIED tensor hand out `&mut T` and
+    ///   `&mut [T]`, and so does any consumer the tensor is passed to.
+    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use dlpack_mdspan::{DataType, Device, Element, Flags, ManagedTensor};
+    ///
+    /// let shared: Arc<[f32]> = vec![1.0, 2.0, 3.0].into();
+    /// let data = shared.as_ptr().cast_mut().cast();
+    /// // SAFETY: `shared` keeps the three floats alive and is never written; the tensor is
+    /// // READ_ONLY so no consumer writes it either.
+    /// let t = unsafe {
+    ///     ManagedTensor::from_owner(shared.clone(), data, f32::DTYPE, Device::CPU, &[3], None, 0, Flags::READ_ONLY)
+    /// }?;
+    /// assert_eq!(t.view::<f32>()?.as_slice()?, &[1.0, 2.0, 3.0]);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn from_owner<O: Send + 'static>(
+        owner: O,
+        data: *mut c_void,
+        dtype: DataType,
+        device: Device,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        // `None` stays NULL: the facade computes the row-major strides (saturating for an
+        // empty tensor, whose strides address nothing) and stores them explicitly.
+        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
+        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each (or
+        // NULL strides); the memory they describe is the caller's contract, passed on
+        // unchanged.
+        unsafe { export(owner, &d, None, flags, sys::DLPM_BUFFER_SIZE_UNKNOWN) }.map_err(|(e, _)| e)
+    }
+
+    /// [`from_owner`](Self::from_owner) with the order of the strides, by the facade's
+    /// `dlpm_managed_new_ordered` rules (nanobind's runtime `order`):
+    ///
+    /// - `strides == None`: [`Order::C`] stands for compact row-major strides, [`Order::F`]
+    ///   for compact column-major (Fortran) ones. The tensor stores them explicitly (never
+    ///   NULL, which DLPack reads as row-major), so every consumer sees the layout.
+    /// - `strides == Some(s)`: `s` must be that compact layout (extent-1 dimensions may
+    ///   have any stride; an empty tensor is compact), else [`Status::NON_COMPACT_STRIDES`].
+    ///   Use [`from_owner`](Self::from_owner) to export other strides as given.
+    ///
+    /// [`Order::Any`] names no layout and is [`Status::INVALID_ARGUMENT`]. The computed
+    /// strides fit whenever the element count does (a larger count is refused, in either
+    /// order); an empty tensor's saturate at `i64::MAX`. On failure `owner` is dropped here
+    /// and nothing was exported.
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`from_owner`](Self::from_owner), with the strides `order` gives.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Device, Element, Flags, ManagedTensor, Order};
+    ///
+    /// // A 2x3 matrix stored column by column: [[1, 2, 3], [4, 5, 6]].
+    /// let columns: Box<[f64]> = vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0].into_boxed_slice();
+    /// let data = columns.as_ptr().cast_mut().cast();
+    /// // SAFETY: the box keeps the six doubles alive, and nothing else reaches them.
+    /// let t = unsafe {
+    ///     ManagedTensor::from_owner_with_order(columns, data, f64::DTYPE, Device::CPU, &[2, 3], None, Order::F, 0, Flags::empty())
+    /// }?;
+    /// assert_eq!(t.strides()?, Some(&[1, 2][..])); // stored, not NULL
+    /// assert!(t.is_contiguous(Order::F)?);
+    /// assert_eq!(t.view::<f64>()?.get(&[0, 2]), Some(&3.0));
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn from_owner_with_order<O: Send + 'static>(
+        owner: O,
+        data: *mut c_void,
+        dtype: DataType,
+        device: Device,
+        shape: &[i64],
+        strides: Option<&[i64]>,
+        order: Order,
+        byte_offset: u64,
+        flags: Flags,
+    ) -> Result<Self, Error> {
+        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
+        // SAFETY: as in from_owner; the facade reads no strides when they are NULL.
+        unsafe {
+            export(
+                owner,
+                &d,
+                Some(order.as_c_char()),
+                flags,
+                sys::DLPM_BUFFER_SIZE_UNKNOWN,
+            )
+        }
+        .map_err(|(e, _)| e)
+    }
+}
+
+/// Exports `owner` with the description `d` through the facade's
+/// `dlpm_managed_new_inline`, in one allocation: the owner's bytes live in the tensor's own
+/// block when they fit (`DLPM_INLINE_OWNER_CAPACITY` bytes, aligned to at most
+/// `DLPM_INLINE_OWNER_ALIGNMENT`), else a `Box` of it does. `order` as
+/// `dlpm_managed_new_ordered`'s (without one, NULL strides are row-major and explicit ones
+/// are kept, as `dlpm_managed_new` does); `buffer` bounds the bytes the layout may reach
+/// from `d.data` (`DLPM_BUFFER_SIZE_UNKNOWN`: unchecked). On failure the owner is handed
+/// back with the error.
+///
+/// # Safety
+///
+/// `d.shape` and `d.strides` point to `d.ndim` readable entries (or `d.strides` is NULL),
+/// and the caller upholds [`ManagedTensor::from_owner`]'s contract for `d` and `owner`.
+unsafe fn export<O: Send + 'static>(
+    owner: O,
+    d: &sys::DLTensor,
+    order: Option<std::ffi::c_char>,
+    flags: Flags,
+    buffer: u64,
+) -> Result<ManagedTensor, (Error, Option<O>)> {
+    let fits = std::mem::size_of::<O>() <= sys::DLPM_INLINE_OWNER_CAPACITY as usize
+        && std::mem::align_of::<O>() <= sys::DLPM_INLINE_OWNER_ALIGNMENT as usize;
+    if fits {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { export_inline(owner, d, order, flags, buffer) }
+    } else {
+        // SAFETY: as above; the box keeps the owner alive as long as the owner would.
+        unsafe { export_inline(Box::new(owner), d, order, flags, buffer) }
+            .map_err(|(e, boxed)| (e, boxed.map(|b| *b)))
+    }
+}
+
+/// [`export`] of an owner whose bytes fit the tensor's allocation.
+///
+/// # Safety
+///
+/// As for [`export`], and `O` fits: at most `DLPM_INLINE_OWNER_CAPACITY` bytes.
+unsafe fn export_inline<O: Send + 'static>(
+    owner: O,
+    d: &sys::DLTensor,
+    order: Option<std::ffi::c_char>,
+    flags: Flags,
+    buffer: u64,
+) -> Result<ManagedTensor, (Error, Option<O>)> {
+    // Moved into the tensor bit for bit on success: the facade's copy is the owner then,
+    // dropped by release_owner::<O>; on failure nothing was moved and it is still ours.
+    let owner = ManuallyDrop::new(owner);
+    let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
+    // Without an order, NULL strides are row-major and explicit ones are kept, which is
+    // what dlpm_managed_new does: 'C' or 0 for the ordered forms.
+    let order = order.unwrap_or(if d.strides.is_null() {
+        b'C' as std::ffi::c_char
+    } else {
+        0
+    });
+    // SAFETY: d is a live description whose shape and strides point to d.ndim readable
+    // entries (or strides is NULL); the facade copies them. `owner` points to
+    // size_of::<O>() readable bytes (at most the capacity), copied by the facade; the
+    // contract of release_owner::<O> holds for that copy, which the facade passes to it
+    // exactly once on success and never on failure. `out` is a valid out-parameter.
+    let status = unsafe {
+        sys::dlpm_managed_new_inline(
+            d,
+            order,
+            flags.bits(),
+            buffer,
+            Some(release_owner::<O>),
+            ptr::from_ref::<O>(&owner).cast::<c_void>(),
+            std::mem::size_of::<O>(),
+            &mut out,
+        )
+    };
+    if status != sys::DLPM_OK {
+        // On failure the facade copied nothing for keeps: the owner is still ours.
+        return Err((
+            Error::from_facade(status),
+            Some(ManuallyDrop::into_inner(owner)),
+        ));
+    }
+    // Success: the owner lives in the tensor now (ManuallyDrop: not dropped here).
+    match NonNull::new(out) {
+        Some(ptr) => Ok(ManagedTensor {
+            ptr,
+            made_here: false,
+        }),
+        // A facade that says OK and returns no tensor: where the owner went is unknown, so
+        // it is neither dropped nor handed back (leaked).
+        None => Err((
+            Error::new(
+                Status::INTERNAL,
+                "dlpm_managed_new_inline returned success and a NULL tensor",
+            ),
+            None,
+        )),
+    }
+}
+
+/// A `DLTensor` describing caller-provided arrays (shape, strides) for the facade.
+fn describe(
+    data: *mut c_void,
+    dtype: DataType,
+    device: Device,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    byte_offset: u64,
+) -> Result<sys::DLTensor, Error> {
+    let ndim = i32::try_from(shape.len()).map_err(|_| {
+        Error::new(
+            Status::INVALID_NDIM,
+            format!("ndim = {} is not a valid rank", shape.len()),
+        )
+    })?;
+    if let Some(s) = strides {
+        if s.len() != shape.len() {
+            return Err(Error::new(
+                Status::INVALID_ARGUMENT,
+                format!(
+                    "strides has {} entries but shape has {}",
+                    s.len(),
+                    shape.len()
+                ),
+            ));
+        }
+    }
+    Ok(sys::DLTensor {
+        data,
+        device: device.0,
+        ndim,
+        dtype: dtype.0,
+        // The facade only reads through these (it copies them); the C signature is const.
+        shape: shape.as_ptr().cast_mut(),
+        strides: strides.map_or(ptr::null_mut(), |s| s.as_ptr().cast_mut()),
+        byte_offset,
+    })
+}
+
+/// Checks that every byte `t` addresses (its elements stored as `flags` says) lies inside
+/// a buffer of `len` elements of `size` bytes starting at `t.data`: the facade validates the
+/// description and gives the addressed bytes (`dlpm_byte_span`). Returns whether any element
+/// is addressed.
+fn check_inside_vec(
+    t: &sys::DLTensor,
+    flags: Flags,
+    size: usize,
+    len: usize,
+) -> Result<bool, Error> {
+    let (mut begin, mut end) = (0i64, 0i64);
+    // SAFETY: t's shape and strides point to ndim readable entries (describe's slices);
+    // begin and end are valid out-parameters.
+    check(unsafe { sys::dlpm_byte_span(t, flags.bits(), &mut begin, &mut end) })?;
+    if begin == end {
+        return Ok(false); // no element is addressed
+    }
+    let capacity = i128::try_from(len).unwrap_or(i128::MAX) * size as i128;
+    if begin < 0 || i128::from(end) > capacity {
+        let size = size as i64;
+        return Err(Error::new(
+            Status::INVALID_ARGUMENT,
+            format!(
+                "the layout addresses elements {} to {} but the Vec holds {} elements",
+                begin.div_euclid(size),
+                (end - 1).div_euclid(size),
+                len
+            ),
+        ));
+    }
+    Ok(true)
+}
