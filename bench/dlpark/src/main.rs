@@ -31,20 +31,29 @@ struct Shared {
 
 fn shared_tensor() -> &'static Shared {
     let data: Vec<f32> = (0..24).map(|i| i as f32).collect();
-    let ours = ManagedTensor::from_vec_strided(data, &SHAPE, &STRIDES).expect("export");
+    let ours = ManagedTensor::build_from_vec(data, &SHAPE)
+        .strides(&STRIDES)
+        .finish()
+        .expect("export");
     // SAFETY: the two crates mirror the same C struct (DLPack 1.3's); `ours` keeps the
     // tensor alive for the whole process (leaked below) and the Foreign is never dropped.
     let theirs = unsafe { Foreign::from_raw(ours.as_ptr().cast()) }.expect("dlpark from_raw");
-    Box::leak(Box::new(Shared { ours, theirs: ManuallyDrop::new(theirs) }))
+    Box::leak(Box::new(Shared {
+        ours,
+        theirs: ManuallyDrop::new(theirs),
+    }))
 }
 
 fn dlpark_vec(data: Vec<f32>) -> Local<ffi::DLManagedTensorVersioned> {
     let ptr = data.as_ptr().cast_mut().cast();
-    let prepared = metadata::Dynamic::new(metadata::Copied(&SHAPE[..]), metadata::Copied(&STRIDES[..]))
-        .prepare::<ffi::DLManagedTensorVersioned>()
-        .expect("prepare");
+    let prepared =
+        metadata::Dynamic::new(metadata::Copied(&SHAPE[..]), metadata::Copied(&STRIDES[..]))
+            .prepare::<ffi::DLManagedTensorVersioned>()
+            .expect("prepare");
     let mut init = prepared.initialize(Box::new(data)).expect("initialize");
-    init.set_data(ptr).set_dtype(<f32 as dlpark::DlpackElement>::DTYPE).set_device(ffi::DLDevice::CPU);
+    init.set_data(ptr)
+        .set_dtype(<f32 as dlpark::DlpackElement>::DTYPE)
+        .set_device(ffi::DLDevice::CPU);
     // SAFETY: the boxed Vec, the context, owns the 24 initialized f32 the data points at.
     unsafe { init.finish() }
 }
@@ -56,21 +65,40 @@ fn check_agreement() {
     let ours = s.ours.view::<f32>().unwrap();
     // SAFETY: as in ops().
     let theirs = unsafe { s.theirs.cpu_slice::<f32>() }.unwrap();
-    assert_eq!(ours.as_slice().unwrap(), theirs, "the two &[f32] views differ");
+    assert_eq!(
+        ours.as_slice().unwrap(),
+        theirs,
+        "the two &[f32] views differ"
+    );
     // SAFETY: as in ops().
     let theirs = unsafe { ArrayViewD::<f32>::try_from_dlpack(&*s.theirs) }.unwrap();
-    assert_eq!(ours.as_array::<IxDyn>().unwrap(), theirs, "the two ndarray views differ");
+    assert_eq!(
+        ours.as_array::<IxDyn>().unwrap(),
+        theirs,
+        "the two ndarray views differ"
+    );
     let vec: Vec<f32> = (0..24).map(|i| i as f32).collect();
-    let (a, b) = (ManagedTensor::from_vec(vec.clone(), &SHAPE).unwrap(), dlpark_vec(vec));
-    assert_eq!(a.view::<f32>().unwrap().as_slice().unwrap(), b.cpu_slice::<f32>().unwrap());
+    let (a, b) = (
+        ManagedTensor::from_vec(vec.clone(), &SHAPE).unwrap(),
+        dlpark_vec(vec),
+    );
+    assert_eq!(
+        a.view::<f32>().unwrap().as_slice().unwrap(),
+        b.cpu_slice::<f32>().unwrap()
+    );
     let array = Array2::<f32>::from_shape_fn((4, 6), |(i, j)| (i * 6 + j) as f32).reversed_axes();
     let a = ManagedTensor::from_ndarray(array.clone()).unwrap();
-    let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> = Box::new(array).try_into().unwrap();
+    let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> =
+        Box::new(array).try_into().unwrap();
     // SAFETY: the boxed array, the context, owns the elements (dlpark's own export), and
     // nothing else reaches them while the view lives.
     let b = unsafe { init.finish() }.into_foreign();
     let b = unsafe { ArrayViewD::<f32>::try_from_dlpack(&b) }.unwrap();
-    assert_eq!(a.view::<f32>().unwrap().as_array::<IxDyn>().unwrap(), b, "the two Array exports differ");
+    assert_eq!(
+        a.view::<f32>().unwrap().as_array::<IxDyn>().unwrap(),
+        b,
+        "the two Array exports differ"
+    );
     assert_eq!(b.strides(), &[1, 6]);
 }
 
@@ -84,43 +112,87 @@ fn ops() -> Vec<Op> {
     let array = Array2::<f32>::from_shape_fn((4, 6), |(i, j)| (i * 6 + j) as f32);
     let (a1, a2, a3) = (array.clone(), array.clone(), array);
     vec![
-        ("view as &[f32]", "dlpack-mdspan", Box::new(move || {
-            let v = black_box(&s.ours).view::<f32>().unwrap();
-            black_box(v.as_slice().unwrap());
-        })),
-        ("view as &[f32]", "dlpark", Box::new(move || {
-            // SAFETY: the tensor is valid and unwritten for the process (shared_tensor).
-            black_box(unsafe { black_box(&*s.theirs).cpu_slice::<f32>() }.unwrap());
-        })),
-        ("view as ArrayViewD<f32>", "dlpack-mdspan", Box::new(move || {
-            let v = black_box(&s.ours).view::<f32>().unwrap();
-            black_box(v.as_array::<IxDyn>().unwrap());
-        })),
-        ("view as ArrayViewD<f32>", "dlpark", Box::new(move || {
-            // SAFETY: as above.
-            black_box(unsafe { ArrayViewD::<f32>::try_from_dlpack(black_box(&*s.theirs)) }.unwrap());
-        })),
-        ("Vec<f32> clone (shared by the next two)", "-", Box::new(move || {
-            drop(black_box(v1.clone()));
-        })),
-        ("export a Vec<f32> (clone, export, drop)", "dlpack-mdspan", Box::new(move || {
-            drop(black_box(ManagedTensor::from_vec(v2.clone(), &SHAPE).unwrap()));
-        })),
-        ("export a Vec<f32> (clone, export, drop)", "dlpark", Box::new(move || {
-            drop(black_box(dlpark_vec(v3.clone())));
-        })),
-        ("Array2<f32> clone (shared by the next two)", "-", Box::new(move || {
-            drop(black_box(a1.clone()));
-        })),
-        ("export an Array2<f32> (clone, export, drop)", "dlpack-mdspan", Box::new(move || {
-            drop(black_box(ManagedTensor::from_ndarray(a2.clone()).unwrap()));
-        })),
-        ("export an Array2<f32> (clone, export, drop)", "dlpark", Box::new(move || {
-            let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> =
-                Box::new(a3.clone()).try_into().unwrap();
-            // SAFETY: the boxed array, the context, owns the elements (dlpark's own export).
-            drop(black_box(unsafe { init.finish() }));
-        })),
+        (
+            "view as &[f32]",
+            "dlpack-mdspan",
+            Box::new(move || {
+                let v = black_box(&s.ours).view::<f32>().unwrap();
+                black_box(v.as_slice().unwrap());
+            }),
+        ),
+        (
+            "view as &[f32]",
+            "dlpark",
+            Box::new(move || {
+                // SAFETY: the tensor is valid and unwritten for the process (shared_tensor).
+                black_box(unsafe { black_box(&*s.theirs).cpu_slice::<f32>() }.unwrap());
+            }),
+        ),
+        (
+            "view as ArrayViewD<f32>",
+            "dlpack-mdspan",
+            Box::new(move || {
+                let v = black_box(&s.ours).view::<f32>().unwrap();
+                black_box(v.as_array::<IxDyn>().unwrap());
+            }),
+        ),
+        (
+            "view as ArrayViewD<f32>",
+            "dlpark",
+            Box::new(move || {
+                // SAFETY: as above.
+                black_box(
+                    unsafe { ArrayViewD::<f32>::try_from_dlpack(black_box(&*s.theirs)) }.unwrap(),
+                );
+            }),
+        ),
+        (
+            "Vec<f32> clone (shared by the next two)",
+            "-",
+            Box::new(move || {
+                drop(black_box(v1.clone()));
+            }),
+        ),
+        (
+            "export a Vec<f32> (clone, export, drop)",
+            "dlpack-mdspan",
+            Box::new(move || {
+                drop(black_box(
+                    ManagedTensor::from_vec(v2.clone(), &SHAPE).unwrap(),
+                ));
+            }),
+        ),
+        (
+            "export a Vec<f32> (clone, export, drop)",
+            "dlpark",
+            Box::new(move || {
+                drop(black_box(dlpark_vec(v3.clone())));
+            }),
+        ),
+        (
+            "Array2<f32> clone (shared by the next two)",
+            "-",
+            Box::new(move || {
+                drop(black_box(a1.clone()));
+            }),
+        ),
+        (
+            "export an Array2<f32> (clone, export, drop)",
+            "dlpack-mdspan",
+            Box::new(move || {
+                drop(black_box(ManagedTensor::from_ndarray(a2.clone()).unwrap()));
+            }),
+        ),
+        (
+            "export an Array2<f32> (clone, export, drop)",
+            "dlpark",
+            Box::new(move || {
+                let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> =
+                    Box::new(a3.clone()).try_into().unwrap();
+                // SAFETY: the boxed array, the context, owns the elements (dlpark's own export).
+                drop(black_box(unsafe { init.finish() }));
+            }),
+        ),
     ]
 }
 
@@ -138,7 +210,10 @@ fn main() {
     let mut ops = ops();
     if args.first().map(String::as_str) == Some("--run") {
         let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
-        let (_, _, f) = ops.iter_mut().find(|(r, c, _)| format!("{r} / {c}") == *name).expect("no such op");
+        let (_, _, f) = ops
+            .iter_mut()
+            .find(|(r, c, _)| format!("{r} / {c}") == *name)
+            .expect("no such op");
         for _ in 0..n {
             f();
         }

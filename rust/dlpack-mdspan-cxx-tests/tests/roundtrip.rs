@@ -34,16 +34,7 @@ fn counted<T: Element>(mut values: Vec<T>, shape: &[i64]) -> (ManagedTensor, Arc
     };
     // SAFETY: the owner keeps the Vec alive and nothing else touches it.
     let t = unsafe {
-        ManagedTensor::from_owner(
-            owner,
-            data,
-            T::DTYPE,
-            Device::CPU,
-            shape,
-            None,
-            0,
-            Flags::empty(),
-        )
+        ManagedTensor::build_from_owner(owner, data, T::DTYPE, Device::CPU, shape).finish()
     }
     .unwrap();
     (t, drops)
@@ -111,7 +102,10 @@ fn cxx_version_check_releases_a_foreign_major_version() {
 
 #[test]
 fn cxx_honours_read_only_from_rust() {
-    let t = ManagedTensor::from_vec_read_only(vec![3.0f64, 4.0], &[1, 2]).unwrap();
+    let t = ManagedTensor::build_from_vec(vec![3.0f64, 4.0], &[1, 2])
+        .flags(Flags::READ_ONLY)
+        .finish()
+        .unwrap();
     assert_eq!(cxx_refuses_mutable_view(&t).unwrap(), (true, 3.0));
     let w = ManagedTensor::from_vec(vec![5.0f64, 6.0], &[2, 1]).unwrap();
     assert_eq!(cxx_refuses_mutable_view(&w).unwrap(), (false, 5.0));
@@ -131,29 +125,35 @@ fn cxx_layout_stride_relaxed_agrees_with_rust_views() {
         ),
         // transposed 4x3
         (
-            ManagedTensor::from_vec_strided(storage.clone(), &[4, 3], &[1, 4]).unwrap(),
+            ManagedTensor::build_from_vec(storage.clone(), &[4, 3])
+                .strides(&[1, 4])
+                .finish()
+                .unwrap(),
             66.0,
         ),
         // reversed rows
         (
-            ManagedTensor::from_vec_with(
-                storage.clone(),
-                &[3, 4],
-                Some(&[-4, 1]),
-                8,
-                Flags::empty(),
-            )
-            .unwrap(),
+            ManagedTensor::build_from_vec(storage.clone(), &[3, 4])
+                .strides(&[-4, 1])
+                .offset(8)
+                .finish()
+                .unwrap(),
             66.0,
         ),
         // broadcast first row 5 times: 5 * (0+1+2+3)
         (
-            ManagedTensor::from_vec_strided(storage.clone(), &[5, 4], &[0, 1]).unwrap(),
+            ManagedTensor::build_from_vec(storage.clone(), &[5, 4])
+                .strides(&[0, 1])
+                .finish()
+                .unwrap(),
             30.0,
         ),
         // every other column
         (
-            ManagedTensor::from_vec_strided(storage.clone(), &[3, 2], &[4, 2]).unwrap(),
+            ManagedTensor::build_from_vec(storage.clone(), &[3, 2])
+                .strides(&[4, 2])
+                .finish()
+                .unwrap(),
             0.0 + 2.0 + 4.0 + 6.0 + 8.0 + 10.0,
         ),
     ];

@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run --example roundtrip`.
 
-use dlpack_mdspan::{sys, ManagedTensor, Status};
+use dlpack_mdspan::{sys, Flags, ManagedTensor, Status};
 
 fn main() -> Result<(), dlpack_mdspan::Error> {
     let v = dlpack_mdspan::version();
@@ -85,7 +85,9 @@ fn main() -> Result<(), dlpack_mdspan::Error> {
     println!("after mutation: {:?}", t.view::<f64>()?.as_slice()?);
 
     // 6. A READ_ONLY tensor refuses mutable views.
-    let mut frozen = ManagedTensor::from_vec_read_only(vec![1u8, 2, 3], &[3])?;
+    let mut frozen = ManagedTensor::build_from_vec(vec![1u8, 2, 3], &[3])
+        .flags(Flags::READ_ONLY)
+        .finish()?;
     let err = frozen.view_mut::<u8>().unwrap_err();
     assert_eq!(err.status(), Status::READ_ONLY);
     println!("READ_ONLY: {err}");

@@ -18,7 +18,7 @@ use crate::sys;
 /// use dlpack_mdspan::{LayoutRequirements, ManagedTensor, Status};
 ///
 /// // CuTe's example (8,4,16,2):(2,16,64,1): torch.empty(16,4,8,2).permute(2,1,0,3).
-/// let t = ManagedTensor::from_vec_strided(vec![0f32; 8 * 4 * 16 * 2], &[8, 4, 16, 2], &[2, 16, 64, 1])?;
+/// let t = ManagedTensor::build_from_vec(vec![0f32; 8 * 4 * 16 * 2], &[8, 4, 16, 2]).strides(&[2, 16, 64, 1]).finish()?;
 /// assert_eq!(t.leading_dim()?, Some(3));
 /// assert_eq!(t.stride_order()?, vec![2, 1, 0, 3]);
 /// let order = [2, 1, 0, 3];

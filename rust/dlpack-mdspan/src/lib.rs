@@ -87,7 +87,7 @@
 //! - For those, [`TensorViewMut::assume_exclusive`] is the `unsafe` escape hatch: the
 //!   caller promises that nothing outside the view touches the elements while it lives.
 //!
-//! The `unsafe` constructors ([`ManagedTensor::from_raw`], [`ManagedTensor::from_owner`],
+//! The `unsafe` constructors ([`ManagedTensor::from_raw`], [`OwnerExport::finish`],
 //! [`TensorView::from_raw`], [`TensorViewMut::from_raw`]) state what the producer must
 //! guarantee: valid memory for every addressed element, no foreign writes while views
 //! exist, nothing else reaching the memory of a tensor flagged IS_COPIED, and `bool` bytes
@@ -124,7 +124,7 @@ pub use dlpack_mdspan_sys as sys;
 
 pub use error::{Error, Status};
 pub use layout::LayoutRequirements;
-pub use managed::{IntoLegacyError, ManagedTensor, ReadOnlyCause};
+pub use managed::{IntoLegacyError, ManagedTensor, OwnerExport, ReadOnlyCause, VecExport};
 pub use order::Order;
 #[cfg(feature = "pyo3")]
 pub use python::{to_pyerr, PyTensor, PyTensorMut};

@@ -12,18 +12,21 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DataType, Device, Flags};
 
-// The export constructors (from_vec, from_owner and their variants): Rust memory into a
+// The exports (from_vec and the builders VecExport, OwnerExport): Rust memory into a
 // tensor. This file keeps the ownership: taking, handing on, reading, dropping.
 mod export;
+pub use export::{OwnerExport, VecExport};
 
 /// An owned DLPack tensor: a `DLManagedTensorVersioned*` whose deleter this handle calls
 /// exactly once, when it is dropped (through the facade's `dlpm_managed_delete`), unless
 /// ownership is handed on with [`into_raw`](Self::into_raw) or
 /// [`into_legacy`](Self::into_legacy).
 ///
-/// Make one from Rust memory with [`from_vec`](Self::from_vec) (and its variants) or
-/// [`from_owner`](Self::from_owner); take one from C, C++, Python or another Rust library
-/// with [`from_raw`](Self::from_raw) or [`from_raw_legacy`](Self::from_raw_legacy). Read it
+/// Make one from Rust memory with [`from_vec`](Self::from_vec) (strides, an offset or flags
+/// through [`build_from_vec`](Self::build_from_vec)) or
+/// [`build_from_owner`](Self::build_from_owner); take one from C, C++, Python or another
+/// Rust library with [`from_raw`](Self::from_raw) or
+/// [`from_raw_legacy`](Self::from_raw_legacy). Read it
 /// through [`view`](Self::view), write it through [`view_mut`](Self::view_mut).
 ///
 /// ```
@@ -168,7 +171,7 @@ impl ManagedTensor {
     /// use dlpack_mdspan::{Flags, ManagedTensor, Order};
     ///
     /// // The READ_ONLY transpose of a row-major 2x3 matrix.
-    /// let t = ManagedTensor::from_vec_with(vec![1u16, 2, 3, 4, 5, 6], &[3, 2], Some(&[1, 3]), 0, Flags::READ_ONLY)?;
+    /// let t = ManagedTensor::build_from_vec(vec![1u16, 2, 3, 4, 5, 6], &[3, 2]).strides(&[1, 3]).flags(Flags::READ_ONLY).finish()?;
     /// let mut copy = t.copy_to_host()?;
     /// assert_eq!(copy.flags(), Flags::IS_COPIED);
     /// assert!(copy.is_contiguous(Order::C)?);
@@ -220,13 +223,13 @@ impl ManagedTensor {
     /// back.
     ///
     /// ```
-    /// use dlpack_mdspan::{ManagedTensor, Status};
+    /// use dlpack_mdspan::{Flags, ManagedTensor, Status};
     ///
     /// let legacy = ManagedTensor::from_vec(vec![1.0f32; 3], &[3])?.into_legacy().map_err(|e| e.into_error())?;
     /// // SAFETY: `legacy` is a live legacy tensor, deleted exactly once, here.
     /// unsafe { (*legacy).deleter.unwrap()(legacy) };
     ///
-    /// let ro = ManagedTensor::from_vec_read_only(vec![1.0f32; 3], &[3])?;
+    /// let ro = ManagedTensor::build_from_vec(vec![1.0f32; 3], &[3]).flags(Flags::READ_ONLY).finish()?;
     /// let refused = ro.into_legacy().unwrap_err();
     /// assert_eq!(refused.error().status(), Status::READ_ONLY);
     /// let ro = refused.into_tensor(); // still ours, dropped normally
@@ -310,8 +313,8 @@ impl ManagedTensor {
     /// Whether the READ_ONLY flag is set.
     ///
     /// ```
-    /// # use dlpack_mdspan::ManagedTensor;
-    /// assert!(ManagedTensor::from_vec_read_only(vec![0i8; 3], &[3])?.is_read_only());
+    /// # use dlpack_mdspan::{Flags, ManagedTensor};
+    /// assert!(ManagedTensor::build_from_vec(vec![0i8; 3], &[3]).flags(Flags::READ_ONLY).finish()?.is_read_only());
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_read_only(&self) -> bool {
@@ -323,9 +326,9 @@ impl ManagedTensor {
     /// may carry the tensor.
     ///
     /// ```
-    /// # use dlpack_mdspan::{ManagedTensor, ReadOnlyCause};
+    /// # use dlpack_mdspan::{Flags, ManagedTensor, ReadOnlyCause};
     /// assert_eq!(ManagedTensor::from_vec(vec![0i8; 3], &[3])?.read_only_cause(), ReadOnlyCause::None);
-    /// assert_eq!(ManagedTensor::from_vec_read_only(vec![0i8; 3], &[3])?.read_only_cause(), ReadOnlyCause::Flagged);
+    /// assert_eq!(ManagedTensor::build_from_vec(vec![0i8; 3], &[3]).flags(Flags::READ_ONLY).finish()?.read_only_cause(), ReadOnlyCause::Flagged);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn read_only_cause(&self) -> ReadOnlyCause {
@@ -342,7 +345,7 @@ impl ManagedTensor {
     ///
     /// ```
     /// # use dlpack_mdspan::{Flags, ManagedTensor};
-    /// let t = ManagedTensor::from_vec_with(vec![0i8; 3], &[3], None, 0, Flags::IS_COPIED)?;
+    /// let t = ManagedTensor::build_from_vec(vec![0i8; 3], &[3]).flags(Flags::IS_COPIED).finish()?;
     /// assert!(t.is_copied());
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
@@ -354,9 +357,9 @@ impl ManagedTensor {
     /// may hand out `&mut` safely (subject to contiguity, see
     /// [`TensorViewMut::is_exclusive`](crate::TensorViewMut::is_exclusive)): the tensor
     /// was made by this crate from a `Vec` and never left Rust, or it carries IS_COPIED,
-    /// whoever set it (a foreign producer
-    /// through [`from_raw`](Self::from_raw), or [`from_owner`](Self::from_owner), whose
-    /// contract then rules out shared memory). DLPack's IS_COPIED means the producer made
+    /// whoever set it (a foreign producer through [`from_raw`](Self::from_raw), or
+    /// [`build_from_owner`](Self::build_from_owner), whose `finish` contract then rules out
+    /// shared memory). DLPack's IS_COPIED means the producer made
     /// a copy for this consumer, which holds the only reference and may write it.
     ///
     /// ```
@@ -526,9 +529,9 @@ impl fmt::Debug for ManagedTensor {
 /// The error of [`ManagedTensor::into_legacy`]: why, and the tensor, which is still owned.
 ///
 /// ```
-/// use dlpack_mdspan::{ManagedTensor, Status};
+/// use dlpack_mdspan::{Flags, ManagedTensor, Status};
 ///
-/// let err = ManagedTensor::from_vec_read_only(vec![0u8], &[1])?.into_legacy().unwrap_err();
+/// let err = ManagedTensor::build_from_vec(vec![0u8], &[1]).flags(Flags::READ_ONLY).finish()?.into_legacy().unwrap_err();
 /// assert_eq!(err.error().status(), Status::READ_ONLY);
 /// assert!(err.to_string().contains("READ_ONLY"));
 /// let tensor: ManagedTensor = err.into_tensor();

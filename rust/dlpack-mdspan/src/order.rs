@@ -3,11 +3,11 @@
 
 /// A memory order for [`ManagedTensor::is_contiguous`](crate::ManagedTensor::is_contiguous),
 /// the views' contiguity queries and
-/// [`ManagedTensor::from_owner_with_order`](crate::ManagedTensor::from_owner_with_order).
+/// [`OwnerExport::order`](crate::OwnerExport::order).
 ///
 /// ```
 /// use dlpack_mdspan::{ManagedTensor, Order};
-/// let t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[2, 3], &[1, 2])?; // column-major
+/// let t = ManagedTensor::build_from_vec(vec![0u8; 6], &[2, 3]).strides(&[1, 2]).finish()?; // column-major
 /// assert!(!t.is_contiguous(Order::C)?);
 /// assert!(t.is_contiguous(Order::F)?);
 /// assert!(t.is_contiguous(Order::Any)?);

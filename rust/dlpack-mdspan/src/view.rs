@@ -379,7 +379,7 @@ macro_rules! shared_accessors {
         ///
         #[doc = concat!(
             "```\n# use dlpack_mdspan::{ManagedTensor, Order};\n",
-            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[1, 3])?;\n",
+            "let ", $mut, "t = ManagedTensor::build_from_vec(vec![0u8; 6], &[3, 2]).strides(&[1, 3]).finish()?;\n",
             "assert!(t.", $view, "::<u8>()?.is_contiguous(Order::F)?);\n",
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
@@ -395,7 +395,7 @@ macro_rules! shared_accessors {
             "```\n# use dlpack_mdspan::{Flags, ManagedTensor};\n",
             "let ", $mut, "t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3])?;\n",
             "assert!(t.", $view, "::<u8>()?.is_unique()?);\n",
-            "let ", $mut, "b = ManagedTensor::from_vec_with(vec![0u8; 3], &[2, 3], Some(&[0, 1]), 0, Flags::empty())?;\n",
+            "let ", $mut, "b = ManagedTensor::build_from_vec(vec![0u8; 3], &[2, 3]).strides(&[0, 1]).finish()?;\n",
             "assert!(!b.", $view, "::<u8>()?.is_unique()?);\n",
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
@@ -407,7 +407,7 @@ macro_rules! shared_accessors {
         ///
         #[doc = concat!(
             "```\n# use dlpack_mdspan::ManagedTensor;\n",
-            "let ", $mut, "t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;\n",
+            "let ", $mut, "t = ManagedTensor::build_from_vec(vec![1u8, 2, 3, 4], &[2, 2]).strides(&[1, 2]).finish()?;\n",
             "assert_eq!(t.", $view, "::<u8>()?.to_vec(), vec![1, 3, 2, 4]);\n",
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
@@ -425,7 +425,7 @@ macro_rules! shared_accessors {
 /// ```
 /// use dlpack_mdspan::ManagedTensor;
 ///
-/// let t = ManagedTensor::from_vec_strided(vec![1i32, 2, 3, 4, 5, 6], &[2, 2], &[3, 2])?;
+/// let t = ManagedTensor::build_from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 2]).strides(&[3, 2]).finish()?;
 /// let v = t.view::<i32>()?;
 /// assert_eq!(v.strides(), &[3, 2]);
 /// assert_eq!(v.get(&[1, 1]), Some(&6));
@@ -508,7 +508,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// ```
     /// # use dlpack_mdspan::{Flags, ManagedTensor};
     /// // Reversed: stride -1 starting from the last element.
-    /// let t = ManagedTensor::from_vec_with(vec![1u8, 2, 3], &[3], Some(&[-1]), 2, Flags::empty())?;
+    /// let t = ManagedTensor::build_from_vec(vec![1u8, 2, 3], &[3]).strides(&[-1]).offset(2).finish()?;
     /// let v = t.view::<u8>()?;
     /// assert_eq!(v.get(&[0]), Some(&3));
     /// assert_eq!(v.get(&[3]), None);
@@ -533,7 +533,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # use dlpack_mdspan::{ManagedTensor, Status};
     /// let t = ManagedTensor::from_vec(vec![1u8, 2, 3, 4], &[2, 2])?;
     /// assert_eq!(t.view::<u8>()?.as_slice()?, &[1, 2, 3, 4]);
-    /// let f = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4], &[2, 2], &[1, 2])?;
+    /// let f = ManagedTensor::build_from_vec(vec![1u8, 2, 3, 4], &[2, 2]).strides(&[1, 2]).finish()?;
     /// assert_eq!(f.view::<u8>()?.as_slice().unwrap_err().status(), Status::NON_COMPACT_STRIDES);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
@@ -708,7 +708,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// # use dlpack_mdspan::ManagedTensor;
     /// let mut t = ManagedTensor::from_vec(vec![0u8; 6], &[3, 2])?;
     /// assert!(t.view_mut::<u8>()?.is_exclusive());
-    /// let mut b = ManagedTensor::from_vec_strided(vec![0u8; 2], &[3, 2], &[0, 1])?; // broadcast
+    /// let mut b = ManagedTensor::build_from_vec(vec![0u8; 2], &[3, 2]).strides(&[0, 1]).finish()?; // broadcast
     /// assert!(!b.view_mut::<u8>()?.is_exclusive());
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```

@@ -564,7 +564,10 @@ fn a_registered_type_is_exported_and_viewed() {
     assert_eq!(v.get(&[1, 1]), Some(&rgb(4, 7, 104)));
 
     // Strided: the transpose, element strides in units of one Rgb (3 bytes).
-    let t = ManagedTensor::from_vec_strided(pixels, &[3, 2], &[1, 3]).unwrap();
+    let t = ManagedTensor::build_from_vec(pixels, &[3, 2])
+        .strides(&[1, 3])
+        .finish()
+        .unwrap();
     let v = t.view::<Rgb>().unwrap();
     assert_eq!(v.get(&[2, 1]), Some(&rgb(5, 50, 105)));
     assert_eq!(v.to_vec()[1], rgb(3, 30, 103));
@@ -749,16 +752,9 @@ fn padded_sub_byte_types_are_viewed_through_the_flag() {
     // SAFETY: data points to 3 initialised one-byte values owned by `values`, which the
     // tensor keeps; the dtype and the padded flag describe exactly that storage.
     let mut t = unsafe {
-        ManagedTensor::from_owner(
-            values,
-            data,
-            Fp4::DTYPE,
-            Device::CPU,
-            &[3],
-            None,
-            0,
-            Flags::IS_SUBBYTE_TYPE_PADDED,
-        )
+        ManagedTensor::build_from_owner(values, data, Fp4::DTYPE, Device::CPU, &[3])
+            .flags(Flags::IS_SUBBYTE_TYPE_PADDED)
+            .finish()
     }
     .unwrap();
     assert_eq!(t.view::<Fp4>().unwrap().get(&[2]), Some(&Fp4(3)));
@@ -806,14 +802,10 @@ fn storage_sizes() {
 // consumer that honours the flag read past the Vec.
 #[test]
 fn vec_exports_are_checked_against_the_flagged_storage() {
-    let err = ManagedTensor::from_vec_with(
-        vec![Fp4x2(0x21); 3],
-        &[3],
-        None,
-        0,
-        Flags::IS_SUBBYTE_TYPE_PADDED,
-    )
-    .unwrap_err();
+    let err = ManagedTensor::build_from_vec(vec![Fp4x2(0x21); 3], &[3])
+        .flags(Flags::IS_SUBBYTE_TYPE_PADDED)
+        .finish()
+        .unwrap_err();
     assert_eq!(err.status(), Status::INVALID_ARGUMENT);
     assert_eq!(
         err.message(),

@@ -7,7 +7,10 @@ use dlpack_mdspan::{LayoutRequirements, ManagedTensor, Status};
 
 /// A float32 tensor over a zeroed buffer large enough for every example.
 fn tensor(shape: &[i64], strides: &[i64]) -> ManagedTensor {
-    ManagedTensor::from_vec_strided(vec![0f32; 8 * 4 * 16 * 2], shape, strides).unwrap()
+    ManagedTensor::build_from_vec(vec![0f32; 8 * 4 * 16 * 2], shape)
+        .strides(strides)
+        .finish()
+        .unwrap()
 }
 
 // torch.empty(16,4,8,2).permute(2,1,0,3)

@@ -29,14 +29,11 @@ fn row_major_is_zero_copy_with_its_strides() {
 #[test]
 fn negative_strides_keep_the_index_order() {
     // Rows reversed: element [0, 0] is the Vec's element 3.
-    let t = ManagedTensor::from_vec_with(
-        (0..6).collect::<Vec<i64>>(),
-        &[2, 3],
-        Some(&[-3, 1]),
-        3,
-        Flags::empty(),
-    )
-    .unwrap();
+    let t = ManagedTensor::build_from_vec((0..6).collect::<Vec<i64>>(), &[2, 3])
+        .strides(&[-3, 1])
+        .offset(3)
+        .finish()
+        .unwrap();
     let a = t
         .view::<i64>()
         .unwrap()
@@ -49,14 +46,11 @@ fn negative_strides_keep_the_index_order() {
     assert_eq!(a.strides(), &[-3, 1]);
     assert_eq!(a.as_ptr().cast::<u8>(), origin(&t));
     // Both axes reversed: [0, 0] is the last element.
-    let t = ManagedTensor::from_vec_with(
-        (0..6).collect::<Vec<i64>>(),
-        &[2, 3],
-        Some(&[-3, -1]),
-        5,
-        Flags::empty(),
-    )
-    .unwrap();
+    let t = ManagedTensor::build_from_vec((0..6).collect::<Vec<i64>>(), &[2, 3])
+        .strides(&[-3, -1])
+        .offset(5)
+        .finish()
+        .unwrap();
     let v = t.view::<i64>().unwrap();
     let a = v.as_array::<IxDyn>().unwrap();
     assert_eq!(a.strides(), &[-3, -1]);
@@ -70,9 +64,10 @@ fn negative_strides_keep_the_index_order() {
 #[test]
 fn broadcast_strides_stay_zero() {
     // Four rows that are one row: stride 0.
-    let t =
-        ManagedTensor::from_vec_with(vec![1u8, 2, 3], &[4, 3], Some(&[0, 1]), 0, Flags::empty())
-            .unwrap();
+    let t = ManagedTensor::build_from_vec(vec![1u8, 2, 3], &[4, 3])
+        .strides(&[0, 1])
+        .finish()
+        .unwrap();
     let v = t.view::<u8>().unwrap();
     let a = v.as_array::<Ix2>().unwrap();
     assert_eq!(a.strides(), &[0, 1]);
@@ -82,20 +77,20 @@ fn broadcast_strides_stay_zero() {
 
 #[test]
 fn column_major_and_offsets() {
-    let t = ManagedTensor::from_vec_strided(vec![1u16, 2, 3, 4, 5, 6], &[3, 2], &[1, 3]).unwrap();
+    let t = ManagedTensor::build_from_vec(vec![1u16, 2, 3, 4, 5, 6], &[3, 2])
+        .strides(&[1, 3])
+        .finish()
+        .unwrap();
     let v = t.view::<u16>().unwrap();
     let a = v.as_array::<Ix2>().unwrap();
     assert_eq!(a, array![[1, 4], [2, 5], [3, 6]]);
     assert_eq!(a.strides(), &[1, 3]);
     // Every other element from the second: offset 1, stride 2.
-    let t = ManagedTensor::from_vec_with(
-        vec![0u32, 10, 20, 30, 40, 50],
-        &[3],
-        Some(&[2]),
-        1,
-        Flags::empty(),
-    )
-    .unwrap();
+    let t = ManagedTensor::build_from_vec(vec![0u32, 10, 20, 30, 40, 50], &[3])
+        .strides(&[2])
+        .offset(1)
+        .finish()
+        .unwrap();
     let v = t.view::<u32>().unwrap();
     let a = v.as_array::<Ix1>().unwrap();
     assert_eq!(a, array![10, 30, 50]);
@@ -157,16 +152,20 @@ fn mutable_views_write_through_and_need_exclusivity() {
     t.view_mut::<i32>().unwrap().as_array_mut::<Ix2>().unwrap()[[1, 0]] = 30;
     assert_eq!(t.view::<i32>().unwrap().as_slice().unwrap(), &[1, 2, 30, 4]);
     // Column-major exports are exclusive too.
-    let mut f = ManagedTensor::from_vec_strided(vec![1i32, 2, 3, 4], &[2, 2], &[1, 2]).unwrap();
+    let mut f = ManagedTensor::build_from_vec(vec![1i32, 2, 3, 4], &[2, 2])
+        .strides(&[1, 2])
+        .finish()
+        .unwrap();
     f.view_mut::<i32>()
         .unwrap()
         .as_array_mut::<IxDyn>()
         .unwrap()[[0, 1]] = 30;
     assert_eq!(f.view::<i32>().unwrap().to_vec(), vec![1, 30, 2, 4]);
     // A broadcast tensor reaches one element from several indices: no &mut.
-    let mut b =
-        ManagedTensor::from_vec_with(vec![1i32, 2], &[3, 2], Some(&[0, 1]), 0, Flags::empty())
-            .unwrap();
+    let mut b = ManagedTensor::build_from_vec(vec![1i32, 2], &[3, 2])
+        .strides(&[0, 1])
+        .finish()
+        .unwrap();
     let e = b
         .view_mut::<i32>()
         .unwrap()
@@ -192,7 +191,10 @@ fn mutable_views_write_through_and_need_exclusivity() {
         Status::NOT_EXCLUSIVE
     );
     // A read-only tensor has no mutable view at all.
-    let mut r = ManagedTensor::from_vec_read_only(vec![1i32], &[1]).unwrap();
+    let mut r = ManagedTensor::build_from_vec(vec![1i32], &[1])
+        .flags(Flags::READ_ONLY)
+        .finish()
+        .unwrap();
     assert_eq!(r.view_mut::<i32>().unwrap_err().status(), Status::READ_ONLY);
 }
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! `ManagedTensor::from_owner_with_order`: the order of implicit strides ('C' or 'F'),
+//! `OwnerExport::order`: the order of implicit strides ('C' or 'F'),
 //! through the facade's `dlpm_managed_new_ordered`.
 
 mod common;
 
 use common::{counted_vec, Counter};
-use dlpack_mdspan::{Device, Element, Error, Flags, ManagedTensor, Order, Status};
+use dlpack_mdspan::{Device, Element, Error, ManagedTensor, Order, Status};
 
 /// Exports `values` with `shape`, `strides` and `order`; the owner counts its drops.
 fn ordered(
@@ -15,21 +15,14 @@ fn ordered(
     order: Order,
 ) -> (Result<ManagedTensor, Error>, Counter) {
     let (owner, data, counter) = counted_vec(values, None);
+    let mut export =
+        ManagedTensor::build_from_owner(owner, data, f64::DTYPE, Device::CPU, shape).order(order);
+    if let Some(strides) = strides {
+        export = export.strides(strides);
+    }
     // SAFETY: `owner` keeps the Vec alive and nothing else touches it; every layout the
     // tests give addresses only elements inside it (or none: empty tensors).
-    let t = unsafe {
-        ManagedTensor::from_owner_with_order(
-            owner,
-            data,
-            f64::DTYPE,
-            Device::CPU,
-            shape,
-            strides,
-            order,
-            0,
-            Flags::empty(),
-        )
-    };
+    let t = unsafe { export.finish() };
     (t, counter)
 }
 
@@ -61,7 +54,7 @@ fn order_f_stores_explicit_column_major_strides() {
 }
 
 #[test]
-fn order_c_stores_what_from_owner_stores() {
+fn order_c_stores_what_no_order_stores() {
     let (t, _) = ordered(vec![0.0; 24], &[2, 3, 4], None, Order::C);
     let t = t.unwrap();
     assert_eq!(strides_of(&t), vec![12, 4, 1]);

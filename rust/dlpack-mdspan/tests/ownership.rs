@@ -16,16 +16,7 @@ fn counted(values: Vec<f64>, shape: &[i64]) -> (ManagedTensor, Counter) {
     let (owner, data, counter) = counted_vec(values, None);
     // SAFETY: `owner` keeps the Vec alive and nothing else touches it.
     let t = unsafe {
-        ManagedTensor::from_owner(
-            owner,
-            data,
-            f64::DTYPE,
-            Device::CPU,
-            shape,
-            None,
-            0,
-            Flags::empty(),
-        )
+        ManagedTensor::build_from_owner(owner, data, f64::DTYPE, Device::CPU, shape).finish()
     }
     .expect("valid description");
     (t, counter)
@@ -71,16 +62,7 @@ fn drop_on_another_thread() {
     let (owner, data, counter) = counted_vec(vec![1u32, 2, 3, 4], Some(dropped_on.clone()));
     // SAFETY: the owner keeps the Vec alive and nothing else touches it.
     let t = unsafe {
-        ManagedTensor::from_owner(
-            owner,
-            data,
-            u32::DTYPE,
-            Device::CPU,
-            &[4],
-            None,
-            0,
-            Flags::empty(),
-        )
+        ManagedTensor::build_from_owner(owner, data, u32::DTYPE, Device::CPU, &[4]).finish()
     }
     .unwrap();
     let worker = std::thread::spawn(move || {
@@ -204,16 +186,7 @@ fn legacy_round_trip() {
     let (owner, data, counter) = counted_vec(vec![1i64, 2, 3, 4, 5, 6], None);
     // SAFETY: the owner keeps the Vec alive and nothing else touches it.
     let t = unsafe {
-        ManagedTensor::from_owner(
-            owner,
-            data,
-            i64::DTYPE,
-            Device::CPU,
-            &[2, 3],
-            None,
-            0,
-            Flags::empty(),
-        )
+        ManagedTensor::build_from_owner(owner, data, i64::DTYPE, Device::CPU, &[2, 3]).finish()
     }
     .unwrap();
 
@@ -285,16 +258,14 @@ fn failed_export_drops_the_owner_once_and_exports_nothing() {
     let mut byte = 0u8;
     // SAFETY: the description is invalid (negative extent), so nothing is exported.
     let err = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             owner,
             (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[-1],
-            None,
-            0,
-            Flags::empty(),
         )
+        .finish()
     }
     .unwrap_err();
     assert_eq!(err.status(), Status::NEGATIVE_EXTENT);
@@ -345,16 +316,15 @@ fn owner_dropped_once<O: Send + 'static>(make: impl Fn(&Counter) -> O) {
     let mut byte = 42u8;
     // SAFETY: the byte outlives the tensor (deleted below) and nothing writes it.
     let t = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             make(&counter),
             (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[1],
-            None,
-            0,
-            Flags::READ_ONLY,
         )
+        .flags(Flags::READ_ONLY)
+        .finish()
     }
     .expect("valid description");
     assert_eq!(t.view::<u8>().unwrap().get(&[0]), Some(&42));
@@ -367,16 +337,14 @@ fn owner_dropped_once<O: Send + 'static>(make: impl Fn(&Counter) -> O) {
     let refused = Counter::new();
     // SAFETY: the description is invalid (negative extent), so nothing is exported.
     let err = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             make(&refused),
             (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[-1],
-            None,
-            0,
-            Flags::empty(),
         )
+        .finish()
     }
     .unwrap_err();
     assert_eq!(err.status(), Status::NEGATIVE_EXTENT);
@@ -413,16 +381,15 @@ fn owners_inline_or_boxed_are_dropped_exactly_once() {
     let mut byte = 1u8;
     // SAFETY: the byte outlives the tensor (dropped below) and nothing writes it.
     let t = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             Unit,
             (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[1],
-            None,
-            0,
-            Flags::READ_ONLY,
         )
+        .flags(Flags::READ_ONLY)
+        .finish()
     }
     .unwrap();
     assert_eq!(UNITS.load(std::sync::atomic::Ordering::SeqCst), 0);
@@ -432,14 +399,10 @@ fn owners_inline_or_boxed_are_dropped_exactly_once() {
 
 #[test]
 fn exported_tensor_carries_the_facade_version_and_flags() {
-    let t = ManagedTensor::from_vec_with(
-        vec![0u8; 4],
-        &[4],
-        None,
-        0,
-        Flags::IS_COPIED | Flags::READ_ONLY,
-    )
-    .unwrap();
+    let t = ManagedTensor::build_from_vec(vec![0u8; 4], &[4])
+        .flags(Flags::IS_COPIED | Flags::READ_ONLY)
+        .finish()
+        .unwrap();
     let v = dlpack_mdspan::version();
     assert_eq!(
         t.version(),
@@ -468,16 +431,14 @@ fn panicking_owner_child() {
     let mut byte = 0u8;
     // SAFETY: one valid byte, kept alive for the whole test.
     let t = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             Bomb,
             (&mut byte as *mut u8).cast(),
             u8::DTYPE,
             Device::CPU,
             &[1],
-            None,
-            0,
-            Flags::empty(),
         )
+        .finish()
     }
     .unwrap();
     drop(t);
@@ -561,16 +522,14 @@ fn copy_to_host_refuses_device_memory() {
     // SAFETY: the owner keeps the four floats alive; "device" memory that is really host
     // memory, which nothing reads here.
     let t = unsafe {
-        ManagedTensor::from_owner(
+        ManagedTensor::build_from_owner(
             owner,
             data,
             DataType::F32,
             Device::new(DeviceType::CUDA, 0),
             &[4],
-            None,
-            0,
-            Flags::empty(),
         )
+        .finish()
     }
     .unwrap();
     let err = t.copy_to_host().unwrap_err();

@@ -59,20 +59,18 @@ fn our_tensors_carry_broadcasts_and_the_read_only_flag() {
     // dlpack_mdspan.Tensor speaks DLPack 1.x whatever NumPy's version: a broadcast
     // (zero strides) and READ_ONLY reach the argument as they are.
     Python::attach(|py| {
-        let b = ManagedTensor::from_vec_with(
-            vec![1u8, 2, 3],
-            &[4, 3],
-            Some(&[0, 1]),
-            0,
-            Flags::empty(),
-        )
-        .unwrap();
+        let b = ManagedTensor::build_from_vec(vec![1u8, 2, 3], &[4, 3])
+            .strides(&[0, 1])
+            .finish()
+            .unwrap();
         let b = b.into_pyobject(py).unwrap();
         let t = b.extract::<PyTensor<'_, u8>>().unwrap();
         assert_eq!(t.view().strides(), &[0, 1]);
         assert_eq!(t.view().get(&[3, 2]), Some(&3));
         drop(t);
-        let ro = ManagedTensor::from_vec_read_only(vec![0.0f64; 3], &[3])
+        let ro = ManagedTensor::build_from_vec(vec![0.0f64; 3], &[3])
+            .flags(Flags::READ_ONLY)
+            .finish()
             .unwrap()
             .into_pyobject(py)
             .unwrap();
@@ -155,14 +153,12 @@ fn bad_arguments_raise_the_components_exceptions() {
 #[test]
 fn managed_tensors_go_to_python_and_back() {
     Python::attach(|py| {
-        let t = ManagedTensor::from_vec_with(
-            vec![1i32, 2, 3, 4, 5, 6],
-            &[2, 3],
-            Some(&[-3, 1]),
-            3,
-            Default::default(),
-        )
-        .unwrap();
+        let t = ManagedTensor::build_from_vec(vec![1i32, 2, 3, 4, 5, 6], &[2, 3])
+            .strides(&[-3, 1])
+            .offset(3)
+            .flags(Default::default())
+            .finish()
+            .unwrap();
         let data = t.dl_tensor().data as usize + t.dl_tensor().byte_offset as usize;
         let obj = t.into_pyobject(py).unwrap();
         assert_eq!(obj.get_type().name().unwrap().to_string(), "Tensor");

@@ -390,7 +390,7 @@ fn views_refuse_and_address_what_the_separate_calls_did() {
     assert!(counts[1] > 20000, "refused {}", counts[1]);
 }
 
-/// What `from_vec_with` answered before its export went through
+/// What the Vec export answered before its export went through
 /// `dlpm_managed_new_inline` with the Vec's size: the layout's bytes by `dlpm_byte_span`
 /// (which validates the description first), refused when they reach outside the Vec.
 fn old_from_vec(
@@ -451,7 +451,11 @@ fn from_vec_refuses_what_the_byte_span_check_refused() {
         let offset = rng.pick(0, 6) as usize;
         let old = old_from_vec(len, &shape, strides, offset);
         let values: Vec<u32> = (0..len as u32).collect();
-        let new = ManagedTensor::from_vec_with(values, &shape, strides, offset, Default::default());
+        let mut export = ManagedTensor::build_from_vec(values, &shape).offset(offset);
+        if let Some(strides) = strides {
+            export = export.strides(strides);
+        }
+        let new = export.finish();
         let context = format!("len {len}, shape {shape:?}, strides {strides:?}, offset {offset}");
         match (old, new) {
             (Ok(()), Ok(t)) => {

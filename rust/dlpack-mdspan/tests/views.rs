@@ -245,7 +245,10 @@ fn misaligned_data_is_refused() {
 
 #[test]
 fn read_only_refuses_mutable_views() {
-    let mut t = ManagedTensor::from_vec_read_only(vec![1u8, 2, 3], &[3]).unwrap();
+    let mut t = ManagedTensor::build_from_vec(vec![1u8, 2, 3], &[3])
+        .flags(Flags::READ_ONLY)
+        .finish()
+        .unwrap();
     let err = t.view_mut::<u8>().unwrap_err();
     assert_eq!(err.status(), Status::READ_ONLY);
     assert_eq!(
@@ -424,7 +427,10 @@ fn check_rank2(t: &ManagedTensor, storage: &[i32], expected: &[&[i32]]) {
 #[test]
 fn transposed_tensor() {
     let storage = vec![1, 2, 3, 4, 5, 6];
-    let t = ManagedTensor::from_vec_strided(storage.clone(), &[3, 2], &[1, 3]).unwrap();
+    let t = ManagedTensor::build_from_vec(storage.clone(), &[3, 2])
+        .strides(&[1, 3])
+        .finish()
+        .unwrap();
     check_rank2(&t, &storage, &[&[1, 4], &[2, 5], &[3, 6]]);
     assert!(t.is_contiguous(Order::F).unwrap());
     assert_eq!(
@@ -437,9 +443,11 @@ fn transposed_tensor() {
 fn reversed_rows_with_offset() {
     let storage = vec![1, 2, 3, 4, 5, 6];
     // Rows reversed: element [0, 0] is storage[3].
-    let t =
-        ManagedTensor::from_vec_with(storage.clone(), &[2, 3], Some(&[-3, 1]), 3, Flags::empty())
-            .unwrap();
+    let t = ManagedTensor::build_from_vec(storage.clone(), &[2, 3])
+        .strides(&[-3, 1])
+        .offset(3)
+        .finish()
+        .unwrap();
     assert_eq!(t.dl_tensor().byte_offset, 12);
     check_rank2(&t, &storage, &[&[4, 5, 6], &[1, 2, 3]]);
     assert!(!t.is_contiguous(Order::Any).unwrap());
@@ -448,7 +456,10 @@ fn reversed_rows_with_offset() {
 #[test]
 fn broadcast_rows() {
     let storage = vec![7, 8, 9];
-    let mut t = ManagedTensor::from_vec_strided(storage.clone(), &[4, 3], &[0, 1]).unwrap();
+    let mut t = ManagedTensor::build_from_vec(storage.clone(), &[4, 3])
+        .strides(&[0, 1])
+        .finish()
+        .unwrap();
     check_rank2(
         &t,
         &storage,
@@ -467,7 +478,10 @@ fn broadcast_rows() {
 #[test]
 fn every_other_element() {
     let storage: Vec<i32> = (0..12).collect();
-    let t = ManagedTensor::from_vec_strided(storage.clone(), &[2, 3], &[6, 2]).unwrap();
+    let t = ManagedTensor::build_from_vec(storage.clone(), &[2, 3])
+        .strides(&[6, 2])
+        .finish()
+        .unwrap();
     check_rank2(&t, &storage, &[&[0, 2, 4], &[6, 8, 10]]);
 }
 
@@ -481,28 +495,52 @@ fn layouts_reaching_outside_the_vec_are_refused() {
         "the layout addresses elements 0 to 5 but the Vec holds 5 elements"
     );
     // Strides reaching past the end.
-    let err = ManagedTensor::from_vec_strided(vec![0i32; 6], &[2, 3], &[4, 1]).unwrap_err();
+    let err = ManagedTensor::build_from_vec(vec![0i32; 6], &[2, 3])
+        .strides(&[4, 1])
+        .finish()
+        .unwrap_err();
     assert_eq!(
         err.message(),
         "the layout addresses elements 0 to 6 but the Vec holds 6 elements"
     );
     // A negative stride without an offset reaches below the start.
-    let err = ManagedTensor::from_vec_strided(vec![0i32; 6], &[2, 3], &[-3, 1]).unwrap_err();
+    let err = ManagedTensor::build_from_vec(vec![0i32; 6], &[2, 3])
+        .strides(&[-3, 1])
+        .finish()
+        .unwrap_err();
     assert_eq!(
         err.message(),
         "the layout addresses elements -3 to 2 but the Vec holds 6 elements"
     );
     // An offset past the end.
-    assert!(ManagedTensor::from_vec_with(vec![0i32; 6], &[1], None, 6, Flags::empty()).is_err());
-    assert!(ManagedTensor::from_vec_with(vec![0i32; 6], &[1], None, 5, Flags::empty()).is_ok());
+    assert!(ManagedTensor::build_from_vec(vec![0i32; 6], &[1])
+        .offset(6)
+        .finish()
+        .is_err());
+    assert!(ManagedTensor::build_from_vec(vec![0i32; 6], &[1])
+        .offset(5)
+        .finish()
+        .is_ok());
     // Exactly fitting layouts, and an empty tensor addressing nothing, are accepted.
-    assert!(ManagedTensor::from_vec_strided(vec![0i32; 6], &[2, 3], &[3, 1]).is_ok());
-    assert!(ManagedTensor::from_vec_strided(vec![0i32; 0], &[0, 3], &[100, 1]).is_ok());
+    assert!(ManagedTensor::build_from_vec(vec![0i32; 6], &[2, 3])
+        .strides(&[3, 1])
+        .finish()
+        .is_ok());
+    assert!(ManagedTensor::build_from_vec(vec![0i32; 0], &[0, 3])
+        .strides(&[100, 1])
+        .finish()
+        .is_ok());
     // Mismatched strides length.
-    let err = ManagedTensor::from_vec_strided(vec![0i32; 6], &[2, 3], &[1]).unwrap_err();
+    let err = ManagedTensor::build_from_vec(vec![0i32; 6], &[2, 3])
+        .strides(&[1])
+        .finish()
+        .unwrap_err();
     assert_eq!(err.status(), Status::INVALID_ARGUMENT);
     // Structural errors come from the facade.
-    let err = ManagedTensor::from_vec_strided(vec![0i32; 6], &[6], &[i64::MIN]).unwrap_err();
+    let err = ManagedTensor::build_from_vec(vec![0i32; 6], &[6])
+        .strides(&[i64::MIN])
+        .finish()
+        .unwrap_err();
     assert_eq!(err.status(), Status::STRIDE_OVERFLOW);
     let err = ManagedTensor::from_vec(vec![0i32; 1], &[1; 65]).unwrap_err();
     assert_eq!(err.status(), Status::INVALID_NDIM);
@@ -606,7 +644,10 @@ fn exclusivity_rules() {
     );
 
     // F-contiguous, made here: exclusive, but no C-order slice.
-    let mut f = ManagedTensor::from_vec_strided(vec![1u32, 2, 3, 4], &[2, 2], &[1, 2]).unwrap();
+    let mut f = ManagedTensor::build_from_vec(vec![1u32, 2, 3, 4], &[2, 2])
+        .strides(&[1, 2])
+        .finish()
+        .unwrap();
     let mut v = f.view_mut::<u32>().unwrap();
     assert!(v.is_exclusive());
     *v.get_mut(&[0, 1]).unwrap() += 1;
@@ -617,7 +658,10 @@ fn exclusivity_rules() {
     assert_eq!(v.to_vec(), vec![1, 4, 2, 4]);
 
     // Gapped strides: conservatively not exclusive.
-    let mut g = ManagedTensor::from_vec_strided(vec![0u32; 8], &[2, 2], &[4, 2]).unwrap();
+    let mut g = ManagedTensor::build_from_vec(vec![0u32; 8], &[2, 2])
+        .strides(&[4, 2])
+        .finish()
+        .unwrap();
     assert!(!g.view_mut::<u32>().unwrap().is_exclusive());
 
     // Foreign without IS_COPIED: not exclusive until assumed.
@@ -658,11 +702,11 @@ fn exclusivity_rules() {
     assert_eq!(copied.view::<u32>().unwrap().as_slice().unwrap(), &[3; 4]);
 }
 
-/// `from_owner` follows the flags like every other tensor: IS_COPIED (DLPack: the producer
+/// `build_from_owner` follows the flags like every other tensor: IS_COPIED (DLPack: the producer
 /// made a private copy for this consumer) makes the tensor exclusive, its absence does not,
 /// and the flag keeps that meaning after the tensor crossed a raw pointer.
 #[test]
-fn from_owner_exclusivity_follows_is_copied() {
+fn owner_export_exclusivity_follows_is_copied() {
     fn export(values: Vec<u32>, flags: Flags) -> ManagedTensor {
         let mut owner = values.into_boxed_slice();
         let data = owner.as_mut_ptr().cast();
@@ -670,7 +714,9 @@ fn from_owner_exclusivity_follows_is_copied() {
         // SAFETY: the boxed slice keeps the elements alive and nothing but the tensor
         // reaches them (the test keeps no other pointer), so IS_COPIED is truthful.
         unsafe {
-            ManagedTensor::from_owner(owner, data, u32::DTYPE, Device::CPU, &shape, None, 0, flags)
+            ManagedTensor::build_from_owner(owner, data, u32::DTYPE, Device::CPU, &shape)
+                .flags(flags)
+                .finish()
         }
         .unwrap()
     }
@@ -780,9 +826,11 @@ fn is_unique_is_the_facades_answer() {
         (&[0, 3], Some(&[0, 0]), 0, true),
     ];
     for (shape, strides, offset, unique) in cases {
-        let mut t =
-            ManagedTensor::from_vec_with(vec![0u8; 6], shape, strides, offset, Flags::empty())
-                .unwrap();
+        let mut export = ManagedTensor::build_from_vec(vec![0u8; 6], shape).offset(offset);
+        if let Some(strides) = strides {
+            export = export.strides(strides);
+        }
+        let mut t = export.finish().unwrap();
         assert_eq!(
             t.view::<u8>().unwrap().is_unique().unwrap(),
             unique,

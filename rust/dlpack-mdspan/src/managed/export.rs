@@ -45,7 +45,8 @@ unsafe extern "C" fn release_owner<O>(state: *mut c_void) {
 impl ManagedTensor {
     /// Exports a `Vec` as a compact row-major (C-order) host tensor of shape `shape`. The
     /// `Vec` is moved into the tensor and dropped by its deleter, on whatever thread that
-    /// runs. `shape` must describe at most `vec.len()` elements.
+    /// runs. `shape` must describe at most `vec.len()` elements. Strides, an offset or flags
+    /// go through [`build_from_vec`](Self::build_from_vec).
     ///
     /// ```
     /// use dlpack_mdspan::ManagedTensor;
@@ -56,72 +57,136 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn from_vec<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
-        Self::from_vec_with(vec, shape, None, 0, Flags::empty())
+        Self::build_from_vec(vec, shape).finish()
     }
 
-    /// Exports a `Vec` with explicit strides (in elements; zero and negative strides are
-    /// allowed). Every element the layout addresses must lie inside the `Vec`: the lowest
-    /// addressed index must be at least 0 and the highest below `vec.len()`.
+    /// Starts the export of a `Vec` as a host tensor of shape `shape`, for the options
+    /// [`from_vec`](Self::from_vec) leaves at their defaults: [`strides`](VecExport::strides),
+    /// [`offset`](VecExport::offset) and [`flags`](VecExport::flags);
+    /// [`finish`](VecExport::finish) exports. Nothing is checked before `finish`.
     ///
     /// ```
-    /// use dlpack_mdspan::{ManagedTensor, Status};
+    /// use dlpack_mdspan::{Flags, ManagedTensor, Status};
     ///
     /// // The transpose of a 2x3 row-major matrix.
-    /// let t = ManagedTensor::from_vec_strided(vec![1u8, 2, 3, 4, 5, 6], &[3, 2], &[1, 3])?;
+    /// let t = ManagedTensor::build_from_vec(vec![1u8, 2, 3, 4, 5, 6], &[3, 2]).strides(&[1, 3]).finish()?;
     /// assert_eq!(t.view::<u8>()?.get(&[2, 1]), Some(&6));
     ///
+    /// // A reversed, read-only vector: element [0] is the Vec's last one, stride -1.
+    /// let t = ManagedTensor::build_from_vec(vec![1u64, 2, 3], &[3])
+    ///     .strides(&[-1])
+    ///     .offset(2)
+    ///     .flags(Flags::READ_ONLY)
+    ///     .finish()?;
+    /// assert_eq!(t.dl_tensor().byte_offset, 16);
+    /// assert_eq!(t.view::<u64>()?.to_vec(), vec![3, 2, 1]);
+    /// assert_eq!(t.flags(), Flags::READ_ONLY);
+    ///
     /// // A layout that reaches past the end of the Vec is refused.
-    /// let err = ManagedTensor::from_vec_strided(vec![0u8; 6], &[3, 2], &[2, 3]).unwrap_err();
+    /// let err = ManagedTensor::build_from_vec(vec![0u8; 6], &[3, 2]).strides(&[2, 3]).finish().unwrap_err();
     /// assert_eq!(err.status(), Status::INVALID_ARGUMENT);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
-    pub fn from_vec_strided<T: Element>(
-        vec: Vec<T>,
-        shape: &[i64],
-        strides: &[i64],
-    ) -> Result<Self, Error> {
-        Self::from_vec_with(vec, shape, Some(strides), 0, Flags::empty())
+    pub fn build_from_vec<T: Element>(vec: Vec<T>, shape: &[i64]) -> VecExport<'_, T> {
+        VecExport {
+            vec,
+            shape,
+            strides: None,
+            offset: 0,
+            flags: Flags::empty(),
+        }
     }
 
-    /// Exports a `Vec` as a READ_ONLY row-major tensor: consumers (this crate's
-    /// [`view_mut`](Self::view_mut), the C++ `view<M>()` with a mutable element type,
-    /// NumPy) refuse to write it.
+    /// Starts the export of memory kept alive by `owner` (a `Box<[T]>`, an `Arc`, a memory
+    /// map, a device allocation, ...): `data` on `device`, elements of `dtype`, of shape
+    /// `shape`. The options are [`strides`](OwnerExport::strides) (row-major without them),
+    /// [`order`](OwnerExport::order), [`byte_offset`](OwnerExport::byte_offset) and
+    /// [`flags`](OwnerExport::flags); the `unsafe` [`finish`](OwnerExport::finish) exports,
+    /// and states what the description must promise. Nothing is checked before `finish`.
     ///
     /// ```
-    /// use dlpack_mdspan::{ManagedTensor, Status};
+    /// use std::sync::Arc;
+    /// use dlpack_mdspan::{DataType, Device, Element, Flags, ManagedTensor};
     ///
-    /// let mut t = ManagedTensor::from_vec_read_only(vec![1.5f32; 4], &[4])?;
-    /// assert!(t.is_read_only());
-    /// assert_eq!(t.view::<f32>()?.get(&[3]), Some(&1.5));
-    /// assert_eq!(t.view_mut::<f32>().unwrap_err().status(), Status::READ_ONLY);
+    /// let shared: Arc<[f32]> = vec![1.0, 2.0, 3.0].into();
+    /// let data = shared.as_ptr().cast_mut().cast();
+    /// let export = ManagedTensor::build_from_owner(shared.clone(), data, f32::DTYPE, Device::CPU, &[3])
+    ///     .flags(Flags::READ_ONLY);
+    /// // SAFETY: `shared` keeps the three floats alive and is never written; the tensor is
+    /// // READ_ONLY so no consumer writes it either.
+    /// let t = unsafe { export.finish() }?;
+    /// assert_eq!(t.view::<f32>()?.as_slice()?, &[1.0, 2.0, 3.0]);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
-    pub fn from_vec_read_only<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
-        Self::from_vec_with(vec, shape, None, 0, Flags::READ_ONLY)
+    pub fn build_from_owner<O: Send + 'static>(
+        owner: O,
+        data: *mut c_void,
+        dtype: DataType,
+        device: Device,
+        shape: &[i64],
+    ) -> OwnerExport<'_, O> {
+        OwnerExport {
+            owner,
+            data,
+            dtype,
+            device,
+            shape,
+            strides: None,
+            order: None,
+            byte_offset: 0,
+            flags: Flags::empty(),
+        }
+    }
+}
+
+/// The export of a `Vec` as a host tensor, begun by [`ManagedTensor::build_from_vec`] and
+/// done by [`finish`](Self::finish).
+#[must_use = "nothing is exported until `finish` is called"]
+#[derive(Debug)]
+pub struct VecExport<'a, T> {
+    vec: Vec<T>,
+    shape: &'a [i64],
+    strides: Option<&'a [i64]>,
+    offset: usize,
+    flags: Flags,
+}
+
+impl<'a, T: Element> VecExport<'a, T> {
+    /// Explicit strides, in elements, one per dimension (zero and negative strides are
+    /// allowed); without them the tensor is compact row-major. Every element the layout
+    /// addresses must lie inside the `Vec`: the lowest addressed index at least 0, the
+    /// highest below `vec.len()`.
+    pub fn strides(mut self, strides: &'a [i64]) -> Self {
+        self.strides = Some(strides);
+        self
     }
 
-    /// The general form of [`from_vec`](Self::from_vec): optional strides (`None` is
-    /// row-major), the index in the `Vec` of element `[0, 0, ...]` (`offset`, which becomes
-    /// the tensor's `byte_offset`; negative strides need one), and DLPack flags (e.g.
-    /// [`Flags::READ_ONLY`]). Every element the layout addresses must lie inside the `Vec`.
-    ///
-    /// ```
-    /// use dlpack_mdspan::{Flags, ManagedTensor};
-    ///
-    /// // A reversed vector: element [0] is the Vec's last one, stride -1.
-    /// let t = ManagedTensor::from_vec_with(vec![1u64, 2, 3], &[3], Some(&[-1]), 2, Flags::READ_ONLY)?;
-    /// assert_eq!(t.flags(), Flags::READ_ONLY);
-    /// assert_eq!(t.dl_tensor().byte_offset, 16);
-    /// assert_eq!(t.view::<u64>()?.to_vec(), vec![3, 2, 1]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    pub fn from_vec_with<T: Element>(
-        mut vec: Vec<T>,
-        shape: &[i64],
-        strides: Option<&[i64]>,
-        offset: usize,
-        flags: Flags,
-    ) -> Result<Self, Error> {
+    /// The index in the `Vec` of element `[0, 0, ...]` (0 without it), which becomes the
+    /// tensor's `byte_offset`; negative strides need one.
+    pub fn offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// The tensor's DLPack flags (none without it), e.g. [`Flags::READ_ONLY`]: consumers
+    /// (this crate's [`view_mut`](ManagedTensor::view_mut), the C++ `view<M>()` with a
+    /// mutable element type, NumPy) refuse to write a READ_ONLY tensor.
+    pub fn flags(mut self, flags: Flags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// Exports the `Vec`: it is moved into the tensor and dropped by its deleter, on
+    /// whatever thread that runs. Refused (the `Vec` dropped here) when the description is
+    /// invalid or addresses an element outside the `Vec`.
+    pub fn finish(self) -> Result<ManagedTensor, Error> {
+        let Self {
+            mut vec,
+            shape,
+            strides,
+            offset,
+            flags,
+        } = self;
         let size = std::mem::size_of::<T>();
         // A type whose size is only the padded storage of its dtype (one byte per sub-byte
         // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
@@ -149,12 +214,12 @@ impl ManagedTensor {
         let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
         if padded && check_inside_vec(&description, flags, size, vec.len())? {
             // Refused as before dlpm_byte_span (whose answer would place such elements
-            // correctly): from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
+            // correctly): build_from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
             return Err(Error::new(
                 Status::SUBBYTE_NOT_VIEWABLE,
                 format!(
                     "from_vec does not export elements of the padded sub-byte dtype {} (one byte per \
-                     lane); use from_owner with Flags::IS_SUBBYTE_TYPE_PADDED",
+                     lane); use build_from_owner with Flags::IS_SUBBYTE_TYPE_PADDED",
                     T::DTYPE
                 ),
             ));
@@ -182,123 +247,130 @@ impl ManagedTensor {
             }
         }
     }
+}
 
-    /// Exports memory kept alive by `owner` (a `Box<[T]>`, an `Arc`, a memory map, a device
-    /// allocation, ...) with `dlpm_managed_new`'s rules, through the facade's
-    /// `dlpm_managed_new_inline`: one allocation, which holds the owner itself when it fits
-    /// (`DLPM_INLINE_OWNER_CAPACITY` bytes, as a `Vec`, a `Box` or an `Arc` does), else a
-    /// `Box` of it. The tensor's deleter drops `owner`, exactly once and on any thread
-    /// (hence `Send + 'static`); a panic in that drop aborts the process, since it cannot
-    /// unwind into C. The description is validated by the facade; on failure `owner` is
-    /// dropped here and nothing was exported.
-    ///
-    /// Whether the tensor is [exclusive](crate#mutation-and-aliasing) follows its flags, as
-    /// for every tensor this crate receives: without [`Flags::IS_COPIED`] it is not
-    /// (`owner` may share the memory, e.g. an `Arc`), so its mutable views hand out no
-    /// `&mut`; with IS_COPIED it is, because DLPack's IS_COPIED says the memory is a private
-    /// copy that only the tensor's holder reads or writes (which the caller promises below).
-    ///
-    /// # Safety
-    ///
-    /// - For as long as `owner` lives, `data` (with `byte_offset`, `shape` and `strides`
-    ///   in elements of `dtype`) describes memory on `device` that is valid for reads of
-    ///   every addressed element, and for writes unless `flags` contains READ_ONLY.
-    /// - While views of the tensor exist, no other code writes those elements; while a
-    ///   mutable view exists, no other code reads them either.
-    /// - If `flags` contains IS_COPIED, nothing but the tensor reaches the memory while it
-    ///   lives: `owner` does not share it (no other `Arc` clone, reference or pointer to it
-    ///   is used), because mutable views of an IS_COPIED tensor hand out `&mut T` and
-    ///   `&mut [T]`, and so does any consumer the tensor is passed to.
-    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use dlpack_mdspan::{DataType, Device, Element, Flags, ManagedTensor};
-    ///
-    /// let shared: Arc<[f32]> = vec![1.0, 2.0, 3.0].into();
-    /// let data = shared.as_ptr().cast_mut().cast();
-    /// // SAFETY: `shared` keeps the three floats alive and is never written; the tensor is
-    /// // READ_ONLY so no consumer writes it either.
-    /// let t = unsafe {
-    ///     ManagedTensor::from_owner(shared.clone(), data, f32::DTYPE, Device::CPU, &[3], None, 0, Flags::READ_ONLY)
-    /// }?;
-    /// assert_eq!(t.view::<f32>()?.as_slice()?, &[1.0, 2.0, 3.0]);
-    /// # Ok::<(), dlpack_mdspan::Error>(())
-    /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn from_owner<O: Send + 'static>(
-        owner: O,
-        data: *mut c_void,
-        dtype: DataType,
-        device: Device,
-        shape: &[i64],
-        strides: Option<&[i64]>,
-        byte_offset: u64,
-        flags: Flags,
-    ) -> Result<Self, Error> {
-        // `None` stays NULL: the facade computes the row-major strides (saturating for an
-        // empty tensor, whose strides address nothing) and stores them explicitly.
-        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
-        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each (or
-        // NULL strides); the memory they describe is the caller's contract, passed on
-        // unchanged.
-        unsafe { export(owner, &d, None, flags, sys::DLPM_BUFFER_SIZE_UNKNOWN) }.map_err(|(e, _)| e)
+/// The export of memory kept alive by an owner, begun by
+/// [`ManagedTensor::build_from_owner`] and done by the `unsafe` [`finish`](Self::finish).
+#[must_use = "nothing is exported until `finish` is called"]
+#[derive(Debug)]
+pub struct OwnerExport<'a, O> {
+    owner: O,
+    data: *mut c_void,
+    dtype: DataType,
+    device: Device,
+    shape: &'a [i64],
+    strides: Option<&'a [i64]>,
+    order: Option<Order>,
+    byte_offset: u64,
+    flags: Flags,
+}
+
+impl<'a, O: Send + 'static> OwnerExport<'a, O> {
+    /// Explicit strides, in elements of the dtype, one per dimension, exported as given
+    /// (unless an [`order`](Self::order) is set, which they must then match). Without them
+    /// the tensor is compact row-major, or compact in the order set.
+    pub fn strides(mut self, strides: &'a [i64]) -> Self {
+        self.strides = Some(strides);
+        self
     }
 
-    /// [`from_owner`](Self::from_owner) with the order of the strides, by the facade's
-    /// `dlpm_managed_new_ordered` rules (nanobind's runtime `order`):
+    /// The order of the strides, by the facade's `dlpm_managed_new_ordered` rules
+    /// (nanobind's runtime `order`):
     ///
-    /// - `strides == None`: [`Order::C`] stands for compact row-major strides, [`Order::F`]
-    ///   for compact column-major (Fortran) ones. The tensor stores them explicitly (never
-    ///   NULL, which DLPack reads as row-major), so every consumer sees the layout.
-    /// - `strides == Some(s)`: `s` must be that compact layout (extent-1 dimensions may
-    ///   have any stride; an empty tensor is compact), else [`Status::NON_COMPACT_STRIDES`].
-    ///   Use [`from_owner`](Self::from_owner) to export other strides as given.
+    /// - without [`strides`](Self::strides): [`Order::C`] stands for compact row-major
+    ///   strides, [`Order::F`] for compact column-major (Fortran) ones. The tensor stores
+    ///   them explicitly (never NULL, which DLPack reads as row-major), so every consumer
+    ///   sees the layout.
+    /// - with strides: they must be that compact layout (extent-1 dimensions may have any
+    ///   stride; an empty tensor is compact), else [`Status::NON_COMPACT_STRIDES`]. Without
+    ///   an order, strides are exported as given.
     ///
     /// [`Order::Any`] names no layout and is [`Status::INVALID_ARGUMENT`]. The computed
     /// strides fit whenever the element count does (a larger count is refused, in either
-    /// order); an empty tensor's saturate at `i64::MAX`. On failure `owner` is dropped here
-    /// and nothing was exported.
-    ///
-    /// # Safety
-    ///
-    /// The contract of [`from_owner`](Self::from_owner), with the strides `order` gives.
+    /// order); an empty tensor's saturate at `i64::MAX`.
     ///
     /// ```
-    /// use dlpack_mdspan::{Device, Element, Flags, ManagedTensor, Order};
+    /// use dlpack_mdspan::{Device, Element, ManagedTensor, Order};
     ///
     /// // A 2x3 matrix stored column by column: [[1, 2, 3], [4, 5, 6]].
     /// let columns: Box<[f64]> = vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0].into_boxed_slice();
     /// let data = columns.as_ptr().cast_mut().cast();
+    /// let export = ManagedTensor::build_from_owner(columns, data, f64::DTYPE, Device::CPU, &[2, 3]);
     /// // SAFETY: the box keeps the six doubles alive, and nothing else reaches them.
-    /// let t = unsafe {
-    ///     ManagedTensor::from_owner_with_order(columns, data, f64::DTYPE, Device::CPU, &[2, 3], None, Order::F, 0, Flags::empty())
-    /// }?;
+    /// let t = unsafe { export.order(Order::F).finish() }?;
     /// assert_eq!(t.strides()?, Some(&[1, 2][..])); // stored, not NULL
     /// assert!(t.is_contiguous(Order::F)?);
     /// assert_eq!(t.view::<f64>()?.get(&[0, 2]), Some(&3.0));
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn from_owner_with_order<O: Send + 'static>(
-        owner: O,
-        data: *mut c_void,
-        dtype: DataType,
-        device: Device,
-        shape: &[i64],
-        strides: Option<&[i64]>,
-        order: Order,
-        byte_offset: u64,
-        flags: Flags,
-    ) -> Result<Self, Error> {
-        let d = describe(data, dtype, device, shape, strides, byte_offset)?;
-        // SAFETY: as in from_owner; the facade reads no strides when they are NULL.
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = Some(order);
+        self
+    }
+
+    /// The offset in bytes from `data` to element `[0, 0, ...]` (0 without it).
+    pub fn byte_offset(mut self, byte_offset: u64) -> Self {
+        self.byte_offset = byte_offset;
+        self
+    }
+
+    /// The tensor's DLPack flags (none without it): [`Flags::READ_ONLY`],
+    /// [`Flags::IS_COPIED`], [`Flags::IS_SUBBYTE_TYPE_PADDED`]; [`finish`](Self::finish)'s
+    /// contract depends on them.
+    pub fn flags(mut self, flags: Flags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// Exports the described memory with `dlpm_managed_new`'s rules (with an order,
+    /// `dlpm_managed_new_ordered`'s), through the facade's `dlpm_managed_new_inline`: one
+    /// allocation, which holds the owner itself when it fits (`DLPM_INLINE_OWNER_CAPACITY`
+    /// bytes, as a `Vec`, a `Box` or an `Arc` does), else a `Box` of it. The tensor's
+    /// deleter drops the owner, exactly once and on any thread (hence `Send + 'static`); a
+    /// panic in that drop aborts the process, since it cannot unwind into C. The description
+    /// is validated by the facade; on failure the owner is dropped here and nothing was
+    /// exported.
+    ///
+    /// Whether the tensor is [exclusive](crate#mutation-and-aliasing) follows its flags, as
+    /// for every tensor this crate receives: without [`Flags::IS_COPIED`] it is not (the
+    /// owner may share the memory, e.g. an `Arc`), so its mutable views hand out no `&mut`;
+    /// with IS_COPIED it is, because DLPack's IS_COPIED says the memory is a private copy
+    /// that only the tensor's holder reads or writes (which the caller promises below).
+    ///
+    /// # Safety
+    ///
+    /// - For as long as the owner lives, `data` (with the byte offset, the shape and the
+    ///   strides, in elements of the dtype) describes memory on the device that is valid for
+    ///   reads of every addressed element, and for writes unless the flags contain
+    ///   READ_ONLY.
+    /// - While views of the tensor exist, no other code writes those elements; while a
+    ///   mutable view exists, no other code reads them either.
+    /// - If the flags contain IS_COPIED, nothing but the tensor reaches the memory while it
+    ///   lives: the owner does not share it (no other `Arc` clone, reference or pointer to
+    ///   it is used), because mutable views of an IS_COPIED tensor hand out `&mut T` and
+    ///   `&mut [T]`, and so does any consumer the tensor is passed to.
+    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
+    pub unsafe fn finish(self) -> Result<ManagedTensor, Error> {
+        // No strides stay NULL: the facade computes the row-major strides (saturating for an
+        // empty tensor, whose strides address nothing), or the order's, and stores them
+        // explicitly.
+        let d = describe(
+            self.data,
+            self.dtype,
+            self.device,
+            self.shape,
+            self.strides,
+            self.byte_offset,
+        )?;
+        // SAFETY: d's shape and strides are the caller's slices, of d.ndim entries each (or
+        // NULL strides); the memory they describe is the caller's contract, passed on
+        // unchanged.
         unsafe {
             export(
-                owner,
+                self.owner,
                 &d,
-                Some(order.as_c_char()),
-                flags,
+                self.order.map(Order::as_c_char),
+                self.flags,
                 sys::DLPM_BUFFER_SIZE_UNKNOWN,
             )
         }
@@ -318,7 +390,7 @@ impl ManagedTensor {
 /// # Safety
 ///
 /// `d.shape` and `d.strides` point to `d.ndim` readable entries (or `d.strides` is NULL),
-/// and the caller upholds [`ManagedTensor::from_owner`]'s contract for `d` and `owner`.
+/// and the caller upholds [`OwnerExport::finish`]'s contract for `d` and `owner`.
 unsafe fn export<O: Send + 'static>(
     owner: O,
     d: &sys::DLTensor,

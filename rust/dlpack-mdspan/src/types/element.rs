@@ -57,9 +57,10 @@ use super::{Complex32, Complex64, DataType, BF16, F16};
 ///    bit, e.g. `(kDLUInt, 8, 3)` in 3 bytes, or two 4-bit lanes in one byte), or
 ///    `bits < 8` and `size_of::<T>() == lanes` (padded sub-byte: one byte per lane, the
 ///    form DLPack flags `IS_SUBBYTE_TYPE_PADDED`). [`assert_element_layout`] checks exactly
-///    this. Exports ([`ManagedTensor::from_vec`](crate::ManagedTensor::from_vec) and its
-///    variants) describe a `Vec<T>` with this dtype to foreign consumers, which read
-///    `bits * lanes / 8` bytes per element.
+///    this. Exports ([`ManagedTensor::from_vec`](crate::ManagedTensor::from_vec),
+///    [`ManagedTensor::build_from_vec`](crate::ManagedTensor::build_from_vec)) describe a
+///    `Vec<T>` with this dtype to foreign consumers, which read `bits * lanes / 8` bytes
+///    per element.
 /// 2. **No uninitialised bytes.** `T` has no padding bytes (nor `MaybeUninit` fields):
 ///    every byte of every value is initialised, because exports hand the bytes to other
 ///    languages and to views of other element types with the same dtype.

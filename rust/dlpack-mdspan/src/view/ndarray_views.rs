@@ -17,7 +17,7 @@ use super::{Elements, TensorView, TensorViewMut};
 use crate::checks::MAX_NDIM;
 use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
-use crate::types::{Element, Flags};
+use crate::types::Element;
 
 /// The parts of an ndarray view of `elements`: its shape as `D`, the lowest address the
 /// view reaches, the absolute strides from it, and the axes to invert afterwards.
@@ -126,7 +126,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// use ndarray::{Ix2, IxDyn};
     ///
     /// // 2x3, the rows in reverse order: stride -3 from the last row.
-    /// let t = ManagedTensor::from_vec_with((0..6).collect::<Vec<i32>>(), &[2, 3], Some(&[-3, 1]), 3, Flags::empty())?;
+    /// let t = ManagedTensor::build_from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).strides(&[-3, 1]).offset(3).finish()?;
     /// let v = t.view::<i32>()?;
     /// let a = v.as_array::<Ix2>()?;
     /// assert_eq!(a, ndarray::array![[3, 4, 5], [0, 1, 2]]);
@@ -228,12 +228,9 @@ impl ManagedTensor {
             (shape[r], strides[r]) = (n as i64, s as i64);
         }
         let (vec, offset) = array.into_raw_vec_and_offset();
-        Self::from_vec_with(
-            vec,
-            &shape[..ndim],
-            Some(&strides[..ndim]),
-            offset.unwrap_or(0),
-            Flags::empty(),
-        )
+        Self::build_from_vec(vec, &shape[..ndim])
+            .strides(&strides[..ndim])
+            .offset(offset.unwrap_or(0))
+            .finish()
     }
 }

@@ -26,7 +26,7 @@ impl Counter {
     }
 }
 
-/// Increments its counter when dropped: an owner for `ManagedTensor::from_owner`.
+/// Increments its counter when dropped: an owner for `ManagedTensor::build_from_owner`.
 pub struct DropCounter {
     pub counter: Counter,
     pub thread: Option<DropThread>,
@@ -44,7 +44,7 @@ impl Drop for DropCounter {
 /// Where a [`DropCounter`] records the thread it was dropped on.
 pub type DropThread = Arc<std::sync::Mutex<Option<std::thread::ThreadId>>>;
 
-/// An owner for `ManagedTensor::from_owner*`: a `Vec<T>` plus a [`DropCounter`] (recording
+/// An owner for `ManagedTensor::build_from_owner`: a `Vec<T>` plus a [`DropCounter`] (recording
 /// the dropping thread in `thread`, if given), with the address of the Vec's first element
 /// and the counter of the owner's drops. Moving the owner keeps the Vec's heap buffer where
 /// it is, so the address stays valid while the owner lives.
