@@ -101,3 +101,19 @@ fn vec_builder_options_do_not_depend_on_their_order() {
         assert_eq!(t.dl_tensor().byte_offset, 4);
     }
 }
+
+#[test]
+fn owner_builder_byte_offset_moves_element_zero() {
+    let (owner, data, counter) = counted_vec(vec![1f64, 2.0, 3.0], None);
+    let export = ManagedTensor::build_from_owner(owner, data, f64::DTYPE, Device::CPU, &[2])
+        .byte_offset(8)
+        .flags(Flags::READ_ONLY);
+    // SAFETY: the owner keeps the three doubles alive; elements [0] and [1] are its 2nd and
+    // 3rd, and nothing writes them (READ_ONLY).
+    let t = unsafe { export.finish() }.unwrap();
+    assert_eq!(t.dl_tensor().byte_offset, 8);
+    assert_eq!(t.view::<f64>().unwrap().to_vec(), vec![2.0, 3.0]);
+    assert!(t.is_read_only());
+    drop(t);
+    assert_eq!(counter.get(), 1);
+}
