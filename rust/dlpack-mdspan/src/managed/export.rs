@@ -57,7 +57,9 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn from_vec<T: Element>(vec: Vec<T>, shape: &[i64]) -> Result<Self, Error> {
-        Self::build_from_vec(vec, shape).finish()
+        // VecExport::finish's path, without the builder in between (whose by-memory
+        // argument cost the round trip one instruction per call).
+        export_vec(vec, shape, None, 0, Flags::empty())
     }
 
     /// Starts the export of a `Vec` as a host tensor of shape `shape`, for the options
@@ -180,71 +182,77 @@ impl<'a, T: Element> VecExport<'a, T> {
     /// whatever thread that runs. Refused (the `Vec` dropped here) when the description is
     /// invalid or addresses an element outside the `Vec`.
     pub fn finish(self) -> Result<ManagedTensor, Error> {
-        let Self {
-            mut vec,
-            shape,
-            strides,
-            offset,
-            flags,
-        } = self;
-        let size = std::mem::size_of::<T>();
-        // A type whose size is only the padded storage of its dtype (one byte per sub-byte
-        // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
-        // registration must fill its bytes exactly. A type that breaks Element's size
-        // promise is refused here, before a consumer could read past the Vec.
-        let padded = T::DTYPE.storage_itemsize(false) != Some(size)
-            && T::DTYPE.storage_itemsize(true) == Some(size);
-        checks::check_element_size::<T>(padded)?;
-        let flags = if padded {
-            flags | Flags::IS_SUBBYTE_TYPE_PADDED
-        } else {
-            flags
-        };
-        let byte_offset = offset
-            .checked_mul(size)
-            .and_then(|b| u64::try_from(b).ok())
-            .ok_or_else(|| {
-                Error::new(
-                    Status::BYTE_OFFSET_OVERFLOW,
-                    format!("offset = {offset} elements overflows"),
-                )
-            })?;
-        let data = vec.as_mut_ptr().cast::<c_void>();
-        // No strides: NULL, which the facade reads as row-major and stores explicitly.
-        let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
-        if padded && check_inside_vec(&description, flags, size, vec.len())? {
-            // Refused as before dlpm_byte_span (whose answer would place such elements
-            // correctly): build_from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
-            return Err(Error::new(
-                Status::SUBBYTE_NOT_VIEWABLE,
-                format!(
-                    "from_vec does not export elements of the padded sub-byte dtype {} (one byte per \
+        export_vec(self.vec, self.shape, self.strides, self.offset, self.flags)
+    }
+}
+
+/// The one path of every `Vec` export ([`VecExport::finish`], [`ManagedTensor::from_vec`]):
+/// the element size rule, the offset in bytes, and the facade's checks with the `Vec`'s
+/// size, a layout outside it worded in its elements.
+fn export_vec<T: Element>(
+    mut vec: Vec<T>,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    offset: usize,
+    flags: Flags,
+) -> Result<ManagedTensor, Error> {
+    let size = std::mem::size_of::<T>();
+    // A type whose size is only the padded storage of its dtype (one byte per sub-byte
+    // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
+    // registration must fill its bytes exactly. A type that breaks Element's size
+    // promise is refused here, before a consumer could read past the Vec.
+    let padded = T::DTYPE.storage_itemsize(false) != Some(size)
+        && T::DTYPE.storage_itemsize(true) == Some(size);
+    checks::check_element_size::<T>(padded)?;
+    let flags = if padded {
+        flags | Flags::IS_SUBBYTE_TYPE_PADDED
+    } else {
+        flags
+    };
+    let byte_offset = offset
+        .checked_mul(size)
+        .and_then(|b| u64::try_from(b).ok())
+        .ok_or_else(|| {
+            Error::new(
+                Status::BYTE_OFFSET_OVERFLOW,
+                format!("offset = {offset} elements overflows"),
+            )
+        })?;
+    let data = vec.as_mut_ptr().cast::<c_void>();
+    // No strides: NULL, which the facade reads as row-major and stores explicitly.
+    let description = describe(data, T::DTYPE, Device::CPU, shape, strides, byte_offset)?;
+    if padded && check_inside_vec(&description, flags, size, vec.len())? {
+        // Refused as before dlpm_byte_span (whose answer would place such elements
+        // correctly): build_from_owner with IS_SUBBYTE_TYPE_PADDED exports them.
+        return Err(Error::new(
+            Status::SUBBYTE_NOT_VIEWABLE,
+            format!(
+                "from_vec does not export elements of the padded sub-byte dtype {} (one byte per \
                      lane); use build_from_owner with Flags::IS_SUBBYTE_TYPE_PADDED",
-                    T::DTYPE
-                ),
-            ));
+                T::DTYPE
+            ),
+        ));
+    }
+    // The Vec's bytes bound the layout: the facade refuses, after validating the
+    // description, a layout that reaches outside them (a Vec never holds more than
+    // isize::MAX bytes, so the product fits).
+    let buffer = (vec.len() * size) as u64;
+    // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
+    // are when the Vec (moved into the owner) moves; the facade checks that every
+    // element the layout addresses lies inside them; the Vec is owned by the tensor
+    // alone.
+    match unsafe { export(vec, &description, None, flags, buffer) } {
+        Ok(mut tensor) => {
+            tensor.made_here = true;
+            Ok(tensor)
         }
-        // The Vec's bytes bound the layout: the facade refuses, after validating the
-        // description, a layout that reaches outside them (a Vec never holds more than
-        // isize::MAX bytes, so the product fits).
-        let buffer = (vec.len() * size) as u64;
-        // SAFETY: `data` points to vec.len() initialised elements of T, which stay where they
-        // are when the Vec (moved into the owner) moves; the facade checks that every
-        // element the layout addresses lies inside them; the Vec is owned by the tensor
-        // alone.
-        match unsafe { export(vec, &description, None, flags, buffer) } {
-            Ok(mut tensor) => {
-                tensor.made_here = true;
-                Ok(tensor)
+        Err((error, vec)) => {
+            // The facade words a layout outside the buffer in bytes; word it in the Vec's
+            // elements, as this crate always has (dlpm_byte_span on the same layout).
+            if let (Status::INVALID_ARGUMENT, Some(vec)) = (error.status(), vec) {
+                check_inside_vec(&description, flags, size, vec.len())?;
             }
-            Err((error, vec)) => {
-                // The facade words a layout outside the buffer in bytes; word it in the Vec's
-                // elements, as this crate always has (dlpm_byte_span on the same layout).
-                if let (Status::INVALID_ARGUMENT, Some(vec)) = (error.status(), vec) {
-                    check_inside_vec(&description, flags, size, vec.len())?;
-                }
-                Err(error)
-            }
+            Err(error)
         }
     }
 }
