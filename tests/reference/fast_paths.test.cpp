@@ -4,9 +4,10 @@
 //   dlpm_fast_paths [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples]
 //   dlpm_fast_paths --replay HEX           # one case (tensor, requirements, flags)
 //
-// detail::structure_valid and detail::requirements_met decide acceptance in one pass and
-// without messages; check_structure and detail::requirements_failure test the rules in
-// their documented order and word the first one broken. check_requirements and
+// detail::structure_valid and detail::requirements_met are the silent instantiations
+// (detail::silent) of the rules that check_structure and detail::requirements_failure word:
+// one text, but the silent requirements skip check_requirements_valid (each use refuses the
+// nonsense it words) and the compiler folds each form its own way. check_requirements and
 // try_make_managed_tensor run the fast path and ask the ordered one only when it says no,
 // so a fast path that accepts what the ordered checks refuse lets a bad tensor through
 // (and one that refuses what they accept costs a second pass). For every case:

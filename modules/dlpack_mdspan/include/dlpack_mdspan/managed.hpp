@@ -169,9 +169,7 @@ Managed* make_owner_block(const dlpack_tensor<Rank>& view, Owner&& owner, std::u
 // padded form, which only a managed tensor's flags can announce.
 template <class T>
 constexpr std::uint64_t subbyte_flags() noexcept {
-  constexpr DLDataType d = dtype_v<T>;
-  if constexpr (d.bits < 8 && sizeof(T) == std::size_t{d.lanes}) return flag_is_subbyte_type_padded;
-  else return 0;
+  return stored_padded(dtype_v<T>, sizeof(T)) ? flag_is_subbyte_type_padded : 0;
 }
 
 // A versioned tensor this library made around another one, to remember what DLPack's flags
