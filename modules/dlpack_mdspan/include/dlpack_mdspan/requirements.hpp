@@ -12,7 +12,6 @@
 #include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
-#include <bit>
 #include <cstdint>
 
 
@@ -91,64 +90,81 @@ DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const tenso
   return check_device(d, listed, "the listed device types", req.device_id, err);
 }
 
-// check_requirements' rules in their documented order, the first one broken worded into
-// *err, or (detail::silent) the one-pass yes-or-no of the success paths. The silent form
-// skips check_requirements_valid: each test below also refuses the nonsense it words
-// (noted where it is), which costs nothing extra when the requirements are sound. On
-// success, *numel_out (when not NULL) is the element count, for a caller that needs it too
-// (the C facade's dlpm_check_layout).
+// check_requirements' rules, each written once: worded (an error*) in their documented
+// order, the first one broken written into *err; or silent (detail::silent), the one-pass
+// yes-or-no of the success paths, cheapest first: the rules that read only the tensor's
+// scalars before the structure and its loop. The silent form skips
+// check_requirements_valid: each rule also refuses the nonsense that one words (noted where
+// it is), which costs nothing when the requirements are sound. On success, *numel_out (when
+// not NULL) is the element count, for a caller that needs it too (dlpm_check_layout).
 template <class Err>
 DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                std::int64_t* numel_out, Err err) noexcept {
-  if constexpr (is_worded<Err>) {
-    if (!check_requirements_valid(req, err)) return false;
-  }
   tensor_summary summary;
-  if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
-    return false;
-  // Rank and dtype: the cheap equality first (the structure is valid); the checks word a
-  // difference. An ndim outside -1..max_ndim never equals a valid rank.
-  if (req.ndim != -1 && t.ndim != req.ndim) {
+  auto structure = [&]() DLPM_HOT_INLINE {
+    return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
+  };
+  // Rank and dtype: the equality decides; the checks word a difference. An ndim outside
+  // -1..max_ndim equals no valid rank.
+  auto rank = [&]() DLPM_HOT_INLINE {
+    if (req.ndim == -1 || t.ndim == req.ndim) return true;
     if (req.ndim >= 0) (void)check_rank(t, static_cast<std::size_t>(req.ndim), err);
     return false;
-  }
-  if (req.check_dtype && !same_dtype(t.dtype, req.dtype)) {
+  };
+  auto dtype = [&]() DLPM_HOT_INLINE {
+    if (!req.check_dtype || same_dtype(t.dtype, req.dtype)) return true;
     (void)check_dtype_equals(t.dtype, req.dtype, err);
     return false;
-  }
-  if (req.shape != nullptr) {
+  };
+  auto shape = [&]() DLPM_HOT_INLINE {  // after the structure and the rank
+    if (req.shape == nullptr) return true;
     if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
     for (std::int32_t r = 0; r < t.ndim; ++r)
       if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
         DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
                     static_cast<long long>(req.shape[r]));
-  }
-  // A device_id below -1 matches no device (structure refused negative ones).
-  if (!check_required_device(t.device, req, err)) return false;
-  bool order_ok = false;
-  switch (req.order) {  // the column-major test only when asked: it needs a second loop
-    case 0: order_ok = true; break;  // any layout
-    case 'C': order_ok = summary.row_major; break;
-    case 'F': order_ok = is_compact_valid(t, summary.numel, false); break;
-    case 'A': order_ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
-    default: return false;  // not an order
-  }
-  if (!order_ok)
-    DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
-                req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
-  if (req.min_alignment != 0) {
+    return true;
+  };
+  // A device_id below -1 matches no device; a negative device type count lists none.
+  auto device = [&]() DLPM_HOT_INLINE { return check_required_device(t.device, req, err); };
+  auto order = [&]() DLPM_HOT_INLINE {  // after the structure; the column-major test only when asked: it needs a second loop
+    bool ok = false;
+    switch (req.order) {
+      case 0: ok = true; break;  // any layout
+      case 'C': ok = summary.row_major; break;
+      case 'F': ok = is_compact_valid(t, summary.numel, false); break;
+      case 'A': ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
+      default: return false;  // not an order
+    }
+    if (!ok)
+      DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
+                  req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
+    return true;
+  };
+  auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
+    if (req.min_alignment == 0) return true;
     const std::uint64_t mask = req.min_alignment - 1;
     if ((req.min_alignment & mask) != 0) return false;  // not a power of two
     if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
         ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
       DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
                   static_cast<unsigned long long>(req.min_alignment));
-  }
-  if (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)) return false;
-  if (req.writable && (flags & flag_read_only) != 0)
-    DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
-  if (numel_out != nullptr) *numel_out = summary.numel;
-  return true;
+    return true;
+  };
+  auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };
+  auto writable = [&]() DLPM_HOT_INLINE {
+    if (req.writable && (flags & flag_read_only) != 0)
+      DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
+    return true;
+  };
+  bool ok = false;
+  if constexpr (is_worded<Err>)
+    ok = check_requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&
+         alignment() && layout() && writable();
+  else
+    ok = rank() && dtype() && writable() && device() && structure() && shape() && order() && alignment() && layout();
+  if (ok && numel_out != nullptr) *numel_out = summary.numel;
+  return ok;
 }
 
 // The silent rules: true exactly when check_requirements accepts.
