@@ -12,6 +12,7 @@
 #include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
+#include <bit>
 #include <cstdint>
 
 
@@ -62,7 +63,7 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
     *err = error::format(errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
     return false;
   }
-  if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
+  if (req.min_alignment != 0 && !std::has_single_bit(req.min_alignment)) {
     *err = error::format(errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
                          static_cast<unsigned long long>(req.min_alignment));
     return false;
@@ -143,8 +144,8 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
   };
   auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
     if (req.min_alignment == 0) return true;
+    if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
     const std::uint64_t mask = req.min_alignment - 1;
-    if ((req.min_alignment & mask) != 0) return false;  // not a power of two
     if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
         ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
       DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
