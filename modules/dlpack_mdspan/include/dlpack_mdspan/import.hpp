@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DLTensor → typed, validated mdspan view: to_mdspan<M> / try_to_mdspan<M>, the entry
-// points. The options are in import_options.hpp, the target types in import_targets.hpp,
-// the strides the views get in import_strides.hpp, the one-pass path in import_fast.hpp and
-// the ordered checks in import_ordered.hpp.
+// points. The options are in import_options.hpp, the target types and the strides their
+// views get in import_targets.hpp, the one-pass path in import_fast.hpp and the ordered
+// checks in import_ordered.hpp.
 #ifndef DLPACK_MDSPAN_IMPORT_HPP
 #define DLPACK_MDSPAN_IMPORT_HPP
 

@@ -8,7 +8,6 @@
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
 #include <dlpack_mdspan/dtype.hpp>
-#include <dlpack_mdspan/import_strides.hpp>
 #include <dlpack_mdspan/import_targets.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 

@@ -57,15 +57,11 @@ struct default_import_options {
 // (The layout requirements are checked with the layout: layout_met.)
 template <class Options>
 DLPM_HOT_INLINE inline bool check_import_options(const Options& opts, error* err) noexcept {
-  if (opts.min_alignment != 0 && !std::has_single_bit(opts.min_alignment)) {
-    *err = error::format(errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two", opts.min_alignment);
-    return false;
-  }
-  if (opts.device_id < -1) {
-    *err = error::format(errc::invalid_argument, "import_options::device_id = %d is neither -1 (any) nor a device ordinal",
-                         static_cast<int>(opts.device_id));
-    return false;
-  }
+  if (opts.min_alignment != 0 && !std::has_single_bit(opts.min_alignment))
+    DLPM_REFUSE(err, errc::invalid_argument, "import_options::min_alignment = %zu is not a power of two", opts.min_alignment);
+  if (opts.device_id < -1)
+    DLPM_REFUSE(err, errc::invalid_argument, "import_options::device_id = %d is neither -1 (any) nor a device ordinal",
+                static_cast<int>(opts.device_id));
   return true;
 }
 

@@ -10,7 +10,6 @@
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/import_options.hpp>
-#include <dlpack_mdspan/import_strides.hpp>
 #include <dlpack_mdspan/import_targets.hpp>
 #include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>

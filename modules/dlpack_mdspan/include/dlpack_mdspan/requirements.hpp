@@ -39,35 +39,23 @@ struct tensor_requirements {
 /// rank (its length), a known order, a device id of -1 or more, a device list of
 /// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
 inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
-  if (req.ndim < -1 || req.ndim > max_ndim) {
-    *err = error::format(errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
-                         max_ndim);
-    return false;
-  }
-  if (req.shape != nullptr && req.ndim < 0) {
-    *err = error::format(errc::invalid_argument,
-                         "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
-    return false;
-  }
-  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
-    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
-                         detail::char_byte(req.order));
-    return false;
-  }
-  if (req.device_id < -1) {
-    *err = error::format(errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
-                         req.device_id);
-    return false;
-  }
-  if (req.device_types != nullptr && req.num_device_types < 0) {
-    *err = error::format(errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
-    return false;
-  }
-  if (req.min_alignment != 0 && !std::has_single_bit(req.min_alignment)) {
-    *err = error::format(errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
-                         static_cast<unsigned long long>(req.min_alignment));
-    return false;
-  }
+  if (req.ndim < -1 || req.ndim > max_ndim)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
+                max_ndim);
+  if (req.shape != nullptr && req.ndim < 0)
+    DLPM_REFUSE(err, errc::invalid_argument,
+                "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
+  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A')
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
+                detail::char_byte(req.order));
+  if (req.device_id < -1)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
+                req.device_id);
+  if (req.device_types != nullptr && req.num_device_types < 0)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
+  if (req.min_alignment != 0 && !std::has_single_bit(req.min_alignment))
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
+                static_cast<unsigned long long>(req.min_alignment));
   return true;
 }
 

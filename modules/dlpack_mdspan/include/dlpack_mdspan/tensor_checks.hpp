@@ -329,21 +329,8 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
-/// check_structure's runtime rules, silent, for the runtime checks' success paths
-/// (check_requirements, try_make_managed_tensor): on success *numel is the element count
-/// and *row_major the C-contiguity. A false says nothing about which rule broke: the
-/// caller words it with structure_failure.
-DLPM_HOT_INLINE inline bool structure_valid(const DLTensor& t, const structure_options& opts, std::int64_t* numel,
-                                            bool* row_major) noexcept {
-  tensor_summary summary;
-  if (!check_structure(t, opts, summary, silent{})) return false;
-  *numel = summary.numel;
-  *row_major = summary.row_major;
-  return true;
-}
-
-/// Words why structure_valid refused `t`: the same rules, worded. Out of line: only
-/// failures get here.
+/// Words why the silent check_structure refused `t`: the same rules, worded. Out of line:
+/// only failures get here.
 DLPM_COLD inline bool structure_failure(const DLTensor& t, const structure_options& opts, error* err) noexcept {
   tensor_summary summary;
   return check_structure(t, opts, summary, err);
@@ -395,38 +382,30 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
 /// check_structure and have a whole-byte element size.
 inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err) noexcept {
   const std::uint64_t item = storage_itemsize(t.dtype);
-  if (item == 0) {
-    *err = error::format(errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
-                         t.dtype.bits);
-    return false;
-  }
+  if (item == 0)
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
+                t.dtype.bits);
   // Every index is bounds-checked before any arithmetic uses one.
   for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (index[r] < 0 || index[r] >= t.shape[r]) {
-      *err = error::format(errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
-                           static_cast<long long>(t.shape[r]));
-      return false;
-    }
+    if (index[r] < 0 || index[r] >= t.shape[r])
+      DLPM_REFUSE(err, errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
+                  static_cast<long long>(t.shape[r]));
   }
   // In bounds, the sum lies inside the span check_structure verified; the checks only
   // make that argument local.
   std::int64_t offset = 0, term = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     if (index[r] == 0) continue;  // also skips extent-1 dimensions, whose stride is free
-    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset)) {
-      *err = error::format(errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
-      return false;
-    }
+    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset))
+      DLPM_REFUSE(err, errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
   }
   // In elements first: byte_offset is a whole number of them, and (byte_offset / item +
   // offset) * item lies in the byte span check_structure verified, while offset * item
   // alone may not (a negative offset below a byte_offset near INT64_MAX).
   std::int64_t bytes = 0;
   if (detail::add_overflows(static_cast<std::int64_t>(t.byte_offset / item), offset, &bytes) ||
-      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes)) {
-    *err = error::format(errc::span_overflow, "the byte offset of this index overflows int64");
-    return false;
-  }
+      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes))
+    DLPM_REFUSE(err, errc::span_overflow, "the byte offset of this index overflows int64");
   *out = bytes;
   return true;
 }
