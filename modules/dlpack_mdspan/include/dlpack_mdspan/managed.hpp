@@ -604,11 +604,14 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   error err;
   // One pass on the success path; the ordered checks only word a failure.
   const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
-  tensor_summary summary;
-  if (!check_structure(description, opts, summary, silent{}) && !structure_failure(description, opts, &err))
+  std::int64_t numel = 0;
+  bool row_major = false;
+  if (tensor_summary summary; check_structure(description, opts, summary, silent{})) {
+    numel = summary.numel;
+    row_major = summary.row_major;
+  } else if (!structure_failure(description, opts, &err)) {
     return unexpected_error(err);
-  const std::int64_t numel = summary.numel;
-  const bool row_major = summary.row_major;
+  }
   const std::int64_t* const given = description.strides;
   // Explicit strides with an order: they must be that compact layout (extent-1 dimensions
   // may carry any stride; an empty tensor is compact), as dlpm_is_contiguous says.
