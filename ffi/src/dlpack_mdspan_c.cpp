@@ -443,8 +443,8 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   if (numel == nullptr) return null_argument("dlpm_check_layout", "numel");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_layout", req->version);
   if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
-  // check_tensor, its fast half also counting the elements (the count structure_valid
-  // makes anyway).
+  // check_tensor, its fast half also counting the elements (the count the silent
+  // check_structure makes anyway).
   std::int64_t count = -1;
   if (const dlpm_status s = check_tensor(*tensor, flags, *req, &count); s != DLPM_OK) return s;
   // The ordered half accepted what the fast half refused (tests/reference rules this out):

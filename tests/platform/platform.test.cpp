@@ -34,7 +34,7 @@ TEST_CASE("_Float16 is registered exactly where this compiler accepts it in C++"
   CHECK(DLPM_HAS_FLOAT16 == DLPM_COMPILER_ACCEPTS_FLOAT16);
 #if DLPM_HAS_FLOAT16
   static_assert(is(dm::dtype_v<_Float16>, kDLFloat, 16));
-  CHECK(dm::dtype_itemsize(dm::dtype_v<_Float16>) == sizeof(_Float16));
+  CHECK(dm::storage_itemsize(dm::dtype_v<_Float16>) == sizeof(_Float16));
 #endif
 }
 
@@ -69,7 +69,7 @@ TEST_CASE("long, size_t, ptrdiff_t and pointers are 64 bits on both LP64 targets
   static_assert(is(dm::dtype_v<std::ptrdiff_t>, kDLInt, 64));
   static_assert(is(dm::dtype_v<std::intptr_t>, kDLInt, 64));
   static_assert(is(dm::dtype_v<std::int64_t>, kDLInt, 64));
-  CHECK(dm::dtype_itemsize(dm::dtype_v<long>) == sizeof(long));
+  CHECK(dm::storage_itemsize(dm::dtype_v<long>) == sizeof(long));
 }
 
 #if defined(__SIZEOF_INT128__)
@@ -109,6 +109,6 @@ TEST_CASE("long double: (kDLFloat, 128) where its bytes are binary128, refused w
   }
 #if DLPM_LONG_DOUBLE_IS_BINARY128
   static_assert(is(dm::dtype_v<long double>, kDLFloat, 128));
-  CHECK(dm::dtype_itemsize(dm::dtype_v<long double>) == 16);
+  CHECK(dm::storage_itemsize(dm::dtype_v<long double>) == 16);
 #endif
 }

@@ -348,7 +348,7 @@ class differential {
     o.null_strides = c.reject_null_strides ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
     o.min_alignment = static_cast<std::size_t>(c.min_alignment);
     o.device_id = c.opt_device_id;
-    o.divisors = std::span<const std::int64_t>(c.divisors.data(), c.num_divisors);
+    o.layout.shape_divisors = std::span<const std::int64_t>(c.divisors.data(), c.num_divisors);
     o.subbyte_padded = c.subbyte_padded;
     ref::import_opts mo;
     mo.reject_null_strides = c.reject_null_strides;

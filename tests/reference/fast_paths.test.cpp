@@ -4,9 +4,10 @@
 //   dlpm_fast_paths [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples]
 //   dlpm_fast_paths --replay HEX           # one case (tensor, requirements, flags)
 //
-// detail::structure_valid and detail::requirements_met decide acceptance in one pass and
-// without messages; check_structure and detail::requirements_failure test the rules in
-// their documented order and word the first one broken. check_requirements and
+// structure_valid (check_structure with detail::silent) and detail::requirements_met are the
+// silent instantiations of the rules that check_structure and detail::requirements_failure word:
+// one text, but the silent requirements skip check_requirements_valid (each use refuses the
+// nonsense it words) and the compiler folds each form its own way. check_requirements and
 // try_make_managed_tensor run the fast path and ask the ordered one only when it says no,
 // so a fast path that accepts what the ordered checks refuse lets a bad tensor through
 // (and one that refuses what they accept costs a second pass). For every case:
@@ -484,9 +485,11 @@ class fast_paths {
           return std::string("{null_strides ") + (reject ? "reject" : "row_major") + ", subbyte_padded " + (padded ? "on" : "off") +
                  "}";
         };
-        std::int64_t numel = -7;
-        bool row_major = false;
-        const bool fast = dm::detail::structure_valid(t, opts, &numel, &row_major);
+        dm::tensor_summary silent_summary;  // structure_valid: the silent check_structure
+        silent_summary.numel = -7;
+        const bool fast = dm::check_structure(t, opts, silent_summary, dm::detail::silent{});
+        const std::int64_t numel = silent_summary.numel;
+        const bool row_major = silent_summary.row_major;
         dm::tensor_summary summary;
         dm::error err;
         const bool ordered = dm::check_structure(t, opts, summary, &err);

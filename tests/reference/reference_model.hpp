@@ -132,7 +132,7 @@ inline std::string to_string(i128 v) {
 
 // ---- dtypes -------------------------------------------------------------------------
 // The table of valid (code, bits) pairs, written out independently of the core (whose rule
-// is dtype_bits_rule in dtype_name.hpp): the differential test compares the two, so a
+// is dtype_bits_rule in dtype.hpp): the differential test compares the two, so a
 // change to either one alone is caught.
 inline bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) {
   switch (code) {

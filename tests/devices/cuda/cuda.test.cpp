@@ -188,7 +188,7 @@ TEST_CASE_TEMPLATE("whole-byte CUDA types export and import through cuda::std::m
   CHECK(t.device.device_type == kDLCUDA);
   CHECK(t.device.device_id == 2);
   CHECK(dm::same_dtype(t.dtype, dm::dtype_v<T>));
-  CHECK(dm::dtype_itemsize(t.dtype) == sizeof(T));  // packed: the dtype's bytes are the type's
+  CHECK(dm::storage_itemsize(t.dtype) == sizeof(T));  // packed: the dtype's bytes are the type's
   CHECK(t.data == buf);
   CHECK(t.shape[0] == 2);
   CHECK(t.strides[0] == 3);

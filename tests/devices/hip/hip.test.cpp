@@ -68,7 +68,7 @@ TEST_CASE("HIP element types have their DLPack dtypes") {
   const DLDataType bf = dm::dtype_v<hip_bfloat16>;
   CHECK(int{bf.code} == kDLBfloat);
   CHECK(int{bf.bits} == 16);
-  CHECK(dm::dtype_itemsize(bf) == sizeof(hip_bfloat16));
+  CHECK(dm::storage_itemsize(bf) == sizeof(hip_bfloat16));
 }
 
 TEST_CASE("each HIP accessor accepts exactly its memory kind on import") {
@@ -128,7 +128,7 @@ TEST_CASE_TEMPLATE("HIP element types round-trip through a kDLROCM view", T, __h
   const auto view = dm::to_dlpack_tensor(md);
   const DLTensor t = view.get();
   CHECK(dm::same_dtype(t.dtype, dm::dtype_v<T>));
-  CHECK(dm::dtype_itemsize(t.dtype) == sizeof(T));
+  CHECK(dm::storage_itemsize(t.dtype) == sizeof(T));
   // Import default-constructs the accessor: device_id 0, whatever the tensor says.
   const auto back = dm::to_mdspan<dm::hip_device_mdspan<T, E2>>(t);
   CHECK(back.data_handle() == p);

@@ -85,7 +85,7 @@ TEST_CASE("users register their own element types") {
   std::mdspan<rgb8, std::dextents<int, 1>> md(px, 4);
   auto owner = dm::to_dlpack_tensor(md);
   CHECK(is(owner.get().dtype, kDLUInt, 8, 3));
-  CHECK(dm::dtype_itemsize(owner.get().dtype) == sizeof(rgb8));
+  CHECK(dm::storage_itemsize(owner.get().dtype) == sizeof(rgb8));
 }
 
 TEST_CASE("has_dtype tells registered from unregistered types without a hard error") {
@@ -96,10 +96,10 @@ TEST_CASE("has_dtype tells registered from unregistered types without a hard err
   static_assert(!dm::has_dtype<std::complex<long double>>);  // 256 bits: DLPack's bits field stops at 255
 }
 
-TEST_CASE("dtype_itemsize counts lanes and reports sub-byte types as 0") {
-  CHECK(dm::dtype_itemsize(DLDataType{kDLFloat, 32, 4}) == 16);
-  CHECK(dm::dtype_itemsize(DLDataType{kDLFloat4_e2m1fn, 4, 2}) == 1);
-  CHECK(dm::dtype_itemsize(DLDataType{kDLFloat4_e2m1fn, 4, 1}) == 0);
+TEST_CASE("storage_itemsize counts lanes and reports sub-byte types as 0") {
+  CHECK(dm::storage_itemsize(DLDataType{kDLFloat, 32, 4}) == 16);
+  CHECK(dm::storage_itemsize(DLDataType{kDLFloat4_e2m1fn, 4, 2}) == 1);
+  CHECK(dm::storage_itemsize(DLDataType{kDLFloat4_e2m1fn, 4, 1}) == 0);
   CHECK(dm::same_dtype(dm::dtype_v<int>, DLDataType{kDLInt, 32, 1}));
   CHECK_FALSE(dm::same_dtype(dm::dtype_v<int>, DLDataType{kDLInt, 32, 2}));
 }

@@ -336,10 +336,10 @@ TEST_CASE("per-dimension divisibility is checked") {
   tensor_builder b(buf, f32, {6, 8}, {8, 1});
   const std::int64_t by_4_8[] = {3, 8};
   dm::import_options o;
-  o.divisors = by_4_8;
+  o.layout.shape_divisors = by_4_8;
   CHECK(import_error<right<float, 2>>(b.get(), o) == dm::errc::ok);
   const std::int64_t by_4[] = {4, 0};
-  o.divisors = by_4;
+  o.layout.shape_divisors = by_4;
   CHECK(import_message<right<float, 2>>(b.get(), o) == "shape[0] = 6 is not a multiple of 4");
 }
 
@@ -437,11 +437,11 @@ TEST_CASE("import options are checked for empty tensors too") {
   CHECK(import_error<right<int, 2>>(empty.get(), bad_alignment) == dm::errc::invalid_argument);
   const std::int64_t three[] = {1, 2, 3};
   dm::import_options bad_divisors;
-  bad_divisors.divisors = three;
+  bad_divisors.layout.shape_divisors = three;
   CHECK(import_error<right<int, 2>>(empty.get(), bad_divisors) == dm::errc::invalid_argument);
   const std::int64_t negative[] = {1, -2};
   dm::import_options negative_divisor;
-  negative_divisor.divisors = negative;
+  negative_divisor.layout.shape_divisors = negative;
   CHECK(import_error<right<int, 2>>(empty.get(), negative_divisor) == dm::errc::invalid_argument);
   dm::import_options bad_device;
   bad_device.device_id = -5;

@@ -87,7 +87,7 @@ TEST_CASE("long double is (kDLFloat, 128, 1) exactly where it is binary128, and 
   static_assert(is(dm::dtype_v<binary128>, kDLFloat, 128));
   static_assert(is(dm::dtype_v<const binary128>, kDLFloat, 128));
   static_assert(dm::has_dtype<binary128>);
-  CHECK(dm::dtype_itemsize(dm::dtype_v<binary128>) == 16);
+  CHECK(dm::storage_itemsize(dm::dtype_v<binary128>) == 16);
 }
 
 TEST_CASE("the type called (kDLFloat, 128, 1) holds IEEE binary128 bytes") {

@@ -11,6 +11,88 @@
 #include <cstdint>
 #include <type_traits>
 
+// The dtype rules, here and nowhere else: which bit widths a type code can have, how many
+// bytes an element occupies as stored, and when a sub-byte element is the padded form.
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
+
+// Bit widths DLPack producers actually use for each type code. A width outside this table
+// (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
+constexpr bool dtype_bits_rule(std::uint8_t code, std::uint8_t bits) noexcept {
+  switch (code) {
+    case kDLInt:
+    case kDLUInt: return bits == 1 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
+    case kDLFloat: return bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128;
+    case kDLBfloat: return bits == 16;
+    case kDLComplex: return bits == 32 || bits == 64 || bits == 128;
+    case kDLBool: return bits == 1 || bits == 8;
+    case kDLOpaqueHandle: return bits > 0;
+    case kDLFloat8_e3m4:
+    case kDLFloat8_e4m3:
+    case kDLFloat8_e4m3b11fnuz:
+    case kDLFloat8_e4m3fn:
+    case kDLFloat8_e4m3fnuz:
+    case kDLFloat8_e5m2:
+    case kDLFloat8_e5m2fnuz:
+    case kDLFloat8_e8m0fnu: return bits == 8;
+    case kDLFloat6_e2m3fn:
+    case kDLFloat6_e3m2fn: return bits == 6;
+    case kDLFloat4_e2m1fn: return bits == 4;
+    default: return false;
+  }
+}
+
+// dtype_bits_rule as a bit table, one 256-bit row per known type code, built from the rule
+// at compile time: a lookup instead of a jump through the switch on every runtime check.
+struct dtype_bits_table {
+  std::uint64_t rows[kDLFloat4_e2m1fn + 1][4] = {};
+  constexpr dtype_bits_table() noexcept {
+    for (unsigned code = 0; code <= kDLFloat4_e2m1fn; ++code)
+      for (unsigned bits = 0; bits < 256; ++bits)
+        if (dtype_bits_rule(static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits)))
+          rows[code][bits / 64] |= std::uint64_t{1} << (bits % 64);
+  }
+};
+inline constexpr dtype_bits_table dtype_bits{};
+
+DLPM_HOT_INLINE constexpr bool dtype_bits_valid(std::uint8_t code, std::uint8_t bits) noexcept {
+  return code <= kDLFloat4_e2m1fn && ((dtype_bits.rows[code][bits / 64] >> (bits % 64)) & 1) != 0;
+}
+
+// A dtype is valid when it has a lane and a bit width its type code can have (check_dtype
+// words the refusal; dtype_name shows an invalid dtype raw).
+DLPM_HOT_INLINE constexpr bool dtype_valid(const DLDataType& d) noexcept {
+  return d.lanes != 0 && dtype_bits_valid(d.code, d.bits);
+}
+
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+
+/// Bytes one element occupies as stored: bits * lanes / 8 when packed (0 when that is not
+/// whole: a sub-byte element shares its bytes, and has no address of its own), or one byte
+/// per lane for a sub-byte dtype (0 < bits < 8) stored padded (IS_SUBBYTE_TYPE_PADDED).
+/// lanes > 1 count: a float4 vector type is (kDLFloat, 32, 4), 16 bytes. A dtype of 0 bits
+/// occupies nothing: 0.
+constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padded = false) noexcept {
+  if (subbyte_padded && d.bits < 8 && d.bits > 0) return std::uint64_t{d.lanes};
+  const std::uint64_t bits = std::uint64_t{d.bits} * d.lanes;
+  return bits % 8 == 0 ? bits / 8 : 0;
+}
+
+/// A `size`-byte element of dtype `d` is the padded sub-byte form (one byte per lane, as an
+/// fp4 value in a whole byte), which only a managed tensor's flags can announce.
+constexpr bool stored_padded(const DLDataType& d, std::size_t size) noexcept {
+  return storage_itemsize(d, true) == size && storage_itemsize(d, false) != size;
+}
+
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
 namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
@@ -34,8 +116,8 @@ struct float_dtype {
 // subbyte_flags turns into IS_SUBBYTE_TYPE_PADDED, so the two checks agree by construction.
 template <class T, DLDataTypeCode Code, int Bits, int Lanes>
 struct checked_dtype {
-  static_assert(static_cast<std::size_t>(Bits) * Lanes == sizeof(T) * 8 ||
-                    (Bits < 8 && sizeof(T) == static_cast<std::size_t>(Lanes)),
+  static_assert(storage_itemsize(make_dtype(Code, Bits, Lanes)) == sizeof(T) ||
+                    stored_padded(make_dtype(Code, Bits, Lanes), sizeof(T)),
                 "dlpack_mdspan: sizeof(T) matches neither the packed (bits * lanes / 8) nor the padded "
                 "(one byte per sub-byte lane) DLPack description");
   static constexpr DLDataType value = make_dtype(Code, Bits, Lanes);
@@ -243,13 +325,6 @@ inline constexpr DLDataType dtype_v = detail::dtype_of<std::remove_cv_t<T>>();
 /// (code, bits, lanes) equality. DLDataType is a C struct with no operator==.
 constexpr bool same_dtype(const DLDataType& a, const DLDataType& b) noexcept {
   return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
-}
-
-/// Bytes one element of `t` occupies, or 0 for sub-byte or invalid dtypes.
-/// lanes > 1 count: a float4 vector type is (kDLFloat, 32, 4), 16 bytes.
-constexpr std::uint64_t dtype_itemsize(DLDataType t) noexcept {
-  const std::uint64_t bits = std::uint64_t{t.bits} * t.lanes;
-  return bits % 8 == 0 ? bits / 8 : 0;
 }
 
 }  // inline namespace DLPM_ABI

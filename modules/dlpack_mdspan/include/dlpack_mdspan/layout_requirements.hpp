@@ -56,73 +56,59 @@ namespace detail {
 
 // The requirements themselves, for a tensor of rank `ndim`: nonsense is an error for every
 // tensor, empty or not.
-inline bool layout_requirements_invalid(const layout_requirements& req, std::int32_t ndim, error* err) noexcept {
+template <class Err>
+inline bool layout_requirements_valid(const layout_requirements& req, std::int32_t ndim, Err err) noexcept {
   const auto rank = static_cast<std::size_t>(ndim);
-  if (req.leading_dim != any_leading_dim && (req.leading_dim >= ndim || req.leading_dim < -ndim)) {
-    *err = error::format(errc::invalid_argument, "layout requirement: leading_dim = %d is not a mode of a rank-%d tensor",
-                         req.leading_dim, ndim);
-    return true;
-  }
-  if (req.compact && req.stride_order.empty()) {
-    *err = error::format(errc::invalid_argument, "layout requirement: compact needs a stride_order to be compact in");
-    return true;
-  }
+  if (req.leading_dim != any_leading_dim && (req.leading_dim >= ndim || req.leading_dim < -ndim))
+    DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: leading_dim = %d is not a mode of a rank-%d tensor",
+                req.leading_dim, ndim);
+  if (req.compact && req.stride_order.empty())
+    DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: compact needs a stride_order to be compact in");
   if (!req.stride_order.empty()) {
-    if (req.stride_order.size() != rank) {
-      *err = error::format(errc::invalid_argument, "layout requirement: stride_order has %zu entries, the tensor has %d modes",
-                           req.stride_order.size(), ndim);
-      return true;
-    }
+    if (req.stride_order.size() != rank)
+      DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: stride_order has %zu entries, the tensor has %d modes",
+                  req.stride_order.size(), ndim);
     std::uint64_t seen = 0;  // ndim <= max_ndim = 64 (check_structure)
     for (std::size_t i = 0; i < rank; ++i) {
       const std::int32_t m = req.stride_order[i];
-      if (m < 0 || m >= ndim) {
-        *err = error::format(errc::invalid_argument, "layout requirement: stride_order[%zu] = %d is not a mode of a rank-%d tensor",
-                             i, m, ndim);
-        return true;
-      }
+      if (m < 0 || m >= ndim)
+        DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: stride_order[%zu] = %d is not a mode of a rank-%d tensor",
+                    i, m, ndim);
       seen |= std::uint64_t{1} << m;
     }
     for (std::int32_t m = 0; m < ndim; ++m)
-      if ((seen >> m & 1u) == 0) {
-        *err = error::format(errc::invalid_argument, "layout requirement: stride_order must contain every mode, and %d is missing",
-                             m);
-        return true;
-      }
+      if ((seen >> m & 1u) == 0)
+        DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: stride_order must contain every mode, and %d is missing",
+                    m);
   }
   const std::span<const std::int64_t> divisors[2] = {req.shape_divisors, req.stride_divisors};
   const char* const names[2] = {"shape_divisors", "stride_divisors"};
   for (int k = 0; k < 2; ++k) {
     if (divisors[k].empty()) continue;
-    if (divisors[k].size() != rank) {
-      *err = error::format(errc::invalid_argument, "layout requirement: %s has %zu entries, the tensor has %d modes", names[k],
-                           divisors[k].size(), ndim);
-      return true;
-    }
+    if (divisors[k].size() != rank)
+      DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: %s has %zu entries, the tensor has %d modes", names[k],
+                  divisors[k].size(), ndim);
     for (std::size_t r = 0; r < rank; ++r)
-      if (divisors[k][r] < 0) {
-        *err = error::format(errc::invalid_argument, "layout requirement: %s[%zu] = %lld is negative", names[k], r,
-                             static_cast<long long>(divisors[k][r]));
-        return true;
-      }
+      if (divisors[k][r] < 0)
+        DLPM_REFUSE(err, errc::invalid_argument, "layout requirement: %s[%zu] = %lld is negative", names[k], r,
+                    static_cast<long long>(divisors[k][r]));
   }
-  return false;
+  return true;
 }
 
 // Checks a tensor that passed check_structure (numel is its element count) against `req`,
 // wording the first rule broken: the requirements, then the leading dimension, the stride
 // order, compactness, shape and stride divisibility. An empty tensor addresses nothing, so
 // only its shapes are judged.
-inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requirements& req, error* err) noexcept {
-  if (layout_requirements_invalid(req, t.ndim, err)) return false;
+template <class Err>
+inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requirements& req, Err err) noexcept {
+  if (!layout_requirements_valid(req, t.ndim, err)) return false;
   const bool empty = numel == 0;
   if (req.leading_dim != any_leading_dim && !empty) {
     const std::int32_t m = req.leading_dim < 0 ? t.ndim + req.leading_dim : req.leading_dim;
-    if (t.shape[m] != 1 && stride_at(t, m) != 1) {
-      *err = error::format(errc::non_compact_strides, "strides[%d] = %lld, but mode %d is the required leading dimension (stride 1)",
-                           m, static_cast<long long>(stride_at(t, m)), m);
-      return false;
-    }
+    if (t.shape[m] != 1 && stride_at(t, m) != 1)
+      DLPM_REFUSE(err, errc::non_compact_strides, "strides[%d] = %lld, but mode %d is the required leading dimension (stride 1)",
+                  m, static_cast<long long>(stride_at(t, m)), m);
   }
   if (!req.stride_order.empty() && !empty) {
     // Outermost to innermost, skipping size-1 modes: strides must not grow. (Index loops,
@@ -132,12 +118,10 @@ inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requi
     for (std::size_t i = 0; i < req.stride_order.size(); ++i) {
       const std::int32_t m = req.stride_order[i];
       if (t.shape[m] == 1) continue;
-      if (outer >= 0 && stride_at(t, m) > stride_at(t, outer)) {
-        *err = error::format(errc::non_compact_strides,
-                             "the strides do not follow stride_order: mode %d (stride %lld) comes after mode %d (stride %lld)",
-                             m, static_cast<long long>(stride_at(t, m)), outer, static_cast<long long>(stride_at(t, outer)));
-        return false;
-      }
+      if (outer >= 0 && stride_at(t, m) > stride_at(t, outer))
+        DLPM_REFUSE(err, errc::non_compact_strides,
+                    "the strides do not follow stride_order: mode %d (stride %lld) comes after mode %d (stride %lld)", m,
+                    static_cast<long long>(stride_at(t, m)), outer, static_cast<long long>(stride_at(t, outer)));
       outer = m;
     }
     if (req.compact) {
@@ -145,31 +129,25 @@ inline bool layout_met(const DLTensor& t, std::int64_t numel, const layout_requi
       for (std::size_t i = req.stride_order.size(); i-- > 0;) {
         const std::int32_t m = req.stride_order[i];
         if (t.shape[m] == 1) continue;
-        if (stride_at(t, m) != expected) {
-          *err = error::format(errc::non_compact_strides,
-                               "the tensor is not compact in stride_order: mode %d has stride %lld, %lld expected", m,
-                               static_cast<long long>(stride_at(t, m)), static_cast<long long>(expected));
-          return false;
-        }
+        if (stride_at(t, m) != expected)
+          DLPM_REFUSE(err, errc::non_compact_strides,
+                      "the tensor is not compact in stride_order: mode %d has stride %lld, %lld expected", m,
+                      static_cast<long long>(stride_at(t, m)), static_cast<long long>(expected));
         expected *= t.shape[m];
       }
     }
   }
   for (std::int32_t r = 0; r < t.ndim && !req.shape_divisors.empty(); ++r) {
     const std::int64_t d = req.shape_divisors[static_cast<std::size_t>(r)];
-    if (d > 1 && t.shape[r] % d != 0) {
-      *err = error::format(errc::divisibility, "shape[%d] = %lld is not a multiple of %lld", r, static_cast<long long>(t.shape[r]),
-                           static_cast<long long>(d));
-      return false;
-    }
+    if (d > 1 && t.shape[r] % d != 0)
+      DLPM_REFUSE(err, errc::divisibility, "shape[%d] = %lld is not a multiple of %lld", r, static_cast<long long>(t.shape[r]),
+                  static_cast<long long>(d));
   }
   for (std::int32_t r = 0; r < t.ndim && !req.stride_divisors.empty() && !empty; ++r) {
     const std::int64_t d = req.stride_divisors[static_cast<std::size_t>(r)];
-    if (d > 1 && t.shape[r] != 1 && stride_at(t, r) % d != 0) {
-      *err = error::format(errc::divisibility, "strides[%d] = %lld is not a multiple of %lld", r,
-                           static_cast<long long>(stride_at(t, r)), static_cast<long long>(d));
-      return false;
-    }
+    if (d > 1 && t.shape[r] != 1 && stride_at(t, r) % d != 0)
+      DLPM_REFUSE(err, errc::divisibility, "strides[%d] = %lld is not a multiple of %lld", r,
+                  static_cast<long long>(stride_at(t, r)), static_cast<long long>(d));
   }
   return true;
 }

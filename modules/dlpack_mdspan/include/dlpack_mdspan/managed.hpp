@@ -169,9 +169,7 @@ Managed* make_owner_block(const dlpack_tensor<Rank>& view, Owner&& owner, std::u
 // padded form, which only a managed tensor's flags can announce.
 template <class T>
 constexpr std::uint64_t subbyte_flags() noexcept {
-  constexpr DLDataType d = dtype_v<T>;
-  if constexpr (d.bits < 8 && sizeof(T) == std::size_t{d.lanes}) return flag_is_subbyte_type_padded;
-  else return 0;
+  return stored_padded(dtype_v<T>, sizeof(T)) ? flag_is_subbyte_type_padded : 0;
 }
 
 // A versioned tensor this library made around another one, to remember what DLPack's flags
@@ -608,8 +606,12 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
   std::int64_t numel = 0;
   bool row_major = false;
-  if (!structure_valid(description, opts, &numel, &row_major) && !structure_failure(description, opts, &err))
+  if (tensor_summary summary; check_structure(description, opts, summary, silent{})) {
+    numel = summary.numel;
+    row_major = summary.row_major;
+  } else if (!structure_failure(description, opts, &err)) {
     return unexpected_error(err);
+  }
   const std::int64_t* const given = description.strides;
   // Explicit strides with an order: they must be that compact layout (extent-1 dimensions
   // may carry any stride; an empty tensor is compact), as dlpm_is_contiguous says.

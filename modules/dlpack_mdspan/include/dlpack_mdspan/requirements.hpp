@@ -15,8 +15,6 @@
 #include <bit>
 #include <cstdint>
 
-// requirements_met compares dtypes as one word: (code, bits, lanes) fill it, no padding.
-static_assert(sizeof(DLDataType) == sizeof(std::uint32_t));
 
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
@@ -41,35 +39,23 @@ struct tensor_requirements {
 /// rank (its length), a known order, a device id of -1 or more, a device list of
 /// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
 inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
-  if (req.ndim < -1 || req.ndim > max_ndim) {
-    *err = error::format(errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
-                         max_ndim);
-    return false;
-  }
-  if (req.shape != nullptr && req.ndim < 0) {
-    *err = error::format(errc::invalid_argument,
-                         "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
-    return false;
-  }
-  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A') {
-    *err = error::format(errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
-                         detail::char_byte(req.order));
-    return false;
-  }
-  if (req.device_id < -1) {
-    *err = error::format(errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
-                         req.device_id);
-    return false;
-  }
-  if (req.device_types != nullptr && req.num_device_types < 0) {
-    *err = error::format(errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
-    return false;
-  }
-  if ((req.min_alignment & (req.min_alignment - 1)) != 0) {
-    *err = error::format(errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
-                         static_cast<unsigned long long>(req.min_alignment));
-    return false;
-  }
+  if (req.ndim < -1 || req.ndim > max_ndim)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
+                max_ndim);
+  if (req.shape != nullptr && req.ndim < 0)
+    DLPM_REFUSE(err, errc::invalid_argument,
+                "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
+  if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A')
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
+                detail::char_byte(req.order));
+  if (req.device_id < -1)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: device_id = %d is neither -1 (any) nor a device ordinal",
+                req.device_id);
+  if (req.device_types != nullptr && req.num_device_types < 0)
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
+  if (req.min_alignment != 0 && !std::has_single_bit(req.min_alignment))
+    DLPM_REFUSE(err, errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
+                static_cast<unsigned long long>(req.min_alignment));
   return true;
 }
 
@@ -80,113 +66,106 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
-// Every rule of check_requirements in one pass and without messages: true exactly when
-// check_requirements accepts. The order of the errors is requirements_failure's business,
-// so the tests run cheapest first; the structure and the C order come from one loop
-// (structure_valid), the device list is a plain loop rather than check_device's callback,
-// and each rule of check_requirements_valid is folded into the test that uses the field
-// (noted where it is), which costs nothing extra when the requirements are sound. On
-// success, *numel_out (when not NULL) is the element count structure_valid counted, for a
-// caller that needs it too (the C facade's dlpm_check_layout).
-DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
-                                             std::int64_t* numel_out = nullptr) noexcept {
-  // ndim outside -1..max_ndim: never equal to a valid rank (structure_valid tests that one).
-  if (req.ndim != -1 && t.ndim != req.ndim) return false;
-  if (req.check_dtype && std::bit_cast<std::uint32_t>(t.dtype) != std::bit_cast<std::uint32_t>(req.dtype)) return false;
-  if (req.writable && (flags & flag_read_only) != 0) return false;
-  // device_id below -1: never equal to a valid ordinal (structure_valid refuses negative ones).
-  if (req.device_id != -1 && t.device.device_id != req.device_id) return false;
-  if (req.device_types != nullptr) {  // a negative count lists nothing: refused
-    bool listed = false;
-    for (std::int32_t i = 0; i < req.num_device_types && !listed; ++i) listed = req.device_types[i] == t.device.device_type;
-    if (!listed) return false;
-  }
-  std::int64_t numel = 0;
-  bool row_major = false;
-  if (!structure_valid(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, &numel, &row_major))
+// The device rule of check_requirements: the type listed (or any), the ordinal equal (or
+// any). A negative count lists nothing.
+template <class Err>
+DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const tensor_requirements& req, Err err) noexcept {
+  if (req.device_types == nullptr) return check_device(d, [](std::int32_t) { return true; }, "any", req.device_id, err);
+  auto listed = [&](std::int32_t type) {
+    for (std::int32_t i = 0; i < req.num_device_types; ++i)
+      if (req.device_types[i] == type) return true;
     return false;
-  if (req.shape != nullptr) {
+  };
+  return check_device(d, listed, "the listed device types", req.device_id, err);
+}
+
+// check_requirements' rules, each written once: worded (an error*) in their documented
+// order, the first one broken written into *err; or silent (detail::silent), the one-pass
+// yes-or-no of the success paths, cheapest first: the rules that read only the tensor's
+// scalars before the structure and its loop. The silent form skips
+// check_requirements_valid: each rule also refuses the nonsense that one words (noted where
+// it is), which costs nothing when the requirements are sound. On success, *numel_out (when
+// not NULL) is the element count, for a caller that needs it too (dlpm_check_layout).
+template <class Err>
+DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                               std::int64_t* numel_out, Err err) noexcept {
+  tensor_summary summary;
+  auto structure = [&]() DLPM_HOT_INLINE {
+    return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
+  };
+  // Rank and dtype: the equality decides; the checks word a difference. An ndim outside
+  // -1..max_ndim equals no valid rank.
+  auto rank = [&]() DLPM_HOT_INLINE {
+    if (req.ndim == -1 || t.ndim == req.ndim) return true;
+    if (req.ndim >= 0) (void)check_rank(t, static_cast<std::size_t>(req.ndim), err);
+    return false;
+  };
+  auto dtype = [&]() DLPM_HOT_INLINE {
+    if (!req.check_dtype || same_dtype(t.dtype, req.dtype)) return true;
+    (void)check_dtype_equals(t.dtype, req.dtype, err);
+    return false;
+  };
+  auto shape = [&]() DLPM_HOT_INLINE {  // after the structure and the rank
+    if (req.shape == nullptr) return true;
     if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
     for (std::int32_t r = 0; r < t.ndim; ++r)
-      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) return false;
-  }
-  switch (req.order) {  // the column-major test only when asked: it needs a second loop
-    case 0: break;      // any layout
-    case 'C': if (!row_major) return false; break;
-    case 'F': if (!is_compact_valid(t, numel, false)) return false; break;
-    case 'A': if (!row_major && !is_compact_valid(t, numel, false)) return false; break;
-    default: return false;  // not an order
-  }
-  if (req.min_alignment != 0) {
+      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
+        DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
+                    static_cast<long long>(req.shape[r]));
+    return true;
+  };
+  // A device_id below -1 matches no device; a negative device type count lists none.
+  auto device = [&]() DLPM_HOT_INLINE { return check_required_device(t.device, req, err); };
+  auto order = [&]() DLPM_HOT_INLINE {  // after the structure; the column-major test only when asked: it needs a second loop
+    bool ok = false;
+    switch (req.order) {
+      case 0: ok = true; break;  // any layout
+      case 'C': ok = summary.row_major; break;
+      case 'F': ok = is_compact_valid(t, summary.numel, false); break;
+      case 'A': ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
+      default: return false;  // not an order
+    }
+    if (!ok)
+      DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
+                  req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
+    return true;
+  };
+  auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
+    if (req.min_alignment == 0) return true;
+    if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
     const std::uint64_t mask = req.min_alignment - 1;
-    if ((req.min_alignment & mask) != 0) return false;  // not a power of two
-    if (numel != 0 && is_direct_address_device(t.device.device_type) &&
+    if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
         ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
-      return false;
-  }
-  if (!req.layout.empty()) {
-    error ignored;  // requirements_failure words it
-    if (!layout_met(t, numel, req.layout, &ignored)) return false;
-  }
-  if (numel_out != nullptr) *numel_out = numel;
-  return true;
+      DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
+                  static_cast<unsigned long long>(req.min_alignment));
+    return true;
+  };
+  auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };
+  auto writable = [&]() DLPM_HOT_INLINE {
+    if (req.writable && (flags & flag_read_only) != 0)
+      DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
+    return true;
+  };
+  bool ok = false;
+  if constexpr (is_worded<Err>)
+    ok = check_requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&
+         alignment() && layout() && writable();
+  else
+    ok = rank() && dtype() && writable() && device() && structure() && shape() && order() && alignment() && layout();
+  if (ok && numel_out != nullptr) *numel_out = summary.numel;
+  return ok;
 }
 
-// The device rule of check_requirements, worded: the type listed (or any), the ordinal equal
-// (or any).
-inline bool check_required_device(const DLDevice& d, const tensor_requirements& req, error* err) noexcept {
-  if (req.device_types != nullptr) {
-    auto listed = [&](std::int32_t type) {
-      for (std::int32_t i = 0; i < req.num_device_types; ++i)
-        if (req.device_types[i] == type) return true;
-      return false;
-    };
-    return check_device(d, listed, "the listed device types", req.device_id, err);
-  }
-  return check_device(d, [](std::int32_t) { return true; }, "any", req.device_id, err);
+// The silent rules: true exactly when check_requirements accepts.
+DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                             std::int64_t* numel_out = nullptr) noexcept {
+  return requirements_rules(t, flags, req, numel_out, silent{});
 }
 
-// check_requirements' rules in their documented order, wording the first one broken. Out
-// of line: only failures get here (requirements_met said no). Returns true if none is
-// broken, so a caller stays correct even if the two ever disagreed.
+// The worded rules, out of line: only failures get here (requirements_met said no).
 DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                            error* err) noexcept {
-  if (!check_requirements_valid(req, err)) return false;
-  tensor_summary summary;
-  if (!check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err))
-    return false;
-  if (req.ndim >= 0 && !check_rank(t, static_cast<std::size_t>(req.ndim), err)) return false;
-  if (req.check_dtype && !check_dtype_equals(t.dtype, req.dtype, err)) return false;
-  if (req.shape != nullptr) {
-    for (std::int32_t r = 0; r < t.ndim; ++r) {
-      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r]) {
-        *err = error::format(errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r,
-                             static_cast<long long>(t.shape[r]), static_cast<long long>(req.shape[r]));
-        return false;
-      }
-    }
-  }
-  if (!check_required_device(t.device, req, err)) return false;
-  const bool order_ok = req.order == 0 ||
-                        ((req.order == 'C' || req.order == 'A') && is_compact_valid(t, summary.numel, true)) ||
-                        ((req.order == 'F' || req.order == 'A') && is_compact_valid(t, summary.numel, false));
-  if (!order_ok) {
-    *err = error::format(errc::non_compact_strides, "the tensor is not %s",
-                         req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
-    return false;
-  }
-  if (req.min_alignment != 0 && summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
-      (reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) % req.min_alignment != 0) {
-    *err = error::format(errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
-                         static_cast<unsigned long long>(req.min_alignment));
-    return false;
-  }
-  if (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)) return false;
-  if (req.writable && (flags & flag_read_only) != 0) {
-    *err = error::format(errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
-    return false;
-  }
-  return true;
+  return requirements_rules(t, flags, req, nullptr, err);
 }
 
 }  // namespace detail

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
@@ -49,93 +50,127 @@ struct tensor_summary {
   std::int64_t highest_index = 0; ///< largest element index reached
   std::uint64_t itemsize = 0;     ///< bytes per element, 0 for sub-byte dtypes
   bool implicit_strides = false;  ///< strides were NULL and are taken as row-major
+  bool row_major = false;         ///< C-contiguous: is_compact_valid(t, numel, true) (an empty tensor is)
 };
 
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
+
+/// The reporter of a check that says only yes or no: every rule below takes either an
+/// error* (the worded form: the first rule broken is written there) or silent (the fast
+/// paths: each refusal is a plain `return false`, its message compiled away).
+struct silent {};
+template <class Err>
+inline constexpr bool is_worded = !std::is_same_v<std::remove_cvref_t<Err>, silent>;
+
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+// A rule's refusal, written once beside the rule: worded into *err when the check was given
+// an error*, nothing but `return false` when it was given detail::silent. A macro so that
+// the format stays a literal at the rule (error::format's printf checking).
+#define DLPM_REFUSE(err, ...)                                                                    \
+  do {                                                                                           \
+    if constexpr (::dlpack_mdspan::detail::is_worded<decltype(err)>)                             \
+      *(err) = ::dlpack_mdspan::error::format(__VA_ARGS__);                                      \
+    return false;                                                                                \
+  } while (false)
+
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 
 /// ndim is in [0, max_ndim].
-DLPM_HOT_INLINE inline bool check_ndim(const DLTensor& t, error* err) noexcept {
-  if (t.ndim < 0 || t.ndim > max_ndim) {
-    *err = error::format(errc::invalid_ndim, "ndim = %d is not a valid rank (expected 0..%d)", t.ndim, max_ndim);
-    return false;
-  }
+template <class Err>
+DLPM_HOT_INLINE inline bool check_ndim(const DLTensor& t, Err err) noexcept {
+  if (static_cast<std::uint32_t>(t.ndim) > static_cast<std::uint32_t>(max_ndim))  // also ndim < 0
+    DLPM_REFUSE(err, errc::invalid_ndim, "ndim = %d is not a valid rank (expected 0..%d)", t.ndim, max_ndim);
   return true;
 }
 
-/// lanes >= 1, a known type code, and a bit width that code can have.
-DLPM_HOT_INLINE inline bool check_dtype(const DLDataType& d, error* err) noexcept {
-  if (d.lanes == 0) {
-    *err = error::format(errc::invalid_dtype, "dtype (code %u, bits %u, lanes 0): lanes must be at least 1", d.code, d.bits);
-    return false;
-  }
-  if (!detail::dtype_bits_valid(d.code, d.bits)) {
-    *err = error::format(errc::invalid_dtype, "dtype (code %u, bits %u, lanes %u): %s", d.code, d.bits, d.lanes,
-                         d.code > kDLFloat4_e2m1fn ? "unknown type code" : "impossible bit width for this type code");
-    return false;
-  }
+/// lanes >= 1, a known type code, and a bit width that code can have (detail::dtype_valid).
+template <class Err>
+DLPM_HOT_INLINE inline bool check_dtype(const DLDataType& d, Err err) noexcept {
+  if (!detail::dtype_valid(d))
+    DLPM_REFUSE(err, errc::invalid_dtype, "dtype (code %u, bits %u, lanes %u): %s", d.code, d.bits, d.lanes,
+                d.lanes == 0                   ? "lanes must be at least 1"
+                : d.code > kDLFloat4_e2m1fn    ? "unknown type code"
+                                               : "impossible bit width for this type code");
   return true;
 }
 
 /// shape is non-NULL when ndim > 0, and shape and strides (when given) are aligned for
 /// int64_t: nothing is read through a misaligned pointer (UB in C++ and Rust alike).
-/// Call after check_ndim.
-DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, error* err) noexcept {
-  if (t.ndim == 0) return true;
-  if (t.shape == nullptr) {
-    *err = error::format(errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
-    return false;
-  }
+/// Call after check_ndim. Rank >= 0: ndim is known to be Rank.
+template <int Rank = -1, class Err>
+DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, Err err) noexcept {
+  if ((Rank >= 0 ? Rank : t.ndim) == 0) return true;
+  const auto shape = reinterpret_cast<std::uintptr_t>(t.shape);
+  if (shape == 0) DLPM_REFUSE(err, errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
   constexpr auto align = alignof(std::int64_t);
-  const bool shape_ok = reinterpret_cast<std::uintptr_t>(t.shape) % align == 0;
-  if (!shape_ok || (t.strides != nullptr && reinterpret_cast<std::uintptr_t>(t.strides) % align != 0)) {
-    *err = error::format(errc::misaligned_metadata, "%s = %p is not aligned to %zu bytes, as an int64_t array must be",
-                         shape_ok ? "strides" : "shape", shape_ok ? static_cast<const void*>(t.strides) : static_cast<const void*>(t.shape),
-                         align);
-    return false;
-  }
+  if ((shape | reinterpret_cast<std::uintptr_t>(t.strides)) % align != 0)  // NULL strides are aligned
+    DLPM_REFUSE(err, errc::misaligned_metadata, "%s = %p is not aligned to %zu bytes, as an int64_t array must be",
+                shape % align == 0 ? "strides" : "shape",
+                shape % align == 0 ? static_cast<const void*>(t.strides) : static_cast<const void*>(t.shape), align);
   return true;
 }
 
 /// Every extent is non-negative; *numel is their product: 0 when any extent is 0, whatever
 /// the others (an empty tensor has no elements to count), else checked against INT64_MAX.
-/// Call after check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
-template <int Rank = -1>
-DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, error* err) noexcept {
+/// *row_major says whether the strides are C-contiguous ones (NULL strides, rank 0 and an
+/// empty tensor are), learned from the same loop: counting from the innermost dimension
+/// out, the running count is the row-major stride of the next dimension. Call after
+/// check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
+template <int Rank = -1, class Err>
+DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err) noexcept {
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
-  bool empty = false, negative = false;
-  for (std::int32_t r = 0; r < ndim; ++r) {
-    negative |= t.shape[r] < 0;
-    empty |= t.shape[r] == 0;
-  }
-  if (negative) {
-    for (std::int32_t r = 0; r < ndim; ++r)
-      if (t.shape[r] < 0) {
-        *err = error::format(errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(t.shape[r]));
-        return false;
-      }
-  }
+  const std::int64_t* const shape = t.shape;
+  const std::int64_t* const strides = t.strides;
   std::int64_t n = 1;
-  if (empty) n = 0;
-  else
-    for (std::int32_t r = 0; r < ndim; ++r)
-      if (detail::mul_overflows(n, t.shape[r], &n)) {
-        *err = error::format(errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
-                             static_cast<long long>(t.shape[r]));
-        return false;
-      }
+  bool compact = true;
+  // With positive extents the partial products only grow, so some step overflows exactly
+  // when the full product does. One flag covers an extent <= 0 and an overflow; the rare
+  // case is sorted out after.
+  bool irregular = false;
+  if (strides == nullptr) {  // two loops, so that neither tests the strides pointer
+    for (std::int32_t r = ndim; r-- > 0;) {
+      const std::int64_t e = shape[r];
+      irregular |= e <= 0;
+      irregular |= detail::mul_overflows(n, e, &n);
+    }
+  } else {
+    for (std::int32_t r = ndim; r-- > 0;) {
+      const std::int64_t e = shape[r];
+      compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
+      irregular |= e <= 0;
+      irregular |= detail::mul_overflows(n, e, &n);
+    }
+  }
+  if (irregular) {  // a negative extent fails; else a zero one empties the tensor; else it overflowed
+    bool empty = false;
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      if (shape[r] < 0)
+        DLPM_REFUSE(err, errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(shape[r]));
+      empty |= shape[r] == 0;
+    }
+    if (!empty) {
+      std::int64_t m = 1;  // the overflow is worded where the product from shape[0] on overflows
+      for (std::int32_t r = 0; r < ndim && detail::is_worded<Err>; ++r)
+        if (detail::mul_overflows(m, shape[r], &m))
+          DLPM_REFUSE(err, errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
+                      static_cast<long long>(shape[r]));
+      return false;
+    }
+    n = 0;
+    compact = true;
+  }
   *numel = n;
+  *row_major = compact;
   return true;
-}
-
-/// Bytes per element as stored: bits * lanes / 8 when packed (0 if that is not whole),
-/// or lanes whole bytes per sub-byte lane when padded. A dtype of 0 bits occupies nothing: 0.
-constexpr std::uint64_t storage_itemsize(const DLDataType& d, bool subbyte_padded) noexcept {
-  if (subbyte_padded && d.bits < 8 && d.bits > 0) return std::uint64_t{d.lanes};
-  return dtype_itemsize(d);
 }
 
 /// The stride of dimension `dim`: the tensor's own, or the row-major one when strides are
@@ -156,28 +191,27 @@ enum class stride_rule : int { any = 0, row_major = 1, column_major = 2, positiv
 
 /// The strides of a non-empty tensor whose element count fits are those of the compact
 /// layout `Order` (extent-1 dimensions may carry any stride). NULL strides are row-major.
-template <stride_rule Order>
-DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_t ndim, error* err) noexcept {
+template <stride_rule Order, class Err>
+DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_t ndim, Err err) noexcept {
   if (t.strides == nullptr && (Order == stride_rule::row_major || ndim <= 1)) return true;
   std::int64_t expected = 1;  // a product of extents of a non-empty tensor: <= numel, no overflow
   for (std::int32_t i = 0; i < ndim; ++i) {
     const std::int32_t r = Order == stride_rule::row_major ? ndim - 1 - i : i;
     const std::int64_t s = stride_at(t, r);
-    if (t.shape[r] != 1 && s != expected) {
-      *err = error::format(errc::non_compact_strides,
-                           "strides[%d] = %lld but the target layout needs %lld there (shape[%d] = %lld); import through "
-                           "layout_stride or layout_stride_relaxed instead",
-                           r, static_cast<long long>(s), static_cast<long long>(expected), r,
-                           static_cast<long long>(t.shape[r]));
-      return false;
-    }
+    if (t.shape[r] != 1 && s != expected)
+      DLPM_REFUSE(err, errc::non_compact_strides,
+                  "strides[%d] = %lld but the target layout needs %lld there (shape[%d] = %lld); import through "
+                  "layout_stride or layout_stride_relaxed instead",
+                  r, static_cast<long long>(s), static_cast<long long>(expected), r, static_cast<long long>(t.shape[r]));
     expected = detail::saturating_mul(expected, t.shape[r]);
   }
   return true;
 }
 
 /// All structural checks: ndim, dtype, shape, strides, element count, index span,
-/// byte_offset and NULL data. Fills `out` on success.
+/// byte_offset and NULL data, in that order (the first broken is the error). Fills `out`
+/// on success. `err` is an error* (the worded form) or detail::silent (the one-pass
+/// yes-or-no of the fast paths: the same rules, no message).
 ///
 /// One body, two uses: the runtime form (Rank -1, Item 0) checks everything; a typed
 /// import passes the target's rank and element size after it has checked that ndim is
@@ -186,128 +220,104 @@ DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_
 /// import also passes its stride_rule: into layout_right or layout_left the strides must
 /// be that compact layout's (non_compact_strides otherwise), which makes the index span
 /// exactly 0 to numel - 1 without a multiplication per dimension; into std::layout_stride
-/// they must be positive (non_positive_stride), so the span starts at 0.
-template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any>
-DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out, error* err) noexcept {
+/// they must be positive (non_positive_stride), so the span starts at 0. Compact strides
+/// (seen while counting) make the span exact for every rule.
+template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, class Err>
+DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
+                                            Err err) noexcept {
   constexpr bool typed = Rank >= 0;
   if constexpr (!typed) {
     if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
   }
   const std::int32_t ndim = typed ? Rank : t.ndim;
-  if (t.device.device_id < 0) {
-    *err = error::format(errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
-    return false;
-  }
-  if (!check_metadata_pointers(t, err)) return false;
-  if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject) {
-    *err = error::format(errc::null_strides,
-                         "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
-    return false;
-  }
+  if (t.device.device_id < 0)
+    DLPM_REFUSE(err, errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
+  if (!check_metadata_pointers<Rank>(t, err)) return false;
+  if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject)
+    DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
+  std::int64_t numel = 0;
+  bool row_major = true;
+  if (!count_elements<Rank>(t, &numel, &row_major, err)) return false;
   const std::uint64_t itemsize = Item != 0 ? Item : storage_itemsize(t.dtype, opts.subbyte_padded);
+  out.numel = numel;
   out.itemsize = itemsize;
   out.implicit_strides = ndim > 0 && t.strides == nullptr;
+  out.row_major = row_major;
   out.lowest_index = 0;
   out.highest_index = 0;
 
-  std::int64_t numel = 0;
-  if (!count_elements<Rank>(t, &numel, err)) return false;
-  out.numel = numel;
-
-  if (t.byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-    *err = error::format(errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
-                         static_cast<unsigned long long>(t.byte_offset));
-    return false;
-  }
-  if (itemsize != 0 && t.byte_offset % itemsize != 0) {
-    *err = error::format(errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
-                         static_cast<unsigned long long>(t.byte_offset), static_cast<unsigned long long>(itemsize));
-    return false;
-  }
+  const std::uint64_t byte_offset = t.byte_offset;
+  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    DLPM_REFUSE(err, errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
+                static_cast<unsigned long long>(byte_offset));
+  const bool offset_zero = byte_offset == 0;  // the usual case, a multiple of anything: no division
+  if (!offset_zero && itemsize != 0 && byte_offset % itemsize != 0)
+    DLPM_REFUSE(err, errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
+                static_cast<unsigned long long>(byte_offset), static_cast<unsigned long long>(itemsize));
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
   // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3).
   const bool direct = is_direct_address_device(t.device.device_type);
-  if (t.data != nullptr && direct &&
-      reinterpret_cast<std::uintptr_t>(t.data) > std::numeric_limits<std::uintptr_t>::max() - t.byte_offset) {
-    *err = error::format(errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
-                         static_cast<unsigned long long>(t.byte_offset));
-    return false;
-  }
+  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
+  if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset)
+    DLPM_REFUSE(err, errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
+                static_cast<unsigned long long>(byte_offset));
   if (numel == 0) return true;  // no element is addressed: strides and data are free
 
-  if (t.data == nullptr) {
-    *err = error::format(errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
-    return false;
-  }
-  std::int64_t low = 0, high = 0;
+  if (base == 0)
+    DLPM_REFUSE(err, errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
+  std::int64_t low = 0, high = numel - 1;  // exact for compact strides: the partial sums telescope
   if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
-    if (!check_compact_strides<Order>(t, ndim, err)) return false;
-    high = numel - 1;
-  } else if (t.strides == nullptr) {
-    // Implicit row-major strides of a non-empty tensor: compact, so the span is exact.
-    high = numel - 1;
-  } else {
+    // Row-major ones were compared while counting: the walk only words the refusal.
+    if ((Order == stride_rule::column_major || !row_major) && !check_compact_strides<Order>(t, ndim, err)) return false;
+  } else if (!row_major) {
+    high = 0;
     for (std::int32_t r = 0; r < ndim; ++r) {
       // A dimension with one index reaches only index 0: its stride never matters.
       if (t.shape[r] == 1) continue;
       const std::int64_t s = t.strides[r];
       if constexpr (Order == stride_rule::positive) {
-        if (s <= 0) {
-          *err = error::format(errc::non_positive_stride,
-                               "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
-                               "layout_stride_relaxed for broadcast or reversed views)",
-                               r, static_cast<long long>(s));
-          return false;
-        }
-        std::int64_t reach = 0;
-        if (detail::mul_overflows(t.shape[r] - 1, s, &reach) || detail::add_overflows(high, reach, &high)) {
-          *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
-                               r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
-          return false;
-        }
-        continue;
-      }
-      if (s == std::numeric_limits<std::int64_t>::min()) {
-        *err = error::format(errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
-        return false;
+        if (s <= 0)
+          DLPM_REFUSE(err, errc::non_positive_stride,
+                      "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
+                      "layout_stride_relaxed for broadcast or reversed views)",
+                      r, static_cast<long long>(s));
+      } else if (s == std::numeric_limits<std::int64_t>::min()) {
+        DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
       }
       std::int64_t reach = 0;
       if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-          detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high)) {
-        *err = error::format(errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
-                             r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
-        return false;
-      }
+          detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high))
+        DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)", r,
+                    static_cast<long long>(t.shape[r]), static_cast<long long>(s));
     }
   }
   out.lowest_index = low;
   out.highest_index = high;
 
-  // The byte range the elements occupy must be representable, and on devices with plain
-  // addresses it must not wrap around the address space.
+  // The byte range [first_byte, last_byte) from data the elements occupy must be
+  // representable, and on devices with plain addresses it must not wrap around the
+  // address space.
   if (itemsize != 0) {
-    const std::int64_t item = static_cast<std::int64_t>(itemsize);
-    const std::int64_t offset_items = static_cast<std::int64_t>(t.byte_offset / itemsize);
-    std::int64_t last = 0, end = 0, first = 0, last_byte = 0, first_byte = 0;
-    if (detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
-        detail::mul_overflows(end, item, &last_byte) ||
-        detail::add_overflows(offset_items, low, &first) || detail::mul_overflows(first, item, &first_byte)) {
-      *err = error::format(errc::span_overflow, "the byte span of the tensor overflows int64");
-      return false;
+    const auto item = static_cast<std::int64_t>(itemsize);
+    std::int64_t first_byte = 0, last_byte = 0, end = 0;
+    bool overflows = false;
+    if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
+      overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+    } else {
+      const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
+      std::int64_t last = 0, first = 0;
+      overflows = detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
+                  detail::mul_overflows(end, item, &last_byte) || detail::add_overflows(offset_items, low, &first) ||
+                  detail::mul_overflows(first, item, &first_byte);
     }
-    if (direct) {
-      const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-      // The lowest element may not sit at address 0 either: no object lives there, and a
-      // view rebased on it would be formed by arithmetic that yields a null pointer.
-      const bool wraps = (first_byte <= 0 && base <= detail::magnitude_below_zero(first_byte)) ||
-                         (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte));
-      if (wraps) {
-        *err = error::format(errc::byte_offset_overflow,
-                             "data %p with byte_offset %llu and these strides addresses memory outside the address space",
-                             t.data, static_cast<unsigned long long>(t.byte_offset));
-        return false;
-      }
-    }
+    if (overflows) DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
+    // The lowest element may not sit at address 0 either: no object lives there, and a
+    // view rebased on it would be formed by arithmetic that yields a null pointer.
+    if (direct && ((first_byte <= 0 && base <= detail::magnitude_below_zero(first_byte)) ||
+                   (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte))))
+      DLPM_REFUSE(err, errc::byte_offset_overflow,
+                  "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
+                  static_cast<unsigned long long>(byte_offset));
   }
   return true;
 }
@@ -319,116 +329,8 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
-/// check_structure's runtime rules (Rank -1, Item 0, stride_rule::any) in one pass and
-/// without messages, for the runtime checks' success paths (check_requirements,
-/// try_make_managed_tensor): true exactly when check_structure(t, opts, ...) succeeds. On
-/// success *numel is the element count and *row_major says whether the tensor is
-/// C-contiguous (is_compact_valid(t, numel, true)), learned from the same loop. A false
-/// says nothing about which rule broke: the caller words it with check_structure
-/// (structure_failure), which tests the rules in their documented order.
-///
-/// Why it is cheaper: one loop from the innermost dimension out counts the elements and,
-/// since the running count is the row-major stride of the next dimension, compares the
-/// strides with it as it goes; a compact tensor's index span is then exactly 0..numel-1,
-/// so the per-dimension span arithmetic runs only for other strides. The same checked
-/// arithmetic as check_structure throughout; nothing is read that it would not read.
-DLPM_HOT_INLINE inline bool structure_valid(const DLTensor& t, const structure_options& opts, std::int64_t* numel,
-                                            bool* row_major) noexcept {
-  const std::int32_t ndim = t.ndim;
-  if (static_cast<std::uint32_t>(ndim) > static_cast<std::uint32_t>(max_ndim)) return false;  // also ndim < 0
-  const DLDataType d = t.dtype;
-  if (d.lanes == 0 || !dtype_bits_valid(d.code, d.bits) || t.device.device_id < 0) return false;
-  const std::int64_t* const shape = t.shape;
-  const std::int64_t* const strides = t.strides;
-  std::int64_t n = 1;
-  bool compact = true;  // NULL strides are row-major; so is any rank-0 tensor
-  if (ndim > 0) {
-    // NULL shape, or shape or strides not aligned for int64_t (NULL strides are aligned).
-    if (shape == nullptr ||
-        ((reinterpret_cast<std::uintptr_t>(shape) | reinterpret_cast<std::uintptr_t>(strides)) % alignof(std::int64_t)) != 0)
-      return false;
-    if (strides == nullptr && opts.null_strides == null_strides_policy::reject) return false;
-    // Before dimension r is multiplied in, n is the product of the extents inside it: its
-    // row-major stride. With positive extents the partial products only grow, so some step
-    // overflows exactly when the full product does, in this order as in count_elements'.
-    // One flag covers an extent <= 0 and an overflow; the rare case is sorted out after.
-    bool irregular = false;
-    if (strides == nullptr) {  // two loops, so that neither tests the strides pointer
-      for (std::int32_t r = ndim; r-- > 0;) {
-        const std::int64_t e = shape[r];
-        irregular |= e <= 0;
-        irregular |= mul_overflows(n, e, &n);
-      }
-    } else {
-      for (std::int32_t r = ndim; r-- > 0;) {
-        const std::int64_t e = shape[r];
-        compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
-        irregular |= e <= 0;
-        irregular |= mul_overflows(n, e, &n);
-      }
-    }
-    if (irregular) {  // a negative extent fails; else a zero one empties the tensor; else it overflowed
-      bool negative = false, empty = false;
-      for (std::int32_t r = 0; r < ndim; ++r) {
-        negative |= shape[r] < 0;
-        empty |= shape[r] == 0;
-      }
-      if (negative || !empty) return false;
-      n = 0;
-    }
-  }
-  const std::uint64_t byte_offset = t.byte_offset;
-  const std::uint64_t itemsize = storage_itemsize(d, opts.subbyte_padded);
-  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
-  // byte_offset 0, the usual case, is a multiple of anything: skip the divisions.
-  const bool offset_zero = byte_offset == 0;
-  if (!offset_zero && itemsize != 0 && byte_offset % itemsize != 0) return false;
-  const bool direct = is_direct_address_device(t.device.device_type);
-  const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-  if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset) return false;
-  if (n == 0) {  // no element is addressed: strides and data are free, and it is compact
-    *numel = 0;
-    *row_major = true;
-    return true;
-  }
-  if (base == 0) return false;
-  std::int64_t low = 0, high = n - 1;  // exact for compact strides: the partial sums telescope
-  if (!compact) {
-    high = 0;
-    for (std::int32_t r = 0; r < ndim; ++r) {
-      if (shape[r] == 1) continue;  // reaches only index 0: its stride never matters
-      const std::int64_t s = strides[r];
-      std::int64_t reach = 0;
-      if (s == std::numeric_limits<std::int64_t>::min() || mul_overflows(shape[r] - 1, s, &reach) ||
-          add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high))
-        return false;
-    }
-  }
-  if (itemsize != 0) {  // the byte span, exactly as check_structure bounds it
-    const auto item = static_cast<std::int64_t>(itemsize);
-    std::int64_t first_byte = 0, last_byte = 0;  // the span in bytes from data: [first_byte, last_byte)
-    std::int64_t end = 0;
-    if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
-      if (add_overflows(high, 1, &end) || mul_overflows(end, item, &last_byte)) return false;
-    } else {
-      const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
-      std::int64_t last = 0, first = 0;
-      if (add_overflows(offset_items, high, &last) || add_overflows(last, 1, &end) || mul_overflows(end, item, &last_byte) ||
-          add_overflows(offset_items, low, &first) || mul_overflows(first, item, &first_byte))
-        return false;
-    }
-    if (direct && ((first_byte <= 0 && base <= magnitude_below_zero(first_byte)) ||
-                   (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte))))
-      return false;
-  }
-  *numel = n;
-  *row_major = compact;
-  return true;
-}
-
-/// Words why structure_valid refused `t`, through the ordered checks. Out of line: only
-/// failures get here. Returns check_structure's verdict, so a caller stays correct even
-/// if the two ever disagreed.
+/// Words why the silent check_structure refused `t`: the same rules, worded. Out of line:
+/// only failures get here.
 DLPM_COLD inline bool structure_failure(const DLTensor& t, const structure_options& opts, error* err) noexcept {
   tensor_summary summary;
   return check_structure(t, opts, summary, err);
@@ -442,40 +344,36 @@ DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 
 /// ndim equals `rank` (after check_ndim).
-DLPM_HOT_INLINE inline bool check_rank(const DLTensor& t, std::size_t rank, error* err) noexcept {
+template <class Err>
+DLPM_HOT_INLINE inline bool check_rank(const DLTensor& t, std::size_t rank, Err err) noexcept {
   if (!check_ndim(t, err)) return false;
-  if (static_cast<std::size_t>(t.ndim) != rank) {
-    *err = error::format(errc::ndim_mismatch, "ndim = %d but the target has rank %zu", t.ndim, rank);
-    return false;
-  }
+  if (static_cast<std::size_t>(t.ndim) != rank)
+    DLPM_REFUSE(err, errc::ndim_mismatch, "ndim = %d but the target has rank %zu", t.ndim, rank);
   return true;
 }
 
 /// (code, bits, lanes) equal `want` exactly (after check_dtype).
-DLPM_HOT_INLINE inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, error* err) noexcept {
+template <class Err>
+DLPM_HOT_INLINE inline bool check_dtype_equals(const DLDataType& have, const DLDataType& want, Err err) noexcept {
   if (!check_dtype(have, err)) return false;
-  if (!same_dtype(have, want)) {
-    *err = error::format(errc::dtype_mismatch, "dtype %#x does not match the required %#x", detail::packed_dtype(have),
-                         detail::packed_dtype(want));
-    return false;
-  }
+  if (!same_dtype(have, want))
+    DLPM_REFUSE(err, errc::dtype_mismatch, "dtype %#x does not match the required %#x", detail::packed_dtype(have),
+                detail::packed_dtype(want));
   return true;
 }
 
 /// The device type is one the consumer accepts (`accepted` says which, `what` names the
-/// consumer's memory for the message), and the ordinal matches when device_id >= 0.
-template <class Accepts>
-DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id, error* err) noexcept {
-  if (!accepted(d.device_type)) {
-    *err = error::format(errc::device_mismatch, "device %s (type %d) is not accepted by the target, whose memory is %s",
-                         device_type_name(d.device_type), static_cast<int>(d.device_type), what);
-    return false;
-  }
-  if (device_id >= 0 && d.device_id != device_id) {
-    *err = error::format(errc::device_id_mismatch, "device_id = %d but the target requires device %d",
-                         static_cast<int>(d.device_id), static_cast<int>(device_id));
-    return false;
-  }
+/// consumer's memory for the message), and the ordinal matches unless device_id is -1
+/// (any; an id below -1 matches no device).
+template <class Accepts, class Err>
+DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id,
+                                         Err err) noexcept {
+  if (!accepted(d.device_type))
+    DLPM_REFUSE(err, errc::device_mismatch, "device %s (type %d) is not accepted by the target, whose memory is %s",
+                device_type_name(d.device_type), static_cast<int>(d.device_type), what);
+  if (device_id != -1 && d.device_id != device_id)
+    DLPM_REFUSE(err, errc::device_id_mismatch, "device_id = %d but the target requires device %d",
+                static_cast<int>(d.device_id), static_cast<int>(device_id));
   return true;
 }
 
@@ -486,38 +384,30 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
 inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err,
                                 bool subbyte_padded = false) noexcept {
   const std::uint64_t item = storage_itemsize(t.dtype, subbyte_padded);
-  if (item == 0) {
-    *err = error::format(errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
-                         t.dtype.bits);
-    return false;
-  }
+  if (item == 0)
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
+                t.dtype.bits);
   // Every index is bounds-checked before any arithmetic uses one.
   for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (index[r] < 0 || index[r] >= t.shape[r]) {
-      *err = error::format(errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
-                           static_cast<long long>(t.shape[r]));
-      return false;
-    }
+    if (index[r] < 0 || index[r] >= t.shape[r])
+      DLPM_REFUSE(err, errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
+                  static_cast<long long>(t.shape[r]));
   }
   // In bounds, the sum lies inside the span check_structure verified; the checks only
   // make that argument local.
   std::int64_t offset = 0, term = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     if (index[r] == 0) continue;  // also skips extent-1 dimensions, whose stride is free
-    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset)) {
-      *err = error::format(errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
-      return false;
-    }
+    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset))
+      DLPM_REFUSE(err, errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
   }
   // In elements first: byte_offset is a whole number of them, and (byte_offset / item +
   // offset) * item lies in the byte span check_structure verified, while offset * item
   // alone may not (a negative offset below a byte_offset near INT64_MAX).
   std::int64_t bytes = 0;
   if (detail::add_overflows(static_cast<std::int64_t>(t.byte_offset / item), offset, &bytes) ||
-      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes)) {
-    *err = error::format(errc::span_overflow, "the byte offset of this index overflows int64");
-    return false;
-  }
+      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes))
+    DLPM_REFUSE(err, errc::span_overflow, "the byte offset of this index overflows int64");
   *out = bytes;
   return true;
 }
@@ -532,7 +422,9 @@ inline bool validate(const DLTensor& t, error* err) noexcept {
 inline result<std::int64_t> numel(const DLTensor& t) noexcept {
   error err;
   std::int64_t n = 0;
-  if (!check_ndim(t, &err) || !check_metadata_pointers(t, &err) || !count_elements(t, &n, &err)) return unexpected_error(err);
+  bool row_major = false;
+  if (!check_ndim(t, &err) || !check_metadata_pointers(t, &err) || !count_elements(t, &n, &row_major, &err))
+    return unexpected_error(err);
   return n;
 }
 

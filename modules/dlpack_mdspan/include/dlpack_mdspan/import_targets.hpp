@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The mdspan types to_mdspan can build, grouped by how their mapping is constructed; what
+// each requires of a tensor's strides (stride_rule_of), and the strides a view gets where
+// the tensor's own cannot be taken as they are: an empty tensor's for std::layout_stride,
+// the compact mapping's range, std::layout_stride's uniqueness.
+#ifndef DLPACK_MDSPAN_IMPORT_TARGETS_HPP
+#define DLPACK_MDSPAN_IMPORT_TARGETS_HPP
+
+#include <dlpack_mdspan/checked_arithmetic.hpp>
+#include <dlpack_mdspan/compact_layouts.hpp>
+#include <dlpack_mdspan/concepts.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/layout_stride_relaxed.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+DLPM_EXPORT namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+
+/// The layout policies to_mdspan can build, by how their mapping is constructed:
+///   relaxed: layout_stride_relaxed (any strides, offset);
+///   compact: constructible from the extents alone (layout_right, layout_left, the padded
+///            layouts), so the tensor's strides must equal the mapping's;
+///   strided: constructible from extents + strides (layout_stride).
+template <class M>
+concept relaxed_layout_mdspan = pointer_mdspan<M> && std::is_same_v<typename M::layout_type, layout_stride_relaxed>;
+
+template <class M>
+concept compact_layout_mdspan = pointer_mdspan<M> && !relaxed_layout_mdspan<M> &&
+                                std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&> &&
+                                strided_mdspan<M>;
+
+template <class M>
+concept strided_layout_mdspan =
+    pointer_mdspan<M> && !relaxed_layout_mdspan<M> && !compact_layout_mdspan<M> &&
+    requires(const typename M::mapping_type& m) { m.strides(); } &&
+    std::is_constructible_v<typename M::mapping_type, const typename M::extents_type&,
+                            std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>>;
+
+/// A target type to_mdspan supports.
+template <class M>
+concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M> || strided_layout_mdspan<M>;
+
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
+
+template <class M, std::size_t... R>
+constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
+  return typename M::extents_type(static_cast<typename M::index_type>(t.shape[R])...);
+}
+
+template <class M>
+M make_view(typename M::data_handle_type handle, const typename M::mapping_type& mapping) {
+  if constexpr (std::is_default_constructible_v<typename M::accessor_type>)
+    return M(handle, mapping, typename M::accessor_type{});
+  else
+    static_assert(std::is_default_constructible_v<typename M::accessor_type>,
+                  "to_mdspan: the target's accessor must be default-constructible");
+}
+
+// What M's layout requires of the strides: positive for std::layout_stride; row-major or
+// column-major for plain layout_right/left (std:: or cuda::std::), read off the probe
+// above; nothing checkable up front for padded layouts and layout_stride_relaxed.
+template <class M>
+constexpr stride_rule stride_rule_of() {
+  if constexpr (strided_layout_mdspan<M>) {
+    return stride_rule::positive;
+  } else if constexpr (!compact_layout_mdspan<M> || M::rank() == 0) {
+    return stride_rule::any;
+  } else {
+    constexpr compact_order order = compact_order_of<M>();
+    return order == compact_order::row_major      ? stride_rule::row_major
+           : order == compact_order::column_major ? stride_rule::column_major
+                                                  : stride_rule::any;
+  }
+}
+
+template <class T>
+T* offset_pointer(void* data, std::int64_t bytes) noexcept {
+  // Only called with non-NULL data: the checks above never do arithmetic on NULL.
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
+}
+
+
+// Strides for a std::layout_stride view of an empty tensor. None is ever used, but the
+// mapping requires positive, representable strides and a permutation P in which
+// stride[P[i]] >= stride[P[i-1]] * extent[P[i-1]]. A zero extent restarts that product, so
+// the dimensions are laid out as chains separated by the zero-extent ones; extent-1
+// dimensions take stride 1 at the front. The largest extent ends the last chain (its
+// extent multiplies nothing), and the others go, largest first, into the first chain
+// whose product stays representable. Refused only when that packing fails, e.g. int8
+// extents {0, 12, 12, 12, 12}: the largest 12 ends the last chain, and three more cannot share two chains under 127.
+template <class IndexType, class StrideArray>
+bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) noexcept {
+  constexpr std::int64_t limit = std::in_range<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     ? static_cast<std::int64_t>(std::numeric_limits<IndexType>::max())
+                                     : std::numeric_limits<std::int64_t>::max();
+  const std::int32_t n = t.ndim;
+  std::int32_t zeros[max_ndim], items[max_ndim];
+  std::int32_t zero_count = 0, item_count = 0;
+  for (std::int32_t r = 0; r < n; ++r) {
+    strides[static_cast<std::size_t>(r)] = 1;
+    if (t.shape[r] == 0) zeros[zero_count++] = r;
+    else if (t.shape[r] > 1) items[item_count++] = r;
+  }
+  // Largest extent first (insertion sort: rank <= 64).
+  for (std::int32_t i = 1; i < item_count; ++i)
+    for (std::int32_t j = i; j > 0 && t.shape[items[j]] > t.shape[items[j - 1]]; --j) std::swap(items[j], items[j - 1]);
+  // Chains 0..zero_count-1 each end in a zero-extent dimension; chain zero_count ends in
+  // the largest extent (items[0]).
+  std::int32_t chain_of[max_ndim];
+  std::int64_t product[max_ndim + 1];
+  for (std::int32_t c = 0; c <= zero_count; ++c) product[c] = 1;
+  for (std::int32_t i = 1; i < item_count; ++i) {
+    const std::int64_t e = t.shape[items[i]];
+    std::int32_t c = 0;
+    std::int64_t grown = 0;
+    while (c <= zero_count && (mul_overflows(product[c], e, &grown) || grown > limit)) ++c;
+    if (c > zero_count) {
+      *err = error::format(errc::stride_overflow,
+                           "the tensor is empty, but no strides for std::layout_stride that fit the view's index_type were "
+                           "found for its extents (dimension %d, extent %lld); use a wider index_type",
+                           items[i], static_cast<long long>(e));
+      return false;
+    }
+    chain_of[i] = c;
+    product[c] = grown;
+  }
+  // Walk each chain, assigning running products; its zero-extent dimension (or, for the
+  // last chain, the largest extent) takes the chain's full product.
+  for (std::int32_t c = 0; c <= zero_count; ++c) {
+    std::int64_t running = 1;
+    for (std::int32_t i = 1; i < item_count; ++i) {
+      if (chain_of[i] != c) continue;
+      strides[static_cast<std::size_t>(items[i])] = static_cast<IndexType>(running);
+      running = saturating_mul(running, t.shape[items[i]]);  // a prefix of product[c] <= limit: never saturates
+    }
+    const std::int32_t last = c < zero_count ? zeros[c] : (item_count > 0 ? items[0] : -1);
+    if (last >= 0) strides[static_cast<std::size_t>(last)] = static_cast<IndexType>(running);
+  }
+  return true;
+}
+
+// Every stride of M's compact mapping for t's extents is representable in index_type.
+// Non-empty, they are bounded by the element count, which fits. Empty, stride(r) still
+// multiplies its extents in index_type, and a zero among them need not come first (libc++
+// multiplies layout_right's from the last dimension): so the product of a stride's
+// non-zero factors must fit, whatever the order. {0, 128, 2^62} into layout_left fails.
+template <class M>
+bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
+  using index_type = typename M::index_type;
+  constexpr std::size_t rank = M::rank();
+  static constexpr auto uses = compact_stride_factors<M>();
+  for (std::size_t r = 0; r < rank; ++r) {
+    index_type s = 1;  // as the mapping computes it; each extent fits index_type already
+    for (std::size_t q = 0; q < rank; ++q) {
+      if (!uses[r][q] || t.shape[q] == 0) continue;
+      if (mul_overflows_in(s, static_cast<index_type>(t.shape[q]), &s)) {
+        *err = error::format(errc::stride_overflow,
+                             "the tensor is empty, but the layout's stride for dimension %zu multiplies extents past "
+                             "the view's index_type (at shape[%zu] = %lld); use a wider index_type",
+                             r, q, static_cast<long long>(t.shape[q]));
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// std::layout_stride requires that no two indices share an element: in some order of the
+// dimensions with more than one index, each stride steps past the previous dimension's
+// span. The innermost-last order was tried by the caller; here the innermost-first order
+// (column-major producers), then the order sorted by (stride, extent), which decides.
+template <class StrideArray>
+DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, error* err) noexcept {
+  const std::size_t rank = static_cast<std::size_t>(t.ndim);
+  std::size_t order[max_ndim] = {};
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < rank; ++r)
+    if (t.shape[r] > 1) order[count++] = r;
+  // The first position (or none: count) where the order breaks uniqueness.
+  auto first_overlap = [&] {
+    for (std::size_t i = 1; i < count; ++i) {
+      std::int64_t reach = 0;
+      if (mul_overflows(static_cast<std::int64_t>(strides[order[i - 1]]), t.shape[order[i - 1]], &reach) ||
+          static_cast<std::int64_t>(strides[order[i]]) < reach)
+        return i;
+    }
+    return count;
+  };
+  if (first_overlap() == count) return true;
+  auto before = [&](std::size_t a, std::size_t b) {
+    return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
+  };
+  for (std::size_t i = 1; i < count; ++i)
+    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
+  const std::size_t i = first_overlap();
+  if (i == count) return true;
+  const std::size_t prev = order[i - 1], cur = order[i];
+  *err = error::format(errc::overlapping_strides,
+                       "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs "
+                       "unique elements (use layout_stride_relaxed)",
+                       cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
+                       static_cast<long long>(strides[prev]));
+  return false;
+}
+
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+#endif
