@@ -170,22 +170,3 @@ TEST_CASE("is_unique: broadcast and overlap are not, negative and permuted strid
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code() == dm::errc::negative_extent);
 }
-
-// dim_order, deprecated (docs/glossary.md): stride_order's answer.
-#if defined(__clang__) || defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#endif
-TEST_CASE("deprecated name: dim_order is stride_order") {
-  float buf[24] = {};
-  tensor_builder t(buf, f32, {2, 3, 4}, {1, 8, 2});
-  std::int32_t a[3] = {}, b[3] = {};
-  REQUIRE(dm::dim_order(t.get(), a));
-  REQUIRE(dm::stride_order(t.get(), b));
-  CHECK(std::equal(a, a + 3, b));
-  CHECK(b[0] == 1);  // stride 8: outermost
-  CHECK(b[2] == 0);  // stride 1: innermost
-}
-#if defined(__clang__) || defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif

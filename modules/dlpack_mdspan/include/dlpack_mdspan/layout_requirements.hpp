@@ -201,12 +201,6 @@ inline result<std::span<std::int32_t>> stride_order(const DLTensor& t, std::span
   return out.first(static_cast<std::size_t>(t.ndim));
 }
 
-/// The name before 0.2 (PyTorch's; the facade's and CuTe's is stride_order).
-[[deprecated("renamed stride_order, the facade's dlpm_stride_order (docs/glossary.md)")]]
-inline result<std::span<std::int32_t>> dim_order(const DLTensor& t, std::span<std::int32_t> out) noexcept {
-  return stride_order(t, out);
-}
-
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
