@@ -469,6 +469,7 @@ def test_capsule_peek_leaves_the_capsule_as_it_was(np):
 
 def test_borrow_end_drops_a_keep_alive_left_in_the_borrow(collect):
     """dlpm_py_borrow_end lets go of out->keep_alive when the caller did not take it."""
+    collect()  # earlier tests' tensors gone first: the count below is this test's alone
     before = dl.released()
     t = dl.tensor((4,))
     p = Producer(t)
