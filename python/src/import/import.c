@@ -129,8 +129,8 @@ static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObj
 
 /* An entry point's arguments, checked (ValueError when unusable); *o: the options the call
  * runs with, the caller's or the defaults. */
-static dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out, const dlpm_py_options* opts,
-                                   const dlpm_py_options** o) {
+DLPM_PY_BODY dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out,
+                                         const dlpm_py_options* opts, const dlpm_py_options** o) {
   if (obj == NULL || out == NULL)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "%s: %s is NULL", function, obj ? "out" : "obj");
   *o = opts ? opts : &default_options;
@@ -144,7 +144,9 @@ static const dlpm_requirements* checks_for(const dlpm_requirements* req, const d
 }
 
 /* Whether the caller writes through the tensor. */
-static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o) { return o->writable || (req && req->writable); }
+static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o) {
+  return o->writable || (req && req->writable);
+}
 
 /* An int in [0, max] from a tuple's item i, else -1 (no exception left set). */
 static long small_int(PyObject* tuple, Py_ssize_t i, long max) {
@@ -272,7 +274,9 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL) return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options), out, NULL);
+  if (opts == NULL)
+    return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+                         out, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
@@ -335,7 +339,9 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   if (out != NULL) memset(out, 0, sizeof *out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL) return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options), out);
+  if (opts == NULL)
+    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+                         out);
   return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out);
 }
 
