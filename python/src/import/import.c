@@ -209,13 +209,13 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
- * o->provenance, when not NULL, says which way the tensor came. `capsule`,
+ * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
+ * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
  * the caller to make the tensor's owner object from. */
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
-                                       PyObject** capsule) {
-  dlpm_py_provenance* const how = o->provenance;
+                                       dlpm_py_provenance* how, PyObject** capsule) {
   DLManagedTensorVersioned* t = NULL;
   const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
@@ -276,21 +276,23 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         out, NULL);
+                         out, NULL, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
                          "tensor itself)");
-  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, NULL);
+  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-/* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
- * has no flags, so READ_ONLY is unknown: a writer takes the owning path. With
- * o->keep_alive, an owned tensor goes to an owner object, out->keep_alive, not to out->owner. */
+/* The borrow itself, the options checked; `check` and `how` as for import_tensor. A borrowed
+ * DLTensor has no flags, so READ_ONLY is unknown: a writer takes the owning path. With `keep`
+ * (o->keep_alive), an owned tensor goes to an owner object, out->keep_alive, not to
+ * out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
-                                       const dlpm_requirements* check, dlpm_py_borrowed* out) {
+                                       const dlpm_requirements* check, int keep, dlpm_py_provenance* how,
+                                       dlpm_py_borrowed* out) {
   DLManagedTensorVersioned* t = NULL;
   PyObject* capsule = NULL;
   dlpm_status s;
@@ -309,19 +311,19 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         return s;
       }
       out->dl_tensor = view;
-      if (o->provenance != NULL) {
-        o->provenance->path = DLPM_PY_PATH_EXCHANGE_API;
-        o->provenance->legacy = o->provenance->pre_1_0_call = 0;
-        o->provenance->dlpack_version = facts.api->header.version;
+      if (how != NULL) {
+        how->path = DLPM_PY_PATH_EXCHANGE_API;
+        how->legacy = how->pre_1_0_call = 0;
+        how->dlpack_version = facts.api->header.version;
       }
       if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, o->keep_alive ? &capsule : NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
-  if (!o->keep_alive) {
+  if (!keep) {
     out->owner = t;
     return DLPM_OK;
   }
@@ -340,9 +342,13 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
-    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         out);
-  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out);
+    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options), 0,
+                         NULL, out);
+  /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
+   * asks as constants, so that it pays for no test of an option it does not use. */
+  if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
+    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, 1, NULL, out);
+  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), opts->keep_alive, opts->provenance, out);
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
