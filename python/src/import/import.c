@@ -10,13 +10,9 @@
 #include <stddef.h>
 #include <string.h>
 
-/* The bodies the entry points share, forced inline into each (twice: see dlpm_py_import):
- * the hot path makes no call more than one entry point of its own would. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DLPM_PY_BODY static inline __attribute__((always_inline))
-#else
-#define DLPM_PY_BODY static inline
-#endif
+/* The bodies the entry points share are DLPM_PY_BODY (import_direction.h), forced inline into
+ * each (see dlpm_py_import): the hot path makes no call more than one entry point of its own
+ * would. */
 
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
@@ -117,8 +113,8 @@ static int exchange_api_allowed(const dlpm_py_options* o) {
 
 /* obj's tensor through its type's table, its DLPack major version checked (another major:
  * deleted). */
-static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
-                                             DLManagedTensorVersioned** out) {
+DLPM_PY_BODY dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                       DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)

@@ -50,9 +50,16 @@ PyObject* dlpm_py__dlpack_method(PyObject* obj);
  * Returns DLPM_E_PRODUCER_FAILED. */
 dlpm_status dlpm_py__exchange_entry_failed(PyObject* obj, const char* entry);
 
+/* A body forced inline into its callers: the hot path's (import.c's entry points). */
+#if defined(__GNUC__) || defined(__clang__)
+#define DLPM_PY_BODY static inline __attribute__((always_inline))
+#else
+#define DLPM_PY_BODY static inline
+#endif
+
 /* A tensor just received: its DLPack major version checked (the comparison inline, the
  * common case; the facade deletes and words a mismatch, raised as BufferError). */
-static inline dlpm_status dlpm_py__check_version(DLManagedTensorVersioned* t) {
+DLPM_PY_BODY dlpm_status dlpm_py__check_version(DLManagedTensorVersioned* t) {
   dlpm_status s;
   if (t->version.major == DLPACK_MAJOR_VERSION || (s = dlpm_managed_check_version(t)) == DLPM_OK) return DLPM_OK;
   dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
