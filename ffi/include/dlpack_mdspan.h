@@ -109,6 +109,13 @@ typedef struct dlpm_version_info {
 /** Writes this library's version and the DLPack version it was built against to *out. */
 DLPM_API dlpm_status dlpm_version(dlpm_version_info* out) DLPM_NOEXCEPT;
 
+/** The dtype named `name`, the inverse of dlpm_dtype_name: every name it writes, and only
+ * those, spelled exactly as it writes them ("float32", "bool", "bfloat16", "float8_e4m3fn",
+ * "int16x4", and a refused dtype's "(code 42, bits 7, lanes 1)"). Anything else is
+ * DLPM_E_INVALID_DTYPE, naming the text; a NULL argument is DLPM_E_NULL_POINTER. *out is
+ * written only on success. */
+DLPM_API dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) DLPM_NOEXCEPT;
+
 /** The largest rank the library accepts (the C++ core's max_ndim): every ndim is in
  * [0, DLPM_MAX_NDIM]. Bindings size their index and stride arrays with it. */
 #define DLPM_MAX_NDIM 64

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <new>
@@ -271,6 +272,56 @@ dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
   *out = dlpm_version_info{dm::version_major, dm::version_minor, dm::version_patch, dm::dlpack_major_version,
                            dm::dlpack_minor_version};
   return DLPM_OK;
+}
+
+// Decoded by re-encoding: the candidate from each valid one-lane name that begins `name`
+// (or from the raw "(code, bits, lanes)" form), then kept only if dtype_name spells it
+// exactly as given. So the spelling rule stays dtype_name's alone, and no near-miss
+// ("float32x1", "int08", "float32x4 ") is taken.
+dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
+  if (name == nullptr) return null_argument("dlpm_dtype_from_name", "name");
+  if (out == nullptr) return null_argument("dlpm_dtype_from_name", "out");
+  const auto spelled = [name](DLDataType d) { return std::strcmp(dm::dtype_name(d).c_str(), name) == 0; };
+  const auto number = [](const char* at, char** end) { return static_cast<unsigned>(std::strtoul(at, end, 10)); };
+  if (name[0] == '(') {  // a refused dtype's raw form: "(code %u, bits %u, lanes %u)"
+    char* at = const_cast<char*>(name);
+    if (std::strncmp(at, "(code ", 6) == 0) {
+      const unsigned code = number(at + 6, &at);
+      if (std::strncmp(at, ", bits ", 7) == 0) {
+        const unsigned bits = number(at + 7, &at);
+        if (std::strncmp(at, ", lanes ", 8) == 0) {
+          const unsigned lanes = number(at + 8, &at);
+          const DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits),
+                             static_cast<std::uint16_t>(lanes)};
+          if (code <= 0xFF && bits <= 0xFF && lanes <= 0xFFFF && spelled(d)) {
+            *out = d;
+            return DLPM_OK;
+          }
+        }
+      }
+    }
+  } else {
+    for (unsigned code = 0; code <= 0xFF; ++code)
+      for (unsigned bits = 0; bits <= 0xFF; ++bits) {
+        DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
+        if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
+        const auto one_lane = dm::dtype_name(d);
+        const std::size_t n = std::strlen(one_lane.c_str());
+        if (std::strncmp(one_lane.c_str(), name, n) != 0) continue;
+        if (name[n] == 'x') {
+          const unsigned long lanes = std::strtoul(name + n + 1, nullptr, 10);
+          d.lanes = static_cast<std::uint16_t>(lanes <= 0xFFFF ? lanes : 0);
+        }
+        if (spelled(d)) {
+          *out = d;
+          return DLPM_OK;
+        }
+      }
+  }
+  return fail(dm::error::format(dm::errc::invalid_dtype,
+                                "dlpm_dtype_from_name: \"%s\" names no DLPack dtype (dlpm_dtype_name's spellings: "
+                                "\"float32\", \"int8\", \"bool\", \"bfloat16\", \"float8_e4m3fn\", \"float32x4\")",
+                                name));
 }
 
 dlpm_status dlpm_validate(const DLTensor* tensor) noexcept {

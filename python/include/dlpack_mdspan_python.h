@@ -5,7 +5,7 @@
  *            an object whose type publishes DLPack 1.3's exchange API
  *            -> an owned, validated DLManagedTensorVersioned   (dlpm_py_import)
  *            -> a borrowed, validated DLTensor for one call    (dlpm_py_borrow)
- *            -> either, for a caller that validates it itself  (..._unvalidated)
+ *            (dlpm_py_options says the rest: validated or not, writable, kept, traced)
  *   export:  a DLManagedTensorVersioned -> a capsule            (dlpm_py_capsule_new)
  *                                       -> a ready Python object with __dlpack__,
  *                                          __dlpack_device__ and the exchange API
@@ -45,14 +45,32 @@ extern "C" {
 
 /* ---- options ------------------------------------------------------------------------ */
 
-/** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION).
- * Version 2 added `validate`, version 3 `accept_semantic_bits`, version 4 `stream_object`;
- * older structs are still accepted, and never read past their end (validate is then 1,
- * accept_semantic_bits 0, stream_object NULL). */
-#define DLPM_PY_OPTIONS_VERSION 4
+/** The layout of dlpm_py_provenance this header describes. */
+#define DLPM_PY_PROVENANCE_VERSION 1
 
-/** How dlpm_py_import asks the producer. Initialise with
- * dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you need. */
+/** The ways a tensor comes in (dlpm_py_provenance.path). */
+enum {
+  DLPM_PY_PATH_CAPSULE = 1,      /**< a bare "dltensor_versioned" / "dltensor" capsule */
+  DLPM_PY_PATH_EXCHANGE_API = 2, /**< the type's DLPack exchange API table */
+  DLPM_PY_PATH_DLPACK = 3        /**< obj.__dlpack__(...) */
+};
+
+/** What a producer handed over, as an import with dlpm_py_options.provenance saw it. */
+typedef struct dlpm_py_provenance {
+  uint32_t version;             /**< DLPM_PY_PROVENANCE_VERSION, set by the caller */
+  int32_t path;                 /**< DLPM_PY_PATH_* */
+  int32_t legacy;               /**< nonzero: a legacy (pre-1.0) "dltensor" capsule, converted to versioned */
+  int32_t pre_1_0_call;         /**< nonzero: __dlpack__ refused the DLPack 1.0 keywords and was asked without */
+  DLPackVersion dlpack_version; /**< the producer's DLPack version; {0, 0} for a legacy capsule, which has none */
+} dlpm_py_provenance;
+
+/** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
+ * later version only appends fields, and a struct of an earlier version stays accepted. */
+#define DLPM_PY_OPTIONS_VERSION 1
+
+/** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
+ * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
+ * need. */
 typedef struct dlpm_py_options {
   uint32_t version;         /**< DLPM_PY_OPTIONS_VERSION; set by dlpm_py_options_init */
   int32_t legacy_writable;  /**< nonzero: a legacy ("dltensor") tensor arrives writable (default 0:
@@ -62,14 +80,23 @@ typedef struct dlpm_py_options {
   DLDevice dl_device;       /**< the requested device when has_dl_device is nonzero */
   int32_t has_stream;       /**< nonzero: pass stream=stream (for CPU tensors stream is never passed) */
   int64_t stream;           /**< the consumer's stream, as the Python array API encodes it (-1: no sync) */
+  PyObject* stream_object;  /**< NULL (default), or the consumer's stream as a Python object, passed as
+                                 __dlpack__(stream=stream_object) in place of the integer `stream` when
+                                 has_stream is set: what producers whose streams are objects take (a
+                                 dpctl.SyclQueue for kDLOneAPI). Borrowed: the caller keeps it alive for
+                                 the call */
   int32_t use_exchange_api; /**< nonzero (default): use the type's exchange API when it publishes one */
-  /* version 2 */
   int32_t validate;         /**< nonzero (default): validate the tensor and check `req`. 0: check only its
-                                 DLPack version and what was asked here (copy, dl_device), and ignore
-                                 `req`; for a caller that validates the tensor itself before reading it.
-                                 (dlpm_py_import_unvalidated and dlpm_py_borrow_unvalidated ask the
-                                 same of any options, whatever their version and this field) */
-  /* version 3 */
+                                 DLPack version and what was asked here (copy, dl_device), and not `req`
+                                 (but for req->writable, below); for a caller that validates the tensor
+                                 itself before reading it, as the C++ typed imports of
+                                 dlpack_mdspan/python.hpp do */
+  int32_t writable;         /**< nonzero: the caller writes through the tensor (req->writable, which
+                                 also refuses a READ_ONLY tensor when validating, implies it). A
+                                 producer's bit that forbids writes (requires_grad) is then refused
+                                 instead of making the tensor READ_ONLY, and a borrow takes the owning
+                                 path, whose READ_ONLY flag is known (out->flags). Default 0: the caller
+                                 only reads */
   int32_t accept_semantic_bits; /**< 0 (default): refuse, with BufferError, a tensor whose producer
                                  marks it with a bit that changes what its memory means and that
                                  DLPack cannot carry: PyTorch's conjugate and negative bits (lazy
@@ -78,18 +105,19 @@ typedef struct dlpm_py_options {
                                  tensor as its raw memory, for a caller that resolves the bits
                                  itself. Checked whatever `validate` says (docs/python-interop.md,
                                  "Semantic bits") */
-  /* version 4 */
-  PyObject* stream_object;  /**< NULL (default), or the consumer's stream as a Python object, passed as
-                                 __dlpack__(stream=stream_object) in place of the integer `stream` when
-                                 has_stream is set: what producers whose streams are objects take (a
-                                 dpctl.SyclQueue for kDLOneAPI). Borrowed: the caller keeps it alive for
-                                 the call */
+  int32_t keep_alive;       /**< dlpm_py_borrow only (dlpm_py_import refuses it): nonzero: what owns the
+                                 tensor comes back as a Python object, out->keep_alive, not as
+                                 out->owner (see dlpm_py_borrowed). Default 0 */
+  dlpm_py_provenance* provenance; /**< NULL (default), or where the import says how the tensor came
+                                 (its `version` set by the caller): for tools that explain a
+                                 hand-over, such as dlpack_mdspan.inspect. Written once the tensor is
+                                 received, even if it is then refused */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
- * API on, validate, semantic bits refused) and opts->version to `version`, writing only the
- * fields that version has (1 to 4). Any other version is DLPM_E_UNSUPPORTED_VERSION (with
- * a ValueError set) and leaves *opts untouched. */
+ * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance)
+ * and opts->version to `version`, which must be 1 (DLPM_PY_OPTIONS_VERSION). Any other
+ * version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
 /* ---- import ------------------------------------------------------------------------- */
@@ -106,14 +134,15 @@ DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t ver
  *
  * Semantic bits (see dlpm_py_options.accept_semantic_bits): a tensor of a producer that
  * keeps such bits (PyTorch) is refused when one is set, through the exchange API and
- * __dlpack__ (a bare capsule has no object to ask). `req->writable` says the import
- * writes: only then is requires_grad refused (also with opts->validate = 0); an import that
- * does not ask for a writable tensor must not write through it.
+ * __dlpack__ (a bare capsule has no object to ask). `opts->writable` or `req->writable`
+ * says the import writes: only then is requires_grad refused (whatever opts->validate
+ * says); an import that is not writable must not write through it.
  *
  * On success *out owns the tensor: release it with dlpm_managed_delete. On failure *out is
  * untouched, any tensor received has been deleted, and a Python exception is set:
  * TypeError when the tensor does not meet `req` (dtype, rank, shape, layout, device,
- * alignment, divisibility, writability), ValueError for invalid `req`/`opts`, MemoryError,
+ * alignment, divisibility, writability), ValueError for invalid `req`/`opts` (keep_alive is
+ * dlpm_py_borrow's; a provenance struct of another version), MemoryError,
  * or the producer's own exception (DLPM_E_PRODUCER_FAILED); BufferError otherwise (a
  * semantic bit set, too). The message is the facade's, followed by the status name in
  * parentheses. */
@@ -122,52 +151,39 @@ DLPM_PY_API dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* r
 
 /** A tensor borrowed for the duration of one call (dlpm_py_borrow). */
 typedef struct dlpm_py_borrowed {
-  DLTensor dl_tensor;             /**< validated; valid until dlpm_py_borrow_end */
+  DLTensor dl_tensor;             /**< validated unless opts->validate = 0; valid until dlpm_py_borrow_end */
   uint64_t flags;                 /**< DLPACK_FLAG_BITMASK_* as known (0 on the borrowed fast path) */
-  DLManagedTensorVersioned* owner; /**< the owned tensor behind dl_tensor, or NULL when borrowed */
+  DLManagedTensorVersioned* owner; /**< the owned tensor behind dl_tensor, or NULL when borrowed (or kept) */
+  PyObject* keep_alive;           /**< with opts->keep_alive: a reference to an object that owns the
+                                       tensor, or NULL when borrowed (`obj` keeps the memory alive) */
 } dlpm_py_borrowed;
 
 /** Like dlpm_py_import, but for use within the current call only: through the exchange
  * API's dltensor_from_py_object_no_sync where the type publishes it (no allocation, no
  * deleter), else through dlpm_py_import. The view is valid until dlpm_py_borrow_end, which
  * must be called before control returns to Python, and while `obj` is alive. A borrowed
- * DLTensor carries no flags, so a request with req->writable always takes the owning path
- * (whose READ_ONLY flag is known). On failure *out is zeroed and an exception is set. */
+ * DLTensor carries no flags, so a writable borrow (opts->writable or req->writable) always
+ * takes the owning path (whose READ_ONLY flag is known). A caller that keeps the tensor may
+ * take out->owner (setting it to NULL before dlpm_py_borrow_end).
+ *
+ * opts->keep_alive is for a binding whose view may outlive the C++ object that made it,
+ * though never its call (a nanobind caster inside std::optional, std::vector or
+ * std::variant is destroyed, or reused, before the function runs): ownership then comes
+ * back as out->keep_alive, a new reference to an owner object (as dlpm_py_owner_new makes)
+ * that deletes the tensor when dropped, to keep until the call ends (take it, setting it to
+ * NULL, or dlpm_py_borrow_end drops it); out->owner is NULL. Through __dlpack__ it is the
+ * producer's capsule itself, once its tensor is taken (when no one else holds it and the
+ * producer left its context unset), so the usual call allocates nothing.
+ *
+ * With opts->provenance, a tensor borrowed through the exchange API is reported as
+ * DLPM_PY_PATH_EXCHANGE_API with the table's DLPack version. On failure *out is zeroed and
+ * an exception is set. */
 DLPM_PY_API dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                                     dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
-/** Ends a borrow: releases the owned tensor, if any, and zeroes *b. NULL is a no-op. */
+/** Ends a borrow: releases the owned tensor and the keep-alive object, if any, and zeroes
+ * *b. NULL is a no-op. */
 DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
-
-/** dlpm_py_import and dlpm_py_borrow for a caller that validates the tensor itself before
- * reading it, as the C++ typed imports of dlpack_mdspan/python.hpp do (dlpack_mdspan::try_view:
- * the library's import rules for their mdspan type, which would repeat the checks). Only
- * the tensor's DLPack version and what `opts` asks for (copy, dl_device) are checked, as
- * with opts->validate = 0, but for options of any version and whatever opts->validate says.
- * `writable` nonzero says the caller writes through the view: the borrow then takes the path
- * whose READ_ONLY flag is known (out->flags), as req->writable does for dlpm_py_borrow, and
- * out->owner is always set: a caller that keeps the tensor may take it (setting out->owner
- * to NULL before dlpm_py_borrow_end), which is how an owned import says that it writes.
- * Refusing a READ_ONLY tensor is the caller's check. dlpm_py_import_unvalidated imports
- * for reading: requires_grad is not refused (the other semantic bits are). Ownership,
- * options and failures otherwise as dlpm_py_import and dlpm_py_borrow. */
-DLPM_PY_API dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
-                                                   DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
-DLPM_PY_API dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
-                                                   dlpm_py_borrowed* out) DLPM_NOEXCEPT;
-
-/** dlpm_py_borrow_unvalidated for a binding whose view may outlive the C++ object that made
- * it, though never its call (a nanobind caster inside std::optional, std::vector or
- * std::variant is destroyed, or reused, before the function runs): ownership comes back as a
- * Python object to keep until the call ends, not as out->owner (always NULL here, so there is
- * no borrow to end). *keep_alive is NULL when nothing is owned (borrowed through the exchange
- * API: `obj` keeps the memory alive), else a new reference to an owner object, as
- * dlpm_py_owner_new makes, that deletes the tensor when dropped. Through __dlpack__ it is the
- * producer's capsule itself, once its tensor is taken (when no one else holds it and the
- * producer left its context unset), so the usual call allocates nothing. On failure
- * *keep_alive is NULL and an exception is set, as for dlpm_py_borrow_unvalidated. */
-DLPM_PY_API dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
-                                         dlpm_py_borrowed* out, PyObject** keep_alive) DLPM_NOEXCEPT;
 
 /** Asks obj's producer, without an export, what it would hand over (the array API's
  * `__dlpack_data_type__()` and `__dlpack_device__()`, where obj's type has the former and
@@ -195,32 +211,6 @@ DLPM_PY_API dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requir
 DLPM_PY_API int32_t dlpm_py_capsule_peek(PyObject* obj, const dlpm_py_options* opts, DLTensor* out,
                                       uint64_t* flags) DLPM_NOEXCEPT;
 
-/** The layout of dlpm_py_provenance this header describes. */
-#define DLPM_PY_PROVENANCE_VERSION 1
-
-/** The ways a tensor comes in (dlpm_py_provenance.path). */
-enum {
-  DLPM_PY_PATH_CAPSULE = 1,      /**< a bare "dltensor_versioned" / "dltensor" capsule */
-  DLPM_PY_PATH_EXCHANGE_API = 2, /**< the type's DLPack exchange API table */
-  DLPM_PY_PATH_DLPACK = 3        /**< obj.__dlpack__(...) */
-};
-
-/** What a producer handed over, as dlpm_py_import_traced saw it. */
-typedef struct dlpm_py_provenance {
-  uint32_t version;             /**< DLPM_PY_PROVENANCE_VERSION, set by the caller */
-  int32_t path;                 /**< DLPM_PY_PATH_* */
-  int32_t legacy;               /**< nonzero: a legacy (pre-1.0) "dltensor" capsule, converted to versioned */
-  int32_t pre_1_0_call;         /**< nonzero: __dlpack__ refused the DLPack 1.0 keywords and was asked without */
-  DLPackVersion dlpack_version; /**< the producer's DLPack version; {0, 0} for a legacy capsule, which has none */
-} dlpm_py_provenance;
-
-/** dlpm_py_import_unvalidated that also says how the tensor came (*how, whose `version`
- * the caller sets): for tools that explain a hand-over, such as dlpack_mdspan.inspect.
- * The tensor is not validated: validate it (dlpm_validate, dlpm_check_managed) before
- * reading it. Ownership and failures as dlpm_py_import. */
-DLPM_PY_API dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts,
-                                              DLManagedTensorVersioned** out, dlpm_py_provenance* how) DLPM_NOEXCEPT;
-
 /* ---- export ------------------------------------------------------------------------- */
 
 /** Takes ownership of `t` and returns a capsule: "dltensor_versioned" when `versioned` is
@@ -234,7 +224,7 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * deleted when the object is collected, and no consumer can take it (a capsule named
  * "dlpack_mdspan.owner", not a DLPack name). For bindings that keep a tensor alive through a
  * Python reference (nanobind's cleanup list, pybind11's loader_life_support: the casters,
- * through dlpm_py_borrow_kept, which turns a taken capsule into one). On
+ * through dlpm_py_borrow's keep_alive option, which turns a taken capsule into one). On
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 

@@ -15,9 +15,8 @@
 
 /* ---- arguments ------------------------------------------------------------------------ */
 
-/* A dtype by NumPy's name ("float32", "bfloat16", "float32x4") or as (code, bits, lanes).
- * Names are matched against dlpm_dtype_name's, the one spelling rule, so no table is kept
- * here. */
+/* A dtype by NumPy's name ("float32", "bfloat16", "float32x4": dlpm_dtype_from_name, the
+ * inverse of dlpm_dtype_name, the one spelling rule) or as (code, bits, lanes). */
 static int parse_dtype(PyObject* obj, DLDataType* out) {
   if (PyTuple_Check(obj)) {
     int code, bits, lanes;
@@ -28,23 +27,10 @@ static int parse_dtype(PyObject* obj, DLDataType* out) {
     return 0;
   }
   if (PyUnicode_Check(obj)) {
-    static const int bits[] = {1, 2, 4, 6, 8, 16, 32, 64, 128};
-    static const int lanes[] = {1, 2, 4, 8, 16};
-    const char* want = PyUnicode_AsUTF8AndSize(obj, NULL);
-    char name[48];
-    if (want == NULL) return -1;
-    for (int code = 0; code < 32; ++code)
-      for (size_t b = 0; b < sizeof bits / sizeof bits[0]; ++b)
-        for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; ++l) {
-          const DLDataType d = {(uint8_t)code, (uint8_t)bits[b], (uint16_t)lanes[l]};
-          dlpm_dtype_name(d, name, sizeof name);
-          if (name[0] != '(' && strcmp(name, want) == 0) {
-            *out = d;
-            return 0;
-          }
-        }
-    PyErr_Format(PyExc_ValueError, "dtype %R: no DLPack dtype has this name (NumPy's names: 'float32', 'int8', 'bfloat16', ...)",
-                 obj);
+    const char* name = PyUnicode_AsUTF8AndSize(obj, NULL);
+    if (name == NULL) return -1;
+    if (dlpm_dtype_from_name(name, out) == DLPM_OK) return 0;
+    PyErr_Format(PyExc_ValueError, "dtype %R: %s", obj, dlpm_last_error());
     return -1;
   }
   PyErr_SetString(PyExc_TypeError, "dtype must be a name ('float32') or a (code, bits, lanes) tuple");
@@ -222,7 +208,9 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
   req.writable = writable;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
   how.version = DLPM_PY_PROVENANCE_VERSION;
-  if (dlpm_py_import_traced(obj, &opts, &t, &how) != DLPM_OK) return NULL;
+  opts.validate = 0; /* described, not refused: describe() says what fails */
+  opts.provenance = &how;
+  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
   r = describe(t, &how, &req);
   dlpm_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
   return r;

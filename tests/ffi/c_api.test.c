@@ -110,6 +110,60 @@ static void test_dtype_name(void) {
   CHECK(dlpm_dtype_name(dtype(kDLFloat, 64, 1), NULL, 0) == 7);
 }
 
+/* dlpm_dtype_from_name against dlpm_dtype_name: every name it writes comes back as its
+ * dtype (each code and width, valid or not, at several lane counts), and near misses are
+ * refused with a message naming the text. */
+static void test_dtype_from_name(void) {
+  static const uint16_t lanes[] = {0, 1, 2, 3, 4, 16, 65535};
+  static const char* const refused[] = {"",          "float",      "Float32",   "float32 ",  " float32",
+                                        "float32x1", "float32x0",  "float32x",  "float32x04", "float32x65536",
+                                        "int08",     "int7",       "bool8",     "xfloat32",   "float8_e4m3fnx",
+                                        "(code 2, bits 32, lanes 1)", "(code 42, bits 7, lanes 1", "(code 300, bits 7, lanes 1)"};
+  char name[48];
+  int round_trips = 1, wrong = 0;
+  DLDataType d = dtype(kDLFloat, 32, 1);
+  for (unsigned code = 0; code < 256; ++code)
+    for (unsigned bits = 0; bits < 256; ++bits)
+      for (size_t l = 0; l < sizeof lanes / sizeof lanes[0]; ++l) {
+        const DLDataType want = dtype((uint8_t)code, (uint8_t)bits, lanes[l]);
+        DLDataType got = dtype(0, 0, 0);
+        dlpm_dtype_name(want, name, sizeof name);
+        /* raw forms of codes the core does not know are cheap: all of them; named ones at
+         * every width of the known codes */
+        if (dlpm_dtype_from_name(name, &got) != DLPM_OK || got.code != want.code || got.bits != want.bits ||
+            got.lanes != want.lanes) {
+          if (round_trips) printf("%s:%d: dlpm_dtype_from_name(\"%s\") is not (%u, %u, %u): %s\n", __FILE__, __LINE__,
+                                  name, code, bits, (unsigned)lanes[l], dlpm_last_error());
+          round_trips = 0;
+        }
+      }
+  CHECK(round_trips);
+  CHECK_STATUS(dlpm_dtype_from_name("bfloat16", &d), DLPM_OK);
+  CHECK(d.code == kDLBfloat && d.bits == 16 && d.lanes == 1);
+  CHECK_STATUS(dlpm_dtype_from_name("bool", &d), DLPM_OK);
+  CHECK(d.code == kDLBool && d.bits == 8 && d.lanes == 1);
+  CHECK_STATUS(dlpm_dtype_from_name("bool1", &d), DLPM_OK);
+  CHECK(d.code == kDLBool && d.bits == 1 && d.lanes == 1);
+  CHECK_STATUS(dlpm_dtype_from_name("complex64x2", &d), DLPM_OK);
+  CHECK(d.code == kDLComplex && d.bits == 64 && d.lanes == 2);
+  d = dtype(kDLFloat, 32, 1);
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    DLDataType untouched = d;
+    const dlpm_status s = dlpm_dtype_from_name(refused[i], &untouched);
+    if (s != DLPM_E_INVALID_DTYPE || strstr(dlpm_last_error(), "names no DLPack dtype") == NULL ||
+        untouched.code != d.code || untouched.bits != d.bits || untouched.lanes != d.lanes) {
+      printf("%s:%d: dlpm_dtype_from_name(\"%s\") returned %d: %s\n", __FILE__, __LINE__, refused[i], (int)s,
+             dlpm_last_error());
+      ++wrong;
+    }
+  }
+  CHECK(wrong == 0);
+  CHECK_STATUS(dlpm_dtype_from_name("int8x", &d), DLPM_E_INVALID_DTYPE);
+  CHECK(strstr(dlpm_last_error(), "\"int8x\"") != NULL);
+  CHECK_STATUS(dlpm_dtype_from_name(NULL, &d), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_dtype_from_name("float32", NULL), DLPM_E_NULL_POINTER);
+}
+
 static void test_validate_and_inspect(void) {
   float data[12];
   int64_t shape[2] = {3, 4}, strides[2] = {4, 1}, fstrides[2] = {1, 3};
@@ -1203,6 +1257,7 @@ int main(void) {
   test_cute_layout_vocabulary();
   test_status_and_version();
   test_dtype_name();
+  test_dtype_from_name();
   test_validate_and_inspect();
   test_malformed();
   test_requirements();

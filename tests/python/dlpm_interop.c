@@ -23,11 +23,12 @@
  *                                   exception instance), or, for None, fail without one
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
- *   traced(obj)                     dlpm_py_import_traced: how obj's tensor came
+ *   traced(obj, version, borrow)    dlpm_py_options.provenance: how obj's tensor came
+ *   borrow_kept(obj, writable, end) dlpm_py_options.keep_alive: the owner as an object
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
- *   options_versions(obj, bits)     dlpm_py_options versions 1 to 4 against obj (a NumPy
- *                                   array) and against bits (an object with a semantic bit set,
- *                                   or None)
+ *   options(obj, bits, grad)        dlpm_py_options (version 1) against obj (a NumPy array),
+ *                                   bits (an object with a semantic bit set, or None) and
+ *                                   grad (a tensor whose producer forbids writes, or None)
  *   sum_f32_2d, fill_f64_1d, keep, kept_sum, Holder   the C++ half (typed.cpp)
  */
 #include <dlpack_mdspan_python.h>
@@ -254,6 +255,7 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
     view.dl_tensor = owned->dl_tensor;
     view.flags = owned->flags;
     view.owner = owned;
+    view.keep_alive = NULL;
   }
   /* From here the view is ours: every path ends in exactly one dlpm_py_borrow_end. */
   t = &view.dl_tensor;
@@ -563,115 +565,148 @@ static PyObject* released(PyObject* module, PyObject* unused) {
   return PyLong_FromLong(atomic_load(&released_count));
 }
 
-/* dlpm_py_options versions: 1 to 4 initialise, each without writing the fields of later
- * versions; others are refused; a version-1 struct validates (an impossible ndim is
- * refused), a version-2 one with validate = 0 ignores the requirements. `bits` (when not
- * None) is a tensor with a semantic bit set: refused through every version's defaults, and
- * taken by a version-3 struct with accept_semantic_bits (a version-1 or -2 struct has no
- * such field: the garbage past its end is never read). */
-static PyObject* options_versions(PyObject* module, PyObject* args) {
-  dlpm_py_options v1, v2, v3, v4, bad;
-  dlpm_requirements req;
+/* An import of obj with `opts` and `req` (either may be NULL): its status, the tensor's
+ * flags in *flags (when imported), no exception left. */
+static dlpm_status import_status(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts, uint64_t* flags) {
   DLManagedTensorVersioned* t = NULL;
-  dlpm_py_borrowed borrowed;
-  PyObject *obj, *bits;
-  int v1_untouched, v2_untouched, v3_untouched, v4_default, refused_5, v1_refuses, v2_accepts, v3_default, v1_unvalidated_import,
-      v1_unvalidated_borrow, bits_v1 = -1, bits_v2 = -1, bits_v3 = -1, bits_v3_accepts = -1;
-  (void)module;
-  if (!PyArg_ParseTuple(args, "OO", &obj, &bits)) return NULL;
-  memset(&v1, 0xAB, sizeof v1);
-  memset(&v2, 0xAB, sizeof v2);
-  memset(&v3, 0xAB, sizeof v3);
-  if (dlpm_py_options_init(&v1, 1) != DLPM_OK || dlpm_py_options_init(&v2, 2) != DLPM_OK ||
-      dlpm_py_options_init(&v3, 3) != DLPM_OK || dlpm_py_options_init(&v4, DLPM_PY_OPTIONS_VERSION) != DLPM_OK)
-    return NULL;
-  v1_untouched = v1.validate == (int32_t)0xABABABAB && v1.accept_semantic_bits == (int32_t)0xABABABAB;
-  v2_untouched = v2.validate == 1 && v2.accept_semantic_bits == (int32_t)0xABABABAB;
-  v3_default = v3.validate == 1 && v3.accept_semantic_bits == 0;
-  v3_untouched = *(const unsigned char*)&v3.stream_object == 0xAB;
-  v4_default = v4.validate == 1 && v4.accept_semantic_bits == 0 && v4.stream_object == NULL;
-  refused_5 = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION;
-  PyErr_Clear();
-  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-  req.ndim = 63;
-  v1_refuses = dlpm_py_import(obj, &req, &v1, &t) == DLPM_E_NDIM_MISMATCH;
-  if (!v1_refuses && t) dlpm_managed_delete(t);
-  PyErr_Clear();
-  v2.validate = 0;
-  t = NULL;
-  v2_accepts = dlpm_py_import(obj, &req, &v2, &t) == DLPM_OK;
-  if (t) dlpm_managed_delete(t);
-  PyErr_Clear();
-  v2.validate = 1;
-  /* The _unvalidated entry points take a version-1 struct too (its `validate` bytes are
-   * still 0xAB garbage past its end: never read) and hand the tensor over unchecked. */
-  t = NULL;
-  v1_unvalidated_import = dlpm_py_import_unvalidated(obj, &v1, &t) == DLPM_OK && t != NULL;
-  if (t) dlpm_managed_delete(t);
-  PyErr_Clear();
-  v1_unvalidated_borrow = dlpm_py_borrow_unvalidated(obj, 0, &v1, &borrowed) == DLPM_OK;
-  if (v1_unvalidated_borrow) dlpm_py_borrow_end(&borrowed);
-  PyErr_Clear();
-  if (bits != Py_None) {
-    const dlpm_py_options* each[3] = {&v1, &v2, &v3};
-    int* refused[3] = {&bits_v1, &bits_v2, &bits_v3};
-    for (int k = 0; k < 3; ++k) {
-      t = NULL;
-      *refused[k] = dlpm_py_import(bits, NULL, each[k], &t) == DLPM_E_INVALID_ARGUMENT &&
-                    PyErr_ExceptionMatches(PyExc_BufferError);
-      if (t) dlpm_managed_delete(t);
-      PyErr_Clear();
-    }
-    v3.accept_semantic_bits = 1;
-    t = NULL;
-    bits_v3_accepts = dlpm_py_import(bits, NULL, &v3, &t) == DLPM_OK;
-    if (t) dlpm_managed_delete(t);
-    PyErr_Clear();
+  const dlpm_status s = dlpm_py_import(obj, req, opts, &t);
+  if (t != NULL) {
+    if (flags) *flags = t->flags;
+    dlpm_managed_delete(t);
   }
-  return Py_BuildValue("{s:I,s:I,s:I,s:I,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "v1_version", v1.version,
-                       "v2_version", v2.version, "v3_version", v3.version, "v4_version", v4.version,
-                       "v1_later_fields_untouched", v1_untouched, "v2_later_fields_untouched", v2_untouched,
-                       "v3_later_fields_untouched", v3_untouched, "v3_defaults", v3_default, "v4_defaults", v4_default,
-                       "refused_5", refused_5,
-                       "v1_refuses", v1_refuses, "v2_unvalidated_accepts", v2_accepts, "v1_unvalidated_import",
-                       v1_unvalidated_import, "v1_unvalidated_borrow", v1_unvalidated_borrow, "bits_refused_v1", bits_v1,
-                       "bits_refused_v2", bits_v2, "bits_refused_v3", bits_v3, "bits_v3_accepts", bits_v3_accepts);
+  PyErr_Clear();
+  return s;
 }
 
-/* traced(obj, version=DLPM_PY_PROVENANCE_VERSION, null_how=False): dlpm_py_import_traced
- * -> (path, legacy, pre_1_0_call, (major, minor)), the tensor released. */
+/* options(obj, bits, grad): dlpm_py_options, version 1 (the only one): initialised to the
+ * defaults, other versions refused (at init and at import), `validate` (an impossible ndim
+ * refused, or not checked), keep_alive refused by an import. `bits` (when not None) is a
+ * tensor with a semantic bit set: refused by default (BufferError), taken with
+ * accept_semantic_bits. `grad` (when not None) is a tensor whose producer forbids writes:
+ * refused by a writable import (`writable` or req->writable), validated or not, and
+ * READ_ONLY for a reading one. */
+static PyObject* options(PyObject* module, PyObject* args) {
+  dlpm_py_options o, bad;
+  dlpm_requirements req, writer;
+  DLManagedTensorVersioned* t = NULL;
+  uint64_t flags = 0;
+  PyObject *obj, *bits, *grad;
+  int defaults, refused_2, refused_0, import_refuses_0, import_refuses_2, validated_refuses, unvalidated_accepts,
+      import_refuses_keep_alive, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
+      grad_writable_unvalidated_refused = -1, grad_req_writable_unvalidated_refused = -1, grad_read_only = -1;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
+  memset(&o, 0xAB, sizeof o);
+  if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  defaults = o.version == 1 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+             o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
+             o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
+             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL;
+  memset(&bad, 0xAB, sizeof bad);
+  refused_2 = dlpm_py_options_init(&bad, 2) == DLPM_E_UNSUPPORTED_VERSION && PyErr_ExceptionMatches(PyExc_ValueError) &&
+              bad.version == 0xABABABABu;
+  PyErr_Clear();
+  refused_0 = dlpm_py_options_init(&bad, 0) == DLPM_E_UNSUPPORTED_VERSION;
+  PyErr_Clear();
+  bad = o;
+  bad.version = 0;
+  import_refuses_0 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
+  bad.version = 2;
+  import_refuses_2 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.ndim = 63;
+  validated_refuses = import_status(obj, &req, &o, NULL) == DLPM_E_NDIM_MISMATCH;
+  o.validate = 0;
+  unvalidated_accepts = import_status(obj, &req, &o, NULL) == DLPM_OK;
+  o.validate = 1;
+  o.keep_alive = 1;
+  import_refuses_keep_alive = import_status(obj, NULL, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
+  o.keep_alive = 0;
+  if (bits != Py_None) {
+    bits_refused = dlpm_py_import(bits, NULL, &o, &t) == DLPM_E_INVALID_ARGUMENT && PyErr_ExceptionMatches(PyExc_BufferError);
+    if (t) dlpm_managed_delete(t);
+    PyErr_Clear();
+    o.accept_semantic_bits = 1;
+    bits_accepted = import_status(bits, NULL, &o, NULL) == DLPM_OK;
+    o.accept_semantic_bits = 0;
+  }
+  if (grad != Py_None) {
+    dlpm_requirements_init(&writer, DLPM_REQUIREMENTS_VERSION);
+    writer.writable = 1;
+    o.writable = 1;
+    grad_writable_refused = import_status(grad, NULL, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
+    o.validate = 0;
+    grad_writable_unvalidated_refused = import_status(grad, NULL, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
+    o.writable = 0;
+    grad_req_writable_unvalidated_refused = import_status(grad, &writer, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
+    grad_read_only = import_status(grad, NULL, &o, &flags) == DLPM_OK && (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
+    o.validate = 1;
+  }
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_2",
+                       refused_2, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_2",
+                       import_refuses_2, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
+                       "import_refuses_keep_alive", import_refuses_keep_alive, "bits_refused", bits_refused, "bits_accepted",
+                       bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
+                       grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",
+                       grad_req_writable_unvalidated_refused, "grad_read_only", grad_read_only);
+}
+
+/* traced(obj, version=DLPM_PY_PROVENANCE_VERSION, borrow=False): dlpm_py_import (or
+ * dlpm_py_borrow) with dlpm_py_options.provenance -> (path, legacy, pre_1_0_call,
+ * (major, minor)), the tensor released. */
 static PyObject* traced(PyObject* module, PyObject* args) {
   PyObject* obj;
   unsigned version = DLPM_PY_PROVENANCE_VERSION;
-  int null_how = 0;
+  int borrow = 0;
   dlpm_py_provenance how;
+  dlpm_py_options opts;
   DLManagedTensorVersioned* t = NULL;
+  dlpm_py_borrowed b;
   (void)module;
-  if (!PyArg_ParseTuple(args, "O|Ip", &obj, &version, &null_how)) return NULL;
+  if (!PyArg_ParseTuple(args, "O|Ip", &obj, &version, &borrow)) return NULL;
   memset(&how, 0, sizeof how);
   how.version = version;
-  if (dlpm_py_import_traced(obj, NULL, &t, null_how ? NULL : &how) != DLPM_OK) return NULL;
-  dlpm_managed_delete(t);
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  opts.validate = 0;
+  opts.provenance = &how;
+  if (borrow) {
+    if (dlpm_py_borrow(obj, NULL, &opts, &b) != DLPM_OK) return NULL;
+    dlpm_py_borrow_end(&b);
+  } else {
+    if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
+    dlpm_managed_delete(t);
+  }
   return Py_BuildValue("(iii(II))", (int)how.path, (int)how.legacy, (int)how.pre_1_0_call, how.dlpack_version.major,
                        how.dlpack_version.minor);
 }
 
-/* borrow_kept(obj, writable=False) -> (keep_alive or None, data address, keep_alive's capsule
- * name or None): dlpm_py_borrow_kept, the view's owner handed to the caller. */
+/* borrow_kept(obj, writable=False, end=False) -> (keep_alive or None, data address,
+ * keep_alive's capsule name or None): dlpm_py_borrow with keep_alive, the view's owner
+ * handed to the caller; with `end`, left in the borrow for dlpm_py_borrow_end to drop
+ * (None returned in its place). */
 static PyObject* borrow_kept(PyObject* module, PyObject* args) {
-  PyObject *obj, *keep = NULL, *result;
-  int writable = 0;
+  PyObject *obj, *keep, *result;
+  int writable = 0, end = 0;
+  dlpm_py_options opts;
   dlpm_py_borrowed b;
   (void)module;
-  if (!PyArg_ParseTuple(args, "O|p", &obj, &writable)) return NULL;
-  if (dlpm_py_borrow_kept(obj, writable, NULL, &b, &keep) != DLPM_OK) return NULL;
-  if (b.owner != NULL) { /* never: ownership is keep's */
-    Py_XDECREF(keep);
-    PyErr_SetString(PyExc_AssertionError, "dlpm_py_borrow_kept left out->owner set");
+  if (!PyArg_ParseTuple(args, "O|pp", &obj, &writable, &end)) return NULL;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  opts.validate = 0;
+  opts.writable = writable;
+  opts.keep_alive = 1;
+  if (dlpm_py_borrow(obj, NULL, &opts, &b) != DLPM_OK) return NULL;
+  if (b.owner != NULL) { /* never: ownership is keep_alive's */
+    dlpm_py_borrow_end(&b);
+    PyErr_SetString(PyExc_AssertionError, "dlpm_py_borrow with keep_alive left out->owner set");
     return NULL;
   }
-  result = Py_BuildValue("(OKz)", keep ? keep : Py_None, (unsigned long long)((uintptr_t)b.dl_tensor.data + b.dl_tensor.byte_offset),
+  keep = end ? NULL : b.keep_alive;
+  if (!end) b.keep_alive = NULL; /* taken */
+  result = Py_BuildValue("(OKz)", keep ? keep : Py_None,
+                         (unsigned long long)((uintptr_t)b.dl_tensor.data + b.dl_tensor.byte_offset),
                          keep ? PyCapsule_GetName(keep) : NULL);
+  dlpm_py_borrow_end(&b);
   Py_XDECREF(keep);
   return result;
 }
@@ -696,7 +731,7 @@ static PyObject* capsule_peek(PyObject* module, PyObject* args) {
 }
 
 static PyMethodDef module_methods[] = {
-    {"options_versions", options_versions, METH_VARARGS, "dlpm_py_options versions 1 to 4."},
+    {"options", options, METH_VARARGS, "dlpm_py_options: defaults, versions, validate, writable, semantic bits."},
     {"tensor", (PyCFunction)(void (*)(void))tensor, METH_VARARGS | METH_KEYWORDS, "A host tensor as a dlpack_mdspan.Tensor."},
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
@@ -712,8 +747,8 @@ static PyMethodDef module_methods[] = {
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
     {"capsule_peek", capsule_peek, METH_VARARGS, "dlpm_py_capsule_peek: (ndim, flags, name) or None."},
-    {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow_kept: (keep_alive, data address, its capsule name)."},
-    {"traced", traced, METH_VARARGS, "dlpm_py_import_traced: (path, legacy, pre_1_0_call, version)."},
+    {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow with keep_alive: (keep_alive, data address, its capsule name)."},
+    {"traced", traced, METH_VARARGS, "dlpm_py_options.provenance: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
     {NULL, NULL, 0, NULL},

@@ -477,16 +477,18 @@ def test_typed_imports_and_semantic_bits(case):
 
 
 @pytest.mark.matrix("PyTorch", "import", "exchange API")
-@named("options versions 1/2/3 with a neg view")
-def test_options_versions_and_semantic_bits(case):
-    """Version-1 and -2 options have no accept_semantic_bits: they refuse; a version-3 struct
-    refuses by default and takes the tensor with accept_semantic_bits."""
+@named("options with a neg view and requires_grad")
+def test_options_semantic_bits_and_writable(case):
+    """A neg view is refused by default and taken with accept_semantic_bits; a tensor that
+    requires grad is refused by a writable import (`writable`, or req->writable), validated
+    or not, and arrives READ_ONLY in a reading one."""
     import numpy as np
 
-    r = dl.options_versions(np.arange(4.0), with_bit("neg")[0])  # the rest: test_interop.py's test_options_versions
-    assert {k: v for k, v in r.items() if k.startswith("bits_")} == {
-        "bits_refused_v1": 1, "bits_refused_v2": 1, "bits_refused_v3": 1, "bits_v3_accepts": 1}
-    assert r["v3_defaults"] == 1 and r["refused_5"] == 1 and r["v4_defaults"] == 1
+    r = dl.options(np.arange(4.0), with_bit("neg")[0], torch.ones(2, requires_grad=True))  # the rest: test_interop.py
+    assert {k: v for k, v in r.items() if k.startswith(("bits_", "grad_"))} == {
+        "bits_refused": 1, "bits_accepted": 1, "grad_writable_refused": 1, "grad_writable_unvalidated_refused": 1,
+        "grad_req_writable_unvalidated_refused": 1, "grad_read_only": 1}
+    assert r["defaults"] == 1 and r["init_refuses_2"] == 1
 
 
 TORCH_IMPORTED_LATE = r"""

@@ -467,6 +467,20 @@ def test_capsule_peek_leaves_the_capsule_as_it_was(np):
         assert dl.capsule_peek(other) is None
 
 
+def test_borrow_end_drops_a_keep_alive_left_in_the_borrow(collect):
+    """dlpm_py_borrow_end lets go of out->keep_alive when the caller did not take it."""
+    collect()  # earlier tests' tensors gone first: the count below is this test's alone
+    before = dl.released()
+    t = dl.tensor((4,))
+    p = Producer(t)
+    del t
+    keep, _, name = dl.borrow_kept(p, False, True)
+    assert (keep, name) == (None, None)
+    del p
+    collect()
+    assert dl.released() == before + 1
+
+
 def test_borrow_kept_through_the_exchange_api_keeps_nothing():
     t = dl.tensor((4,))
     keep, address, name = dl.borrow_kept(t)
@@ -523,8 +537,9 @@ def test_torch_legacy_semantic_bits(np, torch):
         dl.consume(torch.tensor([1 + 2j]).conj())
     with pytest.raises(RuntimeError, match="require gradient"):
         dl.consume(torch.ones(2, requires_grad=True))
-    assert dl.options_versions(np.arange(4.0), n) == {
-        **OPTIONS_VERSIONS, "bits_refused_v1": 1, "bits_refused_v2": 1, "bits_refused_v3": 1, "bits_v3_accepts": 1}
+    assert dl.options(np.arange(4.0), n, None) == {
+        **OPTIONS, "bits_refused": 1, "bits_accepted": 1, "grad_writable_refused": -1,
+        "grad_writable_unvalidated_refused": -1, "grad_req_writable_unvalidated_refused": -1, "grad_read_only": -1}
 
 
 @pytest.mark.matrix("PyTorch", "export", "__dlpack__")
@@ -761,13 +776,16 @@ def test_device_hooks_wait_and_copy(collect):
 
 
 
-def test_import_traced_says_how_the_tensor_came(np):
-    """dlpm_py_import_traced (what dlpack_mdspan.inspect shows): the path, a legacy capsule,
-    a pre-1.0 call, the producer's DLPack version."""
+def test_provenance_says_how_the_tensor_came(np):
+    """dlpm_py_options.provenance (what dlpack_mdspan.inspect shows): the path, a legacy
+    capsule, a pre-1.0 call, the producer's DLPack version; a borrow through the exchange API
+    reports the table's version."""
     CAPSULE, EXCHANGE_API, DLPACK = 1, 2, 3
     t = dl.tensor((2,))
     assert dl.traced(t) == (EXCHANGE_API, 0, 0, (1, 3))
+    assert dl.traced(t, 1, True) == (EXCHANGE_API, 0, 0, (1, 3))
     assert dl.traced(t.__dlpack__(max_version=(1, 0))) == (CAPSULE, 0, 0, (1, 3))
+    assert dl.traced(t.__dlpack__(max_version=(1, 0)), 1, True) == (CAPSULE, 0, 0, (1, 3))
     assert dl.traced(t.__dlpack__()) == (CAPSULE, 1, 0, (0, 0))  # legacy: no version of its own
 
     class Old:  # a pre-1.0 producer: no keywords
@@ -781,23 +799,20 @@ def test_import_traced_says_how_the_tensor_came(np):
             return (1, 0)
 
     assert dl.traced(Old(t)) == (DLPACK, 1, 1, (0, 0))
-    with pytest.raises(ValueError, match="dlpm_py_provenance version is not DLPM_PY_PROVENANCE_VERSION"):
-        dl.traced(t, 2)
-    with pytest.raises(ValueError, match="how is NULL"):
-        dl.traced(t, 1, True)
+    for borrow in (False, True):
+        with pytest.raises(ValueError, match=r"provenance has version 2, not DLPM_PY_PROVENANCE_VERSION \(1\)"):
+            dl.traced(t, 2, borrow)
 
 
-OPTIONS_VERSIONS = {
-    "v1_version": 1, "v2_version": 2, "v3_version": 3, "v4_version": 4, "v1_later_fields_untouched": 1,
-    "v2_later_fields_untouched": 1, "v3_later_fields_untouched": 1, "v3_defaults": 1, "v4_defaults": 1, "refused_5": 1, "v1_refuses": 1, "v2_unvalidated_accepts": 1,
-    "v1_unvalidated_import": 1, "v1_unvalidated_borrow": 1}
+OPTIONS = {
+    "defaults": 1, "init_refuses_2": 1, "init_refuses_0": 1, "import_refuses_0": 1, "import_refuses_2": 1,
+    "validated_refuses": 1, "unvalidated_accepts": 1, "import_refuses_keep_alive": 1}
 
 
-def test_options_versions(np):
-    """dlpm_py_options version 2 added `validate`, version 3 `accept_semantic_bits`, version 4
-    `stream_object`; older structs still work (validated; semantic bits refused), each initialised without
-    writing past its end, and the _unvalidated entry points take a version-1 struct too.
-    (The semantic bits through each version: test_frameworks_torch.py, and with PyTorch 1.13
-    test_torch_legacy_semantic_bits below.)"""
-    assert dl.options_versions(np.arange(4.0), None) == {
-        **OPTIONS_VERSIONS, "bits_refused_v1": -1, "bits_refused_v2": -1, "bits_refused_v3": -1, "bits_v3_accepts": -1}
+def test_options(np):
+    """dlpm_py_options, version 1: its defaults, other versions refused, `validate`, and
+    keep_alive refused by an import. (Semantic bits and `writable` with PyTorch tensors:
+    test_frameworks_torch.py, and with PyTorch 1.13 test_torch_legacy_semantic_bits below.)"""
+    assert dl.options(np.arange(4.0), None, None) == {
+        **OPTIONS, "bits_refused": -1, "bits_accepted": -1, "grad_writable_refused": -1,
+        "grad_writable_unvalidated_refused": -1, "grad_req_writable_unvalidated_refused": -1, "grad_read_only": -1}

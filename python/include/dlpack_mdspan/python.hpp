@@ -85,29 +85,53 @@ inline int raise_buffer_error(const error& e) noexcept {
   return -1;
 }
 
+// The options of an import that the library's rules for M validate, not the component:
+// `opts` (NULL: the defaults) with validate = 0 and writable as M writes. Made once for the
+// defaults; copied for a caller's options.
+template <bool Writes>
+inline const dlpm_py_options& unvalidated_defaults() noexcept {
+  static const dlpm_py_options options = [] {
+    dlpm_py_options o;
+    (void)dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION);
+    o.validate = 0;
+    o.writable = Writes;
+    return o;
+  }();
+  return options;
+}
+inline dlpm_py_options unvalidated(const dlpm_py_options& opts, bool writes) noexcept {
+  dlpm_py_options o = opts;
+  o.validate = 0;
+  o.writable = writes;
+  return o;
+}
+
 // `obj` borrowed into *b (which the caller ends) and viewed as an M, validated once: by the
 // library's import rules for M, over the tensor's flags. A failure has its exception set.
-// Inlined into the casters and with_view, so that the view reaches them in registers, not
-// through a returned expected<M> in memory (about 5 ns a call measured on NumPy arrays).
+// Inlined into with_view, so that the view reaches it in registers, not through a returned
+// expected<M> in memory.
 template <class M>
 [[gnu::always_inline]] inline result<M> borrow_view(PyObject* obj, const dlpm_py_options* opts, dlpm_py_borrowed* b) noexcept {
-  if (const dlpm_status s = dlpm_py_borrow_unvalidated(obj, writes_v<M>, opts, b); s != DLPM_OK) return python_failed(s);
+  dlpm_status s;
+  if (opts == nullptr) {
+    s = dlpm_py_borrow(obj, nullptr, &unvalidated_defaults<writes_v<M> != 0>(), b);
+  } else {
+    const dlpm_py_options o = unvalidated(*opts, writes_v<M> != 0);
+    s = dlpm_py_borrow(obj, nullptr, &o, b);
+  }
+  if (s != DLPM_OK) return python_failed(s);
   auto view = dlpack_mdspan::try_view<M>(b->dl_tensor, b->flags);
   if (!view) raise_type_error(view.error());
   return view;
 }
 
-// An owned, unvalidated import of `obj`. A writer says so: through the writable borrow, which
-// always owns its tensor (dlpm_py_borrow_unvalidated), so that the component refuses a
-// tensor that requires grad (dlpm_py_import_unvalidated imports for reading).
-inline dlpm_status import_owned(PyObject* obj, std::int32_t writes, const dlpm_py_options* opts,
-                                DLManagedTensorVersioned** out) noexcept {
-  if (!writes) return dlpm_py_import_unvalidated(obj, opts, out);
-  dlpm_py_borrowed b{};
-  const dlpm_status s = dlpm_py_borrow_unvalidated(obj, 1, opts, &b);
-  if (s == DLPM_OK) *out = std::exchange(b.owner, nullptr);
-  dlpm_py_borrow_end(&b);
-  return s;
+// An owned import of `obj` for the library's rules for M to validate: writable when M
+// writes, so that the component refuses a tensor that requires grad.
+template <class M>
+inline dlpm_status import_owned(PyObject* obj, const dlpm_py_options* opts, DLManagedTensorVersioned** out) noexcept {
+  if (opts == nullptr) return dlpm_py_import(obj, nullptr, &unvalidated_defaults<writes_v<M> != 0>(), out);
+  const dlpm_py_options o = unvalidated(*opts, writes_v<M> != 0);
+  return dlpm_py_import(obj, nullptr, &o, out);
 }
 
 }  // namespace detail
@@ -117,7 +141,7 @@ inline dlpm_status import_owned(PyObject* obj, std::int32_t writes, const dlpm_p
 template <class M>
 [[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
   DLManagedTensorVersioned* raw = nullptr;
-  if (const dlpm_status s = detail::import_owned(obj, detail::writes_v<M>, opts, &raw); s != DLPM_OK)
+  if (const dlpm_status s = detail::import_owned<M>(obj, opts, &raw); s != DLPM_OK)
     return detail::python_failed(s);
   auto owner = managed_tensor::try_adopt(raw);
   if (!owner) {

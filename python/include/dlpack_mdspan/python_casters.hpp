@@ -207,6 +207,19 @@ inline const dlpm_py_options& legacy_writable_options() noexcept {
   return options;
 }
 
+// What a view caster borrows with, made once per kind: caster_options() (legacy tensors
+// writable or not), not validated (try_view applies M's rules), writable as M writes, and
+// the owner handed back as an object for the binding to keep (keep_alive).
+template <bool LegacyWritable, bool Writes>
+inline const dlpm_py_options& view_options() noexcept {
+  static const dlpm_py_options options = [] {
+    dlpm_py_options o = unvalidated(LegacyWritable ? legacy_writable_options() : caster_options(), Writes);
+    o.keep_alive = 1;
+    return o;
+  }();
+  return options;
+}
+
 // A bare capsule gives its tensor away once: taking it renames the capsule, and a tensor
 // refused after that is released. So the view caster looks at the tensor before it takes
 // it, and a tensor M refuses stays in the capsule for the next overload (or the next
@@ -247,7 +260,7 @@ bool announced_refused(PyObject* src) noexcept {
 
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
 /// borrowed through the exchange API (the argument does), else an owner object (through
-/// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow_kept). The binding
+/// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow's keep_alive). The binding
 /// keeps that until its call ends (nanobind's cleanup list, pybind11's loader_life_support),
 /// not this caster: a caster inside a container's caster (std::optional, std::vector,
 /// std::variant) is destroyed, or reused, before the function runs. A caster destroyed or
@@ -263,11 +276,12 @@ class call_view {
 
   load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
     Py_CLEAR(keep_alive_);
-    const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
+    constexpr bool writes = writes_v<M> != 0;
+    const dlpm_py_options& options = legacy_writable ? view_options<true, writes>() : view_options<false, writes>();
     if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
-    if (dlpm_py_borrow_kept(src, writes_v<M>, &options, &b, &keep_alive_) != DLPM_OK)
-      return refuse(src, may_raise, mdspan_label<M>);
+    if (dlpm_py_borrow(src, nullptr, &options, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
+    keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
       Py_CLEAR(keep_alive_);  // first: a deleter may run Python code, which must not meet our exception
@@ -300,27 +314,20 @@ load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std:
 }
 
 // A managed_tensor parameter may be written through (it carries its flags, not a const
-// element type): it is imported as a writer's, so that a tensor that requires grad is
-// refused, then validated as dlpm_py_import validates (unless the options say not to).
+// element type): it is imported writable, so that a tensor that requires grad is refused,
+// and validated as caster_options() say (the component's rule; by default: validated).
 inline load_outcome load_managed(PyObject* src, bool may_raise, managed_tensor& out) noexcept {
-  static const dlpm_requirements anything = [] {
-    dlpm_requirements r;
-    (void)dlpm_requirements_init(&r, DLPM_REQUIREMENTS_VERSION);
-    return r;
+  static const dlpm_py_options options = [] {
+    dlpm_py_options o = caster_options();
+    o.writable = 1;
+    return o;
   }();
-  const dlpm_py_options& options = caster_options();
   DLManagedTensorVersioned* raw = nullptr;
-  if (import_owned(src, 1, &options, &raw) != DLPM_OK) return refuse(src, may_raise, managed_label);
+  if (dlpm_py_import(src, nullptr, &options, &raw) != DLPM_OK) return refuse(src, may_raise, managed_label);
   auto owned = managed_tensor::try_adopt(raw);  // the component checked the version: cannot fail
   if (!owned) {
     raise_type_error(owned.error());
     return refuse(src, may_raise, managed_label);
-  }
-  if (options.version < 2 || options.validate) {
-    if (const dlpm_status s = dlpm_check_managed(raw, &anything); s != DLPM_OK) {
-      (void)dlpm_py_raise(s);  // `owned` deletes the tensor
-      return refuse(src, may_raise, managed_label);
-    }
   }
   out = std::move(*owned);
   return load_outcome::loaded;

@@ -33,7 +33,7 @@ static int is_tensor(PyObject* obj) { return tensor_type != NULL && (PyObject*)P
 static void release_tensor_reference(void* ctx) {
   PyGILState_STATE gil;
   if (!Py_IsInitialized()) return;
-#ifndef Py_LIMITED_API
+#if DLPM_PY_FULL_API
   if (PyGILState_Check()) { /* the usual case: a consumer dropping it from Python */
     Py_DECREF((PyObject*)ctx);
     return;

@@ -3,7 +3,7 @@
  * and owner objects, the capsules that keep a taken tensor alive for a binding. The one place
  * that renames a capsule ("used_...", or a taken one turned into its tensor's owner). DLPack
  * capsules are made in export/capsule.c. */
-#include "import/import.h"
+#include "import/import_direction.h"
 
 #include <string.h>
 

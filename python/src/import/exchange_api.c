@@ -5,15 +5,7 @@
  * Tables are built in export/tensor.c. The per-type cache also keeps the type's semantic-bits
  * rule (producer_bits.c), so that one lookup answers both, and, for protocol.c, the type's
  * __dlpack__ method. */
-#include "import/import.h"
-
-/* The full API, with the GIL: the method cache below reads a type's version tag (changed by
- * every assignment to the type or to one of its bases) and keeps a borrowed lookup. */
-#if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED)
-#define DLPM_PY_METHOD_CACHE 1
-#else
-#define DLPM_PY_METHOD_CACHE 0
-#endif
+#include "import/import_direction.h"
 
 /* Types seen lately, their table (NULL: none) and their semantic-bits rule (0: none). Each
  * entry holds a reference to its type, so a freed type's address can never come back as a

@@ -1,59 +1,46 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Import: a Python object -> an owned (dlpm_py_import) or borrowed (dlpm_py_borrow) tensor,
- * validated unless the caller validates (the _unvalidated entry points). The path is chosen
+ * validated unless the options leave that to the caller. The path is chosen
  * here: a capsule (capsule.c), the exchange API the type publishes (found by exchange_api.c,
  * called here: the hot path) or __dlpack__ (protocol.c). The producer's semantic bits are
  * checked here on every path but the bare capsule, which has no object to ask
  * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
-#include "import/import.h"
+#include "import/import_direction.h"
 
 #include <stddef.h>
 #include <string.h>
 
-/* The bodies the entry points share (each has a validated and an _unvalidated form), forced
- * inline into each: the hot path makes no call more than one entry point of its own would. */
-#if defined(__GNUC__) || defined(__clang__)
-#define DLPM_PY_BODY static inline __attribute__((always_inline))
-#else
-#define DLPM_PY_BODY static inline
-#endif
+/* The bodies the entry points share are DLPM_PY_BODY (import_direction.h), forced inline into
+ * each (see dlpm_py_import): the hot path makes no call more than one entry point of its own
+ * would. */
 
-static const dlpm_py_options default_options = {DLPM_PY_OPTIONS_VERSION, 0, -1, 0, {kDLCPU, 0}, 0, 0, 1, 1, 0, NULL};
-
-/* The size of each version's struct: a caller's older struct is never read or written past
- * its end. */
-static const size_t options_size[DLPM_PY_OPTIONS_VERSION + 1] = {
-    0, offsetof(dlpm_py_options, validate), offsetof(dlpm_py_options, accept_semantic_bits),
-    offsetof(dlpm_py_options, stream_object), sizeof(dlpm_py_options)};
+static const dlpm_py_options default_options = {
+    .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
-  if (version < 1 || version > DLPM_PY_OPTIONS_VERSION)
+  if (version != DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)", version,
+                         "dlpm_py_options_init: version %u is not supported (this library knows version %u)", version,
                          (unsigned)DLPM_PY_OPTIONS_VERSION);
-  memcpy(opts, &default_options, options_size[version]);
-  opts->version = version;
+  *opts = default_options;
   return DLPM_OK;
 }
 
-/* Whether the tensor is validated: always for a version-1 struct, which has no field for it. */
-static int validates(const dlpm_py_options* o) { return o->version < 2 || o->validate; }
-
-/* Whether the caller takes tensors with semantic bits set: never for a version-1 or -2
- * struct, which has no field for it. */
-static int accepts_semantic_bits(const dlpm_py_options* o) { return o->version >= 3 && o->accept_semantic_bits; }
-
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
+  if (o->version != DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s", function,
+                         "%s: dlpm_py_options version %u is not supported (this library knows version %u); %s", function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
                          o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
                                          : "the extension was built against a newer dlpack_mdspan_python.h");
   if (o->copy < -1 || o->copy > 1)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "%s: dlpm_py_options.copy = %d is not -1 (None), 0 (False) or 1 (True)", function, o->copy);
+  if (o->provenance != NULL && o->provenance->version != DLPM_PY_PROVENANCE_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "%s: dlpm_py_options.provenance has version %u, not DLPM_PY_PROVENANCE_VERSION (%u)", function,
+                         o->provenance->version, (unsigned)DLPM_PY_PROVENANCE_VERSION);
   return DLPM_OK;
 }
 
@@ -68,26 +55,31 @@ static const dlpm_requirements* no_requirements(void) {
   return &anything;
 }
 
-/* Deletes t without losing the exception already set, nor leaving one (a deleter may run
- * Python code). */
-static void delete_keeping_error(DLManagedTensorVersioned* t) {
+/* Lets go of `t` and of `keep` (an owner object), either may be NULL, without losing the
+ * exception already set, nor leaving one (a deleter may run Python code). */
+static void release_keeping_error(DLManagedTensorVersioned* t, PyObject* keep) {
 #if DLPM_PY_RAISED_EXCEPTION
   PyObject* saved;
 #else
   PyObject *type, *value, *traceback;
 #endif
   if (!PyErr_Occurred()) { /* the usual case (a borrow ending): nothing to keep */
-    dlpm_managed_delete(t);
+    if (t) dlpm_managed_delete(t);
+    Py_XDECREF(keep);
     if (PyErr_Occurred()) PyErr_Clear();
     return;
   }
 #if DLPM_PY_RAISED_EXCEPTION
   saved = PyErr_GetRaisedException();
-  dlpm_managed_delete(t);
-  PyErr_SetRaisedException(saved);
 #else
   PyErr_Fetch(&type, &value, &traceback);
-  dlpm_managed_delete(t);
+#endif
+  if (t) dlpm_managed_delete(t);
+  Py_XDECREF(keep);
+  if (PyErr_Occurred()) PyErr_Clear();
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(saved);
+#else
   PyErr_Restore(type, value, traceback);
 #endif
 }
@@ -121,8 +113,8 @@ static int exchange_api_allowed(const dlpm_py_options* o) {
 
 /* obj's tensor through its type's table, its DLPack major version checked (another major:
  * deleted). */
-static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
-                                             DLManagedTensorVersioned** out) {
+DLPM_PY_BODY dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObject* obj,
+                                       DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (api->managed_tensor_from_py_object_no_sync(obj, &t) != 0 || t == NULL)
@@ -133,8 +125,8 @@ static dlpm_status take_through_exchange_api(const DLPackExchangeAPI* api, PyObj
 
 /* An entry point's arguments, checked (ValueError when unusable); *o: the options the call
  * runs with, the caller's or the defaults. */
-static dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out, const dlpm_py_options* opts,
-                                   const dlpm_py_options** o) {
+DLPM_PY_BODY dlpm_status entry_arguments(const char* function, PyObject* obj, const void* out,
+                                         const dlpm_py_options* opts, const dlpm_py_options** o) {
   if (obj == NULL || out == NULL)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "%s: %s is NULL", function, obj ? "out" : "obj");
   *o = opts ? opts : &default_options;
@@ -144,7 +136,12 @@ static dlpm_status entry_arguments(const char* function, PyObject* obj, const vo
 /* What a validating call checks the tensor against (`req`, or "anything"), or NULL when
  * the options turn validation off. */
 static const dlpm_requirements* checks_for(const dlpm_requirements* req, const dlpm_py_options* o) {
-  return validates(o) ? (req ? req : no_requirements()) : NULL;
+  return o->validate ? (req ? req : no_requirements()) : NULL;
+}
+
+/* Whether the caller writes through the tensor. */
+static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o) {
+  return o->writable || (req && req->writable);
 }
 
 /* An int in [0, max] from a tuple's item i, else -1 (no exception left set). */
@@ -208,7 +205,8 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
- * `how`, when not NULL (dlpm_py_import_traced), says which way the tensor came. `capsule`,
+ * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
+ * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
  * the caller to make the tensor's owner object from. */
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
@@ -225,7 +223,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (check != NULL && facts.announces && facts.api == NULL && (s = dlpm_py_check_announced(obj, check)) != DLPM_OK)
       return s;
-    if (!accepts_semantic_bits(o)) bits = facts.semantic_bits;
+    if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
       s = take_through_exchange_api(facts.api, obj, &t);
@@ -257,7 +255,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
 
   if (s != DLPM_OK) {
-    delete_keeping_error(t);
+    release_keeping_error(t, NULL);
     if (capsule != NULL) Py_CLEAR(*capsule); /* "used_...": nothing left to delete */
     return s;
   }
@@ -265,44 +263,32 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   return DLPM_OK;
 }
 
-/* The validated entry points expand their body twice: for NULL options (the usual call)
- * with the defaults as a constant, so that every option test folds away, and for the
- * caller's. */
+/* The entry points expand their body twice: for NULL options (the usual call) with the
+ * defaults as a constant, so that every option test folds away, and for the caller's. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
-    return import_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL, NULL);
-  return import_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL, NULL);
-}
-
-dlpm_status dlpm_py_import_unvalidated(PyObject* obj, const dlpm_py_options* opts,
-                                       DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
-  const dlpm_py_options* o;
-  const dlpm_status s = entry_arguments("dlpm_py_import_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, NULL, NULL); /* for reading (the header says so) */
-}
-
-dlpm_status dlpm_py_import_traced(PyObject* obj, const dlpm_py_options* opts, DLManagedTensorVersioned** out,
-                                  dlpm_py_provenance* how) DLPM_NOEXCEPT {
-  const dlpm_py_options* o;
-  dlpm_status s = entry_arguments("dlpm_py_import_traced", obj, out, opts, &o);
-  if (s == DLPM_OK && (how == NULL || how->version != DLPM_PY_PROVENANCE_VERSION))
-    s = dlpm_py__fail(PyExc_ValueError, how ? DLPM_E_UNSUPPORTED_VERSION : DLPM_E_NULL_POINTER,
-                      "dlpm_py_import_traced: %s", how ? "dlpm_py_provenance version is not DLPM_PY_PROVENANCE_VERSION"
-                                                       : "how is NULL");
-  return s != DLPM_OK ? s : import_tensor(obj, o, 0, NULL, out, how, NULL);
+    return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+                         out, NULL, NULL);
+  if (opts->keep_alive)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
+                         "tensor itself)");
+  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-/* The borrow itself, the options checked; `check` as for import_tensor. A borrowed DLTensor
- * has no flags, so READ_ONLY is unknown: a writer takes the owning path. With `keep_alive`
- * (dlpm_py_borrow_kept), an owned tensor goes to an owner object there, not to out->owner. */
+/* The borrow itself, the options checked; `check` and `how` as for import_tensor. A borrowed
+ * DLTensor has no flags, so READ_ONLY is unknown: a writer takes the owning path. With `keep`
+ * (o->keep_alive), an owned tensor goes to an owner object, out->keep_alive, not to
+ * out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
-                                       const dlpm_requirements* check, dlpm_py_borrowed* out, PyObject** keep_alive) {
+                                       const dlpm_requirements* check, int keep, dlpm_py_provenance* how,
+                                       dlpm_py_borrowed* out) {
   DLManagedTensorVersioned* t = NULL;
   PyObject* capsule = NULL;
   dlpm_status s;
@@ -313,7 +299,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       const char* forbids = NULL;
       if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
-      if (facts.semantic_bits != 0 && !accepts_semantic_bits(o) &&
+      if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
@@ -321,18 +307,23 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         return s;
       }
       out->dl_tensor = view;
+      if (how != NULL) {
+        how->path = DLPM_PY_PATH_EXCHANGE_API;
+        how->legacy = how->pre_1_0_call = 0;
+        how->dlpack_version = facts.api->header.version;
+      }
       if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, NULL, keep_alive ? &capsule : NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
-  if (keep_alive == NULL) {
+  if (!keep) {
     out->owner = t;
     return DLPM_OK;
   }
-  if ((*keep_alive = capsule ? dlpm_py__owner_from_capsule(capsule, t) : dlpm_py_owner_new(t)) == NULL) {
+  if ((out->keep_alive = capsule ? dlpm_py__owner_from_capsule(capsule, t) : dlpm_py_owner_new(t)) == NULL) {
     memset(out, 0, sizeof *out); /* t is deleted */
     return DLPM_E_OUT_OF_MEMORY;
   }
@@ -346,35 +337,18 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   if (out != NULL) memset(out, 0, sizeof *out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL) return borrow_tensor(obj, &default_options, req && req->writable, checks_for(req, &default_options), out, NULL);
-  return borrow_tensor(obj, opts, req && req->writable, checks_for(req, opts), out, NULL);
-}
-
-dlpm_status dlpm_py_borrow_unvalidated(PyObject* obj, int32_t writable, const dlpm_py_options* opts,
-                                       dlpm_py_borrowed* out) DLPM_NOEXCEPT {
-  const dlpm_py_options* o;
-  dlpm_status s;
-  if (out != NULL) memset(out, 0, sizeof *out);
-  s = entry_arguments("dlpm_py_borrow_unvalidated", obj, out, opts, &o);
-  return s != DLPM_OK ? s : borrow_tensor(obj, o, writable != 0, NULL, out, NULL);
-}
-
-dlpm_status dlpm_py_borrow_kept(PyObject* obj, int32_t writable, const dlpm_py_options* opts, dlpm_py_borrowed* out,
-                                PyObject** keep_alive) DLPM_NOEXCEPT {
-  const dlpm_py_options* o;
-  dlpm_status s;
-  if (out != NULL) memset(out, 0, sizeof *out);
-  if (keep_alive == NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_borrow_kept: keep_alive is NULL");
-  *keep_alive = NULL;
-  s = entry_arguments("dlpm_py_borrow_kept", obj, out, opts, &o);
-  if (s != DLPM_OK) return s;
-  if (opts == NULL) return borrow_tensor(obj, &default_options, writable != 0, NULL, out, keep_alive);
-  return borrow_tensor(obj, opts, writable != 0, NULL, out, keep_alive);
+  if (opts == NULL)
+    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options), 0,
+                         NULL, out);
+  /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
+   * asks as constants, so that it pays for no test of an option it does not use. */
+  if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
+    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, 1, NULL, out);
+  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), opts->keep_alive, opts->provenance, out);
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
   if (b == NULL) return;
-  if (b->owner) delete_keeping_error(b->owner);
+  if (b->owner || b->keep_alive) release_keeping_error(b->owner, b->keep_alive);
   memset(b, 0, sizeof *b);
 }

@@ -23,24 +23,9 @@
  * of any other type costs one comparison per import; a PyTorch tensor through its exchange
  * API two queries (is_neg, requires_grad), three for a complex one (is_conj); through
  * __dlpack__, which refuses the other two itself, one (is_neg). */
-#include "import/import.h"
+#include "import/import_direction.h"
 
 #include <string.h>
-
-/* Py_LIMITED_API below 3.12 has no vectorcall (as in protocol.c). The full API also lets a
- * method without arguments be called through its C function, skipping the generic call
- * machinery (about 100 instructions a call: the queries run on every import), and an
- * attribute that is a C getter be read through it. */
-#if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000
-#define DLPM_PY_VECTORCALL 1
-#else
-#define DLPM_PY_VECTORCALL 0
-#endif
-#if !defined(Py_LIMITED_API)
-#define DLPM_PY_DIRECT_METHODS 1
-#else
-#define DLPM_PY_DIRECT_METHODS 0
-#endif
 
 /* ---- the table ------------------------------------------------------------------------- */
 
@@ -111,7 +96,7 @@ typedef struct producer_state {
   int ready;                  /* 1: found; 0: not yet */
   PyObject* type;             /* the tensor type (a reference held for the process) */
   PyObject* query[MAX_BITS];  /* methods (unbound, from the type) or interned attribute names */
-#if DLPM_PY_DIRECT_METHODS
+#if DLPM_PY_FULL_API
   PyCFunction direct[MAX_BITS]; /* a query that is a C method without arguments: its function */
   getter direct_get[MAX_BITS];  /* an attribute that is a C getter of the type: the getter */
   void* closure[MAX_BITS];      /* and its closure */
@@ -168,7 +153,7 @@ static int resolve(size_t i, PyObject* module) {
     st.query[b] = p->bits[b].how == ASK_METHOD ? PyObject_GetAttrString(st.type, p->bits[b].query)
                                                : PyUnicode_InternFromString(p->bits[b].query);
     if (!st.query[b]) goto fail;
-#if DLPM_PY_DIRECT_METHODS
+#if DLPM_PY_FULL_API
     /* The type check and call wrapping of a method descriptor are not needed: the object is
      * an instance of the type the method came from (dlpm_py__semantic_bits_of_type). */
     if (p->bits[b].how == ASK_METHOD && PyObject_TypeCheck(st.query[b], &PyMethodDescr_Type) &&
@@ -180,7 +165,7 @@ static int resolve(size_t i, PyObject* module) {
     }
     /* Likewise an attribute that is a getset descriptor of the type (a data descriptor: no
      * instance attribute can hide it): its getter, as the descriptor would call it, without
-     * the attribute lookup (about 400 instructions for a torch.Tensor). */
+     * the attribute lookup. */
     if (p->bits[b].how == ASK_ATTRIBUTE) {
       PyObject* d = PyObject_GetAttr(st.type, st.query[b]);
       if (d && PyObject_TypeCheck(d, &PyGetSetDescr_Type) &&
@@ -266,12 +251,12 @@ static int ask(const producer_state* st, int b, const semantic_bit* bit, PyObjec
   PyObject* answer;
   int set;
   if (bit->how == ASK_ATTRIBUTE) {
-#if DLPM_PY_DIRECT_METHODS
+#if DLPM_PY_FULL_API
     answer = st->direct_get[b] != NULL ? st->direct_get[b](obj, st->closure[b]) : PyObject_GetAttr(obj, query);
 #else
     answer = PyObject_GetAttr(obj, query);
 #endif
-#if DLPM_PY_DIRECT_METHODS
+#if DLPM_PY_FULL_API
   } else if (st->direct[b] != NULL) {
     answer = st->direct[b](obj, NULL);
 #endif

@@ -2,17 +2,9 @@
 /* The __dlpack__ protocol: obj.__dlpack__(max_version=..., dl_device=..., copy=..., stream=...),
  * asked again without the DLPack 1.0 keywords of a pre-1.0 producer, and the tensor taken
  * out of the capsule it returns. */
-#include "import/import.h"
+#include "import/import_direction.h"
 
 #include <string.h>
-
-/* Py_LIMITED_API below 3.12 has no vectorcall: the component then calls through
- * PyObject_Call (one build for several Python versions, a little slower per call). */
-#if !defined(Py_LIMITED_API) || Py_LIMITED_API + 0 >= 0x030C0000
-#define DLPM_PY_VECTORCALL 1
-#else
-#define DLPM_PY_VECTORCALL 0
-#endif
 
 /* obj.__dlpack__(**dict(zip(kwnames, values))). */
 static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
@@ -121,7 +113,7 @@ static int keywords_build(keywords* k, const dlpm_py_names* nm, const dlpm_py_op
   }
   if (pass_stream) {
     key_list[k->n] = nm->stream;
-    PyObject* object = o->version >= 4 ? o->stream_object : NULL; /* a queue object, for producers that take one */
+    PyObject* object = o->stream_object; /* a queue object, for producers that take one */
     if (object != NULL)
       Py_INCREF(k->values[k->n] = object);
     else if (!(k->values[k->n] = PyLong_FromLongLong(o->stream)))

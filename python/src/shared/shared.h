@@ -12,6 +12,8 @@
 
 #include <dlpack_mdspan_python.h>
 
+#include "shared/compat.h"
+
 /* Interned names and constant arguments, made once (under the GIL). */
 typedef struct dlpm_py_names {
   PyObject* dlpack;             /* "__dlpack__" */

@@ -12,7 +12,7 @@ use dlpack_mdspan_sys::{
 use pyo3_ffi::PyObject;
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
-pub const DLPM_PY_OPTIONS_VERSION: u32 = 4;
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 1;
 
 /// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
 #[repr(C)]
@@ -25,10 +25,14 @@ pub struct dlpm_py_options {
     pub dl_device: DLDevice,
     pub has_stream: i32,
     pub stream: i64,
+    pub stream_object: *mut PyObject,
     pub use_exchange_api: i32,
     pub validate: i32,
+    pub writable: i32,
     pub accept_semantic_bits: i32,
-    pub stream_object: *mut PyObject,
+    pub keep_alive: i32,
+    /// `dlpm_py_provenance*`, not declared here: NULL.
+    pub provenance: *mut core::ffi::c_void,
 }
 
 /// `dlpm_py_borrowed`: a tensor borrowed for one call.
@@ -38,6 +42,7 @@ pub struct dlpm_py_borrowed {
     pub dl_tensor: DLTensor,
     pub flags: u64,
     pub owner: *mut DLManagedTensorVersioned,
+    pub keep_alive: *mut PyObject,
 }
 
 extern "C" {
