@@ -170,17 +170,6 @@ DLPM_API dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* 
  * index[r] * strides[r] fits int64. Any dtype, packed sub-byte included. */
 DLPM_API dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) DLPM_NOEXCEPT;
 
-/** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
- * byte_offset included, as dlpm_element_offset gives it, without validating the tensor
- * again: for bindings that made a view with dlpm_check_layout (or dlpm_layout, dlpm_check,
- * dlpm_validate) and address its elements one by one. The index is still bounds-checked
- * against the shape (DLPM_E_INVALID_ARGUMENT) and the sum overflow-checked; an element that
- * is not a whole number of bytes is DLPM_E_SUBBYTE_NOT_VIEWABLE.
- * Precondition: `tensor` passed one of those checks and neither it nor its shape and
- * strides have changed since; otherwise the behaviour is undefined (this function reads
- * shape[0..ndim) and strides[0..ndim) without looking at them first). */
-DLPM_API dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) DLPM_NOEXCEPT;
-
 /** Bytes one element of `dtype` occupies as stored: bits * lanes / 8, or with
  * `subbyte_padded` nonzero (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) one byte per lane of
  * a sub-byte dtype. 0 when that is not a whole number of bytes (packed sub-byte elements,
@@ -202,12 +191,19 @@ DLPM_API const char* dlpm_device_type_name(int32_t device_type) DLPM_NOEXCEPT;
  * tensor addresses nothing: *begin == *end == byte_offset. */
 DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) DLPM_NOEXCEPT;
 
-/** dlpm_element_offset_validated for a tensor checked with its flags (a managed tensor's):
- * elements of a sub-byte dtype stored padded (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED in
- * `flags`) are addressed by their padded size, dlpm_storage_itemsize(dtype, 1); other flags
- * change nothing. "Prechecked": the caller checked the tensor with the same flags
- * (dlpm_check_layout, dlpm_check_managed; dlpm_check or dlpm_validate for flags 0) and it
- * is not validated again; the precondition is dlpm_element_offset_validated's. */
+/** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
+ * byte_offset included, as dlpm_element_offset gives it, without validating the tensor
+ * again ("prechecked"): for bindings that made a view with dlpm_check_layout (or
+ * dlpm_check_managed, dlpm_layout, dlpm_check, dlpm_validate) and address its elements one
+ * by one. `flags` are those the tensor was checked with (a managed tensor's): elements of
+ * a sub-byte dtype stored padded (DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) are
+ * addressed by their padded size, dlpm_storage_itemsize(dtype, 1); other flags change
+ * nothing (pass 0 for a plain DLTensor). The index is still bounds-checked against the
+ * shape (DLPM_E_INVALID_ARGUMENT) and the sum overflow-checked; an element that is not a
+ * whole number of bytes is DLPM_E_SUBBYTE_NOT_VIEWABLE.
+ * Precondition: `tensor` passed one of those checks with the same flags and neither it nor
+ * its shape and strides have changed since; otherwise the behaviour is undefined (this
+ * function reads shape[0..ndim) and strides[0..ndim) without looking at them first). */
 DLPM_API dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flags, const int64_t* index,
                                                     int64_t* out) DLPM_NOEXCEPT;
 

@@ -401,18 +401,6 @@ dlpm_status dlpm_element_offset(const DLTensor* tensor, const int64_t* index, in
   return DLPM_OK;
 }
 
-dlpm_status dlpm_element_offset_validated(const DLTensor* tensor, const int64_t* index, int64_t* out) noexcept {
-  if (tensor == nullptr) return null_argument("dlpm_element_offset_validated", "tensor");
-  if (out == nullptr) return null_argument("dlpm_element_offset_validated", "out");
-  if (index == nullptr && tensor->ndim > 0) return null_argument("dlpm_element_offset_validated", "index");
-  // dlpm_element_offset without its dm::validate: the caller's check made it already.
-  dm::error e;
-  std::int64_t offset = 0;
-  if (!dm::element_byte_offset(*tensor, index, &offset, &e)) return fail(e);
-  *out = offset;
-  return DLPM_OK;
-}
-
 dlpm_status dlpm_layout(const DLTensor* tensor, int64_t* strides, int32_t capacity, int64_t* numel) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_layout", "tensor");
   if (numel == nullptr) return null_argument("dlpm_layout", "numel");

@@ -922,7 +922,7 @@ static void test_check_layout(void) {
     CHECK(check_both(&fp4, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, &any) == DLPM_E_NULL_DATA);
   }
 
-  /* dlpm_element_offset_validated: dlpm_element_offset's answer and refusals, without the
+  /* dlpm_element_offset_prechecked, flags 0: dlpm_element_offset's answer and refusals, without the
    * validation, on a tensor dlpm_check_layout accepted. */
   t.byte_offset = 4;
   t.strides = fstrides;
@@ -935,7 +935,7 @@ static void test_check_layout(void) {
       char message[128];
       const dlpm_status checked = dlpm_element_offset(&t, index, &a);
       snprintf(message, sizeof message, "%s", dlpm_last_error());
-      CHECK_STATUS(dlpm_element_offset_validated(&t, index, &b), checked);
+      CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, &b), checked);
       if (checked == DLPM_OK) {
         CHECK(a == b && a == 4 + (index[0] + 3 * index[1]) * 4);
       } else {
@@ -946,14 +946,14 @@ static void test_check_layout(void) {
     }
   }
   b = -7;
-  CHECK_STATUS(dlpm_element_offset_validated(NULL, index, &b), DLPM_E_NULL_POINTER);
-  CHECK_STATUS(dlpm_element_offset_validated(&t, NULL, &b), DLPM_E_NULL_POINTER);
-  CHECK_STATUS(dlpm_element_offset_validated(&t, index, NULL), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_prechecked(NULL, 0, index, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, NULL, &b), DLPM_E_NULL_POINTER);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, NULL), DLPM_E_NULL_POINTER);
   CHECK(b == -7);
   t.dtype = dtype(kDLFloat4_e2m1fn, 4, 1); /* packed sub-byte: no byte address */
   t.byte_offset = 0;
   index[0] = index[1] = 0;
-  CHECK_STATUS(dlpm_element_offset_validated(&t, index, &b), DLPM_E_SUBBYTE_NOT_VIEWABLE);
+  CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, &b), DLPM_E_SUBBYTE_NOT_VIEWABLE);
 }
 
 /* dlpm_managed_new_inline: the owner's bytes inside the tensor's allocation, and the
@@ -1211,9 +1211,8 @@ static void test_every_status_is_named(void) {
   CHECK(strcmp(dlpm_status_string(DLPM_E_MISALIGNED_METADATA), "shape or strides misaligned") == 0);
 }
 
-/* dlpm_element_offset_prechecked: dlpm_element_offset_validated's answer for flags without
- * the padding bit; padded sub-byte elements addressed by their padded size, which the
- * packed dtype cannot be. */
+/* dlpm_element_offset_prechecked: flags without the padding bit answer as flags 0; padded
+ * sub-byte elements are addressed by their padded size, which the packed dtype cannot be. */
 static void test_element_offset_prechecked(void) {
   int64_t shape[2] = {3, 2}, strides[2] = {1, 3}, index[2] = {0, 0}, a = -7, b = -7, count = 0, resolved[2];
   uint8_t bytes[16] = {0};
@@ -1231,7 +1230,7 @@ static void test_element_offset_prechecked(void) {
   CHECK_STATUS(dlpm_check_layout(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req, resolved, 2, &count), DLPM_OK);
   for (index[0] = -1; index[0] <= shape[0]; ++index[0]) {
     for (index[1] = -1; index[1] <= shape[1]; ++index[1]) {
-      const dlpm_status validated = dlpm_element_offset_validated(&t, index, &a);
+      const dlpm_status validated = dlpm_element_offset_prechecked(&t, 0, index, &a);
       CHECK_STATUS(dlpm_element_offset_prechecked(&t, DLPACK_FLAG_BITMASK_READ_ONLY, index, &b), validated);
       if (validated == DLPM_OK) CHECK(a == b && b == 2 + (index[0] + 3 * index[1]) * 2);
       a = b = -7;

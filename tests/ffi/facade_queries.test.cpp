@@ -273,7 +273,7 @@ TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes 
   CHECK(refused > 30000);
 }
 
-TEST_CASE("dlpm_element_offset_validated is dlpm_element_offset on tensors that passed the checks") {
+TEST_CASE("dlpm_element_offset_prechecked (flags 0) is dlpm_element_offset on tensors that passed the checks") {
   alignas(64) static unsigned char buffer[4096];
   unsigned char* middle = buffer + 2048;
   std::mt19937_64 rng(20261126);
@@ -288,7 +288,7 @@ TEST_CASE("dlpm_element_offset_validated is dlpm_element_offset on tensors that 
       std::int64_t checked = -7, validated = -7;
       const dlpm_status a = dlpm_element_offset(&t, index, &checked);
       const std::string message = dlpm_last_error();
-      const dlpm_status b = dlpm_element_offset_validated(&t, index, &validated);
+      const dlpm_status b = dlpm_element_offset_prechecked(&t, 0, index, &validated);
       REQUIRE(a == b);
       REQUIRE(checked == validated);  // both written, or both left at -7
       if (a != DLPM_OK) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // libFuzzer target: the C facade's inspection functions on arbitrary DLTensors. They must
 // never crash, read out of bounds or overflow; out-parameters are written only on success.
-// The one-call forms bindings use (dlpm_check_layout, dlpm_element_offset_validated,
+// The one-call forms bindings use (dlpm_check_layout, dlpm_element_offset_prechecked,
 // dlpm_managed_new_inline) must answer as the calls they stand for.
 #include <dlpack_mdspan.h>
 
@@ -52,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (valid == DLPM_OK && n > 0) {
     std::int64_t index[64] = {}, a = -1, b = -1;
     for (std::int32_t r = 0; r < t.ndim; ++r) index[r] = (f.flags >> (r % 32)) & 1 ? t.shape[r] - 1 : 0;
-    if (dlpm_element_offset(&t, index, &a) != dlpm_element_offset_validated(&t, index, &b) || a != b) std::abort();
+    if (dlpm_element_offset(&t, index, &a) != dlpm_element_offset_prechecked(&t, 0, index, &b) || a != b) std::abort();
   }
 
   // dlpm_managed_new_inline makes what dlpm_managed_new makes, or refuses it alike; with a

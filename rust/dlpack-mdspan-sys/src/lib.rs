@@ -106,36 +106,21 @@ extern "C" {
 
     /// The byte offset of element `index` (ndim entries, bounds-checked) from
     /// `tensor->data`, `byte_offset` included, as [`dlpm_element_offset`] gives it, without
-    /// validating the tensor again: for bindings that made a view with
-    /// [`dlpm_check_layout`] and address its elements one by one. The index is still
-    /// bounds-checked (`DLPM_E_INVALID_ARGUMENT`) and the sum overflow-checked; an element
-    /// that is not a whole number of bytes is `DLPM_E_SUBBYTE_NOT_VIEWABLE`.
-    ///
-    /// # Safety
-    ///
-    /// `tensor` passed [`dlpm_check_layout`], [`dlpm_layout`], [`dlpm_check`],
-    /// [`dlpm_check_managed`] or [`dlpm_validate`], and neither it nor its `shape` and
-    /// `strides` have changed since: this function reads `shape[0..ndim]` and
-    /// `strides[0..ndim]` without looking at them first. `index` points to `ndim` readable
-    /// entries (or `ndim` is 0).
-    pub fn dlpm_element_offset_validated(
-        tensor: *const DLTensor,
-        index: *const i64,
-        out: *mut i64,
-    ) -> dlpm_status;
-
-    /// [`dlpm_element_offset_validated`] for a tensor checked with its `flags` (a managed
-    /// tensor's): elements of a sub-byte dtype stored padded
-    /// (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) are addressed by their padded size;
-    /// other flags change nothing. "Prechecked": the tensor is not validated again.
+    /// validating the tensor again ("prechecked"): for bindings that made a view with
+    /// [`dlpm_check_layout`] and address its elements one by one. `flags` are those the
+    /// tensor was checked with (0 for a plain tensor): elements of a sub-byte dtype stored
+    /// padded (`DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED`) are addressed by their padded
+    /// size; other flags change nothing. The index is still bounds-checked
+    /// (`DLPM_E_INVALID_ARGUMENT`) and the sum overflow-checked; an element that is not a
+    /// whole number of bytes is `DLPM_E_SUBBYTE_NOT_VIEWABLE`.
     ///
     /// # Safety
     ///
     /// `tensor` passed [`dlpm_check_layout`] or [`dlpm_check_managed`] with the same
-    /// `flags` (or, for flags without the padding bit, one of the checks
-    /// [`dlpm_element_offset_validated`] names), and neither it nor its `shape` and
-    /// `strides` have changed since. `index` points to `ndim` readable entries (or `ndim`
-    /// is 0).
+    /// `flags` (or, for flags without the padding bit, [`dlpm_layout`], [`dlpm_check`] or
+    /// [`dlpm_validate`]), and neither it nor its `shape` and `strides` have changed since:
+    /// this function reads `shape[0..ndim]` and `strides[0..ndim]` without looking at them
+    /// first. `index` points to `ndim` readable entries (or `ndim` is 0).
     pub fn dlpm_element_offset_prechecked(
         tensor: *const DLTensor,
         flags: u64,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The views' one facade call (`dlpm_check_layout`) and per-element offsets without
-//! re-validation (`dlpm_element_offset_validated`) against the calls they replace, made
+//! re-validation (`dlpm_element_offset_prechecked`) against the calls they replace, made
 //! here by hand on many generated tensors: `dlpm_check` / `dlpm_check_managed` with the
 //! view's requirements (the device list from `dlpm_is_host_accessible`), the element size
 //! from `dlpm_storage_itemsize`, `dlpm_layout`, and `dlpm_element_offset`. Every tensor the
