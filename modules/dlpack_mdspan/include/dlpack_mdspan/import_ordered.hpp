@@ -89,13 +89,9 @@ DLPM_NOINLINE result<M> import_view_ordered(const DLTensor& t, const Options& op
   handle_type handle = nullptr;
 
   // 9. alignment of the first element, on devices whose pointers are addresses
-  if (!empty && is_direct_address_device(t.device.device_type)) {
-    const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset;
-    const std::size_t align = opts.min_alignment > alignof(element_type) ? opts.min_alignment : alignof(element_type);
-    if (first % align != 0)
-      return unexpected_error(error::format(errc::misaligned_data, "data + byte_offset = %p is not aligned to %zu bytes",
-                                            reinterpret_cast<void*>(first), align));
-  }
+  if (!check_data_alignment(t, empty, opts.min_alignment > alignof(element_type) ? opts.min_alignment : alignof(element_type),
+                            &err))
+    return unexpected_error(err);
 
   // 10. the layout
   if constexpr (relaxed_layout_mdspan<M>) {

@@ -133,12 +133,7 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
   auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
     if (req.min_alignment == 0) return true;
     if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
-    const std::uint64_t mask = req.min_alignment - 1;
-    if (summary.numel != 0 && is_direct_address_device(t.device.device_type) &&
-        ((reinterpret_cast<std::uintptr_t>(t.data) + t.byte_offset) & mask) != 0)
-      DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset is not aligned to %llu bytes",
-                  static_cast<unsigned long long>(req.min_alignment));
-    return true;
+    return check_data_alignment(t, summary.numel == 0, req.min_alignment, err);
   };
   auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };
   auto writable = [&]() DLPM_HOT_INLINE {

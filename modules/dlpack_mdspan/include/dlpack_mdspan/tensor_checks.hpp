@@ -377,6 +377,18 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
   return true;
 }
 
+/// The first element, data + byte_offset, is a multiple of `align` (a power of two) where
+/// pointers are addresses; an empty tensor addresses nothing. The one statement of the
+/// rule for typed imports (alignof(T) or more) and for requirements (min_alignment).
+template <class Err>
+DLPM_HOT_INLINE inline bool check_data_alignment(const DLTensor& t, bool empty, std::uint64_t align, Err err) noexcept {
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + static_cast<std::uintptr_t>(t.byte_offset);
+  if (!empty && is_direct_address_device(t.device.device_type) && (first & (align - 1)) != 0)
+    DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset = %p is not aligned to %llu bytes",
+                reinterpret_cast<void*>(first), static_cast<unsigned long long>(align));
+  return true;
+}
+
 /// Byte offset of element `index` (ndim entries) from `data`: byte_offset plus the
 /// strided index, bounds-checked against the shape. The tensor must have passed
 /// check_structure (with the same `subbyte_padded`) and have a whole-byte element size as
