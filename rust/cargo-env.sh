@@ -12,7 +12,13 @@ if [ -f "$DLPM_CARGO_REGISTRY/home/config.toml" ] && [ -z "${DLPM_CARGO_KEEP_HOM
   export CARGO_HOME="$DLPM_CARGO_REGISTRY/home"
 fi
 
-# Makes Cargo.lock in the workspace root $1 when there is none.
+# Makes Cargo.lock in the workspace root $1 when there is none. When there is one that the
+# workspace's own manifests no longer match (a version bump, a new member), refreshes the
+# workspace's entries only: the dependencies stay as resolved.
 dlpm_cargo_lock() {
-  [ -f "$1/Cargo.lock" ] || (cd "$1" && cargo generate-lockfile --quiet)
+  if [ ! -f "$1/Cargo.lock" ]; then
+    (cd "$1" && cargo generate-lockfile --quiet)
+  elif ! (cd "$1" && cargo metadata --offline --locked --format-version 1 >/dev/null 2>&1); then
+    (cd "$1" && cargo update --workspace --offline --quiet)
+  fi
 }
