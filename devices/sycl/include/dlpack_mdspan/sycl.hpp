@@ -256,8 +256,8 @@ inline result<usm_allocation> check_usm_tensor(const DLTensor& tensor) noexcept 
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLOneAPI &&
            std::is_constructible_v<typename M::accessor_type, std::int32_t>)
-[[nodiscard]] result<M> try_to_mdspan_on_usm_device(const DLTensor& tensor, const import_options& options = {}) noexcept {
-  result<M> view = try_to_mdspan_on_device<M>(tensor, options);
+[[nodiscard]] result<M> try_to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) noexcept {
+  result<M> view = try_to_mdspan_on_device<M>(tensor, requirements);
   if (!view) return view;
   const result<usm_allocation> where = check_usm_tensor(tensor);
   if (!where) return unexpected_error(where.error());
@@ -268,23 +268,23 @@ template <pointer_mdspan M>
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLOneAPI &&
            std::is_constructible_v<typename M::accessor_type, std::int32_t>)
-[[nodiscard]] M to_mdspan_on_usm_device(const DLTensor& tensor, const import_options& options = {}) {
-  return detail::value_or_throw(try_to_mdspan_on_usm_device<M>(tensor, options));
+[[nodiscard]] M to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) {
+  return detail::value_or_throw(try_to_mdspan_on_usm_device<M>(tensor, requirements));
 }
 
 /// A host view (M's accessor is a host accessor) of a kDLOneAPI tensor whose memory the
 /// host may read: host or shared USM, and device USM on a CPU device when `access` is
 /// usm_host_access::cpu_device_usm. Any other tensor goes to try_to_mdspan unchanged, so
-/// one call takes host tensors and USM alike. options.device_id, if set, is compared with
+/// one call takes host tensors and USM alike. requirements.device_id, if set, is compared with
 /// the tensor's kDLOneAPI device_id.
 ///
 /// Runtime errors: check_usm_tensor's, try_to_mdspan's, and errc::device_mismatch for
 /// device USM the host may not read (the message says which USM kind and device).
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLCPU)
-[[nodiscard]] result<M> try_to_host_mdspan_from_usm(const DLTensor& tensor, const import_options& options = {},
+[[nodiscard]] result<M> try_to_host_mdspan_from_usm(const DLTensor& tensor, const tensor_requirements& requirements = {},
                                                     usm_host_access access = usm_host_access::host_and_shared) noexcept {
-  if (tensor.device.device_type != kDLOneAPI) return try_to_mdspan<M>(tensor, options);
+  if (tensor.device.device_type != kDLOneAPI) return try_to_mdspan<M>(tensor, requirements);
   const result<usm_allocation> where = check_usm_tensor(tensor);
   if (!where) return unexpected_error(where.error());
   if (where->kind == usm_kind::device && !(access == usm_host_access::cpu_device_usm && where->cpu_device))
@@ -292,23 +292,24 @@ template <pointer_mdspan M>
         errc::device_mismatch, "kDLOneAPI data %p is device USM on %s root device %d: the host may not read it%s", tensor.data,
         where->cpu_device ? "CPU" : "a non-CPU", static_cast<int>(tensor.device.device_id),
         where->cpu_device ? " unless the caller allows it (usm_host_access::cpu_device_usm)" : " (copy it to host or shared USM)"));
-  if (options.device_id >= 0 && options.device_id != tensor.device.device_id)
+  if (requirements.device_id >= 0 && requirements.device_id != tensor.device.device_id)
     return unexpected_error(error::format(errc::device_id_mismatch, "kDLOneAPI device_id %d, but the view requires device_id %d",
-                                          static_cast<int>(tensor.device.device_id), static_cast<int>(options.device_id)));
+                                          static_cast<int>(tensor.device.device_id), static_cast<int>(requirements.device_id)));
   // The memory is host memory now: the host rules apply to the rest.
   DLTensor host = tensor;
   host.device = DLDevice{kDLCPU, 0};
-  import_options host_options = options;
-  host_options.device_id = -1;
-  return try_to_mdspan<M>(host, host_options);
+  tensor_requirements host_requirements = requirements;  // the device rules were judged above
+  host_requirements.device_id = -1;
+  host_requirements.device_types = nullptr;
+  return try_to_mdspan<M>(host, host_requirements);
 }
 
 /// Throwing form of try_to_host_mdspan_from_usm (dlpack_error).
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLCPU)
-[[nodiscard]] M to_host_mdspan_from_usm(const DLTensor& tensor, const import_options& options = {},
+[[nodiscard]] M to_host_mdspan_from_usm(const DLTensor& tensor, const tensor_requirements& requirements = {},
                                         usm_host_access access = usm_host_access::host_and_shared) {
-  return detail::value_or_throw(try_to_host_mdspan_from_usm<M>(tensor, options, access));
+  return detail::value_or_throw(try_to_host_mdspan_from_usm<M>(tensor, requirements, access));
 }
 
 /// Export with the device found by usm_allocation_of(md.data_handle()), whatever the

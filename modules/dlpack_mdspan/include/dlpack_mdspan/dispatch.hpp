@@ -22,9 +22,9 @@ template <class R>
 using visit_value_t = std::conditional_t<std::is_void_v<R>, std::monostate, R>;
 
 template <template <class> class View, class R, class Visitor, class T, class... Rest>
-result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, const import_options& opts, int tried) {
+result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, const tensor_requirements& req, int tried) {
   if (same_dtype(t.dtype, dtype_v<T>)) {
-    auto view = try_to_mdspan<View<T>>(t, opts);
+    auto view = try_to_mdspan<View<T>>(t, req);
     if (!view) return unexpected_error(view.error());
     if constexpr (std::is_void_v<R>) {
       visitor(*view);
@@ -38,7 +38,7 @@ result<visit_value_t<R>> visit_first_match(const DLTensor& t, Visitor& visitor, 
                                           "dtype %#x matches none of the %d candidate element types",
                                           packed_dtype(t.dtype), tried + 1));
   } else {
-    return visit_first_match<View, R, Visitor, Rest...>(t, visitor, opts, tried + 1);
+    return visit_first_match<View, R, Visitor, Rest...>(t, visitor, req, tried + 1);
   }
 }
 
@@ -57,16 +57,16 @@ inline namespace DLPM_ABI {
 ///   auto sum = try_visit_mdspan<matrix, float, double, std::int32_t>(tensor, [](auto m) { ... });
 template <template <class> class View, class... Ts, class Visitor>
   requires(sizeof...(Ts) > 0)
-[[nodiscard]] auto try_visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const import_options& options = {}) {
+[[nodiscard]] auto try_visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const tensor_requirements& requirements = {}) {
   using R = std::common_type_t<std::invoke_result_t<Visitor&, View<Ts>>...>;
-  return detail::visit_first_match<View, R, Visitor, Ts...>(tensor, visitor, options, 0);
+  return detail::visit_first_match<View, R, Visitor, Ts...>(tensor, visitor, requirements, 0);
 }
 
 /// The throwing form of try_visit_mdspan.
 template <template <class> class View, class... Ts, class Visitor>
   requires(sizeof...(Ts) > 0)
-decltype(auto) visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const import_options& options = {}) {
-  return detail::value_or_throw(try_visit_mdspan<View, Ts...>(tensor, std::forward<Visitor>(visitor), options));
+decltype(auto) visit_mdspan(const DLTensor& tensor, Visitor&& visitor, const tensor_requirements& requirements = {}) {
+  return detail::value_or_throw(try_visit_mdspan<View, Ts...>(tensor, std::forward<Visitor>(visitor), requirements));
 }
 
 }  // inline namespace DLPM_ABI

@@ -15,6 +15,7 @@
 #include <dlpack_mdspan/tensor_checks.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -86,6 +87,47 @@ constexpr stride_rule stride_rule_of() {
   }
 }
 
+// The strides a view of M gets from a non-empty tensor, in the array type its mapping
+// takes: layout_stride's with 1 for an extent-1 dimension (its stride never matters, and 1
+// keeps the mapping's preconditions), layout_stride_relaxed's as they are, 0 for one that
+// does not fit the index_type (import_rules allows that only where no index uses it).
+// Implicit (NULL) strides are row-major.
+template <class M>
+struct view_stride_array {
+  using type = std::array<typename M::index_type, M::rank()>;
+};
+template <strided_layout_mdspan M>  // std:: or cuda::std::array
+struct view_stride_array<M> {
+  using type = std::remove_cvref_t<decltype(std::declval<const typename M::mapping_type&>().strides())>;
+};
+template <class M>
+struct view_strides {
+  using type = typename view_stride_array<M>::type;
+  static DLPM_HOT_INLINE type of(const DLTensor& t) noexcept {
+    if (t.strides == nullptr) [[unlikely]] {
+      type out{};
+      std::int64_t s = 1;
+      for (std::size_t r = M::rank(); r-- > 0;) {
+        out[r] = take(t.shape[r], s);
+        s = saturating_mul(s, t.shape[r]);
+      }
+      return out;
+    }
+    return read(t, std::make_index_sequence<M::rank()>{});
+  }
+
+ private:
+  static DLPM_HOT_INLINE typename M::index_type take(std::int64_t e, std::int64_t s) noexcept {
+    using I = typename M::index_type;
+    if constexpr (!relaxed_layout_mdspan<M>) return static_cast<I>(e == 1 ? 1 : s);
+    else return std::in_range<I>(s) ? static_cast<I>(s) : I{0};
+  }
+  template <std::size_t... R>
+  static DLPM_HOT_INLINE type read(const DLTensor& t, std::index_sequence<R...>) noexcept {
+    return {take(t.shape[R], t.strides[R])...};
+  }
+};
+
 template <class T>
 T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   // Only called with non-NULL data: the checks above never do arithmetic on NULL.
@@ -101,8 +143,8 @@ T* offset_pointer(void* data, std::int64_t bytes) noexcept {
 // extent multiplies nothing), and the others go, largest first, into the first chain
 // whose product stays representable. Refused only when that packing fails, e.g. int8
 // extents {0, 12, 12, 12, 12}: the largest 12 ends the last chain, and three more cannot share two chains under 127.
-template <class IndexType, class StrideArray>
-bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) noexcept {
+template <class IndexType, class StrideArray, class Err>
+bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, Err err) noexcept {
   constexpr std::int64_t limit = std::in_range<std::int64_t>(std::numeric_limits<IndexType>::max())
                                      ? static_cast<std::int64_t>(std::numeric_limits<IndexType>::max())
                                      : std::numeric_limits<std::int64_t>::max();
@@ -127,13 +169,11 @@ bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) n
     std::int32_t c = 0;
     std::int64_t grown = 0;
     while (c <= zero_count && (mul_overflows(product[c], e, &grown) || grown > limit)) ++c;
-    if (c > zero_count) {
-      *err = error::format(errc::stride_overflow,
-                           "the tensor is empty, but no strides for std::layout_stride that fit the view's index_type were "
-                           "found for its extents (dimension %d, extent %lld); use a wider index_type",
-                           items[i], static_cast<long long>(e));
-      return false;
-    }
+    if (c > zero_count)
+      DLPM_REFUSE(err, errc::stride_overflow,
+                  "the tensor is empty, but no strides for std::layout_stride that fit the view's index_type were found "
+                  "for its extents (dimension %d, extent %lld); use a wider index_type",
+                  items[i], static_cast<long long>(e));
     chain_of[i] = c;
     product[c] = grown;
   }
@@ -157,8 +197,8 @@ bool empty_tensor_strides(const DLTensor& t, StrideArray& strides, error* err) n
 // multiplies its extents in index_type, and a zero among them need not come first (libc++
 // multiplies layout_right's from the last dimension): so the product of a stride's
 // non-zero factors must fit, whatever the order. {0, 128, 2^62} into layout_left fails.
-template <class M>
-bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
+template <class M, class Err>
+bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
   static constexpr auto uses = compact_stride_factors<M>();
@@ -166,13 +206,11 @@ bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
     index_type s = 1;  // as the mapping computes it; each extent fits index_type already
     for (std::size_t q = 0; q < rank; ++q) {
       if (!uses[r][q] || t.shape[q] == 0) continue;
-      if (mul_overflows_in(s, static_cast<index_type>(t.shape[q]), &s)) {
-        *err = error::format(errc::stride_overflow,
-                             "the tensor is empty, but the layout's stride for dimension %zu multiplies extents past "
-                             "the view's index_type (at shape[%zu] = %lld); use a wider index_type",
-                             r, q, static_cast<long long>(t.shape[q]));
-        return false;
-      }
+      if (mul_overflows_in(s, static_cast<index_type>(t.shape[q]), &s))
+        DLPM_REFUSE(err, errc::stride_overflow,
+                    "the tensor is empty, but the layout's stride for dimension %zu multiplies extents past the view's "
+                    "index_type (at shape[%zu] = %lld); use a wider index_type",
+                    r, q, static_cast<long long>(t.shape[q]));
     }
   }
   return true;
@@ -182,8 +220,8 @@ bool compact_strides_fit(const DLTensor& t, error* err) noexcept {
 // dimensions with more than one index, each stride steps past the previous dimension's
 // span. The innermost-last order was tried by the caller; here the innermost-first order
 // (column-major producers), then the order sorted by (stride, extent), which decides.
-template <class StrideArray>
-DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, error* err) noexcept {
+template <class StrideArray, class Err>
+DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
   const std::size_t rank = static_cast<std::size_t>(t.ndim);
   std::size_t order[max_ndim] = {};
   std::size_t count = 0;
@@ -208,12 +246,11 @@ DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& stride
   const std::size_t i = first_overlap();
   if (i == count) return true;
   const std::size_t prev = order[i - 1], cur = order[i];
-  *err = error::format(errc::overlapping_strides,
-                       "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs "
-                       "unique elements (use layout_stride_relaxed)",
-                       cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
-                       static_cast<long long>(strides[prev]));
-  return false;
+  DLPM_REFUSE(err, errc::overlapping_strides,
+              "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs unique "
+              "elements (use layout_stride_relaxed)",
+              cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
+              static_cast<long long>(strides[prev]));
 }
 
 }  // namespace detail

@@ -393,31 +393,31 @@ class managed_tensor {
     if (tensor_ == nullptr) [[unlikely]] return unexpected_error(empty_view_refusal());
     return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags);
   }
-  /// The same, with import_options (subbyte_padded comes from the tensor's flags).
+  /// The same, with tensor_requirements (judged with the tensor's flags).
   template <pointer_mdspan M>
-  [[nodiscard]] result<M> try_view(const import_options& options) const& noexcept DLPM_LIFETIMEBOUND {
+  [[nodiscard]] result<M> try_view(const tensor_requirements& requirements) const& noexcept DLPM_LIFETIMEBOUND {
     if (tensor_ == nullptr) return unexpected_error(empty_view_refusal());
-    return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags, options);
+    return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags, requirements);
   }
   /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
   template <pointer_mdspan M>
   result<M> try_view() const&& = delete;
   template <pointer_mdspan M>
-  result<M> try_view(const import_options&) const&& = delete;
+  result<M> try_view(const tensor_requirements&) const&& = delete;
 
   template <pointer_mdspan M>
   [[nodiscard]] DLPM_HOT_INLINE M view() const& DLPM_LIFETIMEBOUND {
     return detail::value_or_throw(try_view<M>());
   }
   template <pointer_mdspan M>
-  [[nodiscard]] M view(const import_options& options) const& DLPM_LIFETIMEBOUND {
-    return detail::value_or_throw(try_view<M>(options));
+  [[nodiscard]] M view(const tensor_requirements& requirements) const& DLPM_LIFETIMEBOUND {
+    return detail::value_or_throw(try_view<M>(requirements));
   }
   /// Deleted: the view would dangle as soon as the temporary managed_tensor is destroyed.
   template <pointer_mdspan M>
   M view() const&& = delete;
   template <pointer_mdspan M>
-  M view(const import_options&) const&& = delete;
+  M view(const tensor_requirements&) const&& = delete;
 
   /// The DLTensor (precondition: not empty).
   [[nodiscard]] const DLTensor& tensor() const noexcept DLPM_LIFETIMEBOUND { return tensor_->dl_tensor; }

@@ -79,13 +79,63 @@ DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const tenso
   return check_device(d, listed, "the listed device types", req.device_id, err);
 }
 
-// check_requirements' rules, each written once: worded (an error*) in their documented
-// order, the first one broken written into *err; or silent (detail::silent), the one-pass
-// yes-or-no of the success paths, cheapest first: the rules that read only the tensor's
-// scalars before the structure and its loop. The silent form skips
-// check_requirements_valid: each rule also refuses the nonsense that one words (noted where
-// it is), which costs nothing when the requirements are sound. On success, *numel_out (when
-// not NULL) is the element count, for a caller that needs it too (dlpm_check_layout).
+// The rules of check_requirements that a typed import adds to its own (import_rules.hpp),
+// each written once. The rank and the dtype: the equality decides, the checks word a
+// difference; an ndim outside -1..max_ndim equals no valid rank.
+template <class Err>
+DLPM_HOT_INLINE inline bool required_rank(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+  if (req.ndim == -1 || t.ndim == req.ndim) return true;
+  if (req.ndim >= 0) (void)check_rank(t, static_cast<std::size_t>(req.ndim), err);
+  return false;
+}
+template <class Err>
+DLPM_HOT_INLINE inline bool required_dtype(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+  if (!req.check_dtype || same_dtype(t.dtype, req.dtype)) return true;
+  (void)check_dtype_equals(t.dtype, req.dtype, err);
+  return false;
+}
+// After the structure and the rank.
+template <class Err>
+DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+  if (req.shape == nullptr) return true;
+  if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
+  for (std::int32_t r = 0; r < t.ndim; ++r)
+    if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
+      DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
+                  static_cast<long long>(req.shape[r]));
+  return true;
+}
+// After the structure; the column-major test only when asked: it needs a second loop.
+template <class Err>
+DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summary& summary, const tensor_requirements& req,
+                                           Err err) noexcept {
+  bool ok = false;
+  switch (req.order) {
+    case 0: ok = true; break;  // any layout
+    case 'C': ok = summary.row_major; break;
+    case 'F': ok = is_compact_valid(t, summary.numel, false); break;
+    case 'A': ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
+    default: return false;  // not an order
+  }
+  if (!ok)
+    DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
+                req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
+  return true;
+}
+template <class Err>
+DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_requirements& req, Err err) noexcept {
+  if (req.writable && (flags & flag_read_only) != 0)
+    DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
+  return true;
+}
+
+// check_requirements' rules: worded (an error*) in their documented order, the first one
+// broken written into *err; or silent (detail::silent), the one-pass yes-or-no of the
+// success paths, cheapest first: the rules that read only the tensor's scalars before the
+// structure and its loop. The silent form skips check_requirements_valid: each rule also
+// refuses the nonsense that one words (noted where it is), which costs nothing when the
+// requirements are sound. On success, *numel_out (when not NULL) is the element count, for
+// a caller that needs it too (dlpm_check_layout).
 template <class Err>
 DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                std::int64_t* numel_out, Err err) noexcept {
@@ -93,54 +143,19 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
   auto structure = [&]() DLPM_HOT_INLINE {
     return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
   };
-  // Rank and dtype: the equality decides; the checks word a difference. An ndim outside
-  // -1..max_ndim equals no valid rank.
-  auto rank = [&]() DLPM_HOT_INLINE {
-    if (req.ndim == -1 || t.ndim == req.ndim) return true;
-    if (req.ndim >= 0) (void)check_rank(t, static_cast<std::size_t>(req.ndim), err);
-    return false;
-  };
-  auto dtype = [&]() DLPM_HOT_INLINE {
-    if (!req.check_dtype || same_dtype(t.dtype, req.dtype)) return true;
-    (void)check_dtype_equals(t.dtype, req.dtype, err);
-    return false;
-  };
-  auto shape = [&]() DLPM_HOT_INLINE {  // after the structure and the rank
-    if (req.shape == nullptr) return true;
-    if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
-    for (std::int32_t r = 0; r < t.ndim; ++r)
-      if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
-        DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
-                    static_cast<long long>(req.shape[r]));
-    return true;
-  };
+  auto rank = [&]() DLPM_HOT_INLINE { return required_rank(t, req, err); };
+  auto dtype = [&]() DLPM_HOT_INLINE { return required_dtype(t, req, err); };
+  auto shape = [&]() DLPM_HOT_INLINE { return required_shape(t, req, err); };
   // A device_id below -1 matches no device; a negative device type count lists none.
   auto device = [&]() DLPM_HOT_INLINE { return check_required_device(t.device, req, err); };
-  auto order = [&]() DLPM_HOT_INLINE {  // after the structure; the column-major test only when asked: it needs a second loop
-    bool ok = false;
-    switch (req.order) {
-      case 0: ok = true; break;  // any layout
-      case 'C': ok = summary.row_major; break;
-      case 'F': ok = is_compact_valid(t, summary.numel, false); break;
-      case 'A': ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
-      default: return false;  // not an order
-    }
-    if (!ok)
-      DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
-                  req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
-    return true;
-  };
+  auto order = [&]() DLPM_HOT_INLINE { return required_order(t, summary, req, err); };
   auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
     if (req.min_alignment == 0) return true;
     if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
     return check_data_alignment(t, summary.numel == 0, req.min_alignment, err);
   };
   auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };
-  auto writable = [&]() DLPM_HOT_INLINE {
-    if (req.writable && (flags & flag_read_only) != 0)
-      DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
-    return true;
-  };
+  auto writable = [&]() DLPM_HOT_INLINE { return required_writable(flags, req, err); };
   bool ok = false;
   if constexpr (is_worded<Err>)
     ok = check_requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The typed import's rules, written once in their documented order (docs/import.md):
+// import_rules, instantiated silent (to_mdspan's inline success path, every message
+// compiled away) and worded (the refusal, out of line); build_view makes the view they
+// accepted.
+#ifndef DLPACK_MDSPAN_IMPORT_RULES_HPP
+#define DLPACK_MDSPAN_IMPORT_RULES_HPP
+
+#include <dlpack_mdspan/checked_arithmetic.hpp>
+#include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
+#include <dlpack_mdspan/dtype.hpp>
+#include <dlpack_mdspan/error.hpp>
+#include <dlpack_mdspan/import_targets.hpp>
+#include <dlpack_mdspan/layout_requirements.hpp>
+#include <dlpack_mdspan/requirements.hpp>
+#include <dlpack_mdspan/tensor_checks.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
+
+// What the rules learn beyond the tensor's own fields. The extents and strides are not
+// kept: build_view reads them from the tensor, because an array stored here and copied
+// into the mapping with wider loads stalls store-to-load forwarding (docs/performance.md).
+template <class M>
+struct import_plan {
+  typename M::data_handle_type handle = nullptr;
+  typename M::index_type offset = 0;  // layout_stride_relaxed's
+  bool empty = false;                 // std::layout_stride's: no element, strides of the library's choosing
+};
+
+// The requirements of an import given none: every field "anything". import_rules<M, false>
+// never reads them, so to_mdspan<M>(t) folds every requirement test away.
+inline constexpr tensor_requirements no_requirements{};
+
+// Every rule a tensor must meet to be viewed as M, beyond the flags' READ_ONLY rule
+// (try_view): the requirements themselves (Given), rank, device, dtype, element size, the
+// structure (check_structure), the extents in the index_type and M's static extents, the
+// required shape, order and layout (Given), the first element's alignment, then M's
+// layout: compact strides, layout_stride's positive unique strides, the span in the
+// index_type. Err is an error* (the first rule broken is worded there) or silent.
+template <class M, bool Given, class Err>
+DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+                                         import_plan<M>& out, Err err) noexcept {
+  using element_type = typename M::element_type;
+  using index_type = typename M::index_type;
+  using extents_type = typename M::extents_type;
+  using accessor_type = typename M::accessor_type;
+  constexpr std::size_t rank = M::rank();
+  constexpr DLDataType dtype = dtype_v<element_type>;
+  constexpr stride_rule rule = stride_rule_of<M>();
+
+  if constexpr (Given) {  // the caller's own, nonsense in them an error for every tensor
+    static_assert(is_worded<Err>, "requirements given at run time are checked worded");
+    if (!check_requirements_valid(req, err)) return false;
+  }
+  // The cheap equality tests decide; the generic checks only word a failure.
+  if (t.ndim != static_cast<std::int32_t>(rank)) {
+    (void)check_rank(t, rank, err);
+    return false;
+  }
+  auto accepts = [](std::int32_t type) { return device_traits<accessor_type>::accepts(type); };
+  if (!check_device(t.device, accepts, device_type_name(device_traits<accessor_type>::device_type), -1, err)) return false;
+  if (!same_dtype(t.dtype, dtype)) {
+    (void)check_dtype_equals(t.dtype, dtype, err);
+    return false;
+  }
+  if constexpr (Given) {
+    if (!required_rank(t, req, err) || !check_required_device(t.device, req, err) || !required_dtype(t, req, err))
+      return false;
+  }
+  // One whole element per sizeof(T): packed sub-byte data has no per-element address.
+  const bool padded = (flags & flag_is_subbyte_type_padded) != 0;
+  if (storage_itemsize(dtype, padded) != sizeof(element_type))
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one %zu-byte element each",
+                packed_dtype(t.dtype), padded ? "is stored one byte per lane (padded)" : "is packed", sizeof(element_type));
+
+  tensor_summary summary;
+  const null_strides_policy null_strides = Given ? req.null_strides : null_strides_policy::row_major;
+  if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule>(t, structure_options{null_strides, padded}, summary,
+                                                                           err))
+    return false;
+  for (std::size_t r = 0; r < rank; ++r) {
+    const std::int64_t e = t.shape[r];
+    if (!std::in_range<index_type>(e))
+      DLPM_REFUSE(err, errc::extent_overflow, "shape[%zu] = %lld does not fit the view's index_type", r, static_cast<long long>(e));
+    constexpr auto dynamic = std::numeric_limits<std::size_t>::max();  // dynamic_extent
+    if (extents_type::static_extent(r) != dynamic && static_cast<std::int64_t>(extents_type::static_extent(r)) != e)
+      DLPM_REFUSE(err, errc::shape_mismatch, "shape[%zu] = %lld but the view's static extent is %zu", r,
+                  static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r)));
+  }
+  if (!std::in_range<index_type>(summary.numel))
+    DLPM_REFUSE(err, errc::extent_overflow, "%lld elements do not fit the view's index_type",
+                static_cast<long long>(summary.numel));
+  const bool empty = summary.numel == 0;
+  std::uint64_t align = alignof(element_type);
+  if constexpr (Given) {
+    if (!required_shape(t, req, err) || !required_order(t, summary, req, err) ||
+        (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)))
+      return false;
+    if (req.min_alignment > align) align = req.min_alignment;
+  }
+  if (!check_data_alignment(t, empty, align, err)) return false;
+  if constexpr (Given) {
+    if (!required_writable(flags, req, err)) return false;
+  }
+
+  // M's layout.
+  const auto byte_offset = static_cast<std::int64_t>(t.byte_offset);
+  out.handle = t.data != nullptr ? offset_pointer<element_type>(t.data, byte_offset) : nullptr;
+  if constexpr (relaxed_layout_mdspan<M>) {
+    for (std::size_t r = 0; r < rank; ++r) {
+      const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+      // A stride that no index uses (an empty tensor's, an extent-1 dimension's) becomes 0.
+      if (!std::in_range<index_type>(s) && !empty && t.shape[r] != 1)
+        DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
+                    static_cast<long long>(s), s < 0 ? " (negative strides need a signed index_type)" : "");
+    }
+    if (empty) return true;
+    const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
+    // Keep the producer's base pointer when the whole view lies at or above it (an exact
+    // round trip of our own exports); otherwise rebase on the lowest element, because a
+    // mapping may not produce negative indices.
+    const std::int64_t first = offset_items + summary.lowest_index;  // in the byte span check_structure verified
+    const std::int64_t shift = first < 0 ? first : 0;
+    // mapped_offset is -lowest_index when rebased: 2^63 for INT64_MIN, hence the checks.
+    std::int64_t mapped_offset = 0, span = 0;
+    if (sub_overflows(offset_items, shift, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
+        add_overflows(span, 1, &span) || !std::in_range<index_type>(span))
+      DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
+    out.offset = static_cast<index_type>(mapped_offset);
+    out.handle = offset_pointer<element_type>(t.data, shift * static_cast<std::int64_t>(sizeof(element_type)));
+  } else if constexpr (compact_layout_mdspan<M>) {
+    if constexpr (rank > 1) {
+      if (empty) return compact_strides_fit<M>(t, err);
+    }
+    if constexpr (rank > 0 && rule == stride_rule::any) {  // padded layouts (plain ones: check_structure)
+      if (empty) return true;
+      const typename M::mapping_type mapping(make_extents<M>(t, std::make_index_sequence<rank>{}));
+      for (std::size_t r = 0; r < rank; ++r) {
+        if (t.shape[r] == 1) continue;  // any stride is fine where only index 0 exists
+        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
+        const auto need = static_cast<std::int64_t>(mapping.stride(r));
+        if (s != need)
+          DLPM_REFUSE(err, errc::non_compact_strides,
+                      "strides[%zu] = %lld but the target layout needs %lld there (shape[%zu] = %lld); import through "
+                      "layout_stride or layout_stride_relaxed instead",
+                      r, static_cast<long long>(s), static_cast<long long>(need), r, static_cast<long long>(t.shape[r]));
+      }
+    }
+  } else if constexpr (strided_layout_mdspan<M>) {
+    if (empty) {
+      // No element is addressed, but the mapping's preconditions still hold for the
+      // strides the library chooses (the producer's may be anything).
+      typename view_strides<M>::type strides{};
+      out.empty = true;
+      return empty_tensor_strides<index_type>(t, strides, err);
+    }
+    // From the innermost dimension out, uniqueness in the order most producers use: each
+    // stride steps past the reach of the dimension inside it. Any other order gets the
+    // full check. Strides are positive (check_structure); implicit ones are row-major.
+    bool unique = true;
+    std::int64_t inner_reach = 0;
+    for (std::size_t i = rank; i-- > 0;) {
+      const std::int64_t e = t.shape[i];
+      if (e == 1) continue;  // its stride never matters: the view takes 1
+      const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
+      if (!std::in_range<index_type>(s))
+        DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
+                    static_cast<long long>(s));
+      std::int64_t reach = 0;
+      unique &= (s >= inner_reach) & !mul_overflows(s, e, &reach);
+      inner_reach = reach;
+    }
+    if (!unique && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
+    if (!std::in_range<index_type>(summary.highest_index + 1))
+      DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
+  } else {
+    static_assert(importable_mdspan<M>,
+                  "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
+                  "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+  }
+  return true;
+}
+
+// The view import_rules accepted, built where it is returned.
+template <class M>
+DLPM_HOT_INLINE inline M build_view(const DLTensor& t, const import_plan<M>& plan) noexcept {
+  using mapping_type = typename M::mapping_type;
+  const typename M::extents_type extents = make_extents<M>(t, std::make_index_sequence<M::rank()>{});
+  if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(plan.handle, mapping_type(extents, view_strides<M>::of(t), plan.offset));
+  else if constexpr (strided_layout_mdspan<M>) {
+    if (plan.empty) [[unlikely]] {
+      typename view_strides<M>::type strides{};
+      (void)empty_tensor_strides<typename M::index_type>(t, strides, silent{});  // import_rules found them
+      return make_view<M>(plan.handle, mapping_type(extents, strides));
+    }
+    return make_view<M>(plan.handle, mapping_type(extents, view_strides<M>::of(t)));
+  }
+  else return make_view<M>(plan.handle, mapping_type(extents));
+}
+
+// The worded rules, out of line: a refusal, or a view the silent rules could not be
+// trusted with (requirements given at run time, flags).
+template <class M, bool Given>
+DLPM_NOINLINE result<M> import_view_worded(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req) noexcept {
+  error err;
+  import_plan<M> plan;
+  if (!import_rules<M, Given>(t, flags, req, plan, &err)) return unexpected_error(err);
+  return build_view<M>(t, plan);
+}
+
+}  // namespace detail
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+#endif
