@@ -17,6 +17,15 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
+// A dtype as one `unsigned`: one compare (same_dtype), and error::format's "%#x"
+// conversion, which words it with dtype_name when the message is read.
+constexpr unsigned packed_dtype(DLDataType d) noexcept {
+  return static_cast<unsigned>(d.code) | static_cast<unsigned>(d.bits) << 8 | static_cast<unsigned>(d.lanes) << 16;
+}
+constexpr DLDataType unpacked_dtype(std::uint64_t v) noexcept {
+  return DLDataType{static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8), static_cast<std::uint16_t>(v >> 16)};
+}
+
 // Bit widths DLPack producers actually use for each type code. A width outside this table
 // (an int of 6 bits, a float of 12) is malformed metadata, not a new type.
 constexpr bool dtype_bits_rule(std::uint8_t code, std::uint8_t bits) noexcept {
@@ -324,7 +333,7 @@ inline constexpr DLDataType dtype_v = detail::dtype_of<std::remove_cv_t<T>>();
 
 /// (code, bits, lanes) equality. DLDataType is a C struct with no operator==.
 constexpr bool same_dtype(const DLDataType& a, const DLDataType& b) noexcept {
-  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+  return detail::packed_dtype(a) == detail::packed_dtype(b);  // one 32-bit compare
 }
 
 }  // inline namespace DLPM_ABI

@@ -10,23 +10,6 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace dlpack_mdspan {
-inline namespace DLPM_ABI {
-namespace detail {
-
-// A dtype as one `unsigned`, for messages: error::format's "%#x" conversion takes it and
-// words it with dtype_name when the message is read (an error keeps values, not text).
-constexpr unsigned packed_dtype(DLDataType d) noexcept {
-  return static_cast<unsigned>(d.code) | static_cast<unsigned>(d.bits) << 8 | static_cast<unsigned>(d.lanes) << 16;
-}
-constexpr DLDataType unpacked_dtype(std::uint64_t v) noexcept {
-  return DLDataType{static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8), static_cast<std::uint16_t>(v >> 16)};
-}
-
-}  // namespace detail
-}  // inline namespace DLPM_ABI
-}  // namespace dlpack_mdspan
-
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 

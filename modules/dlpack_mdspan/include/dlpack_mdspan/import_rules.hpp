@@ -126,19 +126,24 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
                     static_cast<long long>(s), s < 0 ? " (negative strides need a signed index_type)" : "");
     }
     if (empty) return true;
+    // check_structure verified the byte span [(offset_items + lowest) * item,
+    // (offset_items + highest + 1) * item): those sums fit int64.
     const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
-    // Keep the producer's base pointer when the whole view lies at or above it (an exact
-    // round trip of our own exports); otherwise rebase on the lowest element, because a
-    // mapping may not produce negative indices.
-    const std::int64_t first = offset_items + summary.lowest_index;  // in the byte span check_structure verified
-    const std::int64_t shift = first < 0 ? first : 0;
-    // mapped_offset is -lowest_index when rebased: 2^63 for INT64_MIN, hence the checks.
-    std::int64_t mapped_offset = 0, span = 0;
-    if (sub_overflows(offset_items, shift, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
-        add_overflows(span, 1, &span) || !std::in_range<index_type>(span))
+    const std::int64_t first = offset_items + summary.lowest_index;
+    std::int64_t mapped_offset = offset_items, span = offset_items + summary.highest_index + 1;
+    if (first < 0) {
+      // The view reaches below the producer's base pointer: rebase on the lowest element,
+      // because a mapping yields no negative index. (Otherwise the base pointer stays: an
+      // exact round trip of our own exports.) mapped_offset is then -lowest_index: 2^63
+      // for INT64_MIN, hence the checks.
+      if (sub_overflows(offset_items, first, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
+          add_overflows(span, 1, &span))
+        DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
+      out.handle = offset_pointer<element_type>(t.data, first * static_cast<std::int64_t>(sizeof(element_type)));
+    }
+    if (!std::in_range<index_type>(span))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
     out.offset = static_cast<index_type>(mapped_offset);
-    out.handle = offset_pointer<element_type>(t.data, shift * static_cast<std::int64_t>(sizeof(element_type)));
   } else if constexpr (compact_layout_mdspan<M>) {
     if constexpr (rank > 1) {
       if (empty) return compact_strides_fit<M>(t, err);
@@ -168,9 +173,10 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     // From the innermost dimension out, uniqueness in the order most producers use: each
     // stride steps past the reach of the dimension inside it. Any other order gets the
     // full check. Strides are positive (check_structure); implicit ones are row-major.
+    // C-contiguous strides (check_structure saw them) are unique and at most numel.
     bool unique = true;
     std::int64_t inner_reach = 0;
-    for (std::size_t i = rank; i-- > 0;) {
+    for (std::size_t i = rank; i-- > 0 && !summary.row_major;) {
       const std::int64_t e = t.shape[i];
       if (e == 1) continue;  // its stride never matters: the view takes 1
       const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));

@@ -119,6 +119,29 @@ DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, Err err) 
   return true;
 }
 
+namespace detail {
+// count_elements' rare case, out of line: true when the extents are non-negative and one is
+// zero (an empty tensor); false, worded, for a negative extent or a product past INT64_MAX.
+// With positive extents the partial products only grow, so the overflow is worded where
+// the product from shape[0] on overflows.
+template <class Err>
+DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t ndim, Err err) noexcept {
+  bool empty = false;
+  for (std::int32_t r = 0; r < ndim; ++r) {
+    if (shape[r] < 0)
+      DLPM_REFUSE(err, errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(shape[r]));
+    empty |= shape[r] == 0;
+  }
+  if (empty) return true;
+  std::int64_t m = 1;
+  for (std::int32_t r = 0; r < ndim && is_worded<Err>; ++r)
+    if (mul_overflows(m, shape[r], &m))
+      DLPM_REFUSE(err, errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
+                  static_cast<long long>(shape[r]));
+  return false;
+}
+}  // namespace detail
+
 /// Every extent is non-negative; *numel is their product: 0 when any extent is 0, whatever
 /// the others (an empty tensor has no elements to count), else checked against INT64_MAX.
 /// *row_major says whether the strides are C-contiguous ones (NULL strides, rank 0 and an
@@ -132,41 +155,25 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
   const std::int64_t* const strides = t.strides;
   std::int64_t n = 1;
   bool compact = true;
-  // With positive extents the partial products only grow, so some step overflows exactly
-  // when the full product does. One flag covers an extent <= 0 and an overflow; the rare
-  // case is sorted out after.
-  bool irregular = false;
+  // The rare extents leave the loop at once: a negative one (refused), a zero one (an
+  // empty tensor: no count, any strides) or an overflowing product (refused).
+  auto irregular = [&] {
+    if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
+    *numel = 0;
+    *row_major = true;
+    return true;
+  };
   if (strides == nullptr) {  // two loops, so that neither tests the strides pointer
     for (std::int32_t r = ndim; r-- > 0;) {
       const std::int64_t e = shape[r];
-      irregular |= e <= 0;
-      irregular |= detail::mul_overflows(n, e, &n);
+      if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return irregular();
     }
   } else {
     for (std::int32_t r = ndim; r-- > 0;) {
       const std::int64_t e = shape[r];
       compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
-      irregular |= e <= 0;
-      irregular |= detail::mul_overflows(n, e, &n);
+      if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return irregular();
     }
-  }
-  if (irregular) {  // a negative extent fails; else a zero one empties the tensor; else it overflowed
-    bool empty = false;
-    for (std::int32_t r = 0; r < ndim; ++r) {
-      if (shape[r] < 0)
-        DLPM_REFUSE(err, errc::negative_extent, "shape[%d] = %lld is negative", r, static_cast<long long>(shape[r]));
-      empty |= shape[r] == 0;
-    }
-    if (!empty) {
-      std::int64_t m = 1;  // the overflow is worded where the product from shape[0] on overflows
-      for (std::int32_t r = 0; r < ndim && detail::is_worded<Err>; ++r)
-        if (detail::mul_overflows(m, shape[r], &m))
-          DLPM_REFUSE(err, errc::span_overflow, "the element count overflows int64 at shape[%d] = %lld", r,
-                      static_cast<long long>(shape[r]));
-      return false;
-    }
-    n = 0;
-    compact = true;
   }
   *numel = n;
   *row_major = compact;
