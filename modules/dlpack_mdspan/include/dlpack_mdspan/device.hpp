@@ -42,7 +42,8 @@ constexpr const char* device_type_name(std::int32_t type) noexcept {
 constexpr bool is_direct_address_device(std::int32_t type) noexcept {
   // A bit test rather than a switch: this runs on every import.
   constexpr std::uint32_t handles = (1u << kDLOpenCL) | (1u << kDLVulkan) | (1u << kDLMetal) | (1u << kDLWebGPU);
-  return !(type >= 0 && type < 32 && ((handles >> type) & 1u) != 0);
+  // kDLCPU first: one compare on every import of plain host memory, before the bit test.
+  return type == kDLCPU || !(type >= 0 && type < 32 && ((handles >> type) & 1u) != 0);
 }
 
 /// Memory the host CPU may dereference: plain, CUDA-pinned, CUDA-managed or ROCm-pinned.

@@ -125,7 +125,8 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
                     static_cast<long long>(s), s < 0 ? " (negative strides need a signed index_type)" : "");
     }
-    if (empty) return true;
+    if (empty) return true;  // the handle as for the other layouts, offset 0
+    out.handle = static_cast<element_type*>(t.data);  // the offset carries byte_offset
     // check_structure verified the byte span [(offset_items + lowest) * item,
     // (offset_items + highest + 1) * item): those sums fit int64.
     const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
