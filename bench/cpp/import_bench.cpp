@@ -12,6 +12,11 @@
 //   ours      dm::to_mdspan<M>(t) and dm::try_to_mdspan<M>(t)
 //
 // Every candidate's view is checked against the raw read before the timing.
+//
+// 3. What producers also send (section "import variants"): the same rank-2 float tensor
+// into to_mdspan<M>(t) with NULL strides (NumPy 1.x, legacy producers), with a byte_offset,
+// on pinned memory (kDLCUDAHost), column-major into layout_stride (a transposed view), and
+// empty; the baseline is the plain row-major import of group 2.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
@@ -154,4 +159,45 @@ TEST_CASE("import view: hand-written checked import vs raw read, CCCL and to_mds
   import_rank<2>({8, 8});
   import_rank<4>({2, 3, 4, 5});
   import_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
+}
+
+namespace {
+
+template <class M>
+bench::operation import_op(const char* name, DLTensor* t) {
+  return bench::op(name, [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    M m = dm::to_mdspan<M>(*t);
+    bench::escape(&m);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("import variants: NULL strides, byte_offset, pinned memory, transposed, empty", "[import]") {
+  using E = std::dextents<std::int64_t, 2>;
+  using right = std::mdspan<float, E, std::layout_right>;
+  using strided = std::mdspan<float, E, std::layout_stride>;
+  bench::tensor_fixture<2> plain(g_data, {8, 8});
+  bench::tensor_fixture<2> null_strides(g_data, {8, 8});
+  null_strides.t.strides = nullptr;
+  bench::tensor_fixture<2> offset(g_data, {8, 8});
+  offset.t.byte_offset = 64;
+  bench::tensor_fixture<2> pinned(g_data, {8, 8});
+  pinned.t.device = DLDevice{kDLCUDAHost, 0};
+  bench::tensor_fixture<2> transposed(g_data, {8, 8}, bench::order::column_major);
+  bench::tensor_fixture<2> empty(g_data, {0, 8});
+  for (DLTensor* t : {&plain.t, &null_strides.t, &offset.t, &pinned.t, &empty.t}) REQUIRE(dm::try_to_mdspan<right>(*t).has_value());
+  REQUIRE(dm::try_to_mdspan<strided>(transposed.t).has_value());
+  REQUIRE(dm::to_mdspan<right>(offset.t).data_handle() == g_data + 16);
+  REQUIRE(dm::to_mdspan<strided>(transposed.t).stride(1) == 8);
+  std::vector<bench::operation> candidates;
+  candidates.push_back(import_op<right>("rank 2, layout_right: NULL strides", &null_strides.t));
+  candidates.push_back(import_op<right>("rank 2, layout_right: byte_offset 64", &offset.t));
+  candidates.push_back(import_op<right>("rank 2, layout_right: pinned memory (kDLCUDAHost)", &pinned.t));
+  candidates.push_back(import_op<strided>("rank 2, layout_stride: column-major (transposed)", &transposed.t));
+  candidates.push_back(import_op<right>("rank 2, layout_right: empty (shape {0, 8})", &empty.t));
+  bench::compare("import variants", import_op<right>("rank 2, layout_right: row-major, explicit strides", &plain.t),
+                 std::move(candidates));
 }
