@@ -30,9 +30,9 @@ void touch_all(const M& m, std::size_t rank_left, std::array<typename M::index_t
 
 template <class M>
 void try_target(const dlpm_fuzz::fuzz_tensor& f) {
-  dm::import_options options;
-  options.null_strides = (f.flags & 1) ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
-  auto view = dm::try_to_mdspan<M>(f.tensor, options);
+  dm::tensor_requirements requirements;
+  requirements.null_strides = (f.flags & 1) ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
+  auto view = dm::try_to_mdspan<M>(f.tensor, requirements);
   if (!view) {
     if (view.error().message().empty()) std::abort();  // every refusal explains itself
     return;

@@ -342,14 +342,14 @@ class differential {
     }
   }
 
-  // ---- try_to_mdspan -------------------------------------------------------------------
+  // ---- try_to_mdspan, try_view ---------------------------------------------------------
   void check_import(const DLTensor& t, const ref::case_spec& c, const target_entry& target) {
-    dm::import_options o;
+    dm::tensor_requirements o;
     o.null_strides = c.reject_null_strides ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
-    o.min_alignment = static_cast<std::size_t>(c.min_alignment);
+    o.min_alignment = c.min_alignment;
     o.device_id = c.opt_device_id;
     o.layout.shape_divisors = std::span<const std::int64_t>(c.divisors.data(), c.num_divisors);
-    o.subbyte_padded = c.subbyte_padded;
+    const std::uint64_t flags = c.subbyte_padded ? dm::flag_is_subbyte_type_padded : 0;
     ref::import_opts mo;
     mo.reject_null_strides = c.reject_null_strides;
     mo.min_alignment = c.min_alignment;
@@ -358,23 +358,23 @@ class differential {
     mo.num_divisors = c.num_divisors;
     mo.subbyte_padded = c.subbyte_padded;
 
-    check_import_with(t, c, target, &o, false, mo);
-    // The same tensor through the overload without options, whose one-pass fast path
+    check_import_with(t, c, target, &o, flags, false, mo);
+    // The same tensor through the overload without requirements, whose one-pass fast path
     // must accept and build exactly what the ordered checks (and so the model) do, and
     // through to_mdspan, which takes that fast path without a result in between.
-    check_import_with(t, c, target, nullptr, false, ref::import_opts{});
-    check_import_with(t, c, target, nullptr, true, ref::import_opts{});
+    check_import_with(t, c, target, nullptr, 0, false, ref::import_opts{});
+    check_import_with(t, c, target, nullptr, 0, true, ref::import_opts{});
   }
 
-  void check_import_with(const DLTensor& t, const ref::case_spec& c, const target_entry& target, const dm::import_options* o,
-                         bool throwing, const ref::import_opts& mo) {
+  void check_import_with(const DLTensor& t, const ref::case_spec& c, const target_entry& target, const dm::tensor_requirements* o,
+                         std::uint64_t flags, bool throwing, const ref::import_opts& mo) {
     const ref::target_desc& d = target.desc;
     const auto model = ref::import(t, mo, d);
-    const observation ob = target.observe(t, o, throwing, c.aux_seed);
+    const observation ob = target.observe(t, o, flags, throwing, c.aux_seed);
     (ob.accepted ? imports_accepted : imports_refused) += 1;
     if (!ob.accepted) ++import_refusals[static_cast<std::size_t>(ob.code) % 64];
-    const std::string fn = std::string(throwing ? "to_mdspan<" : "try_to_mdspan<") + ref::layout_name(d.layout) + ">" +
-                           (o == nullptr ? " (no options)" : "");
+    const std::string fn = std::string(throwing ? "to_mdspan<" : o != nullptr ? "try_view<" : "try_to_mdspan<") +
+                           ref::layout_name(d.layout) + ">" + (o == nullptr ? " (no requirements)" : "");
     if (!outcome(fn, ob.accepted, ob.code, ob.message_empty, model.v, model.maybe) || !ob.accepted) return;
 
     const auto& m = model.s;

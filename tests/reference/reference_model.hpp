@@ -410,7 +410,8 @@ struct target_desc {
   bool (*accepts)(std::int32_t device_type);  // device_traits<accessor_type>::accepts
 };
 
-// The model's own copy of import_options (it must not include import.hpp).
+// The model's own copy of what a typed import is given: the tensor_requirements fields the
+// generator draws, and the tensor's padded sub-byte flag (it must not include import.hpp).
 struct import_opts {
   bool reject_null_strides = false;
   std::uint64_t min_alignment = 0;
@@ -449,8 +450,8 @@ struct import_model {
   i128 base = 0;  // data + byte_offset
 };
 
-// try_to_mdspan<M>(t, opts): the structure rules (with opts' null-strides policy and
-// padding) plus the target's rules.
+// try_view<M>(t, flags, requirements): the structure rules (with their null-strides policy
+// and the flags' padding) plus the target's rules.
 inline import_model import(const DLTensor& t, const import_opts& o, const target_desc& d) {
   import_model out;
   out.s = structure(t, o.reject_null_strides, o.subbyte_padded);

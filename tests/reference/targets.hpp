@@ -47,10 +47,13 @@ struct observation {
   std::array<address_check, 24> addresses{};
 };
 
-// options == nullptr: try_to_mdspan<M>(t), the overload without options (the one-pass
-// fast path, falling back to the ordered checks), or with `throwing` to_mdspan<M>(t), which
-// reaches the fast path its own way; else try_to_mdspan<M>(t, *options).
-using observe_fn = observation (*)(const DLTensor&, const dm::import_options*, bool throwing, std::uint64_t);
+// requirements == nullptr: try_to_mdspan<M>(t), the overload without requirements (the
+// one-pass fast path, falling back to the ordered checks), or with `throwing`
+// to_mdspan<M>(t), which reaches the fast path its own way; else
+// try_view<M>(t, flags, *requirements), the tensor's DLPack flags (padded sub-byte storage)
+// beside them.
+using observe_fn = observation (*)(const DLTensor&, const dm::tensor_requirements*, std::uint64_t flags, bool throwing,
+                                   std::uint64_t);
 
 struct target_entry {
   ref::target_desc desc;
@@ -96,7 +99,7 @@ constexpr ref::layout_kind layout_of() {
 }
 
 template <class M>
-observation observe(const DLTensor& t, const dm::import_options* o, bool throwing, std::uint64_t aux) {
+observation observe(const DLTensor& t, const dm::tensor_requirements* o, std::uint64_t flags, bool throwing, std::uint64_t aux) {
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
   observation ob;
@@ -110,7 +113,7 @@ observation observe(const DLTensor& t, const dm::import_options* o, bool throwin
       return ob;
     }
   }
-  auto res = thrown ? dm::result<M>(*thrown) : o != nullptr ? dm::try_to_mdspan<M>(t, *o) : dm::try_to_mdspan<M>(t);
+  auto res = thrown ? dm::result<M>(*thrown) : o != nullptr ? dm::try_view<M>(t, flags, *o) : dm::try_to_mdspan<M>(t);
   if (!res) {
     ob.code = res.error().code();
     ob.message_empty = res.error().message().empty();

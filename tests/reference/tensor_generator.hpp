@@ -103,7 +103,7 @@ struct case_spec {
   std::uint64_t byte_offset = 0;
   DLDataType dtype{kDLFloat, 32, 1};
   DLDevice device{kDLCPU, 0};
-  // the target and its import options
+  // the target and its import requirements (and the padded sub-byte flag)
   std::uint32_t target = 0;
   bool reject_null_strides = false;
   bool subbyte_padded = false;
@@ -271,7 +271,7 @@ void mutate(Source& src, case_spec& c, std::uint32_t num_targets) {
         c.device.device_id = ids[src.below(sizeof(ids) / sizeof(ids[0]))];
       }
       break;
-    case 11: {  // import options
+    case 11: {  // import requirements
       switch (src.below(5)) {
         case 0: c.reject_null_strides = !c.reject_null_strides; break;
         case 1: {

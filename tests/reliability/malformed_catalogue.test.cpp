@@ -58,7 +58,7 @@ struct malformed_case {
   std::function<void(DLManagedTensorVersioned&, producer&)> mutate;
   dm::errc expected;                       // from the C++ adopt + view path
   target view = target::relaxed;
-  dm::import_options options = {};
+  dm::tensor_requirements requirements = {};
   int deleter_calls = 1;                   // 0 only for a NULL deleter
   bool facade_checks = true;               // the C path applies (not a typed-view-only rule)
 };
@@ -67,12 +67,12 @@ template <class T, std::size_t R, class L = dm::layout_stride_relaxed, class I =
 using md = std::mdspan<T, std::dextents<I, R>, L>;
 
 template <class M>
-dm::errc view_as(const dm::managed_tensor& t, const dm::import_options& o) {
+dm::errc view_as(const dm::managed_tensor& t, const dm::tensor_requirements& o) {
   auto r = t.try_view<M>(o);
   return r ? dm::errc::ok : r.error().code();
 }
 
-dm::errc view(const dm::managed_tensor& t, target k, const dm::import_options& o) {
+dm::errc view(const dm::managed_tensor& t, target k, const dm::tensor_requirements& o) {
   switch (k) {
     case target::relaxed: return view_as<md<float, 2>>(t, o);
     case target::right: return view_as<md<float, 2, std::layout_right>>(t, o);
@@ -94,13 +94,13 @@ using P = producer;
 
 std::vector<malformed_case> catalogue() {
   using e = dm::errc;
-  dm::import_options strict;
+  dm::tensor_requirements strict;
   strict.null_strides = dm::null_strides_policy::reject;
-  dm::import_options align64;
+  dm::tensor_requirements align64;
   align64.min_alignment = 64;
-  dm::import_options align48;
+  dm::tensor_requirements align48;
   align48.min_alignment = 48;
-  dm::import_options device0;
+  dm::tensor_requirements device0;
   device0.device_id = 0;
   return {
       {"a well-formed tensor", [](M&, P&) {}, e::ok},
@@ -191,7 +191,7 @@ TEST_CASE("C++ path: adopt, then a typed view") {
     {
       auto adopted = dm::managed_tensor::try_adopt(m);
       if (!adopted) got = adopted.error().code();
-      else got = view(*adopted, c.view, c.options);
+      else got = view(*adopted, c.view, c.requirements);
     }
     CHECK(got == c.expected);
     CHECK(p.deleter_calls + producer::null_ctx_deleter_calls == c.deleter_calls);
@@ -210,7 +210,7 @@ TEST_CASE("C path: dlpm_managed_check_version, then dlpm_check_managed") {
     c.mutate(*m, p);
     dlpm_requirements req;
     dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-    req.strict_strides = c.options.null_strides == dm::null_strides_policy::reject;
+    req.strict_strides = c.requirements.null_strides == dm::null_strides_policy::reject;
     dlpm_status s = dlpm_managed_check_version(m);
     if (s == DLPM_OK) {
       s = dlpm_check_managed(m, &req);

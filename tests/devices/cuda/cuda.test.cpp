@@ -357,18 +357,18 @@ TEST_CASE("import tolerates any device_id on managed and pinned tensors, and re-
   }
 }
 
-TEST_CASE("import_options::device_id picks the ordinal and to_mdspan_on_device records it") {
+TEST_CASE("tensor_requirements::device_id picks the ordinal and to_mdspan_on_device records it") {
   float buf[4] = {};
   tensor_builder b(buf, dlpm_test::f32, {4}, {1}, 0, DLDevice{kDLCUDA, 1});
   using V = dm::device_mdspan<float, cuda::std::dextents<int, 1>>;
 
-  dm::import_options on_0;
+  dm::tensor_requirements on_0;
   on_0.device_id = 0;
   const auto wrong = dm::try_to_mdspan_on_device<V>(b.get(), on_0);
   REQUIRE_FALSE(wrong.has_value());
   CHECK(wrong.error().code() == dm::errc::device_id_mismatch);
 
-  dm::import_options on_1;
+  dm::tensor_requirements on_1;
   on_1.device_id = 1;
   const auto right = dm::try_to_mdspan_on_device<V>(b.get(), on_1);
   REQUIRE(right.has_value());

@@ -152,14 +152,14 @@ TEST_CASE("import into HIP views follows the accessor table, device ids included
     if (!h) CHECK(h.error().code() == dm::errc::device_mismatch);
   }
 
-  // kDLROCM on device 1: import_options::device_id is compared with it.
+  // kDLROCM on device 1: tensor_requirements::device_id is compared with it.
   dlpm_test::tensor_builder on_1(p, dlpm_test::f32, {4}, {1}, 0, DLDevice{kDLROCM, 1});
-  dm::import_options want_0;
+  dm::tensor_requirements want_0;
   want_0.device_id = 0;
   const auto refused = dm::try_to_mdspan<dm::hip_device_mdspan<float, V>>(on_1.get(), want_0);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == dm::errc::device_id_mismatch);
-  dm::import_options want_1;
+  dm::tensor_requirements want_1;
   want_1.device_id = 1;
   CHECK(dm::try_to_mdspan<dm::hip_device_mdspan<float, V>>(on_1.get(), want_1).has_value());
 

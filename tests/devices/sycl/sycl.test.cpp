@@ -233,12 +233,12 @@ TEST_CASE("host views: plain host tensors pass through, and options.device_id is
 
   const queue q(true);
   const auto memory = q.allocate(dm::usm_kind::shared, 6);
-  dm::import_options on_other;
+  dm::tensor_requirements on_other;
   on_other.device_id = 1;
   const auto refused = dm::try_to_host_mdspan_from_usm<host_view>(usm_tensor(memory.p, 0), on_other);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == dm::errc::device_id_mismatch);
-  dm::import_options on_zero;
+  dm::tensor_requirements on_zero;
   on_zero.device_id = 0;
   CHECK(dm::try_to_host_mdspan_from_usm<host_view>(usm_tensor(memory.p, 0), on_zero).has_value());
 }

@@ -32,12 +32,12 @@ template <class T, std::size_t R>
 using relaxed = std::mdspan<T, std::dextents<std::int64_t, R>, dm::layout_stride_relaxed>;
 
 template <class M>
-dm::errc import_error(const DLTensor& t, const dm::import_options& o = {}) {
+dm::errc import_error(const DLTensor& t, const dm::tensor_requirements& o = {}) {
   auto r = dm::try_to_mdspan<M>(t, o);
   return r ? dm::errc::ok : r.error().code();
 }
 template <class M>
-std::string import_message(const DLTensor& t, const dm::import_options& o = {}) {
+std::string import_message(const DLTensor& t, const dm::tensor_requirements& o = {}) {
   auto r = dm::try_to_mdspan<M>(t, o);
   return r ? std::string("ok") : std::string(r.error().what());
 }
@@ -194,7 +194,7 @@ TEST_CASE("rule 1: host views accept CPU, pinned and managed memory: device ids 
         "device kDLCUDA (type 2) is not accepted by the target, whose memory is kDLCPU");
   using device_view = std::mdspan<int, std::dextents<int, 1>, std::layout_right, device_accessor<int>>;
   CHECK(import_error<device_view>(gpu.get()) == dm::errc::ok);
-  dm::import_options want_device_0;
+  dm::tensor_requirements want_device_0;
   want_device_0.device_id = 0;
   CHECK(import_error<device_view>(gpu.get(), want_device_0) == dm::errc::device_id_mismatch);
   tensor_builder managed(buf, i32, {4}, {1}, 0, DLDevice{kDLCUDAManaged, 0});
@@ -258,7 +258,7 @@ TEST_CASE("rule 7: NULL strides mean row-major by default, or are rejected by po
   CHECK(dm::to_mdspan<right<int, 2>>(b.get())[1, 0] == 3);
   CHECK(dm::to_mdspan<strided<int, 2>>(b.get()).stride(0) == 3);
   CHECK(import_error<left<int, 2>>(b.get()) == dm::errc::non_compact_strides);
-  dm::import_options strict;
+  dm::tensor_requirements strict;
   strict.null_strides = dm::null_strides_policy::reject;
   CHECK(import_error<right<int, 2>>(b.get(), strict) == dm::errc::null_strides);
 }
@@ -315,14 +315,14 @@ TEST_CASE("rule 9: data + byte_offset must be aligned, plus the requested alignm
   tensor_builder mis(raw + 1, f32, {4}, {1});
   CHECK(import_error<right<float, 1>>(mis.get()) == dm::errc::misaligned_data);
   tensor_builder ok(raw + 16, f32, {4}, {1});
-  dm::import_options align64;
+  dm::tensor_requirements align64;
   align64.min_alignment = 64;
   CHECK(import_error<right<float, 1>>(ok.get(), align64) == dm::errc::misaligned_data);
   tensor_builder aligned(raw, f32, {4}, {1});
   CHECK(import_error<right<float, 1>>(aligned.get(), align64) == dm::errc::ok);
   aligned.tensor.byte_offset = 16;
   CHECK(import_error<right<float, 1>>(aligned.get(), align64) == dm::errc::misaligned_data);
-  dm::import_options not_pow2;
+  dm::tensor_requirements not_pow2;
   not_pow2.min_alignment = 48;
   CHECK(import_error<right<float, 1>>(ok.get(), not_pow2) == dm::errc::invalid_argument);
   // Opaque-handle devices: the pointer is not an address, so no alignment check applies.
@@ -335,7 +335,7 @@ TEST_CASE("per-dimension divisibility is checked") {
   float buf[48] = {};
   tensor_builder b(buf, f32, {6, 8}, {8, 1});
   const std::int64_t by_4_8[] = {3, 8};
-  dm::import_options o;
+  dm::tensor_requirements o;
   o.layout.shape_divisors = by_4_8;
   CHECK(import_error<right<float, 2>>(b.get(), o) == dm::errc::ok);
   const std::int64_t by_4[] = {4, 0};
@@ -430,20 +430,20 @@ TEST_CASE("layout_stride: extent-1 dimensions have no stride that matters") {
   CHECK(&s[0, 2] == buf + 2);
 }
 
-TEST_CASE("import options are checked for empty tensors too") {
+TEST_CASE("tensor_requirements are checked for empty tensors too") {
   tensor_builder empty(nullptr, i32, {0, 4}, {4, 1});
-  dm::import_options bad_alignment;
+  dm::tensor_requirements bad_alignment;
   bad_alignment.min_alignment = 48;
   CHECK(import_error<right<int, 2>>(empty.get(), bad_alignment) == dm::errc::invalid_argument);
   const std::int64_t three[] = {1, 2, 3};
-  dm::import_options bad_divisors;
+  dm::tensor_requirements bad_divisors;
   bad_divisors.layout.shape_divisors = three;
   CHECK(import_error<right<int, 2>>(empty.get(), bad_divisors) == dm::errc::invalid_argument);
   const std::int64_t negative[] = {1, -2};
-  dm::import_options negative_divisor;
+  dm::tensor_requirements negative_divisor;
   negative_divisor.layout.shape_divisors = negative;
   CHECK(import_error<right<int, 2>>(empty.get(), negative_divisor) == dm::errc::invalid_argument);
-  dm::import_options bad_device;
+  dm::tensor_requirements bad_device;
   bad_device.device_id = -5;
   CHECK(import_error<right<int, 2>>(empty.get(), bad_device) == dm::errc::invalid_argument);
 }
@@ -492,7 +492,7 @@ dm::errc both_paths(const DLTensor& t) {
 
 TEST_CASE("layout_stride_relaxed: the element count at ranks 4 and 8 is checked exactly at the index_type's limit") {
   // Zero strides keep the span at one element, so only the count can fail. Both paths:
-  // to_mdspan<M>(t) takes the one-pass path (a product tree), options the ordered checks.
+  // to_mdspan<M>(t) takes the one-pass path (a product tree), requirements the ordered checks.
   int one[1] = {7};
   using wide8 = std::mdspan<int, std::dextents<std::int64_t, 8>, dm::layout_stride_relaxed>;
   // 7 * 7 * 73 * 127 * 337 * 92737 * 649657 = 2^63 - 1, the largest count int64 holds.
@@ -573,12 +573,12 @@ TEST_CASE("try_view: a tensor's flags, READ_ONLY and padded sub-byte storage, in
   auto ok = dm::try_view<readable>(b.get(), dm::flag_read_only | dm::flag_is_copied);
   REQUIRE(ok);
   CHECK((*ok)[1, 2] == 5.f);
-  dm::import_options opts;
+  dm::tensor_requirements opts;
   opts.device_id = 1;
   auto wrong_device = dm::try_view<readable>(b.get(), 0, opts);
   REQUIRE_FALSE(wrong_device);
   CHECK(wrong_device.error().code() == dm::errc::device_id_mismatch);
-  CHECK(dm::try_view<writable>(b.get(), dm::flag_read_only, dm::import_options{}).error().code() == dm::errc::read_only);
+  CHECK(dm::try_view<writable>(b.get(), dm::flag_read_only, dm::tensor_requirements{}).error().code() == dm::errc::read_only);
 }
 
 TEST_CASE("try_view: padded sub-byte storage views one element per byte") {
@@ -589,5 +589,5 @@ TEST_CASE("try_view: padded sub-byte storage views one element per byte") {
   auto padded = dm::try_view<fp4>(b.get(), dm::flag_is_subbyte_type_padded);
   REQUIRE(padded);
   CHECK((*padded)[3].bits == 4);
-  CHECK(dm::try_view<fp4>(b.get(), dm::flag_is_subbyte_type_padded, dm::import_options{}));
+  CHECK(dm::try_view<fp4>(b.get(), dm::flag_is_subbyte_type_padded, dm::tensor_requirements{}));
 }

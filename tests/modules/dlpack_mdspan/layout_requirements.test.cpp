@@ -209,14 +209,12 @@ TEST_CASE("divisibility of shapes and of strides, per mode") {
 TEST_CASE("assumed_align is min_alignment, checked, in the typed import and in the requirements") {
   alignas(64) float aligned[16] = {};
   tensor_builder at16(aligned + 4, f32, {4}, {1});  // 16 bytes past a 64-byte boundary
-  dm::import_options o;
-  o.min_alignment = 16;
-  CHECK(dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 1>>>(at16.get(), o).has_value());
-  o.min_alignment = 32;
-  CHECK(dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 1>>>(at16.get(), o).error().code() ==
-        dm::errc::misaligned_data);
   dm::tensor_requirements req;
+  req.min_alignment = 16;
+  CHECK(dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 1>>>(at16.get(), req).has_value());
   req.min_alignment = 32;
+  CHECK(dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 1>>>(at16.get(), req).error().code() ==
+        dm::errc::misaligned_data);
   dm::error err;
   CHECK_FALSE(dm::check_requirements(at16.get(), 0, req, &err));
   CHECK(err.code() == dm::errc::misaligned_data);
@@ -227,24 +225,21 @@ TEST_CASE("the typed import and the runtime requirements take the same layout re
   const std::int32_t order[] = {2, 1, 0, 3};
   const std::int64_t strides_by[] = {2, 16, 64, 1};
   using view = std::mdspan<float, std::dextents<int, 4>, std::layout_stride>;
-  dm::import_options o;
-  o.layout.leading_dim = -1;
-  o.layout.stride_order = order;
-  o.layout.compact = true;
-  o.layout.stride_divisors = strides_by;
-  const auto v = dm::try_to_mdspan<view>(ta.get(), o);
+  dm::tensor_requirements req;
+  req.layout.leading_dim = -1;
+  req.layout.stride_order = order;
+  req.layout.compact = true;
+  req.layout.stride_divisors = strides_by;
+  const auto v = dm::try_to_mdspan<view>(ta.get(), req);
   REQUIRE_MESSAGE(v.has_value(), v.error().what());
   CHECK(v->stride(2) == 64);
-  dm::tensor_requirements req;
-  req.layout = o.layout;
   dm::error err;
   CHECK(dm::check_requirements(ta.get(), 0, req, &err));
 
-  o.layout.leading_dim = 0;
-  const auto refused = dm::try_to_mdspan<view>(ta.get(), o);
+  req.layout.leading_dim = 0;
+  const auto refused = dm::try_to_mdspan<view>(ta.get(), req);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == dm::errc::non_compact_strides);
-  req.layout = o.layout;
   CHECK_FALSE(dm::check_requirements(ta.get(), 0, req, &err));
   CHECK(std::string(err.what()) == std::string(refused.error().what()));
 }

@@ -24,9 +24,17 @@ template <class T, std::size_t R>
 using strided = std::mdspan<T, std::dextents<std::int64_t, R>, std::layout_stride>;
 
 template <class M>
-dm::errc import_error(const DLTensor& t, const dm::import_options& o = {}) {
+dm::errc import_error(const DLTensor& t, const dm::tensor_requirements& o = {}) {
   auto r = dm::try_to_mdspan<M>(t, o);
   return r ? dm::errc::ok : r.error().code();
+}
+
+// A view of sub-byte data stored one element per byte: the tensor's DLPack flag says so.
+template <class M>
+M padded_view(const DLTensor& t) {
+  auto r = dm::try_view<M>(t, dm::flag_is_subbyte_type_padded);
+  REQUIRE(r);
+  return *r;
 }
 
 // For dispatch: rank-1 and rank-2 const views of each candidate.
@@ -50,11 +58,11 @@ template <> constexpr std::string_view name_of<dm::float6_e3m2fn> = "float6_e3m2
 template <> constexpr std::string_view name_of<dm::float4_e2m1fn> = "float4_e2m1fn";
 
 template <template <class> class View = vector_of>
-std::string_view dispatched_name(const DLTensor& t, const dm::import_options& o = {}) {
+std::string_view dispatched_name(const DLTensor& t) {
   auto r = dm::try_visit_mdspan<View, dm::float8_e3m4, dm::float8_e4m3, dm::float8_e4m3b11fnuz, dm::float8_e4m3fn,
                                 dm::float8_e4m3fnuz, dm::float8_e5m2, dm::float8_e5m2fnuz, dm::float8_e8m0fnu,
                                 dm::float6_e2m3fn, dm::float6_e3m2fn, dm::float4_e2m1fn>(
-      t, []<class V>(V) { return name_of<std::remove_const_t<typename V::element_type>>; }, o);
+      t, []<class V>(V) { return name_of<std::remove_const_t<typename V::element_type>>; });
   return r ? *r : std::string_view("error");
 }
 }  // namespace
@@ -186,10 +194,9 @@ TEST_CASE_TEMPLATE("managed export: fp8 is whole bytes, fp6 and fp4 are flagged 
   auto v = t.template view<right<const T, 2>>();
   CHECK(v.data_handle() == data);
   CHECK(v[1, 2].bits == ((0x31 * 5 + 7) & mask));
-  // Runtime dispatch over the eleven types finds this one (managed_tensor passes the flag on).
-  dm::import_options o;
-  o.subbyte_padded = sub_byte;
-  CHECK(dispatched_name<matrix_of>(t.tensor(), o) == name_of<T>);
+  // Runtime dispatch over the eleven types finds this one when its storage is whole bytes;
+  // it takes no DLPack flags, so padded sub-byte storage reads as packed there.
+  CHECK(dispatched_name<matrix_of>(t.tensor()) == (sub_byte ? std::string_view("error") : name_of<T>));
   // A copy keeps dtype and flags.
   auto copy = dm::to_managed_tensor_copy(md);
   CHECK(copy.flags() == (dm::flag_is_copied | (sub_byte ? dm::flag_is_subbyte_type_padded : 0)));
@@ -214,22 +221,20 @@ TEST_CASE("hand-made tensors: fp8 imports from a bare DLTensor, fp6 / fp4 only w
   // ml_dtypes float4_e2m1fn 0.5, 1, 6, -6: one value per byte, in the low nibble.
   std::uint8_t fp4[4] = {0x1, 0x2, 0x7, 0xf};
   tensor_builder e2m1(fp4, dlpm_test::dt(kDLFloat4_e2m1fn, 4), {4}, {1});
-  dm::import_options padded;
-  padded.subbyte_padded = true;
   CHECK(import_error<right<dm::float4_e2m1fn, 1>>(e2m1.get()) == dm::errc::subbyte_not_viewable);  // read as packed
-  auto q = dm::to_mdspan<right<const dm::float4_e2m1fn, 1>>(e2m1.get(), padded);
+  auto q = padded_view<right<const dm::float4_e2m1fn, 1>>(e2m1.get());
   CHECK(q.extent(0) == 4);
   CHECK(q[3].bits == 0xf);
-  CHECK(dispatched_name(e2m1.get(), padded) == "float4_e2m1fn");
   CHECK(dispatched_name(e2m1.get()) == "error");
 
   std::uint8_t fp6[3] = {0x08, 0x0c, 0x3f};
   tensor_builder e2m3(fp6, dlpm_test::dt(kDLFloat6_e2m3fn, 6), {3}, {1});
   tensor_builder e3m2(fp6, dlpm_test::dt(kDLFloat6_e3m2fn, 6), {3}, {1});
   CHECK(import_error<right<dm::float6_e2m3fn, 1>>(e2m3.get()) == dm::errc::subbyte_not_viewable);
-  CHECK(dm::to_mdspan<right<const dm::float6_e2m3fn, 1>>(e2m3.get(), padded)[0].bits == 0x08);
-  CHECK(dm::to_mdspan<strided<const dm::float6_e3m2fn, 1>>(e3m2.get(), padded)[2].bits == 0x3f);
-  CHECK(import_error<right<dm::float6_e3m2fn, 1>>(e2m3.get(), padded) == dm::errc::dtype_mismatch);
+  CHECK(padded_view<right<const dm::float6_e2m3fn, 1>>(e2m3.get())[0].bits == 0x08);
+  CHECK(padded_view<strided<const dm::float6_e3m2fn, 1>>(e3m2.get())[2].bits == 0x3f);
+  auto other = dm::try_view<right<dm::float6_e3m2fn, 1>>(e2m3.get(), dm::flag_is_subbyte_type_padded);
+  CHECK((!other && other.error().code() == dm::errc::dtype_mismatch));
   // A packed fp4 pair (lanes 2, PyTorch's float4_e2m1fn_x2) is not one fp4 per byte.
   tensor_builder fp4x2(fp4, dlpm_test::dt(kDLFloat4_e2m1fn, 4, 2), {4}, {1});
   CHECK(import_error<right<dm::float4_e2m1fn, 1>>(fp4x2.get()) == dm::errc::dtype_mismatch);

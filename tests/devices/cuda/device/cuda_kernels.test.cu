@@ -186,7 +186,7 @@ TEST_CASE("a kernel writes through a view imported from an exported device tenso
     CHECK(exported.device().device_id == device);
     const DLTensor t = exported.get();
 
-    dm::import_options here;
+    dm::tensor_requirements here;
     here.device_id = device;
     const auto view = dm::to_mdspan_on_device<dm::device_mdspan<float, E2>>(t, here);
     CHECK(view.accessor().device_id == device);
