@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // DLTensor → typed, validated mdspan view: to_mdspan<M> / try_to_mdspan<M>, the entry
 // points. The rules are in import_rules.hpp, the target types and the strides their views
 // get in import_targets.hpp; the requirements a caller may add are tensor_requirements
