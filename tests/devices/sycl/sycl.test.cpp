@@ -225,7 +225,7 @@ TEST_CASE("host views: host and shared USM are read in place, device USM only wh
   }
 }
 
-TEST_CASE("host views: plain host tensors pass through, and options.device_id is the kDLOneAPI id") {
+TEST_CASE("host views: plain host tensors pass through, and requirements.device_id is the kDLOneAPI id") {
   std::array<float, 6> host{};
   DLTensor cpu = usm_tensor(host.data(), 0);
   cpu.device = DLDevice{kDLCPU, 0};

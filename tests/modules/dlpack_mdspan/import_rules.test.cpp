@@ -210,7 +210,7 @@ TEST_CASE("nonsense requirements are invalid_argument for every tensor, with the
   CHECK(refusal<std::mdspan<int, std::dextents<int, 1>>>(b.get(), req) == dm::errc::invalid_argument);
 }
 
-TEST_CASE("the worded order: target rank, device, dtype; then req rank, devices, dtype; shape, order, alignment, writable") {
+TEST_CASE("the worded order: the target's rank, device and dtype, the required ones, then shape, order, alignment, writable") {
   alignas(64) unsigned char raw[256] = {};
   tensor_builder b(raw + 4, f32, {2, 3}, {1, 2});  // F-contiguous, 4 bytes past a 64-byte boundary
   const std::int64_t shape[] = {2, 5};
