@@ -452,6 +452,16 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
   alignas(64) static unsigned char buffer[4096];
   unsigned char* middle = buffer + 2048;
   float data[48] = {};
+  auto host_tensor = [&](DLDataType dtype, std::int32_t ndim, std::int64_t* shape, std::int64_t* strides) {
+    DLTensor t{};
+    t.data = data;
+    t.device = {kDLCPU, 0};
+    t.dtype = dtype;
+    t.ndim = ndim;
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+  };
   SUBCASE("named layouts") {
     struct layout {
       std::vector<std::int64_t> shape, strides;  // no strides: NULL (row-major)
@@ -478,13 +488,9 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
         {{2, 0, 3}, {3, 3, 1}, 0, 0, {}, {}},              // empty: nothing addressed
     };
     for (const layout& l : layouts) {
-      DLTensor t{};
-      t.data = data;
-      t.device = {kDLCPU, 0};
-      t.dtype = {kDLFloat, 32, 1};
-      t.ndim = static_cast<std::int32_t>(l.shape.size());
-      t.shape = const_cast<std::int64_t*>(l.shape.data());
-      t.strides = l.strides.empty() ? nullptr : const_cast<std::int64_t*>(l.strides.data());
+      DLTensor t = host_tensor({kDLFloat, 32, 1}, static_cast<std::int32_t>(l.shape.size()),
+                               const_cast<std::int64_t*>(l.shape.data()),
+                               l.strides.empty() ? nullptr : const_cast<std::int64_t*>(l.strides.data()));
       std::int64_t begin = 0, end = 0;  // negative strides reach below data: start where they end inside `data`
       REQUIRE(dlpm_byte_span(&t, 0, &begin, &end) == DLPM_OK);
       t.data = data - begin / 4;
@@ -503,12 +509,7 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
   SUBCASE("padded and packed sub-byte elements") {
     std::int64_t shape[2] = {3, 4}, extents[2] = {}, steps[2] = {}, block = -1;
     std::int32_t ndim = -1;
-    DLTensor t{};
-    t.data = data;
-    t.device = {kDLCPU, 0};
-    t.dtype = {kDLFloat4_e2m1fn, 4, 1};
-    t.ndim = 2;
-    t.shape = shape;
+    DLTensor t = host_tensor({kDLFloat4_e2m1fn, 4, 1}, 2, shape, nullptr);
     REQUIRE(coalesce_matches_core(t, dm::flag_is_subbyte_type_padded));
     REQUIRE(dlpm_coalesce(&t, dm::flag_is_subbyte_type_padded, extents, steps, 2, &ndim, &block) == DLPM_OK);
     CHECK(ndim == 0);
@@ -539,12 +540,7 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
   SUBCASE("arguments") {
     std::int64_t shape[2] = {3, 4}, extents[2] = {}, steps[2] = {}, block = -1;
     std::int32_t ndim = -1;
-    DLTensor t{};
-    t.data = data;
-    t.device = {kDLCPU, 0};
-    t.dtype = {kDLFloat, 32, 1};
-    t.ndim = 2;
-    t.shape = shape;
+    DLTensor t = host_tensor({kDLFloat, 32, 1}, 2, shape, nullptr);
     CHECK(dlpm_coalesce(nullptr, 0, extents, steps, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
     CHECK(dlpm_coalesce(&t, 0, nullptr, steps, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
     CHECK(dlpm_coalesce(&t, 0, extents, nullptr, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
