@@ -160,8 +160,10 @@ inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded,
     const std::int64_t extent = t.shape[r];
     if (extent == 1) continue;  // its stride may be anything: it never steps
     const std::int64_t step = stride_at(t, r) * itemsize;
-    std::int64_t over = 0;  // where this mode's last step would land: beyond int64 only when no step is that large
-    if (modes > 0 && !detail::mul_overflows(step, extent, &over) && byte_steps[modes - 1] == over) {
+    // The outer mode runs straight on when its step is this mode's whole stretch, step *
+    // extent; a stretch beyond int64 cannot equal a step that fits.
+    std::int64_t stretch = 0;
+    if (modes > 0 && !detail::mul_overflows(step, extent, &stretch) && byte_steps[modes - 1] == stretch) {
       extents[modes - 1] *= extent;
       byte_steps[modes - 1] = step;
       continue;
