@@ -207,6 +207,18 @@ DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int6
 DLPM_API dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flags, const int64_t* index,
                                                     int64_t* out) DLPM_NOEXCEPT;
 
+/** The elements of a valid tensor in row-major index order as nested byte loops (the core's
+ * coalesce): the modes that step (extent > 1), outermost first, merged where one steps over
+ * the next exactly, written as extents[0..*ndim) and byte_steps[0..*ndim); the innermost
+ * mode whose step is one element is folded into *block, the count of elements that lie side
+ * by side. A compact row-major tensor is *ndim = 0 and *block = numel; an empty tensor
+ * *ndim = 0 and *block = 0. `flags` (a managed tensor's) say whether sub-byte elements are
+ * padded; packed ones share bytes (DLPM_E_SUBBYTE_NOT_VIEWABLE). `capacity` is the length of
+ * extents and byte_steps (at least ndim, else DLPM_E_INVALID_ARGUMENT); they may be NULL
+ * when ndim is 0. What an MPI datatype describes (<dlpack_mdspan_mpi.h>). */
+DLPM_API dlpm_status dlpm_coalesce(const DLTensor* tensor, uint64_t flags, int64_t* extents, int64_t* byte_steps,
+                                   int32_t capacity, int32_t* ndim, int64_t* block) DLPM_NOEXCEPT;
+
 /* ---- requirements (nanobind-style constraints) ---------------------------------------- */
 
 /** The layout of dlpm_requirements this header describes. A program passes it to

@@ -431,6 +431,23 @@ dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begi
   return DLPM_OK;
 }
 
+dlpm_status dlpm_coalesce(const DLTensor* tensor, uint64_t flags, int64_t* extents, int64_t* byte_steps, int32_t capacity,
+                          int32_t* ndim, int64_t* block) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_coalesce", "tensor");
+  if (ndim == nullptr) return null_argument("dlpm_coalesce", "ndim");
+  if (block == nullptr) return null_argument("dlpm_coalesce", "block");
+  if (capacity < 0) return negative_capacity("dlpm_coalesce", capacity);
+  if ((extents == nullptr || byte_steps == nullptr) && tensor->ndim > 0)
+    return null_argument("dlpm_coalesce", extents == nullptr ? "extents" : "byte_steps");
+  const auto size = extents != nullptr && byte_steps != nullptr ? static_cast<std::size_t>(capacity) : 0;
+  const auto r = dm::coalesce(*tensor, (flags & dm::flag_is_subbyte_type_padded) != 0, std::span<std::int64_t>(extents, size),
+                              std::span<std::int64_t>(byte_steps, size));
+  if (!r) return fail(r.error());
+  *ndim = r->ndim;
+  *block = r->block;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flags, const int64_t* index,
                                            int64_t* out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_element_offset_prechecked", "tensor");

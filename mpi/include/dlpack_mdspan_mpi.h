@@ -3,7 +3,8 @@
  * with no packing copy. Header-only, compiled in your translation unit against your MPI: the
  * facade (libdlpack_mdspan_c) stays free of MPI, whose MPI_Datatype is an int in MPICH and a
  * pointer in Open MPI. Every check is the facade's (dlpm_check_layout, dlpm_is_unique,
- * dlpm_byte_span, dlpm_storage_itemsize, dlpm_is_host_accessible); the datatype is built by
+ * dlpm_byte_span, dlpm_storage_itemsize, dlpm_is_host_accessible), and so is the walk over
+ * the elements (dlpm_coalesce); the datatype is built by
  * <dlpack_mdspan/mpi_datatype.h>, as in C++. Link dlpack_mdspan::c and dlpack_mdspan::mpi.
  *
  *   dlpm_mpi_datatype b;
@@ -25,8 +26,8 @@ extern "C" {
  * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
  * writable, each element reached once). On a refusal, dlpm_mpi_error(out) says why. */
 static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out) {
-  int64_t strides[DLPM_MAX_NDIM], numel = 0, begin = 0, end = 0;
-  int32_t unique = 0, initialized = 0, finalized = 0;
+  int64_t strides[DLPM_MAX_NDIM], extents[DLPM_MAX_NDIM], numel = 0, begin = 0, end = 0, run = 0;
+  int32_t unique = 0, initialized = 0, finalized = 0, modes = 0;
   size_t itemsize;
   dlpm_requirements req;
   dlpm_status s;
@@ -61,9 +62,11 @@ static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags
     }
   }
   if ((s = dlpm_byte_span(tensor, flags, &begin, &end)) != DLPM_OK) return s;
+  /* strides, read by dlpm_check_layout, now holds the byte steps */
+  if ((s = dlpm_coalesce(tensor, flags, extents, strides, DLPM_MAX_NDIM, &modes, &run)) != DLPM_OK) return s;
   element0 = numel == 0 ? (char*)tensor->data : (char*)tensor->data + tensor->byte_offset;
-  switch (dlpm_mpi_build(element0, tensor->ndim, tensor->shape, strides, numel, (int64_t)itemsize,
-                         begin - (int64_t)tensor->byte_offset, end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), out)) {
+  switch (dlpm_mpi_build(element0, modes, extents, strides, run, begin - (int64_t)tensor->byte_offset, end - begin,
+                         dlpm_mpi_element_of(tensor->dtype, itemsize), out)) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
     default: return DLPM_E_INTERNAL;

@@ -96,6 +96,25 @@ static int put(PyObject* dict, const char* key, PyObject* value) {
   return r;
 }
 
+/* dlpm_coalesce's answer for a valid tensor: ((extent, byte_step) per mode, outermost first,
+ * block), or None when its elements share bytes (packed sub-byte). */
+static PyObject* coalesced(const DLManagedTensorVersioned* t) {
+  int64_t extents[DLPM_MAX_NDIM], steps[DLPM_MAX_NDIM], block = 0;
+  int32_t n = 0;
+  PyObject* modes;
+  if (dlpm_coalesce(&t->dl_tensor, t->flags, extents, steps, DLPM_MAX_NDIM, &n, &block) != DLPM_OK) return Py_NewRef(Py_None);
+  if ((modes = PyTuple_New(n)) == NULL) return NULL;
+  for (int32_t m = 0; m < n; ++m) {
+    PyObject* mode = Py_BuildValue("(LL)", (long long)extents[m], (long long)steps[m]);
+    if (mode == NULL) {
+      Py_DECREF(modes);
+      return NULL;
+    }
+    PyTuple_SetItem(modes, m, mode);
+  }
+  return Py_BuildValue("(NL)", modes, (long long)block);
+}
+
 static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_provenance* how, const dlpm_requirements* req) {
   static const char* const paths[] = {"?", "capsule", "exchange API", "__dlpack__"};
   static const char* const causes[] = {"none", "flagged", "legacy_unknown", "producer_forbids"};
@@ -141,6 +160,8 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
       put(r, "subbyte_padded", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0)) ||
       put(r, "valid", PyBool_FromLong(valid == DLPM_OK)) || put(r, "passes", PyBool_FromLong(passes == DLPM_OK)) ||
       put(r, "unique", valid != DLPM_OK || dlpm_is_unique(d, &unique) != DLPM_OK ? Py_NewRef(Py_None) : PyBool_FromLong(unique)) ||
+      put(r, "itemsize", PyLong_FromSize_t(dlpm_storage_itemsize(d->dtype, (t->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0))) ||
+      put(r, "coalesced", valid != DLPM_OK ? Py_NewRef(Py_None) : coalesced(t)) ||
       put(r, "reason", passes == DLPM_OK ? Py_NewRef(Py_None)
                                          : PyUnicode_FromFormat("%s (%s)", dlpm_last_error(), dlpm_status_string(passes))))
     goto fail;

@@ -385,3 +385,173 @@ TEST_CASE("dlpm_managed_new_inline is dlpm_managed_new_ordered plus the buffer c
   CHECK(refused > 5000);
   CHECK(inline_releases == made);
 }
+
+namespace {
+
+// dlpm_coalesce's answer for `t`, checked against the core's and against the tensor itself:
+// the nested byte loops reach, in row-major index order, exactly the bytes of the elements
+// (stride_at times the itemsize), and no mode could be dropped or merged further.
+// Returns false when both refused the tensor.
+bool coalesce_matches_core(const DLTensor& t, std::uint64_t flags) {
+  std::int64_t extents[4] = {}, steps[4] = {}, core_extents[4] = {}, core_steps[4] = {}, block = -1;
+  std::int32_t ndim = -1;
+  const dlpm_status s = dlpm_coalesce(&t, flags, extents, steps, 4, &ndim, &block);
+  const bool padded = (flags & dm::flag_is_subbyte_type_padded) != 0;
+  const auto core = dm::coalesce(t, padded, core_extents, core_steps);
+  REQUIRE((s == DLPM_OK) == static_cast<bool>(core));
+  if (!core) {
+    REQUIRE(s == static_cast<dlpm_status>(core.error().code()));
+    REQUIRE(ndim == -1);  // nothing written on a refusal
+    return false;
+  }
+  REQUIRE(ndim == core->ndim);
+  REQUIRE(block == core->block);
+  REQUIRE(std::equal(extents, extents + ndim, core_extents));
+  REQUIRE(std::equal(steps, steps + ndim, core_steps));
+
+  // The tensor's own element offsets, in row-major index order.
+  const auto item = static_cast<std::int64_t>(dm::storage_itemsize(t.dtype, padded));
+  std::int64_t numel = 1;
+  for (int r = 0; r < t.ndim; ++r) numel *= t.shape[r];
+  std::vector<std::int64_t> expected;
+  for (std::int64_t flat = 0; flat < numel; ++flat) {
+    std::int64_t rest = flat, offset = 0;
+    for (int r = t.ndim - 1; r >= 0; --r) {
+      offset += rest % t.shape[r] * dm::stride_at(t, r) * item;
+      rest /= t.shape[r];
+    }
+    expected.push_back(offset);
+  }
+  // The loops' offsets: the modes outermost first, then the block's elements side by side.
+  std::int64_t loops = block;
+  for (int m = 0; m < ndim; ++m) loops *= extents[m];
+  std::vector<std::int64_t> walked;
+  for (std::int64_t flat = 0; flat < loops; ++flat) {
+    std::int64_t rest = flat / block, offset = flat % block * item;
+    for (int m = ndim - 1; m >= 0; --m) {
+      offset += rest % extents[m] * steps[m];
+      rest /= extents[m];
+    }
+    walked.push_back(offset);
+  }
+  REQUIRE(walked == expected);
+  // Minimal: every mode steps, none steps over the next exactly, and an innermost mode of
+  // one element's step is in the block (block 1: there was none).
+  REQUIRE(ndim <= t.ndim);
+  REQUIRE((block == 0) == (numel == 0));
+  for (int m = 0; m < ndim; ++m) REQUIRE(extents[m] > 1);
+  for (int m = 0; m + 1 < ndim; ++m) REQUIRE(steps[m] != steps[m + 1] * extents[m + 1]);
+  if (ndim > 0 && block == 1) REQUIRE(steps[ndim - 1] != item);
+  if (block > 1) REQUIRE(ndim + 1 <= t.ndim);
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in row-major order with the fewest modes") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  float data[48] = {};
+  auto host_tensor = [&](DLDataType dtype, std::int32_t ndim, std::int64_t* shape, std::int64_t* strides) {
+    DLTensor t{};
+    t.data = data;
+    t.device = {kDLCPU, 0};
+    t.dtype = dtype;
+    t.ndim = ndim;
+    t.shape = shape;
+    t.strides = strides;
+    return t;
+  };
+  SUBCASE("named layouts") {
+    struct layout {
+      std::vector<std::int64_t> shape, strides;  // no strides: NULL (row-major)
+      std::int32_t ndim;
+      std::int64_t block;
+      std::vector<std::int64_t> extents, steps;
+    };
+    const layout layouts[] = {
+        {{2, 3, 4}, {}, 0, 24, {}, {}},                    // row-major, NULL strides: one block
+        {{2, 3, 4}, {12, 4, 1}, 0, 24, {}, {}},            // row-major, explicit
+        {{2, 3, 4}, {1, 2, 6}, 3, 1, {2, 3, 4}, {4, 8, 24}},  // column-major: every mode steps alone
+        {{4, 6}, {1, 4}, 2, 1, {4, 6}, {4, 16}},           // a transpose
+        {{2, 3, 4}, {12, 1, 3}, 3, 1, {2, 3, 4}, {48, 4, 12}},  // the inner two transposed: nothing merges
+        {{2, 3, 4}, {4, 8, 1}, 2, 4, {2, 3}, {16, 32}},     // the outer two transposed: rows still side by side
+        {{2, 3, 4}, {24, 8, 1}, 1, 4, {6}, {32}},           // rows padded to 8: the outer two merged
+        {{3, 4}, {0, 1}, 1, 4, {3}, {0}},                  // a broadcast row
+        {{3, 4}, {0, 0}, 1, 1, {12}, {0}},                 // a broadcast scalar: one mode of step 0
+        {{2, 3, 4}, {-12, -4, -1}, 1, 1, {24}, {-4}},      // reversed: one mode stepping back
+        {{2, 3, 4}, {12, 4, -1}, 2, 1, {6, 4}, {16, -4}},  // rows reversed
+        {{1, 4, 1, 3}, {99, 3, -7, 1}, 0, 12, {}, {}},     // extent-1 modes step nowhere, whatever their stride
+        {{2, 1, 3}, {6, 5, 2}, 1, 1, {6}, {8}},            // every other element, across the rows
+        {{1, 1}, {5, 7}, 0, 1, {}, {}},                    // one element
+        {{}, {}, 0, 1, {}, {}},                            // a scalar
+        {{2, 0, 3}, {3, 3, 1}, 0, 0, {}, {}},              // empty: nothing addressed
+    };
+    for (const layout& l : layouts) {
+      DLTensor t = host_tensor({kDLFloat, 32, 1}, static_cast<std::int32_t>(l.shape.size()),
+                               const_cast<std::int64_t*>(l.shape.data()),
+                               l.strides.empty() ? nullptr : const_cast<std::int64_t*>(l.strides.data()));
+      std::int64_t begin = 0, end = 0;  // negative strides reach below data: start where they end inside `data`
+      REQUIRE(dlpm_byte_span(&t, 0, &begin, &end) == DLPM_OK);
+      t.data = data - begin / 4;
+      REQUIRE(end - begin <= static_cast<std::int64_t>(sizeof data));
+      CAPTURE(t.ndim);
+      REQUIRE(coalesce_matches_core(t, 0));
+      std::int64_t extents[4] = {}, steps[4] = {}, block = -1;
+      std::int32_t ndim = -1;
+      REQUIRE(dlpm_coalesce(&t, 0, extents, steps, 4, &ndim, &block) == DLPM_OK);
+      CHECK(ndim == l.ndim);
+      CHECK(block == l.block);
+      CHECK(std::vector<std::int64_t>(extents, extents + ndim) == l.extents);
+      CHECK(std::vector<std::int64_t>(steps, steps + ndim) == l.steps);
+    }
+  }
+  SUBCASE("padded and packed sub-byte elements") {
+    std::int64_t shape[2] = {3, 4}, extents[2] = {}, steps[2] = {}, block = -1;
+    std::int32_t ndim = -1;
+    DLTensor t = host_tensor({kDLFloat4_e2m1fn, 4, 1}, 2, shape, nullptr);
+    REQUIRE(coalesce_matches_core(t, dm::flag_is_subbyte_type_padded));
+    REQUIRE(dlpm_coalesce(&t, dm::flag_is_subbyte_type_padded, extents, steps, 2, &ndim, &block) == DLPM_OK);
+    CHECK(ndim == 0);
+    CHECK(block == 12);  // one byte each
+    CHECK(dlpm_coalesce(&t, 0, extents, steps, 2, &ndim, &block) == DLPM_E_SUBBYTE_NOT_VIEWABLE);
+    CHECK(std::string(dlpm_last_error()).find("share bytes") != std::string::npos);
+  }
+  SUBCASE("generated tensors") {
+    std::mt19937_64 rng(20261128);
+    int compared = 0, merged = 0, refused = 0;
+    for (int n = 0; n < 20000; ++n) {
+      random_tensor r(rng, middle);
+      std::int64_t extents[4] = {}, steps[4] = {}, block = 0;
+      std::int32_t ndim = 0, stepping = 0;
+      if (!coalesce_matches_core(r.t, r.flags)) {
+        ++refused;
+        continue;
+      }
+      ++compared;
+      REQUIRE(dlpm_coalesce(&r.t, r.flags, extents, steps, 4, &ndim, &block) == DLPM_OK);
+      for (int d = 0; d < r.t.ndim; ++d) stepping += r.t.shape[d] > 1;
+      merged += block > 0 && ndim + (block > 1 ? 1 : 0) < stepping;
+    }
+    CHECK(compared > 5000);
+    CHECK(merged > 500);
+    CHECK(refused > 1000);
+  }
+  SUBCASE("arguments") {
+    std::int64_t shape[2] = {3, 4}, extents[2] = {}, steps[2] = {}, block = -1;
+    std::int32_t ndim = -1;
+    DLTensor t = host_tensor({kDLFloat, 32, 1}, 2, shape, nullptr);
+    CHECK(dlpm_coalesce(nullptr, 0, extents, steps, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
+    CHECK(dlpm_coalesce(&t, 0, nullptr, steps, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
+    CHECK(dlpm_coalesce(&t, 0, extents, nullptr, 2, &ndim, &block) == DLPM_E_NULL_POINTER);
+    CHECK(dlpm_coalesce(&t, 0, extents, steps, 2, nullptr, &block) == DLPM_E_NULL_POINTER);
+    CHECK(dlpm_coalesce(&t, 0, extents, steps, 2, &ndim, nullptr) == DLPM_E_NULL_POINTER);
+    CHECK(dlpm_coalesce(&t, 0, extents, steps, 1, &ndim, &block) == DLPM_E_INVALID_ARGUMENT);
+    CHECK(dlpm_coalesce(&t, 0, extents, steps, -1, &ndim, &block) == DLPM_E_INVALID_ARGUMENT);
+    CHECK(ndim == -1);
+    t.ndim = 0;  // a scalar needs no arrays
+    CHECK(dlpm_coalesce(&t, 0, nullptr, nullptr, 0, &ndim, &block) == DLPM_OK);
+    CHECK(ndim == 0);
+    CHECK(block == 1);
+  }
+}

@@ -2,7 +2,8 @@
 // libFuzzer target: the C facade's inspection functions on arbitrary DLTensors. They must
 // never crash, read out of bounds or overflow; out-parameters are written only on success.
 // The one-call forms bindings use (dlpm_check_layout, dlpm_element_offset_prechecked,
-// dlpm_managed_new_inline) must answer as the calls they stand for.
+// dlpm_managed_new_inline) must answer as the calls they stand for; dlpm_coalesce's loops
+// must reach the element count.
 #include <dlpack_mdspan.h>
 
 #include "fuzz_input.hpp"
@@ -47,6 +48,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (dlpm_check_layout(&t, 0, &req, nullptr, 0, &count_alone) != checked) std::abort();
   if (joint != DLPM_OK && (count != -1 || count_alone != -1)) std::abort();
   if (joint == DLPM_OK && (count != n || count_alone != n)) std::abort();
+
+  // dlpm_coalesce refuses what validation refuses (and elements that share bytes, or bytes
+  // beyond int64); otherwise its loops reach numel elements. Untouched on failure.
+  {
+    std::int64_t extents[64], steps[64], block = -1;
+    std::int32_t modes = -1;
+    const dlpm_status s = dlpm_coalesce(&t, 0, extents, steps, 64, &modes, &block);
+    if (s != DLPM_OK && (modes != -1 || block != -1)) std::abort();
+    if (s != DLPM_OK && valid == DLPM_OK && s != DLPM_E_SUBBYTE_NOT_VIEWABLE && s != DLPM_E_SPAN_OVERFLOW) std::abort();
+    if (s == DLPM_OK) {
+      if (valid != DLPM_OK || modes < 0 || modes > t.ndim) std::abort();
+      std::int64_t reached = block;  // bounded by numel
+      for (std::int32_t m = 0; m < modes; ++m) reached *= extents[m];
+      if (reached != n) std::abort();
+    }
+  }
 
   // On a tensor a check accepted, the offset without re-validation is dlpm_element_offset's.
   if (valid == DLPM_OK && n > 0) {

@@ -9,7 +9,8 @@
 // (data + byte_offset, DLPack's meaning); the datatype's lower bound and extent are the bytes
 // the elements reach, so negative strides place elements below it.
 //
-// Validation is the core's (check_structure, is_unique, byte_span, is_host_accessible); this
+// Validation is the core's (check_structure, is_unique, byte_span, is_host_accessible), and so
+// is the walk over the elements (coalesce); this
 // header adds what MPI itself needs: whole-byte elements, counts the MPI library can express,
 // and for a receive a writable layout that reaches no element twice. The datatype is built by
 // dlpack_mdspan/mpi_datatype.h, which the C companion <dlpack_mdspan_mpi.h> shares.
@@ -134,13 +135,14 @@ class buffer {
   // The bytes the elements reach: the datatype's lower bound and extent, relative to element 0.
   const auto span = byte_span(t, opts.subbyte_padded);
   if (!span) return unexpected_error(span.error());
-  std::int64_t strides[max_ndim];
-  for (std::int32_t r = 0; r < t.ndim; ++r) strides[r] = stride_at(t, r);
+  std::int64_t extents[max_ndim], steps[max_ndim];
+  const auto modes = coalesce(t, opts.subbyte_padded, extents, steps);
+  if (!modes) return unexpected_error(modes.error());
   const auto offset = static_cast<std::int64_t>(t.byte_offset);
   void* element0 = s.numel == 0 ? t.data : static_cast<char*>(t.data) + t.byte_offset;  // data may be NULL when empty
   dlpm_mpi_datatype d{};
-  switch (dlpm_mpi_build(element0, t.ndim, t.shape, strides, s.numel, static_cast<std::int64_t>(s.itemsize),
-                         span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), &d)) {
+  switch (dlpm_mpi_build(element0, modes->ndim, extents, steps, modes->block, span->begin - offset, span->end - span->begin,
+                         dlpm_mpi_element_of(t.dtype, s.itemsize), &d)) {
     case DLPM_MPI_BUILT: return buffer(d);
     case DLPM_MPI_COUNT_TOO_LARGE:
       return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",

@@ -122,16 +122,17 @@ static inline int dlpm_mpi_refuse_(dlpm_mpi_datatype* out, int outcome, const ch
   return outcome;
 }
 
-/** The buffer of a tensor its caller has validated: element 0 at `element0`, `ndim` extents
- * and strides in elements (resolved: never NULL when ndim > 0), `numel` elements of `itemsize`
- * bytes each, reaching the bytes [lower, lower + extent) relative to element 0. Returns
- * DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold `value`), or
- * DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying which. */
-static inline int dlpm_mpi_build(void* element0, int32_t ndim, const int64_t* shape, const int64_t* strides, int64_t numel,
-                                 int64_t itemsize, int64_t lower, int64_t extent, dlpm_mpi_element element,
-                                 dlpm_mpi_datatype* out) {
-  int64_t extents[64], steps[64], block = element.count; /* 64: the library's largest rank */
-  int32_t modes = 0, r, m;
+/** The buffer of a tensor its caller has validated: element 0 at `element0`, its elements
+ * as the core's coalesce gives them (C++ coalesce, C dlpm_coalesce: `modes` byte modes,
+ * outermost first, in `extents` and `steps`, then a contiguous run of `run` elements; `run` 0
+ * for an empty tensor), reaching the bytes [lower, lower + extent) relative to element 0.
+ * Returns DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold
+ * `value`), or DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying
+ * which. */
+static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
+                                 int64_t lower, int64_t extent, dlpm_mpi_element element, dlpm_mpi_datatype* out) {
+  const int64_t block = run * element.count; /* within the span's bytes: element.count <= itemsize */
+  int32_t m;
   MPI_Datatype type = element.type, resized = MPI_DATATYPE_NULL;
   int rc = MPI_SUCCESS;
   out->address = element0;
@@ -141,22 +142,7 @@ static inline int dlpm_mpi_build(void* element0, int32_t ndim, const int64_t* sh
   out->element = element;
   out->refusal = NULL;
   out->value = 0;
-  if (numel == 0) return DLPM_MPI_BUILT; /* nothing is addressed */
-  /* The modes that step (extent > 1), outermost first, merged where one steps over the next
-   * exactly; the innermost folded into the block when it is the element's own size. */
-  for (r = 0; r < ndim; ++r) {
-    const int64_t step = strides[r] * itemsize; /* |step| * (extent - 1) lies within the span */
-    if (shape[r] == 1) continue;
-    if (modes > 0 && steps[modes - 1] == step * shape[r]) {
-      extents[modes - 1] *= shape[r]; /* numel bounds it */
-      steps[modes - 1] = step;
-      continue;
-    }
-    extents[modes] = shape[r];
-    steps[modes] = step;
-    ++modes;
-  }
-  if (modes > 0 && steps[modes - 1] == itemsize) block *= extents[--modes];
+  if (run == 0) return DLPM_MPI_BUILT; /* nothing is addressed */
   if (modes == 0 && block <= INT_MAX) { /* compact, row-major: a count of the predefined type */
     out->count = (int)block;
     return DLPM_MPI_BUILT;

@@ -100,45 +100,20 @@ def _buffer(x, receive):
     device = info["device"][0]
     if device not in (_CPU, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED) and not (device == _CUDA and cuda_aware()):
         raise BufferError(f"{what}: the tensor is in {info['device_name']} memory, which this MPI cannot move")
-    code, bits, lanes = info["dtype_code"]
-    if bits < 8 and not info["subbyte_padded"]:
+    if info["coalesced"] is None:
         raise ValueError(f"{what}: {info['dtype']} elements are packed below a byte and share bytes, and "
                          "MPI addresses whole bytes")
     if receive and not info["unique"]:
         raise ValueError(f"{what}: the layout reaches an element twice (a zero or overlapping stride), so "
                          "what MPI writes there would depend on the order it writes in")
-    itemsize = lanes if bits < 8 else bits * lanes // 8
-    element = _element(MPI, code, bits, lanes, itemsize)
-    shape = info["shape"]
-    strides = info["strides"]
-    if strides is None:  # row-major, as DLPack means it
-        strides, step = [], 1
-        for extent in reversed(shape):
-            strides.insert(0, step)
-            step *= extent
+    code, bits, lanes = info["dtype_code"]
+    element = _element(MPI, code, bits, lanes, info["itemsize"])
     address = info["data"] + info["byte_offset"]
-    if 0 in shape:
-        relative, block, modes = element[0], 0, []
-    else:
-        # The modes that step, outermost first, merged where one steps over the next exactly;
-        # the innermost folded into the block when it is the element's own size.
-        extents, steps = [], []
-        for extent, stride in zip(shape, strides):
-            if extent == 1:
-                continue
-            step = stride * itemsize
-            if steps and steps[-1] == step * extent:
-                extents[-1] *= extent
-                steps[-1] = step
-                continue
-            extents.append(extent)
-            steps.append(step)
-        block = element[1]
-        if steps and steps[-1] == itemsize:
-            block *= extents.pop()
-            steps.pop()
-        modes = list(zip(extents, steps))
-        relative = element[0]
+    # The elements as nested byte loops (the library's coalesce: dlpm_coalesce), an empty
+    # tensor's block 0; here the block counts the element's MPI items.
+    modes, block = info["coalesced"]
+    block *= element[1]
+    relative = element[0]
     made = []  # nested hvectors, innermost first: the block once, then one of the type inside
     for i, (extent, step) in enumerate(reversed(modes)):
         relative = relative.Create_hvector(extent, block if i == 0 else 1, step)

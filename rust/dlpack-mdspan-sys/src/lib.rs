@@ -156,6 +156,23 @@ extern "C" {
         end: *mut i64,
     ) -> dlpm_status;
 
+    /// The elements of a valid tensor in row-major index order as nested byte loops: the
+    /// modes that step (extent > 1), outermost first, merged where one steps over the next
+    /// exactly, into `extents[0..*ndim)` and `byte_steps[0..*ndim)`; the innermost mode whose
+    /// step is one element folded into `*block`, the elements side by side (a compact
+    /// row-major tensor: no mode, `*block` numel; an empty one: no mode, `*block` 0). `flags`
+    /// (a managed tensor's) say whether sub-byte elements are padded; packed ones are
+    /// `DLPM_E_SUBBYTE_NOT_VIEWABLE`. `capacity` is the arrays' length (at least ndim).
+    pub fn dlpm_coalesce(
+        tensor: *const DLTensor,
+        flags: u64,
+        extents: *mut i64,
+        byte_steps: *mut i64,
+        capacity: i32,
+        ndim: *mut i32,
+        block: *mut i64,
+    ) -> dlpm_status;
+
     /// Sets every field of `req` to "anything" (no dtype check, any rank, shape, order and
     /// device, no alignment, writability, strict-strides or layout requirement) and
     /// `req.version` to `version`. Pass [`DLPM_REQUIREMENTS_VERSION`]; any other value is

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// is_c_contiguous / is_f_contiguous / leading_dim / stride_ranks / byte_span / is_unique.
+// is_c_contiguous / is_f_contiguous / leading_dim / stride_ranks / byte_span / is_unique / coalesce.
 #include "support/prelude.hpp"
+
+#include <span>
 #ifdef DLPM_USE_MODULE
 import dlpack_mdspan;
 #else
@@ -169,4 +171,36 @@ TEST_CASE("is_unique: broadcast and overlap are not, negative and permuted strid
   auto bad = dm::is_unique(negative.get());
   REQUIRE_FALSE(bad);
   CHECK(bad.error().code() == dm::errc::negative_extent);
+}
+
+TEST_CASE("coalesce: refusals, and steps that would overflow int64 are never computed") {
+  std::int64_t extents[4] = {}, steps[4] = {};
+  alignas(8) unsigned char buf[64] = {};
+  tensor_builder c(buf, f32, {2, 3}, {3, 1});
+  const auto short_extents = dm::coalesce(c.get(), false, std::span<std::int64_t>(extents, 1), steps);
+  CHECK(short_extents.error().code() == dm::errc::invalid_argument);
+  tensor_builder bad(buf, f32, {2, -1}, {3, 1});
+  CHECK(dm::coalesce(bad.get(), false, extents, steps).error().code() == dm::errc::negative_extent);
+  tensor_builder packed(buf, dlpm_test::dt(kDLFloat4_e2m1fn, 4), {2, 4}, {4, 1});
+  CHECK(dm::coalesce(packed.get(), false, extents, steps).error().code() == dm::errc::subbyte_not_viewable);
+  auto padded = dm::coalesce(packed.get(), true, extents, steps);  // one byte per element
+  REQUIRE(padded);
+  CHECK(padded->ndim == 0);
+  CHECK(padded->block == 8);
+  // An extent-1 mode's stride is never multiplied: any value is fine there.
+  tensor_builder huge_unit(buf, dlpm_test::dt(kDLFloat, 64), {1, 4}, {INT64_MAX / 2, 1});
+  auto r = dm::coalesce(huge_unit.get(), false, extents, steps);
+  REQUIRE(r);
+  CHECK(r->ndim == 0);
+  CHECK(r->block == 4);
+  // 2^61 * 3 overflows int64 in the merge test: then the modes do not merge.
+  tensor_builder far(buf, dlpm_test::dt(kDLInt, 8), {2, 3}, {1, std::int64_t{1} << 61});
+  r = dm::coalesce(far.get(), false, extents, steps);
+  REQUIRE(r);
+  CHECK(r->ndim == 2);
+  CHECK(extents[0] == 2);
+  CHECK(steps[0] == 1);
+  CHECK(extents[1] == 3);
+  CHECK(steps[1] == std::int64_t{1} << 61);
+  CHECK(r->block == 1);
 }

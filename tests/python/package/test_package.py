@@ -64,6 +64,17 @@ def test_inspect_strides_offset_flags_and_requirements():
             dm.inspect(view, dtype=near_miss)
 
 
+def test_inspect_gives_the_itemsize_and_the_coalesced_byte_loops():
+    base = np.arange(48, dtype=np.float32).reshape(4, 12)
+    assert dm.inspect(base, show=False)["coalesced"] == ((), 48)  # compact: one run
+    info = dm.inspect(base[:, :6], show=False)  # rows of 6 within rows of 12
+    assert info["itemsize"] == 4 and info["coalesced"] == (((4, 48),), 6)
+    assert dm.inspect(base.T, show=False)["coalesced"] == (((12, 4), (4, 48)), 1)
+    assert dm.inspect(base[::-1, ::-1], show=False)["coalesced"] == (((48, -4),), 1)
+    assert dm.inspect(np.broadcast_to(np.float64(1), (3, 5)), show=False)["coalesced"] == (((15, 0),), 1)
+    assert dm.inspect(base[:0], show=False)["coalesced"] == ((), 0)  # nothing addressed
+
+
 def test_inspect_our_tensor_names_the_exchange_api():
     t = dm.from_dlpack(np.zeros((2, 2), np.int16))
     info = dm.inspect(t, show=False)

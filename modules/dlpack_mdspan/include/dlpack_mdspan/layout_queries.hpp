@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Questions about a DLTensor's layout: is it C/F-contiguous, which dimension is the
 // leading (unit-stride) one (leading_dim), how the strides rank (stride_ranks), which
-// bytes the elements reach (byte_span). CuTe's stride order and the requirements built on
+// bytes the elements reach (byte_span), the elements as nested byte loops (coalesce).
+// CuTe's stride order and the requirements built on
 // these answers are in layout_requirements.hpp.
 #ifndef DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
 #define DLPACK_MDSPAN_LAYOUT_QUERIES_HPP
@@ -115,6 +116,66 @@ inline result<bool> is_unique(const DLTensor& t) noexcept {
     strides[r] = r < t.ndim ? stride_at(t, r) : 0;
   }
   return layout_stride_relaxed::mapping<detail::tensor_extents>(extents, strides).is_unique();
+}
+
+/// What coalesce found: `ndim` byte modes written, outermost first, and the `block`.
+struct coalesced_layout {
+  std::int32_t ndim = 0;   ///< modes written to extents[0..ndim) and byte_steps[0..ndim)
+  std::int64_t block = 0;  ///< elements of the innermost contiguous run (0: the tensor is empty)
+};
+
+/// The elements of a valid tensor in row-major index order as nested byte loops: the
+/// modes that step (extent > 1), outermost first, merged where one steps over the next
+/// exactly (CuTe's coalesce, read from the outermost mode), each as an extent and a step in
+/// bytes; the innermost mode whose step is one element is folded into `block`, the run of
+/// elements that lie side by side. A compact row-major tensor is no mode and a block of
+/// numel; an empty one no mode and a block of 0; at most ndim modes are written. With
+/// `subbyte_padded` each sub-byte lane takes a byte; packed sub-byte elements share bytes
+/// (errc::subbyte_not_viewable). What an MPI datatype describes (mpi_datatype.h). Fails with
+/// check_structure's error for an invalid tensor, and errc::invalid_argument when the spans
+/// hold fewer than ndim entries.
+inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded, std::span<std::int64_t> extents,
+                                         std::span<std::int64_t> byte_steps) noexcept {
+  error err;
+  tensor_summary s;
+  if (!check_structure(t, structure_options{null_strides_policy::row_major, subbyte_padded}, s, &err))
+    return unexpected_error(err);
+  if (s.itemsize == 0)
+    return unexpected_error(error::format(errc::subbyte_not_viewable,
+                                          "coalesce: elements of %u bits share bytes, so no byte step reaches them one by one",
+                                          static_cast<unsigned>(t.dtype.bits)));
+  if (extents.size() < static_cast<std::size_t>(t.ndim) || byte_steps.size() < static_cast<std::size_t>(t.ndim))
+    return unexpected_error(error::format(errc::invalid_argument, "coalesce: the outputs hold %zu and %zu modes, ndim is %d",
+                                          extents.size(), byte_steps.size(), t.ndim));
+  coalesced_layout out;
+  if (s.numel == 0) return out;  // nothing is addressed
+  const auto itemsize = static_cast<std::int64_t>(s.itemsize);
+  // No overflow: the bytes from the lowest element to the highest fit (checked here), and a
+  // mode of extent > 1 steps at most that far; merged extents are bounded by numel.
+  std::int64_t reach = 0;
+  if (detail::mul_overflows(s.highest_index - s.lowest_index, itemsize, &reach))
+    return unexpected_error(error::format(errc::span_overflow, "coalesce: the addressed bytes overflow int64"));
+  std::int32_t modes = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r) {
+    const std::int64_t extent = t.shape[r];
+    if (extent == 1) continue;  // its stride may be anything: it never steps
+    const std::int64_t step = stride_at(t, r) * itemsize;
+    // The outer mode runs straight on when its step is this mode's whole stretch, step *
+    // extent; a stretch beyond int64 cannot equal a step that fits.
+    std::int64_t stretch = 0;
+    if (modes > 0 && !detail::mul_overflows(step, extent, &stretch) && byte_steps[modes - 1] == stretch) {
+      extents[modes - 1] *= extent;
+      byte_steps[modes - 1] = step;
+      continue;
+    }
+    extents[modes] = extent;
+    byte_steps[modes] = step;
+    ++modes;
+  }
+  out.block = 1;
+  if (modes > 0 && byte_steps[modes - 1] == itemsize) out.block = extents[--modes];
+  out.ndim = modes;
+  return out;
 }
 
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides
