@@ -359,9 +359,9 @@ class differential {
     mo.subbyte_padded = c.subbyte_padded;
 
     check_import_with(t, c, target, &o, flags, false, mo);
-    // The same tensor through the overload without requirements, whose one-pass fast path
-    // must accept and build exactly what the ordered checks (and so the model) do, and
-    // through to_mdspan, which takes that fast path without a result in between.
+    // The same tensor through the overload without requirements, whose silent rules must
+    // accept exactly what the worded ones (and so the model) do and build the same view,
+    // and through to_mdspan, which runs them without a result in between.
     check_import_with(t, c, target, nullptr, 0, false, ref::import_opts{});
     check_import_with(t, c, target, nullptr, 0, true, ref::import_opts{});
   }
@@ -375,6 +375,13 @@ class differential {
     if (!ob.accepted) ++import_refusals[static_cast<std::size_t>(ob.code) % 64];
     const std::string fn = std::string(throwing ? "to_mdspan<" : o != nullptr ? "try_view<" : "try_to_mdspan<") +
                            ref::layout_name(d.layout) + ">" + (o == nullptr ? " (no requirements)" : "");
+    if (o == nullptr) {
+      ++comparisons;
+      if (ob.silent_accepted != ob.accepted)
+        disagree(fn + ": the silent import rules and the worded ones disagree",
+                 "  target = " + std::string(d.name) + "\n  silent " + (ob.silent_accepted ? "accepts" : "refuses") +
+                     ", worded " + (ob.accepted ? "accepts" : "refuses"));
+    }
     if (!outcome(fn, ob.accepted, ob.code, ob.message_empty, model.v, model.maybe) || !ob.accepted) return;
 
     const auto& m = model.s;

@@ -1,24 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// dlpm_fast_paths: the one-pass success paths against the ordered checks they shortcut.
+// dlpm_fast_paths: the silent success paths against the worded checks, the same rule texts.
 //
 //   dlpm_fast_paths [--cases N] [--seed S] [--first I] [--max-seconds T] [--no-examples]
 //   dlpm_fast_paths --replay HEX           # one case (tensor, requirements, flags)
 //
-// structure_valid (check_structure with detail::silent) and detail::requirements_met are the
-// silent instantiations of the rules that check_structure and detail::requirements_failure word:
-// one text, but the silent requirements skip check_requirements_valid (each use refuses the
-// nonsense it words) and the compiler folds each form its own way. check_requirements and
-// try_make_managed_tensor run the fast path and ask the ordered one only when it says no,
-// so a fast path that accepts what the ordered checks refuse lets a bad tensor through
-// (and one that refuses what they accept costs a second pass). For every case:
+// check_structure with detail::silent and detail::requirements_met are the silent
+// instantiations of the rules that check_structure with an error* and
+// detail::requirements_failure word: one text, but the silent requirements skip
+// check_requirements_valid (each use refuses the nonsense it words) and the compiler folds
+// each form its own way. check_requirements and try_make_managed_tensor run the silent form
+// and ask the worded one only when it says no, so a silent form that accepts what the
+// worded one refuses lets a bad tensor through (and one that refuses what it accepts costs
+// a second pass). (The typed import's two instances are compared by dlpm_differential.)
+// For every case:
 //
-//   - structure_valid(t, opts) accepts exactly when check_structure(t, opts) does, for the
+//   - the silent check_structure(t, opts) accepts exactly when the worded one does, for the
 //     four structure_options (NULL strides row_major/reject x subbyte padded/packed); when
 //     both accept, its numel is the summary's and its C-contiguity is is_compact_valid's
-//     (the ordered path's test) and the reference model's;
+//     (the worded path's test) and the reference model's;
 //   - requirements_met(t, flags, req) is true exactly when requirements_failure(t, flags,
 //     req) finds no broken rule, and a refusal has an errc and a message;
-//   - the public check_requirements returns the same verdict, with the ordered path's errc
+//   - the public check_requirements returns the same verdict, with the worded path's errc
 //     and message on a refusal;
 //   - try_make_managed_tensor(t, owner, flags) accepts exactly when check_structure(t,
 //     {row_major, padded from flags}) does, with its errc and message on a refusal (the
@@ -476,7 +478,7 @@ class fast_paths {
     return accepted ? std::string("accepts") : std::string("refuses (") + ref::errc_id(e.code()) + ": " + e.message().c_str() + ")";
   }
 
-  // structure_valid vs check_structure, the four option sets.
+  // The silent check_structure vs the worded one, the four option sets.
   void check_structure_paths(const DLTensor& t) {
     for (const bool reject : {false, true}) {
       for (const bool padded : {false, true}) {
@@ -485,7 +487,7 @@ class fast_paths {
           return std::string("{null_strides ") + (reject ? "reject" : "row_major") + ", subbyte_padded " + (padded ? "on" : "off") +
                  "}";
         };
-        dm::tensor_summary silent_summary;  // structure_valid: the silent check_structure
+        dm::tensor_summary silent_summary;
         silent_summary.numel = -7;
         const bool fast = dm::check_structure(t, opts, silent_summary, dm::detail::silent{});
         const std::int64_t numel = silent_summary.numel;
@@ -494,23 +496,23 @@ class fast_paths {
         dm::error err;
         const bool ordered = dm::check_structure(t, opts, summary, &err);
         (ordered ? structure_accepted : structure_refused) += 1;
-        DLPM_EXPECT(fast == ordered, "structure_valid" + fn() + (fast ? " accepts" : " refuses") + ", check_structure " +
+        DLPM_EXPECT(fast == ordered, "silent check_structure" + fn() + (fast ? " accepts" : " refuses") + ", check_structure " +
                                     (ordered ? "accepts" : std::string("refuses with ") + ref::errc_id(err.code())),
                "  check_structure " + verdict(ordered, err));
         if (!fast || !ordered) continue;
-        DLPM_EXPECT(numel == summary.numel, "structure_valid" + fn() + ": numel differs from check_structure's summary",
-               "  structure_valid " + std::to_string(numel) + ", summary " + std::to_string(summary.numel));
+        DLPM_EXPECT(numel == summary.numel, "silent check_structure" + fn() + ": numel differs from check_structure's summary",
+               "  silent check_structure " + std::to_string(numel) + ", summary " + std::to_string(summary.numel));
         const bool c_ordered = dm::detail::is_compact_valid(t, summary.numel, true);
-        DLPM_EXPECT(row_major == c_ordered, "structure_valid" + fn() + ": C-contiguity differs from is_compact_valid",
-               "  structure_valid " + std::to_string(row_major) + ", is_compact_valid " + std::to_string(c_ordered));
+        DLPM_EXPECT(row_major == c_ordered, "silent check_structure" + fn() + ": C-contiguity differs from is_compact_valid",
+               "  silent check_structure " + std::to_string(row_major) + ", is_compact_valid " + std::to_string(c_ordered));
         const ref::structure_model m = ref::structure(t, reject, padded);
-        DLPM_EXPECT(m.ok(), "structure_valid" + fn() + ": accepted, the reference model says it violates " + ref::to_string(m.v));
+        DLPM_EXPECT(m.ok(), "silent check_structure" + fn() + ": accepted, the reference model says it violates " + ref::to_string(m.v));
         if (m.ok()) {
-          DLPM_EXPECT(numel == m.numel, "structure_valid" + fn() + ": numel differs from the reference model's",
-                 "  structure_valid " + std::to_string(numel) + ", model " + ref::to_string(m.numel));
+          DLPM_EXPECT(numel == m.numel, "silent check_structure" + fn() + ": numel differs from the reference model's",
+                 "  silent check_structure " + std::to_string(numel) + ", model " + ref::to_string(m.numel));
           const bool c_model = model_c_contiguous(m, t.ndim);
-          DLPM_EXPECT(row_major == c_model, "structure_valid" + fn() + ": C-contiguity differs from the reference model's",
-                 "  structure_valid " + std::to_string(row_major) + ", model " + std::to_string(c_model));
+          DLPM_EXPECT(row_major == c_model, "silent check_structure" + fn() + ": C-contiguity differs from the reference model's",
+                 "  silent check_structure " + std::to_string(row_major) + ", model " + std::to_string(c_model));
         }
         c_contiguous_accepted += row_major;
       }

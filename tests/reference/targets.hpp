@@ -45,11 +45,14 @@ struct observation {
   std::uintptr_t handle = 0;
   int num_addresses = 0;
   std::array<address_check, 24> addresses{};
+  // Without requirements: whether the silent instance of the import rules (to_mdspan's
+  // inline success path) accepted; it must agree with the worded verdict above.
+  bool silent_accepted = false;
 };
 
 // requirements == nullptr: try_to_mdspan<M>(t), the overload without requirements (the
-// one-pass fast path, falling back to the ordered checks), or with `throwing`
-// to_mdspan<M>(t), which reaches the fast path its own way; else
+// silent instance of the import rules inline, the worded one on a refusal), or with
+// `throwing` to_mdspan<M>(t), which runs the silent instance its own way; else
 // try_view<M>(t, flags, *requirements), the tensor's DLPack flags (padded sub-byte storage)
 // beside them.
 using observe_fn = observation (*)(const DLTensor&, const dm::tensor_requirements*, std::uint64_t flags, bool throwing,
@@ -103,6 +106,10 @@ observation observe(const DLTensor& t, const dm::tensor_requirements* o, std::ui
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
   observation ob;
+  if (o == nullptr) {
+    dm::detail::import_plan<M> plan;
+    ob.silent_accepted = dm::detail::import_rules<M, false>(t, flags, dm::detail::no_requirements, plan, dm::detail::silent{});
+  }
   std::optional<M> thrown;
   if (o == nullptr && throwing) {
     try {

@@ -152,8 +152,8 @@ inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded,
   const auto itemsize = static_cast<std::int64_t>(s.itemsize);
   // No overflow: the bytes from the lowest element to the highest fit (checked here), and a
   // mode of extent > 1 steps at most that far; merged extents are bounded by numel.
-  std::int64_t reach = 0;
-  if (detail::mul_overflows(s.highest_index - s.lowest_index, itemsize, &reach))
+  std::int64_t distance = 0, reach = 0;  // highest - lowest alone may pass INT64_MAX
+  if (detail::sub_overflows(s.highest_index, s.lowest_index, &distance) || detail::mul_overflows(distance, itemsize, &reach))
     return unexpected_error(error::format(errc::span_overflow, "coalesce: the addressed bytes overflow int64"));
   std::int32_t modes = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
