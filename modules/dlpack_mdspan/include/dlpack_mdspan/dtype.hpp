@@ -244,7 +244,7 @@ template <> struct dtype_traits<std::complex<double>> {
 //
 // fp6 and fp4 in one byte each are DLPack's *padded* sub-byte form, like __nv_fp4_e2m1
 // (cuda.hpp): managed exports set IS_SUBBYTE_TYPE_PADDED, and import wants that flag
-// (import_options::subbyte_padded); a packed (17, 4, 1) tensor, such as JAX's float4_e2m1fn
+// (try_view<M>(t, flag_is_subbyte_type_padded)); a packed (17, 4, 1) tensor, such as JAX's float4_e2m1fn
 // export, is errc::subbyte_not_viewable as float4_e2m1fn.
 
 /// kDLFloat8_e3m4 (ml_dtypes.float8_e3m4): 1 sign, 3 exponent, 4 mantissa bits, IEEE-like.
