@@ -13,8 +13,8 @@ import dlpack_mdspan;
 namespace dm = dlpack_mdspan;
 
 // What a C library, NumPy or PyTorch might hand us: a transposed 3x4 float32 matrix
-// (column-major strides), 8 bytes into its buffer.
-static float storage[2 + 12];
+// (column-major strides), 8 bytes into its 32-byte aligned buffer.
+alignas(32) static float storage[2 + 12];
 static std::int64_t shape[2] = {3, 4};
 static std::int64_t strides[2] = {1, 3};
 static DLTensor foreign_tensor() {
@@ -58,5 +58,20 @@ int main() {
   std::printf("as int32: %s\n", as_int ? "accepted?!" : as_int.error().what().c_str());
   auto as_3d = dm::try_to_mdspan<std::mdspan<float, std::dextents<int, 3>>>(t);
   std::printf("as rank 3: %s\n", as_3d ? "accepted?!" : as_3d.error().what().c_str());
-  return (as_rows || as_int || as_3d || cols[2, 3] != 13.f || total != 90.0) ? 1 : 0;
+
+  // What a kernel needs beyond the type: 4 columns (any number of rows), column-major,
+  // and, for vector loads, 32-byte aligned data. The same tensor_requirements the C
+  // facade and the Python component check.
+  using strided = std::mdspan<const float, std::dextents<int, 2>, std::layout_stride>;
+  const std::int64_t four_columns[] = {-1, 4};
+  dm::tensor_requirements kernel;
+  kernel.ndim = 2;
+  kernel.shape = four_columns;
+  kernel.order = 'F';
+  auto fits = dm::try_to_mdspan<strided>(t, kernel);
+  std::printf("4 columns, column-major: %s\n", fits ? "accepted" : fits.error().what().c_str());
+  kernel.min_alignment = 32;
+  auto aligned = dm::try_to_mdspan<strided>(t, kernel);
+  std::printf("and 32-byte aligned: %s\n", aligned ? "accepted?!" : aligned.error().what().c_str());
+  return (as_rows || as_int || as_3d || !fits || aligned || cols[2, 3] != 13.f || total != 90.0) ? 1 : 0;
 }
