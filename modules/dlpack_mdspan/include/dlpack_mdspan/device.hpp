@@ -100,6 +100,22 @@ struct device_traits<Accessor> {
   }
 };
 
+namespace detail {
+// Every device type Accessor accepts has plain addresses (is_direct_address_device), known
+// at compile time: a typed import into it compiles the exceptions for handles away. False
+// when the accessor's accepts() cannot be evaluated at compile time.
+template <class Accessor>
+constexpr bool accepts_only_direct_addresses() {
+  if constexpr (requires { typename std::bool_constant<device_traits<Accessor>::accepts(0)>; }) {
+    for (std::int32_t type = 0; type < 32; ++type)  // every handle type is below 32
+      if (device_traits<Accessor>::accepts(type) && !is_direct_address_device(type)) return false;
+    return true;
+  } else {
+    return false;
+  }
+}
+}  // namespace detail
+
 /// The device an accessor object says its data is on (device id 0 unless it knows better).
 template <class Accessor>
 constexpr DLDevice accessor_device(const Accessor& acc) noexcept {

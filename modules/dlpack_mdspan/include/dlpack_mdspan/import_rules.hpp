@@ -58,6 +58,9 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   constexpr std::size_t rank = M::rank();
   constexpr DLDataType dtype = dtype_v<element_type>;
   constexpr stride_rule rule = stride_rule_of<M>();
+  // Host memory and the GPU runtimes' pointers are plain addresses: once the device type is
+  // accepted, the exceptions for handles (OpenCL, Vulkan, ...) compile away.
+  constexpr bool direct = accepts_only_direct_addresses<accessor_type>();
 
   if constexpr (Given) {  // the caller's own, nonsense in them an error for every tensor
     static_assert(is_worded<Err>, "requirements given at run time are checked worded");
@@ -86,8 +89,8 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
 
   tensor_summary summary;
   const null_strides_policy null_strides = Given ? req.null_strides : null_strides_policy::row_major;
-  if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule>(t, structure_options{null_strides, padded}, summary,
-                                                                           err))
+  if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule, direct>(t, structure_options{null_strides, padded},
+                                                                                   summary, err))
     return false;
   for (std::size_t r = 0; r < rank; ++r) {
     const std::int64_t e = t.shape[r];
@@ -109,14 +112,15 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       return false;
     if (req.min_alignment > align) align = req.min_alignment;
   }
-  if (!check_data_alignment(t, empty, align, err)) return false;
+  if (!check_data_alignment(t, empty, align, err, direct)) return false;
   if constexpr (Given) {
     if (!required_writable(flags, req, err)) return false;
   }
 
   // M's layout.
   const auto byte_offset = static_cast<std::int64_t>(t.byte_offset);
-  out.handle = t.data != nullptr ? offset_pointer<element_type>(t.data, byte_offset) : nullptr;
+  // data is not NULL when the tensor has elements (check_structure); an empty one may have NULL.
+  out.handle = !empty || t.data != nullptr ? offset_pointer<element_type>(t.data, byte_offset) : nullptr;
   if constexpr (relaxed_layout_mdspan<M>) {
     for (std::size_t r = 0; r < rank; ++r) {
       const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));

@@ -228,8 +228,9 @@ DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_
 /// be that compact layout's (non_compact_strides otherwise), which makes the index span
 /// exactly 0 to numel - 1 without a multiplication per dimension; into std::layout_stride
 /// they must be positive (non_positive_stride), so the span starts at 0. Compact strides
-/// (seen while counting) make the span exact for every rule.
-template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, class Err>
+/// (seen while counting) make the span exact for every rule. DirectAddress: the caller
+/// knows the device has plain addresses (a typed import whose accessor accepts no other).
+template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false, class Err>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
                                             Err err) noexcept {
   constexpr bool typed = Rank >= 0;
@@ -262,20 +263,31 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     DLPM_REFUSE(err, errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
                 static_cast<unsigned long long>(byte_offset), static_cast<unsigned long long>(itemsize));
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
-  // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3).
-  const bool direct = is_direct_address_device(t.device.device_type);
+  // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3). With
+  // elements of whole bytes, the byte span's check below covers a tensor that has some: its
+  // span ends past data + byte_offset.
+  const bool direct = DirectAddress || is_direct_address_device(t.device.device_type);
   const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-  if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset)
-    DLPM_REFUSE(err, errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
-                static_cast<unsigned long long>(byte_offset));
-  if (numel == 0) return true;  // no element is addressed: strides and data are free
+  if (numel == 0 || itemsize == 0) {
+    if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset)
+      DLPM_REFUSE(err, errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
+                  static_cast<unsigned long long>(byte_offset));
+    if (numel == 0) return true;  // no element is addressed: strides and data are free
+  }
 
   if (base == 0)
     DLPM_REFUSE(err, errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
   std::int64_t low = 0, high = numel - 1;  // exact for compact strides: the partial sums telescope
   if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
-    // Row-major ones were compared while counting: the walk only words the refusal.
-    if ((Order == stride_rule::column_major || !row_major) && !check_compact_strides<Order>(t, ndim, err)) return false;
+    if constexpr (Order == stride_rule::row_major) {
+      // Compared while counting (a non-empty tensor here): the walk only words the refusal.
+      if (!row_major) {
+        (void)check_compact_strides<Order>(t, ndim, err);
+        return false;
+      }
+    } else if (!check_compact_strides<Order>(t, ndim, err)) {
+      return false;
+    }
   } else if (!row_major) {
     high = 0;
     for (std::int32_t r = 0; r < ndim; ++r) {
@@ -388,9 +400,10 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
 /// pointers are addresses; an empty tensor addresses nothing. The one statement of the
 /// rule for typed imports (alignof(T) or more) and for requirements (min_alignment).
 template <class Err>
-DLPM_HOT_INLINE inline bool check_data_alignment(const DLTensor& t, bool empty, std::uint64_t align, Err err) noexcept {
+DLPM_HOT_INLINE inline bool check_data_alignment(const DLTensor& t, bool empty, std::uint64_t align, Err err,
+                                                 bool direct_address = false) noexcept {
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + static_cast<std::uintptr_t>(t.byte_offset);
-  if (!empty && is_direct_address_device(t.device.device_type) && (first & (align - 1)) != 0)
+  if (!empty && (direct_address || is_direct_address_device(t.device.device_type)) && (first & (align - 1)) != 0)
     DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset = %p is not aligned to %llu bytes",
                 reinterpret_cast<void*>(first), static_cast<unsigned long long>(align));
   return true;
