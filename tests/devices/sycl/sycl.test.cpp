@@ -225,7 +225,7 @@ TEST_CASE("host views: host and shared USM are read in place, device USM only wh
   }
 }
 
-TEST_CASE("host views: plain host tensors pass through, and requirements.device_id is the kDLOneAPI id") {
+TEST_CASE("host views: plain host tensors pass through, and the requirements' device rules judge the kDLOneAPI device") {
   std::array<float, 6> host{};
   DLTensor cpu = usm_tensor(host.data(), 0);
   cpu.device = DLDevice{kDLCPU, 0};
@@ -241,6 +241,19 @@ TEST_CASE("host views: plain host tensors pass through, and requirements.device_
   dm::tensor_requirements on_zero;
   on_zero.device_id = 0;
   CHECK(dm::try_to_host_mdspan_from_usm<host_view>(usm_tensor(memory.p, 0), on_zero).has_value());
+  // A device list judges the tensor's own device: kDLOneAPI, not the host view's kDLCPU.
+  const std::int32_t cpu_only[] = {kDLCPU};
+  dm::tensor_requirements host_memory_only;
+  host_memory_only.device_types = cpu_only;
+  host_memory_only.num_device_types = 1;
+  const auto listed = dm::try_to_host_mdspan_from_usm<host_view>(usm_tensor(memory.p, 0), host_memory_only);
+  REQUIRE_FALSE(listed.has_value());
+  CHECK(listed.error().code() == dm::errc::device_mismatch);
+  const std::int32_t one_api[] = {kDLOneAPI};
+  dm::tensor_requirements usm_only;
+  usm_only.device_types = one_api;
+  usm_only.num_device_types = 1;
+  CHECK(dm::try_to_host_mdspan_from_usm<host_view>(usm_tensor(memory.p, 0), usm_only).has_value());
 }
 
 TEST_CASE("an empty kDLOneAPI tensor with NULL data asks the runtime nothing") {

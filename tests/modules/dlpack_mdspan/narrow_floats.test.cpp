@@ -58,11 +58,11 @@ template <> constexpr std::string_view name_of<dm::float6_e3m2fn> = "float6_e3m2
 template <> constexpr std::string_view name_of<dm::float4_e2m1fn> = "float4_e2m1fn";
 
 template <template <class> class View = vector_of>
-std::string_view dispatched_name(const DLTensor& t) {
+std::string_view dispatched_name(const DLTensor& t, std::uint64_t flags = 0) {
   auto r = dm::try_visit_mdspan<View, dm::float8_e3m4, dm::float8_e4m3, dm::float8_e4m3b11fnuz, dm::float8_e4m3fn,
                                 dm::float8_e4m3fnuz, dm::float8_e5m2, dm::float8_e5m2fnuz, dm::float8_e8m0fnu,
                                 dm::float6_e2m3fn, dm::float6_e3m2fn, dm::float4_e2m1fn>(
-      t, []<class V>(V) { return name_of<std::remove_const_t<typename V::element_type>>; });
+      t, []<class V>(V) { return name_of<std::remove_const_t<typename V::element_type>>; }, {}, flags);
   return r ? *r : std::string_view("error");
 }
 }  // namespace
@@ -194,8 +194,9 @@ TEST_CASE_TEMPLATE("managed export: fp8 is whole bytes, fp6 and fp4 are flagged 
   auto v = t.template view<right<const T, 2>>();
   CHECK(v.data_handle() == data);
   CHECK(v[1, 2].bits == ((0x31 * 5 + 7) & mask));
-  // Runtime dispatch over the eleven types finds this one when its storage is whole bytes;
-  // it takes no DLPack flags, so padded sub-byte storage reads as packed there.
+  // Runtime dispatch over the eleven types finds this one given the tensor's flags (padded
+  // sub-byte storage); without them, padded storage reads as packed.
+  CHECK(dispatched_name<matrix_of>(t.tensor(), t.flags()) == name_of<T>);
   CHECK(dispatched_name<matrix_of>(t.tensor()) == (sub_byte ? std::string_view("error") : name_of<T>));
   // A copy keeps dtype and flags.
   auto copy = dm::to_managed_tensor_copy(md);

@@ -249,15 +249,17 @@ inline result<usm_allocation> check_usm_tensor(const DLTensor& tensor) noexcept 
   return usm_allocation{d, kind, root.cpu};
 }
 
-/// The USM view of a kDLOneAPI tensor: try_to_mdspan's checks, then check_usm_tensor's,
+/// The USM view of a kDLOneAPI tensor: try_view's checks (`flags`: the tensor's DLPack
+/// flags), then check_usm_tensor's,
 /// and the accessor built with the tensor's device_id (so a re-export names the same
 /// device). M's accessor must be usm_accessor<T> (or another kDLOneAPI accessor that is
 /// constructible from the ordinal).
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLOneAPI &&
            std::is_constructible_v<typename M::accessor_type, std::int32_t>)
-[[nodiscard]] result<M> try_to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) noexcept {
-  result<M> view = try_to_mdspan_on_device<M>(tensor, requirements);
+[[nodiscard]] result<M> try_to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {},
+                                                    std::uint64_t flags = 0) noexcept {
+  result<M> view = try_to_mdspan_on_device<M>(tensor, requirements, flags);
   if (!view) return view;
   const result<usm_allocation> where = check_usm_tensor(tensor);
   if (!where) return unexpected_error(where.error());
@@ -268,15 +270,16 @@ template <pointer_mdspan M>
 template <pointer_mdspan M>
   requires(device_traits<typename M::accessor_type>::device_type == kDLOneAPI &&
            std::is_constructible_v<typename M::accessor_type, std::int32_t>)
-[[nodiscard]] M to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) {
-  return detail::value_or_throw(try_to_mdspan_on_usm_device<M>(tensor, requirements));
+[[nodiscard]] M to_mdspan_on_usm_device(const DLTensor& tensor, const tensor_requirements& requirements = {},
+                                        std::uint64_t flags = 0) {
+  return detail::value_or_throw(try_to_mdspan_on_usm_device<M>(tensor, requirements, flags));
 }
 
 /// A host view (M's accessor is a host accessor) of a kDLOneAPI tensor whose memory the
 /// host may read: host or shared USM, and device USM on a CPU device when `access` is
 /// usm_host_access::cpu_device_usm. Any other tensor goes to try_to_mdspan unchanged, so
-/// one call takes host tensors and USM alike. requirements.device_id, if set, is compared with
-/// the tensor's kDLOneAPI device_id.
+/// one call takes host tensors and USM alike. The requirements' device rules (device_types,
+/// device_id) judge the tensor's own kDLOneAPI device; the rest judge the host view.
 ///
 /// Runtime errors: check_usm_tensor's, try_to_mdspan's, and errc::device_mismatch for
 /// device USM the host may not read (the message says which USM kind and device).
@@ -292,9 +295,10 @@ template <pointer_mdspan M>
         errc::device_mismatch, "kDLOneAPI data %p is device USM on %s root device %d: the host may not read it%s", tensor.data,
         where->cpu_device ? "CPU" : "a non-CPU", static_cast<int>(tensor.device.device_id),
         where->cpu_device ? " unless the caller allows it (usm_host_access::cpu_device_usm)" : " (copy it to host or shared USM)"));
-  if (requirements.device_id >= 0 && requirements.device_id != tensor.device.device_id)
-    return unexpected_error(error::format(errc::device_id_mismatch, "kDLOneAPI device_id %d, but the view requires device_id %d",
-                                          static_cast<int>(tensor.device.device_id), static_cast<int>(requirements.device_id)));
+  // The caller's device rules (device_types, device_id) judge the tensor's own device.
+  error err;
+  if (!check_requirements_valid(requirements, &err) || !detail::check_required_device(tensor.device, requirements, &err))
+    return unexpected_error(err);
   // The memory is host memory now: the host rules apply to the rest.
   DLTensor host = tensor;
   host.device = DLDevice{kDLCPU, 0};

@@ -104,14 +104,15 @@ template <pointer_mdspan M>
 
 #undef DLPM_IMPORTABLE_ASSERT
 
-/// try_to_mdspan, then the view's accessor is rebuilt with the tensor's device ordinal, so
-/// that exporting the view again reports the device it came from (plain to_mdspan
-/// default-constructs the accessor, device_id 0). For device accessors constructible from
-/// an ordinal: device_memory_accessor and the vendor headers' aliases of it.
+/// try_view (`flags`: the tensor's DLPack flags), then the view's accessor is rebuilt with
+/// the tensor's device ordinal, so that exporting the view again reports the device it came
+/// from (plain to_mdspan default-constructs the accessor, device_id 0). For device accessors
+/// constructible from an ordinal: device_memory_accessor and the vendor headers' aliases of it.
 template <pointer_mdspan M>
   requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
-[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) noexcept {
-  result<M> view = try_to_mdspan<M>(tensor, requirements);
+[[nodiscard]] result<M> try_to_mdspan_on_device(const DLTensor& tensor, const tensor_requirements& requirements = {},
+                                                std::uint64_t flags = 0) noexcept {
+  result<M> view = try_view<M>(tensor, flags, requirements);
   if (!view) return view;
   return M(view->data_handle(), view->mapping(), typename M::accessor_type(tensor.device.device_id));
 }
@@ -119,8 +120,9 @@ template <pointer_mdspan M>
 /// Throwing form of try_to_mdspan_on_device (dlpack_error).
 template <pointer_mdspan M>
   requires std::is_constructible_v<typename M::accessor_type, std::int32_t>
-[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const tensor_requirements& requirements = {}) {
-  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, requirements));
+[[nodiscard]] M to_mdspan_on_device(const DLTensor& tensor, const tensor_requirements& requirements = {},
+                                    std::uint64_t flags = 0) {
+  return detail::value_or_throw(try_to_mdspan_on_device<M>(tensor, requirements, flags));
 }
 
 }  // inline namespace DLPM_ABI
