@@ -155,24 +155,47 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
   const std::int64_t* const strides = t.strides;
   std::int64_t n = 1;
   bool compact = true;
-  // The rare extents leave the loop at once: a negative one (refused), a zero one (an
-  // empty tensor: no count, any strides) or an overflowing product (refused).
-  auto irregular = [&] {
+  // The rare extents, sorted out by irregular_extents_empty: a negative one (refused), a
+  // zero one (an empty tensor: no count, any strides) or an overflowing product (refused).
+  // A known rank unrolls the loop, and leaving it at the first rare extent keeps fewer
+  // values live; a loop of unknown length runs faster with one flag and no branch. Two
+  // loops each, so that neither tests the strides pointer.
+  auto rare_extents = [&] {
     if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
     *numel = 0;
     *row_major = true;
     return true;
   };
-  if (strides == nullptr) {  // two loops, so that neither tests the strides pointer
-    for (std::int32_t r = ndim; r-- > 0;) {
-      const std::int64_t e = shape[r];
-      if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return irregular();
+  if constexpr (Rank >= 0) {
+    if (strides == nullptr) {
+      for (std::int32_t r = ndim; r-- > 0;)
+        if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
+    } else {
+      for (std::int32_t r = ndim; r-- > 0;) {
+        const std::int64_t e = shape[r];
+        compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
+        if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
+      }
     }
   } else {
-    for (std::int32_t r = ndim; r-- > 0;) {
-      const std::int64_t e = shape[r];
-      compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
-      if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return irregular();
+    bool rare = false;
+    if (strides == nullptr) {
+      for (std::int32_t r = ndim; r-- > 0;) {
+        rare |= shape[r] <= 0;
+        rare |= detail::mul_overflows(n, shape[r], &n);
+      }
+    } else {
+      for (std::int32_t r = ndim; r-- > 0;) {
+        const std::int64_t e = shape[r];
+        compact &= (e == 1) | (strides[r] == n);
+        rare |= e <= 0;
+        rare |= detail::mul_overflows(n, e, &n);
+      }
+    }
+    if (rare) [[unlikely]] {
+      if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
+      n = 0;
+      compact = true;
     }
   }
   *numel = n;
