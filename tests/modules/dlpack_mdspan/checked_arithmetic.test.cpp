@@ -50,32 +50,6 @@ TEST_CASE("saturating_mul stops at INT64_MAX") {
   CHECK(dd::saturating_mul(0, max64) == 0);
 }
 
-TEST_CASE("bounded_product_above agrees with exact arithmetic at the limit, for every tree shape") {
-  // Extents of 2^31 (the import's range bound): rank 2 gives exactly 2^62, rank 3 wraps uint64
-  // in a checked level of the tree, rank 4 in two.
-  const int64_t big = int64_t{1} << 31;
-  const std::array<int64_t, 5> bigs{big, big, big, big, big};
-  CHECK_FALSE(dd::bounded_product_above<2, 31>(bigs.data(), uint64_t{1} << 62));
-  CHECK(dd::bounded_product_above<2, 31>(bigs.data(), (uint64_t{1} << 62) - 1));
-  CHECK(dd::bounded_product_above<3, 31>(bigs.data(), static_cast<uint64_t>(max64)));  // 2^93
-  CHECK(dd::bounded_product_above<4, 31>(bigs.data(), static_cast<uint64_t>(max64)));
-  CHECK(dd::bounded_product_above<5, 31>(bigs.data(), static_cast<uint64_t>(max64)));
-  // An odd count carries the last extent up a level unmultiplied: 3 * 5 * 7 = 105.
-  const std::array<int64_t, 3> odd{3, 5, 7};
-  CHECK_FALSE(dd::bounded_product_above<3, 31>(odd.data(), 105));
-  CHECK(dd::bounded_product_above<3, 31>(odd.data(), 104));
-  // Rank 8 of 2^7 = 2^56 and of 2^8 = 2^64 (wraps to 0 unchecked; must be reported).
-  std::array<int64_t, 8> e{};
-  e.fill(128);
-  CHECK_FALSE(dd::bounded_product_above<8, 8>(e.data(), uint64_t{1} << 56));
-  CHECK(dd::bounded_product_above<8, 8>(e.data(), (uint64_t{1} << 56) - 1));
-  e.fill(256);
-  CHECK(dd::bounded_product_above<8, 8>(e.data(), static_cast<uint64_t>(max64)));
-  // A single extent is its own product.
-  CHECK_FALSE(dd::bounded_product_above<1, 31>(odd.data(), 3));
-  CHECK(dd::bounded_product_above<1, 31>(odd.data(), 2));
-}
-
 TEST_CASE("magnitude_below_zero is defined for INT64_MIN") {
   CHECK(dd::magnitude_below_zero(-1) == 1u);
   CHECK(dd::magnitude_below_zero(min64) == (std::uintptr_t{1} << 63));
