@@ -42,11 +42,6 @@ DLPM_COLD inline error read_only_view_refusal() noexcept {
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 
-#define DLPM_IMPORTABLE_ASSERT(M)                                                                                    \
-  static_assert(importable_mdspan<M>,                                                                                \
-                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents " \
-                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed")
-
 /// View a DLTensor as M, or say precisely why not. Never allocates, O(rank) (O(rank²) for
 /// the layout_stride overlap check).
 template <pointer_mdspan M>
@@ -101,8 +96,6 @@ template <pointer_mdspan M>
     return unexpected_error(detail::read_only_view_refusal());
   return detail::import_view_worded<M, true>(tensor, flags, requirements);
 }
-
-#undef DLPM_IMPORTABLE_ASSERT
 
 /// try_view (`flags`: the tensor's DLPack flags), then the view's accessor is rebuilt with
 /// the tensor's device ordinal, so that exporting the view again reports the device it came

@@ -196,9 +196,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     if (!std::in_range<index_type>(summary.highest_index + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {
-    static_assert(importable_mdspan<M>,
-                  "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents "
-                  "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed");
+    DLPM_IMPORTABLE_ASSERT(M);
   }
   return true;
 }

@@ -49,6 +49,13 @@ concept strided_layout_mdspan =
 template <class M>
 concept importable_mdspan = relaxed_layout_mdspan<M> || compact_layout_mdspan<M> || strided_layout_mdspan<M>;
 
+/// The import's refusal of an unsupported target type, with what it supports (a macro: a
+/// static_assert's message must be a literal).
+#define DLPM_IMPORTABLE_ASSERT(M)                                                                                    \
+  static_assert(::dlpack_mdspan::importable_mdspan<M>,                                                               \
+                "to_mdspan: unsupported layout. Supported: layouts whose mapping is constructible from the extents " \
+                "(layout_right, layout_left, padded), layout_stride, and dlpack_mdspan::layout_stride_relaxed")
+
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
 
