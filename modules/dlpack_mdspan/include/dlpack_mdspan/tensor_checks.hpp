@@ -192,7 +192,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         rare |= detail::mul_overflows(n, e, &n);
       }
     }
-    if (rare) [[unlikely]] {
+    if (rare) [[unlikely]] {  // falls through to the stores below: a return through rare_extents is slower here
       if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
       n = 0;
       compact = true;
