@@ -266,3 +266,82 @@ fn owning_exports_move_the_elements_and_keep_the_layout() {
         d
     );
 }
+
+#[test]
+fn shared_arrays_export_their_slices_transposes_and_reversals_read_only() {
+    let shared = Array::from_shape_vec((3, 4), (0..12i64).collect())
+        .unwrap()
+        .into_shared();
+    let base = shared.as_ptr();
+    let cases = [
+        (shared.clone().reversed_axes(), vec![1i64, 4], 0usize),
+        (shared.clone().slice_move(s![1.., ..;2]), vec![4, 2], 4),
+        (
+            shared.clone().slice_move(s![..;-1, ..;-3]),
+            vec![-4, -3],
+            11,
+        ),
+        (
+            shared
+                .clone()
+                .permuted_axes([1, 0])
+                .slice_move(s![1..3, ..]),
+            vec![1, 4],
+            1,
+        ),
+    ];
+    for (view, strides, first) in cases {
+        let expected = view.to_owned();
+        let t = ManagedTensor::from_arc_array(view).unwrap();
+        assert_eq!(t.flags(), Flags::READ_ONLY);
+        assert_eq!(t.strides().unwrap(), Some(&strides[..]));
+        // zero copy: the tensor's first element is the shared buffer's element `first`
+        assert_eq!(origin(&t), base.wrapping_add(first).cast());
+        assert_eq!(
+            t.view::<i64>().unwrap().as_array::<Ix2>().unwrap(),
+            expected
+        );
+    }
+}
+
+#[test]
+fn a_shared_array_lives_as_long_as_its_tensor_and_is_never_written() {
+    let mut shared = array![[1.0f32, 2.0], [3.0, 4.0]].into_shared();
+    let mut t = ManagedTensor::from_arc_array(shared.clone().reversed_axes()).unwrap();
+    // a write through another handle copies first (copy-on-write): the tensor's elements stay
+    shared[[0, 1]] = 20.0;
+    drop(shared);
+    assert_eq!(
+        t.view::<f32>().unwrap().as_array::<Ix2>().unwrap(),
+        array![[1.0f32, 3.0], [2.0, 4.0]]
+    );
+    // READ_ONLY: no mutable view
+    assert_eq!(t.view_mut::<f32>().unwrap_err().status(), Status::READ_ONLY);
+}
+
+#[test]
+fn a_broadcast_view_exports_through_the_owner_builder_as_docs_rust_md_shows() {
+    let shared = Array::from_shape_vec((3, 4), (0..12).map(|x| x as f32).collect())
+        .unwrap()
+        .into_shared();
+    let row = shared.slice(s![1, ..]);
+    let wide = row.broadcast((5, 4)).unwrap();
+    let strides: Vec<i64> = wide.strides().iter().map(|&s| s as i64).collect();
+    let data = wide.as_ptr().cast_mut().cast();
+    let export =
+        ManagedTensor::build_from_owner(shared.clone(), data, f32::DTYPE, Device::CPU, &[5, 4])
+            .strides(&strides)
+            .flags(Flags::READ_ONLY);
+    // SAFETY: `shared` (the owner) keeps the buffer alive and unwritten (copy on write);
+    // data and strides address only row 1 of it; READ_ONLY forbids consumers to write.
+    let t = unsafe { export.finish() }.unwrap();
+    drop(shared);
+    assert_eq!(t.strides().unwrap(), Some(&[0, 1][..]));
+    let a = t
+        .view::<f32>()
+        .unwrap()
+        .as_array::<Ix2>()
+        .unwrap()
+        .to_owned();
+    assert_eq!(a, Array::from_shape_fn((5, 4), |(_, j)| (4 + j) as f32));
+}

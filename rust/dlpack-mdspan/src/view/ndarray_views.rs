@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! `ndarray` interoperation (feature `ndarray`): zero-copy [`ndarray::ArrayView`]s of
-//! validated views, and owning exports of [`ndarray::Array`]s.
+//! validated views, and owning exports of [`ndarray::Array`]s and (read-only)
+//! [`ndarray::ArcArray`]s.
 //!
 //! A view keeps the tensor's layout: the element strides the facade validated (NULL ones
 //! resolved as row-major), negative and zero ones included. ndarray builds views from the
@@ -11,13 +12,15 @@
 
 use std::ptr::NonNull;
 
-use ndarray::{Array, ArrayView, ArrayViewMut, Axis, Dimension, ShapeBuilder};
+use ndarray::{
+    ArcArray, Array, ArrayBase, ArrayView, ArrayViewMut, Axis, Dimension, RawData, ShapeBuilder,
+};
 
 use super::{Elements, TensorView, TensorViewMut};
 use crate::checks::MAX_NDIM;
 use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
-use crate::types::Element;
+use crate::types::{Device, Element, Flags};
 
 /// The parts of an ndarray view of `elements`: its shape as `D`, the lowest address the
 /// view reaches, the absolute strides from it, and the axes to invert afterwards.
@@ -212,25 +215,79 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
-        // Shape and strides on the stack: the tensor's own allocation is the only one.
-        let ndim = array.ndim();
-        if ndim > MAX_NDIM {
-            return Err(Error::new(
-                Status::INVALID_NDIM,
-                format!(
-                    "ndim = {ndim} is above the {MAX_NDIM} dimensions DLPack tensors may have here"
-                ),
-            ));
-        }
-        let (mut shape, mut strides) = ([0i64; MAX_NDIM], [0i64; MAX_NDIM]);
-        for (r, (&n, &s)) in array.shape().iter().zip(array.strides()).enumerate() {
-            // A Vec's extents and strides fit isize, hence i64.
-            (shape[r], strides[r]) = (n as i64, s as i64);
-        }
+        let (shape, strides, ndim) = nd_layout(&array)?;
         let (vec, offset) = array.into_raw_vec_and_offset();
         Self::build_from_vec(vec, &shape[..ndim])
             .strides(&strides[..ndim])
             .offset(offset.unwrap_or(0))
             .finish()
     }
+
+    /// Exports an [`ndarray::ArcArray`] without copying, READ_ONLY: the array (one reference
+    /// to its shared buffer) moves into the tensor, which drops it in its deleter, so the
+    /// elements live as long as the tensor does, however long the consumer keeps it. The
+    /// tensor has the array's shape, strides (negative ones included) and first element.
+    ///
+    /// This is the safe export of a *view*: `ArcArray`'s moving methods (`slice_move`,
+    /// `reversed_axes`, `permuted_axes`, `invert_axis`, `index_axis_move`, `insert_axis`)
+    /// make any slice, transpose or reversal of a shared array an `ArcArray` of its own,
+    /// over the same buffer. READ_ONLY is what sharing means: an `ArcArray` written through
+    /// another handle copies first (copy-on-write), so the exported elements never change,
+    /// and no consumer may write them. A borrowed [`ndarray::ArrayView`] has no owner to
+    /// move (its lifetime ends where the consumer cannot see it); broadcasts, whose zero
+    /// strides no owned array has, go through [`build_from_owner`](Self::build_from_owner)
+    /// with an `ArcArray` as the owner (docs/rust.md, "Exporting ndarray views").
+    ///
+    /// ```
+    /// use dlpack_mdspan::{Flags, ManagedTensor};
+    /// use ndarray::{array, s, Ix2};
+    ///
+    /// let shared = array![[1i32, 2, 3], [4, 5, 6]].into_shared();
+    /// let every_other_reversed = shared.clone().slice_move(s![.., ..;-2]); // same buffer
+    /// let t = ManagedTensor::from_arc_array(every_other_reversed)?;
+    /// assert_eq!(t.flags(), Flags::READ_ONLY);
+    /// assert_eq!(t.strides()?, Some(&[3, -2][..]));
+    /// assert_eq!(t.view::<i32>()?.as_array::<Ix2>()?, array![[3, 1], [6, 4]]);
+    /// drop(shared); // the tensor keeps the buffer alive
+    /// assert_eq!(t.view::<i32>()?.get(&[1, 0]), Some(&6));
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_arc_array<T: Element, D: Dimension + 'static>(
+        array: ArcArray<T, D>,
+    ) -> Result<Self, Error> {
+        let (shape, strides, ndim) = nd_layout(&array)?;
+        let data = array.as_ptr().cast_mut().cast();
+        let export = Self::build_from_owner(array, data, T::DTYPE, Device::CPU, &shape[..ndim])
+            .strides(&strides[..ndim])
+            .flags(Flags::READ_ONLY);
+        // SAFETY: the owner is the ArcArray whose first element `data` is, and whose shape
+        // and strides (in elements of T) are the tensor's: ndarray guarantees they address
+        // only elements of its buffer, which the owner keeps alive, valid and initialised
+        // values of T. Nothing writes them while the tensor lives: the tensor is READ_ONLY,
+        // and any other ArcArray of the buffer copies before it writes (the tensor's
+        // reference makes the buffer shared). The tensor is not IS_COPIED.
+        unsafe { export.finish() }
+    }
+}
+
+/// The shape and element strides of an ndarray array on the stack (the tensor's own
+/// allocation stays the only one), and its rank, refused above DLPack's rank here.
+fn nd_layout<S: RawData, D: Dimension>(
+    array: &ArrayBase<S, D>,
+) -> Result<([i64; MAX_NDIM], [i64; MAX_NDIM], usize), Error> {
+    let ndim = array.ndim();
+    if ndim > MAX_NDIM {
+        return Err(Error::new(
+            Status::INVALID_NDIM,
+            format!(
+                "ndim = {ndim} is above the {MAX_NDIM} dimensions DLPack tensors may have here"
+            ),
+        ));
+    }
+    let (mut shape, mut strides) = ([0i64; MAX_NDIM], [0i64; MAX_NDIM]);
+    for (r, (&n, &s)) in array.shape().iter().zip(array.strides()).enumerate() {
+        // An array's extents and strides fit isize, hence i64.
+        (shape[r], strides[r]) = (n as i64, s as i64);
+    }
+    Ok((shape, strides, ndim))
 }
