@@ -4,7 +4,7 @@
 //! owning exports move the array's elements and keep its layout.
 #![cfg(feature = "ndarray")]
 
-use dlpack_mdspan::{sys, DataType, Device, Flags, ManagedTensor, Status, TensorView};
+use dlpack_mdspan::{sys, DataType, Device, Element, Flags, ManagedTensor, Status, TensorView};
 use ndarray::{array, s, Array, Ix0, Ix1, Ix2, Ix3, IxDyn};
 
 /// The address of element [0, ..., 0] of a managed tensor.
