@@ -55,7 +55,6 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
   static char* keywords[] = {"", "copy", "device", NULL};
   PyObject *obj, *copy = Py_None, *device = Py_None;
   dlpm_py_options opts;
-  DLManagedTensorVersioned* t = NULL;
   (void)module;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", keywords, &obj, &copy, &device)) return NULL;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
@@ -68,8 +67,8 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
     if (parse_device(device, &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;
   }
-  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
-  return dlpm_py_tensor_new(t);
+  /* Stream order kept for CUDA memory, and copies of it made here (dlpm_py_tensor_import). */
+  return dlpm_py_tensor_import(obj, NULL, &opts);
 }
 
 /* ---- inspect -------------------------------------------------------------------------- */

@@ -187,6 +187,14 @@ PyObject* dlpm_py__invalid_stream_error(void) {
   return type;
 }
 
+int dlpm_py__cuda_stream_from_value(int64_t value, void** out) {
+  *out = NULL;
+  if (value == -1) return 0;
+  if (value <= 0) return -1;
+  *out = (void*)(uintptr_t)value; /* 1 and 2 are the driver's own CU_STREAM_LEGACY and CU_STREAM_PER_THREAD */
+  return 1;
+}
+
 int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait) {
   long long value;
   PyObject* kind;
@@ -202,13 +210,10 @@ int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait) {
                  (PyObject*)Py_TYPE(stream));
     return -1;
   }
-  if (value == -1) {
-    *wait = 0;
-    return 0;
-  }
-  if (value > 0) {
-    *out = (void*)(uintptr_t)value; /* 1 and 2 are the driver's own CU_STREAM_LEGACY and CU_STREAM_PER_THREAD */
-    return 0;
+  switch (dlpm_py__cuda_stream_from_value(value, out)) {
+    case 1: return 0;
+    case 0: *wait = 0; return 0;
+    default: break;
   }
   if ((kind = dlpm_py__invalid_stream_error()) == NULL) return -1;
   PyErr_Format(kind,

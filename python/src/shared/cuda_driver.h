@@ -33,6 +33,10 @@ static inline int dlpm_py__is_cuda_memory(int32_t device_type) {
  * -1 (then *out is NULL). */
 int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait);
 
+/* The same decoding for an integer the caller already holds, raising nothing: 1 with *out
+ * the stream to wait on, 0 for -1 (no synchronisation), -1 for a value the array API refuses. */
+int dlpm_py__cuda_stream_from_value(int64_t value, void** out);
+
 /* The exception type for a stream value the array API refuses (a new reference), or NULL. */
 PyObject* dlpm_py__invalid_stream_error(void);
 
