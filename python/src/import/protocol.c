@@ -188,15 +188,16 @@ static int refused_keywords(void) {
  * made), asked again without the DLPack 1.0 ones when a pre-1.0 producer refuses them. */
 static PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int* pre_1_0) {
   keywords k;
-  PyObject* capsule;
-  if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
+  PyObject* capsule = NULL;
+  if (*pre_1_0) { /* asked again (ask_ordered) of a producer that refused the DLPack 1.0 keywords already */
+  } else if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
     capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
   } else {
     if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return NULL;
     capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
     keywords_clear(&k, nm);
   }
-  if (!capsule && refused_keywords()) {
+  if (*pre_1_0 || (!capsule && refused_keywords())) {
     /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
     *pre_1_0 = 1;
     if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return NULL;

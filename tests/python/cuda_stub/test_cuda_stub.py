@@ -210,6 +210,24 @@ def test_stream_order_is_kept_through_the_exchange_api():
     del first, second
 
 
+class Pre10CudaProducer(FakeCudaProducer):
+    """A producer older than DLPack 1.0 (PyTorch 1.x): __dlpack__ takes `stream` alone."""
+
+    def __dlpack__(self, stream=None):
+        return super().__dlpack__(stream=stream)
+
+
+def test_stream_order_is_kept_for_a_producer_older_than_dlpack_1():
+    p = Pre10CudaProducer()
+    t = dl.reexport(p)
+    library = library_stream_of(p)  # asked again without max_version, with the stream
+    assert len(p.asked) == 2
+    assert field(calls("cuEventRecord")[-1], "stream") == handle(library)
+    consumer = new_stream()
+    t.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert read_floats(consumer, p.address, 6) == [7.0] * 6
+
+
 def test_a_caller_stream_given_to_the_import_is_the_one_recorded():
     """dlpm_py_options.stream: the producer orders the caller's stream; the event goes there."""
     p = FakeCudaProducer()
