@@ -253,6 +253,13 @@ DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXC
 DLPM_PY_API PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req,
                                             const dlpm_py_options* opts) DLPM_NOEXCEPT;
 
+/** The exception a Tensor's __dlpack__ raises for a stream value the array API refuses on the
+ * tensor's device ("dlpack_mdspan.InvalidStreamError", a subclass of RuntimeError, as NumPy
+ * raises, and of AssertionError, as PyTorch raises): a new reference, or NULL with an
+ * exception set. One type per extension that links the component: catch RuntimeError or
+ * AssertionError across extensions. */
+DLPM_PY_API PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT;
+
 /** Called by a Tensor's __dlpack__ on a device with streams (anything but kDLCPU and
  * kDLCUDAHost) before the export is made: make the consumer's stream wait for the
  * producer's work on the memory (for CUDA: dlpack_mdspan::stream_from_array_api and

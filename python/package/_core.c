@@ -2,7 +2,9 @@
 /* dlpack_mdspan._core: the pip package's extension, a thin view of the Python component.
  *
  *   Tensor                                    dlpack_mdspan.Tensor (dlpm_py_tensor_type)
+ *   InvalidStreamError                        a stream value refused (dlpm_py_invalid_stream_error)
  *   from_dlpack(x, /, *, copy=None, device=None) -> Tensor: x imported and re-exported
+ *           (dlpm_py_tensor_import: a CUDA producer's stream order kept, CUDA copies made here)
  *   inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False,
  *           device=None) -> dict: what x's producer hands over, and whether it meets the
  *           requirements given (the Python wrapper prints it as a table)
@@ -256,6 +258,11 @@ PyMODINIT_FUNC PyInit__core(void) {
   PyObject* type;
   if (m == NULL) return NULL;
   if ((type = dlpm_py_tensor_type()) == NULL || PyModule_AddObject(m, "Tensor", type) != 0) {
+    Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if ((type = dlpm_py_invalid_stream_error()) == NULL || PyModule_AddObject(m, "InvalidStreamError", type) != 0) {
     Py_XDECREF(type);
     Py_DECREF(m);
     return NULL;

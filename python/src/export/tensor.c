@@ -18,7 +18,7 @@ typedef struct {
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
   void* int_wait_ctx;
   dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA memory: when the producer's data is ready */
-  int32_t copies_queued;          /* a device copy may still read the memory: device id + 1, else 0 */
+  uint64_t copies_queued;         /* bit d: a copy queued on CUDA device d may still read the memory */
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -115,7 +115,7 @@ static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
       return -1;
     }
     dlpm_py__cuda_event_release(on, event); /* the library's stream already waits on it */
-    o->copies_queued = on + 1;
+    if (on >= 0 && on < 64) o->copies_queued |= (uint64_t)1 << on; /* the driver serves no other ids */
   }
   return 0;
 }
@@ -390,7 +390,8 @@ static void tensor_dealloc(PyObject* self) {
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
-  if (o->copies_queued) wait_for_queued_copies(o->copies_queued - 1);
+  for (int32_t d = 0; o->copies_queued != 0 && d < 64; ++d)
+    if (o->copies_queued & ((uint64_t)1 << d)) wait_for_queued_copies(d);
   dlpm_py__cuda_event_release(o->ready.device_id, o->ready.event);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);

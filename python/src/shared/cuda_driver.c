@@ -187,6 +187,8 @@ PyObject* dlpm_py__invalid_stream_error(void) {
   return type;
 }
 
+PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT { return dlpm_py__invalid_stream_error(); }
+
 int dlpm_py__cuda_stream_from_value(int64_t value, void** out) {
   *out = NULL;
   if (value == -1) return 0;
