@@ -5,7 +5,8 @@
  *
  * - Every call is logged ("name arg=value ...", one line each; stub_log()).
  * - "Device" memory is host memory (malloc); allocations are counted, a free of memory the
- *   stub did not hand out (or freed twice) fails with CUDA_ERROR_INVALID_VALUE and is logged.
+ *   stub did not hand out (or freed twice) fails with CUDA_ERROR_INVALID_VALUE and is logged;
+ *   a free first runs all queued work (the driver's frees synchronise with the device).
  * - Streams run lazily, as a GPU may: work queued on a stream (copies, stub_launch_fill,
  *   stub_launch_read) runs only when something waits for it on the host (cuStreamSynchronize,
  *   cuEventSynchronize, stub_run). A cuStreamWaitEvent makes its stream run the recorded
@@ -141,7 +142,10 @@ static void push(int s, op o) {
   streams[s].ops[streams[s].count++] = o;
 }
 
+static int nstreams_alive(void) { return nstreams; }
+
 static void run_to(int s, size_t until) {
+  if (until > streams[s].count) until = streams[s].count;
   while (streams[s].done < until) {
     op* o = &streams[s].ops[streams[s].done];
     switch (o->kind) {
@@ -193,7 +197,13 @@ static CUresult remember(void* memory, int kind) {
   return INVALID_VALUE;
 }
 
+static void run_to(int s, size_t until);
+static int nstreams_alive(void);
+
+/* A free synchronises with the device first, as the driver's does: queued work that still
+ * touches the memory lands before it goes. */
 static CUresult forget(void* memory, int kind) {
+  for (int s = 0; s < nstreams_alive(); ++s) run_to(s, (size_t)-1);
   for (int i = 0; i < MAX_ALLOCATIONS; ++i)
     if (allocations[i].memory == memory && memory != NULL) {
       if ((allocations[i].kind == 3) != (kind == 3)) return INVALID_VALUE; /* the wrong allocator's free */

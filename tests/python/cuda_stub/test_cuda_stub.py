@@ -362,9 +362,10 @@ def test_a_cpu_tensor_is_copied_to_the_device():
     t = dl.tensor((4,), (2, 32, 1))
     dl.fill(t, bytes((ctypes.c_float * 4)(1, 2, 3, 4)))
     consumer = new_stream()
-    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 0), stream=consumer))
-    assert r["device"] == (KDLCUDA, 0) and r["copied"]
-    assert read_floats(consumer, r["data_ptr"], 4) == [1, 2, 3, 4]
+    copy = dl.reexport(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 0), stream=consumer))  # kept alive
+    assert copy.device == (KDLCUDA, 0)
+    assert read_floats(consumer, dl.consume(copy)["data_ptr"], 4) == [1, 2, 3, 4]
+    del copy
     stub.stub_clear_log()
     del t  # its memory is read by a queued copy: the host waits for it before letting go
     assert calls("cuEventSynchronize")
