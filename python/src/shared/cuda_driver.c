@@ -305,7 +305,7 @@ void dlpm_py__cuda_event_release(int32_t device_id, void* event) {
 /* What a copy's deleter frees, and with which allocator. */
 typedef struct {
   int32_t device_type;
-  int32_t device_id;
+  CUcontext context; /* the context it was allocated in (the queueing device's primary context) */
   void* memory;
 } cuda_allocation;
 
@@ -313,8 +313,7 @@ typedef struct {
 static void free_allocation(void* ctx) {
   cuda_allocation* a = (cuda_allocation*)ctx;
   CUcontext current = NULL;
-  const CUcontext primary = devices[a->device_id].primary;
-  const int switched = cu.cuCtxGetCurrent(&current) == 0 && current != primary && cu.cuCtxSetCurrent(primary) == 0;
+  const int switched = cu.cuCtxGetCurrent(&current) == 0 && current != a->context && cu.cuCtxSetCurrent(a->context) == 0;
   if (a->device_type == kDLCUDAHost) (void)cu.cuMemFreeHost(a->memory);
   else (void)cu.cuMemFree((CUdeviceptr)(uintptr_t)a->memory);
   if (switched) (void)cu.cuCtxSetCurrent(current);
@@ -342,8 +341,8 @@ static int allocate_like(const DLManagedTensorVersioned* source, DLDevice target
     return -1;
   }
   a->device_type = target.device_type;
-  a->device_id = target.device_id;
   a->memory = NULL;
+  if (cu.cuCtxGetCurrent(&a->context) != 0) a->context = NULL; /* enter() made it current */
   if (bytes == 0) bytes = 1; /* the driver refuses empty allocations */
   {
     CUresult r;

@@ -320,6 +320,18 @@ def test_device_copies_use_the_right_allocator_and_free_once(target, alloc, free
     del t
 
 
+def test_a_copy_is_freed_in_the_context_it_was_made_in():
+    """Pinned memory for a tensor of device 1: allocated and freed in device 1's context."""
+    p = FakeCudaProducer(device=(KDLCUDA, 1))
+    t = dl.reexport(p)
+    capsule = t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDAHOST, 0), copy=True, stream=new_stream())
+    stub.stub_clear_log()
+    del capsule
+    log = calls()
+    free = next(i for i, c in enumerate(log) if c.startswith("cuMemFreeHost"))
+    assert log[free - 1] == f"cuCtxSetCurrent ctx={hex(0xC001)}", log
+
+
 def test_a_copy_within_the_device_for_copy_true():
     p = FakeCudaProducer()
     t = dl.reexport(p)
