@@ -84,10 +84,6 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
-/* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
- * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
- * device work still writing the memory); else memory the CPU can read goes to kDLCPU
- * through the facade, as it is; anything else cannot be copied here. */
 /* A copy through the CUDA driver, between kDLCPU and CUDA memory (cuda_driver.h), after the
  * producer's readiness event. A host target: on the library's stream of the source's device,
  * complete on return. A device target: on the consumer's stream (None: the legacy default
@@ -120,6 +116,11 @@ static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
   return 0;
 }
 
+/* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
+ * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
+ * device work still writing the memory); else memory the CPU can read, with no device work
+ * pending (no readiness event), goes to kDLCPU through the facade, as it is; copies between
+ * kDLCPU and CUDA memory go through the CUDA driver; anything else cannot be copied here. */
 static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
