@@ -2,11 +2,14 @@
 /* What the Python component's two directions share (names.c, errors.c); neither
  * direction's files include the other's header. Internal to the component.
  *
- *   shared/  names and errors, for both directions (calls only the facade)
+ *   shared/  names and errors, for both directions (calls only the facade); cuda_driver.c,
+ *            the CUDA driver loaded on first need (calls the facade and the driver)
  *   import/  a Python object -> a tensor: capsule taking, __dlpack__ calls, the exchange API
  *            found and used, borrowing (calls shared/ and the facade)
  *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
- *            defaults, the host allocator, capsule making (calls shared/ and the facade) */
+ *            defaults, the host allocator, capsule making (calls shared/ and the facade)
+ *   tensor_import.c  dlpm_py_tensor_import: the one file that calls both directions, through
+ *            the two entries declared below (dlpm_py__import_ready, dlpm_py__tensor_new_ready) */
 #ifndef DLPM_PY_SHARED_H
 #define DLPM_PY_SHARED_H
 
