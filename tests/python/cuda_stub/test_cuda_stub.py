@@ -264,6 +264,10 @@ def test_cpu_tensors_never_load_the_driver():
         "t = dl.reexport(dl.tensor((4,)))\n"
         "t.__dlpack__(max_version=(1, 3)); t.__dlpack__(max_version=(1, 3), copy=True, dl_device=(1, 0))\n"
         "dl.reexport(t)\n"
+        "class P:  # the __dlpack__ path\n"
+        "    def __dlpack__(self, **kw): return t.__dlpack__(**kw)\n"
+        "    def __dlpack_device__(self): return t.__dlpack_device__()\n"
+        "dl.reexport(P()); dl.tensor_import(P(), copy=True); dl.reexport(t.__dlpack__())\n"
         "maps = open('/proc/self/maps').read()\n"
         "assert 'dlpm_cuda_stub' not in maps, 'the driver was loaded'\n"
     )
