@@ -237,6 +237,29 @@ DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCE
  * is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
+/** dlpm_py_import followed by dlpm_py_tensor_new, keeping the producer's stream order: what
+ * dlpack_mdspan.from_dlpack does, for a Tensor that re-exports what it was given. For CUDA
+ * memory (kDLCUDA, kDLCUDAManaged) the import captures when the producer's data is ready,
+ * as an event on a stream the producer ordered: through the exchange API, its
+ * current_work_stream; through __dlpack__, a stream this library owns on the device, passed
+ * as stream= (or the caller's own opts->stream). Every zero-copy export then makes the
+ * consumer's stream wait on that event, with no host blocking. The CUDA driver
+ * (libcuda.so.1, or the file $DLPM_CUDA_DRIVER names) is loaded only then; CPU tensors never
+ * load it. With opts->copy = 1, or a dl_device other than the tensor's, where CUDA memory is
+ * on either side (kDLCPU, kDLCUDA, kDLCUDAManaged, kDLCUDAHost), the copy is made here through
+ * the driver, complete on return, IS_COPIED; `req` then checks the copy. On failure NULL with
+ * an exception set: a missing driver or a failed driver call is BufferError naming the call
+ * and the CUDA error's name. */
+DLPM_PY_API PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req,
+                                            const dlpm_py_options* opts) DLPM_NOEXCEPT;
+
+/** The exception a Tensor's __dlpack__ raises for a stream value the array API refuses on the
+ * tensor's device ("dlpack_mdspan.InvalidStreamError", a subclass of RuntimeError, as NumPy
+ * raises, and of AssertionError, as PyTorch raises): a new reference, or NULL with an
+ * exception set. One type per extension that links the component: catch RuntimeError or
+ * AssertionError across extensions. */
+DLPM_PY_API PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT;
+
 /** Called by a Tensor's __dlpack__ on a device with streams (anything but kDLCPU and
  * kDLCUDAHost) before the export is made: make the consumer's stream wait for the
  * producer's work on the memory (for CUDA: dlpack_mdspan::stream_from_array_api and

@@ -2,7 +2,9 @@
 /* dlpack_mdspan._core: the pip package's extension, a thin view of the Python component.
  *
  *   Tensor                                    dlpack_mdspan.Tensor (dlpm_py_tensor_type)
+ *   InvalidStreamError                        a stream value refused (dlpm_py_invalid_stream_error)
  *   from_dlpack(x, /, *, copy=None, device=None) -> Tensor: x imported and re-exported
+ *           (dlpm_py_tensor_import: a CUDA producer's stream order kept, CUDA copies made here)
  *   inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False,
  *           device=None) -> dict: what x's producer hands over, and whether it meets the
  *           requirements given (the Python wrapper prints it as a table)
@@ -55,7 +57,6 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
   static char* keywords[] = {"", "copy", "device", NULL};
   PyObject *obj, *copy = Py_None, *device = Py_None;
   dlpm_py_options opts;
-  DLManagedTensorVersioned* t = NULL;
   (void)module;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", keywords, &obj, &copy, &device)) return NULL;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
@@ -68,8 +69,8 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
     if (parse_device(device, &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;
   }
-  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
-  return dlpm_py_tensor_new(t);
+  /* Stream order kept for CUDA memory, and copies of it made here (dlpm_py_tensor_import). */
+  return dlpm_py_tensor_import(obj, NULL, &opts);
 }
 
 /* ---- inspect -------------------------------------------------------------------------- */
@@ -257,6 +258,11 @@ PyMODINIT_FUNC PyInit__core(void) {
   PyObject* type;
   if (m == NULL) return NULL;
   if ((type = dlpm_py_tensor_type()) == NULL || PyModule_AddObject(m, "Tensor", type) != 0) {
+    Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if ((type = dlpm_py_invalid_stream_error()) == NULL || PyModule_AddObject(m, "InvalidStreamError", type) != 0) {
     Py_XDECREF(type);
     Py_DECREF(m);
     return NULL;

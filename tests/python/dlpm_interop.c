@@ -10,8 +10,11 @@
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
  *                       options (accept_semantic_bits too); returns the elements' bytes in
  *                       row-major order and facts
- *   reexport(obj)       dlpm_py_import with the default options and no requirements, then
- *                       dlpm_py_tensor_new: obj's tensor as a dlpack_mdspan.Tensor, zero copy
+ *   reexport(obj)       dlpm_py_tensor_import with the default options and no requirements:
+ *                       obj's tensor as a dlpack_mdspan.Tensor, zero copy, stream order kept
+ *   tensor_import(obj, copy=None, device=None)   the same with those options (from_dlpack's)
+ *   device_capsule(address, shape, strides, bits, device_type, device_id), device_capsules_released()
+ *                       a capsule over memory at an address on a device (a fake CUDA producer's)
  *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
  *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
@@ -282,13 +285,76 @@ done:
   return result;
 }
 
-/* What an extension that passes a tensor through does: the peers' own suites run with it
- * standing in for every producer (tests/python/peers). */
+/* What an extension that passes a tensor through does (dlpm_py_tensor_import, which keeps a
+ * CUDA producer's stream order): the peers' own suites run with it standing in for every
+ * producer (tests/python/peers). */
 static PyObject* reexport(PyObject* module, PyObject* obj) {
-  DLManagedTensorVersioned* t;
   (void)module;
-  if (dlpm_py_import(obj, NULL, NULL, &t) != DLPM_OK) return NULL;
-  return dlpm_py_tensor_new(t);
+  return dlpm_py_tensor_import(obj, NULL, NULL);
+}
+
+/* tensor_import(obj, *, copy=None, device=None): dlpm_py_tensor_import with those options,
+ * as dlpack_mdspan.from_dlpack calls it. */
+static PyObject* tensor_import(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "copy", "device", NULL};
+  PyObject *obj, *copy = Py_None, *device = Py_None;
+  dlpm_py_options opts;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:tensor_import", keywords, &obj, &copy, &device)) return NULL;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  if (copy != Py_None) opts.copy = PyObject_IsTrue(copy);
+  if (device != Py_None) {
+    int type, id;
+    if (!PyArg_ParseTuple(device, "ii", &type, &id)) return NULL;
+    opts.has_dl_device = 1;
+    opts.dl_device = (DLDevice){(DLDeviceType)type, id};
+  }
+  return dlpm_py_tensor_import(obj, NULL, &opts);
+}
+
+/* device_capsule(address, shape, strides, dtype_bits, device_type, device_id): a versioned
+ * capsule over memory at `address` (float elements of dtype_bits bits; strides in elements,
+ * or None), on that device, owned by nobody: its deleter only counts
+ * (device_capsules_released()). What a fake CUDA producer hands out over the stub driver's
+ * "device" memory (tests/python/cuda_stub). */
+static atomic_long device_capsules_released_count;
+
+static void count_device_capsule(void* ctx) {
+  (void)ctx;
+  atomic_fetch_add(&device_capsules_released_count, 1);
+}
+
+static PyObject* device_capsule(PyObject* module, PyObject* args) {
+  unsigned long long address;
+  PyObject *shape_obj, *strides_obj;
+  int bits, device_type, device_id;
+  int64_t shape[8], strides[8];
+  Py_ssize_t n;
+  DLManagedTensorVersioned* t;
+  dlpm_status s;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "KOOiii", &address, &shape_obj, &strides_obj, &bits, &device_type, &device_id)) return NULL;
+  if (!PyTuple_Check(shape_obj) || (n = PyTuple_Size(shape_obj)) > 8 ||
+      (strides_obj != Py_None && (!PyTuple_Check(strides_obj) || PyTuple_Size(strides_obj) != n))) {
+    PyErr_SetString(PyExc_TypeError, "shape and strides: tuples of up to 8 ints");
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i));
+    strides[i] = strides_obj == Py_None ? 0 : PyLong_AsLongLong(PyTuple_GetItem(strides_obj, i));
+  }
+  if (PyErr_Occurred()) return NULL;
+  s = dlpm_managed_new((void*)(uintptr_t)address, (int32_t)n, shape, strides_obj == Py_None ? NULL : strides,
+                       (DLDataType){kDLFloat, (uint8_t)bits, 1}, (DLDevice){(DLDeviceType)device_type, device_id}, 0, 0,
+                       count_device_capsule, NULL, &t);
+  if (s != DLPM_OK) return dlpm_py_raise(s);
+  return dlpm_py_capsule_new(t, 1);
+}
+
+static PyObject* device_capsules_released(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromLong(atomic_load(&device_capsules_released_count));
 }
 
 /* ---- capsules and exchange tables --------------------------------------------------------- */
@@ -737,6 +803,10 @@ static PyMethodDef module_methods[] = {
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
     {"consume", (PyCFunction)(void (*)(void))consume, METH_VARARGS | METH_KEYWORDS, "Import through the Python component."},
     {"reexport", reexport, METH_O, "obj imported with the default options, as a dlpack_mdspan.Tensor."},
+    {"tensor_import", (PyCFunction)(void (*)(void))tensor_import, METH_VARARGS | METH_KEYWORDS,
+     "dlpm_py_tensor_import(obj) with copy and device, as dlpack_mdspan.from_dlpack."},
+    {"device_capsule", device_capsule, METH_VARARGS, "A capsule over memory at an address, on a device."},
+    {"device_capsules_released", device_capsules_released, METH_NOARGS, "How many device_capsule tensors were let go."},
     {"capsule", capsule, METH_VARARGS, "A capsule from dlpm_py_capsule_new."},
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},

@@ -5,6 +5,7 @@
  * type and the defaults of every table are one file: the type's own table is built with
  * them, and one of them builds the type. */
 #include "export/export.h"
+#include "shared/cuda_driver.h"
 
 #include <string.h>
 
@@ -16,6 +17,8 @@ typedef struct {
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
   void* int_wait_ctx;
+  dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA memory: when the producer's data is ready */
+  uint64_t copies_queued;         /* bit d: a copy queued on CUDA device d may still read the memory */
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -81,16 +84,52 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
+/* A copy through the CUDA driver, between kDLCPU and CUDA memory (cuda_driver.h), after the
+ * producer's readiness event. A host target: on the library's stream of the source's device,
+ * complete on return. A device target: on the consumer's stream (None: the legacy default
+ * stream; -1: the library's stream, complete on return), not waited for on the host; the
+ * Tensor then waits for it before its memory goes (tensor_dealloc). */
+static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+  const DLDevice device = o->base->dl_tensor.device;
+  const int to_host = target.device_type == kDLCPU;
+  const int32_t on = dlpm_py__is_cuda_memory(target.device_type) && !(to_host || target.device_type == kDLCUDAHost)
+                         ? target.device_id
+                         : (dlpm_py__is_cuda_memory(device.device_type) ? device.device_id : target.device_id);
+  void* queue = NULL;
+  void* event = NULL;
+  int wait = 0, synchronize = to_host;
+  if (!to_host && dlpm_py__cuda_stream_from_object(stream, &queue, &wait) != 0) return -1;
+  if (to_host || !wait) {
+    synchronize = 1;
+    if (dlpm_py__cuda_library_stream(on, &queue) != 0) return -1;
+  }
+  if (dlpm_py__cuda_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0) return -1;
+  if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
+    if (dlpm_py__cuda_capture(on, queue, &event) != 0) {
+      dlpm_managed_delete(*out);
+      *out = NULL;
+      return -1;
+    }
+    dlpm_py__cuda_event_release(on, event); /* the library's stream already waits on it */
+    if (on >= 0 && on < 64) o->copies_queued |= (uint64_t)1 << on; /* the driver serves no other ids */
+  }
+  return 0;
+}
+
 /* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
  * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
- * device work still writing the memory); else memory the CPU can read goes to kDLCPU
- * through the facade, as it is; anything else cannot be copied here. */
-static int export_copy(const tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+ * device work still writing the memory); else memory the CPU can read, with no device work
+ * pending (no readiness event), goes to kDLCPU through the facade, as it is; copies between
+ * kDLCPU and CUDA memory go through the CUDA driver; anything else cannot be copied here. */
+static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
   if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
-      dlpm_is_host_accessible(device.device_type))
+      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL)
     return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  if (o->hooks.copy == NULL && (device.device_type == kDLCPU || dlpm_py__is_cuda_memory(device.device_type)) &&
+      (target.device_type == kDLCPU || dlpm_py__is_cuda_memory(target.device_type)))
+    return driver_copy(o, target, stream, out);
   if (o->hooks.copy == NULL) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
                   "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
@@ -114,7 +153,14 @@ static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* 
   long long value = 0;
   if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost) return 0;
   if (o->hooks.wait != NULL) return o->hooks.wait(o->hooks.ctx, device, stream);
-  if (o->int_wait == NULL) return 0;
+  if (o->int_wait == NULL) {
+    void* consumer;
+    int wait;
+    if (!dlpm_py__is_cuda_stream_memory(device.device_type)) return 0;
+    /* the array API's stream values, checked whether or not there is anything to wait for */
+    if (dlpm_py__cuda_stream_from_object(stream, &consumer, &wait) != 0) return -1;
+    return wait && o->ready.event != NULL ? dlpm_py__cuda_wait(o->ready.device_id, consumer, o->ready.event) : 0;
+  }
   if (stream != Py_None && (value = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred()) return -1;
   if (o->int_wait(o->int_wait_ctx, device, stream != Py_None, value) == 0) return 0;
   if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
@@ -138,7 +184,7 @@ static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const dlpm_py_names* nm = dlpm_py__names();
-  const tensor_object* o = as_tensor(self);
+  tensor_object* o = as_tensor(self);
   const DLDevice device = o->base->dl_tensor.device;
   DLDevice target = device;
   PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
@@ -197,17 +243,24 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     }
     copy = truth ? Py_True : Py_False;
   }
-  /* The stream belongs to the consumer, on the device it reads from (the target). */
-  if (stream != Py_None && (target.device_type == kDLCPU || o->hooks.wait == NULL)) {
+  /* The stream belongs to the consumer, on the device it reads from (the target). CUDA
+   * memory's streams are judged by the array API's rules where the export waits or copies. */
+  if (stream != Py_None &&
+      (target.device_type == kDLCPU ||
+       (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_cuda_stream_memory(target.device_type))))) {
     long long value = PyLong_AsLongLong(stream);
     if (value == -1 && PyErr_Occurred()) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
       return NULL;
     }
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
-     * RuntimeError, as NumPy raises (its suite asserts the type). */
+     * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,
+     * as PyTorch does (their suites assert the types). */
     if (target.device_type == kDLCPU && value != -1) {
-      PyErr_Format(PyExc_RuntimeError, "stream must be None for CPU tensors (got %lld)", value);
+      PyObject* kind = dlpm_py__invalid_stream_error();
+      if (kind == NULL) return NULL;
+      PyErr_Format(kind, "stream must be None for CPU tensors (got %lld): stream should be None on cpu, or -1", value);
+      Py_DECREF(kind);
       return NULL;
     }
   }
@@ -309,12 +362,38 @@ static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject
   return NULL;
 }
 
+/* Before the memory goes: a copy queued by an export (driver_copy) that still reads it lands
+ * first (the library's stream of the device orders after every such copy). A failure is
+ * reported as unraisable; the exception in flight, if any, is kept. */
+static void wait_for_queued_copies(int32_t device_id) {
+  void* library = NULL;
+  void* event = NULL;
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* saved = PyErr_GetRaisedException();
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
+  if (dlpm_py__cuda_library_stream(device_id, &library) != 0 || dlpm_py__cuda_capture(device_id, library, &event) != 0 ||
+      dlpm_py__cuda_event_synchronize(device_id, event) != 0)
+    PyErr_WriteUnraisable(NULL);
+  dlpm_py__cuda_event_release(device_id, event);
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(saved);
+#else
+  PyErr_Restore(type, value, traceback);
+#endif
+}
+
 static void tensor_dealloc(PyObject* self) {
   tensor_object* o = as_tensor(self);
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
+  for (int32_t d = 0; o->copies_queued != 0 && d < 64; ++d)
+    if (o->copies_queued & ((uint64_t)1 << d)) wait_for_queued_copies(d);
+  dlpm_py__cuda_event_release(o->ready.device_id, o->ready.event);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
     dlpm_managed_delete(o->base);
@@ -416,9 +495,18 @@ static int exchange_to_dltensor(void* py_object, DLTensor* out) {
   return 0;
 }
 
+/* The Tensor type's current_work_stream: for CUDA memory, the library's stream of the device,
+ * which every import that captured stream order made wait on its producer (cuda_driver.h):
+ * a consumer ordered after it reads what any Tensor of that device holds. NULL elsewhere. */
+static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void** out) {
+  *out = NULL;
+  if (!dlpm_py__is_cuda_stream_memory(device_type)) return 0;
+  return dlpm_py__cuda_library_stream(device_id, out);
+}
+
 static PyObject* ready_type(void) {
   static const dlpm_py_exchange_callbacks callbacks = {DLPM_PY_EXCHANGE_CALLBACKS_VERSION, exchange_to_managed,
-                                                       exchange_to_dltensor, NULL, NULL, NULL};
+                                                       exchange_to_dltensor, NULL, NULL, tensor_work_stream};
   PyObject* type;
   if (tensor_type) return tensor_type;
   if (dlpm_py_exchange_api_init(&tensor_exchange_api, &callbacks) != DLPM_OK) return NULL;
@@ -469,6 +557,13 @@ PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t, const dlpm_p
     return NULL;
   }
   if (hooks != NULL) as_tensor(obj)->hooks = *hooks;
+  return obj;
+}
+
+PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready) {
+  PyObject* obj = dlpm_py_tensor_new(t);
+  if (obj == NULL) dlpm_py__cuda_event_release(ready.device_id, ready.event);
+  else as_tensor(obj)->ready = ready;
   return obj;
 }
 

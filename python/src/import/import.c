@@ -6,6 +6,7 @@
  * checked here on every path but the bare capsule, which has no object to ask
  * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
 #include "import/import_direction.h"
+#include "shared/cuda_driver.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -209,10 +210,16 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
  * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
  * the caller to make the tensor's owner object from. */
+static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
+                                     int ordered, dlpm_py_ready* ready);
+
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
-                                       dlpm_py_provenance* how, PyObject** capsule) {
+                                       dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready) {
   DLManagedTensorVersioned* t = NULL;
+  const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
+  void* ordered_on = NULL;             /* the CUDA stream the producer ordered (__dlpack__ with a capture) */
+  int ordered = 0;
   const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
@@ -226,11 +233,12 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
+      api = facts.api;
       s = take_through_exchange_api(facts.api, obj, &t);
     } else {
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
-      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule);
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered);
     }
   }
   if (s != DLPM_OK) return s;
@@ -253,6 +261,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
     dlpm_py_raise(s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
+  if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
 
   if (s != DLPM_OK) {
     release_keeping_error(t, NULL);
@@ -261,6 +270,41 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   }
   *out = t;
   return DLPM_OK;
+}
+
+/* ---- stream order (dlpm_py_tensor_import) ---------------------------------------------------- */
+
+/* When a CUDA tensor's data is ready: an event recorded on the producer's current work stream
+ * (through the exchange API, "no sync": its table says which stream) or on the stream the
+ * producer ordered (__dlpack__). A bare capsule says nothing: no event. */
+static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
+                                     int ordered, dlpm_py_ready* ready) {
+  const DLDevice d = t->dl_tensor.device;
+  void* stream = ordered_on;
+  if (!dlpm_py__is_cuda_stream_memory(d.device_type)) return DLPM_OK;
+  if (api != NULL) {
+    stream = NULL;
+    if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
+      return dlpm_py__producer_failed("the exchange API's current_work_stream");
+  } else if (!ordered) {
+    return DLPM_OK;
+  }
+  if (dlpm_py__cuda_capture(d.device_id, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
+  ready->device_id = d.device_id;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                                  DLManagedTensorVersioned** out, dlpm_py_ready* ready) {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  ready->event = NULL;
+  ready->device_id = 0;
+  if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK) return s;
+  if (o->keep_alive)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_tensor_import: dlpm_py_options.keep_alive is for dlpm_py_borrow");
+  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), out, o->provenance, NULL, ready);
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
@@ -272,12 +316,12 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         out, NULL, NULL);
+                         out, NULL, NULL, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
                          "tensor itself)");
-  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL);
+  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
@@ -316,7 +360,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL, NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   if (!keep) {

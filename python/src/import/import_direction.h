@@ -81,8 +81,13 @@ PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersione
 /* protocol.c: obj.__dlpack__(...) with the keywords `o` asks for -> the tensor. *pre_1_0 is
  * set when the producer refused the DLPack 1.0 keywords (TypeError) and was asked again
  * without them; *legacy when it answered with a legacy "dltensor" capsule. With `capsule`
- * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped. */
+ * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped.
+ * With `ordered_on` not NULL (an import that captures stream order, dlpm_py_tensor_import),
+ * a CUDA tensor asked for with no stream is asked for again with stream= the library's
+ * stream of its device (the first capsule dropped unused), and *ordered_on receives the
+ * CUDA stream the producer ordered (the library's, or the caller's own integer stream),
+ * *ordered 1; else *ordered stays 0 (a CPU tensor, stream=-1, a stream object). */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy, PyObject** capsule);
+                                          int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered);
 
 #endif
