@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """dlpack_mdspan.mpi through mpi4py, every element size (1, 2, 4, 8, 16 bytes; float16 travels
-as bytes) along every stride sign and magnitude (-2 to 2 elements on each axis; zero on the
-send side only), on 1 to 4 real ranks in a ring: each rank sends case k to the next and
+as bytes) along every stride sign and magnitude (-2 to 2 elements on each axis; zero, and rows
+that overlap, on the send side only), on 1 to 4 real ranks in a ring: each rank sends case k to the next and
 receives case k from the previous. NumPy arrays over byte buffers with 64 guard bytes on
 both sides. The receiving rank rebuilds the sender's buffer and computes, without MPI (a
 byte copy through NumPy views), the whole receive buffer it expects: every element and every
@@ -22,10 +22,15 @@ DTYPES = [np.int8, np.uint8, np.int16, np.float16, np.float32, np.int64, np.comp
 
 
 def layouts():
-    """(shape, [element strides...]) for a vector, a matrix and interleaved rows."""
-    yield (7,), [(s,) for s in range(-2, 3)]
-    yield (3, 5), [(outer * 5 * max(1, abs(inner)), inner) for inner in range(-2, 3) for outer in range(-2, 3)]
-    yield (2, 4), [(outer, inner) for outer in (-1, 1) for inner in (-2, 2)]
+    """(shape, send strides, receive strides) in elements: a vector, a matrix, interleaved rows,
+    and overlapping rows (send only)."""
+    vector = [(s,) for s in range(-2, 3)]
+    yield (7,), vector, vector
+    matrix = [(outer * 5 * max(1, abs(inner)), inner) for inner in range(-2, 3) for outer in range(-2, 3)]
+    yield (3, 5), matrix, matrix
+    interleaved = [(outer, inner) for outer in (-1, 1) for inner in (-2, 2)]
+    yield (2, 4), interleaved, interleaved
+    yield (4, 2), [(-1, 1), (1, 1), (-1, -1)], [(2, 1), (-2, -1)]
 
 
 def placed(shape, strides, item):
@@ -49,15 +54,21 @@ def pattern(nbytes, seed):
 
 
 def main():
+    # An mpi4py built against another MPI than the mpiexec's runs every rank as a singleton:
+    # the expected size, given on the command line, catches that.
+    if len(sys.argv) > 1 and size != int(sys.argv[1]):
+        print(f"FAIL rank {rank}: {size} ranks, not {sys.argv[1]}: is mpi4py built against another MPI than "
+              f"mpiexec's? ({MPI.Get_library_version().splitlines()[0]})", file=sys.stderr, flush=True)
+        return 1
     previous, following = (rank - 1) % size, (rank + 1) % size
     transfers = failed = outside = 0
     k = 0
     for dtype in DTYPES:
         item = np.dtype(dtype).itemsize
         raw = f"V{item}"  # the same bytes, copied as bytes
-        for shape, all_strides in layouts():
-            for send_strides in all_strides:
-                for recv_strides in all_strides:
+        for shape, all_send, all_receive in layouts():
+            for send_strides in all_send:
+                for recv_strides in all_receive:
                     if 0 in recv_strides:
                         continue
                     k += 1
