@@ -6,8 +6,9 @@
  *
  * The message is the elements in row-major index order. A row-major compact tensor is a count
  * of a predefined type; any other layout one committed derived datatype of nested hvectors
- * (innermost first), whose lower bound and extent are the bytes the elements reach relative
- * to element 0, the base address. Nothing here validates: the callers have. */
+ * (innermost first; a mode of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose
+ * lower bound and extent are the bytes the elements reach relative to element 0, the base
+ * address. Nothing here validates: the callers have. */
 #ifndef DLPACK_MDSPAN_MPI_DATATYPE_H
 #define DLPACK_MDSPAN_MPI_DATATYPE_H
 

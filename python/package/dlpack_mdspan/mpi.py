@@ -8,7 +8,8 @@
     comm.Recv(receive_buffer(numpy_array), source=0)    # lands in row-major index order
 
 Each returns ``[MPI.BOTTOM, 1, datatype]``: a derived datatype holding the tensor's absolute
-address, built with mpi4py's own constructors (nested ``Create_hvector``), so ``Send``,
+address, built with mpi4py's own constructors (nested ``Create_hvector``; a step of -1 byte
+from pairs, as the C builder does), so ``Send``,
 ``Recv``, ``Isend``, ``Irecv``, ``Bcast`` and the send side of ``Gather``/``Allgather`` take
 it as it is. The message is the elements in row-major index order, whatever the layout.
 The datatype holds the tensor and frees itself when the last reference goes; mpi4py's
@@ -17,8 +18,10 @@ requests hold it, so a nonblocking operation keeps the tensor alive until it com
 The tensor is read by ``dlpack_mdspan.inspect`` (the library's own import and checks):
 invalid tensors, sub-byte elements, a producer that copied (IS_COPIED), device memory an
 MPI cannot move, and, for a receive, READ_ONLY tensors and layouts that reach an element
-twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them. Types MPI
-lacks (float16, bfloat16, fp8) travel as their bytes. mpi4py is imported on first use only.
+twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them, in the words
+C and C++ use (the constants below). Types MPI lacks (float16, bfloat16, fp8) travel as
+their bytes. Reductions take ``reduction_buffer(x)``: a compact row-major tensor of a type
+MPI can combine, else refused here rather than by MPI. mpi4py is imported on first use only.
 """
 from ._core import inspect as _inspect
 
