@@ -81,8 +81,23 @@ static inline dlpm_status dlpm_mpi_receive_buffer(const DLTensor* tensor, uint64
   return dlpm_mpi_buffer(tensor, flags, 1, out);
 }
 
-/** Why the last dlpm_mpi_*_buffer call on `b` failed: its own words where the refusal is
- * MPI's (sub-byte elements, device memory, a receive that reaches an element twice, counts),
+/** `b`'s datatype for MPI's predefined reductions (MPI_Reduce, MPI_Allreduce...) in
+ * *datatype, or why not, said by dlpm_mpi_error(b): DLPM_E_DTYPE_MISMATCH for elements that
+ * travel as bytes (float16, bfloat16, fp8...), DLPM_E_NON_COMPACT_STRIDES for a layout that
+ * needs a derived datatype (anything but compact row-major). */
+static inline dlpm_status dlpm_mpi_reduction_datatype(dlpm_mpi_datatype* b, MPI_Datatype* datatype) {
+  if (b == NULL || datatype == NULL) return DLPM_E_NULL_POINTER;
+  b->refusal = dlpm_mpi_reduction_refusal(b);
+  if (b->refusal == NULL) {
+    *datatype = b->datatype;
+    return DLPM_OK;
+  }
+  return b->element.reducible ? DLPM_E_NON_COMPACT_STRIDES : DLPM_E_DTYPE_MISMATCH;
+}
+
+/** Why the last dlpm_mpi_*_buffer (or dlpm_mpi_reduction_datatype) call on `b` failed: its
+ * own words where the refusal is MPI's (sub-byte elements, device memory, a receive that
+ * reaches an element twice, counts, reductions),
  * else the facade's message (dlpm_last_error). */
 static inline const char* dlpm_mpi_error(const dlpm_mpi_datatype* b) {
   return b != NULL && b->refusal != NULL ? b->refusal : dlpm_last_error();

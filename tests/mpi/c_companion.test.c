@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The C companion <dlpack_mdspan_mpi.h> with real ranks (mpiexec -np 2), compiled as C11: a
  * transposed float matrix sent, received into a layout with reversed columns, compared with
- * the transpose computed without MPI; and the refusals, each checked on rank 0. */
+ * the transpose computed without MPI; and the refusals, reductions' included, each checked
+ * on rank 0. */
 #include <dlpack_mdspan_mpi.h>
 
 #include <stdio.h>
@@ -68,6 +69,28 @@ int main(int argc, char** argv) {
     t = tensor(a, 2, row, row_strides, 0);
     check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT,
           "compact row-major: 24 MPI_FLOAT");
+    {
+      MPI_Datatype reduce = MPI_DATATYPE_NULL;
+      check(dlpm_mpi_reduction_datatype(&b, &reduce) == DLPM_OK && reduce == MPI_FLOAT, "a compact float32 reduces as MPI_FLOAT");
+      dlpm_mpi_datatype_free(&b);
+      t.strides = broadcast; /* stride 0 rows: a derived datatype */
+      check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK, "send broadcast rows");
+      check(dlpm_mpi_reduction_datatype(&b, &reduce) == DLPM_E_NON_COMPACT_STRIDES
+                && strcmp(dlpm_mpi_error(&b), DLPM_MPI_REFUSAL_REDUCE_DERIVED) == 0,
+            "a reduction on a derived datatype: the shared words");
+      printf("  %-34s %s\n", "a reduction on a strided view", dlpm_mpi_error(&b));
+      dlpm_mpi_datatype_free(&b);
+      t.strides = row_strides;
+      t.dtype.bits = 16; /* float16 travels as bytes */
+      check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK, "send float16");
+      check(dlpm_mpi_reduction_datatype(&b, &reduce) == DLPM_E_DTYPE_MISMATCH
+                && strcmp(dlpm_mpi_error(&b), DLPM_MPI_REFUSAL_REDUCE_BYTES) == 0,
+            "a reduction on float16: the shared words");
+      printf("  %-34s %s\n", "a reduction on float16", dlpm_mpi_error(&b));
+      dlpm_mpi_datatype_free(&b);
+      check(dlpm_mpi_reduction_datatype(NULL, &reduce) == DLPM_E_NULL_POINTER, "a NULL buffer");
+      t.dtype.bits = 32;
+    }
     refused(&t, DLPACK_FLAG_BITMASK_READ_ONLY, 1, DLPM_E_READ_ONLY, "READ_ONLY", "receive into a READ_ONLY tensor");
     t = tensor(a, 2, row, broadcast, 0);
     check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK, "send a broadcast");

@@ -82,11 +82,11 @@ class buffer {
   /// MPI, and MPI's predefined operations take predefined datatypes only (Open MPI refuses
   /// MPI_SUM on a derived one), so the tensor must be compact row-major.
   [[nodiscard]] result<MPI_Datatype> reduction_datatype() const noexcept {
+    const char* refusal = dlpm_mpi_reduction_refusal(&d_);
+    if (refusal == nullptr) return d_.datatype;
     if (!d_.element.reducible)
-      return unexpected_error(error::format(errc::dtype_mismatch, DLPM_MPI_REFUSAL_REDUCE_BYTES " (%d bytes each)", d_.element.count));
-    if (d_.derived)
-      return unexpected_error(error(errc::non_compact_strides, DLPM_MPI_REFUSAL_REDUCE_DERIVED));
-    return d_.datatype;
+      return unexpected_error(error::format(errc::dtype_mismatch, "%s (%d bytes each)", refusal, d_.element.count));
+    return unexpected_error(error(errc::non_compact_strides, refusal));
   }
 
  private:

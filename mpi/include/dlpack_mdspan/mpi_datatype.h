@@ -242,6 +242,17 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   return DLPM_MPI_BUILT;
 }
 
+/** Why `d` cannot be handed to MPI's predefined reductions (MPI_Reduce, MPI_Allreduce...), or
+ * NULL when d->datatype can: the elements must have an MPI type (not travel as bytes), and
+ * the layout must need no derived datatype (MPI's predefined operations take predefined
+ * datatypes only; Open MPI refuses MPI_SUM on a derived one). The rule of C++'s
+ * buffer::reduction_datatype() and the C companion's dlpm_mpi_reduction_datatype(). */
+static inline const char* dlpm_mpi_reduction_refusal(const dlpm_mpi_datatype* d) {
+  if (!d->element.reducible) return DLPM_MPI_REFUSAL_REDUCE_BYTES;
+  if (d->derived) return DLPM_MPI_REFUSAL_REDUCE_DERIVED;
+  return NULL;
+}
+
 /** Frees a derived datatype (unless MPI is finalized: then MPI freed it); idempotent. */
 static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
   int finalized = 0;
