@@ -35,6 +35,13 @@ const dlpm_py_names* dlpm_py__names(void);
 /* Sets `kind` with the facade's message for `status`; returns NULL. */
 PyObject* dlpm_py__raise_as(PyObject* kind, dlpm_status status);
 
+/* After dlpm_check or dlpm_check_managed refused `t` with `status`: dlpm_py_raise's
+ * exception, except that a tensor whose structure is malformed (dlpm_validate refuses it)
+ * is BufferError even where the status is a requirement's (a negative device_id is
+ * device_id_mismatch to the core): TypeError is kept for a valid tensor that does not fit
+ * (docs/errors.md). Returns NULL. */
+PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
+
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
