@@ -478,6 +478,20 @@ static void test_managed_new_ordered(void) {
         out->dl_tensor.strides[2] == INT64_MAX);
   dlpm_managed_delete(out);
 
+  /* an empty tensor leaves with its order's compact strides, whatever it was given: PyTorch's
+   * from_dlpack overflows on (INT64_MIN, INT64_MAX) */
+  {
+    int64_t e05[2] = {0, 5}, extreme[2] = {INT64_MIN, INT64_MAX};
+    out = NULL;
+    CHECK_STATUS(dlpm_managed_new(NULL, 2, e05, extreme, f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+    CHECK(out != NULL && out->dl_tensor.strides[0] == 5 && out->dl_tensor.strides[1] == 1);
+    dlpm_managed_delete(out);
+    out = NULL;
+    CHECK_STATUS(dlpm_managed_new_ordered(NULL, 2, e05, extreme, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+    CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 0);
+    dlpm_managed_delete(out);
+  }
+
   /* a non-empty tensor whose element count overflows is refused in either order, as
    * dlpm_managed_new refuses it */
   too_big[0] = p32;
