@@ -381,6 +381,16 @@ DLPM_PY_API dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice devi
  * function returning PyObject*). DLPM_E_PRODUCER_FAILED keeps an exception already set. */
 DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
 
+/** The one conversion of a Python integer that crosses into the component (an argument, or
+ * a producer's answer) to a C integer, for every field it is narrowed into: `value` (an int,
+ * or any object with __index__) must lie in [min, max], the range of that field or of what
+ * it means, and only then is written to *out. Returns 0, or -1 with an exception set that
+ * names `what` and the range: for an argument (`malformed` NULL) TypeError when it is no
+ * integer and OverflowError when it lies outside; for a producer's answer, `malformed`
+ * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. */
+DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
+                                         PyObject* malformed, long long* out) DLPM_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

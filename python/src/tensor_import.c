@@ -8,8 +8,7 @@
 /* The device obj's tensor is on, without taking it: a capsule's own, or __dlpack_device__().
  * 0, or -1 with an exception set. */
 static int source_device(PyObject* obj, const dlpm_py_options* o, DLDevice* out) {
-  PyObject* d;
-  long type, id;
+  const dlpm_py_names* nm;
   if (PyCapsule_CheckExact(obj)) {
     DLTensor view;
     uint64_t flags;
@@ -21,19 +20,8 @@ static int source_device(PyObject* obj, const dlpm_py_options* o, DLDevice* out)
     *out = view.device;
     return 0;
   }
-  if ((d = PyObject_CallMethod(obj, "__dlpack_device__", NULL)) == NULL) return -1;
-  if (!PyTuple_Check(d) || PyTuple_Size(d) != 2) {
-    Py_DECREF(d);
-    PyErr_SetString(PyExc_BufferError, "__dlpack_device__() did not return a 2-tuple");
-    return -1;
-  }
-  type = PyLong_AsLong(PyTuple_GetItem(d, 0));
-  id = PyLong_AsLong(PyTuple_GetItem(d, 1));
-  Py_DECREF(d);
-  if (PyErr_Occurred()) return -1;
-  out->device_type = (DLDeviceType)type;
-  out->device_id = (int32_t)id;
-  return 0;
+  if ((nm = dlpm_py__names()) == NULL) return -1;
+  return dlpm_py__query_device(obj, nm, out) == DLPM_OK ? 0 : -1;
 }
 
 /* A copy of CUDA memory, or to it, asked of from_dlpack: the tensor imported as it is (its

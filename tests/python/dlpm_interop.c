@@ -265,7 +265,9 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   if (write != Py_None && write_bytes(t, write) != 0) goto done;
   if (!(bytes = element_bytes(t)) || !(shape_tuple = PyTuple_New(t->ndim)) || !(strides = t->strides ? PyTuple_New(t->ndim) : Py_NewRef(Py_None)))
     goto done;
-  if (!(data_ptr = PyLong_FromVoidPtr((char*)t->data + t->byte_offset))) goto done;
+  /* an empty tensor may have NULL data, where no offset may be added */
+  if (!(data_ptr = PyLong_FromVoidPtr(t->data ? (char*)t->data + t->byte_offset : (void*)(uintptr_t)t->byte_offset)))
+    goto done;
   for (int32_t r = 0; r < t->ndim; ++r) {
     PyTuple_SetItem(shape_tuple, r, PyLong_FromLongLong(t->shape[r]));
     if (t->strides) PyTuple_SetItem(strides, r, PyLong_FromLongLong(t->strides[r]));

@@ -12,7 +12,7 @@
 typedef struct {
   PyObject_HEAD
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
-  int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
+  int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones (NULL or empty) */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
@@ -207,30 +207,33 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     *slot[k] = args[i];
   }
   if (max_version != Py_None) {
-    long major;
+    /* DLPackVersion's fields are uint32_t; the minor is checked too, though only the major
+     * decides (a versioned capsule from 1 on). */
+    long long major, minor;
     if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
       return NULL;
     }
-    major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
-    if (major == -1 && PyErr_Occurred()) return NULL;
+    if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0, UINT32_MAX, NULL,
+                                 &major) != 0 ||
+        dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0, UINT32_MAX, NULL,
+                                 &minor) != 0)
+      return NULL;
     versioned = major >= 1;
   }
   if (dl_device != Py_None) {
-    long type, id;
+    long long type, id; /* DLDevice's fields: a non-negative int32 each */
     if (!PyTuple_Check(dl_device) || PyTuple_Size(dl_device) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be None or a (device_type, device_id) tuple");
       return NULL;
     }
-    type = PyLong_AsLong(PyTuple_GetItem(dl_device, 0));
-    id = PyLong_AsLong(PyTuple_GetItem(dl_device, 1));
-    if (PyErr_Occurred()) return NULL;
+    if (dlpm_py_integer_in_range(PyTuple_GetItem(dl_device, 0), "__dlpack__: dl_device device_type", 0, INT32_MAX, NULL,
+                                 &type) != 0 ||
+        dlpm_py_integer_in_range(PyTuple_GetItem(dl_device, 1), "__dlpack__: dl_device device_id", 0, INT32_MAX, NULL,
+                                 &id) != 0)
+      return NULL;
     target.device_type = (DLDeviceType)type;
     target.device_id = (int32_t)id;
-    if (type != (long)target.device_type || id != (long)target.device_id) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: dl_device (%ld, %ld) names no DLPack device", type, id);
-      return NULL;
-    }
   }
   /* copy: None, or anything NumPy's __dlpack__ takes as a truth value (True, numpy.True_, ...);
    * an object without one is a ValueError, as in NumPy's own suite. */
@@ -248,11 +251,12 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
   if (stream != Py_None &&
       (target.device_type == kDLCPU ||
        (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_cuda_stream_memory(target.device_type))))) {
-    long long value = PyLong_AsLongLong(stream);
-    if (value == -1 && PyErr_Occurred()) {
+    long long value = 0;
+    if (!PyLong_Check(stream)) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
       return NULL;
     }
+    if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return NULL;
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
      * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,
      * as PyTorch does (their suites assert the types). */
@@ -587,13 +591,20 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)type, Py_tp_alloc);
   if ((o = (tensor_object*)alloc((PyTypeObject*)type, 0)) == NULL) goto fail;
   o->strides = t->dl_tensor.strides;
-  if (o->strides == NULL && t->dl_tensor.ndim > 0) { /* exports always carry explicit strides */
+  for (int32_t r = 0; o->strides != NULL && r < t->dl_tensor.ndim; ++r)
+    if (t->dl_tensor.shape[r] == 0) o->strides = NULL; /* empty: its strides address nothing */
+  if (o->strides == NULL && t->dl_tensor.ndim > 0) {
+    /* Exports always carry explicit strides; those NULL stands for (row-major, the facade's
+     * dlpm_layout) where the tensor has none, or is empty, whose strides may be anything a
+     * producer sent (INT64_MIN) and leave canonical, as dlpm_managed_new makes them. */
+    DLTensor shape_only = t->dl_tensor;
+    shape_only.strides = NULL;
     if ((o->strides = (int64_t*)PyMem_Malloc(sizeof(int64_t) * (size_t)t->dl_tensor.ndim)) == NULL) {
       Py_DECREF((PyObject*)o); /* base is still NULL: nothing of t is touched */
       PyErr_NoMemory();
       goto fail;
     }
-    dlpm_layout(&t->dl_tensor, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
+    dlpm_layout(&shape_only, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
   }
   o->base = t;
   return (PyObject*)o;

@@ -145,30 +145,24 @@ static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o)
   return o->writable || (req && req->writable);
 }
 
-/* An int in [0, max] from a tuple's item i, else -1 (no exception left set). */
-static long small_int(PyObject* tuple, Py_ssize_t i, long max) {
-  PyObject* item = PyTuple_GetItem(tuple, i);
-  long v = item && PyLong_Check(item) ? PyLong_AsLong(item) : -1;
-  if (PyErr_Occurred()) PyErr_Clear();
-  return v >= 0 && v <= max ? v : -1;
-}
-
 /* obj.<name>() as a tuple of `n` ints each in [0, max[i]] into out[], or 0 when the answer
- * cannot be used (it raised, or is no such tuple): no exception left set. */
-static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long* max, long* out) {
+ * cannot be used (it raised, or is no such tuple, or an item lies outside its field's range:
+ * never narrowed): no exception left set. */
+static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long long* max, long long* out) {
   PyObject* answer = PyObject_CallMethodObjArgs(obj, name, NULL);
   int usable = answer != NULL && PyTuple_Check(answer) && PyTuple_Size(answer) == n;
-  for (Py_ssize_t i = 0; usable && i < n; ++i) usable = (out[i] = small_int(answer, i, max[i])) >= 0;
+  for (Py_ssize_t i = 0; usable && i < n; ++i)
+    usable = dlpm_py_integer_in_range(PyTuple_GetItem(answer, i), "announced", 0, max[i], PyExc_BufferError, &out[i]) == 0;
   Py_XDECREF(answer);
   if (PyErr_Occurred()) PyErr_Clear();
   return usable;
 }
 
 dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT {
-  static const long dtype_max[3] = {255, 255, 65535};
-  static const long device_max[2] = {0x7FFFFFFF, 0x7FFFFFFF};
+  static const long long dtype_max[3] = {UINT8_MAX, UINT8_MAX, UINT16_MAX};
+  static const long long device_max[2] = {INT32_MAX, INT32_MAX};
   const dlpm_py_names* nm;
-  long dtype[3], device[2];
+  long long dtype[3], device[2];
   dlpm_py_type_facts facts;
   dlpm_status s;
   if (obj == NULL || req == NULL || PyCapsule_CheckExact(obj)) return DLPM_OK;
@@ -259,7 +253,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   if ((bits == 0 ||
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
-    dlpm_py_raise(s);
+    dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
 
@@ -347,7 +341,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
-        dlpm_py_raise(s);
+        dlpm_py__raise_refused(&view, s);
         return s;
       }
       out->dl_tensor = view;

@@ -56,19 +56,23 @@ done:
 #endif
 }
 
-/* (device_type, device_id) from obj.__dlpack_device__(). */
-static dlpm_status query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
+/* (device_type, device_id) from obj.__dlpack_device__() (shared.h). */
+dlpm_status dlpm_py__query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
   PyObject* d = PyObject_CallMethodObjArgs(obj, nm->dlpack_device, NULL);
-  long type, id;
+  long long type, id;
+  int malformed;
   if (!d) return dlpm_py__producer_failed("__dlpack_device__");
   if (!PyTuple_Check(d) || PyTuple_Size(d) != 2) {
     Py_DECREF(d);
     return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT, "__dlpack_device__() did not return a 2-tuple");
   }
-  type = PyLong_AsLong(PyTuple_GetItem(d, 0));
-  id = PyLong_AsLong(PyTuple_GetItem(d, 1));
+  /* DLDevice's fields, a non-negative int32 each: anything else is a malformed answer. */
+  malformed = dlpm_py_integer_in_range(PyTuple_GetItem(d, 0), "__dlpack_device__()[0], the device type", 0, INT32_MAX,
+                                       PyExc_BufferError, &type) != 0 ||
+              dlpm_py_integer_in_range(PyTuple_GetItem(d, 1), "__dlpack_device__()[1], the device_id", 0, INT32_MAX,
+                                       PyExc_BufferError, &id) != 0;
   Py_DECREF(d);
-  if (PyErr_Occurred()) return dlpm_py__producer_failed("__dlpack_device__");
+  if (malformed) return DLPM_E_INVALID_ARGUMENT;
   out->device_type = (DLDeviceType)type;
   out->device_id = (int32_t)id;
   return DLPM_OK;
@@ -244,7 +248,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     DLDevice device;
-    if ((s = query_device(obj, nm, &device)) != DLPM_OK) return s;
+    if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   }
   capsule = ask(obj, nm, o, pass_stream, pre_1_0);

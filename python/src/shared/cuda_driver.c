@@ -206,12 +206,12 @@ int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait) {
     *out = CU_STREAM_LEGACY;
     return 0;
   }
-  if (!PyLong_Check(stream) || ((value = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred())) {
-    PyErr_Clear();
+  if (!PyLong_Check(stream)) {
     PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an integer for CUDA memory, not %R",
                  (PyObject*)Py_TYPE(stream));
     return -1;
   }
+  if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return -1;
   switch (dlpm_py__cuda_stream_from_value(value, out)) {
     case 1: return 0;
     case 0: *wait = 0; return 0;

@@ -38,6 +38,13 @@ const dlpm_py_names* dlpm_py__names(void);
 /* Sets `kind` with the facade's message for `status`; returns NULL. */
 PyObject* dlpm_py__raise_as(PyObject* kind, dlpm_status status);
 
+/* After dlpm_check or dlpm_check_managed refused `t` with `status`: dlpm_py_raise's
+ * exception, except that a tensor whose structure is malformed (dlpm_validate refuses it)
+ * is BufferError even where the status is a requirement's (a negative device_id is
+ * device_id_mismatch to the core): TypeError is kept for a valid tensor that does not fit
+ * (docs/errors.md). Returns NULL. */
+PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
+
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
@@ -63,6 +70,11 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
  * of the Tensor makes the consumer's stream wait on it, and copies are ordered after it. On
  * failure t is deleted and the event released. */
 PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready);
+
+/* import/protocol.c: (device_type, device_id) from obj.__dlpack_device__(), each field
+ * range-checked into DLDevice's (a malformed answer is BufferError, a raising one keeps its
+ * exception): DLPM_OK, or the status with an exception set. */
+dlpm_status dlpm_py__query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out);
 
 /* Keeps an exception the producer set (or sets BufferError) and returns DLPM_E_PRODUCER_FAILED. */
 dlpm_status dlpm_py__producer_failed(const char* what);
