@@ -66,7 +66,7 @@ typedef struct dlpm_py_provenance {
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
  * later version only appends fields, and a struct of an earlier version stays accepted. */
-#define DLPM_PY_OPTIONS_VERSION 1
+#define DLPM_PY_OPTIONS_VERSION 2
 
 /** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
  * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
@@ -112,12 +112,22 @@ typedef struct dlpm_py_options {
                                  (its `version` set by the caller): for tools that explain a
                                  hand-over, such as dlpack_mdspan.inspect. Written once the tensor is
                                  received, even if it is then refused */
+  /* version 2 */
+  const char* semantic_bits_option; /**< how the refusal of a semantic bit tells the caller's users to
+                                 accept it: NULL (default) names `dlpm_py_options.accept_semantic_bits
+                                 = 1`; a binding whose users set the option under another name gives
+                                 that name; "" names none (a binding whose users have no such option:
+                                 the refusal then gives only the producer's own remedy, such as
+                                 .detach() or .resolve_conj()). Borrowed, static or kept alive by the
+                                 caller */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
  * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance)
- * and opts->version to `version`, which must be 1 (DLPM_PY_OPTIONS_VERSION). Any other
- * version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves *opts untouched. */
+ * and opts->version to `version`, 1 or 2 (DLPM_PY_OPTIONS_VERSION); a version-1 struct (built
+ * against an older header) ends before semantic_bits_option, which is neither written nor
+ * read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
+ * *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
 /* ---- import ------------------------------------------------------------------------- */

@@ -56,7 +56,7 @@ static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const 
 PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts) DLPM_NOEXCEPT {
   DLManagedTensorVersioned* t = NULL;
   dlpm_py_ready ready;
-  if (obj != NULL && opts != NULL && opts->version == DLPM_PY_OPTIONS_VERSION && opts->copy != 0 &&
+  if (obj != NULL && opts != NULL && opts->version >= 1 && opts->version <= DLPM_PY_OPTIONS_VERSION && opts->copy != 0 &&
       (opts->copy == 1 || opts->has_dl_device)) {
     DLDevice source, target;
     if (source_device(obj, opts, &source) != 0) return NULL;

@@ -36,6 +36,7 @@
  */
 #include <dlpack_mdspan_python.h>
 
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,11 +205,13 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
-                             "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits", NULL};
+                             "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits",
+                             "semantic_bits_option", "options_version", NULL};
   PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
   int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0;
-  const char* order = NULL;
+  unsigned options_version = DLPM_PY_OPTIONS_VERSION;
+  const char *order = NULL, *semantic_bits_option = NULL;
   int64_t want_shape[64];
   int32_t want_ndim;
   dlpm_requirements req;
@@ -216,12 +219,15 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOp", keywords, &obj, &dtype_obj, &ndim, &shape_obj, &order,
-                                   &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow, &write,
-                                   &accept_semantic_bits))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzI", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
+                                   &order, &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow,
+                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-  dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION);
+  /* options_version 1: a struct as an extension built against 0.2.0's header fills it (the
+   * version-2 field is set below only for version 2) */
+  if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;
+  if (options_version >= 2) opts.semantic_bits_option = semantic_bits_option;
   req.ndim = ndim;
   req.writable = writable;
   if (dtype_obj != Py_None) {
@@ -659,28 +665,33 @@ static PyObject* options(PyObject* module, PyObject* args) {
   DLManagedTensorVersioned* t = NULL;
   uint64_t flags = 0;
   PyObject *obj, *bits, *grad;
-  int defaults, refused_2, refused_0, import_refuses_0, import_refuses_2, validated_refuses, unvalidated_accepts,
+  int defaults, refused_next, refused_0, import_refuses_0, import_refuses_next, validated_refuses, unvalidated_accepts,
       import_refuses_keep_alive, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
       grad_writable_unvalidated_refused = -1, grad_req_writable_unvalidated_refused = -1, grad_read_only = -1;
   (void)module;
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
   memset(&o, 0xAB, sizeof o);
   if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  defaults = o.version == 1 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+  defaults = o.version == 2 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
              o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
              o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
-             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL;
+             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL;
+  /* a version-1 struct (0.2.0's header) ends before semantic_bits_option: init writes nothing past it */
   memset(&bad, 0xAB, sizeof bad);
-  refused_2 = dlpm_py_options_init(&bad, 2) == DLPM_E_UNSUPPORTED_VERSION && PyErr_ExceptionMatches(PyExc_ValueError) &&
-              bad.version == 0xABABABABu;
+  defaults = defaults && dlpm_py_options_init(&bad, 1) == DLPM_OK && bad.version == 1 && bad.copy == -1 &&
+             bad.provenance == NULL &&
+             ((const unsigned char*)&bad)[offsetof(dlpm_py_options, semantic_bits_option)] == 0xAB;
+  memset(&bad, 0xAB, sizeof bad);
+  refused_next = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION &&
+              PyErr_ExceptionMatches(PyExc_ValueError) && bad.version == 0xABABABABu;
   PyErr_Clear();
   refused_0 = dlpm_py_options_init(&bad, 0) == DLPM_E_UNSUPPORTED_VERSION;
   PyErr_Clear();
   bad = o;
   bad.version = 0;
   import_refuses_0 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
-  bad.version = 2;
-  import_refuses_2 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
+  bad.version = DLPM_PY_OPTIONS_VERSION + 1;
+  import_refuses_next = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = 63;
   validated_refuses = import_status(obj, &req, &o, NULL) == DLPM_E_NDIM_MISMATCH;
@@ -710,9 +721,9 @@ static PyObject* options(PyObject* module, PyObject* args) {
     grad_read_only = import_status(grad, NULL, &o, &flags) == DLPM_OK && (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     o.validate = 1;
   }
-  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_2",
-                       refused_2, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_2",
-                       import_refuses_2, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_next",
+                       refused_next, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_next",
+                       import_refuses_next, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
                        "import_refuses_keep_alive", import_refuses_keep_alive, "bits_refused", bits_refused, "bits_accepted",
                        bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
                        grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",

@@ -812,7 +812,7 @@ def test_provenance_says_how_the_tensor_came(np):
 
 
 OPTIONS = {
-    "defaults": 1, "init_refuses_2": 1, "init_refuses_0": 1, "import_refuses_0": 1, "import_refuses_2": 1,
+    "defaults": 1, "init_refuses_next": 1, "init_refuses_0": 1, "import_refuses_0": 1, "import_refuses_next": 1,
     "validated_refuses": 1, "unvalidated_accepts": 1, "import_refuses_keep_alive": 1}
 
 

@@ -18,20 +18,33 @@
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
+/* The bytes of a dlpm_py_options of `version` (1 or 2): a version-1 struct ends before the
+ * fields version 2 appended. */
+static size_t options_size(uint32_t version) {
+  return version == 1 ? offsetof(dlpm_py_options, semantic_bits_option) : sizeof(dlpm_py_options);
+}
+
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
-  if (version != DLPM_PY_OPTIONS_VERSION)
+  if (version < 1 || version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "dlpm_py_options_init: version %u is not supported (this library knows version %u)", version,
-                         (unsigned)DLPM_PY_OPTIONS_VERSION);
-  *opts = default_options;
+                         "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)",
+                         version, (unsigned)DLPM_PY_OPTIONS_VERSION);
+  memcpy(opts, &default_options, options_size(version));
+  opts->version = version;
   return DLPM_OK;
 }
 
+/* A version-2 field of `o`, or its default for a version-1 struct (which has no such bytes). */
+static const char* semantic_bits_option(const dlpm_py_options* o) {
+  return o->version >= 2 ? o->semantic_bits_option : NULL;
+}
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version != DLPM_PY_OPTIONS_VERSION)
+  if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "%s: dlpm_py_options version %u is not supported (this library knows version %u); %s", function,
+                         "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s",
+                         function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
                          o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
                                          : "the extension was built against a newer dlpack_mdspan_python.h");
@@ -251,7 +264,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       dlpm_managed_read_only_cause(t, NULL) == DLPM_READ_ONLY_LEGACY_UNKNOWN)
     t->flags &= ~(uint64_t)DLPACK_FLAG_BITMASK_READ_ONLY;
   if ((bits == 0 ||
-       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, &forbids)) == DLPM_OK) &&
+       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
+                                         &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
@@ -338,7 +352,8 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
-          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, &forbids)) != DLPM_OK)
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
+                                            &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);

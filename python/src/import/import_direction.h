@@ -22,9 +22,10 @@ unsigned dlpm_py__semantic_bits_of_type(PyObject* type);
  * that forbids writes is not refused: *forbids receives the producer's reason (a static
  * string completing "the tensor is READ_ONLY because ..."), else NULL. `dtype` is the
  * exported tensor's; `via_dunder`: it came from obj.__dlpack__(), which makes some checks
- * itself. Returns DLPM_OK, or a status with an exception set. */
+ * itself; `option`: dlpm_py_options.semantic_bits_option, what a refusal names as the way to
+ * accept the bit. Returns DLPM_OK, or a status with an exception set. */
 dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder,
-                                         const char** forbids);
+                                         const char* option, const char** forbids);
 
 /* exchange_api.c: what the component knows of obj's type, from its per-type cache (the
  * first sight of a type looks both up). Never fails: on MemoryError, nothing is known. */

@@ -182,6 +182,21 @@ def test_stream_values_the_array_api_refuses(stream):
             t.__dlpack__(max_version=(1, 3), stream=stream)
     with pytest.raises(TypeError, match="stream must be None or an integer for CUDA memory"):
         t.__dlpack__(max_version=(1, 3), stream="a stream")
+    # an integer past int64 is no other stream: refused before it is narrowed
+    for past in (2**63, -(2**63) - 1):
+        with pytest.raises(OverflowError, match=rf"__dlpack__: stream = {past} is out of range"):
+            t.__dlpack__(max_version=(1, 3), stream=past)
+
+
+def test_a_producer_device_past_int32_is_malformed():
+    """from_dlpack asks __dlpack_device__ before it imports (is a CUDA copy needed?): an
+    answer past DLDevice's fields is a BufferError, not a device narrowed into another."""
+    p = FakeCudaProducer()
+    p.__dlpack_device__ = lambda: (2, 2**32)
+    with pytest.raises(BufferError, match=r"device_id = 4294967296 is out of range"):
+        dl.tensor_import(p, copy=True, device=(KDLCPU, 0))
+    with pytest.raises(BufferError, match=r"device_id = 4294967296 is out of range"):
+        dl.reexport(p)
 
 
 def test_a_stream_for_a_cpu_tensor_is_refused_as_numpy_and_pytorch_refuse_it():
