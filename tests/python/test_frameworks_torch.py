@@ -508,7 +508,7 @@ def test_options_semantic_bits_and_writable(case):
     assert {k: v for k, v in r.items() if k.startswith(("bits_", "grad_"))} == {
         "bits_refused": 1, "bits_accepted": 1, "grad_writable_refused": 1, "grad_writable_unvalidated_refused": 1,
         "grad_req_writable_unvalidated_refused": 1, "grad_read_only": 1}
-    assert r["defaults"] == 1 and r["init_refuses_2"] == 1
+    assert r["defaults"] == 1 and r["init_refuses_next"] == 1
 
 
 TORCH_IMPORTED_LATE = r"""
