@@ -104,6 +104,9 @@ MISS_REASONS = (
     ("checked import", "per dimension, checks CCCL does not make: the range bound, the span, std::layout_stride's "
                        "uniqueness and extent-1 rule, a relaxed view's element count; then the address-space wrap "
                        "and metadata alignment " + PROFILE),
+    ("strided import", "the per-dimension passes (the element count, the span with its overflow tests, the stride "
+                       "rules) and std::layout_stride's uniqueness, which CCCL does not test; a permutation sorts "
+                       + PROFILE),
     ("export view", "the int64 range test of size_t extents and strides, the empty-view rule, and get() building "
                     "its DLTensor beside the view's fields (by value, for clang's lifetime diagnostic) " + PROFILE),
     ("Rust views", "the call a view makes, dlpm_check_layout, also counts the elements (the view's length; its raw "
