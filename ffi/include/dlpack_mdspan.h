@@ -307,8 +307,10 @@ typedef void (*dlpm_release_fn)(void* ctx);
 
 /** Wraps the caller's buffer as a DLManagedTensorVersioned. shape (ndim entries) and
  * strides (ndim entries, or NULL for row-major) are copied, with the struct, into a single
- * allocation. The description is validated like dlpm_validate. On success *out owns the
- * buffer: its deleter calls release(ctx) exactly once (release may be NULL). On failure
+ * allocation. An empty tensor (an extent 0) gets the row-major strides NULL stands for,
+ * whatever strides it was given: they address nothing, and extreme ones (INT64_MIN) break
+ * consumers' stride arithmetic. The description is validated like dlpm_validate. On
+ * success *out owns the buffer: its deleter calls release(ctx) exactly once (release may be NULL). On failure
  * *out is untouched and release is NOT called: the buffer is still the caller's. */
 DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
                                       DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
@@ -320,8 +322,9 @@ DLPM_API dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* s
  *   row-major). Explicit strides must be that compact layout, as dlpm_is_contiguous says
  *   (extent-1 dimensions may have any stride, an empty tensor is compact), else
  *   DLPM_E_NON_COMPACT_STRIDES.
- * - 0: explicit strides are kept as given (exactly dlpm_managed_new); with NULL strides
- *   0 is DLPM_E_INVALID_ARGUMENT.
+ * - 'C' or 'F' with an empty tensor: that layout's strides, whatever strides were given.
+ * - 0: explicit strides are kept as given (exactly dlpm_managed_new: an empty tensor's
+ *   become row-major); with NULL strides 0 is DLPM_E_INVALID_ARGUMENT.
  * Any other order is DLPM_E_INVALID_ARGUMENT, checked before the description. Otherwise
  * as dlpm_managed_new: on failure *out is untouched and release is NOT called. */
 DLPM_API dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,

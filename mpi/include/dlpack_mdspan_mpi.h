@@ -39,7 +39,7 @@ static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (!initialized || finalized) {
-    out->refusal = "MPI is not initialized (or already finalized): call MPI_Init first";
+    out->refusal = DLPM_MPI_REFUSAL_NOT_INITIALIZED;
     return DLPM_E_INVALID_ARGUMENT;
   }
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
@@ -47,17 +47,17 @@ static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags
   if ((s = dlpm_check_layout(tensor, flags, &req, strides, DLPM_MAX_NDIM, &numel)) != DLPM_OK) return s;
   itemsize = dlpm_storage_itemsize(tensor->dtype, (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0);
   if (itemsize == 0) {
-    out->refusal = "the elements are packed below a byte and share bytes, and MPI addresses whole bytes";
+    out->refusal = DLPM_MPI_REFUSAL_SUBBYTE;
     return DLPM_E_SUBBYTE_NOT_VIEWABLE;
   }
   if (!dlpm_is_host_accessible(tensor->device.device_type) && !(tensor->device.device_type == kDLCUDA && dlpm_mpi_cuda_aware())) {
-    out->refusal = "the tensor is in device memory, which this MPI library cannot move (not CUDA-aware)";
+    out->refusal = DLPM_MPI_REFUSAL_DEVICE;
     return DLPM_E_DEVICE_MISMATCH;
   }
   if (receive) {
     if ((s = dlpm_is_unique(tensor, &unique)) != DLPM_OK) return s;
     if (!unique) {
-      out->refusal = "receive: the layout reaches an element twice (a zero or overlapping stride)";
+      out->refusal = DLPM_MPI_REFUSAL_REACHED_TWICE;
       return DLPM_E_OVERLAPPING_STRIDES;
     }
   }
@@ -81,8 +81,23 @@ static inline dlpm_status dlpm_mpi_receive_buffer(const DLTensor* tensor, uint64
   return dlpm_mpi_buffer(tensor, flags, 1, out);
 }
 
-/** Why the last dlpm_mpi_*_buffer call on `b` failed: its own words where the refusal is
- * MPI's (sub-byte elements, device memory, a receive that reaches an element twice, counts),
+/** `b`'s datatype for MPI's predefined reductions (MPI_Reduce, MPI_Allreduce...) in
+ * *datatype, or why not, said by dlpm_mpi_error(b): DLPM_E_DTYPE_MISMATCH for elements that
+ * travel as bytes (float16, bfloat16, fp8...), DLPM_E_NON_COMPACT_STRIDES for a layout that
+ * needs a derived datatype (anything but compact row-major). */
+static inline dlpm_status dlpm_mpi_reduction_datatype(dlpm_mpi_datatype* b, MPI_Datatype* datatype) {
+  if (b == NULL || datatype == NULL) return DLPM_E_NULL_POINTER;
+  b->refusal = dlpm_mpi_reduction_refusal(b);
+  if (b->refusal == NULL) {
+    *datatype = b->datatype;
+    return DLPM_OK;
+  }
+  return b->element.reducible ? DLPM_E_NON_COMPACT_STRIDES : DLPM_E_DTYPE_MISMATCH;
+}
+
+/** Why the last dlpm_mpi_*_buffer (or dlpm_mpi_reduction_datatype) call on `b` failed: its
+ * own words where the refusal is MPI's (sub-byte elements, device memory, a receive that
+ * reaches an element twice, counts, reductions),
  * else the facade's message (dlpm_last_error). */
 static inline const char* dlpm_mpi_error(const dlpm_mpi_datatype* b) {
   return b != NULL && b->refusal != NULL ? b->refusal : dlpm_last_error();

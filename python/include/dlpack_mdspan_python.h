@@ -66,7 +66,7 @@ typedef struct dlpm_py_provenance {
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
  * later version only appends fields, and a struct of an earlier version stays accepted. */
-#define DLPM_PY_OPTIONS_VERSION 1
+#define DLPM_PY_OPTIONS_VERSION 2
 
 /** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
  * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
@@ -112,12 +112,22 @@ typedef struct dlpm_py_options {
                                  (its `version` set by the caller): for tools that explain a
                                  hand-over, such as dlpack_mdspan.inspect. Written once the tensor is
                                  received, even if it is then refused */
+  /* version 2 */
+  const char* semantic_bits_option; /**< how the refusal of a semantic bit tells the caller's users to
+                                 accept it: NULL (default) names `dlpm_py_options.accept_semantic_bits
+                                 = 1`; a binding whose users set the option under another name gives
+                                 that name; "" names none (a binding whose users have no such option:
+                                 the refusal then gives only the producer's own remedy, such as
+                                 .detach() or .resolve_conj()). Borrowed, static or kept alive by the
+                                 caller */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
  * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance)
- * and opts->version to `version`, which must be 1 (DLPM_PY_OPTIONS_VERSION). Any other
- * version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves *opts untouched. */
+ * and opts->version to `version`, 1 or 2 (DLPM_PY_OPTIONS_VERSION); a version-1 struct (built
+ * against an older header) ends before semantic_bits_option, which is neither written nor
+ * read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
+ * *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 
 /* ---- import ------------------------------------------------------------------------- */
@@ -236,6 +246,29 @@ DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCE
  * object alive; t's deleter runs when the object and every export are gone. On failure `t`
  * is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
+
+/** dlpm_py_import followed by dlpm_py_tensor_new, keeping the producer's stream order: what
+ * dlpack_mdspan.from_dlpack does, for a Tensor that re-exports what it was given. For CUDA
+ * memory (kDLCUDA, kDLCUDAManaged) the import captures when the producer's data is ready,
+ * as an event on a stream the producer ordered: through the exchange API, its
+ * current_work_stream; through __dlpack__, a stream this library owns on the device, passed
+ * as stream= (or the caller's own opts->stream). Every zero-copy export then makes the
+ * consumer's stream wait on that event, with no host blocking. The CUDA driver
+ * (libcuda.so.1, or the file $DLPM_CUDA_DRIVER names) is loaded only then; CPU tensors never
+ * load it. With opts->copy = 1, or a dl_device other than the tensor's, where CUDA memory is
+ * on either side (kDLCPU, kDLCUDA, kDLCUDAManaged, kDLCUDAHost), the copy is made here through
+ * the driver, complete on return, IS_COPIED; `req` then checks the copy. On failure NULL with
+ * an exception set: a missing driver or a failed driver call is BufferError naming the call
+ * and the CUDA error's name. */
+DLPM_PY_API PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req,
+                                            const dlpm_py_options* opts) DLPM_NOEXCEPT;
+
+/** The exception a Tensor's __dlpack__ raises for a stream value the array API refuses on the
+ * tensor's device ("dlpack_mdspan.InvalidStreamError", a subclass of RuntimeError, as NumPy
+ * raises, and of AssertionError, as PyTorch raises): a new reference, or NULL with an
+ * exception set. One type per extension that links the component: catch RuntimeError or
+ * AssertionError across extensions. */
+DLPM_PY_API PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT;
 
 /** Called by a Tensor's __dlpack__ on a device with streams (anything but kDLCPU and
  * kDLCUDAHost) before the export is made: make the consumer's stream wait for the
@@ -357,6 +390,16 @@ DLPM_PY_API dlpm_status dlpm_py_current_work_stream(PyObject* obj, DLDevice devi
  * mapping dlpm_py_import uses, and returns NULL (so `return dlpm_py_raise(s);` works in a
  * function returning PyObject*). DLPM_E_PRODUCER_FAILED keeps an exception already set. */
 DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
+
+/** The one conversion of a Python integer that crosses into the component (an argument, or
+ * a producer's answer) to a C integer, for every field it is narrowed into: `value` (an int,
+ * or any object with __index__) must lie in [min, max], the range of that field or of what
+ * it means, and only then is written to *out. Returns 0, or -1 with an exception set that
+ * names `what` and the range: for an argument (`malformed` NULL) TypeError when it is no
+ * integer and OverflowError when it lies outside; for a producer's answer, `malformed`
+ * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. */
+DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
+                                         PyObject* malformed, long long* out) DLPM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,9 @@
 /* dlpack_mdspan._core: the pip package's extension, a thin view of the Python component.
  *
  *   Tensor                                    dlpack_mdspan.Tensor (dlpm_py_tensor_type)
+ *   InvalidStreamError                        a stream value refused (dlpm_py_invalid_stream_error)
  *   from_dlpack(x, /, *, copy=None, device=None) -> Tensor: x imported and re-exported
+ *           (dlpm_py_tensor_import: a CUDA producer's stream order kept, CUDA copies made here)
  *   inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False,
  *           device=None) -> dict: what x's producer hands over, and whether it meets the
  *           requirements given (the Python wrapper prints it as a table)
@@ -11,16 +13,34 @@
 #define PY_SSIZE_T_CLEAN
 #include <dlpack_mdspan_python.h>
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- arguments ------------------------------------------------------------------------ */
 
+/* The item `i` of a tuple, `what`, as an integer in [min, max] (dlpm_py_integer_in_range:
+ * OverflowError outside, never narrowed). 0, or -1 with an exception set. */
+static int tuple_item(PyObject* tuple, Py_ssize_t i, const char* what, long long min, long long max, long long* out) {
+  return dlpm_py_integer_in_range(PyTuple_GetItem(tuple, i), what, min, max, NULL, out);
+}
+
 /* A dtype by NumPy's name ("float32", "bfloat16", "float32x4": dlpm_dtype_from_name, the
- * inverse of dlpm_dtype_name, the one spelling rule) or as (code, bits, lanes). */
-static int parse_dtype(PyObject* obj, DLDataType* out) {
+ * inverse of dlpm_dtype_name, the one spelling rule) or as (code, bits, lanes), each in its
+ * DLDataType field's range. */
+static int parse_dtype(PyObject* obj, const char* function, DLDataType* out) {
+  char what[3][48];
+  long long code, bits, lanes;
   if (PyTuple_Check(obj)) {
-    int code, bits, lanes;
-    if (!PyArg_ParseTuple(obj, "iii", &code, &bits, &lanes)) return -1;
+    if (PyTuple_Size(obj) != 3) {
+      PyErr_Format(PyExc_TypeError, "%s: dtype must be a name ('float32') or a (code, bits, lanes) tuple", function);
+      return -1;
+    }
+    snprintf(what[0], sizeof what[0], "%s: dtype code", function);
+    snprintf(what[1], sizeof what[1], "%s: dtype bits", function);
+    snprintf(what[2], sizeof what[2], "%s: dtype lanes", function);
+    if (tuple_item(obj, 0, what[0], 0, UINT8_MAX, &code) || tuple_item(obj, 1, what[1], 0, UINT8_MAX, &bits) ||
+        tuple_item(obj, 2, what[2], 0, UINT16_MAX, &lanes))
+      return -1;
     out->code = (uint8_t)code;
     out->bits = (uint8_t)bits;
     out->lanes = (uint16_t)lanes;
@@ -33,19 +53,23 @@ static int parse_dtype(PyObject* obj, DLDataType* out) {
     PyErr_Format(PyExc_ValueError, "dtype %R: %s", obj, dlpm_last_error());
     return -1;
   }
-  PyErr_SetString(PyExc_TypeError, "dtype must be a name ('float32') or a (code, bits, lanes) tuple");
+  PyErr_Format(PyExc_TypeError, "%s: dtype must be a name ('float32') or a (code, bits, lanes) tuple", function);
   return -1;
 }
 
-static int parse_device(PyObject* obj, DLDevice* out) {
-  int type, id;
-  if (!PyTuple_Check(obj) || !PyArg_ParseTuple(obj, "ii", &type, &id)) {
-    PyErr_Clear();
-    PyErr_SetString(PyExc_TypeError, "device must be a (device_type, device_id) tuple of integers");
+/* (device_type, device_id), each a non-negative int32 (DLDevice's fields). */
+static int parse_device(PyObject* obj, const char* function, DLDevice* out) {
+  char what[2][48];
+  long long type, id;
+  if (!PyTuple_Check(obj) || PyTuple_Size(obj) != 2) {
+    PyErr_Format(PyExc_TypeError, "%s: device must be a (device_type, device_id) tuple of integers", function);
     return -1;
   }
+  snprintf(what[0], sizeof what[0], "%s: device_type", function);
+  snprintf(what[1], sizeof what[1], "%s: device_id", function);
+  if (tuple_item(obj, 0, what[0], 0, INT32_MAX, &type) || tuple_item(obj, 1, what[1], 0, INT32_MAX, &id)) return -1;
   out->device_type = (DLDeviceType)type;
-  out->device_id = id;
+  out->device_id = (int32_t)id;
   return 0;
 }
 
@@ -55,7 +79,6 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
   static char* keywords[] = {"", "copy", "device", NULL};
   PyObject *obj, *copy = Py_None, *device = Py_None;
   dlpm_py_options opts;
-  DLManagedTensorVersioned* t = NULL;
   (void)module;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", keywords, &obj, &copy, &device)) return NULL;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
@@ -65,11 +88,11 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
     opts.copy = truth;
   }
   if (device != Py_None) {
-    if (parse_device(device, &opts.dl_device) != 0) return NULL;
+    if (parse_device(device, "from_dlpack", &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;
   }
-  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
-  return dlpm_py_tensor_new(t);
+  /* Stream order kept for CUDA memory, and copies of it made here (dlpm_py_tensor_import). */
+  return dlpm_py_tensor_import(obj, NULL, &opts);
 }
 
 /* ---- inspect -------------------------------------------------------------------------- */
@@ -187,10 +210,14 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   if (dtype != Py_None) {
-    if (parse_dtype(dtype, &req.dtype) != 0) return NULL;
+    if (parse_dtype(dtype, "inspect", &req.dtype) != 0) return NULL;
     req.check_dtype = 1;
   }
-  if (ndim != Py_None && ((req.ndim = (int32_t)PyLong_AsLong(ndim)) == -1 && PyErr_Occurred())) return NULL;
+  if (ndim != Py_None) {
+    long long rank;
+    if (dlpm_py_integer_in_range(ndim, "inspect: ndim", 0, DLPM_MAX_NDIM, NULL, &rank) != 0) return NULL;
+    req.ndim = (int32_t)rank;
+  }
   if (shape != Py_None) {
     Py_ssize_t n;
     if (!PyTuple_Check(shape) || (n = PyTuple_Size(shape)) > DLPM_MAX_NDIM) {
@@ -199,8 +226,11 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
     }
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* e = PyTuple_GetItem(shape, i);
-      want_shape[i] = e == Py_None ? -1 : PyLong_AsLongLong(e);
-      if (want_shape[i] == -1 && PyErr_Occurred()) return NULL;
+      char what[40];
+      long long extent = -1; /* None: any extent (the requirement's wildcard) */
+      snprintf(what, sizeof what, "inspect: shape[%d]", (int)i);
+      if (e != Py_None && dlpm_py_integer_in_range(e, what, 0, INT64_MAX, NULL, &extent) != 0) return NULL;
+      want_shape[i] = extent;
     }
     if (ndim != Py_None && req.ndim != (int32_t)n) {
       PyErr_SetString(PyExc_ValueError, "shape and ndim disagree");
@@ -220,7 +250,7 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
   }
   if (device != Py_None) {
     DLDevice d;
-    if (parse_device(device, &d) != 0) return NULL;
+    if (parse_device(device, "inspect", &d) != 0) return NULL;
     device_types[0] = (int32_t)d.device_type;
     req.device_types = device_types;
     req.num_device_types = 1;
@@ -257,6 +287,11 @@ PyMODINIT_FUNC PyInit__core(void) {
   PyObject* type;
   if (m == NULL) return NULL;
   if ((type = dlpm_py_tensor_type()) == NULL || PyModule_AddObject(m, "Tensor", type) != 0) {
+    Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if ((type = dlpm_py_invalid_stream_error()) == NULL || PyModule_AddObject(m, "InvalidStreamError", type) != 0) {
     Py_XDECREF(type);
     Py_DECREF(m);
     return NULL;

@@ -190,6 +190,18 @@ static void test_validate_and_inspect(void) {
   CHECK_STATUS(dlpm_is_unique(&t, &yes), DLPM_OK);
   CHECK(yes == 1);
   CHECK_STATUS(dlpm_is_unique(&t, NULL), DLPM_E_NULL_POINTER);
+  {
+    /* an extent-1 dimension may carry INT64_MIN, whose magnitude no int64_t holds (UB under
+     * the asan preset's UBSan before the magnitude was unsigned; found by test_hostile.py) */
+    int64_t one_shape[2] = {2, 1}, one_strides[2] = {1, INT64_MIN};
+    DLTensor one = make_tensor(data, 2, one_shape, one_strides, dtype(kDLFloat, 32, 1));
+    yes = -7;
+    CHECK_STATUS(dlpm_is_unique(&one, &yes), DLPM_OK);
+    CHECK(yes == 1);
+    yes = -7;
+    CHECK_STATUS(dlpm_is_contiguous(&one, 'A', &yes), DLPM_OK);
+    CHECK(yes == 1);
+  }
   CHECK_STATUS(dlpm_element_offset(&t, index, &offset), DLPM_OK);
   CHECK(offset == (2 * 4 + 3) * 4);
   index[1] = 4;
@@ -477,6 +489,20 @@ static void test_managed_new_ordered(void) {
   CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == p40 &&
         out->dl_tensor.strides[2] == INT64_MAX);
   dlpm_managed_delete(out);
+
+  /* an empty tensor leaves with its order's compact strides, whatever it was given: PyTorch's
+   * from_dlpack overflows on (INT64_MIN, INT64_MAX) */
+  {
+    int64_t e05[2] = {0, 5}, extreme[2] = {INT64_MIN, INT64_MAX};
+    out = NULL;
+    CHECK_STATUS(dlpm_managed_new(NULL, 2, e05, extreme, f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+    CHECK(out != NULL && out->dl_tensor.strides[0] == 5 && out->dl_tensor.strides[1] == 1);
+    dlpm_managed_delete(out);
+    out = NULL;
+    CHECK_STATUS(dlpm_managed_new_ordered(NULL, 2, e05, extreme, 'F', f32, cpu, 0, 0, NULL, NULL, &out), DLPM_OK);
+    CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 0);
+    dlpm_managed_delete(out);
+  }
 
   /* a non-empty tensor whose element count overflows is refused in either order, as
    * dlpm_managed_new refuses it */

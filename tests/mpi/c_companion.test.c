@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The C companion <dlpack_mdspan_mpi.h> with real ranks (mpiexec -np 2), compiled as C11: a
  * transposed float matrix sent, received into a layout with reversed columns, compared with
- * the transpose computed without MPI; and the refusals, each checked on rank 0. */
+ * the transpose computed without MPI; and the refusals, reductions' included, each checked
+ * on rank 0. */
 #include <dlpack_mdspan_mpi.h>
 
 #include <stdio.h>
@@ -40,6 +41,16 @@ static void refused(const DLTensor* t, uint64_t flags, int receive, dlpm_status 
   dlpm_mpi_datatype_free(&b);
 }
 
+/* `t` is sent, and refused for MPI's reductions with `want` and exactly the header's `words`. */
+static void refused_reduction(const DLTensor* t, dlpm_status want, const char* words, const char* what) {
+  dlpm_mpi_datatype b;
+  MPI_Datatype reduce = MPI_DATATYPE_NULL;
+  check(dlpm_mpi_send_buffer(t, 0, &b) == DLPM_OK, what);
+  check(dlpm_mpi_reduction_datatype(&b, &reduce) == want && strcmp(dlpm_mpi_error(&b), words) == 0, what);
+  printf("  %-34s %s\n", what, dlpm_mpi_error(&b));
+  dlpm_mpi_datatype_free(&b);
+}
+
 int main(int argc, char** argv) {
   float a[4 * 6], got[6 * 4];
   int64_t shape[2] = {6, 4}, transposed[2] = {1, 6}, reversed_columns[2] = {4, -1};
@@ -68,6 +79,18 @@ int main(int argc, char** argv) {
     t = tensor(a, 2, row, row_strides, 0);
     check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT,
           "compact row-major: 24 MPI_FLOAT");
+    {
+      MPI_Datatype reduce = MPI_DATATYPE_NULL;
+      check(dlpm_mpi_reduction_datatype(&b, &reduce) == DLPM_OK && reduce == MPI_FLOAT, "a compact float32 reduces as MPI_FLOAT");
+      dlpm_mpi_datatype_free(&b);
+      t.strides = broadcast; /* stride 0 rows: a derived datatype */
+      refused_reduction(&t, DLPM_E_NON_COMPACT_STRIDES, DLPM_MPI_REFUSAL_REDUCE_DERIVED, "a reduction on broadcast rows");
+      t.strides = row_strides;
+      t.dtype.bits = 16; /* float16 travels as bytes */
+      refused_reduction(&t, DLPM_E_DTYPE_MISMATCH, DLPM_MPI_REFUSAL_REDUCE_BYTES, "a reduction on float16");
+      t.dtype.bits = 32;
+      check(dlpm_mpi_reduction_datatype(NULL, &reduce) == DLPM_E_NULL_POINTER, "a NULL buffer");
+    }
     refused(&t, DLPACK_FLAG_BITMASK_READ_ONLY, 1, DLPM_E_READ_ONLY, "READ_ONLY", "receive into a READ_ONLY tensor");
     t = tensor(a, 2, row, broadcast, 0);
     check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK, "send a broadcast");

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
   tensor on_gpu(data, f32, {4, 6}, row_major({4, 6}));
   on_gpu.t.device = DLDevice{kDLCUDA, 0};
   if (!mpi::cuda_aware())
-    refused(mpi::try_send_buffer(on_gpu.t), errc::device_mismatch, "not CUDA-aware", "CUDA memory, MPI not CUDA-aware");
+    refused(mpi::try_send_buffer(on_gpu.t), errc::device_mismatch, "CUDA-aware", "CUDA memory, MPI not CUDA-aware");
   on_gpu.t.device = DLDevice{kDLROCM, 0};
   refused(mpi::try_send_buffer(on_gpu.t), errc::device_mismatch, "kDLROCM", "ROCm memory");
 

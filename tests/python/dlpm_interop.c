@@ -10,8 +10,11 @@
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
  *                       options (accept_semantic_bits too); returns the elements' bytes in
  *                       row-major order and facts
- *   reexport(obj)       dlpm_py_import with the default options and no requirements, then
- *                       dlpm_py_tensor_new: obj's tensor as a dlpack_mdspan.Tensor, zero copy
+ *   reexport(obj)       dlpm_py_tensor_import with the default options and no requirements:
+ *                       obj's tensor as a dlpack_mdspan.Tensor, zero copy, stream order kept
+ *   tensor_import(obj, copy=None, device=None)   the same with those options (from_dlpack's)
+ *   device_capsule(address, shape, strides, bits, device_type, device_id), device_capsules_released()
+ *                       a capsule over memory at an address on a device (a fake CUDA producer's)
  *   capsule(t, versioned)           dlpm_py_capsule_new over a new zero-filled tensor shaped
  *                                   like Tensor t (same dtype and flags, its own memory)
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
@@ -33,6 +36,7 @@
  */
 #include <dlpack_mdspan_python.h>
 
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,11 +205,13 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
-                             "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits", NULL};
+                             "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits",
+                             "semantic_bits_option", "options_version", NULL};
   PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
   int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0;
-  const char* order = NULL;
+  unsigned options_version = DLPM_PY_OPTIONS_VERSION;
+  const char *order = NULL, *semantic_bits_option = NULL;
   int64_t want_shape[64];
   int32_t want_ndim;
   dlpm_requirements req;
@@ -213,12 +219,15 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOp", keywords, &obj, &dtype_obj, &ndim, &shape_obj, &order,
-                                   &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow, &write,
-                                   &accept_semantic_bits))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzI", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
+                                   &order, &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow,
+                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-  dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION);
+  /* options_version 1: a struct as an extension built against 0.2.0's header fills it (the
+   * version-2 field is set below only for version 2) */
+  if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;
+  if (options_version >= 2) opts.semantic_bits_option = semantic_bits_option;
   req.ndim = ndim;
   req.writable = writable;
   if (dtype_obj != Py_None) {
@@ -262,7 +271,9 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   if (write != Py_None && write_bytes(t, write) != 0) goto done;
   if (!(bytes = element_bytes(t)) || !(shape_tuple = PyTuple_New(t->ndim)) || !(strides = t->strides ? PyTuple_New(t->ndim) : Py_NewRef(Py_None)))
     goto done;
-  if (!(data_ptr = PyLong_FromVoidPtr((char*)t->data + t->byte_offset))) goto done;
+  /* an empty tensor may have NULL data, where no offset may be added */
+  if (!(data_ptr = PyLong_FromVoidPtr(t->data ? (char*)t->data + t->byte_offset : (void*)(uintptr_t)t->byte_offset)))
+    goto done;
   for (int32_t r = 0; r < t->ndim; ++r) {
     PyTuple_SetItem(shape_tuple, r, PyLong_FromLongLong(t->shape[r]));
     if (t->strides) PyTuple_SetItem(strides, r, PyLong_FromLongLong(t->strides[r]));
@@ -282,13 +293,76 @@ done:
   return result;
 }
 
-/* What an extension that passes a tensor through does: the peers' own suites run with it
- * standing in for every producer (tests/python/peers). */
+/* What an extension that passes a tensor through does (dlpm_py_tensor_import, which keeps a
+ * CUDA producer's stream order): the peers' own suites run with it standing in for every
+ * producer (tests/python/peers). */
 static PyObject* reexport(PyObject* module, PyObject* obj) {
-  DLManagedTensorVersioned* t;
   (void)module;
-  if (dlpm_py_import(obj, NULL, NULL, &t) != DLPM_OK) return NULL;
-  return dlpm_py_tensor_new(t);
+  return dlpm_py_tensor_import(obj, NULL, NULL);
+}
+
+/* tensor_import(obj, *, copy=None, device=None): dlpm_py_tensor_import with those options,
+ * as dlpack_mdspan.from_dlpack calls it. */
+static PyObject* tensor_import(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "copy", "device", NULL};
+  PyObject *obj, *copy = Py_None, *device = Py_None;
+  dlpm_py_options opts;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:tensor_import", keywords, &obj, &copy, &device)) return NULL;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  if (copy != Py_None) opts.copy = PyObject_IsTrue(copy);
+  if (device != Py_None) {
+    int type, id;
+    if (!PyArg_ParseTuple(device, "ii", &type, &id)) return NULL;
+    opts.has_dl_device = 1;
+    opts.dl_device = (DLDevice){(DLDeviceType)type, id};
+  }
+  return dlpm_py_tensor_import(obj, NULL, &opts);
+}
+
+/* device_capsule(address, shape, strides, dtype_bits, device_type, device_id): a versioned
+ * capsule over memory at `address` (float elements of dtype_bits bits; strides in elements,
+ * or None), on that device, owned by nobody: its deleter only counts
+ * (device_capsules_released()). What a fake CUDA producer hands out over the stub driver's
+ * "device" memory (tests/python/cuda_stub). */
+static atomic_long device_capsules_released_count;
+
+static void count_device_capsule(void* ctx) {
+  (void)ctx;
+  atomic_fetch_add(&device_capsules_released_count, 1);
+}
+
+static PyObject* device_capsule(PyObject* module, PyObject* args) {
+  unsigned long long address;
+  PyObject *shape_obj, *strides_obj;
+  int bits, device_type, device_id;
+  int64_t shape[8], strides[8];
+  Py_ssize_t n;
+  DLManagedTensorVersioned* t;
+  dlpm_status s;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "KOOiii", &address, &shape_obj, &strides_obj, &bits, &device_type, &device_id)) return NULL;
+  if (!PyTuple_Check(shape_obj) || (n = PyTuple_Size(shape_obj)) > 8 ||
+      (strides_obj != Py_None && (!PyTuple_Check(strides_obj) || PyTuple_Size(strides_obj) != n))) {
+    PyErr_SetString(PyExc_TypeError, "shape and strides: tuples of up to 8 ints");
+    return NULL;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    shape[i] = PyLong_AsLongLong(PyTuple_GetItem(shape_obj, i));
+    strides[i] = strides_obj == Py_None ? 0 : PyLong_AsLongLong(PyTuple_GetItem(strides_obj, i));
+  }
+  if (PyErr_Occurred()) return NULL;
+  s = dlpm_managed_new((void*)(uintptr_t)address, (int32_t)n, shape, strides_obj == Py_None ? NULL : strides,
+                       (DLDataType){kDLFloat, (uint8_t)bits, 1}, (DLDevice){(DLDeviceType)device_type, device_id}, 0, 0,
+                       count_device_capsule, NULL, &t);
+  if (s != DLPM_OK) return dlpm_py_raise(s);
+  return dlpm_py_capsule_new(t, 1);
+}
+
+static PyObject* device_capsules_released(PyObject* module, PyObject* unused) {
+  (void)module;
+  (void)unused;
+  return PyLong_FromLong(atomic_load(&device_capsules_released_count));
 }
 
 /* ---- capsules and exchange tables --------------------------------------------------------- */
@@ -591,28 +665,33 @@ static PyObject* options(PyObject* module, PyObject* args) {
   DLManagedTensorVersioned* t = NULL;
   uint64_t flags = 0;
   PyObject *obj, *bits, *grad;
-  int defaults, refused_2, refused_0, import_refuses_0, import_refuses_2, validated_refuses, unvalidated_accepts,
+  int defaults, refused_next, refused_0, import_refuses_0, import_refuses_next, validated_refuses, unvalidated_accepts,
       import_refuses_keep_alive, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
       grad_writable_unvalidated_refused = -1, grad_req_writable_unvalidated_refused = -1, grad_read_only = -1;
   (void)module;
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
   memset(&o, 0xAB, sizeof o);
   if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  defaults = o.version == 1 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+  defaults = o.version == 2 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
              o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
              o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
-             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL;
+             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL;
+  /* a version-1 struct (0.2.0's header) ends before semantic_bits_option: init writes nothing past it */
   memset(&bad, 0xAB, sizeof bad);
-  refused_2 = dlpm_py_options_init(&bad, 2) == DLPM_E_UNSUPPORTED_VERSION && PyErr_ExceptionMatches(PyExc_ValueError) &&
-              bad.version == 0xABABABABu;
+  defaults = defaults && dlpm_py_options_init(&bad, 1) == DLPM_OK && bad.version == 1 && bad.copy == -1 &&
+             bad.provenance == NULL &&
+             ((const unsigned char*)&bad)[offsetof(dlpm_py_options, semantic_bits_option)] == 0xAB;
+  memset(&bad, 0xAB, sizeof bad);
+  refused_next = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION &&
+              PyErr_ExceptionMatches(PyExc_ValueError) && bad.version == 0xABABABABu;
   PyErr_Clear();
   refused_0 = dlpm_py_options_init(&bad, 0) == DLPM_E_UNSUPPORTED_VERSION;
   PyErr_Clear();
   bad = o;
   bad.version = 0;
   import_refuses_0 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
-  bad.version = 2;
-  import_refuses_2 = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
+  bad.version = DLPM_PY_OPTIONS_VERSION + 1;
+  import_refuses_next = import_status(obj, NULL, &bad, NULL) == DLPM_E_UNSUPPORTED_VERSION;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = 63;
   validated_refuses = import_status(obj, &req, &o, NULL) == DLPM_E_NDIM_MISMATCH;
@@ -642,9 +721,9 @@ static PyObject* options(PyObject* module, PyObject* args) {
     grad_read_only = import_status(grad, NULL, &o, &flags) == DLPM_OK && (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     o.validate = 1;
   }
-  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_2",
-                       refused_2, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_2",
-                       import_refuses_2, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_next",
+                       refused_next, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_next",
+                       import_refuses_next, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
                        "import_refuses_keep_alive", import_refuses_keep_alive, "bits_refused", bits_refused, "bits_accepted",
                        bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
                        grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",
@@ -737,6 +816,10 @@ static PyMethodDef module_methods[] = {
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
     {"consume", (PyCFunction)(void (*)(void))consume, METH_VARARGS | METH_KEYWORDS, "Import through the Python component."},
     {"reexport", reexport, METH_O, "obj imported with the default options, as a dlpack_mdspan.Tensor."},
+    {"tensor_import", (PyCFunction)(void (*)(void))tensor_import, METH_VARARGS | METH_KEYWORDS,
+     "dlpm_py_tensor_import(obj) with copy and device, as dlpack_mdspan.from_dlpack."},
+    {"device_capsule", device_capsule, METH_VARARGS, "A capsule over memory at an address, on a device."},
+    {"device_capsules_released", device_capsules_released, METH_NOARGS, "How many device_capsule tensors were let go."},
     {"capsule", capsule, METH_VARARGS, "A capsule from dlpm_py_capsule_new."},
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},

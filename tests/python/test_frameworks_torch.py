@@ -294,6 +294,26 @@ def test_exchange_api_refuses_requires_grad_for_writers(case, dlpack_calls):
     assert dlpack_calls == []
 
 
+@pytest.mark.parametrize("path", ["owned writable", "borrowed writable"])
+def test_a_refusal_names_the_option_in_the_callers_words(path):
+    """dlpm_py_options.semantic_bits_option (version 2): NULL names the C option, a binding's
+    own name is named as given, "" (a binding whose users have no such option, as Rust's
+    PyTensorMut) names none: only the producer's remedy. A version-1 struct (an extension
+    built against 0.2.0's header) is still accepted, and names the C option."""
+    t, _ = with_bit("requires_grad")
+    remedy = r"call \.detach\(\) on it first, or import it read-only"
+    cases = [({}, r", or set dlpm_py_options\.accept_semantic_bits = 1 to take the raw memory"),
+             ({"options_version": 1}, r", or set dlpm_py_options\.accept_semantic_bits = 1 to take the raw memory"),
+             ({"semantic_bits_option": "ImportOptions::accept_semantic_bits"},
+              r", or set ImportOptions::accept_semantic_bits to take the raw memory"),
+             ({"semantic_bits_option": ""}, r" \(invalid argument\)$")]
+    for keywords, ending in cases:
+        with pytest.raises(BufferError, match=remedy + ending) as refused:
+            dl.consume(t, write=torch_bytes(torch.zeros(2)), **EXCHANGE_PATHS[path], **keywords)
+        assert ("accept_semantic_bits" in str(refused.value)) == (keywords.get("semantic_bits_option") != "")
+    assert t.tolist() == [1.0, 2.0]  # nothing written
+
+
 @pytest.mark.matrix("PyTorch", "import", "exchange API")
 @pytest.mark.parametrize("case", ["requires_grad read-only owned", "requires_grad read-only borrowed"])
 def test_exchange_api_reads_a_tensor_that_requires_grad(case, dlpack_calls):
@@ -488,7 +508,7 @@ def test_options_semantic_bits_and_writable(case):
     assert {k: v for k, v in r.items() if k.startswith(("bits_", "grad_"))} == {
         "bits_refused": 1, "bits_accepted": 1, "grad_writable_refused": 1, "grad_writable_unvalidated_refused": 1,
         "grad_req_writable_unvalidated_refused": 1, "grad_read_only": 1}
-    assert r["defaults"] == 1 and r["init_refuses_2"] == 1
+    assert r["defaults"] == 1 and r["init_refuses_next"] == 1
 
 
 TORCH_IMPORTED_LATE = r"""

@@ -24,8 +24,8 @@
 //     and message on a refusal;
 //   - try_make_managed_tensor(t, owner, flags) accepts exactly when check_structure(t,
 //     {row_major, padded from flags}) does, with its errc and message on a refusal (the
-//     owner then untouched); on success it copies shape and stride_at's strides and
-//     releases the owner once.
+//     owner then untouched); on success it copies shape and stride_at's strides (an
+//     empty tensor's: those of NULL strides, row-major) and releases the owner once.
 //
 // Tensors come from the differential test's generator (dlpm_differential::generate_case:
 // same seeds, same tensors); the requirements and flags are generated here from the
@@ -596,9 +596,14 @@ class fast_paths {
                     m->flags == flags && m->version.major == DLPACK_MAJOR_VERSION && m->version.minor == DLPACK_MINOR_VERSION &&
                     (t.ndim == 0) == (o.shape == nullptr) && (t.ndim == 0) == (o.strides == nullptr);
         std::string where;
+        // An empty tensor leaves with the strides NULL stands for (row-major), whatever it was given.
+        bool empty = false;
+        for (std::int32_t r = 0; r < t.ndim; ++r) empty = empty || t.shape[r] == 0;
+        DLTensor shape_only = t;
+        shape_only.strides = nullptr;
         if (same) {
           for (std::int32_t r = 0; r < t.ndim && same; ++r) {
-            const std::int64_t want = dm::stride_at(t, r);
+            const std::int64_t want = dm::stride_at(empty ? shape_only : t, r);
             if (o.shape[r] != t.shape[r] || o.strides[r] != want) {
               same = false;
               where = "  dim " + std::to_string(r) + ": shape " + std::to_string(o.shape[r]) + " (want " +

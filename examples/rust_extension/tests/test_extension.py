@@ -77,12 +77,16 @@ def test_a_conjugate_view_is_refused_for_writing(no_torch_dlpack):
     assert ext.zero_complex(z.clone()) == 2
     c = z.conj()
     assert c.is_conj()
-    with pytest.raises(BufferError, match="conjugate bit is set"):
+    with pytest.raises(BufferError, match="conjugate bit is set") as refused:
         ext.zero_complex(c)
+    # the remedy a Rust caller can follow: no C option (dlpm_py_options) it cannot reach
+    assert str(refused.value).endswith("call .resolve_conj() on it first (invalid argument)"), refused.value
+    assert "dlpm_py_options" not in str(refused.value)
     assert torch.equal(z, torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64))
     n = torch._neg_view(torch.ones(2, dtype=torch.complex64))
-    with pytest.raises(BufferError, match="negative bit is set"):
+    with pytest.raises(BufferError, match="negative bit is set") as refused:
         ext.zero_complex(n)
+    assert "dlpm_py_options" not in str(refused.value)
 
 
 def test_bad_arguments_raise_the_components_exceptions():

@@ -23,6 +23,7 @@
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/export.hpp>
 #include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
 #include <dlpack_mdspan/mpi_datatype.h>
@@ -81,16 +82,11 @@ class buffer {
   /// MPI, and MPI's predefined operations take predefined datatypes only (Open MPI refuses
   /// MPI_SUM on a derived one), so the tensor must be compact row-major.
   [[nodiscard]] result<MPI_Datatype> reduction_datatype() const noexcept {
+    const char* refusal = dlpm_mpi_reduction_refusal(&d_);
+    if (refusal == nullptr) return d_.datatype;
     if (!d_.element.reducible)
-      return unexpected_error(error::format(errc::dtype_mismatch,
-                                            "MPI has no type for these elements: they travel as %d bytes each, which "
-                                            "MPI's reductions cannot combine; reduce in a wider type",
-                                            d_.element.count));
-    if (d_.derived)
-      return unexpected_error(error(errc::non_compact_strides,
-                                    "MPI's predefined reductions take predefined datatypes only, and this layout needs a "
-                                    "derived one: reduce a compact row-major copy"));
-    return d_.datatype;
+      return unexpected_error(error::format(errc::dtype_mismatch, "%s (%d bytes each)", refusal, d_.element.count));
+    return unexpected_error(error(errc::non_compact_strides, refusal));
   }
 
  private:
@@ -106,31 +102,25 @@ class buffer {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   if (!initialized || finalized)
-    return unexpected_error(error(errc::invalid_argument, "MPI is not initialized (or already finalized): call MPI_Init first"));
+    return unexpected_error(error(errc::invalid_argument, DLPM_MPI_REFUSAL_NOT_INITIALIZED));
   error err;
   tensor_summary s;
   const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
   if (!check_structure(t, opts, s, &err)) return unexpected_error(err);
   if (s.itemsize == 0)
-    return unexpected_error(error::format(errc::subbyte_not_viewable,
-                                          "%#x elements are packed below a byte and share bytes, and MPI addresses "
-                                          "whole bytes: unpack them (or send the padded form)",
+    return unexpected_error(error::format(errc::subbyte_not_viewable, DLPM_MPI_REFUSAL_SUBBYTE " (%#x)",
                                           dlpack_mdspan::detail::packed_dtype(t.dtype)));
   const std::int32_t device = t.device.device_type;
   if (!is_host_accessible(device) && !(device == kDLCUDA && cuda_aware()))
-    return unexpected_error(error::format(errc::device_mismatch,
-                                          "the tensor is in %s memory, which this MPI library cannot move%s",
-                                          device_type_name(device),
-                                          device == kDLCUDA ? " (it is not CUDA-aware: MPIX_Query_cuda_support says no)" : ""));
+    return unexpected_error(error::format(errc::device_mismatch, DLPM_MPI_REFUSAL_DEVICE " (%s)", device_type_name(device)));
   if (receive) {
-    if ((flags & flag_read_only) != 0)
-      return unexpected_error(error(errc::read_only, "receive: the tensor is READ_ONLY; MPI would write into it"));
+    tensor_requirements writable{};
+    writable.writable = true;
+    if (!dlpack_mdspan::detail::required_writable(flags, writable, &err)) return unexpected_error(err);
     const auto unique = is_unique(t);
     if (!unique) return unexpected_error(unique.error());
     if (!*unique)
-      return unexpected_error(error(errc::overlapping_strides,
-                                    "receive: the layout reaches an element twice (a zero or overlapping stride), so "
-                                    "what MPI writes there would depend on the order it writes in"));
+      return unexpected_error(error(errc::overlapping_strides, DLPM_MPI_REFUSAL_REACHED_TWICE));
   }
   // The bytes the elements reach: the datatype's lower bound and extent, relative to element 0.
   const auto span = byte_span(t, opts.subbyte_padded);

@@ -6,8 +6,9 @@
  *
  * The message is the elements in row-major index order. A row-major compact tensor is a count
  * of a predefined type; any other layout one committed derived datatype of nested hvectors
- * (innermost first), whose lower bound and extent are the bytes the elements reach relative
- * to element 0, the base address. Nothing here validates: the callers have. */
+ * (innermost first; a mode of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose
+ * lower bound and extent are the bytes the elements reach relative to element 0, the base
+ * address. Nothing here validates: the callers have. */
 #ifndef DLPACK_MDSPAN_MPI_DATATYPE_H
 #define DLPACK_MDSPAN_MPI_DATATYPE_H
 
@@ -33,6 +34,22 @@ extern "C" {
 #else
 #define DLPM_MPI_LARGE_COUNTS 0
 #endif
+
+/** The words of each refusal, one wording in C, C++ and Python: the C companion says them as
+ * they are; C++ and dlpack_mdspan.mpi (which repeats them, and whose test reads them from
+ * here) add the dtype or device in parentheses. A READ_ONLY receive is the core's own refusal
+ * ("the tensor is READ_ONLY but a writable tensor is required") in all three. */
+#define DLPM_MPI_REFUSAL_NOT_INITIALIZED "MPI is not initialized (or already finalized): call MPI_Init first"
+#define DLPM_MPI_REFUSAL_SUBBYTE \
+  "the elements are packed below a byte and share bytes, and MPI addresses whole bytes: unpack them (or send the padded form)"
+#define DLPM_MPI_REFUSAL_DEVICE \
+  "the tensor is in device memory this MPI library cannot move: it moves host-accessible memory, and CUDA memory only when MPIX_Query_cuda_support says it is CUDA-aware"
+#define DLPM_MPI_REFUSAL_REACHED_TWICE \
+  "receive: the layout reaches an element twice (a zero or overlapping stride), so what MPI writes there would depend on the order it writes in"
+#define DLPM_MPI_REFUSAL_REDUCE_BYTES \
+  "MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; reduce in a wider type"
+#define DLPM_MPI_REFUSAL_REDUCE_DERIVED \
+  "MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: reduce a compact row-major copy"
 
 /** How one element travels: `count` items of the predefined `type`. Types MPI lacks (float16,
  * bfloat16, fp8/fp6, float128, complex32) travel as their bytes: `type` MPI_BYTE, `reducible` 0. */
@@ -116,6 +133,55 @@ static inline int dlpm_mpi_hvector_(int64_t count, int64_t block, int64_t stride
 #endif
 }
 
+static inline int dlpm_mpi_hindexed_block_(int64_t count, int64_t block, const int64_t* displacements, MPI_Datatype old,
+                                           MPI_Datatype* out) {
+#if MPI_VERSION >= 4
+  MPI_Count d[2] = {(MPI_Count)displacements[0], (MPI_Count)displacements[1]};
+  return MPI_Type_create_hindexed_block_c((MPI_Count)count, (MPI_Count)block, d, old, out);
+#else
+  MPI_Aint d[2] = {(MPI_Aint)displacements[0], (MPI_Aint)displacements[1]};
+  return MPI_Type_create_hindexed_block((int)count, (int)block, d, old, out);
+#endif
+}
+
+static inline int dlpm_mpi_struct2_(const int64_t* blocks, const int64_t* displacements, const MPI_Datatype* types,
+                                    MPI_Datatype* out) {
+#if MPI_VERSION >= 4
+  MPI_Count b[2] = {(MPI_Count)blocks[0], (MPI_Count)blocks[1]};
+  MPI_Count d[2] = {(MPI_Count)displacements[0], (MPI_Count)displacements[1]};
+  return MPI_Type_create_struct_c(2, b, d, types, out);
+#else
+  int b[2] = {(int)blocks[0], (int)blocks[1]};
+  MPI_Aint d[2] = {(MPI_Aint)displacements[0], (MPI_Aint)displacements[1]};
+  return MPI_Type_create_struct(2, b, d, types, out);
+#endif
+}
+
+/** One mode: `count` blocks of `block` items of `old`, `step` bytes apart. An hvector, except
+ * for a step of exactly -1 byte, which Open MPI (opal_datatype_add) reads as "the old type's
+ * own extent" and so walks forwards: a reversed axis of 1-byte elements would move the wrong
+ * bytes, and on a receive write past the tensor. Such a mode is built from pairs instead: an
+ * hindexed_block of two blocks at 0 and -1, repeated `count / 2` times 2 bytes down (a -2-byte
+ * step, which every MPI moves right), and for an odd count a struct adding the last block at
+ * -(count - 1). Constant size, whatever the count; the same bytes in the same order. */
+static inline int dlpm_mpi_mode_(int64_t count, int64_t block, int64_t step, MPI_Datatype old, MPI_Datatype* out) {
+  static const int64_t pair_displacements[2] = {0, -1};
+  MPI_Datatype pair = MPI_DATATYPE_NULL, pairs = MPI_DATATYPE_NULL;
+  int rc;
+  if (step != -1 || count < 2) return dlpm_mpi_hvector_(count, block, step, old, out);
+  if ((rc = dlpm_mpi_hindexed_block_(2, block, pair_displacements, old, &pair)) != MPI_SUCCESS) return rc;
+  rc = dlpm_mpi_hvector_(count / 2, 1, -2, pair, count % 2 == 0 ? out : &pairs);
+  MPI_Type_free(&pair);
+  if (rc != MPI_SUCCESS || count % 2 == 0) return rc;
+  {
+    const int64_t blocks[2] = {1, block}, displacements[2] = {0, -(count - 1)};
+    const MPI_Datatype types[2] = {pairs, old};
+    rc = dlpm_mpi_struct2_(blocks, displacements, types, out);
+  }
+  MPI_Type_free(&pairs);
+  return rc;
+}
+
 static inline int dlpm_mpi_refuse_(dlpm_mpi_datatype* out, int outcome, const char* why, long long value) {
   out->refusal = why;
   out->value = value;
@@ -158,11 +224,11 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   if (modes == 0) rc = dlpm_mpi_hvector_(1, block, 0, type, &type); /* a compact tensor past INT_MAX items */
   for (m = modes - 1; m >= 0 && rc == MPI_SUCCESS; --m) {
     MPI_Datatype next = MPI_DATATYPE_NULL;
-    rc = dlpm_mpi_hvector_(extents[m], m == modes - 1 ? block : 1, steps[m], type, &next);
+    rc = dlpm_mpi_mode_(extents[m], m == modes - 1 ? block : 1, steps[m], type, &next);
     if (type != element.type) MPI_Type_free(&type);
     type = next;
   }
-  if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "MPI_Type_create_hvector failed", rc);
+  if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "building the derived datatype failed", rc);
   rc = MPI_Type_create_resized(type, (MPI_Aint)lower, (MPI_Aint)extent, &resized);
   MPI_Type_free(&type);
   if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "MPI_Type_create_resized failed", rc);
@@ -174,6 +240,17 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   out->count = 1;
   out->derived = 1;
   return DLPM_MPI_BUILT;
+}
+
+/** Why `d` cannot be handed to MPI's predefined reductions (MPI_Reduce, MPI_Allreduce...), or
+ * NULL when d->datatype can: the elements must have an MPI type (not travel as bytes), and
+ * the layout must need no derived datatype (MPI's predefined operations take predefined
+ * datatypes only; Open MPI refuses MPI_SUM on a derived one). The rule of C++'s
+ * buffer::reduction_datatype() and the C companion's dlpm_mpi_reduction_datatype(). */
+static inline const char* dlpm_mpi_reduction_refusal(const dlpm_mpi_datatype* d) {
+  if (!d->element.reducible) return DLPM_MPI_REFUSAL_REDUCE_BYTES;
+  if (d->derived) return DLPM_MPI_REFUSAL_REDUCE_DERIVED;
+  return NULL;
 }
 
 /** Frees a derived datatype (unless MPI is finalized: then MPI freed it); idempotent. */

@@ -25,6 +25,7 @@
 #include <dlpack_mdspan/cuda.hpp>
 #include <dlpack_mdspan/python.hpp>
 
+#include <climits>
 #include <cstdint>
 #include <utility>
 
@@ -32,18 +33,19 @@ namespace dlpack_mdspan::python {
 
 namespace detail {
 
-// A Python stream argument as the array API's integer (None: the legacy default stream);
-// the caller has checked that it is None or an int (is_integer_stream).
-inline result<array_api_stream> cuda_stream_argument(PyObject* stream) noexcept {
-  return stream_from_array_api(stream == Py_None ? 1 : PyLong_AsLongLong(stream));
-}
-
-// CUDA streams are integers: anything else is the consumer's TypeError.
-inline bool is_integer_stream(PyObject* stream) noexcept {
-  if (stream == Py_None || PyLong_Check(stream)) return true;
-  PyErr_Format(PyExc_TypeError, "stream must be None or an integer for CUDA memory, not %R",
-               reinterpret_cast<PyObject*>(Py_TYPE(stream)));
-  return false;
+// A Python stream argument as the array API's integer in *value (None: 1, the legacy default
+// stream). CUDA streams are integers: anything else is the consumer's TypeError, and one past
+// int64 its OverflowError (dlpm_py_integer_in_range: never narrowed into another stream).
+// false with the exception set.
+inline bool integer_stream(PyObject* stream, long long* value) noexcept {
+  *value = 1;
+  if (stream == Py_None) return true;
+  if (!PyLong_Check(stream)) {
+    PyErr_Format(PyExc_TypeError, "stream must be None or an integer for CUDA memory, not %R",
+                 reinterpret_cast<PyObject*>(Py_TYPE(stream)));
+    return false;
+  }
+  return dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, nullptr, value) == 0;
 }
 
 // Makes the consumer's stream wait for the producer's (nothing for -1, "no synchronisation").
@@ -68,6 +70,8 @@ inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
   if (target.device_type != kDLCPU && target.device_type != kDLCUDA)
     return detail::raise_buffer_error(error::format(errc::device_mismatch, "CUDA: cannot copy to device type %d (kDLCPU and kDLCUDA only)",
                                              static_cast<int>(target.device_type)));
+  long long value = 1;  // the consumer's stream, for a copy to the device: judged before any work
+  if (target.device_type == kDLCUDA && !detail::integer_stream(stream, &value)) return -1;
   result<managed_tensor> copy = unexpected_error(error());
   if (t.device.device_type == kDLCPU) {
     copy = try_copy_to_host(t, source->flags);
@@ -79,8 +83,7 @@ inline int cuda_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
     copy = try_copy_cuda_to_host(t, source->flags, producer);
   }
   if (copy && target.device_type == kDLCUDA) {
-    if (!detail::is_integer_stream(stream)) return -1;
-    const result<array_api_stream> consumer = detail::cuda_stream_argument(stream);
+    const result<array_api_stream> consumer = stream_from_array_api(value);
     if (!consumer) return detail::raise_buffer_error(consumer.error());
     cudaStream_t on = consumer->synchronise ? consumer->stream : producer;
     if (const error waited = make_stream_wait(producer, on); waited.code() != errc::ok) return detail::raise_buffer_error(waited);
@@ -104,8 +107,9 @@ inline int cuda_stream_wait(void* producer_stream, DLDevice device, std::int32_t
 /// cuda_stream_wait, with the stream as the object the consumer passed.
 inline int cuda_object_stream_wait(void* ctx, DLDevice device, PyObject* stream) noexcept {
   (void)device;
-  if (!detail::is_integer_stream(stream)) return -1;
-  return detail::cuda_wait(static_cast<cudaStream_t>(ctx), detail::cuda_stream_argument(stream));
+  long long value;
+  if (!detail::integer_stream(stream, &value)) return -1;
+  return detail::cuda_wait(static_cast<cudaStream_t>(ctx), stream_from_array_api(value));
 }
 
 /// The hooks of a Tensor over CUDA memory written on `producer`: cuda_object_stream_wait

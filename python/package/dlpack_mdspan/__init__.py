@@ -7,15 +7,18 @@ For extension authors, the build-time paths (as nanobind's and pybind11's packag
     find_package(dlpack_mdspan CONFIG REQUIRED COMPONENTS python)
 
 At run time: ``Tensor`` (an owned tensor any DLPack consumer takes), ``from_dlpack(x)``
-(x imported, validated and re-exported as a Tensor), and ``inspect(x)`` (what x's producer
-actually hands over, and whether it meets given requirements).
+(x imported, validated and re-exported as a Tensor; for CUDA memory its producer's stream
+order is kept, and copies with ``copy=True`` or ``device=`` are made through the CUDA driver,
+loaded then), and ``inspect(x)`` (what x's producer actually hands over, and whether it meets
+given requirements). ``InvalidStreamError`` (a RuntimeError and an AssertionError) is what a
+Tensor's ``__dlpack__`` raises for a stream value the array API refuses.
 """
 import os as _os
 
-from ._core import Tensor, from_dlpack
+from ._core import InvalidStreamError, Tensor, from_dlpack
 from ._core import inspect as _inspect
 
-__all__ = ["Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "__version__"]
+__all__ = ["InvalidStreamError", "Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "__version__"]
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 

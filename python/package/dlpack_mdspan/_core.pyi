@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 from typing import Any, Optional, Tuple, Union
 
+class InvalidStreamError(RuntimeError, AssertionError): ...
+
 class Tensor:
     """A tensor owned by C or C++ code, exported zero-copy through DLPack."""
     @property

@@ -8,7 +8,8 @@
     comm.Recv(receive_buffer(numpy_array), source=0)    # lands in row-major index order
 
 Each returns ``[MPI.BOTTOM, 1, datatype]``: a derived datatype holding the tensor's absolute
-address, built with mpi4py's own constructors (nested ``Create_hvector``), so ``Send``,
+address, built with mpi4py's own constructors (nested ``Create_hvector``; a step of -1 byte
+from pairs, as the C builder does), so ``Send``,
 ``Recv``, ``Isend``, ``Irecv``, ``Bcast`` and the send side of ``Gather``/``Allgather`` take
 it as it is. The message is the elements in row-major index order, whatever the layout.
 The datatype holds the tensor and frees itself when the last reference goes; mpi4py's
@@ -17,12 +18,29 @@ requests hold it, so a nonblocking operation keeps the tensor alive until it com
 The tensor is read by ``dlpack_mdspan.inspect`` (the library's own import and checks):
 invalid tensors, sub-byte elements, a producer that copied (IS_COPIED), device memory an
 MPI cannot move, and, for a receive, READ_ONLY tensors and layouts that reach an element
-twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them. Types MPI
-lacks (float16, bfloat16, fp8) travel as their bytes. mpi4py is imported on first use only.
+twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them, in the words
+C and C++ use (the constants below). Types MPI lacks (float16, bfloat16, fp8) travel as
+their bytes. Reductions take ``reduction_buffer(x)``: a compact row-major tensor of a type
+MPI can combine, else refused here rather than by MPI. mpi4py is imported on first use only.
 """
 from ._core import inspect as _inspect
 
-__all__ = ["receive_buffer", "send_buffer", "cuda_aware"]
+__all__ = ["receive_buffer", "send_buffer", "reduction_buffer", "cuda_aware"]
+
+# The refusals' words, as <dlpack_mdspan/mpi_datatype.h>'s DLPM_MPI_REFUSAL_* say them in C and
+# C++ (tests/mpi/python/every_size.py reads the header and compares); a READ_ONLY receive is
+# the library's own refusal (inspect's reason), as in C and C++.
+NOT_INITIALIZED = "MPI is not initialized (or already finalized): call MPI_Init first"
+SUBBYTE = ("the elements are packed below a byte and share bytes, and MPI addresses whole bytes: unpack them "
+           "(or send the padded form)")
+DEVICE = ("the tensor is in device memory this MPI library cannot move: it moves host-accessible memory, and CUDA "
+          "memory only when MPIX_Query_cuda_support says it is CUDA-aware")
+REACHED_TWICE = ("receive: the layout reaches an element twice (a zero or overlapping stride), so what MPI writes "
+                 "there would depend on the order it writes in")
+REDUCE_BYTES = ("MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; "
+                "reduce in a wider type")
+REDUCE_DERIVED = ("MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: "
+                  "reduce a compact row-major copy")
 
 # DLPack type codes (dlpack.h's DLDataTypeCode) and device types.
 _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
@@ -85,11 +103,29 @@ def _element(MPI, code, bits, lanes, itemsize):
     return MPI.BYTE, itemsize, False
 
 
-def _buffer(x, receive):
+def _mode(MPI, old, count, block, step):
+    """One mode: ``count`` blocks of ``block`` items of ``old``, ``step`` bytes apart. The rule
+    of the C builder's dlpm_mpi_mode_ (``<dlpack_mdspan/mpi_datatype.h>``, which cannot be
+    called with mpi4py's handles): an hvector, except for a step of exactly -1 byte, which
+    Open MPI reads as "the old type's extent" (forwards); that mode is pairs of blocks at 0
+    and -1, repeated 2 bytes down, and for an odd count a struct adding the last block."""
+    if step != -1 or count < 2:
+        return old.Create_hvector(count, block, step)
+    pair = old.Create_hindexed_block(block, [0, -1])
+    pairs = pair.Create_hvector(count // 2, 1, -2)
+    pair.Free()
+    if count % 2 == 0:
+        return pairs
+    whole = MPI.Datatype.Create_struct([1, block], [0, -(count - 1)], [pairs, old])
+    pairs.Free()
+    return whole
+
+
+def _checked(x, receive, what):
+    """mpi4py's MPI, ``inspect(x)`` and how one element travels, or the refusal."""
     from mpi4py import MPI
     if not MPI.Is_initialized() or MPI.Is_finalized():
-        raise RuntimeError("MPI is not initialized (or already finalized)")
-    what = "receive_buffer" if receive else "send_buffer"
+        raise RuntimeError(NOT_INITIALIZED)
     info = _inspect(x, writable=receive)
     if not info["valid"] or not info["passes"]:
         error = BufferError if info["read_only"] and receive else ValueError
@@ -99,15 +135,17 @@ def _buffer(x, receive):
                           "move instead of the tensor")
     device = info["device"][0]
     if device not in (_CPU, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED) and not (device == _CUDA and cuda_aware()):
-        raise BufferError(f"{what}: the tensor is in {info['device_name']} memory, which this MPI cannot move")
+        raise BufferError(f"{what}: {DEVICE} ({info['device_name']})")
     if info["coalesced"] is None:
-        raise ValueError(f"{what}: {info['dtype']} elements are packed below a byte and share bytes, and "
-                         "MPI addresses whole bytes")
+        raise ValueError(f"{what}: {SUBBYTE} ({info['dtype']})")
     if receive and not info["unique"]:
-        raise ValueError(f"{what}: the layout reaches an element twice (a zero or overlapping stride), so "
-                         "what MPI writes there would depend on the order it writes in")
+        raise ValueError(f"{what}: {REACHED_TWICE}")
     code, bits, lanes = info["dtype_code"]
-    element = _element(MPI, code, bits, lanes, info["itemsize"])
+    return MPI, info, _element(MPI, code, bits, lanes, info["itemsize"])
+
+
+def _buffer(x, receive):
+    MPI, info, element = _checked(x, receive, "receive_buffer" if receive else "send_buffer")
     address = info["data"] + info["byte_offset"]
     # The elements as nested byte loops (the library's coalesce: dlpm_coalesce), an empty
     # tensor's block 0; here the block counts the element's MPI items.
@@ -116,7 +154,7 @@ def _buffer(x, receive):
     relative = element[0]
     made = []  # nested hvectors, innermost first: the block once, then one of the type inside
     for i, (extent, step) in enumerate(reversed(modes)):
-        relative = relative.Create_hvector(extent, block if i == 0 else 1, step)
+        relative = _mode(MPI, relative, extent, block if i == 0 else 1, step)
         made.append(relative)
     # Absolute: element 0's address as the displacement from MPI.BOTTOM.
     datatype = MPI.Datatype.Create_struct([1 if modes else block], [address], [relative])
@@ -135,3 +173,21 @@ def send_buffer(x):
 def receive_buffer(x):
     """``[MPI.BOTTOM, 1, datatype]`` to receive into ``x``: writable, each element reached once."""
     return _buffer(x, True)
+
+
+def reduction_buffer(x, receive=False):
+    """``[x, count, predefined datatype]`` for MPI's predefined reductions (``Reduce``,
+    ``Allreduce``, ``Reduce_scatter``...), the send side or (``receive``) the receive side:
+    ``buffer::reduction_datatype()`` of C++. MPI's predefined operations take predefined
+    datatypes only, so ``x`` must be compact row-major with elements MPI has a type for;
+    anything else is refused here, in the library's words (``TypeError`` for elements that
+    travel as bytes, ``ValueError`` for a layout that needs a derived datatype), instead of
+    by MPI (Open MPI: ``MPI_ERR_OP``)."""
+    what = "reduction_buffer"
+    MPI, info, (datatype, items, reducible) = _checked(x, receive, what)
+    if not reducible:
+        raise TypeError(f"{what}: {REDUCE_BYTES} ({items} bytes each)")
+    modes, block = info["coalesced"]
+    if modes:
+        raise ValueError(f"{what}: {REDUCE_DERIVED}")
+    return [x, block * items, datatype]

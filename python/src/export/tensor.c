@@ -5,17 +5,20 @@
  * type and the defaults of every table are one file: the type's own table is built with
  * them, and one of them builds the type. */
 #include "export/export.h"
+#include "shared/cuda_driver.h"
 
 #include <string.h>
 
 typedef struct {
   PyObject_HEAD
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
-  int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones */
+  int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones (NULL or empty) */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
   void* int_wait_ctx;
+  dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA memory: when the producer's data is ready */
+  uint64_t copies_queued;         /* bit d: a copy queued on CUDA device d may still read the memory */
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -81,16 +84,52 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
+/* A copy through the CUDA driver, between kDLCPU and CUDA memory (cuda_driver.h), after the
+ * producer's readiness event. A host target: on the library's stream of the source's device,
+ * complete on return. A device target: on the consumer's stream (None: the legacy default
+ * stream; -1: the library's stream, complete on return), not waited for on the host; the
+ * Tensor then waits for it before its memory goes (tensor_dealloc). */
+static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+  const DLDevice device = o->base->dl_tensor.device;
+  const int to_host = target.device_type == kDLCPU;
+  const int32_t on = dlpm_py__is_cuda_memory(target.device_type) && !(to_host || target.device_type == kDLCUDAHost)
+                         ? target.device_id
+                         : (dlpm_py__is_cuda_memory(device.device_type) ? device.device_id : target.device_id);
+  void* queue = NULL;
+  void* event = NULL;
+  int wait = 0, synchronize = to_host;
+  if (!to_host && dlpm_py__cuda_stream_from_object(stream, &queue, &wait) != 0) return -1;
+  if (to_host || !wait) {
+    synchronize = 1;
+    if (dlpm_py__cuda_library_stream(on, &queue) != 0) return -1;
+  }
+  if (dlpm_py__cuda_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0) return -1;
+  if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
+    if (dlpm_py__cuda_capture(on, queue, &event) != 0) {
+      dlpm_managed_delete(*out);
+      *out = NULL;
+      return -1;
+    }
+    dlpm_py__cuda_event_release(on, event); /* the library's stream already waits on it */
+    if (on >= 0 && on < 64) o->copies_queued |= (uint64_t)1 << on; /* the driver serves no other ids */
+  }
+  return 0;
+}
+
 /* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
  * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
- * device work still writing the memory); else memory the CPU can read goes to kDLCPU
- * through the facade, as it is; anything else cannot be copied here. */
-static int export_copy(const tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+ * device work still writing the memory); else memory the CPU can read, with no device work
+ * pending (no readiness event), goes to kDLCPU through the facade, as it is; copies between
+ * kDLCPU and CUDA memory go through the CUDA driver; anything else cannot be copied here. */
+static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
   if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
-      dlpm_is_host_accessible(device.device_type))
+      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL)
     return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  if (o->hooks.copy == NULL && (device.device_type == kDLCPU || dlpm_py__is_cuda_memory(device.device_type)) &&
+      (target.device_type == kDLCPU || dlpm_py__is_cuda_memory(target.device_type)))
+    return driver_copy(o, target, stream, out);
   if (o->hooks.copy == NULL) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
                   "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
@@ -114,7 +153,14 @@ static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* 
   long long value = 0;
   if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost) return 0;
   if (o->hooks.wait != NULL) return o->hooks.wait(o->hooks.ctx, device, stream);
-  if (o->int_wait == NULL) return 0;
+  if (o->int_wait == NULL) {
+    void* consumer;
+    int wait;
+    if (!dlpm_py__is_cuda_stream_memory(device.device_type)) return 0;
+    /* the array API's stream values, checked whether or not there is anything to wait for */
+    if (dlpm_py__cuda_stream_from_object(stream, &consumer, &wait) != 0) return -1;
+    return wait && o->ready.event != NULL ? dlpm_py__cuda_wait(o->ready.device_id, consumer, o->ready.event) : 0;
+  }
   if (stream != Py_None && (value = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred()) return -1;
   if (o->int_wait(o->int_wait_ctx, device, stream != Py_None, value) == 0) return 0;
   if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
@@ -138,7 +184,7 @@ static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const dlpm_py_names* nm = dlpm_py__names();
-  const tensor_object* o = as_tensor(self);
+  tensor_object* o = as_tensor(self);
   const DLDevice device = o->base->dl_tensor.device;
   DLDevice target = device;
   PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
@@ -161,30 +207,33 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     *slot[k] = args[i];
   }
   if (max_version != Py_None) {
-    long major;
+    /* DLPackVersion's fields are uint32_t; the minor is checked too, though only the major
+     * decides (a versioned capsule from 1 on). */
+    long long major, minor;
     if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
       return NULL;
     }
-    major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
-    if (major == -1 && PyErr_Occurred()) return NULL;
+    if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0, UINT32_MAX, NULL,
+                                 &major) != 0 ||
+        dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0, UINT32_MAX, NULL,
+                                 &minor) != 0)
+      return NULL;
     versioned = major >= 1;
   }
   if (dl_device != Py_None) {
-    long type, id;
+    long long type, id; /* DLDevice's fields: a non-negative int32 each */
     if (!PyTuple_Check(dl_device) || PyTuple_Size(dl_device) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: dl_device must be None or a (device_type, device_id) tuple");
       return NULL;
     }
-    type = PyLong_AsLong(PyTuple_GetItem(dl_device, 0));
-    id = PyLong_AsLong(PyTuple_GetItem(dl_device, 1));
-    if (PyErr_Occurred()) return NULL;
+    if (dlpm_py_integer_in_range(PyTuple_GetItem(dl_device, 0), "__dlpack__: dl_device device_type", 0, INT32_MAX, NULL,
+                                 &type) != 0 ||
+        dlpm_py_integer_in_range(PyTuple_GetItem(dl_device, 1), "__dlpack__: dl_device device_id", 0, INT32_MAX, NULL,
+                                 &id) != 0)
+      return NULL;
     target.device_type = (DLDeviceType)type;
     target.device_id = (int32_t)id;
-    if (type != (long)target.device_type || id != (long)target.device_id) {
-      PyErr_Format(PyExc_BufferError, "__dlpack__: dl_device (%ld, %ld) names no DLPack device", type, id);
-      return NULL;
-    }
   }
   /* copy: None, or anything NumPy's __dlpack__ takes as a truth value (True, numpy.True_, ...);
    * an object without one is a ValueError, as in NumPy's own suite. */
@@ -197,17 +246,25 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     }
     copy = truth ? Py_True : Py_False;
   }
-  /* The stream belongs to the consumer, on the device it reads from (the target). */
-  if (stream != Py_None && (target.device_type == kDLCPU || o->hooks.wait == NULL)) {
-    long long value = PyLong_AsLongLong(stream);
-    if (value == -1 && PyErr_Occurred()) {
+  /* The stream belongs to the consumer, on the device it reads from (the target). CUDA
+   * memory's streams are judged by the array API's rules where the export waits or copies. */
+  if (stream != Py_None &&
+      (target.device_type == kDLCPU ||
+       (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_cuda_stream_memory(target.device_type))))) {
+    long long value = 0;
+    if (!PyLong_Check(stream)) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
       return NULL;
     }
+    if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return NULL;
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
-     * RuntimeError, as NumPy raises (its suite asserts the type). */
+     * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,
+     * as PyTorch does (their suites assert the types). */
     if (target.device_type == kDLCPU && value != -1) {
-      PyErr_Format(PyExc_RuntimeError, "stream must be None for CPU tensors (got %lld)", value);
+      PyObject* kind = dlpm_py__invalid_stream_error();
+      if (kind == NULL) return NULL;
+      PyErr_Format(kind, "stream must be None for CPU tensors (got %lld): stream should be None on cpu, or -1", value);
+      Py_DECREF(kind);
       return NULL;
     }
   }
@@ -309,12 +366,38 @@ static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject
   return NULL;
 }
 
+/* Before the memory goes: a copy queued by an export (driver_copy) that still reads it lands
+ * first (the library's stream of the device orders after every such copy). A failure is
+ * reported as unraisable; the exception in flight, if any, is kept. */
+static void wait_for_queued_copies(int32_t device_id) {
+  void* library = NULL;
+  void* event = NULL;
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* saved = PyErr_GetRaisedException();
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
+  if (dlpm_py__cuda_library_stream(device_id, &library) != 0 || dlpm_py__cuda_capture(device_id, library, &event) != 0 ||
+      dlpm_py__cuda_event_synchronize(device_id, event) != 0)
+    PyErr_WriteUnraisable(NULL);
+  dlpm_py__cuda_event_release(device_id, event);
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(saved);
+#else
+  PyErr_Restore(type, value, traceback);
+#endif
+}
+
 static void tensor_dealloc(PyObject* self) {
   tensor_object* o = as_tensor(self);
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
+  for (int32_t d = 0; o->copies_queued != 0 && d < 64; ++d)
+    if (o->copies_queued & ((uint64_t)1 << d)) wait_for_queued_copies(d);
+  dlpm_py__cuda_event_release(o->ready.device_id, o->ready.event);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
     dlpm_managed_delete(o->base);
@@ -416,9 +499,18 @@ static int exchange_to_dltensor(void* py_object, DLTensor* out) {
   return 0;
 }
 
+/* The Tensor type's current_work_stream: for CUDA memory, the library's stream of the device,
+ * which every import that captured stream order made wait on its producer (cuda_driver.h):
+ * a consumer ordered after it reads what any Tensor of that device holds. NULL elsewhere. */
+static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void** out) {
+  *out = NULL;
+  if (!dlpm_py__is_cuda_stream_memory(device_type)) return 0;
+  return dlpm_py__cuda_library_stream(device_id, out);
+}
+
 static PyObject* ready_type(void) {
   static const dlpm_py_exchange_callbacks callbacks = {DLPM_PY_EXCHANGE_CALLBACKS_VERSION, exchange_to_managed,
-                                                       exchange_to_dltensor, NULL, NULL, NULL};
+                                                       exchange_to_dltensor, NULL, NULL, tensor_work_stream};
   PyObject* type;
   if (tensor_type) return tensor_type;
   if (dlpm_py_exchange_api_init(&tensor_exchange_api, &callbacks) != DLPM_OK) return NULL;
@@ -472,6 +564,13 @@ PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t, const dlpm_p
   return obj;
 }
 
+PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready) {
+  PyObject* obj = dlpm_py_tensor_new(t);
+  if (obj == NULL) dlpm_py__cuda_event_release(ready.device_id, ready.event);
+  else as_tensor(obj)->ready = ready;
+  return obj;
+}
+
 PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   PyObject* type;
   tensor_object* o;
@@ -492,13 +591,20 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   alloc = (allocfunc)PyType_GetSlot((PyTypeObject*)type, Py_tp_alloc);
   if ((o = (tensor_object*)alloc((PyTypeObject*)type, 0)) == NULL) goto fail;
   o->strides = t->dl_tensor.strides;
-  if (o->strides == NULL && t->dl_tensor.ndim > 0) { /* exports always carry explicit strides */
+  for (int32_t r = 0; o->strides != NULL && r < t->dl_tensor.ndim; ++r)
+    if (t->dl_tensor.shape[r] == 0) o->strides = NULL; /* empty: its strides address nothing */
+  if (o->strides == NULL && t->dl_tensor.ndim > 0) {
+    /* Exports always carry explicit strides; those NULL stands for (row-major, the facade's
+     * dlpm_layout) where the tensor has none, or is empty, whose strides may be anything a
+     * producer sent (INT64_MIN) and leave canonical, as dlpm_managed_new makes them. */
+    DLTensor shape_only = t->dl_tensor;
+    shape_only.strides = NULL;
     if ((o->strides = (int64_t*)PyMem_Malloc(sizeof(int64_t) * (size_t)t->dl_tensor.ndim)) == NULL) {
       Py_DECREF((PyObject*)o); /* base is still NULL: nothing of t is touched */
       PyErr_NoMemory();
       goto fail;
     }
-    dlpm_layout(&t->dl_tensor, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
+    dlpm_layout(&shape_only, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
   }
   o->base = t;
   return (PyObject*)o;

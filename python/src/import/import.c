@@ -6,6 +6,7 @@
  * checked here on every path but the bare capsule, which has no object to ask
  * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
 #include "import/import_direction.h"
+#include "shared/cuda_driver.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -17,20 +18,33 @@
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
+/* The bytes of a dlpm_py_options of `version` (1 or 2): a version-1 struct ends before the
+ * fields version 2 appended. */
+static size_t options_size(uint32_t version) {
+  return version == 1 ? offsetof(dlpm_py_options, semantic_bits_option) : sizeof(dlpm_py_options);
+}
+
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
   if (opts == NULL) return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_options_init: opts is NULL");
-  if (version != DLPM_PY_OPTIONS_VERSION)
+  if (version < 1 || version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "dlpm_py_options_init: version %u is not supported (this library knows version %u)", version,
-                         (unsigned)DLPM_PY_OPTIONS_VERSION);
-  *opts = default_options;
+                         "dlpm_py_options_init: version %u is not supported (this library knows versions 1 to %u)",
+                         version, (unsigned)DLPM_PY_OPTIONS_VERSION);
+  memcpy(opts, &default_options, options_size(version));
+  opts->version = version;
   return DLPM_OK;
 }
 
+/* A version-2 field of `o`, or its default for a version-1 struct (which has no such bytes). */
+static const char* semantic_bits_option(const dlpm_py_options* o) {
+  return o->version >= 2 ? o->semantic_bits_option : NULL;
+}
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version != DLPM_PY_OPTIONS_VERSION)
+  if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "%s: dlpm_py_options version %u is not supported (this library knows version %u); %s", function,
+                         "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s",
+                         function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
                          o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
                                          : "the extension was built against a newer dlpack_mdspan_python.h");
@@ -144,30 +158,24 @@ static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o)
   return o->writable || (req && req->writable);
 }
 
-/* An int in [0, max] from a tuple's item i, else -1 (no exception left set). */
-static long small_int(PyObject* tuple, Py_ssize_t i, long max) {
-  PyObject* item = PyTuple_GetItem(tuple, i);
-  long v = item && PyLong_Check(item) ? PyLong_AsLong(item) : -1;
-  if (PyErr_Occurred()) PyErr_Clear();
-  return v >= 0 && v <= max ? v : -1;
-}
-
 /* obj.<name>() as a tuple of `n` ints each in [0, max[i]] into out[], or 0 when the answer
- * cannot be used (it raised, or is no such tuple): no exception left set. */
-static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long* max, long* out) {
+ * cannot be used (it raised, or is no such tuple, or an item lies outside its field's range:
+ * never narrowed): no exception left set. */
+static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long long* max, long long* out) {
   PyObject* answer = PyObject_CallMethodObjArgs(obj, name, NULL);
   int usable = answer != NULL && PyTuple_Check(answer) && PyTuple_Size(answer) == n;
-  for (Py_ssize_t i = 0; usable && i < n; ++i) usable = (out[i] = small_int(answer, i, max[i])) >= 0;
+  for (Py_ssize_t i = 0; usable && i < n; ++i)
+    usable = dlpm_py_integer_in_range(PyTuple_GetItem(answer, i), "announced", 0, max[i], PyExc_BufferError, &out[i]) == 0;
   Py_XDECREF(answer);
   if (PyErr_Occurred()) PyErr_Clear();
   return usable;
 }
 
 dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT {
-  static const long dtype_max[3] = {255, 255, 65535};
-  static const long device_max[2] = {0x7FFFFFFF, 0x7FFFFFFF};
+  static const long long dtype_max[3] = {UINT8_MAX, UINT8_MAX, UINT16_MAX};
+  static const long long device_max[2] = {INT32_MAX, INT32_MAX};
   const dlpm_py_names* nm;
-  long dtype[3], device[2];
+  long long dtype[3], device[2];
   dlpm_py_type_facts facts;
   dlpm_status s;
   if (obj == NULL || req == NULL || PyCapsule_CheckExact(obj)) return DLPM_OK;
@@ -209,10 +217,16 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
  * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
  * the caller to make the tensor's owner object from. */
+static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
+                                     int ordered, dlpm_py_ready* ready);
+
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
-                                       dlpm_py_provenance* how, PyObject** capsule) {
+                                       dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready) {
   DLManagedTensorVersioned* t = NULL;
+  const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
+  void* ordered_on = NULL;             /* the CUDA stream the producer ordered (__dlpack__ with a capture) */
+  int ordered = 0;
   const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
@@ -226,11 +240,12 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
+      api = facts.api;
       s = take_through_exchange_api(facts.api, obj, &t);
     } else {
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
-      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule);
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered);
     }
   }
   if (s != DLPM_OK) return s;
@@ -249,10 +264,12 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       dlpm_managed_read_only_cause(t, NULL) == DLPM_READ_ONLY_LEGACY_UNKNOWN)
     t->flags &= ~(uint64_t)DLPACK_FLAG_BITMASK_READ_ONLY;
   if ((bits == 0 ||
-       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, &forbids)) == DLPM_OK) &&
+       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
+                                         &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
-    dlpm_py_raise(s);
+    dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
+  if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
 
   if (s != DLPM_OK) {
     release_keeping_error(t, NULL);
@@ -261,6 +278,41 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   }
   *out = t;
   return DLPM_OK;
+}
+
+/* ---- stream order (dlpm_py_tensor_import) ---------------------------------------------------- */
+
+/* When a CUDA tensor's data is ready: an event recorded on the producer's current work stream
+ * (through the exchange API, "no sync": its table says which stream) or on the stream the
+ * producer ordered (__dlpack__). A bare capsule says nothing: no event. */
+static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
+                                     int ordered, dlpm_py_ready* ready) {
+  const DLDevice d = t->dl_tensor.device;
+  void* stream = ordered_on;
+  if (!dlpm_py__is_cuda_stream_memory(d.device_type)) return DLPM_OK;
+  if (api != NULL) {
+    stream = NULL;
+    if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
+      return dlpm_py__producer_failed("the exchange API's current_work_stream");
+  } else if (!ordered) {
+    return DLPM_OK;
+  }
+  if (dlpm_py__cuda_capture(d.device_id, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
+  ready->device_id = d.device_id;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                                  DLManagedTensorVersioned** out, dlpm_py_ready* ready) {
+  const dlpm_py_options* o;
+  dlpm_status s;
+  ready->event = NULL;
+  ready->device_id = 0;
+  if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK) return s;
+  if (o->keep_alive)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_tensor_import: dlpm_py_options.keep_alive is for dlpm_py_borrow");
+  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), out, o->provenance, NULL, ready);
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
@@ -272,12 +324,12 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         out, NULL, NULL);
+                         out, NULL, NULL, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
                          "tensor itself)");
-  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL);
+  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
@@ -300,10 +352,11 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
-          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, &forbids)) != DLPM_OK)
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
+                                            &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
-        dlpm_py_raise(s);
+        dlpm_py__raise_refused(&view, s);
         return s;
       }
       out->dl_tensor = view;
@@ -316,7 +369,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL, NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   if (!keep) {

@@ -22,9 +22,10 @@ unsigned dlpm_py__semantic_bits_of_type(PyObject* type);
  * that forbids writes is not refused: *forbids receives the producer's reason (a static
  * string completing "the tensor is READ_ONLY because ..."), else NULL. `dtype` is the
  * exported tensor's; `via_dunder`: it came from obj.__dlpack__(), which makes some checks
- * itself. Returns DLPM_OK, or a status with an exception set. */
+ * itself; `option`: dlpm_py_options.semantic_bits_option, what a refusal names as the way to
+ * accept the bit. Returns DLPM_OK, or a status with an exception set. */
 dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder,
-                                         const char** forbids);
+                                         const char* option, const char** forbids);
 
 /* exchange_api.c: what the component knows of obj's type, from its per-type cache (the
  * first sight of a type looks both up). Never fails: on MemoryError, nothing is known. */
@@ -81,8 +82,13 @@ PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersione
 /* protocol.c: obj.__dlpack__(...) with the keywords `o` asks for -> the tensor. *pre_1_0 is
  * set when the producer refused the DLPack 1.0 keywords (TypeError) and was asked again
  * without them; *legacy when it answered with a legacy "dltensor" capsule. With `capsule`
- * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped. */
+ * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped.
+ * With `ordered_on` not NULL (an import that captures stream order, dlpm_py_tensor_import),
+ * a CUDA tensor asked for with no stream is asked for again with stream= the library's
+ * stream of its device (the first capsule dropped unused), and *ordered_on receives the
+ * CUDA stream the producer ordered (the library's, or the caller's own integer stream),
+ * *ordered 1; else *ordered stays 0 (a CPU tensor, stream=-1, a stream object). */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy, PyObject** capsule);
+                                          int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered);
 
 #endif

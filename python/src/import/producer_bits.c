@@ -314,7 +314,7 @@ static int hooks_on(PyObject* guard) {
 }
 
 dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataType dtype, int writes, int via_dunder,
-                                         const char** forbids) {
+                                         const char* option, const char** forbids) {
   const size_t row = (rule & ROW_MASK) - 1;
   const producer* p = &producers[row];
   const producer_state* st = &states[row];
@@ -333,11 +333,14 @@ dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataTyp
       s = dlpm_py__producer_failed(bit->query);
     else if (set && bit->means == FORBIDS_WRITES && !writes)
       *forbids = bit->forbids;
+    else if (set && option != NULL && option[0] == '\0')
+      s = dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT, "%s.%s refused: %s; %s", p->module, p->type,
+                        bit->what, bit->fix);
     else if (set)
       s = dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT,
-                        "%s.%s refused: %s; %s, or set dlpm_py_options.accept_semantic_bits = 1 to take the raw "
-                        "memory and resolve the bit yourself",
-                        p->module, p->type, bit->what, bit->fix);
+                        "%s.%s refused: %s; %s, or set %s to take the raw memory and resolve the bit yourself",
+                        p->module, p->type, bit->what, bit->fix,
+                        option != NULL ? option : "dlpm_py_options.accept_semantic_bits = 1");
   }
   if (guard && hooks_on(guard) != 0) s = dlpm_py__producer_failed("turning the tensor type's hooks back on");
   return s;

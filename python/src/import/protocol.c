@@ -3,6 +3,7 @@
  * asked again without the DLPack 1.0 keywords of a pre-1.0 producer, and the tensor taken
  * out of the capsule it returns. */
 #include "import/import_direction.h"
+#include "shared/cuda_driver.h"
 
 #include <string.h>
 
@@ -55,19 +56,23 @@ done:
 #endif
 }
 
-/* (device_type, device_id) from obj.__dlpack_device__(). */
-static dlpm_status query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
+/* (device_type, device_id) from obj.__dlpack_device__() (shared.h). */
+dlpm_status dlpm_py__query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out) {
   PyObject* d = PyObject_CallMethodObjArgs(obj, nm->dlpack_device, NULL);
-  long type, id;
+  long long type, id;
+  int malformed;
   if (!d) return dlpm_py__producer_failed("__dlpack_device__");
   if (!PyTuple_Check(d) || PyTuple_Size(d) != 2) {
     Py_DECREF(d);
     return dlpm_py__fail(PyExc_BufferError, DLPM_E_INVALID_ARGUMENT, "__dlpack_device__() did not return a 2-tuple");
   }
-  type = PyLong_AsLong(PyTuple_GetItem(d, 0));
-  id = PyLong_AsLong(PyTuple_GetItem(d, 1));
+  /* DLDevice's fields, a non-negative int32 each: anything else is a malformed answer. */
+  malformed = dlpm_py_integer_in_range(PyTuple_GetItem(d, 0), "__dlpack_device__()[0], the device type", 0, INT32_MAX,
+                                       PyExc_BufferError, &type) != 0 ||
+              dlpm_py_integer_in_range(PyTuple_GetItem(d, 1), "__dlpack_device__()[1], the device_id", 0, INT32_MAX,
+                                       PyExc_BufferError, &id) != 0;
   Py_DECREF(d);
-  if (PyErr_Occurred()) return dlpm_py__producer_failed("__dlpack_device__");
+  if (malformed) return DLPM_E_INVALID_ARGUMENT;
   out->device_type = (DLDeviceType)type;
   out->device_id = (int32_t)id;
   return DLPM_OK;
@@ -183,33 +188,71 @@ static int refused_keywords(void) {
   return refused;
 }
 
-dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy, PyObject** kept) {
-  const dlpm_py_names* nm = dlpm_py__names();
+/* obj.__dlpack__ with the keywords `o` asks for (the common call, max_version alone, ready
+ * made), asked again without the DLPack 1.0 ones when a pre-1.0 producer refuses them. */
+static PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int* pre_1_0) {
   keywords k;
+  PyObject* capsule = NULL;
+  if (*pre_1_0) { /* asked again (ask_ordered) of a producer that refused the DLPack 1.0 keywords already */
+  } else if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
+    capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
+  } else {
+    if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return NULL;
+    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+    keywords_clear(&k, nm);
+  }
+  if (*pre_1_0 || (!capsule && refused_keywords())) {
+    /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
+    *pre_1_0 = 1;
+    if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return NULL;
+    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+    keywords_clear(&k, nm);
+  }
+  return capsule;
+}
+
+/* The capture of stream order (see dlpm_py__take_through_protocol): a CUDA tensor that came
+ * with no stream is asked for again, with the library's stream of its device. The capsule
+ * is replaced (NULL with an exception set on failure). */
+static PyObject* ask_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
+                             int* pre_1_0, PyObject* capsule, void** ordered_on, int* ordered) {
+  DLTensor view;
+  uint64_t flags;
+  void* library;
+  dlpm_py_options again;
+  if (pass_stream) { /* the caller's own stream: the producer ordered that one */
+    if (o->stream_object == NULL && dlpm_py__cuda_stream_from_value(o->stream, ordered_on) == 1) *ordered = 1;
+    return capsule;
+  }
+  if (!dlpm_py_capsule_peek(capsule, o, &view, &flags) || !dlpm_py__is_cuda_stream_memory(view.device.device_type))
+    return capsule; /* the usual case: nothing to order (a CPU tensor costs this peek alone) */
+  Py_DECREF(capsule); /* unused: its destructor lets the producer's tensor go */
+  if (dlpm_py__cuda_library_stream(view.device.device_id, &library) != 0) return NULL;
+  again = *o;
+  again.has_stream = 1;
+  again.stream = (int64_t)(intptr_t)library;
+  again.stream_object = NULL;
+  if ((capsule = ask(obj, nm, &again, 1, pre_1_0)) != NULL) {
+    *ordered_on = library;
+    *ordered = 1;
+  }
+  return capsule;
+}
+
+dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
+                                          int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered) {
+  const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
   int pass_stream = 0;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     DLDevice device;
-    if ((s = query_device(obj, nm, &device)) != DLPM_OK) return s;
+    if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   }
-  if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
-    capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
-  } else {
-    if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return DLPM_E_OUT_OF_MEMORY;
-    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
-    keywords_clear(&k, nm);
-  }
-  if (!capsule && refused_keywords()) {
-    /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
-    *pre_1_0 = 1;
-    if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return DLPM_E_OUT_OF_MEMORY;
-    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
-    keywords_clear(&k, nm);
-  }
+  capsule = ask(obj, nm, o, pass_stream, pre_1_0);
+  if (capsule != NULL && ordered_on != NULL) capsule = ask_ordered(obj, nm, o, pass_stream, pre_1_0, capsule, ordered_on, ordered);
   if (!capsule) return dlpack_call_failed(obj, nm);
   s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
   if (s == DLPM_OK && kept != NULL) *kept = capsule;

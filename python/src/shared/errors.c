@@ -49,6 +49,15 @@ PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT {
   return dlpm_py__raise_as(exception_for(status), status);
 }
 
+PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status) {
+  /* One requirement status is also a structural rule's: device_id_mismatch, which the core
+   * gives a negative device_id whatever was asked. The structure decides, read once more
+   * on this cold path (its message then replaces the check's). */
+  if (exception_for(status) == PyExc_TypeError && dlpm_validate(t) != DLPM_OK)
+    return dlpm_py__raise_as(PyExc_BufferError, status);
+  return dlpm_py_raise(status);
+}
+
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...) {
   char message[512];
   va_list args;
@@ -62,4 +71,31 @@ dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format
 dlpm_status dlpm_py__producer_failed(const char* what) {
   if (!PyErr_Occurred()) PyErr_Format(PyExc_BufferError, "%s failed without setting an exception", what);
   return DLPM_E_PRODUCER_FAILED;
+}
+
+int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max, PyObject* malformed,
+                             long long* out) DLPM_NOEXCEPT {
+  PyObject* integer = value != NULL ? PyNumber_Index(value) : NULL;
+  long long v = 0;
+  int overflow = 0;
+  if (integer == NULL) {
+    PyErr_Clear();
+    PyErr_Format(malformed ? malformed : PyExc_TypeError, "%s must be an integer in [%lld, %lld], not %R", what, min, max,
+                 value ? (PyObject*)Py_TYPE(value) : Py_None);
+    return -1;
+  }
+  v = PyLong_AsLongLongAndOverflow(integer, &overflow);
+  if (v == -1 && PyErr_Occurred()) {
+    Py_DECREF(integer);
+    return -1;
+  }
+  if (overflow != 0 || v < min || v > max) {
+    PyErr_Format(malformed ? malformed : PyExc_OverflowError, "%s = %R is out of range: it must be in [%lld, %lld]", what,
+                 integer, min, max);
+    Py_DECREF(integer);
+    return -1;
+  }
+  Py_DECREF(integer);
+  *out = v;
+  return 0;
 }

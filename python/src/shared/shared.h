@@ -2,11 +2,14 @@
 /* What the Python component's two directions share (names.c, errors.c); neither
  * direction's files include the other's header. Internal to the component.
  *
- *   shared/  names and errors, for both directions (calls only the facade)
+ *   shared/  names and errors, for both directions (calls only the facade); cuda_driver.c,
+ *            the CUDA driver loaded on first need (calls the facade and the driver)
  *   import/  a Python object -> a tensor: capsule taking, __dlpack__ calls, the exchange API
  *            found and used, borrowing (calls shared/ and the facade)
  *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
- *            defaults, the host allocator, capsule making (calls shared/ and the facade) */
+ *            defaults, the host allocator, capsule making (calls shared/ and the facade)
+ *   tensor_import.c  dlpm_py_tensor_import: the one file that calls both directions, through
+ *            the two entries declared below (dlpm_py__import_ready, dlpm_py__tensor_new_ready) */
 #ifndef DLPM_PY_SHARED_H
 #define DLPM_PY_SHARED_H
 
@@ -35,9 +38,43 @@ const dlpm_py_names* dlpm_py__names(void);
 /* Sets `kind` with the facade's message for `status`; returns NULL. */
 PyObject* dlpm_py__raise_as(PyObject* kind, dlpm_status status);
 
+/* After dlpm_check or dlpm_check_managed refused `t` with `status`: dlpm_py_raise's
+ * exception, except that a tensor whose structure is malformed (dlpm_validate refuses it)
+ * is BufferError even where the status is a requirement's (a negative device_id is
+ * device_id_mismatch to the core): TypeError is kept for a valid tensor that does not fit
+ * (docs/errors.md). Returns NULL. */
+PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
+
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
+
+/* What an import that captures stream order (dlpm_py_tensor_import) learnt of a CUDA
+ * tensor: an event of the pool (cuda_driver.h) recorded when the producer's data is ready,
+ * on device `device_id`; event NULL when there is nothing to wait for (a CPU tensor, a bare
+ * capsule, stream=-1). */
+typedef struct dlpm_py_ready {
+  void* event;
+  int32_t device_id;
+} dlpm_py_ready;
+
+/* The status of a failed device-runtime call (cuda_driver.h; BufferError set). */
+#define DLPM_PY_E_DEVICE_RUNTIME DLPM_E_DEVICE_MISMATCH
+
+/* import/import.c: dlpm_py_import that also captures the readiness of a CUDA tensor in
+ * *ready (zeroed first; on failure no event is kept). */
+dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                                  DLManagedTensorVersioned** out, dlpm_py_ready* ready);
+
+/* export/tensor.c: dlpm_py_tensor_new that takes over `ready`'s event: every zero-copy export
+ * of the Tensor makes the consumer's stream wait on it, and copies are ordered after it. On
+ * failure t is deleted and the event released. */
+PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready);
+
+/* import/protocol.c: (device_type, device_id) from obj.__dlpack_device__(), each field
+ * range-checked into DLDevice's (a malformed answer is BufferError, a raising one keeps its
+ * exception): DLPM_OK, or the status with an exception set. */
+dlpm_status dlpm_py__query_device(PyObject* obj, const dlpm_py_names* nm, DLDevice* out);
 
 /* Keeps an exception the producer set (or sets BufferError) and returns DLPM_E_PRODUCER_FAILED. */
 dlpm_status dlpm_py__producer_failed(const char* what);

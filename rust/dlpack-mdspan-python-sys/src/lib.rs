@@ -12,7 +12,7 @@ use dlpack_mdspan_sys::{
 use pyo3_ffi::PyObject;
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
-pub const DLPM_PY_OPTIONS_VERSION: u32 = 1;
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 2;
 
 /// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
 #[repr(C)]
@@ -33,6 +33,9 @@ pub struct dlpm_py_options {
     pub keep_alive: i32,
     /// `dlpm_py_provenance*`, not declared here: NULL.
     pub provenance: *mut core::ffi::c_void,
+    /// Version 2: what a refusal of a semantic bit names as the way to accept it (NULL: the
+    /// C option; `""`: none).
+    pub semantic_bits_option: *const core::ffi::c_char,
 }
 
 /// `dlpm_py_borrowed`: a tensor borrowed for one call.

@@ -86,30 +86,36 @@ impl Drop for Borrow {
     }
 }
 
-/// The component's default options with its validation off: the view's one facade check
-/// (`dlpm_check_layout`, with the flags the component reports) validates the tensor and
-/// checks it for `T`, so the component does not check it first.
-fn checked_by_the_view() -> *const pysys::dlpm_py_options {
+/// The component's default options as a Rust caller needs them: a refusal of a producer's
+/// semantic bit names no option (a Rust caller has none to set: `semantic_bits_option` is
+/// `""`), only the producer's own remedy (`.detach()`, `.resolve_conj()`). `validate`: the
+/// component validates the tensor (a `ManagedTensor` argument); without it the view's one
+/// facade check (`dlpm_check_layout`, with the flags the component reports) validates the
+/// tensor and checks it for `T`, so the component does not check it first.
+fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
     struct Options(pysys::dlpm_py_options);
-    // SAFETY: read-only after initialisation; its one pointer (stream_object) is NULL.
+    // SAFETY: read-only after initialisation; its pointers are NULL (stream_object,
+    // provenance) or a static string (semantic_bits_option).
     unsafe impl Sync for Options {}
     // SAFETY: as Sync.
     unsafe impl Send for Options {}
-    static OPTIONS: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
-    &OPTIONS
-        .get_or_init(|| {
-            let mut o = std::mem::MaybeUninit::<pysys::dlpm_py_options>::zeroed();
-            // SAFETY: a valid out-parameter, and the version these bindings declare.
-            let status = unsafe {
-                pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION)
-            };
-            assert_eq!(status, sys::DLPM_OK, "dlpm_py_options_init");
-            // SAFETY: initialised by the component.
-            let mut o = unsafe { o.assume_init() };
-            o.validate = 0;
-            Options(o)
-        })
-        .0
+    fn make(validate: bool) -> Options {
+        let mut o = std::mem::MaybeUninit::<pysys::dlpm_py_options>::zeroed();
+        // SAFETY: a valid out-parameter, and the version these bindings declare.
+        let status = unsafe {
+            pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION)
+        };
+        assert_eq!(status, sys::DLPM_OK, "dlpm_py_options_init");
+        // SAFETY: initialised by the component.
+        let mut o = unsafe { o.assume_init() };
+        o.validate = i32::from(validate);
+        o.semantic_bits_option = c"".as_ptr();
+        Options(o)
+    }
+    static CHECKED: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
+    static BY_THE_VIEW: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
+    let cell = if validate { &CHECKED } else { &BY_THE_VIEW };
+    &cell.get_or_init(|| make(validate)).0
 }
 
 /// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which tell the
@@ -122,7 +128,7 @@ fn borrow<T: Element>(obj: &Borrowed<'_, '_, PyAny>, writable: bool) -> PyResult
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
             view_requirements::<T>(writable),
-            checked_by_the_view(),
+            rust_options(false),
             out.as_mut_ptr(),
         )
     };
@@ -203,10 +209,11 @@ impl<'a, 'py> FromPyObject<'a, 'py> for ManagedTensor {
     /// `dlpm_py_import`: an owned, validated tensor of any dtype and device.
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         let mut out = ptr::null_mut();
-        // SAFETY: obj is live and the GIL is held; NULL requirements and options: anything,
-        // defaults; out is a valid out-parameter.
-        let status =
-            unsafe { pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), ptr::null(), &mut out) };
+        // SAFETY: obj is live and the GIL is held; NULL requirements: anything; the options
+        // are a static; out is a valid out-parameter.
+        let status = unsafe {
+            pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), rust_options(true), &mut out)
+        };
         if status != sys::DLPM_OK {
             return Err(PyErr::fetch(obj.py()));
         }

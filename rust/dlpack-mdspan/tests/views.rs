@@ -530,6 +530,12 @@ fn layouts_reaching_outside_the_vec_are_refused() {
         .strides(&[100, 1])
         .finish()
         .is_ok());
+    // An empty tensor leaves with row-major strides, whatever it was given (docs/import.md).
+    let empty = ManagedTensor::build_from_vec(vec![0i32; 0], &[0, 3])
+        .strides(&[i64::MIN, i64::MAX])
+        .finish()
+        .unwrap();
+    assert_eq!(empty.view::<i32>().unwrap().strides(), &[3, 1]);
     // Mismatched strides length.
     let err = ManagedTensor::build_from_vec(vec![0i32; 6], &[2, 3])
         .strides(&[1])

@@ -639,6 +639,31 @@ TEST_CASE("try_make_managed_tensor order: unknown orders, 0 without strides and 
   CHECK(released == 4);  // the four temporaries made above (as_given lives on), none of the refusals
 }
 
+TEST_CASE("try_make_managed_tensor: an empty tensor leaves with its order's compact strides, whatever it was given") {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  int released = 0;
+  // PyTorch's from_dlpack overflows on (INT64_MIN, INT64_MAX) and deletes the tensor twice
+  dlpm_test::tensor_builder extreme(nullptr, dlpm_test::f32, {0, 5}, {lo, hi});
+  auto as_given = dm::try_make_managed_tensor(extreme.get(), release_counter(&released));
+  REQUIRE(as_given.has_value());
+  CHECK(stored_strides(*as_given) == std::vector<std::int64_t>{5, 1});
+  auto zero = dm::try_make_managed_tensor(extreme.get(), release_counter(&released), 0, 0);
+  REQUIRE(zero.has_value());
+  CHECK(stored_strides(*zero) == std::vector<std::int64_t>{5, 1});
+  dlpm_test::tensor_builder middle(nullptr, dlpm_test::f32, {3, 0, 4}, {hi, lo, -7});
+  auto c = dm::try_make_managed_tensor(middle.get(), release_counter(&released), 0, 'C');
+  auto f = dm::try_make_managed_tensor(middle.get(), release_counter(&released), 0, 'F');
+  REQUIRE((c.has_value() && f.has_value()));
+  CHECK(stored_strides(*c) == std::vector<std::int64_t>{0, 4, 1});
+  CHECK(stored_strides(*f) == std::vector<std::int64_t>{1, 3, 0});
+  // a non-empty tensor's strides stay as given, an extent-1 dimension's included
+  float buf[6] = {};
+  dlpm_test::tensor_builder reversed(buf + 5, dlpm_test::f32, {2, 1, 3}, {-3, 99, -1});
+  auto kept = dm::try_make_managed_tensor(reversed.get(), release_counter(&released));
+  REQUIRE(kept.has_value());
+  CHECK(stored_strides(*kept) == std::vector<std::int64_t>{-3, 99, -1});
+}
+
 TEST_CASE("try_make_managed_tensor order 'F': an overflowing count is refused as for 'C', empty tensors saturate") {
   float buf[1] = {};
   int released = 0;

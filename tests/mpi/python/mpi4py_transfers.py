@@ -5,6 +5,8 @@ element with the same view computed on the receiving rank without MPI; nonblocki
 operations whose only reference to the tensor is the specification; a broadcast and
 gathers of strided views; every refusal before MPI sees the tensor."""
 import gc
+import os
+import re
 import sys
 import traceback
 
@@ -12,7 +14,8 @@ import numpy as np
 import torch
 from mpi4py import MPI
 
-from dlpack_mdspan.mpi import receive_buffer, send_buffer
+import dlpack_mdspan.mpi as dlpm_mpi
+from dlpack_mdspan.mpi import receive_buffer, reduction_buffer, send_buffer
 
 comm = MPI.COMM_WORLD
 rank, size = comm.Get_rank(), comm.Get_size()
@@ -122,11 +125,37 @@ def refusals():
     overlapping = torch.zeros(16).as_strided((4, 4), (2, 1))
     refused(lambda: receive_buffer(overlapping), ValueError, "reaches an element twice", "receive into overlapping rows")
     refused(lambda: send_buffer(object()), TypeError, "", "not a DLPack producer")
+    # The library refuses a reduction MPI cannot do, in its own words (not MPI_ERR_OP).
+    strided = np.arange(12, dtype=np.float64)[::2]
+    refused(lambda: reduction_buffer(strided), ValueError, dlpm_mpi.REDUCE_DERIVED, "a reduction on a strided view")
+    refused(lambda: reduction_buffer(np.zeros(4, dtype=np.float16)), TypeError, dlpm_mpi.REDUCE_BYTES,
+            "a reduction on float16")
+    refused(lambda: receive_buffer(read_only), BufferError, "the tensor is READ_ONLY but a writable tensor is required",
+            "READ_ONLY: the library's one wording")
+
+
+def one_wording():
+    """dlpack_mdspan.mpi's refusals say what <dlpack_mdspan/mpi_datatype.h> says in C and C++."""
+    header = os.path.join(os.path.dirname(__file__), "..", "..", "..", "mpi", "include", "dlpack_mdspan", "mpi_datatype.h")
+    with open(header) as f:
+        text = f.read()
+    words = {m.group(1): m.group(2) for m in re.finditer(r'#define DLPM_MPI_REFUSAL_(\w+)\s*\\?\s*"([^"]*)"', text)}
+    check(len(words) == 6, f"the header's refusals: {sorted(words)}")
+    for name, said in words.items():
+        check(getattr(dlpm_mpi, name, None) == said, f"dlpack_mdspan.mpi.{name} differs from DLPM_MPI_REFUSAL_{name}")
+
+
+def reduction():
+    """A compact view reduces through reduction_buffer, on both sides."""
+    mine = np.arange(6, dtype=np.int32) + rank
+    total = np.zeros(6, dtype=np.int32)
+    comm.Allreduce(reduction_buffer(mine), reduction_buffer(total, receive=True), op=MPI.SUM)
+    check(np.array_equal(total, np.arange(6, dtype=np.int32) * size + sum(range(size))), "Allreduce through reduction_buffer")
 
 
 def main():
     for test in (torch_transpose_to_numpy, numpy_negative_to_torch_transposed, narrow_floats,
-                 nonblocking_keeps_the_tensor, collectives, refusals):
+                 nonblocking_keeps_the_tensor, collectives, refusals, one_wording, reduction):
         test()
         comm.Barrier()
     total = comm.allreduce(len(failures))

@@ -30,6 +30,16 @@ def test_values_the_array_api_disallows_are_refused(stream):
         t.__dlpack__(max_version=(1, 3), stream=stream)
 
 
+@pytest.mark.parametrize("stream", [2**64 - 1, 2**63, -(2**63) - 1])
+def test_a_stream_past_int64_is_refused_not_narrowed(stream):
+    """2**64 - 1 narrowed would be -1, "no synchronisation": a silent stale read."""
+    t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
+    with pytest.raises(OverflowError, match=rf"__dlpack__: stream = {stream} is out of range"):
+        t.__dlpack__(max_version=(1, 3), stream=stream)
+    with pytest.raises(OverflowError, match=rf"__dlpack__: stream = {stream} is out of range"):
+        t.__dlpack__(max_version=(1, 3), dl_device=(2, 0), copy=True, stream=stream)
+
+
 def test_another_stream_waits_through_an_event_or_names_the_failed_call():
     t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
     try:

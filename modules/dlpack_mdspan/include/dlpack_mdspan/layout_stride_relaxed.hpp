@@ -123,12 +123,12 @@ struct layout_stride_relaxed {
           order[j] = order[j - 1];
           order[j - 1] = t;
         }
-      index_type reach = 1;  // elements spanned by the dimensions checked so far, in strides
+      magnitude_type reach = 1;  // elements spanned by the dimensions checked so far, in strides
       for (rank_type i = 0; i < rank_; ++i) {
         const rank_type r = order[i];
         if (extents_.extent(r) == 1) continue;
         if (magnitude(strides_.values[r]) < reach) return false;
-        reach = static_cast<index_type>(magnitude(strides_.values[r]) * extents_.extent(r));
+        reach = static_cast<magnitude_type>(magnitude(strides_.values[r]) * static_cast<magnitude_type>(extents_.extent(r)));
       }
       return true;
     }
@@ -156,12 +156,16 @@ struct layout_stride_relaxed {
     DLPM_HOST_DEVICE constexpr index_type apply(std::index_sequence<R...>, Indices... i) const noexcept {
       return static_cast<index_type>(offset_ + ((i * strides_.values[R]) + ... + index_type{0}));
     }
-    DLPM_HOST_DEVICE static constexpr index_type magnitude(index_type v) noexcept {
-      if constexpr (std::is_signed_v<index_type>) return v < 0 ? static_cast<index_type>(-v) : v;
+    // |v|, unsigned: the magnitude of the most negative stride (INT64_MIN, which an extent-1
+    // dimension may carry) has no signed value.
+    using magnitude_type = std::make_unsigned_t<index_type>;
+    DLPM_HOST_DEVICE static constexpr magnitude_type magnitude(index_type v) noexcept {
+      if constexpr (std::is_signed_v<index_type>)
+        return v < 0 ? static_cast<magnitude_type>(magnitude_type{0} - static_cast<magnitude_type>(v)) : static_cast<magnitude_type>(v);
       else return v;
     }
     DLPM_HOST_DEVICE constexpr bool less(rank_type a, rank_type b) const noexcept {
-      const index_type sa = magnitude(strides_.values[a]), sb = magnitude(strides_.values[b]);
+      const magnitude_type sa = magnitude(strides_.values[a]), sb = magnitude(strides_.values[b]);
       return sa < sb || (sa == sb && extents_.extent(a) < extents_.extent(b));
     }
     extents_type extents_;

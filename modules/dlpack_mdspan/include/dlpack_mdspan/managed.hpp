@@ -605,14 +605,21 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   // One pass on the success path; the ordered checks only word a failure.
   const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
   std::int64_t numel = 0;
-  bool row_major = false;
+  bool row_major = false, empty = false;
   if (tensor_summary summary; check_structure(description, opts, summary, silent{})) {
     numel = summary.numel;
     row_major = summary.row_major;
+    empty = numel == 0;
   } else if (!structure_failure(description, opts, &err)) {
     return unexpected_error(err);
+  } else {  // the worded check accepted what the silent one refused (the tests rule it out)
+    for (std::int32_t r = 0; r < description.ndim; ++r) empty = empty || description.shape[r] == 0;
   }
-  const std::int64_t* const given = description.strides;
+  // An empty tensor's strides address nothing, so a producer's may be anything (INT64_MIN,
+  // INT64_MAX, which overflow consumers' own stride arithmetic: PyTorch's). Its strides
+  // leave canonical: the compact strides of `order` (row-major unless 'F'), computed below
+  // exactly as for NULL strides.
+  const std::int64_t* const given = empty ? nullptr : description.strides;
   // Explicit strides with an order: they must be that compact layout (extent-1 dimensions
   // may carry any stride; an empty tensor is compact), as dlpm_is_contiguous says.
   if (order != 0 && given != nullptr && !(order == 'C' ? row_major : is_compact_valid(description, numel, false)))
@@ -671,6 +678,8 @@ inline namespace DLPM_ABI {
 /// to_managed_tensor, used by the C facade) with an owner. The description is validated
 /// first (check_structure's rules); its shape and strides are copied (NULL strides become
 /// explicit row-major ones, as DLPack >= 1.2 requires), so they need not outlive the call.
+/// An empty tensor (an extent 0) gets those row-major strides whatever strides it was
+/// given: they address nothing, and extreme ones break consumers.
 /// One allocation. On failure no tensor exists and `owner` is untouched (not moved from).
 template <class Owner>
   requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
@@ -684,8 +693,10 @@ template <class Owner>
 ///   - 'C' or 'F': NULL strides stand for that layout, row-major or column-major, and the
 ///     tensor stores its explicit strides (never NULL: DLPack reads NULL as row-major).
 ///     Explicit strides must be that layout (extent-1 dimensions may carry any stride, an
-///     empty tensor is compact), else errc::non_compact_strides.
-///   - 0: explicit strides are kept as given, whatever they are; NULL strides are refused
+///     empty tensor is compact, and leaves with that layout's strides), else
+///     errc::non_compact_strides.
+///   - 0: explicit strides are kept as given, whatever they are (but an empty tensor's,
+///     which become row-major, as 'C' makes them); NULL strides are refused
 ///     (errc::invalid_argument): say 'C' or 'F', or use the form without `order`.
 /// Any other `order` is errc::invalid_argument, checked before the description. The
 /// computed strides are the running products of the extents, so they fit whenever the

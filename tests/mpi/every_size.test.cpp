@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Every element size (1, 2, 4, 8, 16 bytes; each as a predefined MPI type and, where DLPack
+// has one MPI lacks, as bytes) along every stride sign and magnitude (-2 to 2 elements on
+// each axis; zero, and rows that overlap, on the send side only), through the C++ header and the C companion, on
+// 1 to 4 real ranks in a ring: each rank sends case k to the next and receives case k from
+// the previous. Every received element is compared with the sender's, found by index
+// arithmetic on a copy of the sender's buffer (no MPI); every receive buffer has 64 guard
+// bytes on both sides, and every byte no element covers, guards included, must still hold
+// the sentinel. Send buffers carry the same guards, so an element read from outside the
+// tensor arrives as the sentinel and fails the comparison.
+#include "mpi_test.hpp"
+
+#include <dlpack_mdspan_mpi.h>
+
+#include <algorithm>
+#include <string>
+
+namespace {
+
+using namespace dlpm_mpi_test;
+
+constexpr std::int64_t guard_bytes = 64;
+
+struct element_type {
+  const char* name;
+  DLDataType dtype;
+};
+
+constexpr DLDataType dt(std::uint8_t code, std::uint8_t bits) { return DLDataType{code, bits, 1}; }
+
+const element_type element_types[] = {
+    {"int8", dt(kDLInt, 8)},          {"uint8", dt(kDLUInt, 8)},          {"float8_e4m3fn (bytes)", dt(kDLFloat8_e4m3fn, 8)},
+    {"int16", dt(kDLInt, 16)},        {"float16 (bytes)", dt(kDLFloat, 16)}, {"float32", dt(kDLFloat, 32)},
+    {"int64", dt(kDLInt, 64)},        {"complex64", dt(kDLComplex, 64)},  {"complex128", dt(kDLComplex, 128)},
+    {"float128 (bytes)", dt(kDLFloat, 128)},
+};
+
+// A layout of `shape` with these element strides, placed `guard` elements into its buffer,
+// with `guard` elements after the bytes it reaches.
+layout place(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides, std::int64_t guard) {
+  std::int64_t low = 0, high = 0;
+  for (std::size_t r = 0; r < shape.size(); ++r) {
+    const std::int64_t reach = (shape[r] - 1) * strides[r];
+    low += std::min<std::int64_t>(0, reach);
+    high += std::max<std::int64_t>(0, reach);
+  }
+  return layout{strides, guard - low, high - low + 1 + 2 * guard};
+}
+
+struct shape_case {
+  std::vector<std::int64_t> shape;
+  std::vector<std::vector<std::int64_t>> strides;  // every layout tried for this shape
+  std::vector<std::vector<std::int64_t>> receive_only{};  // when set, the receive layouts (else strides')
+};
+
+// Strides in elements: every sign and magnitude -2..2 on each axis.
+std::vector<shape_case> shape_cases() {
+  std::vector<shape_case> all;
+  shape_case vector{{7}, {}};
+  for (std::int64_t s = -2; s <= 2; ++s) vector.strides.push_back({s});
+  all.push_back(vector);
+  // A 3 x 5 matrix: the inner axis -2..2 elements, the outer axis -2..2 times the row's reach,
+  // so the rows never overlap (except where a stride is zero).
+  shape_case matrix{{3, 5}, {}};
+  for (std::int64_t inner = -2; inner <= 2; ++inner)
+    for (std::int64_t outer = -2; outer <= 2; ++outer) matrix.strides.push_back({outer * 5 * std::max<std::int64_t>(1, inner < 0 ? -inner : inner), inner});
+  all.push_back(matrix);
+  // The outer axis of magnitude 1 over an inner axis of magnitude 2: interleaved rows, so a
+  // -1-element step on the outer mode of the datatype (over a derived inner type).
+  shape_case interleaved{{2, 4}, {}};
+  for (std::int64_t outer : {-1, 1})
+    for (std::int64_t inner : {-2, 2}) interleaved.strides.push_back({outer, inner});
+  all.push_back(interleaved);
+  // Overlapping rows (send only): runs of 2 elements, rows 1 element apart, both directions.
+  all.push_back({{4, 2}, {{-1, 1}, {1, 1}, {-1, -1}}, {{2, 1}, {-2, -1}}});
+  return all;
+}
+
+bool has_zero(const std::vector<std::int64_t>& strides) { return std::find(strides.begin(), strides.end(), 0) != strides.end(); }
+
+std::string describe(const char* api, const element_type& e, const std::vector<std::int64_t>& shape, const layout& send, const layout& recv) {
+  auto list = [](const std::vector<std::int64_t>& v) {
+    std::string s = "(";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+    return s + ")";
+  };
+  return std::string(api) + " " + e.name + " shape " + list(shape) + " strides " + list(send.strides) + " into " + list(recv.strides);
+}
+
+// The MPI buffer of a tensor through one of the two APIs, and its release.
+struct mpi_buffer {
+  void* address = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  dlpack_mdspan::mpi::buffer cpp;
+  dlpm_mpi_datatype c{};
+  std::string refusal;
+  ~mpi_buffer() { dlpm_mpi_datatype_free(&c); }
+};
+
+bool make(bool use_c, const DLTensor& t, bool receive, mpi_buffer& out) {
+  if (use_c) {
+    const dlpm_status s = receive ? dlpm_mpi_receive_buffer(&t, 0, &out.c) : dlpm_mpi_send_buffer(&t, 0, &out.c);
+    if (s != DLPM_OK) return out.refusal = dlpm_mpi_error(&out.c), false;
+    out.address = out.c.address, out.count = out.c.count, out.datatype = out.c.datatype;
+    return true;
+  }
+  auto b = receive ? dlpack_mdspan::mpi::try_receive_buffer(t) : dlpack_mdspan::mpi::try_send_buffer(t);
+  if (!b) return out.refusal = b.error().message(), false;
+  out.cpp = std::move(*b);
+  out.address = out.cpp.address(), out.count = out.cpp.count(), out.datatype = out.cpp.datatype();
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  if (argc > 1 && ranks != std::atoi(argv[1])) {  // the expected size: an mpiexec of another MPI gives singletons
+    std::fprintf(stderr, "FAIL every_size: %d ranks, not %s: is mpiexec another MPI's?\n", ranks, argv[1]);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const int next = (rank + 1) % ranks, previous = (rank + ranks - 1) % ranks;
+  int failures = 0, compared = 0, failed_transfers = 0, printed = 0;
+  int k = 0;  // the case number: the tag, and with the sender's rank the byte pattern
+  for (const bool use_c : {false, true})
+    for (const element_type& e : element_types)
+      for (const shape_case& sc : shape_cases())
+        for (const auto& send_strides : sc.strides)
+          for (const auto& recv_strides : sc.receive_only.empty() ? sc.strides : sc.receive_only) {
+            if (has_zero(recv_strides)) continue;  // a receive reaches each element once
+            ++k;
+            const std::int64_t item = static_cast<std::int64_t>(itemsize(e.dtype));
+            const std::int64_t guard = guard_bytes / item;
+            const layout send = place(sc.shape, send_strides, guard), recv = place(sc.shape, recv_strides, guard);
+            const int tag = k % 30000;
+            // The bytes each side's buffer holds: the sender's pattern, guards of sentinels.
+            auto filled = [&](int sender) {
+              std::vector<unsigned char> bytes = pattern(static_cast<std::size_t>(send.buffer_elements * item), k * 7 + sender);
+              std::fill_n(bytes.begin(), guard_bytes, sentinel);
+              std::fill_n(bytes.end() - guard_bytes, guard_bytes, sentinel);
+              return bytes;
+            };
+            std::vector<unsigned char> outgoing = filled(rank), incoming(static_cast<std::size_t>(recv.buffer_elements * item), sentinel);
+            tensor out_tensor(outgoing.data(), e.dtype, sc.shape, send), in_tensor(incoming.data(), e.dtype, sc.shape, recv);
+            mpi_buffer out_buffer, in_buffer;
+            const std::string name = describe(use_c ? "C" : "C++", e, sc.shape, send, recv);
+            // Every layout here is valid: a refusal is a failure, and ends the run (the ring's
+            // other ranks would wait for this rank's message). No collective per case: MPICH's
+            // busy polling makes thousands of them crawl on oversubscribed cores.
+            const bool sendable = make(use_c, out_tensor.t, false, out_buffer);
+            if (!make(use_c, in_tensor.t, true, in_buffer) || !sendable) {
+              fail(name.c_str(), "buffer refused:", (out_buffer.refusal + in_buffer.refusal).c_str());
+              MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            MPI_Request request;
+            MPI_Irecv(in_buffer.address, in_buffer.count, in_buffer.datatype, previous, tag, MPI_COMM_WORLD, &request);
+            MPI_Send(out_buffer.address, out_buffer.count, out_buffer.datatype, next, tag, MPI_COMM_WORLD);
+            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            const std::vector<unsigned char> sent = filled(previous);
+            // compare() reports its first differences; past 20 failing transfers only count them.
+            const int wrong = compare(printed < 20 ? name.c_str() : nullptr, e.dtype, sc.shape, send, sent.data(), recv, incoming);
+            ++compared;
+            if (wrong != 0) failures += wrong, ++failed_transfers, ++printed;
+          }
+  int failed_everywhere = 0;
+  MPI_Allreduce(&failed_transfers, &failed_everywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("every_size on %d ranks: %d transfers failed\n", ranks, failed_everywhere);
+  return finish("every_size", rank, failures, compared);
+}
