@@ -12,6 +12,15 @@ The ratio is against the row's baseline from the same run set.
 Rows with unit "instr" (bench/callgrind.py: instructions per call, counted by callgrind)
 are not rows of their own: they fill the instructions column of the timed row with the
 same section and name.
+
+    python3 bench/report.py --check docs/performance.md INSTR.tsv...
+
+compares the instruction counts of INSTR.tsv (bench/callgrind.py's) with the committed
+table, the first table under "## Results" in docs/performance.md, row by row (section and
+name), and fails (exit status 1, every such row listed) when a row counts more than 2 %
+above its committed figure. Rows the committed table lacks are listed as new. Instruction
+counts are exact, so the check does not depend on the machine's load; it is the check a
+developer runs before stopping (scripts/bench --instructions --check), not a timed test.
 """
 
 import argparse
@@ -95,6 +104,9 @@ MISS_REASONS = (
     ("checked import", "per dimension, checks CCCL does not make: the range bound, the span, std::layout_stride's "
                        "uniqueness and extent-1 rule, a relaxed view's element count; then the address-space wrap "
                        "and metadata alignment " + PROFILE),
+    ("strided import", "the per-dimension passes (the element count, the span with its overflow tests, the stride "
+                       "rules) and std::layout_stride's uniqueness, which CCCL does not test; a permutation sorts "
+                       + PROFILE),
     ("export view", "the int64 range test of size_t extents and strides, the empty-view rule, and get() building "
                     "its DLTensor beside the view's fields (by value, for clang's lifetime diagnostic) " + PROFILE),
     ("Rust views", "the call a view makes, dlpm_check_layout, also counts the elements (the view's length; its raw "
@@ -184,6 +196,23 @@ def targets(rows):
         out.append(("checked import <= CCCL's to_host_mdspan", "no CCCL rows (dlpm_bench_cpp built without CCCL)",
                     "n/a"))
     summary("checked import <= CCCL's to_host_mdspan in time and instructions, every rank and layout", vs_cccl)
+    for t, m, ok in lines:
+        verdict(t, m, ok)
+
+    # ---- strided import (slices, transposes, ...): at most CCCL's, where CCCL accepts the tensor --
+    vs_cccl, lines = [], []
+    ours_suffix = ": to_mdspan<M>(t)"
+    for section, name in [k for k in rows if k[0] == "strided import" and k[1].endswith(ours_suffix)]:
+        what = name[: -len(ours_suffix)]
+        cccl = get(section, f"{what}: cuda::to_host_mdspan (CCCL)")
+        if cccl:
+            ours = get(section, name)
+            ok = within(ours, cccl, 1.0, 1.0)
+            vs_cccl.append(ok)
+            lines.append((f"checked import, {what}: to_mdspan <= CCCL's to_host_mdspan, time and instructions",
+                          versus(ours, cccl), ok))
+    summary("strided import (slice, transpose, permutation, broadcast, reversed, extent-1 axis) <= CCCL's "
+            "to_host_mdspan in time and instructions, every row CCCL accepts", vs_cccl)
     for t, m, ok in lines:
         verdict(t, m, ok)
 
@@ -312,12 +341,81 @@ def targets(rows):
     return "\n".join(lines)
 
 
+RISE_LIMIT = 1.02  # an instruction count more than 2 % over the committed table fails --check
+
+
+def committed_instructions(md_path):
+    """{(section, name): instr/op} from the first table under "## Results" in md_path."""
+    with open(md_path) as f:
+        lines = f.read().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "## Results"), None)
+    if start is None:
+        raise SystemExit(f"bench/report.py --check: {md_path} has no '## Results' section")
+    header = next((i for i in range(start, len(lines))
+                   if lines[i].startswith("|") and "instr/op" in lines[i]), None)
+    if header is None:
+        raise SystemExit(f"bench/report.py --check: no table with an instr/op column under {md_path}'s Results")
+    columns = [c.strip() for c in lines[header].strip().strip("|").split("|")]
+    at = columns.index("instr/op")
+    counts, section = {}, None
+    for line in lines[header + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] == "" and cells[1].startswith("**"):
+            section = cells[1].strip("*")
+            continue
+        name = cells[1].strip("`")
+        if len(cells) > at and cells[at]:
+            counts[(section, name)] = float(cells[at])
+    return counts
+
+
+def check_instructions(md_path, paths):
+    """Exit status 1 when a measured row counts more than RISE_LIMIT x its committed figure."""
+    committed = committed_instructions(md_path)
+    measured = {}
+    for p in paths:
+        with open(p) as f:
+            for r in csv.DictReader(f, delimiter="\t"):
+                if r["unit"] == "instr":
+                    measured.setdefault((r["section"], r["name"]), []).append(float(r["value"]))
+    risen, fallen, new = [], 0, []
+    for key, values in measured.items():
+        now = statistics.median(values)
+        before = committed.get(key)
+        if before is None:
+            new.append(key)
+        elif now > RISE_LIMIT * before:
+            risen.append((key, before, now))
+        elif now < before:
+            fallen += 1
+    compared = len(measured) - len(new)
+    print(f"instruction check against {md_path}: {compared} rows compared ({fallen} fewer instructions), "
+          f"{len(new)} rows not in the committed table")
+    for section, name in new:
+        print(f"  new: {section}: {name}")
+    if risen:
+        print(f"\nFAILED: {len(risen)} rows count more than {(RISE_LIMIT - 1) * 100:.0f} % over the committed table "
+              "(name the row and the reason in docs/performance.md, or bring it back down):", file=sys.stderr)
+        for (section, name), before, now in risen:
+            print(f"  {section}: {name}: {fmt_instr(before)} -> {fmt_instr(now)} instr ({now / before:.3f}x)",
+                  file=sys.stderr)
+        return 1
+    print(f"no row rose more than {(RISE_LIMIT - 1) * 100:.0f} %")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--md")
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--check", metavar="COMMITTED_MD",
+                    help="compare the instr rows of FILES with this committed table instead of printing a table")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
+    if args.check:
+        return check_instructions(args.check, args.files)
     rows, order = load(args.files)
     text = table(rows, order)
     head = header(rows)

@@ -17,15 +17,27 @@
 // into to_mdspan<M>(t) with NULL strides (NumPy 1.x, legacy producers), with a byte_offset,
 // on pinned memory (kDLCUDAHost), column-major into layout_stride (a transposed view), and
 // empty; the baseline is the plain row-major import of group 2.
+//
+// 4. The strided views users have (section "strided import"), ranks 1, 2, 4 and 8, into
+// layout_stride and layout_stride_relaxed: a slice (a[..., :k] of a row-major array: its
+// strides descend but are not compact; rank 1: a[::2]), a transpose (the reversed axes of a
+// row-major array, ascending strides), a permutation (axis pairs swapped, ranks 4 and 8), a
+// broadcast (axis 0 with stride 0), a reversed axis (a[::-1] on axis 0, a negative stride)
+// and an extent-1 axis with an odd stride (7). The baseline is the hand-written checked
+// import; CCCL's to_host_mdspan is a candidate where it accepts the tensor. Broadcast and
+// reversed rows are relaxed only: std::layout_stride refuses them (ours, CCCL's and the
+// hand-written import alike).
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
 
 #include <cstdlib>
+#include <exception>
+#include <string>
 
 namespace {
 
-alignas(64) float g_data[1024];
+alignas(64) float g_data[4096];
 
 [[noreturn]] void import_failed() { std::abort(); }
 
@@ -200,4 +212,187 @@ TEST_CASE("import variants: NULL strides, byte_offset, pinned memory, transposed
   candidates.push_back(import_op<right>("rank 2, layout_right: empty (shape {0, 8})", &empty.t));
   bench::compare("import variants", import_op<right>("rank 2, layout_right: row-major, explicit strides", &plain.t),
                  std::move(candidates));
+}
+
+namespace {
+
+enum class view_kind { slice, transpose, permutation, broadcast, reversed, unit_axis };
+
+constexpr const char* kind_name(view_kind k) {
+  switch (k) {
+    case view_kind::slice: return "slice";
+    case view_kind::transpose: return "transpose";
+    case view_kind::permutation: return "permutation";
+    case view_kind::broadcast: return "broadcast (stride 0)";
+    case view_kind::reversed: return "reversed axis (negative stride)";
+    case view_kind::unit_axis: return "extent-1 axis, stride 7";
+  }
+  return "?";
+}
+
+template <std::size_t R>
+std::array<std::int64_t, R> row_major_strides(const std::array<std::int64_t, R>& shape) {
+  std::array<std::int64_t, R> s{};
+  std::int64_t stride = 1;
+  for (std::size_t r = R; r-- > 0;) {
+    s[r] = stride;
+    stride *= shape[r];
+  }
+  return s;
+}
+
+/// A float CPU tensor viewing g_data as `kind` of a row-major array whose view has `shape`.
+template <std::size_t R>
+struct strided_fixture {
+  std::array<std::int64_t, R> shape{};
+  std::array<std::int64_t, R> strides{};
+  DLTensor t{};
+  strided_fixture(view_kind kind, std::array<std::int64_t, R> s) : shape(s) {
+    std::size_t first = 0;  // elements from g_data to element (0, ..., 0)
+    switch (kind) {
+      case view_kind::slice: {
+        if constexpr (R == 1) {
+          strides[0] = 2;
+        } else {
+          std::array<std::int64_t, R> parent = shape;
+          parent[R - 1] += 3;
+          strides = row_major_strides(parent);
+        }
+        break;
+      }
+      case view_kind::transpose: {  // the parent is row-major with the reversed shape
+        std::int64_t stride = 1;
+        for (std::size_t r = 0; r < R; ++r) {
+          strides[r] = stride;
+          stride *= shape[r];
+        }
+        break;
+      }
+      case view_kind::permutation: {  // view axis i is parent axis i ^ 1
+        std::array<std::int64_t, R> parent{};
+        for (std::size_t r = 0; r < R; ++r) parent[r ^ 1] = shape[r];
+        const auto ps = row_major_strides(parent);
+        for (std::size_t r = 0; r < R; ++r) strides[r] = ps[r ^ 1];
+        break;
+      }
+      case view_kind::broadcast:
+        strides = row_major_strides(shape);
+        strides[0] = 0;
+        break;
+      case view_kind::reversed:
+        strides = row_major_strides(shape);
+        first = static_cast<std::size_t>((shape[0] - 1) * strides[0]);
+        strides[0] = -strides[0];
+        break;
+      case view_kind::unit_axis: {
+        const std::size_t axis = R == 1 ? 0 : 1;
+        shape[axis] = 1;
+        strides = row_major_strides(shape);
+        strides[axis] = 7;
+        break;
+      }
+    }
+    t.data = g_data + first;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<std::int32_t>(R);
+    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.shape = shape.data();
+    t.strides = strides.data();
+    t.byte_offset = 0;
+  }
+  strided_fixture(const strided_fixture&) = delete;
+};
+
+/// The same elements at the same addresses: element (0, ..., 0), the extents, and the
+/// stride of every axis with more than one index.
+void require_same_elements(const bench::view_info& got, const bench::view_info& want) {
+  REQUIRE(got.rank == want.rank);
+  REQUIRE(static_cast<const float*>(got.data) + got.offset0 == static_cast<const float*>(want.data) + want.offset0);
+  for (std::size_t r = 0; r < want.rank; ++r) {
+    REQUIRE(got.extents[r] == want.extents[r]);
+    if (want.extents[r] != 1) REQUIRE(got.strides[r] == want.strides[r]);
+  }
+}
+
+template <class M>
+void strided_group(view_kind kind, const std::array<std::int64_t, M::rank()>& shape) {
+  constexpr std::size_t R = M::rank();
+  using L = typename M::layout_type;
+  const bool positive_only = std::is_same_v<L, std::layout_stride>;
+  if (positive_only && (kind == view_kind::broadcast || kind == view_kind::reversed)) return;
+  strided_fixture<R> fx(kind, shape);
+  DLTensor* t = &fx.t;
+  const std::string what = bench::label("rank %zu, %s, %s", R, layout_name<L>(), kind_name(kind));
+  const bench::view_info want = bench::describe(bench::hand_import<M>(*t));
+  require_same_elements(bench::describe(dm::to_mdspan<M>(*t)), want);
+  const auto tried = dm::try_to_mdspan<M>(*t);
+  REQUIRE(tried.has_value());
+  require_same_elements(bench::describe(*tried), want);
+  std::vector<bench::operation> candidates;
+#if DLPM_BENCH_HAVE_CCCL
+  bool cccl_accepts = true;
+  try {
+    require_same_elements(bench::cccl::import_once(R, cccl_layout<L>(), *t), want);
+  } catch (const std::exception&) {
+    cccl_accepts = false;  // no CCCL row for this tensor
+  }
+  if (cccl_accepts)
+    candidates.push_back(bench::cccl::import_op(what + ": cuda::to_host_mdspan (CCCL)", R, cccl_layout<L>(), t));
+#endif
+  candidates.push_back(bench::op(what + ": to_mdspan<M>(t)", [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    M m = dm::to_mdspan<M>(*t);
+    bench::escape(&m);
+  }));
+  candidates.push_back(bench::op(what + ": try_to_mdspan<M>(t)", [t]() mutable {
+    bench::launder(t);
+    bench::launder(*t);
+    auto r = dm::try_to_mdspan<M>(*t);
+    if (!r.has_value()) import_failed();
+    M m = *r;
+    bench::escape(&m);
+  }));
+  bench::compare("strided import",
+                 bench::op(what + ": hand-written checked import",
+                           [t]() mutable {
+                             bench::launder(t);
+                             bench::launder(*t);
+                             M m = bench::hand_import<M>(*t);
+                             bench::escape(&m);
+                           }),
+                 std::move(candidates));
+}
+
+template <std::size_t R>
+void strided_rank(const std::array<std::int64_t, R>& shape) {
+  using E = std::dextents<std::int64_t, R>;
+  if constexpr (R >= 2) {
+    // A check CCCL does not make (docs/performance.md cites it): overlapping strides into
+    // std::layout_stride, which the mapping's preconditions forbid.
+    using M = std::mdspan<float, E, std::layout_stride>;
+    strided_fixture<R> overlap(view_kind::slice, shape);
+    overlap.strides[0] = overlap.strides[1];
+    REQUIRE_FALSE(dm::try_to_mdspan<M>(overlap.t).has_value());
+    REQUIRE(dm::try_to_mdspan<M>(overlap.t).error().code() == dm::errc::overlapping_strides);
+#if DLPM_BENCH_HAVE_CCCL
+    REQUIRE_NOTHROW(bench::cccl::import_once(R, bench::cccl::layout::stride, overlap.t));
+#endif
+  }
+  for (view_kind kind : {view_kind::slice, view_kind::transpose, view_kind::permutation, view_kind::broadcast,
+                         view_kind::reversed, view_kind::unit_axis}) {
+    if (kind == view_kind::transpose && R < 2) continue;     // rank 1 has one axis order
+    if (kind == view_kind::permutation && R < 4) continue;  // rank 2's only permutation is the transpose
+    strided_group<std::mdspan<float, E, std::layout_stride>>(kind, shape);
+    strided_group<std::mdspan<float, E, dm::layout_stride_relaxed>>(kind, shape);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("strided import: slices, transposes, permutations, broadcasts, reversed and extent-1 axes", "[import][strided]") {
+  strided_rank<1>({64});
+  strided_rank<2>({8, 8});
+  strided_rank<4>({2, 3, 4, 5});
+  strided_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
 }

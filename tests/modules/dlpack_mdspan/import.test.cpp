@@ -284,6 +284,45 @@ TEST_CASE("rule 7: layout_stride needs positive, non-overlapping strides") {
   CHECK(import_error<strided<int, 2>>(zero.get()) == dm::errc::non_positive_stride);
 }
 
+TEST_CASE("rule 7: layout_stride's uniqueness in any order of the dimensions, both instances (issue 50)") {
+  // check_structure notes uniqueness in the order of the dimensions and in its reverse
+  // while it sums the span; any other order is sorted. to_mdspan runs the silent rules,
+  // try_to_mdspan with requirements the worded ones: both must agree.
+  int buf[64] = {};
+  struct layout_case {
+    std::array<std::int64_t, 3> shape, strides;
+    dm::errc want;
+  };
+  const layout_case cases[] = {
+      {{2, 3, 4}, {24, 8, 1}, dm::errc::ok},                    // a slice of a row-major array
+      {{4, 3, 2}, {1, 4, 12}, dm::errc::ok},                    // a transpose
+      {{3, 2, 4}, {4, 12, 1}, dm::errc::ok},                    // a permutation
+      {{2, 1, 3}, {3, 7, 1}, dm::errc::ok},                     // an extent-1 axis, odd stride, descending
+      {{2, 1, 3}, {1, 7, 2}, dm::errc::ok},                     // the same ascending
+      {{2, 2, 1}, {1, 2, -5}, dm::errc::ok},                    // an extent-1 axis's stride never matters
+      {{3, 2, 1}, {1, 2, 1}, dm::errc::overlapping_strides},    // stride 2 inside the reach 3 of stride 1
+      {{2, 3, 1}, {2, 1, 1}, dm::errc::overlapping_strides},    // reversed: stride 2 inside the reach 3
+      {{2, 2, 2}, {2, 1, 3}, dm::errc::overlapping_strides},    // no order: 3 inside 2's reach 4
+      {{2, 2, 2}, {4, 1, 2}, dm::errc::ok},                     // sorted: 1, 2, 4
+      {{2, 3, 2}, {1, 2, 6}, dm::errc::ok},                     // ascending, each stride exactly the reach inside
+      {{2, 3, 2}, {1, 2, 5}, dm::errc::overlapping_strides},    // the same with 5 inside the reach 6
+      {{2, 2, 1}, {1, std::int64_t{1} << 40, 1}, dm::errc::ok},  // a large stride
+  };
+  for (const auto& c : cases) {
+    tensor_builder t(buf, i32, {c.shape[0], c.shape[1], c.shape[2]}, {c.strides[0], c.strides[1], c.strides[2]});
+    INFO("shape " << c.shape[0] << "x" << c.shape[1] << "x" << c.shape[2] << ", strides " << c.strides[0] << ", "
+                  << c.strides[1] << ", " << c.strides[2]);
+    CHECK(import_error<strided<int, 3>>(t.get()) == c.want);
+    CHECK(thrown_code<strided<int, 3>>(t.get()) == c.want);
+    CHECK(dm::try_to_mdspan<strided<int, 3>>(t.get()).has_value() == (c.want == dm::errc::ok));
+    if (c.want == dm::errc::ok) {
+      const auto m = dm::to_mdspan<strided<int, 3>>(t.get());
+      for (std::size_t r = 0; r < 3; ++r)
+        if (c.shape[r] != 1) CHECK(m.stride(r) == c.strides[r]);
+    }
+  }
+}
+
 TEST_CASE("rule 7: the span is computed with overflow checks") {
   int buf[1] = {};
   tensor_builder huge(buf, i32, {3, 2}, {std::int64_t{1} << 62, 1});

@@ -137,6 +137,8 @@ struct export_access {
       constexpr compact_order order = compact_order_of<M>();
       index_type strides[rank];
       bool compact = false;
+      // Every extent and stride must fit int64_t (for an index_type wider than that, size_t).
+      bool may_not_fit = std::numeric_limits<index_type>::max() > std::numeric_limits<std::int64_t>::max();
       if constexpr (order != compact_order::other) {
         using unsigned_index = std::make_unsigned_t<index_type>;
         using wide = std::conditional_t<(sizeof(unsigned_index) < sizeof(std::uint64_t)), std::uint64_t, unsigned_index>;
@@ -148,16 +150,19 @@ struct export_access {
         }
         empty = running == 0;
         compact = !empty;
+        // Non-empty, every extent is at least 1: each extent and each stride (a partial
+        // product) is at most the whole product, the view's size, so one test of it covers
+        // them all.
+        if (compact) may_not_fit = may_not_fit && !fits_int64(running);
       } else {
         for (std::size_t r = 0; r < rank; ++r) empty = empty || md.extent(r) == 0;
       }
       if (!compact)
         for (std::size_t r = 0; r < rank; ++r) strides[r] = mapping.stride(static_cast<typename M::extents_type::rank_type>(r));
-      // Every extent and stride must fit int64_t: for an index_type wider than that (size_t),
-      // one test of the OR of them all decides whether the loop that names the dimension
-      // runs (for narrower ones its tests are constant and it folds away).
-      bool may_not_fit = true;
-      if constexpr (std::numeric_limits<index_type>::max() > std::numeric_limits<std::int64_t>::max()) {
+      // Otherwise (an empty or a strided view) one test of the OR of them all decides whether
+      // the loop that names the dimension runs (for an index_type no wider than int64_t its
+      // tests are constant and it folds away).
+      if (may_not_fit && !compact) {
         index_type all = 0;
         for (std::size_t r = 0; r < rank; ++r) all |= static_cast<index_type>(md.extent(r) | strides[r]);
         may_not_fit = !fits_int64(all);

@@ -175,24 +175,19 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       out.empty = true;
       return empty_tensor_strides<index_type>(t, strides, err);
     }
-    // From the innermost dimension out, uniqueness in the order most producers use: each
-    // stride steps past the reach of the dimension inside it. Any other order gets the
-    // full check. Strides are positive (check_structure); implicit ones are row-major.
-    // C-contiguous strides (check_structure saw them) are unique and at most numel.
-    bool unique = true;
-    std::int64_t inner_reach = 0;
-    for (std::size_t i = rank; i-- > 0 && !summary.row_major;) {
-      const std::int64_t e = t.shape[i];
-      if (e == 1) continue;  // its stride never matters: the view takes 1
-      const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
-      if (!std::in_range<index_type>(s))
-        DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
-                    static_cast<long long>(s));
-      std::int64_t reach = 0;
-      unique &= (s >= inner_reach) & !mul_overflows(s, e, &reach);
-      inner_reach = reach;
+    // The strides are positive (check_structure). Each must fit the index_type (for one
+    // narrower than int64; C-contiguous strides are at most numel, which fits). Unique in
+    // the order of the dimensions or in its reverse (check_structure saw it, as it saw
+    // C-contiguous strides): nothing more to do; any other order gets the full check.
+    if constexpr (std::numeric_limits<index_type>::max() < std::numeric_limits<std::int64_t>::max()) {
+      for (std::size_t i = rank; i-- > 0 && !summary.row_major;) {
+        const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
+        if (t.shape[i] != 1 && !std::in_range<index_type>(s))
+          DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
+                      static_cast<long long>(s));
+      }
     }
-    if (!unique && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
+    if (!summary.ordered_unique && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
     if (!std::in_range<index_type>(summary.highest_index + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {

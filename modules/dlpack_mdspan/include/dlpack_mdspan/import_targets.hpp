@@ -225,8 +225,8 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 
 // std::layout_stride requires that no two indices share an element: in some order of the
 // dimensions with more than one index, each stride steps past the previous dimension's
-// span. The innermost-last order was tried by the caller; here the innermost-first order
-// (column-major producers), then the order sorted by (stride, extent), which decides.
+// span. The order of the dimensions and its reverse were tried by check_structure
+// (tensor_summary::ordered_unique); here the order sorted by (stride, extent) decides.
 template <class StrideArray, class Err>
 DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
   const std::size_t rank = static_cast<std::size_t>(t.ndim);
@@ -244,7 +244,6 @@ DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& stride
     }
     return count;
   };
-  if (first_overlap() == count) return true;
   auto before = [&](std::size_t a, std::size_t b) {
     return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
   };

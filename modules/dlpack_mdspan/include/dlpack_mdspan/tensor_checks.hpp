@@ -51,6 +51,11 @@ struct tensor_summary {
   std::uint64_t itemsize = 0;     ///< bytes per element, 0 for sub-byte dtypes
   bool implicit_strides = false;  ///< strides were NULL and are taken as row-major
   bool row_major = false;         ///< C-contiguous: is_compact_valid(t, numel, true) (an empty tensor is)
+  /// std::layout_stride's uniqueness holds in the order of the dimensions or in its reverse
+  /// (each stride of an extent above 1 at least the stride times the extent of the one
+  /// before it), as check_structure with stride_rule::positive saw while summing the span;
+  /// C-contiguous strides are. False says nothing: another order may still be unique.
+  bool ordered_unique = false;
 };
 
 }  // inline namespace DLPM_ABI
@@ -274,6 +279,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   out.itemsize = itemsize;
   out.implicit_strides = ndim > 0 && t.strides == nullptr;
   out.row_major = row_major;
+  out.ordered_unique = row_major;
   out.lowest_index = 0;
   out.highest_index = 0;
 
@@ -313,6 +319,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     }
   } else if (!row_major) {
     high = 0;
+    // Into std::layout_stride the same pass notes whether the strides are unique in the
+    // order of the dimensions (a slice of a row-major array: each stride at least the end,
+    // stride times extent, of the dimension inside it) or in its reverse (a transpose).
+    bool descending = true, ascending = true;
+    std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
     for (std::int32_t r = 0; r < ndim; ++r) {
       // A dimension with one index reaches only index 0: its stride never matters.
       if (t.shape[r] == 1) continue;
@@ -331,7 +342,16 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
           detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high))
         DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)", r,
                     static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+      if constexpr (Order == stride_rule::positive) {
+        std::int64_t end = 0;  // past the last index of this dimension: overflowing, no order is decided here
+        const bool end_overflows = detail::add_overflows(reach, s, &end);
+        descending &= !end_overflows & (end <= outer_stride);
+        ascending &= !end_overflows & (s >= outer_end);
+        outer_stride = s;
+        outer_end = end;
+      }
     }
+    out.ordered_unique = Order == stride_rule::positive && (descending | ascending);
   }
   out.lowest_index = low;
   out.highest_index = high;
