@@ -102,9 +102,8 @@ fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
     fn make(validate: bool) -> Options {
         let mut o = std::mem::MaybeUninit::<pysys::dlpm_py_options>::zeroed();
         // SAFETY: a valid out-parameter, and the version these bindings declare.
-        let status = unsafe {
-            pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION)
-        };
+        let status =
+            unsafe { pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION) };
         assert_eq!(status, sys::DLPM_OK, "dlpm_py_options_init");
         // SAFETY: initialised by the component.
         let mut o = unsafe { o.assume_init() };
