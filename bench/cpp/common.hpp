@@ -156,6 +156,13 @@ enum class order { row_major, column_major };
 
 /// A compact float DLTensor over caller-owned arrays, row-major (the default) or
 /// column-major, with explicit strides.
+/// A float32 CPU tensor over `data` with the given shape and strides (kept by the caller).
+template <std::size_t R>
+DLTensor float_cpu_tensor(void* data, std::array<std::int64_t, R>& shape, std::array<std::int64_t, R>& strides) {
+  return DLTensor{data, DLDevice{kDLCPU, 0}, static_cast<std::int32_t>(R), DLDataType{kDLFloat, 32, 1},
+                  shape.data(), strides.data(), 0};
+}
+
 template <std::size_t R>
 struct tensor_fixture {
   std::array<std::int64_t, R> shape{};
@@ -174,13 +181,7 @@ struct tensor_fixture {
         stride *= shape[r];
       }
     }
-    t.data = data;
-    t.device = DLDevice{kDLCPU, 0};
-    t.ndim = static_cast<std::int32_t>(R);
-    t.dtype = DLDataType{kDLFloat, 32, 1};
-    t.shape = shape.data();
-    t.strides = strides.data();
-    t.byte_offset = 0;
+    t = float_cpu_tensor(data, shape, strides);
   }
   tensor_fixture(const tensor_fixture&) = delete;
 };

@@ -292,13 +292,7 @@ struct strided_fixture {
         break;
       }
     }
-    t.data = g_data + first;
-    t.device = DLDevice{kDLCPU, 0};
-    t.ndim = static_cast<std::int32_t>(R);
-    t.dtype = DLDataType{kDLFloat, 32, 1};
-    t.shape = shape.data();
-    t.strides = strides.data();
-    t.byte_offset = 0;
+    t = bench::float_cpu_tensor(g_data + first, shape, strides);
   }
   strided_fixture(const strided_fixture&) = delete;
 };
