@@ -45,8 +45,10 @@ extern "C" {
 
 /* ---- options ------------------------------------------------------------------------ */
 
-/** The layout of dlpm_py_provenance this header describes. */
-#define DLPM_PY_PROVENANCE_VERSION 1
+/** The layout of dlpm_py_provenance this header describes: a later version only appends
+ * fields, and a struct of an earlier version stays accepted (nothing past its end is
+ * written). */
+#define DLPM_PY_PROVENANCE_VERSION 2
 
 /** The ways a tensor comes in (dlpm_py_provenance.path). */
 enum {
@@ -55,13 +57,31 @@ enum {
   DLPM_PY_PATH_DLPACK = 3        /**< obj.__dlpack__(...) */
 };
 
+/** What an import knows of when a device tensor's data is ready (dlpm_py_provenance.stream_order). */
+enum {
+  DLPM_PY_ORDER_NONE = 0,   /**< nothing to order: memory of a device without streams (kDLCPU, kDLCUDAHost) */
+  DLPM_PY_ORDER_STREAM = 1, /**< the producer's work on the memory is ordered before ready_stream: work
+                                 queued on that stream, or on a stream made to wait for it, sees it */
+  DLPM_PY_ORDER_UNKNOWN = 2 /**< nobody said: a bare capsule, __dlpack__ asked with no stream (PyTorch then
+                                 orders nothing) or with -1, a stream object (a SYCL queue), or
+                                 __dlpack__'s integer stream on a device other than CUDA's */
+};
+
 /** What a producer handed over, as an import with dlpm_py_options.provenance saw it. */
 typedef struct dlpm_py_provenance {
-  uint32_t version;             /**< DLPM_PY_PROVENANCE_VERSION, set by the caller */
+  uint32_t version;             /**< DLPM_PY_PROVENANCE_VERSION (or 1), set by the caller */
   int32_t path;                 /**< DLPM_PY_PATH_* */
   int32_t legacy;               /**< nonzero: a legacy (pre-1.0) "dltensor" capsule, converted to versioned */
   int32_t pre_1_0_call;         /**< nonzero: __dlpack__ refused the DLPack 1.0 keywords and was asked without */
   DLPackVersion dlpack_version; /**< the producer's DLPack version; {0, 0} for a legacy capsule, which has none */
+  /* version 2 */
+  int32_t stream_order;         /**< DLPM_PY_ORDER_*: through the exchange API, the table's current_work_stream
+                                     for the device ("no sync": the data is ready in that stream's order);
+                                     through __dlpack__(stream=s) on CUDA, s (1 and 2 the legacy and
+                                     per-thread default streams); dlpm_py_tensor_import's own stream when it
+                                     asked the producer with it */
+  void* ready_stream;           /**< DLPM_PY_ORDER_STREAM: the stream (a cudaStream_t for CUDA memory; NULL is
+                                     the device's default stream), else NULL */
 } dlpm_py_provenance;
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a

@@ -140,6 +140,7 @@ static PyObject* coalesced(const DLManagedTensorVersioned* t) {
 
 static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_provenance* how, const dlpm_requirements* req) {
   static const char* const paths[] = {"?", "capsule", "exchange API", "__dlpack__"};
+  static const char* const orders[] = {"none", "stream", "unknown"}; /* DLPM_PY_ORDER_* */
   static const char* const causes[] = {"none", "flagged", "legacy_unknown", "producer_forbids"};
   const DLTensor* d = &t->dl_tensor;
   const char* forbids = NULL;
@@ -160,6 +161,8 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
       put(r, "dlpack_version", how->legacy ? Py_NewRef(Py_None)
                                            : Py_BuildValue("(II)", how->dlpack_version.major, how->dlpack_version.minor)) ||
       put(r, "pre_1_0_call", PyBool_FromLong(how->pre_1_0_call)) ||
+      put(r, "stream_order", PyUnicode_FromString(orders[how->stream_order >= 0 && how->stream_order <= 2 ? how->stream_order : 2])) ||
+      put(r, "ready_stream", how->stream_order == DLPM_PY_ORDER_STREAM ? PyLong_FromVoidPtr(how->ready_stream) : Py_NewRef(Py_None)) ||
       put(r, "device", Py_BuildValue("(ii)", (int)d->device.device_type, (int)d->device.device_id)) ||
       put(r, "device_name", PyUnicode_FromString(dlpm_device_type_name(d->device.device_type))) ||
       put(r, "dtype", PyUnicode_FromString(dtype)) ||

@@ -27,6 +27,8 @@
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
  *   traced(obj, version, borrow)    dlpm_py_options.provenance: how obj's tensor came
+ *   ready_stream(obj, borrow=False, stream=None, exchange=True)   its stream_order and
+ *                                   ready_stream (provenance version 2): (order, stream or None)
  *   borrow_kept(obj, writable, end) dlpm_py_options.keep_alive: the owner as an object
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   options(obj, bits, grad)        dlpm_py_options (version 1) against obj (a NumPy array),
@@ -755,8 +757,49 @@ static PyObject* traced(PyObject* module, PyObject* args) {
     if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
     dlpm_managed_delete(t);
   }
+  if (version < 2 && (how.stream_order != 0 || how.ready_stream != NULL))
+    return PyErr_Format(PyExc_AssertionError, "the import wrote past the end of a version-%u provenance", version);
   return Py_BuildValue("(iii(II))", (int)how.path, (int)how.legacy, (int)how.pre_1_0_call, how.dlpack_version.major,
                        how.dlpack_version.minor);
+}
+
+/* ready_stream(obj, borrow=False, stream=None, exchange=True) -> (stream_order, ready_stream
+ * as an integer, or None): where an import (or a borrow) of obj says the tensor is ready,
+ * with opts.stream when `stream` is an integer and opts.use_exchange_api = exchange. */
+static PyObject* ready_stream(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "borrow", "stream", "exchange", NULL};
+  PyObject *obj, *stream = Py_None;
+  int borrow = 0, exchange = 1;
+  dlpm_py_provenance how;
+  dlpm_py_options opts;
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_py_borrowed b;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pOp:ready_stream", keywords, &obj, &borrow, &stream, &exchange))
+    return NULL;
+  memset(&how, 0xA5, sizeof how); /* the import must write both fields */
+  how.version = DLPM_PY_PROVENANCE_VERSION;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  opts.validate = 0;
+  opts.provenance = &how;
+  opts.use_exchange_api = exchange;
+  if (stream != Py_None) {
+    opts.has_stream = 1;
+    opts.stream = PyLong_AsLongLong(stream);
+    if (PyErr_Occurred()) return NULL;
+  }
+  if (borrow) {
+    if (dlpm_py_borrow(obj, NULL, &opts, &b) != DLPM_OK) return NULL;
+    dlpm_py_borrow_end(&b);
+  } else {
+    if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
+    dlpm_managed_delete(t);
+  }
+  if (how.stream_order != DLPM_PY_ORDER_STREAM) {
+    if (how.ready_stream != NULL) return PyErr_Format(PyExc_AssertionError, "ready_stream set without a stream order");
+    return Py_BuildValue("(iO)", (int)how.stream_order, Py_None);
+  }
+  return Py_BuildValue("(iK)", (int)how.stream_order, (unsigned long long)(uintptr_t)how.ready_stream);
 }
 
 /* borrow_kept(obj, writable=False, end=False) -> (keep_alive or None, data address,
@@ -815,6 +858,8 @@ static PyMethodDef module_methods[] = {
     {"cpp_tensor", cpp_tensor, METH_VARARGS, "A C++ std::vector as a dlpack_mdspan.Tensor."},
     {"fill", fill, METH_VARARGS, "Write row-major element bytes into a dlpack_mdspan.Tensor."},
     {"consume", (PyCFunction)(void (*)(void))consume, METH_VARARGS | METH_KEYWORDS, "Import through the Python component."},
+    {"ready_stream", (PyCFunction)(void (*)(void))ready_stream, METH_VARARGS | METH_KEYWORDS,
+     "Where an import says obj's tensor is ready: (stream_order, stream or None)."},
     {"reexport", reexport, METH_O, "obj imported with the default options, as a dlpack_mdspan.Tensor."},
     {"tensor_import", (PyCFunction)(void (*)(void))tensor_import, METH_VARARGS | METH_KEYWORDS,
      "dlpm_py_tensor_import(obj) with copy and device, as dlpack_mdspan.from_dlpack."},

@@ -807,8 +807,13 @@ def test_provenance_says_how_the_tensor_came(np):
 
     assert dl.traced(Old(t)) == (DLPACK, 1, 1, (0, 0))
     for borrow in (False, True):
-        with pytest.raises(ValueError, match=r"provenance has version 2, not DLPM_PY_PROVENANCE_VERSION \(1\)"):
-            dl.traced(t, 2, borrow)
+        assert dl.traced(t, 1, borrow) == (EXCHANGE_API, 0, 0, (1, 3))  # a version-1 struct (0.2.0's) stays accepted
+        for version in (0, 3):
+            with pytest.raises(ValueError, match=rf"provenance has version {version}, not 1 to DLPM_PY_PROVENANCE_VERSION \(2\)"):
+                dl.traced(t, version, borrow)
+    # version 2: where the tensor is ready; CPU memory has no stream to order
+    assert dl.ready_stream(t) == (0, None) and dl.ready_stream(t, borrow=True) == (0, None)
+    assert dl.ready_stream(np.arange(3.0)) == (0, None)
 
 
 OPTIONS = {

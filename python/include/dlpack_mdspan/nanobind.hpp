@@ -42,7 +42,7 @@ inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
 }
 
-// std::mdspan<T, E, L, A> and legacy_writable<M>: a view for the call.
+// std::mdspan<T, E, L, A>, legacy_writable<M> and stream_ordered<M>: a view for the call.
 template <class P>
 struct dlpm_view_caster {
   using Parameter = dlpack_mdspan::python::detail::unwrap_parameter<P>;
@@ -56,13 +56,14 @@ struct dlpm_view_caster {
 
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    if (!dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable))) return false;
+    if (!dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable, Parameter::stream_ordered)))
+      return false;
     // Kept until the call returns (a container's caster destroys or reuses this one first).
     if (cleanup != nullptr)
       if (PyObject* keep_alive = loaded.release_keep_alive()) cleanup->append(keep_alive);
     return true;
   }
-  explicit operator Value() { return Value(loaded.view()); }
+  explicit operator Value() { return loaded.template parameter<Value>(); }
 
   template <class U>
   static handle from_cpp(U&&, rv_policy, cleanup_list*) noexcept {
@@ -80,6 +81,8 @@ template <class T, class E, class L, class A>
 struct type_caster<std::mdspan<T, E, L, A>> : dlpm_view_caster<std::mdspan<T, E, L, A>> {};
 template <class M>
 struct type_caster<dlpack_mdspan::python::legacy_writable<M>> : dlpm_view_caster<dlpack_mdspan::python::legacy_writable<M>> {};
+template <class M>
+struct type_caster<dlpack_mdspan::python::stream_ordered<M>> : dlpm_view_caster<dlpack_mdspan::python::stream_ordered<M>> {};
 
 // Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
 // become a dlpack_mdspan.Tensor.

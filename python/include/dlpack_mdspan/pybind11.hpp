@@ -32,7 +32,7 @@ inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
 }
 
-// std::mdspan<T, E, L, A> and legacy_writable<M>: a view for the call.
+// std::mdspan<T, E, L, A>, legacy_writable<M> and stream_ordered<M>: a view for the call.
 template <class P>
 struct dlpm_view_caster {
   using Parameter = dlpack_mdspan::python::detail::unwrap_parameter<P>;
@@ -42,7 +42,7 @@ struct dlpm_view_caster {
   using cast_op_type = P;
 
   bool load(handle src, bool convert) {
-    if (!dlpm_loaded(loaded.load(src.ptr(), convert, Parameter::legacy_writable))) return false;
+    if (!dlpm_loaded(loaded.load(src.ptr(), convert, Parameter::legacy_writable, Parameter::stream_ordered))) return false;
     // This caster may be gone before the view is used (py::cast, or a container's caster):
     // what keeps the memory alive (the owner object, else the object it was borrowed from)
     // lives until the bound function returns.
@@ -50,7 +50,7 @@ struct dlpm_view_caster {
     loader_life_support::add_patient(keep_alive ? handle(keep_alive) : src);
     return true;
   }
-  explicit operator P() { return P(loaded.view()); }
+  explicit operator P() { return loaded.template parameter<P>(); }
 
   template <class U>
   static handle cast(U&&, return_value_policy, handle) {
@@ -68,6 +68,8 @@ template <class T, class E, class L, class A>
 struct type_caster<std::mdspan<T, E, L, A>> : dlpm_view_caster<std::mdspan<T, E, L, A>> {};
 template <class M>
 struct type_caster<dlpack_mdspan::python::legacy_writable<M>> : dlpm_view_caster<dlpack_mdspan::python::legacy_writable<M>> {};
+template <class M>
+struct type_caster<dlpack_mdspan::python::stream_ordered<M>> : dlpm_view_caster<dlpack_mdspan::python::stream_ordered<M>> {};
 
 // Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
 // become a dlpack_mdspan.Tensor.

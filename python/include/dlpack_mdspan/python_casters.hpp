@@ -5,6 +5,7 @@
 //   std::mdspan<T, E, L, A>    a view for the call; the tensor is released when the call ends
 //   legacy_writable<M>         the same M, for which a legacy ("dltensor") tensor arrives
 //                              writable (PyTorch 1.x allows writes; NumPy 1.x marks its own)
+//   stream_ordered<M>          the same M, and the stream its memory is ready on (`ready`)
 //   held_view<M>               the view plus the tensor that keeps it alive (python.hpp)
 //   managed_tensor             the tensor itself, owned
 //   framework_tensor<F>        a return value handed to Python as F's array type
@@ -32,6 +33,31 @@ struct legacy_writable : M {
   using mdspan_type = M;  ///< the mdspan type it is
   /// Wraps a view (implicit: it is an M).
   legacy_writable(const M& m) noexcept : M(m) {}  // NOLINT(google-explicit-constructor)
+};
+
+/// Where the memory of an imported tensor is ready (dlpm_py_provenance's stream_order and
+/// ready_stream, the component's answer).
+struct ready_stream {
+  /// DLPM_PY_ORDER_NONE (memory no stream orders: the CPU's, pinned), DLPM_PY_ORDER_STREAM
+  /// (work queued on `stream`, or on a stream made to wait for it, sees the producer's
+  /// writes), DLPM_PY_ORDER_UNKNOWN (nobody said: see dlpm_py_provenance).
+  std::int32_t order = DLPM_PY_ORDER_UNKNOWN;
+  /// With DLPM_PY_ORDER_STREAM: the stream (a cudaStream_t for CUDA memory; nullptr is the
+  /// device's default stream).
+  void* stream = nullptr;
+};
+
+/// A parameter type: M, and the stream its memory is ready on (`ready`). Through a type's
+/// exchange API (PyTorch, our Tensor) that is the producer's current stream; through
+/// __dlpack__, the stream caster_options() name (has_stream, stream), which the producer
+/// is then asked to order. Launch the function's work on `ready.stream`, or make its own
+/// stream wait for it. It is an M.
+template <class M>
+struct stream_ordered : M {
+  using mdspan_type = M;  ///< the mdspan type it is
+  /// A view and where it is ready.
+  stream_ordered(const M& m, ready_stream r) noexcept : M(m), ready(r) {}
+  ready_stream ready;  ///< where the view's memory is ready
 };
 
 /// The options every caster of this extension module passes to dlpm_py_import. Change them
@@ -74,11 +100,19 @@ template <class M>
 struct unwrap_parameter {
   using type = M;
   static constexpr bool legacy_writable = false;
+  static constexpr bool stream_ordered = false;
 };
 template <class M>
 struct unwrap_parameter<legacy_writable<M>> {
   using type = M;
   static constexpr bool legacy_writable = true;
+  static constexpr bool stream_ordered = false;
+};
+template <class M>
+struct unwrap_parameter<stream_ordered<M>> {
+  using type = M;
+  static constexpr bool legacy_writable = false;
+  static constexpr bool stream_ordered = true;
 };
 
 // ---- the signature name, a compile-time string -------------------------------------------
@@ -274,13 +308,24 @@ class call_view {
   call_view& operator=(call_view&&) = delete;
   ~call_view() { Py_XDECREF(keep_alive_); }
 
-  load_outcome load(PyObject* src, bool may_raise, bool legacy_writable) noexcept {
+  /// `stream_ordered`: also learn where the memory is ready (ready()), through the
+  /// provenance (the component's slower, general borrow).
+  load_outcome load(PyObject* src, bool may_raise, bool legacy_writable, bool stream_ordered = false) noexcept {
     Py_CLEAR(keep_alive_);
     constexpr bool writes = writes_v<M> != 0;
     const dlpm_py_options& options = legacy_writable ? view_options<true, writes>() : view_options<false, writes>();
     if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
-    if (dlpm_py_borrow(src, nullptr, &options, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
+    dlpm_py_options ordered;
+    dlpm_py_provenance how{};
+    if (stream_ordered) {
+      ordered = options;
+      how.version = DLPM_PY_PROVENANCE_VERSION;
+      ordered.provenance = &how;
+    }
+    if (dlpm_py_borrow(src, nullptr, stream_ordered ? &ordered : &options, &b) != DLPM_OK)
+      return refuse(src, may_raise, mdspan_label<M>);
+    ready_ = ready_stream{how.stream_order, how.ready_stream};
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
@@ -293,6 +338,14 @@ class call_view {
   }
   /// Precondition: load returned loaded.
   [[nodiscard]] const M& view() const noexcept { return *view_; }
+  /// Where the view is ready, when load was asked (else DLPM_PY_ORDER_UNKNOWN).
+  [[nodiscard]] ready_stream ready() const noexcept { return ready_; }
+  /// The parameter P (M, legacy_writable<M> or stream_ordered<M>) the binding passes.
+  template <class P>
+  [[nodiscard]] P parameter() const noexcept {
+    if constexpr (unwrap_parameter<P>::stream_ordered) return P(*view_, ready_);
+    else return P(*view_);
+  }
   /// What keeps the view's memory alive, for the binding to keep until its call ends: a
   /// reference, or NULL when the argument itself does.
   [[nodiscard]] PyObject* release_keep_alive() noexcept { return std::exchange(keep_alive_, nullptr); }
@@ -300,6 +353,7 @@ class call_view {
  private:
   PyObject* keep_alive_ = nullptr;
   std::optional<M> view_;
+  ready_stream ready_;
 };
 
 /// A held_view<M> or managed_tensor parameter: the tensor is the function's to keep.

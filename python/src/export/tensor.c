@@ -151,7 +151,7 @@ static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
  * consumer's stream as passed (object hooks) or as an integer (dlpm_py_tensor_new_on_stream). */
 static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* stream) {
   long long value = 0;
-  if (device.device_type == kDLCPU || device.device_type == kDLCUDAHost) return 0;
+  if (!dlpm_py__device_has_streams(device.device_type)) return 0;
   if (o->hooks.wait != NULL) return o->hooks.wait(o->hooks.ctx, device, stream);
   if (o->int_wait == NULL) {
     void* consumer;

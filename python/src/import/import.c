@@ -51,10 +51,10 @@ static dlpm_status check_options(const dlpm_py_options* o, const char* function)
   if (o->copy < -1 || o->copy > 1)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "%s: dlpm_py_options.copy = %d is not -1 (None), 0 (False) or 1 (True)", function, o->copy);
-  if (o->provenance != NULL && o->provenance->version != DLPM_PY_PROVENANCE_VERSION)
+  if (o->provenance != NULL && (o->provenance->version < 1 || o->provenance->version > DLPM_PY_PROVENANCE_VERSION))
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
-                         "%s: dlpm_py_options.provenance has version %u, not DLPM_PY_PROVENANCE_VERSION (%u)", function,
-                         o->provenance->version, (unsigned)DLPM_PY_PROVENANCE_VERSION);
+                         "%s: dlpm_py_options.provenance has version %u, not 1 to DLPM_PY_PROVENANCE_VERSION (%u)",
+                         function, o->provenance->version, (unsigned)DLPM_PY_PROVENANCE_VERSION);
   return DLPM_OK;
 }
 
@@ -219,6 +219,8 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
  * the caller to make the tensor's owner object from. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
                                      int ordered, dlpm_py_ready* ready);
+static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
+                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered);
 
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, DLManagedTensorVersioned** out,
@@ -270,6 +272,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
+  if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered);
 
   if (s != DLPM_OK) {
     release_keeping_error(t, NULL);
@@ -299,6 +302,33 @@ static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DL
   }
   if (dlpm_py__cuda_capture(d.device_id, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
   ready->device_id = d.device_id;
+  return DLPM_OK;
+}
+
+/* dlpm_py_provenance.stream_order and ready_stream (version 2), for a tensor on device `d`
+ * that came by `path`: what the producer was asked for, or its table's current stream. */
+static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
+                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered) {
+  void* stream = NULL;
+  if (how->version < 2) return DLPM_OK;
+  how->ready_stream = NULL;
+  how->stream_order = DLPM_PY_ORDER_UNKNOWN;
+  if (!dlpm_py__device_has_streams(d.device_type)) {
+    how->stream_order = DLPM_PY_ORDER_NONE;
+    return DLPM_OK;
+  }
+  if (path == DLPM_PY_PATH_EXCHANGE_API) {
+    if (api->current_work_stream == NULL) return DLPM_OK; /* a table that does not say: unknown */
+    if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
+      return dlpm_py__producer_failed("the exchange API's current_work_stream");
+  } else if (ordered) { /* dlpm_py_tensor_import's capture: the stream the producer was asked to order */
+    stream = ordered_on;
+  } else if (!(path == DLPM_PY_PATH_DLPACK && o->has_stream && o->stream_object == NULL &&
+               dlpm_py__is_cuda_stream_memory(d.device_type) && dlpm_py__cuda_stream_from_value(o->stream, &stream) == 1)) {
+    return DLPM_OK; /* unknown */
+  }
+  how->stream_order = DLPM_PY_ORDER_STREAM;
+  how->ready_stream = stream;
   return DLPM_OK;
 }
 
@@ -364,6 +394,10 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         how->path = DLPM_PY_PATH_EXCHANGE_API;
         how->legacy = how->pre_1_0_call = 0;
         how->dlpack_version = facts.api->header.version;
+        if ((s = note_stream_order(how, view.device, facts.api, o, DLPM_PY_PATH_EXCHANGE_API, NULL, 0)) != DLPM_OK) {
+          memset(out, 0, sizeof *out);
+          return s;
+        }
       }
       if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
       return DLPM_OK;

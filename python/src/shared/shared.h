@@ -58,6 +58,13 @@ typedef struct dlpm_py_ready {
   int32_t device_id;
 } dlpm_py_ready;
 
+/* Whether memory of `device_type` is ordered by streams: every device but the CPU and CUDA's
+ * pinned host memory (what a consumer's stream waits for, and what an import reports a ready
+ * stream for). */
+static inline int dlpm_py__device_has_streams(int32_t device_type) {
+  return device_type != kDLCPU && device_type != kDLCUDAHost;
+}
+
 /* The status of a failed device-runtime call (cuda_driver.h; BufferError set). */
 #define DLPM_PY_E_DEVICE_RUNTIME DLPM_E_DEVICE_MISMATCH
 

@@ -129,6 +129,15 @@ inline std::pair<bool, double> sum_without_gil(const_f32_1d a) {
 /// Views inside the binding library's own containers: its element casters are local to the
 /// container's caster and gone before the function runs (and a list's is reused for every
 /// element), so the tensor behind each view must live on elsewhere until the call returns.
+/// Where a stream_ordered view is ready: (stream_order, the stream as an integer or None).
+template <class M>
+inline std::pair<int, std::optional<std::uint64_t>> ready_on(dp::stream_ordered<M> v) {
+  if (v.ready.order != DLPM_PY_ORDER_STREAM) return {v.ready.order, std::nullopt};
+  return {v.ready.order, static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(v.ready.stream))};
+}
+using const_cuda_f32_1d =
+    std::mdspan<const float, std::dextents<int64_t, 1>, std::layout_right, dlpack_mdspan::device_memory_accessor<const float, kDLCUDA>>;
+
 inline double total_optional(std::optional<const_f64_strided> a) { return a ? total(*a) : -1.0; }
 inline double total_each(const std::vector<const_f64_strided>& views) {
   double s = 0;
@@ -168,6 +177,8 @@ void define_all(Module& m, NoConvert no_convert, ReleaseGil release_gil) {
   m.def("total_optional", &total_optional);
   m.def("total_each", &total_each);
   m.def("total_variant", &total_variant);
+  m.def("ready_on_cuda", &ready_on<const_cuda_f32_1d>);
+  m.def("ready_on_cpu", &ready_on<const_f32_1d>);
 }
 
 }  // namespace bound

@@ -287,6 +287,60 @@ def test_cpu_tensors_never_load_the_driver():
     subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
 
 
+# ---- where an import says the tensor is ready (provenance version 2, stream_ordered<M>) ---
+
+ORDER_NONE, ORDER_STREAM, ORDER_UNKNOWN = 0, 1, 2
+
+
+def test_an_import_says_which_stream_the_tensor_is_ready_on():
+    """dlpm_py_provenance.stream_order / ready_stream: the stream the producer was asked to
+    order; through the exchange API its current_work_stream; unknown where nobody said."""
+    p = FakeCudaProducer()
+    mine = new_stream()
+    assert dl.ready_stream(p, stream=mine) == (ORDER_STREAM, mine) and p.asked == [mine]
+    assert read_floats(mine, p.address, 6) == [7.0] * 6  # and the producer did order it
+    assert dl.ready_stream(p, stream=LEGACY) == (ORDER_STREAM, LEGACY)
+    assert dl.ready_stream(p, stream=PER_THREAD, borrow=True) == (ORDER_STREAM, PER_THREAD)
+    # no stream (PyTorch then orders nothing), -1, a bare capsule: nobody said
+    assert dl.ready_stream(p) == (ORDER_UNKNOWN, None)
+    assert dl.ready_stream(p, stream=-1) == (ORDER_UNKNOWN, None)
+    assert dl.ready_stream(p.__dlpack__(max_version=(1, 3))) == (ORDER_UNKNOWN, None)
+    # our Tensor through its exchange API: the library's stream, which the import made wait
+    p = FakeCudaProducer()
+    t = dl.reexport(p)
+    library = library_stream_of(p)
+    assert dl.ready_stream(t) == (ORDER_STREAM, library)
+    assert dl.ready_stream(t, borrow=True) == (ORDER_STREAM, library)
+    assert dl.ready_stream(t, exchange=False) == (ORDER_UNKNOWN, None)  # __dlpack__ with no stream
+    # memory no stream orders
+    pinned = FakeCudaProducer(device=(KDLCUDAHOST, 0))
+    assert dl.ready_stream(pinned, stream=mine) == (ORDER_NONE, None)
+
+
+def binding_modules():
+    found = []
+    for name in ("bound_nanobind", "bound_pybind11"):
+        try:
+            found.append(__import__(name))
+        except ImportError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_a_stream_ordered_parameter_is_told_its_stream(bound):
+    """dp::stream_ordered<M> in nanobind and pybind11 functions: the same answer as the C
+    import's, for a CUDA view and a CPU one."""
+    p = FakeCudaProducer()
+    t = dl.reexport(p)
+    library = library_stream_of(p)
+    assert bound.ready_on_cuda(t) == (ORDER_STREAM, library)  # the exchange API: no sync, its stream
+    assert bound.ready_on_cuda(p) == (ORDER_UNKNOWN, None)  # __dlpack__ with no stream
+    assert bound.ready_on_cpu(dl.tensor((3,), (2, 32, 1))) == (ORDER_NONE, None)
+    with pytest.raises(TypeError, match="device=kDLCUDA"):
+        bound.ready_on_cuda(dl.tensor((3,), (2, 32, 1)))
+
+
 # ---- copies ----------------------------------------------------------------------------
 
 

@@ -80,6 +80,7 @@ def test_inspect_our_tensor_names_the_exchange_api():
     info = dm.inspect(t, show=False)
     assert info["path"] == "exchange API" and info["capsule"] is None
     assert info["dtype"] == "int16" and info["strides"] == (2, 1)
+    assert info["stream_order"] == "none" and info["ready_stream"] is None  # CPU memory: no stream orders it
 
 
 def test_inspect_pytorch_names_the_exchange_api():
