@@ -185,6 +185,15 @@ DLPM_API int32_t dlpm_is_host_accessible(int32_t device_type) DLPM_NOEXCEPT;
  * "unknown" for a value it does not define. Never NULL; a static string. */
 DLPM_API const char* dlpm_device_type_name(int32_t device_type) DLPM_NOEXCEPT;
 
+/** Decodes a consumer's `stream=` value for CUDA memory, as the Python array API encodes it
+ * (`__dlpack__`): -1 (no synchronisation) sets *handle to 0; 1 and 2 (the legacy and
+ * per-thread default streams, the runtime's and driver's own handles) and any other positive
+ * value set *handle to the value, a stream handle. 0 (ambiguous between the two defaults)
+ * and values below -1 are DLPM_E_INVALID_ARGUMENT, *handle untouched, with the reason in
+ * dlpm_last_error() ("unsupported stream on CUDA: 0 (...)"). The C++ helpers
+ * (stream_from_array_api in dlpack_mdspan/cuda.hpp) decode with the same rule. */
+DLPM_API dlpm_status dlpm_cuda_array_api_stream(int64_t value, uintptr_t* handle) DLPM_NOEXCEPT;
+
 /** The bytes a valid tensor's elements occupy, as offsets from tensor->data: [*begin, *end),
  * byte_offset included, negative strides included (begin may be negative). Packed sub-byte
  * elements share bytes; `flags` (a managed tensor's) says whether they are padded. An empty

@@ -420,6 +420,14 @@ int32_t dlpm_is_host_accessible(int32_t device_type) noexcept { return dm::is_ho
 
 const char* dlpm_device_type_name(int32_t device_type) noexcept { return dm::device_type_name(device_type); }
 
+dlpm_status dlpm_cuda_array_api_stream(int64_t value, uintptr_t* handle) noexcept {
+  if (handle == nullptr) return null_argument("dlpm_cuda_array_api_stream", "handle");
+  const dm::cuda_stream_value decoded = dm::decode_cuda_stream(value);
+  if (decoded.asks == dm::cuda_stream_value::kind::refused) return fail(dm::cuda_stream_refusal(value));
+  *handle = decoded.handle;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_byte_span", "tensor");
   if (begin == nullptr) return null_argument("dlpm_byte_span", "begin");

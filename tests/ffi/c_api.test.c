@@ -782,6 +782,24 @@ static void test_binding_queries(void) {
   CHECK(strcmp(dlpm_device_type_name(kDLCPU), "kDLCPU") == 0);
   CHECK(strcmp(dlpm_device_type_name(kDLOneAPI), "kDLOneAPI") == 0);
   CHECK(strcmp(dlpm_device_type_name(1000), "unknown") == 0);
+  { /* the array API's stream= values for CUDA (the Python component's decoding) */
+    uintptr_t handle = 77;
+    CHECK_STATUS(dlpm_cuda_array_api_stream(-1, &handle), DLPM_OK);
+    CHECK(handle == 0); /* no synchronisation */
+    CHECK_STATUS(dlpm_cuda_array_api_stream(1, &handle), DLPM_OK);
+    CHECK(handle == 1);
+    CHECK_STATUS(dlpm_cuda_array_api_stream(2, &handle), DLPM_OK);
+    CHECK(handle == 2);
+    CHECK_STATUS(dlpm_cuda_array_api_stream(0x7f00dead0000, &handle), DLPM_OK);
+    CHECK(handle == (uintptr_t)0x7f00dead0000);
+    handle = 77;
+    CHECK_STATUS(dlpm_cuda_array_api_stream(0, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK(handle == 77 && strstr(dlpm_last_error(), "unsupported stream on CUDA: 0 (") != NULL);
+    CHECK_STATUS(dlpm_cuda_array_api_stream(-2, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK(strstr(dlpm_last_error(), "unsupported stream on CUDA: -2") != NULL);
+    CHECK_STATUS(dlpm_cuda_array_api_stream(INT64_MIN, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK_STATUS(dlpm_cuda_array_api_stream(1, NULL), DLPM_E_NULL_POINTER);
+  }
 
   t.byte_offset = 9 * 4; /* column j at data[9 - 3j]: elements 0..11 */
   CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);

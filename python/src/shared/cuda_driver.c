@@ -190,11 +190,11 @@ PyObject* dlpm_py__invalid_stream_error(void) {
 PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT { return dlpm_py__invalid_stream_error(); }
 
 int dlpm_py__cuda_stream_from_value(int64_t value, void** out) {
+  uintptr_t handle = 0;
   *out = NULL;
-  if (value == -1) return 0;
-  if (value <= 0) return -1;
-  *out = (void*)(uintptr_t)value; /* 1 and 2 are the driver's own CU_STREAM_LEGACY and CU_STREAM_PER_THREAD */
-  return 1;
+  if (dlpm_cuda_array_api_stream(value, &handle) != DLPM_OK) return -1; /* the core's rule, once */
+  *out = (void*)handle; /* 1 and 2 are the driver's own CU_STREAM_LEGACY and CU_STREAM_PER_THREAD */
+  return handle != 0;
 }
 
 int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait) {
@@ -218,10 +218,7 @@ int dlpm_py__cuda_stream_from_object(PyObject* stream, void** out, int* wait) {
     default: break;
   }
   if ((kind = dlpm_py__invalid_stream_error()) == NULL) return -1;
-  PyErr_Format(kind,
-               "__dlpack__: unsupported stream on CUDA: %lld (the array API allows None or 1 for the legacy default "
-               "stream, 2 for the per-thread default stream, -1 for no synchronisation, or a stream handle)",
-               value);
+  PyErr_Format(kind, "__dlpack__: %s", dlpm_last_error()); /* the facade's wording of the refusal */
   Py_DECREF(kind);
   return -1;
 }

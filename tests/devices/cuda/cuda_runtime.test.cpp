@@ -135,7 +135,7 @@ TEST_CASE("stream_from_array_api decodes the array API's stream values") {
     const auto refused = dm::stream_from_array_api(bad);
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().code() == dm::errc::invalid_argument);
-    CHECK(has_text(refused.error().message(), "is not a CUDA stream"));
+    CHECK(has_text(refused.error().message(), "unsupported stream on CUDA"));
   }
 }
 

@@ -253,18 +253,14 @@ struct array_api_stream {
   cudaStream_t stream;  ///< the consumer's stream when synchronise is true
 };
 
-/// Decodes a `stream=` value (see array_api_stream); 0 and values below -1 are
-/// errc::invalid_argument. No runtime call.
+/// Decodes a `stream=` value (see array_api_stream) by the core's rule (decode_cuda_stream,
+/// array_api_stream.hpp): 0 and values below -1 are errc::invalid_argument
+/// (cuda_stream_refusal). No runtime call.
 [[nodiscard]] inline result<array_api_stream> stream_from_array_api(std::int64_t value) noexcept {
-  if (value == -1) return array_api_stream{false, nullptr};
-  if (value == 1) return array_api_stream{true, cudaStreamLegacy};
-  if (value == 2) return array_api_stream{true, cudaStreamPerThread};
-  if (value <= 0)
-    return unexpected_error(error::format(errc::invalid_argument,
-                                          "stream = %lld is not a CUDA stream: the array API allows -1 (no "
-                                          "synchronisation), 1 (legacy default), 2 (per-thread default) or a cudaStream_t",
-                                          static_cast<long long>(value)));
-  return array_api_stream{true, reinterpret_cast<cudaStream_t>(static_cast<std::uintptr_t>(value))};
+  const cuda_stream_value decoded = decode_cuda_stream(value);
+  if (decoded.asks == cuda_stream_value::kind::refused) return unexpected_error(cuda_stream_refusal(value));
+  if (decoded.asks == cuda_stream_value::kind::no_sync) return array_api_stream{false, nullptr};
+  return array_api_stream{true, reinterpret_cast<cudaStream_t>(decoded.handle)};
 }
 
 /// Makes `consumer` wait for all work queued on `producer` so far, without blocking the

@@ -11,6 +11,7 @@
 #include <dlpack_mdspan/dtype_name.hpp>
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/array_api_stream.hpp>
 #include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/layout_stride_relaxed.hpp>
 #include <dlpack_mdspan/export.hpp>
