@@ -113,6 +113,20 @@ def copies():
     assert float(y.sum()) == 7 * N
 
 
+@case("the ready stream of a PyTorch tensor is PyTorch's current stream (provenance version 2)")
+def ready_stream_is_the_producers_current_stream():
+    s = torch.cuda.Stream()
+    x = torch.zeros(4, device="cuda")
+    owner = importlib.import_module(module)
+    with torch.cuda.stream(s):
+        if hasattr(owner, "ready_stream"):  # dlpm_interop: dlpm_py_import with a provenance
+            order, stream = owner.ready_stream(x)
+        else:  # the pip package
+            info = owner.inspect(x, show=False)
+            order, stream = {"none": 0, "stream": 1, "unknown": 2}[info["stream_order"]], info["ready_stream"]
+    assert (order, stream) == (1, s.cuda_stream), (order, stream, s.cuda_stream)
+
+
 print(f"GPU: {torch.cuda.get_device_name()} (torch {torch.__version__}, CUDA {torch.version.cuda})")
 for name, outcome, detail in results:
     print(f"{outcome}: {name}")
