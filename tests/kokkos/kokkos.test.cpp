@@ -30,7 +30,8 @@ namespace {
 // the last test, when every View of a test is gone.
 void use_kokkos() {
   static const bool initialized = [] {
-    Kokkos::initialize();
+    // two threads for OpenMP (the machine's cores, and enough for a reduction to be parallel)
+    Kokkos::initialize(Kokkos::InitializationSettings().set_num_threads(2).set_disable_warnings(true));
     std::atexit([] { Kokkos::finalize(); });
     return true;
   }();
