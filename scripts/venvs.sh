@@ -33,7 +33,10 @@ export DLPM_AARCH64_LIBCXX
 #   DLPM_KOKKOS_SOURCE=/path     a Kokkos 5 source tree to build, where the mirror serves no
 #                                source package of sid's kokkos
 : "${DLPM_KOKKOS_PREFIX:=/var/cache/dlpack-mdspan-kokkos/install}"
-export DLPM_KOKKOS_PREFIX
+#   DLPM_KOKKOS_SID_HEADERS=/path   Debian sid's libkokkos-dev unpacked (root/usr/include/kokkos),
+#                                   never installed: scripts/check-kokkos compiles against it
+: "${DLPM_KOKKOS_SID_HEADERS:=/var/cache/dlpack-mdspan-kokkos/sid-headers}"
+export DLPM_KOKKOS_PREFIX DLPM_KOKKOS_SID_HEADERS
 
 # The pyenv interpreters the wheel's abi3 check runs besides the python3 on PATH (the same
 # versions as tests/python_abi3); pyenv's versions folder, or empty without pyenv.
