@@ -227,3 +227,27 @@ TEST_CASE("pinned and managed host-reachable memory is HostSpace's, an empty ten
 static_assert(dk::memory_space_traits<Kokkos::HostSpace>::device_type == kDLCPU);
 static_assert(std::is_same_v<dk::unmanaged_view_t<Kokkos::View<double**>>::memory_space, Kokkos::HostSpace>);
 static_assert(dk::unmanaged_view_t<Kokkos::View<double**>>::memory_traits::is_unmanaged);
+
+TEST_CASE("a rank-0 View and a View with a static extent go out and come back") {
+  use_kokkos();
+  Kokkos::View<double, Kokkos::HostSpace> scalar("scalar");
+  scalar() = 2.5;
+  const auto t = dk::try_to_dlpack_tensor(scalar);
+  REQUIRE(t);
+  const DLTensor d = t->get();
+  CHECK(d.ndim == 0);
+  CHECK(d.data == scalar.data());
+  const auto back = dk::to_view<Kokkos::View<const double, Kokkos::HostSpace>>(d);
+  CHECK(back() == 2.5);
+
+  Kokkos::View<float* [2], Kokkos::HostSpace> pairs("pairs", 5);
+  pairs(4, 1) = 9.0f;
+  const auto p = dk::try_to_dlpack_tensor(pairs);
+  REQUIRE(p);
+  const DLTensor pd = p->get();
+  CHECK(std::vector<std::int64_t>(pd.shape, pd.shape + 2) == std::vector<std::int64_t>{5, 2});
+  CHECK(std::vector<std::int64_t>(pd.strides, pd.strides + 2) == std::vector<std::int64_t>{2, 1});
+  const auto pairs_back = dk::to_view<Kokkos::View<float* [2], Kokkos::HostSpace>>(pd);
+  CHECK(pairs_back(4, 1) == 9.0f);
+  CHECK(pairs_back.extent(0) == 5);
+}
