@@ -26,6 +26,18 @@ export DLPM_FRAMEWORKS_VENV DLPM_SYCL_VENV DLPM_WHEEL_VENVS DLPM_RUST_EXTENSION_
 : "${DLPM_AARCH64_LIBCXX:=/var/cache/dlpack-mdspan-aarch64/libcxx}"
 export DLPM_AARCH64_LIBCXX
 
+# Nor is Kokkos, built from source by install-deps (Serial and OpenMP, clang 19 + libc++), for
+# dlpack_mdspan/kokkos.hpp's tests and scripts/check-kokkos; CMake finds it through
+# -DCMAKE_PREFIX_PATH=$DLPM_KOKKOS_PREFIX.
+#   DLPM_KOKKOS_PREFIX=/path     its install prefix (a stamp, .dlpm-kokkos, names the version)
+#   DLPM_KOKKOS_SOURCE=/path     a Kokkos 5 source tree to build, where the mirror serves no
+#                                source package of sid's kokkos
+: "${DLPM_KOKKOS_PREFIX:=/var/cache/dlpack-mdspan-kokkos/install}"
+#   DLPM_KOKKOS_SID_HEADERS=/path   Debian sid's libkokkos-dev unpacked (root/usr/include/kokkos),
+#                                   never installed: scripts/check-kokkos compiles against it
+: "${DLPM_KOKKOS_SID_HEADERS:=/var/cache/dlpack-mdspan-kokkos/sid-headers}"
+export DLPM_KOKKOS_PREFIX DLPM_KOKKOS_SID_HEADERS
+
 # The pyenv interpreters the wheel's abi3 check runs besides the python3 on PATH (the same
 # versions as tests/python_abi3); pyenv's versions folder, or empty without pyenv.
 DLPM_ABI3_PYENV_VERSIONS="3.10.13 3.12.1 3.13.0"
