@@ -6,7 +6,8 @@
 # DLPACK_MDSPAN_SYCL_PYTHON, and a configure without them skips the framework, MindSpore and
 # SYCL tests, saying so.
 #
-#   DLPM_FRAMEWORKS_VENV=/path   the frameworks venv (PyTorch, TensorFlow, JAX, pyarrow, tvm-ffi)
+#   DLPM_FRAMEWORKS_VENV=/path   the frameworks venv (PyTorch, TensorFlow, JAX, pyarrow, tvm-ffi,
+#                                Paddle, Warp, MLX, tinygrad)
 #   DLPM_MINDSPORE_VENV=/path    the MindSpore venv (MindSpore 2.10 with NumPy 1.26)
 #   DLPM_SYCL_VENV=/path         the SYCL venv (dpctl, dpnp, Intel's OpenCL CPU runtime)
 #   DLPM_WHEEL_VENVS=/path       scripts/check-wheel's venvs: tools/ (auditwheel) and one per
