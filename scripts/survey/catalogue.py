@@ -137,5 +137,83 @@ def dpnp():
             "note": "On the SYCL CPU device of Intel's OpenCL runtime (device memory: kDLOneAPI)."}
 
 
+PADDLE_2D = "paddle.arange(24, dtype='float32').reshape([4, 6])"
+
+
+def paddle():
+    cases = _layouts(PADDLE_2D, PADDLE_2D + ".T", PADDLE_2D + "[1:, ::2]", PADDLE_2D + "[1:2]", PADDLE_2D + "[::-1]",
+                     "paddle.broadcast_to(paddle.arange(6, dtype='float32'), [4, 6])", "paddle.to_tensor(3.5)",
+                     "paddle.zeros([0, 3])", (None, "Paddle tensors are always writable"))
+    cases.update(_dtypes("paddle.arange(4).astype('{}')", lambda name: name))
+    return {"title": "PaddlePaddle", "distributions": ["paddlepaddle"], "imports": ["import paddle"],
+            "cases": cases, "spacer": "paddle.empty([{n}], dtype='uint8')",
+            "note": "Paddle's `__dlpack_device__` returns `(kDLCPU, None)` for these tensors: no device id."}
+
+
+MINDSPORE_2D = "ms.Tensor(np.arange(24, dtype=np.float32).reshape(4, 6))"
+
+
+def mindspore():
+    # MindSpore's tensors have no __dlpack__: mindspore.utils.dlpack.to_dlpack(x) hands a
+    # capsule over, which the import way is given (the other two ways ask x itself).
+    cases = _layouts(MINDSPORE_2D, MINDSPORE_2D + ".T", MINDSPORE_2D + "[1:, ::2]", MINDSPORE_2D + "[1:2]",
+                     MINDSPORE_2D + "[::-1]", "ms.ops.broadcast_to(ms.Tensor(np.arange(6, dtype=np.float32)), (4, 6))",
+                     "ms.Tensor(3.5, ms.float32)", "ms.ops.zeros((0, 3), ms.float32)",
+                     (None, "MindSpore tensors are always writable"))
+    # Not float8: MindSpore's CPU Cast has no float8 kernel, and its error surfaces
+    # asynchronously, in whichever later call (the next case's) waits on the work.
+    cases.update(_dtypes("ms.Tensor(np.arange(4)).astype({})",
+                         lambda name: "ms.bool_" if name == "bool" else "ms." + name,
+                         {name: "MindSpore's CPU `Cast` has no float8 kernel" for name in ["float8_e4m3fn",
+                                                                                          "float8_e5m2"]}))
+    return {"title": "MindSpore", "distributions": ["mindspore", "numpy"],
+            "imports": ["import mindspore as ms", "import numpy as np", "from mindspore.utils.dlpack import to_dlpack"],
+            "export": "to_dlpack", "cases": cases, "spacer": "ms.Tensor(np.zeros({n}, dtype=np.uint8))",
+            "note": "MindSpore's tensors have no `__dlpack__`: the import column is given "
+                    "`mindspore.utils.dlpack.to_dlpack(x)`, its one export (a capsule). NumPy 1.26 beside it: "
+                    "MindSpore's C++ parser is built against NumPy 1.x."}
+
+
+WARP_2D = "wp.array(np.arange(24, dtype=np.float32).reshape(4, 6), device='cpu')"
+
+
+def warp():
+    cases = _layouts(WARP_2D, WARP_2D + ".transpose()", WARP_2D + "[1:, ::2]", WARP_2D + "[1:2]", WARP_2D + "[::-1]",
+                     (None, "Warp has no broadcasting view"), (None, "Warp has no 0-d arrays"),
+                     "wp.zeros((0, 3), dtype=wp.float32, device='cpu')", (None, "Warp arrays are always writable"))
+    cases.update(_dtypes("wp.array(np.arange(4), dtype={}, device='cpu')", lambda name: "wp." + name,
+                         {name: "Warp has no such dtype" for name in ["float8_e4m3fn", "float8_e5m2", "complex64",
+                                                                      "complex128"]}))
+    return {"title": "Warp", "distributions": ["warp-lang", "numpy"],
+            "imports": ["import warp as wp", "import numpy as np"],
+            "cases": cases, "spacer": "wp.empty({n}, dtype=wp.uint8, device='cpu')",
+            "note": "NVIDIA Warp on its CPU device (no CUDA driver on the machine)."}
+
+
+MLX_2D = "mx.arange(24, dtype=mx.float32).reshape(4, 6)"
+
+
+def mlx():
+    cases = _layouts(MLX_2D, MLX_2D + ".T", MLX_2D + "[1:, ::2]", MLX_2D + "[1:2]", MLX_2D + "[::-1]",
+                     "mx.broadcast_to(mx.arange(6, dtype=mx.float32), (4, 6))", "mx.array(3.5)",
+                     "mx.zeros((0, 3))", (None, "MLX arrays are immutable: see the rows above"))
+    cases.update(_dtypes("mx.arange(4).astype({})", lambda name: "mx.bool_" if name == "bool" else "mx." + name,
+                         {name: "MLX has no such dtype" for name in ["float8_e4m3fn", "float8_e5m2", "complex128"]}))
+    return {"title": "MLX", "distributions": ["mlx", "mlx-cpu"], "imports": ["import mlx.core as mx"],
+            "cases": cases, "spacer": "mx.zeros({n}, dtype=mx.uint8)",
+            "note": "MLX's CPU build (`mlx-cpu`); its arrays are lazy and computed when exported."}
+
+
+def tinygrad():
+    # No DLPack at all: the probe checks that this is still so (a tinygrad that gains
+    # __dlpack__ or from_dlpack fails the check, to be given a catalogue).
+    return {"title": "tinygrad", "distributions": ["tinygrad"], "imports": ["import tinygrad"],
+            "no_dlpack": {"made": "tinygrad.Tensor([1.0, 2.0, 3.0])", "module": "tinygrad",
+                          "reason": "its Tensor has no `__dlpack__`, `__dlpack_device__` or exchange API, and "
+                                    "tinygrad no `from_dlpack` or `to_dlpack`"},
+            "cases": {}}
+
+
 CATALOGUES = {"numpy": numpy, "torch": torch, "jax": jax, "tensorflow": tensorflow, "pyarrow": pyarrow,
-              "tvm_ffi": tvm_ffi, "dpnp": dpnp}
+              "tvm_ffi": tvm_ffi, "dpnp": dpnp,
+              "paddle": paddle, "mindspore": mindspore, "warp": warp, "mlx": mlx, "tinygrad": tinygrad}

@@ -15,6 +15,7 @@ case is built TRIALS times, each after a spacer allocation of another size from 
 framework, all kept alive, and the smallest alignment seen is reported. Every other fact
 must be the same in every trial (the disagreeing ones are named on the page).
 """
+import contextlib
 import importlib.metadata
 import json
 import os
@@ -61,9 +62,11 @@ def probe(dm, call):
         return {"error": error_text(e)}
 
 
-def ways(dm, x):
-    """The three ways one tensor is handed over; the capsules' views compared with the import's."""
-    out = {"import": probe(dm, lambda: x),
+def ways(dm, x, export):
+    """The three ways one tensor is handed over; the capsules' views compared with the import's.
+    `export` is the framework's own export function for a framework whose tensors have no
+    __dlpack__ (the import way is given its capsule), else None."""
+    out = {"import": probe(dm, (lambda: export(x)) if export else (lambda: x)),
            "legacy": probe(dm, lambda: x.__dlpack__()),
            "versioned": probe(dm, lambda: x.__dlpack__(max_version=(1, 3)))}
     first = out["import"]
@@ -125,15 +128,36 @@ def versions(catalogue, scope):
     return found
 
 
+DLPACK_NAMES = ("__dlpack__", "__dlpack_device__", "__dlpack_c_exchange_api__", "from_dlpack", "to_dlpack")
+
+
+def without_dlpack(catalogue, scope):
+    """A framework the catalogue says has no DLPack: the DLPack names its tensor type and its
+    module have (none, or the probe fails: the page would be wrong)."""
+    spec = catalogue["no_dlpack"]
+    x = eval(spec["made"], scope)  # noqa: S307 - the catalogue's expression
+    module = scope[spec["module"]]
+    found = [type(x).__name__ + "." + n for n in DLPACK_NAMES if hasattr(x, n)]
+    found += [spec["module"] + "." + n for n in DLPACK_NAMES if hasattr(module, n)]
+    return found
+
+
 def main():
-    name = sys.argv[1]
+    # The JSON document is the only output: what frameworks print (Warp's banner) goes to stderr.
+    out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):
+        result = survey(sys.argv[1])
+    json.dump(result, out, indent=1, sort_keys=True)
+    return 0
+
+
+def survey(name):
     catalogue = CATALOGUES[name]()
     warnings.simplefilter("ignore")  # JAX's int64 truncation, TF's notices: the page says what arrives
     try:
         scope = namespace(catalogue)
     except ImportError as e:
-        json.dump({"catalogue": name, "missing": error_text(e)}, sys.stdout)
-        return 0
+        return {"catalogue": name, "missing": error_text(e)}
     import dlpack_mdspan as dm
 
     result = {"catalogue": name, "title": catalogue["title"], "note": catalogue.get("note"),
@@ -141,6 +165,13 @@ def main():
               "cases": []}
     result["versions"] = versions(catalogue, scope)
     result["version"] = next(iter(result["versions"].values()))  # the first distribution named: the framework's
+    if "no_dlpack" in catalogue:
+        found = without_dlpack(catalogue, scope)
+        if found:
+            sys.exit("probe: {} now has {}: give it a catalogue of cases".format(catalogue["title"], ", ".join(found)))
+        result["no_dlpack"] = catalogue["no_dlpack"]["reason"]
+        return result
+    export = eval(catalogue["export"], scope) if "export" in catalogue else None  # noqa: S307
     for case, made in catalogue["cases"].items():
         row = {"case": case}
         if isinstance(made, tuple):
@@ -156,13 +187,12 @@ def main():
                     row["not_made"] = error_text(e)
                     break
                 kept.append(x)
-                trials.append(ways(dm, x))
+                trials.append(ways(dm, x, export))
             if "not_made" not in row:
                 row.update({way: merge([t[way] for t in trials]) for way in ("import", "legacy", "versioned")})
             del kept, trials
         result["cases"].append(row)
-    json.dump(result, sys.stdout, indent=1, sort_keys=True)
-    return 0
+    return result
 
 
 if __name__ == "__main__":

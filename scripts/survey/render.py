@@ -19,7 +19,8 @@ Each case is handed over three ways:
 - **import**: the object itself, as `dlpm_py_import` takes it with the default options: the
   type's exchange API (`__dlpack_c_exchange_api__`) where it publishes one, else
   `__dlpack__(max_version=(1, 3))`, asked again without the keywords when the producer
-  refuses them (then the path says "retried without keywords").
+  refuses them (then the path says "retried without keywords"). A framework whose tensors
+  have no `__dlpack__` (MindSpore) hands over the capsule of its own export function here.
 - **`__dlpack__()`**: the capsule a pre-1.0 consumer asks for (no keywords).
 - **`__dlpack__(max_version=(1, 3))`**: the capsule a DLPack 1.x consumer asks for.
 
@@ -33,6 +34,9 @@ tensor's (a legacy capsule has none: "legacy"). In the last two columns, "same v
 the same device, dtype, shape, strides, byte_offset and data pointer as the import.
 "refused" is the exception raised, class and message; "not made" means the framework's own
 expression raised.
+
+A framework that is installed but has no DLPack at all says so, with what it lacks; its
+probe fails the check the day it gains any of it.
 
 The summary's *reversed* and *broadcast* say whether the view arrived with negative or zero
 strides, or as a new array (the framework's slicing or broadcasting made new memory); its
@@ -83,6 +87,8 @@ def _dtype(way):
 def _path(way):
     if way["path"] == "exchange API":
         return "exchange API"
+    if way["path"] == "capsule":
+        return "a capsule (the framework's export function)"
     if way["pre_1_0_call"]:
         return "`__dlpack__`, retried without keywords"
     return "`__dlpack__`"
@@ -152,6 +158,9 @@ def section_text(section, doc):
         return "\n".join(lines) + "\n"
     versions = ", ".join("{} {}".format(name, version) for name, version in sorted(doc["versions"].items()))
     lines += ["{} on {}, {}.".format(versions, doc["python"], section["where"]), ""]
+    if "no_dlpack" in doc:
+        lines += ["No DLPack: {} (the probe checks that this is still so).".format(doc["no_dlpack"]), ""]
+        return "\n".join(lines) + "\n"
     if doc.get("note"):
         lines += [doc["note"], ""]
     lines += [_devices(doc), ""]
@@ -174,6 +183,8 @@ def _glance(section, doc):
     """One line of the summary: the facts people look for first."""
     if "missing" in doc:
         return [heading(section, doc), section["where"], "not surveyed here"] + [""] * 7
+    if "no_dlpack" in doc:
+        return [heading(section, doc), section["where"], "no DLPack"] + [""] * 7
     rows = {row["case"]: row for row in doc["cases"]}
 
     def imported(case):

@@ -7,7 +7,8 @@ building the dlpack_mdspan package it needs:
     python3 survey.py --site DIR --page docs/framework-survey.md --check
 
 DIR holds the dlpack_mdspan package (put on each probe's PYTHONPATH). The interpreters come
-from the environment scripts/venvs.sh sets (DLPM_FRAMEWORKS_PYTHON, DLPM_SYCL_PYTHON) and
+from the environment scripts/venvs.sh sets (DLPM_FRAMEWORKS_PYTHON, DLPM_MINDSPORE_PYTHON,
+DLPM_SYCL_PYTHON) and
 Debian's /usr/bin/python3. A framework whose interpreter or module is missing is skipped:
 --write says so on the page, --check leaves its section unchecked and says so.
 """
@@ -23,7 +24,7 @@ import render
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEBIAN_PYTHON = "/usr/bin/python3"
-VARIABLES = {"frameworks": "DLPM_FRAMEWORKS_PYTHON", "sycl": "DLPM_SYCL_PYTHON"}
+VARIABLES = {"frameworks": "DLPM_FRAMEWORKS_PYTHON", "mindspore": "DLPM_MINDSPORE_PYTHON", "sycl": "DLPM_SYCL_PYTHON"}
 
 
 def interpreters():
@@ -40,6 +41,7 @@ def interpreters():
     return {
         "frameworks": (frameworks, "the frameworks venv of scripts/install-deps", {}),
         "debian": (DEBIAN_PYTHON, "Debian's /usr/bin/python3", {}),
+        "mindspore": (os.environ.get("DLPM_MINDSPORE_PYTHON", ""), "the MindSpore venv of scripts/install-deps", {}),
         "sycl": (sycl, "the SYCL venv of scripts/install-deps", sycl_env),
     }
 
@@ -55,6 +57,11 @@ SECTIONS = [
     ("pyarrow", "pyarrow", "frameworks", "pyarrow"),
     ("tvm_ffi", "tvm_ffi", "frameworks", "tvm-ffi"),
     ("dpnp", "dpnp", "sycl", "dpnp"),
+    ("paddle", "paddle", "frameworks", "PaddlePaddle"),
+    ("mindspore", "mindspore", "mindspore", "MindSpore"),
+    ("warp", "warp", "frameworks", "Warp"),
+    ("mlx", "mlx", "frameworks", "MLX"),
+    ("tinygrad", "tinygrad", "frameworks", "tinygrad"),
 ]
 
 
@@ -94,7 +101,8 @@ def main():
         return 1
     for section in sections:
         doc = docs[section["id"]]
-        state = "skipped: " + doc["missing"] if "missing" in doc else "{} cases".format(len(doc["cases"]))
+        state = ("skipped: " + doc["missing"] if "missing" in doc else "no DLPack" if "no_dlpack" in doc
+                 else "{} cases".format(len(doc["cases"])))
         print("[survey] {}: {}".format(section["id"], state))
     new = render.page(sections, docs)
 

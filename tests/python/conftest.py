@@ -23,13 +23,15 @@ def pytest_configure(config):
 
 def _framework_version(name):
     module = {"NumPy": "numpy", "PyTorch": "torch", "JAX": "jax", "TensorFlow": "tensorflow", "pyarrow": "pyarrow",
-              "tvm-ffi": "tvm_ffi", "dlpack_mdspan.Tensor": None}.get(name)
+              "tvm-ffi": "tvm_ffi", "PaddlePaddle": "paddle", "MindSpore": "mindspore", "Warp": "warp", "MLX": "mlx",
+              "dlpack_mdspan.Tensor": None}.get(name)
     if module is None:
         return ""
     try:
         from importlib.metadata import version
 
-        return version({"tvm_ffi": "apache-tvm-ffi", "tensorflow": "tensorflow-cpu"}.get(module, module))
+        return version({"tvm_ffi": "apache-tvm-ffi", "tensorflow": "tensorflow-cpu", "paddle": "paddlepaddle",
+                        "warp": "warp-lang"}.get(module, module))
     except Exception:  # noqa: BLE001 - e.g. tensorflow installed as "tensorflow"
         try:
             return getattr(__import__(module), "__version__", "")

@@ -605,3 +605,15 @@ def test_random_tensors_against_the_model(collect):
 def test_every_deleter_ran_once():
     collect()
     assert all(n == 1 for n in DELETED.values()), {a: n for a, n in DELETED.items() if n != 1}
+
+
+def test_an_exception_in_flight_outlives_a_python_deleter():
+    """The Tensor goes while its own __dlpack__'s exception is in flight (the bound method held
+    the last reference), and its producer's deleter is Python code (a ctypes callback, as
+    Warp's is): the caller still sees that exception. Was a SystemError ("error return
+    without exception set"), the ctypes callback having reported and cleared it (issue 51)."""
+    hand = Hand()
+    with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):
+        dl.reexport(hand.capsule()).__dlpack__(stream=0)
+    collect()
+    assert hand.deletes() == 1

@@ -368,31 +368,31 @@ static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject
 
 /* Before the memory goes: a copy queued by an export (driver_copy) that still reads it lands
  * first (the library's stream of the device orders after every such copy). A failure is
- * reported as unraisable; the exception in flight, if any, is kept. */
+ * reported as unraisable. */
 static void wait_for_queued_copies(int32_t device_id) {
   void* library = NULL;
   void* event = NULL;
-#if DLPM_PY_RAISED_EXCEPTION
-  PyObject* saved = PyErr_GetRaisedException();
-#else
-  PyObject *type, *value, *traceback;
-  PyErr_Fetch(&type, &value, &traceback);
-#endif
   if (dlpm_py__cuda_library_stream(device_id, &library) != 0 || dlpm_py__cuda_capture(device_id, library, &event) != 0 ||
       dlpm_py__cuda_event_synchronize(device_id, event) != 0)
     PyErr_WriteUnraisable(NULL);
   dlpm_py__cuda_event_release(device_id, event);
-#if DLPM_PY_RAISED_EXCEPTION
-  PyErr_SetRaisedException(saved);
-#else
-  PyErr_Restore(type, value, traceback);
-#endif
 }
 
+/* A Tensor may go while an exception is in flight (its own __dlpack__ raised, and the bound
+ * method held the last reference). What runs here may run Python code and touch the
+ * exception state: the producer's deleter (Warp's and ctypes producers' are ctypes
+ * callbacks, which report and clear it), the release hook, the device tuple. The exception in
+ * flight is kept aside meanwhile, and is the one the caller sees. */
 static void tensor_dealloc(PyObject* self) {
   tensor_object* o = as_tensor(self);
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* saved = PyErr_GetRaisedException();
+#else
+  PyObject *type_saved, *value_saved, *traceback_saved;
+  PyErr_Fetch(&type_saved, &value_saved, &traceback_saved);
+#endif
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
   for (int32_t d = 0; o->copies_queued != 0 && d < 64; ++d)
@@ -404,6 +404,11 @@ static void tensor_dealloc(PyObject* self) {
   }
   free_object(self);
   Py_DECREF(type); /* instances of a heap type hold a reference to it */
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(saved);
+#else
+  PyErr_Restore(type_saved, value_saved, traceback_saved);
+#endif
 }
 
 static PyMethodDef tensor_methods[] = {

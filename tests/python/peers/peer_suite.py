@@ -17,8 +17,10 @@ into this repository. An ``ast.NodeTransformer`` rewrites it, the result is writ
   (``sys.getrefcount(x)``) still asks about the peer's object;
 - not inside a producer's own ``def __dlpack__`` / ``def __dlpack_device__`` (a subclass's
   ``super().__dlpack__()`` stays the peer's: it *is* the producer we re-export);
-- a relative import becomes absolute (the file no longer sits in its package), and the
-  package itself is imported first, as importing the file from it would.
+- a relative import becomes absolute (the file no longer sits in its package), the
+  package itself is imported first, as importing the file from it would, and ``__file__``
+  becomes the peer's installed file, whose neighbours it may run (Warp's suite does);
+- a test's subtests (unittest's ``subTest``) are not audited one by one: the test is.
 
 Everything else is the peer's code. ``reexport`` is ``MODULE:FUNCTION`` (for this
 repository's frameworks suite, ``dlpm_interop.reexport``: dlpm_py_import with the default
@@ -51,10 +53,11 @@ ADAPTER = "tests/python/peers/peer_suite.py"
 class ProducersThroughReexport(ast.NodeTransformer):
     """The rewrite described in the module's docstring; `sites` counts what it changed."""
 
-    def __init__(self, consumers, package):
+    def __init__(self, consumers, package, filename):
         self.consumers = set(consumers)
         self.package = package  # the dotted package the peer file sits in
-        self.sites = {"consumer call": 0, "producer method": 0, "relative import": 0}
+        self.filename = filename  # the peer file's own path
+        self.sites = {"consumer call": 0, "producer method": 0, "relative import": 0, "__file__ use": 0}
 
     @staticmethod
     def wrap(expr):
@@ -89,6 +92,12 @@ class ProducersThroughReexport(ast.NodeTransformer):
                         self.sites["consumer call"] += 1
         return node
 
+    def visit_Name(self, node):
+        if node.id == "__file__" and isinstance(node.ctx, ast.Load):
+            self.sites["__file__ use"] += 1
+            return ast.copy_location(ast.Constant(self.filename), node)
+        return node
+
     def visit_ImportFrom(self, node):
         if node.level:
             node.module = importlib.util.resolve_name("." * node.level + (node.module or ""), self.package)
@@ -100,7 +109,7 @@ class ProducersThroughReexport(ast.NodeTransformer):
 def rewrite(source, filename, consumers, package, reexport, expect_type):
     """The peer's source, rewritten, and the sites changed."""
     tree = ast.parse(source, filename)
-    transformer = ProducersThroughReexport(consumers, package)
+    transformer = ProducersThroughReexport(consumers, package, filename)
     tree = transformer.visit(tree)
     module, function = reexport.split(":")
     # The package the file sits in is imported first, as importing the file from there would
@@ -188,13 +197,21 @@ class Audit:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_call(self, item):
         before = _calls["count"]
-        yield
+        item._dlpm_running = True
+        try:
+            yield
+        finally:
+            item._dlpm_running = False
         item._dlpm_reexports = _calls["count"] - before
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
+        # A subtest's report (unittest's subTest, as Warp's suite uses) is made while its test
+        # still runs: the test's own report, after it, is the one audited.
+        if getattr(item, "_dlpm_running", False):
+            return
         if report.when == "call" and report.passed and getattr(item, "_dlpm_reexports", 0) == 0:
             report.outcome = "failed"
             report.longrepr = ("passed without a re-export: the rewrite missed this test's producer, "

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """peer_suite.py itself: what its rewrite changes and keeps, and that a run fails when it
-tested the peer alone, re-exported into the wrong type, or deselected a test that does not
-exist. Run by the legacy and modern suites, over a made-up peer package."""
+tested the peer alone (a test with subtests is judged as a whole), re-exported into the wrong
+type, or deselected a test that does not exist. Run by the legacy and modern suites, over a made-up peer package."""
 import ast
 import os
 import subprocess
@@ -28,6 +28,7 @@ def test_it(np, raises):
     np.from_dlpack(x=x)
     raises(TypeError, x.__dlpack__, stream=1)
     assert x.__dlpack_device__() == (1, 0)
+    assert __file__.endswith('.py')
 '''
 
 EXPECTED = '''\
@@ -50,6 +51,7 @@ def test_it(np, raises):
     np.from_dlpack(x=_dlpm_reexport(x))
     raises(TypeError, _dlpm_reexport(x).__dlpack__, stream=1)
     assert _dlpm_reexport(x).__dlpack_device__() == (1, 0)
+    assert 'peer.py'.endswith('.py')
 '''
 
 
@@ -57,10 +59,12 @@ def test_rewrite_changes_producers_at_their_use_only():
     text, sites = peer_suite.rewrite(PEER_SOURCE, "peer.py", ["from_dlpack"], "peer.tests", "mod:fn",
                                      "dlpack_mdspan.Tensor")
     assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(EXPECTED)), text
-    assert sites == {"consumer call": 2, "producer method": 2, "relative import": 1}
+    assert sites == {"consumer call": 2, "producer method": 2, "relative import": 1, "__file__ use": 1}
 
 
 FAKE_TESTS = '''\
+import unittest
+
 from .helper import from_dlpack, make
 
 def test_consumer():
@@ -71,6 +75,12 @@ def test_method():
 
 def test_no_producer():
     assert make().sum() == 3.0
+
+class TestSubtests(unittest.TestCase):
+    def test_each_subtest_reexports(self):  # audited as one test, not as each subtest
+        for n in (1, 2):
+            with self.subTest(n=n):
+                assert from_dlpack(make()) == (3,)
 '''
 
 FAKE_HELPER = '''\
@@ -109,7 +119,7 @@ def run_adapter(tmp_path, reexport="dlpm_interop:reexport", deselect=None):
 def test_a_test_without_a_reexport_fails(tmp_path):
     rc, out = run_adapter(tmp_path)
     assert rc != 0, out
-    assert "1 failed, 2 passed" in out, out
+    assert "1 failed, 3 passed" in out, out
     assert "test_no_producer" in out and "passed without a re-export" in out, out
     generated = (tmp_path / "out" / "test_fake.py").read_text()
     assert generated.startswith("# Generated from ") and "fakepeer" in generated.splitlines()[0]
@@ -122,7 +132,7 @@ def test_deselections_take_their_reason_and_must_exist(tmp_path):
         test_no_producer  # it hands no producer over
         """)
     assert rc == 0, out
-    assert "2 passed, 1 deselected" in out, out
+    assert "3 passed" in out and "1 deselected" in out, out
     assert "test_fake.py::test_no_producer: it hands no producer over" in out, out
 
     rc, out = run_adapter(tmp_path, deselect="test_renamed  # gone\n")
