@@ -8,7 +8,8 @@
 //   pack       pack into a contiguous buffer, send it, unpack it on the other side (what
 //              users do today, e.g. .contiguous() then a copy back)
 //   floor      a contiguous tensor of the same bytes, sent and received as is
-// for three layouts: every other column of a matrix, a transpose, a rank-4 sub-block. Prints
+// for four layouts: every other column of a matrix, a transpose, a rank-4 sub-block (runs of
+// 4 KiB), rows of 256 KiB. Prints
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
@@ -62,6 +63,8 @@ std::vector<layout> layouts(bool smoke) {
       {"every other column", n * 2 * n, {1, 1, n, n}, {0, 0, 2 * n, 2}, 0},
       {"transpose", n * n, {1, 1, n, n}, {0, 0, 1, n}, 0},
       {"rank-4 sub-block", pa * pb * pc * pd, {a, b, c, d}, {pb * pc * pd, pc * pd, pd, 1}, ((1 * pb + 4) * pc + 4) * pd + 128},
+      // rows of 256 KiB (8 KiB under --smoke), 1 KiB apart: long runs
+      {"rows of 256 KiB", (n / 16) * (n * 16 + 256), {1, 1, n / 16, n * 16}, {0, 0, n * 16 + 256, 1}, 0},
   };
 }
 

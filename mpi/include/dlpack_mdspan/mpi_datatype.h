@@ -235,17 +235,26 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_line_(char* to, int64_t to_step, const cha
     for (i = 0; i < n; ++i) memcpy(to + i * to_step, from + i * from_step, (size_t)item);
 }
 
-/* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`), `tile` x
- * `tile` elements at a time, so that both sides' cache lines of a tile are used while they
- * are in cache: a transpose reads and writes whole lines instead of one element per line. */
+/* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`) in tiles of
+ * `tile` x `tile` elements, so that both sides' cache lines of a tile are used whole while they
+ * are in cache (a transpose reads and writes whole lines instead of one element per line),
+ * the tiles in blocks of 8 x 8 tiles, so that the pages a block touches on either side stay
+ * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
+ * along `b`, where the callers put the destination's small step: the writes are
+ * contiguous. */
 static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
                                              int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
-  int64_t a0, b0, a;
-  for (a0 = 0; a0 < na; a0 += tile)
-    for (b0 = 0; b0 < nb; b0 += tile) {
-      const int64_t a1 = a0 + tile < na ? a0 + tile : na, b1 = b0 + tile < nb ? b0 + tile : nb;
-      for (a = a0; a < a1; ++a)
-        dlpm_mpi_line_(to + a * to_a + b0 * to_b, to_b, from + a * from_a + b0 * from_b, from_b, b1 - b0, item);
+  const int64_t block = 8 * tile;
+  int64_t A0, B0, a0, b0, a;
+  for (A0 = 0; A0 < na; A0 += block)
+    for (B0 = 0; B0 < nb; B0 += block) {
+      const int64_t A1 = A0 + block < na ? A0 + block : na, B1 = B0 + block < nb ? B0 + block : nb;
+      for (a0 = A0; a0 < A1; a0 += tile)
+        for (b0 = B0; b0 < B1; b0 += tile) {
+          const int64_t a1 = a0 + tile < A1 ? a0 + tile : A1, b1 = b0 + tile < B1 ? b0 + tile : B1;
+          for (a = a0; a < a1; ++a)
+            dlpm_mpi_line_(to + a * to_a + b0 * to_b, to_b, from + a * from_a + b0 * from_b, from_b, b1 - b0, item);
+        }
     }
 }
 
@@ -287,7 +296,7 @@ static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
   int64_t message_steps[64], index[64], size = run_bytes;
   int32_t outer[64], outers = 0, m, tile_mode;
   const int kind = dlpm_mpi_pack_loops(modes, p->steps, run_bytes, item, &tile_mode);
-  const int64_t tile = item >= 32 ? 8 : item >= 4 ? 256 / item : 64;
+  const int64_t tile = item >= 16 ? 4 : 64 / item; /* a tile's row: one cache line */
   char* tensor = p->tensor;
   char* message = p->message;
   if (modes == 0) {
@@ -306,9 +315,11 @@ static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
     if (kind == DLPM_MPI_TILES) {
       const int64_t na = p->extents[tile_mode], nb = p->extents[last], ta = p->steps[tile_mode], tb = p->steps[last],
                     ma = message_steps[tile_mode];
+/* packing, the message is written along the innermost mode; unpacking, the tensor along the
+ * tile mode, its smaller step */
 #define DLPM_MPI_TILES_CALL_(n)                                                  \
   if (to_message) dlpm_mpi_tiles_(message, ma, n, tensor, ta, tb, na, nb, n, tile); \
-  else dlpm_mpi_tiles_(tensor, ta, tb, message, ma, n, na, nb, n, tile)
+  else dlpm_mpi_tiles_(tensor, tb, ta, message, n, ma, nb, na, n, tile)
       DLPM_MPI_BY_ITEM_(item, DLPM_MPI_TILES_CALL_)
 #undef DLPM_MPI_TILES_CALL_
     } else if (kind == DLPM_MPI_LINE) {
