@@ -394,6 +394,7 @@ static inline void dlpm_mpi_spare_give_back_(dlpm_mpi_packing* p) {
     free(p);
     return;
   }
+  if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval); /* the attribute holds it until MPI_Finalize */
   free(__atomic_exchange_n(&dlpm_mpi_spare_, p, __ATOMIC_ACQ_REL));
 }
 #else
