@@ -467,7 +467,8 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   }
   if (modes > 0 && how != DLPM_MPI_DERIVED) {
     int64_t items = block; /* the message's predefined items, saturated past INT_MAX */
-    for (m = 0; m < modes && items <= INT_MAX; ++m) items *= extents[m];
+    for (m = 0; m < modes && items <= INT_MAX; ++m)
+      items = extents[m] > INT_MAX / items ? (int64_t)INT_MAX + 1 : items * extents[m]; /* extents >= 1 here */
     if (how == DLPM_MPI_PACKED || dlpm_mpi_packs(run * item, items)) {
       if (items > INT_MAX)
         return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a packed message's count is beyond INT_MAX, and MPI's counts are int", items);
