@@ -5,10 +5,12 @@
  * (an int in MPICH, a pointer in Open MPI) and so cannot cross the facade's ABI.
  *
  * The message is the elements in row-major index order. A row-major compact tensor is a count
- * of a predefined type; any other layout one committed derived datatype of nested hvectors
- * (innermost first; a mode of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose
- * lower bound and extent are the bytes the elements reach relative to element 0, the base
- * address. Nothing here validates: the callers have. */
+ * of a predefined type; any other layout either the library's own packed message (a count of
+ * the predefined type at memory the buffer owns: dlpm_mpi_packs chooses, dlpm_mpi_copy packs
+ * and unpacks) or one committed derived datatype of nested hvectors (innermost first; a mode
+ * of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose lower bound and extent are
+ * the bytes the elements reach relative to element 0, the base address. Nothing here
+ * validates: the callers have. */
 #ifndef DLPACK_MDSPAN_MPI_DATATYPE_H
 #define DLPACK_MDSPAN_MPI_DATATYPE_H
 
