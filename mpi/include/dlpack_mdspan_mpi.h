@@ -74,7 +74,8 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
   if ((s = dlpm_coalesce(tensor, flags, extents, strides, DLPM_MAX_NDIM, &modes, &run)) != DLPM_OK) return s;
   element0 = numel == 0 ? (char*)tensor->data : (char*)tensor->data + tensor->byte_offset;
   switch (dlpm_mpi_build(element0, modes, extents, strides, run, (int64_t)itemsize, begin - (int64_t)tensor->byte_offset,
-                         end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), receive, how, out)) {
+                         end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), receive, how,
+                         dlpm_is_host_accessible(tensor->device.device_type), out)) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
     default: return DLPM_E_INTERNAL;

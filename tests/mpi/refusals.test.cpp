@@ -222,6 +222,24 @@ int the_choice() {
   }
   expect(placed, "a packed receive not unpacked lands when the buffer goes, and only at the elements");
 
+  // Device memory (CUDA through a CUDA-aware MPI; none is tested here, so the builder is asked
+  // directly): never packed by the choice, and packing it refused.
+  {
+    const std::int64_t extents[1] = {3500}, steps[1] = {8};
+    dlpm_mpi_datatype d{};
+    const int chosen = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_CHOSEN, 0, &d);
+    expect(chosen == DLPM_MPI_BUILT && d.derived && d.packing == nullptr, "device memory: the choice is the derived datatype");
+    dlpm_mpi_datatype_free(&d);
+    const int packed = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_PACKED, 0, &d);
+    expect(packed == DLPM_MPI_CALL_FAILED && d.packing == nullptr && d.refusal != nullptr &&
+               std::string_view(d.refusal).find("host addresses only") != std::string_view::npos,
+           "device memory: packing it is refused");
+    dlpm_mpi_datatype_free(&d);
+    const int host = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_CHOSEN, 1, &d);
+    expect(host == DLPM_MPI_BUILT && d.packing != nullptr, "host memory: the same loops are packed");
+    dlpm_mpi_datatype_free(&d);
+  }
+
   // The tiles: transposes past several tiles and blocks (300 x 257, and a rank-3 permutation
   // 7 x 150 x 130 with strides (1, 7 * 130, 7)), for every element size (3 bytes: the
   // generic move), packed and unpacked, each byte compared with index arithmetic.

@@ -150,7 +150,7 @@ class buffer {
   dlpm_mpi_datatype d{};
   switch (dlpm_mpi_build(element0, modes->ndim, extents, steps, modes->block, static_cast<std::int64_t>(s.itemsize),
                          span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), receive,
-                         static_cast<dlpm_mpi_transfer>(how), &d)) {
+                         static_cast<dlpm_mpi_transfer>(how), is_host_accessible(device), &d)) {
     case DLPM_MPI_BUILT: return buffer(d);
     case DLPM_MPI_COUNT_TOO_LARGE:
       return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",

@@ -443,13 +443,16 @@ static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, con
  * `item` bytes; `run` 0 for an empty tensor), reaching the bytes [lower, lower + extent)
  * relative to element 0. A layout that is not compact row-major travels as `how` says
  * (DLPM_MPI_CHOSEN: dlpm_mpi_packs decides): packed into the buffer's own message (a send's
- * packed now; a `receive`'s unpacked by dlpm_mpi_unpack), or as a derived datatype.
+ * packed now; a `receive`'s unpacked by dlpm_mpi_unpack), or as a derived datatype. The
+ * library packs with the host's loads and stores, so only `host_memory` (memory the host
+ * addresses): device memory (CUDA through a CUDA-aware MPI) is always a derived datatype,
+ * and DLPM_MPI_PACKED is refused for it.
  * Returns DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold
  * `value`), or DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying
  * which. */
 static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
                                  int64_t item, int64_t lower, int64_t extent, dlpm_mpi_element element, int receive,
-                                 dlpm_mpi_transfer how, dlpm_mpi_datatype* out) {
+                                 dlpm_mpi_transfer how, int host_memory, dlpm_mpi_datatype* out) {
   const int64_t block = run * element.count; /* within the span's bytes: element.count <= itemsize */
   int32_t m;
   MPI_Datatype type = element.type, resized = MPI_DATATYPE_NULL;
@@ -467,7 +470,9 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
     out->count = (int)block;
     return DLPM_MPI_BUILT;
   }
-  if (modes > 0 && how != DLPM_MPI_DERIVED) {
+  if (modes > 0 && how == DLPM_MPI_PACKED && !host_memory)
+    return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "the library packs memory the host addresses only: this is device memory", 0);
+  if (modes > 0 && how != DLPM_MPI_DERIVED && host_memory) {
     int64_t items = block; /* the message's predefined items, saturated past INT_MAX */
     for (m = 0; m < modes && items <= INT_MAX; ++m)
       items = extents[m] > INT_MAX / items ? (int64_t)INT_MAX + 1 : items * extents[m]; /* extents >= 1 here */
