@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Rank 0 sends rank 1 a strided float32 tensor of 64 MiB, received into the same strided
-// layout (a halo exchange's shape), three ways:
-//   datatype   dlpack_mdspan::mpi's derived datatype on both sides: no copy of ours
+// layout (a halo exchange's shape), four ways:
+//   chosen     dlpack_mdspan::mpi's buffers as they come (mpi::transfer::chosen: the library
+//              packs where the contiguous runs are short, else the derived datatype)
+//   datatype   dlpack_mdspan::mpi's derived datatype on both sides (transfer::derived): no
+//              copy of ours
 //   pack       pack into a contiguous buffer, send it, unpack it on the other side (what
 //              users do today, e.g. .contiguous() then a copy back)
 //   floor      a contiguous tensor of the same bytes, sent and received as is
-// for three layouts: every other column of a matrix, a transpose, a rank-4 sub-block. Prints
+// for four layouts: every other column of a matrix, a transpose, a rank-4 sub-block (runs of
+// 4 KiB), rows of 256 KiB. Prints
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
@@ -14,7 +18,8 @@
 //                                   (or layout I's) datatype N times: scripts/bench counts
 //                                   the instructions of one (callgrind, N and 2N)
 //   dlpm_bench_mpi --engine         (one process) MPI_Pack with the datatype against the pack
-//                                   loop: the datatype engine's cost without the transport
+//                                   loop and the library's pack (a packed send buffer's
+//                                   construction): the copies' cost without the transport
 #include <dlpack_mdspan/mpi.hpp>
 
 #include <algorithm>
@@ -58,6 +63,8 @@ std::vector<layout> layouts(bool smoke) {
       {"every other column", n * 2 * n, {1, 1, n, n}, {0, 0, 2 * n, 2}, 0},
       {"transpose", n * n, {1, 1, n, n}, {0, 0, 1, n}, 0},
       {"rank-4 sub-block", pa * pb * pc * pd, {a, b, c, d}, {pb * pc * pd, pc * pd, pd, 1}, ((1 * pb + 4) * pc + 4) * pd + 128},
+      // rows of 256 KiB (8 KiB under --smoke), 1 KiB apart: long runs
+      {"rows of 256 KiB", (n / 16) * (n * 16 + 256), {1, 1, n / 16, n * 16}, {0, 0, n * 16 + 256, 1}, 0},
   };
 }
 
@@ -100,8 +107,8 @@ void unpack(const layout& l, const float* from, float* to) {
       }
 }
 
-enum class method { datatype, pack, floor };
-constexpr const char* method_name[] = {"datatype", "pack", "floor"};
+enum class method { chosen, datatype, pack, floor };
+constexpr const char* method_name[] = {"chosen", "datatype", "pack", "floor"};
 
 // One transfer; returns rank 1's seconds from the barrier to the data in place.
 double transfer(method how, const layout& l, std::vector<float>& parent, std::vector<float>& staging, int rank) {
@@ -109,10 +116,13 @@ double transfer(method how, const layout& l, std::vector<float>& parent, std::ve
   DLTensor t = l.tensor(parent.data());
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  if (how == method::datatype) {
-    auto b = rank == 0 ? mpi::send_buffer(t) : mpi::receive_buffer(t);  // construction is part of the cost
+  if (how == method::chosen || how == method::datatype) {
+    const auto way = how == method::chosen ? mpi::transfer::chosen : mpi::transfer::derived;
+    // construction (and a packed buffer's pack) is part of the cost
+    auto b = rank == 0 ? mpi::send_buffer(t, std::uint64_t{0}, way) : mpi::receive_buffer(t, std::uint64_t{0}, way);
     if (rank == 0) MPI_Send(b.address(), b.count(), b.datatype(), 1, 0, MPI_COMM_WORLD);
     else MPI_Recv(b.address(), b.count(), b.datatype(), 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    b.unpack();  // a packed receive lands in the tensor
   } else if (how == method::pack) {
     if (rank == 0) {
       pack(l, parent.data(), staging.data());
@@ -150,7 +160,7 @@ int construct(long count, int only) {
     const DLTensor t = l.tensor(parent.data());
     const double start = MPI_Wtime();
     for (long i = 0; i < count; ++i) {
-      auto b = mpi::send_buffer(t);
+      auto b = mpi::send_buffer(t, std::uint64_t{0}, mpi::transfer::derived);
       if (!b.derived()) std::abort();
     }
     std::printf("%s\t%.3f us\n", l.name, (MPI_Wtime() - start) / static_cast<double>(count) * 1e6);
@@ -168,12 +178,17 @@ double median(std::vector<double> v) {
 // datatype engine packing the tensor (MPI_Pack) against the plain pack loop, median of 5.
 int engine() {
   MPI_Init(nullptr, nullptr);
-  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | ratio |\n|---|---|---|---|\n");
+  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | library's pack ms | MPI_Pack / library's |\n|---|---|---|---|---|\n");
   for (const layout& l : layouts(false)) {
     std::vector<float> parent(static_cast<std::size_t>(l.parent), 1.0f), packed(static_cast<std::size_t>(l.numel()));
-    const auto b = mpi::send_buffer(l.tensor(parent.data()));
-    std::vector<double> by_mpi, by_loop;
+    const auto b = mpi::send_buffer(l.tensor(parent.data()), std::uint64_t{0}, mpi::transfer::derived);
+    std::vector<double> by_mpi, by_loop, by_library;
     for (int r = 0; r < 6; ++r) {
+      double begin = MPI_Wtime();
+      {
+        const auto p = mpi::send_buffer(l.tensor(parent.data()), std::uint64_t{0}, mpi::transfer::packed);  // packs
+        if (r > 0) by_library.push_back(MPI_Wtime() - begin);
+      }
       int position = 0;
       double start = MPI_Wtime();
       MPI_Pack(b.address(), b.count(), b.datatype(), packed.data(), static_cast<int>(packed.size() * sizeof(float)), &position,
@@ -183,7 +198,8 @@ int engine() {
       pack(l, parent.data(), packed.data());
       if (r > 0) by_loop.push_back(MPI_Wtime() - start);
     }
-    std::printf("| %s | %.1f | %.1f | %.2f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3, median(by_mpi) / median(by_loop));
+    std::printf("| %s | %.1f | %.1f | %.1f | %.2f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3, median(by_library) * 1e3,
+                median(by_mpi) / median(by_library));
   }
   MPI_Finalize();
   return 0;
@@ -215,15 +231,16 @@ int main(int argc, char** argv) {
   }
   int failures = 0;
   if (rank == 0)
-    std::printf("| layout | MiB | datatype ms | pack-send-unpack ms | contiguous floor ms | datatype GB/s | "
-                "datatype / pack | datatype / floor | construction us |\n|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| layout | MiB | chosen | chosen ms | datatype ms | pack-send-unpack ms | contiguous floor ms | "
+                "chosen / pack | chosen / floor | datatype / pack | datatype / floor | construction us |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const layout& l : layouts(smoke)) {
     std::vector<float> parent(static_cast<std::size_t>(l.parent)), staging(static_cast<std::size_t>(l.numel()));
-    double median_of[3] = {};
+    double median_of[4] = {};
     // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
     if (rank == 0)
       for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<float>(k + 1);
-    for (method how : {method::datatype, method::pack, method::floor}) {
+    for (method how : {method::chosen, method::datatype, method::pack, method::floor}) {
       std::vector<double> times;
       for (int r = 0; r < reps + 1; ++r) {  // + 1: the first run warms the pages and is checked
         if (rank == 1 && r == 0) std::fill(parent.begin(), parent.end(), 0.0f);
@@ -243,19 +260,22 @@ int main(int argc, char** argv) {
       const int count = smoke ? 10 : 1000;
       const double start = MPI_Wtime();
       for (int i = 0; i < count; ++i) {
-        auto b = mpi::receive_buffer(t);
+        auto b = mpi::receive_buffer(t, std::uint64_t{0}, mpi::transfer::derived);
         if (!b.derived()) ++failures;
       }
       construction_us = (MPI_Wtime() - start) / count * 1e6;
-      MPI_Send(median_of, 3, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+      MPI_Send(median_of, 4, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
       MPI_Send(&construction_us, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD);
     } else {
-      MPI_Recv(median_of, 3, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(median_of, 4, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Recv(&construction_us, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       const double bytes = static_cast<double>(l.numel()) * sizeof(float);
-      std::printf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name, bytes / (1 << 20),
-                  median_of[0] * 1e3, median_of[1] * 1e3, median_of[2] * 1e3, bytes / median_of[0] / 1e9,
-                  median_of[0] / median_of[1], median_of[0] / median_of[2], construction_us);
+      const DLTensor t = l.tensor(parent.data());
+      const bool packs = mpi::send_buffer(t).packed();
+      std::printf("| %s | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name, bytes / (1 << 20),
+                  packs ? "packed" : "datatype", median_of[0] * 1e3, median_of[1] * 1e3, median_of[2] * 1e3, median_of[3] * 1e3,
+                  median_of[0] / median_of[2], median_of[0] / median_of[3], median_of[1] / median_of[2], median_of[1] / median_of[3],
+                  construction_us);
     }
   }
   int total = 0;

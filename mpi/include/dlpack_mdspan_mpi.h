@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* dlpack_mdspan for MPI, in C: any valid DLTensor as an MPI buffer (address, count, datatype),
- * with no packing copy. Header-only, compiled in your translation unit against your MPI: the
+/* dlpack_mdspan for MPI, in C: any valid DLTensor as an MPI buffer (address, count, datatype):
+ * MPI's derived datatype, or the library's packed message where the contiguous runs are short
+ * (dlpm_mpi_packs). Header-only, compiled in your translation unit against your MPI: the
  * facade (libdlpack_mdspan_c) stays free of MPI, whose MPI_Datatype is an int in MPICH and a
  * pointer in Open MPI. Every check is the facade's (dlpm_check_layout, dlpm_is_unique,
  * dlpm_byte_span, dlpm_storage_itemsize, dlpm_is_host_accessible), and so is the walk over
@@ -11,6 +12,7 @@
  *   if (dlpm_mpi_send_buffer(&tensor, 0, &b) != DLPM_OK) { fprintf(stderr, "%s\n", dlpm_mpi_error(&b)); ... }
  *   MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);
  *   dlpm_mpi_datatype_free(&b);
+ *   ... a receive: MPI_Recv(...); dlpm_mpi_unpack(&b); (a packed one lands now) dlpm_mpi_datatype_free(&b);
  */
 #ifndef DLPACK_MDSPAN_MPI_H
 #define DLPACK_MDSPAN_MPI_H
@@ -24,8 +26,13 @@ extern "C" {
 
 /** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
  * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
- * writable, each element reached once). On a refusal, dlpm_mpi_error(out) says why. */
-static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out) {
+ * writable, each element reached once), a layout that is not compact row-major travelling as
+ * `how` says (DLPM_MPI_CHOSEN: the library decides, dlpm_mpi_packs). A packed receive
+ * (`out->packing` non-NULL) is unpacked into the tensor by dlpm_mpi_unpack once MPI has
+ * completed it, or at the latest by dlpm_mpi_datatype_free. On a refusal,
+ * dlpm_mpi_error(out) says why. */
+static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_transfer how,
+                                             dlpm_mpi_datatype* out) {
   int64_t strides[DLPM_MAX_NDIM], extents[DLPM_MAX_NDIM], numel = 0, begin = 0, end = 0, run = 0;
   int32_t unique = 0, initialized = 0, finalized = 0, modes = 0;
   size_t itemsize;
@@ -34,6 +41,7 @@ static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags
   char* element0;
   if (out == NULL) return DLPM_E_NULL_POINTER;
   out->derived = 0;
+  out->packing = NULL;
   out->refusal = NULL;
   out->value = 0;
   MPI_Initialized(&initialized);
@@ -65,12 +73,20 @@ static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags
   /* strides, read by dlpm_check_layout, now holds the byte steps */
   if ((s = dlpm_coalesce(tensor, flags, extents, strides, DLPM_MAX_NDIM, &modes, &run)) != DLPM_OK) return s;
   element0 = numel == 0 ? (char*)tensor->data : (char*)tensor->data + tensor->byte_offset;
-  switch (dlpm_mpi_build(element0, modes, extents, strides, run, begin - (int64_t)tensor->byte_offset, end - begin,
-                         dlpm_mpi_element_of(tensor->dtype, itemsize), out)) {
+  switch (dlpm_mpi_build(element0, modes, extents, strides, run, (int64_t)itemsize, begin - (int64_t)tensor->byte_offset,
+                         end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), receive, how,
+                         dlpm_is_host_accessible(tensor->device.device_type), out)) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
     default: return DLPM_E_INTERNAL;
   }
+}
+
+/** dlpm_mpi_buffer_as with the defaults: a send as the library chooses (DLPM_MPI_CHOSEN), a
+ * receive as a derived datatype (DLPM_MPI_DERIVED: its elements land when MPI completes it,
+ * with no dlpm_mpi_unpack to call; ask dlpm_mpi_buffer_as for DLPM_MPI_CHOSEN to opt in). */
+static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out) {
+  return dlpm_mpi_buffer_as(tensor, flags, receive, receive ? DLPM_MPI_DERIVED : DLPM_MPI_CHOSEN, out);
 }
 
 static inline dlpm_status dlpm_mpi_send_buffer(const DLTensor* tensor, uint64_t flags, dlpm_mpi_datatype* out) {

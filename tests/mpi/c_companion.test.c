@@ -62,17 +62,34 @@ int main(int argc, char** argv) {
   for (i = 0; i < 24; ++i) a[i] = (float)i, got[i] = -1.0f;
   if (rank == 0) {
     t = tensor(a, 2, shape, transposed, 0); /* the 4 x 6 row-major matrix, transposed */
-    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && b.derived && b.count == 1, "send a transposed view");
+    /* runs of one element: the library packs it, a message of 24 MPI_FLOAT of its own */
+    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && b.packing != NULL && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT &&
+              b.address != (void*)a && ((float*)b.address)[1] == a[6],
+          "send a transposed view: packed");
     MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);
     dlpm_mpi_datatype_free(&b);
     dlpm_mpi_datatype_free(&b); /* idempotent */
+    check(dlpm_mpi_buffer_as(&t, 0, 0, DLPM_MPI_DERIVED, &b) == DLPM_OK && b.packing == NULL && b.derived && b.count == 1,
+          "send a transposed view: the derived datatype, when asked");
+    MPI_Send(b.address, b.count, b.datatype, 1, 1, MPI_COMM_WORLD);
+    dlpm_mpi_datatype_free(&b);
   } else if (rank == 1) {
     t = tensor(got, 2, shape, reversed_columns, 3 * sizeof(float)); /* element (i, j) at 3 - j + 4 i */
-    check(dlpm_mpi_receive_buffer(&t, 0, &b) == DLPM_OK, "receive into reversed columns");
+    check(dlpm_mpi_receive_buffer(&t, 0, &b) == DLPM_OK && b.derived && b.packing == NULL, "receive into reversed columns (derived)");
     MPI_Recv(b.address, b.count, b.datatype, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     dlpm_mpi_datatype_free(&b);
     for (i = 0; i < 6; ++i)
       for (j = 0; j < 4; ++j) check(got[3 - j + 4 * i] == a[j * 6 + i], "a received element differs from the transpose");
+    for (i = 0; i < 24; ++i) got[i] = -1.0f;
+    /* the library's choice, asked for: packed, the elements land at dlpm_mpi_unpack */
+    check(dlpm_mpi_buffer_as(&t, 0, 1, DLPM_MPI_CHOSEN, &b) == DLPM_OK && b.packing != NULL && !b.derived && b.count == 24,
+          "receive into reversed columns (packed)");
+    MPI_Recv(b.address, b.count, b.datatype, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    check(got[3] == -1.0f, "nothing lands before dlpm_mpi_unpack");
+    dlpm_mpi_unpack(&b);
+    for (i = 0; i < 6; ++i)
+      for (j = 0; j < 4; ++j) check(got[3 - j + 4 * i] == a[j * 6 + i], "an unpacked element differs from the transpose");
+    dlpm_mpi_datatype_free(&b);
   }
   if (rank == 0) {
     int64_t broadcast[2] = {0, 1}, row[2] = {4, 6}, row_strides[2] = {6, 1};

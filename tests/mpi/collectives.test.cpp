@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Collectives on strided views (mpiexec -np 3): MPI_Bcast of every other column from rank 0
-// into transposed views elsewhere; MPI_Allgather of each rank's strided column into a compact
+// (packed) into transposed views elsewhere (derived, and packed then unpacked); MPI_Allgather of each rank's strided column into a compact
 // array; MPI_Allreduce of compact int32 views. Each result is compared element by element
 // with a reference computed without MPI.
 #include "mpi_test.hpp"
@@ -13,17 +13,20 @@ namespace mpi = dlpack_mdspan::mpi;
 constexpr DLDataType f32{kDLFloat, 32, 1};
 constexpr DLDataType i32{kDLInt, 32, 1};
 
-// Rank 0's 4 x 6 matrix (every other column of it is sent) and the transposed view others
-// receive the 4 x 3 selection into.
-int broadcast(int rank) {
+// Rank 0's 4 x 6 matrix (every other column of it is sent: packed, the library's choice) and
+// the transposed view others receive the 4 x 3 selection into: by the derived datatype (the
+// default), then packed (`how` transfer::chosen) and unpacked after the broadcast.
+int broadcast(int rank, mpi::transfer how) {
   std::vector<unsigned char> source = pattern(24 * 4, 7);
   const layout every_other{{6, 2}, 0, 24}, transposed{{1, 4}, 0, 12};
   std::vector<unsigned char> got(12 * 4, sentinel);
   const bool root = rank == 0;
   tensor t(root ? source.data() : got.data(), f32, {4, 3}, root ? every_other : transposed);
-  auto b = root ? mpi::try_send_buffer(t.t) : mpi::try_receive_buffer(t.t);
+  auto b = root ? mpi::try_send_buffer(t.t) : mpi::try_receive_buffer(t.t, 0, how);
   if (!b) return fail("bcast", "buffer refused", b.error().message().c_str());
+  if (b->packed() != (root || how == mpi::transfer::chosen)) return fail("bcast", "not the way the choice gives", "");
   MPI_Bcast(b->address(), b->count(), b->datatype(), 0, MPI_COMM_WORLD);
+  b->unpack();
   return root ? 0 : compare("bcast", f32, {4, 3}, every_other, source.data(), transposed, got);
 }
 
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int failures = broadcast(rank) + allgather(rank, size) + allreduce(rank, size);
-  return finish("collectives", rank, failures, 3);
+  const int failures = broadcast(rank, mpi::transfer::derived) + broadcast(rank, mpi::transfer::chosen) + allgather(rank, size) +
+                       allreduce(rank, size);
+  return finish("collectives", rank, failures, 4);
 }

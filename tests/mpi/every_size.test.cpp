@@ -7,7 +7,10 @@
 // arithmetic on a copy of the sender's buffer (no MPI); every receive buffer has 64 guard
 // bytes on both sides, and every byte no element covers, guards included, must still hold
 // the sentinel. Send buffers carry the same guards, so an element read from outside the
-// tensor arrives as the sentinel and fails the comparison.
+// tensor arrives as the sentinel and fails the comparison. Every case travels both ways a
+// layout can: MPI's derived datatype (DLPM_MPI_DERIVED) and the library's pack
+// (DLPM_MPI_PACKED: the send packed when its buffer is made, the receive unpacked after
+// MPI_Wait), each send nonblocking, its buffer kept until the request completes.
 #include "mpi_test.hpp"
 
 #include <dlpack_mdspan_mpi.h>
@@ -92,23 +95,32 @@ struct mpi_buffer {
   void* address = nullptr;
   int count = 0;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  bool packed = false;
+  bool derived = false;
   dlpack_mdspan::mpi::buffer cpp;
   dlpm_mpi_datatype c{};
   std::string refusal;
+  void unpack() {
+    dlpm_mpi_unpack(&c);
+    cpp.unpack();
+  }
   ~mpi_buffer() { dlpm_mpi_datatype_free(&c); }
 };
 
-bool make(bool use_c, const DLTensor& t, bool receive, mpi_buffer& out) {
+bool make(bool use_c, dlpm_mpi_transfer way, const DLTensor& t, bool receive, mpi_buffer& out) {
   if (use_c) {
-    const dlpm_status s = receive ? dlpm_mpi_receive_buffer(&t, 0, &out.c) : dlpm_mpi_send_buffer(&t, 0, &out.c);
+    const dlpm_status s = dlpm_mpi_buffer_as(&t, 0, receive, way, &out.c);
     if (s != DLPM_OK) return out.refusal = dlpm_mpi_error(&out.c), false;
     out.address = out.c.address, out.count = out.c.count, out.datatype = out.c.datatype;
+    out.packed = out.c.packing != nullptr, out.derived = out.c.derived != 0;
     return true;
   }
-  auto b = receive ? dlpack_mdspan::mpi::try_receive_buffer(t) : dlpack_mdspan::mpi::try_send_buffer(t);
+  const auto how = static_cast<dlpack_mdspan::mpi::transfer>(way);
+  auto b = receive ? dlpack_mdspan::mpi::try_receive_buffer(t, 0, how) : dlpack_mdspan::mpi::try_send_buffer(t, 0, how);
   if (!b) return out.refusal = b.error().message(), false;
   out.cpp = std::move(*b);
   out.address = out.cpp.address(), out.count = out.cpp.count(), out.datatype = out.cpp.datatype();
+  out.packed = out.cpp.packed(), out.derived = out.cpp.derived();
   return true;
 }
 
@@ -124,8 +136,9 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   const int next = (rank + 1) % ranks, previous = (rank + ranks - 1) % ranks;
-  int failures = 0, compared = 0, failed_transfers = 0, printed = 0;
+  int failures = 0, compared = 0, failed_transfers = 0, printed = 0, packed = 0, derived = 0;
   int k = 0;  // the case number: the tag, and with the sender's rank the byte pattern
+  for (const dlpm_mpi_transfer way : {DLPM_MPI_DERIVED, DLPM_MPI_PACKED})
   for (const bool use_c : {false, true})
     for (const element_type& e : element_types)
       for (const shape_case& sc : shape_cases())
@@ -147,19 +160,29 @@ int main(int argc, char** argv) {
             std::vector<unsigned char> outgoing = filled(rank), incoming(static_cast<std::size_t>(recv.buffer_elements * item), sentinel);
             tensor out_tensor(outgoing.data(), e.dtype, sc.shape, send), in_tensor(incoming.data(), e.dtype, sc.shape, recv);
             mpi_buffer out_buffer, in_buffer;
-            const std::string name = describe(use_c ? "C" : "C++", e, sc.shape, send, recv);
+            const std::string name =
+                describe(way == DLPM_MPI_PACKED ? (use_c ? "C packed" : "C++ packed") : (use_c ? "C" : "C++"), e, sc.shape, send, recv);
             // Every layout here is valid: a refusal is a failure, and ends the run (the ring's
             // other ranks would wait for this rank's message). No collective per case: MPICH's
             // busy polling makes thousands of them crawl on oversubscribed cores.
-            const bool sendable = make(use_c, out_tensor.t, false, out_buffer);
-            if (!make(use_c, in_tensor.t, true, in_buffer) || !sendable) {
+            const bool sendable = make(use_c, way, out_tensor.t, false, out_buffer);
+            if (!make(use_c, way, in_tensor.t, true, in_buffer) || !sendable) {
               fail(name.c_str(), "buffer refused:", (out_buffer.refusal + in_buffer.refusal).c_str());
               MPI_Abort(MPI_COMM_WORLD, 1);
             }
-            MPI_Request request;
-            MPI_Irecv(in_buffer.address, in_buffer.count, in_buffer.datatype, previous, tag, MPI_COMM_WORLD, &request);
-            MPI_Send(out_buffer.address, out_buffer.count, out_buffer.datatype, next, tag, MPI_COMM_WORLD);
-            MPI_Wait(&request, MPI_STATUS_IGNORE);
+            // The way asked for is the way taken: a layout that is not compact row-major is
+            // packed, or a derived datatype, never the other.
+            for (const mpi_buffer* b : {&out_buffer, &in_buffer}) {
+              if (b->packed && b->derived) failures += fail(name.c_str(), "both packed and derived", "");
+              if (way == DLPM_MPI_DERIVED && b->packed) failures += fail(name.c_str(), "packed, though the datatype was asked for", "");
+              if (way == DLPM_MPI_PACKED && b->derived) failures += fail(name.c_str(), "a derived datatype, though packing was asked for", "");
+              packed += b->packed, derived += b->derived;
+            }
+            MPI_Request requests[2];
+            MPI_Irecv(in_buffer.address, in_buffer.count, in_buffer.datatype, previous, tag, MPI_COMM_WORLD, &requests[0]);
+            MPI_Isend(out_buffer.address, out_buffer.count, out_buffer.datatype, next, tag, MPI_COMM_WORLD, &requests[1]);
+            MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+            in_buffer.unpack();  // a packed receive lands in the tensor now
             const std::vector<unsigned char> sent = filled(previous);
             // compare() reports its first differences; past 20 failing transfers only count them.
             const int wrong = compare(printed < 20 ? name.c_str() : nullptr, e.dtype, sc.shape, send, sent.data(), recv, incoming);
@@ -168,6 +191,8 @@ int main(int argc, char** argv) {
           }
   int failed_everywhere = 0;
   MPI_Allreduce(&failed_transfers, &failed_everywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) std::printf("every_size on %d ranks: %d transfers failed\n", ranks, failed_everywhere);
+  if (rank == 0)
+    std::printf("every_size on %d ranks: %d transfers failed; buffers packed %d, derived %d\n", ranks, failed_everywhere, packed, derived);
+  if (packed == 0 || derived == 0) failures += fail("every_size", "a way was never taken", "");
   return finish("every_size", rank, failures, compared);
 }

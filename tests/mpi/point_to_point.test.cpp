@@ -51,15 +51,19 @@ std::vector<transfer> transfers() {
   return all;
 }
 
-// Rank 1: receive `x` and compare it with what rank 0 sent; returns the failures.
-int receive_and_compare(const transfer& x, int tag) {
+// Rank 1: receive `x` and compare it with what rank 0 sent; returns the failures. `how`: the
+// receive's way (transfer::chosen: packed where the library packs, then unpacked).
+int receive_and_compare(const transfer& x, int tag, dlpack_mdspan::mpi::transfer how) {
   const std::uint64_t item = itemsize(x.dtype);
   std::vector<unsigned char> sent = pattern(x.send.buffer_elements * item, tag, x.dtype.code == kDLBool);
   std::vector<unsigned char> got(x.receive.buffer_elements * item + 1, sentinel);  // + 1: never empty
   tensor recv(got.data(), x.dtype, x.shape, x.receive);
-  auto b = dlpack_mdspan::mpi::try_receive_buffer(recv.t);
+  auto b = dlpack_mdspan::mpi::try_receive_buffer(recv.t, 0, how);
   if (!b) return fail(x.name, "receive buffer refused", b.error().message().c_str());
-  MPI_Recv(b->address(), b->count(), b->datatype(), 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Request request;
+  MPI_Irecv(b->address(), b->count(), b->datatype(), 0, tag, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  b->unpack();
   return compare(x.name, x.dtype, x.shape, x.send, sent.data(), x.receive, got);
 }
 
@@ -71,7 +75,10 @@ int send(const transfer& x, int tag, bool wrong_stride) {
   tensor t(data.data(), x.dtype, x.shape, l);
   auto b = dlpack_mdspan::mpi::try_send_buffer(t.t);
   if (!b) return fail(x.name, "send buffer refused", b.error().message().c_str());
-  MPI_Send(b->address(), b->count(), b->datatype(), 1, tag, MPI_COMM_WORLD);
+  // A nonblocking send of the library's message: the buffer, which owns it, outlives the request.
+  MPI_Request request;
+  MPI_Isend(b->address(), b->count(), b->datatype(), 1, tag, MPI_COMM_WORLD, &request);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
   return 0;
 }
 
@@ -113,11 +120,13 @@ int main(int argc, char** argv) {
     failures = 1;
   } else {
     const auto all = transfers();
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      const int tag = static_cast<int>(i) + 1;
-      if (rank == 0) failures += send(all[i], tag, wrong_stride);
-      else failures += receive_and_compare(all[i], tag), ++compared;
-    }
+    namespace mpi = dlpack_mdspan::mpi;
+    for (const mpi::transfer how : {mpi::transfer::derived, mpi::transfer::chosen})
+      for (std::size_t i = 0; i < all.size(); ++i) {
+        const int tag = static_cast<int>(i) + 1;
+        if (rank == 0) failures += send(all[i], tag, wrong_stride);
+        else failures += receive_and_compare(all[i], tag, how), ++compared;
+      }
     failures += mdspan_transfer(rank);
   }
   return finish("point_to_point", rank, failures, compared);

@@ -16,6 +16,7 @@ namespace mpi = dlpack_mdspan::mpi;
 using dlpack_mdspan::errc;
 
 int failures = 0;
+int the_choice();
 
 // Whether try_receive_buffer accepts a V (a requires-expression needs a template to say no).
 template <class V>
@@ -80,8 +81,10 @@ int main(int argc, char** argv) {
   refused(mpi::try_send_buffer(on_gpu.t), errc::device_mismatch, "kDLROCM", "ROCm memory");
 
   tensor half(data, DLDataType{kDLFloat, 16, 1}, {4, 6}, {{12, 2}, 0, 48});
-  auto h = mpi::try_send_buffer(half.t);
+  auto h = mpi::try_send_buffer(half.t, 0, mpi::transfer::derived);
   check(h && h->derived() && !h->element().reducible, "float16 travels as bytes, in a derived datatype");
+  auto hp = mpi::try_send_buffer(half.t);
+  check(hp && hp->packed() && hp->count() == 2 * 24 && hp->datatype() == MPI_BYTE, "float16 packed: its bytes, 2 a piece");
   if (h) refused(h->reduction_datatype(), errc::dtype_mismatch, "2 bytes each", "a reduction on float16");
 
   tensor strided(data, f32, {4, 3}, {{6, 2}, 0, 24});
@@ -115,6 +118,8 @@ int main(int argc, char** argv) {
   auto e = mpi::try_receive_buffer(empty.t);
   check(e && e->count() == 0, "empty: count 0, NULL data allowed");
 
+  failures += the_choice();
+
   // mdspan: a const view is sent; receiving into it does not compile (the constraint).
   std::mdspan<const float, std::dextents<int, 2>> view(data, 4, 6);
   check(static_cast<bool>(mpi::try_send_buffer(view)), "a const mdspan is sent");
@@ -129,3 +134,149 @@ int main(int argc, char** argv) {
 
   return finish("refusals", rank, failures, 1);
 }
+
+namespace {
+
+// The choice between MPI's derived datatype and the library's pack (dlpm_mpi_packs), and the
+// pack and unpack themselves, on one rank (no transfer: the message is read and written here).
+// The layouts whose runs are short are packed, in row-major index order; the others are
+// derived datatypes; a receive is packed only when asked, and lands at unpack().
+int the_choice() {
+  int wrong = 0;
+  auto expect = [&](bool ok, const char* what) {
+    if (!ok) wrong += fail("the choice", what, "");
+  };
+  constexpr DLDataType f32{kDLFloat, 32, 1};
+  // A 70 x 100 float32 matrix (not a multiple of the tiles), and views of it.
+  std::vector<float> m(7000);
+  for (std::size_t k = 0; k < m.size(); ++k) m[k] = static_cast<float>(k);
+  // Every other column: runs of one element, one coalesced mode of step 2.
+  tensor every_other(m.data(), f32, {70, 50}, {{100, 2}, 1, 7000});
+  auto eo = mpi::try_send_buffer(every_other.t);
+  expect(eo && eo->packed() && !eo->derived() && eo->count() == 3500 && eo->datatype() == MPI_FLOAT && eo->address() != m.data(),
+         "every other column is packed: 3500 MPI_FLOAT of the library's own");
+  if (eo && eo->packed()) {
+    const float* message = static_cast<const float*>(eo->address());
+    bool in_order = true;
+    for (int i = 0; i < 70; ++i)
+      for (int j = 0; j < 50; ++j) in_order &= message[i * 50 + j] == m[static_cast<std::size_t>(1 + i * 100 + 2 * j)];
+    expect(in_order, "every other column: the message holds the elements in row-major index order");
+  }
+  expect(eo && !eo->reduction_datatype(), "a packed buffer is refused for reductions, as a strided one");
+  // A transpose (the tiled pack): 100 x 70, strides (1, 100).
+  tensor transposed(m.data(), f32, {100, 70}, {{1, 100}, 0, 7000});
+  auto tr = mpi::try_send_buffer(transposed.t);
+  expect(tr && tr->packed() && tr->count() == 7000, "a transpose is packed");
+  if (tr && tr->packed()) {
+    const float* message = static_cast<const float*>(tr->address());
+    bool in_order = true;
+    for (int i = 0; i < 100; ++i)
+      for (int j = 0; j < 70; ++j) in_order &= message[i * 70 + j] == m[static_cast<std::size_t>(i + j * 100)];
+    expect(in_order, "a transpose: the message holds the elements in row-major index order");
+  }
+  // Runs at the threshold: 63 floats (252 bytes) are packed, 64 (256 bytes) are not.
+  tensor short_rows(m.data(), f32, {70, 63}, {{100, 1}, 0, 7000}), long_rows(m.data(), f32, {70, 64}, {{100, 1}, 0, 7000});
+  auto sr = mpi::try_send_buffer(short_rows.t);
+  auto lr = mpi::try_send_buffer(long_rows.t);
+  expect(sr && sr->packed(), "runs of 252 bytes are packed");
+  expect(lr && lr->derived() && !lr->packed(), "runs of 256 bytes are a derived datatype");
+  expect(!mpi::send_buffer(long_rows.t, std::uint64_t{0}, mpi::transfer::derived).packed() &&
+             mpi::send_buffer(long_rows.t, std::uint64_t{0}, mpi::transfer::packed).packed(),
+         "transfer::derived and transfer::packed force the way");
+  // A receive: derived unless asked; asked (chosen), it is packed and lands at unpack().
+  std::vector<float> into(7000, -1.0f);
+  tensor target(into.data(), f32, {100, 70}, {{1, 100}, 0, 7000});
+  auto by_default = mpi::try_receive_buffer(target.t);
+  expect(by_default && by_default->derived() && !by_default->packed(), "a receive is a derived datatype by default");
+  {
+    auto r = mpi::try_receive_buffer(target.t, 0, mpi::transfer::chosen);
+    expect(r && r->packed() && r->count() == 7000, "a receive asked for the choice is packed");
+    if (r && r->packed()) {
+      float* message = static_cast<float*>(r->address());
+      for (int k = 0; k < 7000; ++k) message[k] = static_cast<float>(k) + 0.5f;  // what MPI would write
+      expect(into[0] == -1.0f, "nothing lands before unpack()");
+      auto moved = std::move(*r);  // the message is owned once, and moves with the buffer
+      expect(moved.packed() && !r->packed(), "a moved buffer owns its message once");
+      moved.unpack();
+      bool landed = true;
+      for (int i = 0; i < 100; ++i)
+        for (int j = 0; j < 70; ++j) landed &= into[static_cast<std::size_t>(i + j * 100)] == static_cast<float>(i * 70 + j) + 0.5f;
+      expect(landed, "unpack() puts each element at its strided place");
+      into[0] = -2.0f;
+      moved.unpack();  // once: a second call writes nothing
+      expect(into[0] == -2.0f, "a second unpack() writes nothing");
+    }
+  }
+  // Every other column received: the bytes between the elements are not written.
+  std::vector<float> holes(7000, -1.0f);
+  tensor every_other_into(holes.data(), f32, {70, 50}, {{100, 2}, 1, 7000});
+  {
+    auto r = mpi::receive_buffer(every_other_into.t, std::uint64_t{0}, mpi::transfer::chosen);
+    float* message = static_cast<float*>(r.address());
+    for (int k = 0; k < 3500; ++k) message[k] = static_cast<float>(k);
+  }  // not unpacked: the buffer's end unpacks it
+  bool placed = true;
+  for (int k = 0; k < 7000; ++k) {
+    const bool element = k % 100 % 2 == 1;
+    placed &= element ? holes[static_cast<std::size_t>(k)] == static_cast<float>(k / 100 * 50 + k % 100 / 2) : holes[static_cast<std::size_t>(k)] == -1.0f;
+  }
+  expect(placed, "a packed receive not unpacked lands when the buffer goes, and only at the elements");
+
+  // Device memory (CUDA through a CUDA-aware MPI; none is tested here, so the builder is asked
+  // directly): never packed by the choice, and packing it refused.
+  {
+    const std::int64_t extents[1] = {3500}, steps[1] = {8};
+    dlpm_mpi_datatype d{};
+    const int chosen = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_CHOSEN, 0, &d);
+    expect(chosen == DLPM_MPI_BUILT && d.derived && d.packing == nullptr, "device memory: the choice is the derived datatype");
+    dlpm_mpi_datatype_free(&d);
+    const int packed = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_PACKED, 0, &d);
+    expect(packed == DLPM_MPI_CALL_FAILED && d.packing == nullptr && d.refusal != nullptr &&
+               std::string_view(d.refusal).find("host addresses only") != std::string_view::npos,
+           "device memory: packing it is refused");
+    dlpm_mpi_datatype_free(&d);
+    const int host = dlpm_mpi_build(m.data(), 1, extents, steps, 1, 4, 0, 3500 * 8, dlpm_mpi_element_of(f32, 4), 0, DLPM_MPI_CHOSEN, 1, &d);
+    expect(host == DLPM_MPI_BUILT && d.packing != nullptr, "host memory: the same loops are packed");
+    dlpm_mpi_datatype_free(&d);
+  }
+
+  // The tiles: transposes past several tiles and blocks (300 x 257, and a rank-3 permutation
+  // 7 x 150 x 130 with strides (1, 7 * 130, 7)), for every element size (3 bytes: the
+  // generic move), packed and unpacked, each byte compared with index arithmetic.
+  struct view {
+    std::vector<std::int64_t> shape, strides;
+  };
+  const view views[] = {{{300, 257}, {1, 300}}, {{7, 150, 130}, {1, 7 * 130, 7}}};
+  const DLDataType types[] = {{kDLInt, 8, 1}, {kDLInt, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLComplex, 128, 1}, {kDLUInt, 8, 3}};
+  for (const view& v : views)
+    for (const DLDataType& type : types) {
+      const std::int64_t item = static_cast<std::int64_t>(itemsize(type)), n = product(v.shape);
+      std::vector<unsigned char> source(static_cast<std::size_t>(n * item)), back(source.size(), sentinel);
+      for (std::size_t k = 0; k < source.size(); ++k) source[k] = static_cast<unsigned char>(k * 7 % 251);
+      tensor from(source.data(), type, v.shape, {v.strides, 0, n}), into_view(back.data(), type, v.shape, {v.strides, 0, n});
+      auto out = mpi::try_send_buffer(from.t);
+      auto in = mpi::try_receive_buffer(into_view.t, 0, mpi::transfer::chosen);
+      if (!out || !in || !out->packed() || !in->packed()) {
+        expect(false, "a transpose of any element size is packed");
+        continue;
+      }
+      const auto* message = static_cast<const unsigned char*>(out->address());
+      std::vector<std::int64_t> index(v.shape.size(), 0);
+      bool in_order = true;
+      for (std::int64_t e = 0; e < n; ++e) {
+        std::int64_t at = 0;
+        for (std::size_t r = 0; r < v.shape.size(); ++r) at += index[r] * v.strides[r];
+        in_order &= std::memcmp(message + e * item, source.data() + at * item, static_cast<std::size_t>(item)) == 0;
+        for (std::size_t r = v.shape.size(); r-- > 0;)
+          if (++index[r] < v.shape[r]) break;
+          else index[r] = 0;
+      }
+      expect(in_order, "a tiled pack: the message in row-major index order");
+      std::memcpy(in->address(), out->address(), source.size());  // what MPI would move
+      in->unpack();
+      expect(back == source, "a tiled unpack: every element back at its place");
+    }
+  return wrong;
+}
+
+}  // namespace

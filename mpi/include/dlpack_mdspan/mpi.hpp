@@ -41,25 +41,34 @@ inline constexpr bool large_counts = DLPM_MPI_LARGE_COUNTS != 0;
 /// say (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support); false elsewhere.
 inline bool cuda_aware() noexcept { return dlpm_mpi_cuda_aware() != 0; }
 
+/// How a layout that is not compact row-major travels: `chosen` lets the library decide by its
+/// coalesced loops (dlpm_mpi_packs: runs shorter than DLPM_MPI_PACK_RUN_BYTES are packed);
+/// `derived` forces MPI's derived datatype, `packed` the library's pack. A send's default is
+/// `chosen`; a receive's is `derived`, because a packed receive's elements land only at
+/// buffer::unpack() (or when the buffer goes): pass `chosen` to a receive to opt in.
+enum class transfer : int { chosen = DLPM_MPI_CHOSEN, derived = DLPM_MPI_DERIVED, packed = DLPM_MPI_PACKED };
+
 /// How one element travels (dlpm_mpi_element): `count` items of the predefined `type`, or,
 /// for types MPI lacks (float16, bfloat16, fp8...), its bytes, which are never reduced.
 using element_layout = dlpm_mpi_element;
 
 /// What MPI's buffer arguments take for one tensor: `address()`, `count()`, `datatype()`.
 /// A derived datatype is committed and owned: freed when this goes (unless MPI has been
-/// finalized by then), so keep the buffer until every operation using it has completed.
+/// finalized by then). A packed buffer owns its contiguous message: a send's is packed when
+/// the buffer is made, a receive's is unpacked into the tensor by unpack(), or at the latest
+/// when the buffer goes. Keep the buffer until every operation using it has completed.
 class buffer {
  public:
   buffer() noexcept = default;
   explicit buffer(const dlpm_mpi_datatype& d) noexcept : d_(d) {}
   buffer(const buffer&) = delete;
   buffer& operator=(const buffer&) = delete;
-  buffer(buffer&& other) noexcept : d_(other.d_) { other.d_.derived = 0; }
+  buffer(buffer&& other) noexcept : d_(other.d_) { other.d_.derived = 0, other.d_.packing = nullptr; }
   buffer& operator=(buffer&& other) noexcept {
     if (this != &other) {
       dlpm_mpi_datatype_free(&d_);
       d_ = other.d_;
-      other.d_.derived = 0;
+      other.d_.derived = 0, other.d_.packing = nullptr;
     }
     return *this;
   }
@@ -74,6 +83,12 @@ class buffer {
   [[nodiscard]] MPI_Datatype datatype() const noexcept { return d_.datatype; }
   /// Whether datatype() is a derived datatype made (and freed) here.
   [[nodiscard]] bool derived() const noexcept { return d_.derived != 0; }
+  /// Whether the library packs: address() is its own contiguous message of count() items.
+  [[nodiscard]] bool packed() const noexcept { return d_.packing != nullptr; }
+  /// A packed receive, once MPI has completed it (MPI_Recv returned, MPI_Wait on MPI_Irecv's
+  /// request): the message unpacked into the tensor. Once; nothing for any other buffer.
+  /// The destructor does it when it has not been called.
+  void unpack() noexcept { dlpm_mpi_unpack(&d_); }
   /// How one element travels.
   [[nodiscard]] const element_layout& element() const noexcept { return d_.element; }
 
@@ -96,8 +111,10 @@ class buffer {
 /// The buffer of a tensor, for sending (`receive` false: every valid layout, broadcast
 /// strides included) or receiving (`receive` true: a writable layout that reaches each
 /// element once). `flags` are a managed tensor's (READ_ONLY, IS_SUBBYTE_TYPE_PADDED); 0 for
-/// a bare DLTensor. MPI must be initialized.
-[[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive) noexcept {
+/// a bare DLTensor. `how`: how a layout that is not compact row-major travels. MPI must be
+/// initialized.
+[[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive,
+                                                     transfer how = transfer::chosen) noexcept {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -131,8 +148,9 @@ class buffer {
   const auto offset = static_cast<std::int64_t>(t.byte_offset);
   void* element0 = s.numel == 0 ? t.data : static_cast<char*>(t.data) + t.byte_offset;  // data may be NULL when empty
   dlpm_mpi_datatype d{};
-  switch (dlpm_mpi_build(element0, modes->ndim, extents, steps, modes->block, span->begin - offset, span->end - span->begin,
-                         dlpm_mpi_element_of(t.dtype, s.itemsize), &d)) {
+  switch (dlpm_mpi_build(element0, modes->ndim, extents, steps, modes->block, static_cast<std::int64_t>(s.itemsize),
+                         span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), receive,
+                         static_cast<dlpm_mpi_transfer>(how), is_host_accessible(device), &d)) {
     case DLPM_MPI_BUILT: return buffer(d);
     case DLPM_MPI_COUNT_TOO_LARGE:
       return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
@@ -143,46 +161,48 @@ class buffer {
 }
 
 /// The buffer to send a tensor from: every valid layout, broadcast (zero) strides included.
-[[nodiscard]] inline result<buffer> try_send_buffer(const DLTensor& t, std::uint64_t flags = 0) noexcept {
-  return make_buffer_from(t, flags, false);
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLTensor& t, std::uint64_t flags = 0, transfer how = transfer::chosen) noexcept {
+  return make_buffer_from(t, flags, false, how);
 }
 /// The buffer to receive into a tensor: writable (no READ_ONLY flag), each element reached once.
-[[nodiscard]] inline result<buffer> try_receive_buffer(const DLTensor& t, std::uint64_t flags = 0) noexcept {
-  return make_buffer_from(t, flags, true);
+/// `how` transfer::chosen or packed: call unpack() once the receive has completed.
+[[nodiscard]] inline result<buffer> try_receive_buffer(const DLTensor& t, std::uint64_t flags = 0,
+                                                       transfer how = transfer::derived) noexcept {
+  return make_buffer_from(t, flags, true, how);
 }
 /// A managed tensor's, its flags read.
-[[nodiscard]] inline result<buffer> try_send_buffer(const DLManagedTensorVersioned& t) noexcept {
-  return make_buffer_from(t.dl_tensor, t.flags, false);
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLManagedTensorVersioned& t, transfer how = transfer::chosen) noexcept {
+  return make_buffer_from(t.dl_tensor, t.flags, false, how);
 }
-[[nodiscard]] inline result<buffer> try_receive_buffer(const DLManagedTensorVersioned& t) noexcept {
-  return make_buffer_from(t.dl_tensor, t.flags, true);
+[[nodiscard]] inline result<buffer> try_receive_buffer(const DLManagedTensorVersioned& t, transfer how = transfer::derived) noexcept {
+  return make_buffer_from(t.dl_tensor, t.flags, true, how);
 }
 
 /// An mdspan's (any strided mapping, exported by to_dlpack_tensor).
 template <class M>
   requires requires(const M& m) { try_to_dlpack_tensor(m); }
-[[nodiscard]] result<buffer> try_send_buffer(const M& m) noexcept {
+[[nodiscard]] result<buffer> try_send_buffer(const M& m, transfer how = transfer::chosen) noexcept {
   const auto t = try_to_dlpack_tensor(m);
   if (!t) return unexpected_error(t.error());
-  return make_buffer_from(t->get(), 0, false);
+  return make_buffer_from(t->get(), 0, false, how);
 }
 /// An mdspan of mutable elements only: a const view cannot be received into.
 template <class M>
   requires(!std::is_const_v<typename M::element_type>) && requires(const M& m) { try_to_dlpack_tensor(m); }
-[[nodiscard]] result<buffer> try_receive_buffer(const M& m) noexcept {
+[[nodiscard]] result<buffer> try_receive_buffer(const M& m, transfer how = transfer::derived) noexcept {
   const auto t = try_to_dlpack_tensor(m);
   if (!t) return unexpected_error(t.error());
-  return make_buffer_from(t->get(), 0, true);
+  return make_buffer_from(t->get(), 0, true, how);
 }
 
 /// The throwing forms (dlpack_error).
-template <class T>
-[[nodiscard]] buffer send_buffer(const T& t) {
-  return dlpack_mdspan::detail::value_or_throw(try_send_buffer(t));
+template <class T, class... Options>
+[[nodiscard]] buffer send_buffer(const T& t, Options... options) {
+  return dlpack_mdspan::detail::value_or_throw(try_send_buffer(t, options...));
 }
-template <class T>
-[[nodiscard]] buffer receive_buffer(const T& t) {
-  return dlpack_mdspan::detail::value_or_throw(try_receive_buffer(t));
+template <class T, class... Options>
+[[nodiscard]] buffer receive_buffer(const T& t, Options... options) {
+  return dlpack_mdspan::detail::value_or_throw(try_receive_buffer(t, options...));
 }
 
 }  // namespace dlpack_mdspan::mpi

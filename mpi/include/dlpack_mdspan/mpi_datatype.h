@@ -5,10 +5,12 @@
  * (an int in MPICH, a pointer in Open MPI) and so cannot cross the facade's ABI.
  *
  * The message is the elements in row-major index order. A row-major compact tensor is a count
- * of a predefined type; any other layout one committed derived datatype of nested hvectors
- * (innermost first; a mode of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose
- * lower bound and extent are the bytes the elements reach relative to element 0, the base
- * address. Nothing here validates: the callers have. */
+ * of a predefined type; any other layout either the library's own packed message (a count of
+ * the predefined type at memory the buffer owns: dlpm_mpi_packs chooses, dlpm_mpi_copy packs
+ * and unpacks) or one committed derived datatype of nested hvectors (innermost first; a mode
+ * of step -1 byte built from pairs instead: dlpm_mpi_mode_), whose lower bound and extent are
+ * the bytes the elements reach relative to element 0, the base address. Nothing here
+ * validates: the callers have. */
 #ifndef DLPACK_MDSPAN_MPI_DATATYPE_H
 #define DLPACK_MDSPAN_MPI_DATATYPE_H
 
@@ -23,6 +25,8 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,9 +63,31 @@ typedef struct dlpm_mpi_element {
   int reducible;
 } dlpm_mpi_element;
 
+/** How a layout that is not compact row-major travels: DLPM_MPI_CHOSEN lets
+ * dlpm_mpi_packs decide (the default of every API); DLPM_MPI_DERIVED forces the derived
+ * datatype, DLPM_MPI_PACKED the library's pack (benchmarks and tests compare the two). */
+typedef enum dlpm_mpi_transfer { DLPM_MPI_CHOSEN = 0, DLPM_MPI_DERIVED = 1, DLPM_MPI_PACKED = 2 } dlpm_mpi_transfer;
+
+/** A packed buffer's own memory (dlpm_mpi_datatype.packing): the tensor's coalesced loops,
+ * and the message, the elements in row-major index order, contiguous. Owned by the buffer. */
+typedef struct dlpm_mpi_packing {
+  char* tensor;          /* element 0 of the tensor */
+  char* message;         /* the contiguous message: MPI's buf */
+  int32_t modes;         /* the coalesced modes, outermost first, in extents and steps (bytes) */
+  int64_t* extents;
+  int64_t* steps;
+  int64_t run_bytes;     /* the innermost contiguous run, in bytes */
+  int64_t item;          /* one element's bytes */
+  int unpack_pending;    /* a receive whose message has not been unpacked into the tensor yet */
+  size_t bytes;          /* the whole allocation's bytes (this header, the loops, the message) */
+} dlpm_mpi_packing;
+
 /** An MPI buffer: MPI's `buf`, `count` and `datatype` arguments. `derived` nonzero: `datatype`
- * is committed and owned (dlpm_mpi_datatype_free). On a refusal `refusal` says why (a static
- * string) and `value` names the number involved, when there is one. */
+ * is committed and owned (dlpm_mpi_datatype_free). `packing` non-NULL: the library packs, and
+ * `address` is its own contiguous message of `count` predefined items (a send's packed when
+ * built; a receive's unpacked into the tensor by dlpm_mpi_unpack, or at the latest by
+ * dlpm_mpi_datatype_free). On a refusal `refusal` says why (a static string) and `value`
+ * names the number involved, when there is one. */
 typedef struct dlpm_mpi_datatype {
   void* address;
   int count;
@@ -70,6 +96,7 @@ typedef struct dlpm_mpi_datatype {
   dlpm_mpi_element element;
   const char* refusal;
   long long value;
+  dlpm_mpi_packing* packing;
 } dlpm_mpi_datatype;
 
 /** What dlpm_mpi_build returns. */
@@ -188,15 +215,244 @@ static inline int dlpm_mpi_refuse_(dlpm_mpi_datatype* out, int outcome, const ch
   return outcome;
 }
 
+/* ---- The library's pack: the one copy between a tensor's places and its message -------- */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DLPM_MPI_INLINE_ __attribute__((always_inline)) inline
+#else
+#define DLPM_MPI_INLINE_ inline
+#endif
+
+/* `n` elements of `item` bytes: to[i * to_step] = from[i * from_step]. Inlined with a constant
+ * `item` (DLPM_MPI_BY_ITEM_), so each element is one load and one store; the contiguous side
+ * (the message's, whose step is `item`) gets its own loop, which compilers vectorize. */
+static DLPM_MPI_INLINE_ void dlpm_mpi_line_(char* to, int64_t to_step, const char* from, int64_t from_step, int64_t n,
+                                            int64_t item) {
+  int64_t i;
+  if (to_step == item)
+    for (i = 0; i < n; ++i) memcpy(to + i * item, from + i * from_step, (size_t)item);
+  else if (from_step == item)
+    for (i = 0; i < n; ++i) memcpy(to + i * to_step, from + i * item, (size_t)item);
+  else
+    for (i = 0; i < n; ++i) memcpy(to + i * to_step, from + i * from_step, (size_t)item);
+}
+
+/* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`) in tiles of
+ * `tile` x `tile` elements, so that both sides' cache lines of a tile are used whole while they
+ * are in cache (a transpose reads and writes whole lines instead of one element per line),
+ * the tiles in blocks of 8 x 8 tiles, so that the pages a block touches on either side stay
+ * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
+ * along `b`, where the callers put the destination's small step: the writes are
+ * contiguous. */
+static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
+                                             int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
+  const int64_t block = 8 * tile;
+  int64_t A0, B0, a0, b0, a;
+  for (A0 = 0; A0 < na; A0 += block)
+    for (B0 = 0; B0 < nb; B0 += block) {
+      const int64_t A1 = A0 + block < na ? A0 + block : na, B1 = B0 + block < nb ? B0 + block : nb;
+      for (a0 = A0; a0 < A1; a0 += tile)
+        for (b0 = B0; b0 < B1; b0 += tile) {
+          const int64_t a1 = a0 + tile < A1 ? a0 + tile : A1, b1 = b0 + tile < B1 ? b0 + tile : B1;
+          for (a = a0; a < a1; ++a)
+            dlpm_mpi_line_(to + a * to_a + b0 * to_b, to_b, from + a * from_a + b0 * from_b, from_b, b1 - b0, item);
+        }
+    }
+}
+
+#define DLPM_MPI_BY_ITEM_(item, CALL) \
+  switch (item) {                     \
+    case 1: CALL(1); break;           \
+    case 2: CALL(2); break;           \
+    case 4: CALL(4); break;           \
+    case 8: CALL(8); break;           \
+    case 16: CALL(16); break;         \
+    default: CALL(item); break;       \
+  }
+
+/** The innermost loops of the library's pack for a layout's coalesced loops (`modes` modes,
+ * outermost first, byte steps `steps`, runs of `run_bytes` contiguous bytes of `item`-byte
+ * elements). DLPM_MPI_RUNS: a memcpy per run. DLPM_MPI_LINE: runs of one element, the
+ * innermost mode a tight loop of element moves. DLPM_MPI_TILES: runs of one element where an
+ * outer mode steps less than the innermost (a transpose, a permutation): that mode and the
+ * innermost are copied in tiles. `*tile_mode` is that outer mode (else -1). */
+enum { DLPM_MPI_RUNS = 0, DLPM_MPI_LINE = 1, DLPM_MPI_TILES = 2 };
+static inline int dlpm_mpi_pack_loops(int32_t modes, const int64_t* steps, int64_t run_bytes, int64_t item, int32_t* tile_mode) {
+  int32_t m, k = -1;
+  *tile_mode = -1;
+  if (modes == 0 || run_bytes != item) return DLPM_MPI_RUNS;
+  for (m = 0; m + 1 < modes; ++m)
+    if (k < 0 || llabs((long long)steps[m]) < llabs((long long)steps[k])) k = m;
+  if (k < 0 || llabs((long long)steps[k]) >= llabs((long long)steps[modes - 1])) return DLPM_MPI_LINE;
+  *tile_mode = k;
+  return DLPM_MPI_TILES;
+}
+
+/** Copies every element between the tensor's places and the message (row-major index order,
+ * contiguous): into the message when `to_message`, else back into the tensor. One walk for
+ * the pack of a send and the unpack of a receive: an odometer over the outer modes, and the
+ * innermost loops of dlpm_mpi_pack_loops. */
+static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
+  const int32_t modes = p->modes, last = modes - 1;
+  const int64_t item = p->item, run_bytes = p->run_bytes;
+  int64_t message_steps[64], index[64], size = run_bytes;
+  int32_t outer[64], outers = 0, m, tile_mode;
+  const int kind = dlpm_mpi_pack_loops(modes, p->steps, run_bytes, item, &tile_mode);
+  const int64_t tile = item >= 16 ? 4 : 64 / item; /* a tile's row: one cache line */
+  char* tensor = p->tensor;
+  char* message = p->message;
+  if (modes == 0) {
+    if (to_message) memcpy(message, tensor, (size_t)run_bytes);
+    else memcpy(tensor, message, (size_t)run_bytes);
+    return;
+  }
+  for (m = last; m >= 0; --m) {
+    message_steps[m] = size;
+    size *= p->extents[m];
+  }
+  for (m = 0; m < last; ++m)
+    if (m != tile_mode) index[outers] = 0, outer[outers++] = m;
+  for (;;) {
+    int32_t j;
+    if (kind == DLPM_MPI_TILES) {
+      const int64_t na = p->extents[tile_mode], nb = p->extents[last], ta = p->steps[tile_mode], tb = p->steps[last],
+                    ma = message_steps[tile_mode];
+/* packing, the message is written along the innermost mode; unpacking, the tensor along the
+ * tile mode, its smaller step */
+#define DLPM_MPI_TILES_CALL_(n)                                                  \
+  if (to_message) dlpm_mpi_tiles_(message, ma, n, tensor, ta, tb, na, nb, n, tile); \
+  else dlpm_mpi_tiles_(tensor, tb, ta, message, n, ma, nb, na, n, tile)
+      DLPM_MPI_BY_ITEM_(item, DLPM_MPI_TILES_CALL_)
+#undef DLPM_MPI_TILES_CALL_
+    } else if (kind == DLPM_MPI_LINE) {
+      const int64_t n = p->extents[last], step = p->steps[last];
+#define DLPM_MPI_LINE_CALL_(k)                                 \
+  if (to_message) dlpm_mpi_line_(message, k, tensor, step, n, k); \
+  else dlpm_mpi_line_(tensor, step, message, k, n, k)
+      DLPM_MPI_BY_ITEM_(item, DLPM_MPI_LINE_CALL_)
+#undef DLPM_MPI_LINE_CALL_
+    } else {
+      const int64_t n = p->extents[last], step = p->steps[last];
+      int64_t i;
+      for (i = 0; i < n; ++i) {
+        if (to_message) memcpy(message + i * run_bytes, tensor + i * step, (size_t)run_bytes);
+        else memcpy(tensor + i * step, message + i * run_bytes, (size_t)run_bytes);
+      }
+    }
+    for (j = outers - 1; j >= 0; --j) { /* the next position of the outer modes */
+      m = outer[j];
+      tensor += p->steps[m];
+      message += message_steps[m];
+      if (++index[j] < p->extents[m]) break;
+      tensor -= p->steps[m] * p->extents[m];
+      message -= message_steps[m] * p->extents[m];
+      index[j] = 0;
+    }
+    if (j < 0) return;
+  }
+}
+
+/** Contiguous runs shorter than this many bytes are packed by the library rather than moved
+ * by MPI's datatype engine (see dlpm_mpi_packs). */
+#define DLPM_MPI_PACK_RUN_BYTES 256
+
+/** The choice, for a layout that is not compact row-major: 1 when the library packs it, 0
+ * when MPI moves it by the derived datatype. The library packs when the coalesced loops'
+ * contiguous run is shorter than DLPM_MPI_PACK_RUN_BYTES (MPI's engine pays per run, the
+ * library's loops per element or per memcpy; docs/mpi.md has the measurements) and the
+ * message is a count MPI's int takes (`items`: the message's predefined items). */
+static inline int dlpm_mpi_packs(int64_t run_bytes, int64_t items) {
+  return run_bytes < DLPM_MPI_PACK_RUN_BYTES && items <= INT_MAX;
+}
+
+/* The memory of the last packed buffer freed, kept for the next one (one block per
+ * translation unit, taken and given back atomically), so that a transfer repeated in a loop
+ * does not pay the page faults of fresh memory each time (64 MiB of fresh pages cost more than
+ * packing them). Freed at MPI_Finalize (a delete callback of an attribute of MPI_COMM_SELF,
+ * which MPI_Finalize deletes first); after MPI_Finalize nothing is kept. */
+#if defined(__GNUC__) || defined(__clang__)
+static dlpm_mpi_packing* dlpm_mpi_spare_ = NULL;
+static int dlpm_mpi_spare_registered_ = 0;
+static inline int dlpm_mpi_spare_release_(MPI_Comm comm, int keyval, void* value, void* extra) {
+  (void)comm, (void)keyval, (void)value, (void)extra;
+  free(__atomic_exchange_n(&dlpm_mpi_spare_, (dlpm_mpi_packing*)NULL, __ATOMIC_ACQ_REL));
+  return MPI_SUCCESS;
+}
+static inline dlpm_mpi_packing* dlpm_mpi_spare_take_(void) {
+  return __atomic_exchange_n(&dlpm_mpi_spare_, (dlpm_mpi_packing*)NULL, __ATOMIC_ACQ_REL);
+}
+static inline void dlpm_mpi_spare_give_back_(dlpm_mpi_packing* p) {
+  int initialized = 0, finalized = 0, keyval = MPI_KEYVAL_INVALID;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  if (!initialized || finalized) {
+    free(p);
+    return;
+  }
+  if (!__atomic_exchange_n(&dlpm_mpi_spare_registered_, 1, __ATOMIC_ACQ_REL) &&
+      (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, dlpm_mpi_spare_release_, &keyval, NULL) != MPI_SUCCESS ||
+       MPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) != MPI_SUCCESS)) {
+    __atomic_store_n(&dlpm_mpi_spare_registered_, 0, __ATOMIC_RELEASE); /* nothing would free it: keep nothing */
+    free(p);
+    return;
+  }
+  if (keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&keyval); /* the attribute holds it until MPI_Finalize */
+  free(__atomic_exchange_n(&dlpm_mpi_spare_, p, __ATOMIC_ACQ_REL));
+}
+#else
+static inline dlpm_mpi_packing* dlpm_mpi_spare_take_(void) { return NULL; }
+static inline void dlpm_mpi_spare_give_back_(dlpm_mpi_packing* p) { free(p); }
+#endif
+
+/* Sets `out` up as a packed buffer: its own message, packed now for a send, to be unpacked
+ * for a receive. 0 when the memory could not be had. */
+static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, const int64_t* extents, const int64_t* steps,
+                                      int64_t run_bytes, int64_t item, int64_t items, int receive) {
+  const size_t loops = 2 * (size_t)modes * sizeof(int64_t), head = (sizeof(dlpm_mpi_packing) + loops + 63) / 64 * 64;
+  size_t bytes = (size_t)run_bytes;
+  int32_t m;
+  dlpm_mpi_packing* p = dlpm_mpi_spare_take_();
+  for (m = 0; m < modes; ++m) bytes *= (size_t)extents[m];
+  if (p == NULL || p->bytes < head + bytes) {
+    free(p);
+    /* Fresh memory of a receive starts zeroed, so an unpack before any receive writes no
+     * uninitialized bytes. */
+    p = (dlpm_mpi_packing*)(receive ? calloc(1, head + bytes) : malloc(head + bytes));
+    if (p == NULL) return 0;
+    p->bytes = head + bytes;
+  }
+  p->tensor = (char*)out->address;
+  p->message = (char*)p + head;
+  p->modes = modes;
+  p->extents = (int64_t*)(p + 1);
+  p->steps = p->extents + modes;
+  for (m = 0; m < modes; ++m) p->extents[m] = extents[m], p->steps[m] = steps[m];
+  p->run_bytes = run_bytes;
+  p->item = item;
+  p->unpack_pending = receive != 0;
+  if (!receive) dlpm_mpi_copy(p, 1);
+  out->packing = p;
+  out->address = p->message;
+  out->count = (int)items;
+  return 1;
+}
+
 /** The buffer of a tensor its caller has validated: element 0 at `element0`, its elements
  * as the core's coalesce gives them (C++ coalesce, C dlpm_coalesce: `modes` byte modes,
- * outermost first, in `extents` and `steps`, then a contiguous run of `run` elements; `run` 0
- * for an empty tensor), reaching the bytes [lower, lower + extent) relative to element 0.
+ * outermost first, in `extents` and `steps`, then a contiguous run of `run` elements of
+ * `item` bytes; `run` 0 for an empty tensor), reaching the bytes [lower, lower + extent)
+ * relative to element 0. A layout that is not compact row-major travels as `how` says
+ * (DLPM_MPI_CHOSEN: dlpm_mpi_packs decides): packed into the buffer's own message (a send's
+ * packed now; a `receive`'s unpacked by dlpm_mpi_unpack), or as a derived datatype. The
+ * library packs with the host's loads and stores, so only `host_memory` (memory the host
+ * addresses): device memory (CUDA through a CUDA-aware MPI) is always a derived datatype,
+ * and DLPM_MPI_PACKED is refused for it.
  * Returns DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold
  * `value`), or DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying
  * which. */
 static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
-                                 int64_t lower, int64_t extent, dlpm_mpi_element element, dlpm_mpi_datatype* out) {
+                                 int64_t item, int64_t lower, int64_t extent, dlpm_mpi_element element, int receive,
+                                 dlpm_mpi_transfer how, int host_memory, dlpm_mpi_datatype* out) {
   const int64_t block = run * element.count; /* within the span's bytes: element.count <= itemsize */
   int32_t m;
   MPI_Datatype type = element.type, resized = MPI_DATATYPE_NULL;
@@ -208,10 +464,25 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   out->element = element;
   out->refusal = NULL;
   out->value = 0;
+  out->packing = NULL;
   if (run == 0) return DLPM_MPI_BUILT; /* nothing is addressed */
   if (modes == 0 && block <= INT_MAX) { /* compact, row-major: a count of the predefined type */
     out->count = (int)block;
     return DLPM_MPI_BUILT;
+  }
+  if (modes > 0 && how == DLPM_MPI_PACKED && !host_memory)
+    return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "the library packs memory the host addresses only: this is device memory", 0);
+  if (modes > 0 && how != DLPM_MPI_DERIVED && host_memory) {
+    int64_t items = block; /* the message's predefined items, saturated past INT_MAX */
+    for (m = 0; m < modes && items <= INT_MAX; ++m)
+      items = extents[m] > INT_MAX / items ? (int64_t)INT_MAX + 1 : items * extents[m]; /* extents >= 1 here */
+    if (how == DLPM_MPI_PACKED || dlpm_mpi_packs(run * item, items)) {
+      if (items > INT_MAX)
+        return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a packed message's count is beyond INT_MAX, and MPI's counts are int", items);
+      if (dlpm_mpi_pack_into_(out, modes, extents, steps, run * item, item, items, receive)) return DLPM_MPI_BUILT;
+      if (how == DLPM_MPI_PACKED) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the packed message failed", 0);
+      /* chosen, and no memory for the message: MPI moves the elements where they lie */
+    }
   }
 #if !DLPM_MPI_LARGE_COUNTS
   if (block > INT_MAX)
@@ -249,14 +520,32 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
  * buffer::reduction_datatype() and the C companion's dlpm_mpi_reduction_datatype(). */
 static inline const char* dlpm_mpi_reduction_refusal(const dlpm_mpi_datatype* d) {
   if (!d->element.reducible) return DLPM_MPI_REFUSAL_REDUCE_BYTES;
-  if (d->derived) return DLPM_MPI_REFUSAL_REDUCE_DERIVED;
+  if (d->derived || d->packing != NULL) return DLPM_MPI_REFUSAL_REDUCE_DERIVED;
   return NULL;
 }
 
-/** Frees a derived datatype (unless MPI is finalized: then MPI freed it); idempotent. */
+/** A packed receive's message, once MPI has completed the receive, unpacked into the tensor's
+ * strided places; once (later calls, and any other buffer: nothing). */
+static inline void dlpm_mpi_unpack(dlpm_mpi_datatype* d) {
+  if (d == NULL || d->packing == NULL || !d->packing->unpack_pending) return;
+  dlpm_mpi_copy(d->packing, 0);
+  d->packing->unpack_pending = 0;
+}
+
+/** Frees what the buffer owns: a packed message (a receive's unpacked first, if
+ * dlpm_mpi_unpack has not been called), a derived datatype (unless MPI is finalized: then
+ * MPI freed it); idempotent. */
 static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
   int finalized = 0;
-  if (d == NULL || !d->derived) return;
+  if (d == NULL) return;
+  if (d->packing != NULL) {
+    dlpm_mpi_unpack(d);
+    dlpm_mpi_spare_give_back_(d->packing);
+    d->packing = NULL;
+    d->address = NULL;
+    d->count = 0;
+  }
+  if (!d->derived) return;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Type_free(&d->datatype);
   d->derived = 0;
