@@ -109,20 +109,20 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
 // Requirements with layout fields: the core struct in memory (layout_met takes its spans by
 // reference). A function of its own, so that check_tensor's common path stays small.
 [[gnu::noinline]] dlpm_status check_tensor_with_layout(const DLTensor& tensor, std::uint64_t flags,
-                                                       const dlpm_requirements& req, std::int64_t* numel) noexcept {
-  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim), numel)) return DLPM_OK;
+                                                       const dlpm_requirements& req, dm::tensor_summary* summary) noexcept {
+  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
 // Without layout fields (the usual call) the core struct is built with an empty layout the
 // compiler can see: the layout test folds away and no struct is stored to memory, which
-// building it with layout_to_core's spans made it do on every call. `numel`, where given,
-// gets the element count the fast half counts; it is left alone when the ordered half
-// accepts what the fast half refused.
+// building it with layout_to_core's spans made it do on every call. `summary`, where given,
+// gets what the fast half learned; it is left alone when the ordered half accepts what the
+// fast half refused.
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
-                                                std::int64_t* numel = nullptr) noexcept {
-  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, numel);
-  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), numel)) return DLPM_OK;
+                                                dm::tensor_summary* summary = nullptr) noexcept {
+  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, summary);
+  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
@@ -501,8 +501,10 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
   // check_tensor, its fast half also counting the elements (the count the silent
   // check_structure makes anyway).
-  std::int64_t count = -1;
-  if (const dlpm_status s = check_tensor(*tensor, flags, *req, &count); s != DLPM_OK) return s;
+  dm::tensor_summary summary;
+  summary.numel = -1;
+  if (const dlpm_status s = check_tensor(*tensor, flags, *req, &summary); s != DLPM_OK) return s;
+  std::int64_t count = summary.numel;
   // The ordered half accepted what the fast half refused (tests/reference rules this out):
   // count as dlpm_layout does.
   if (count < 0)
@@ -513,6 +515,79 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   }
   return write_layout("dlpm_check_layout", *tensor, strides, capacity, count, numel);
 }
+
+dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, size_t element_size,
+                              dlpm_checked_tensor* out) noexcept {
+  constexpr const char* function = "dlpm_check_tensor";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (out == nullptr) return null_argument(function, "out");
+  if (out->version != DLPM_CHECKED_TENSOR_VERSION)
+    return fail(dm::error::format(dm::errc::unsupported_version,
+                                  "%s: dlpm_checked_tensor version %u is not supported (this library knows version %u); set "
+                                  "out->version = DLPM_CHECKED_TENSOR_VERSION",
+                                  function, out->version, static_cast<unsigned>(DLPM_CHECKED_TENSOR_VERSION)));
+  if (req != nullptr && !known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
+  dm::tensor_summary summary;
+  summary.numel = -1;
+  if (req != nullptr) {
+    if (const dlpm_status s = check_tensor(*tensor, flags, *req, &summary); s != DLPM_OK) return s;
+  }
+  if (summary.numel < 0) {  // no requirements, or the ordered half accepted what the fast half refused
+    const auto checked = dm::check_tensor(*tensor, flags);
+    if (!checked) return fail(checked.error());
+    summary = checked->summary();
+  }
+  dm::error e;
+  if (element_size != 0 && !dm::check_element_bytes(tensor->dtype, (flags & dm::flag_is_subbyte_type_padded) != 0,
+                                                    element_size, &e))
+    return fail(e);
+  out->row_major = summary.row_major;
+  out->tensor = tensor;
+  out->flags = flags;
+  out->numel = summary.numel;
+  out->itemsize = summary.itemsize;
+  out->lowest_index = summary.lowest_index;
+  out->highest_index = summary.highest_index;
+  out->implicit_strides = summary.implicit_strides;
+  out->ndim = tensor->ndim;
+  for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t direction, int32_t moves_cuda_memory,
+                              dlpm_message_plan* out) noexcept {
+  constexpr const char* function = "dlpm_plan_message";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (out == nullptr) return null_argument(function, "out");
+  if (out->version != DLPM_MESSAGE_PLAN_VERSION)
+    return fail(dm::error::format(dm::errc::unsupported_version,
+                                  "%s: dlpm_message_plan version %u is not supported (this library knows version %u); set "
+                                  "out->version = DLPM_MESSAGE_PLAN_VERSION",
+                                  function, out->version, static_cast<unsigned>(DLPM_MESSAGE_PLAN_VERSION)));
+  if (direction != DLPM_MESSAGE_SEND && direction != DLPM_MESSAGE_RECEIVE)
+    return fail(dm::error::format(dm::errc::invalid_argument,
+                                  "%s: direction = %d is neither DLPM_MESSAGE_SEND nor DLPM_MESSAGE_RECEIVE", function,
+                                  direction));
+  const auto checked = dm::check_tensor(*tensor, flags);
+  if (!checked) return fail(checked.error());
+  const auto plan = dm::plan_message(*checked, static_cast<dm::message_direction>(direction), moves_cuda_memory != 0);
+  if (!plan) return fail(plan.error());
+  out->loops = plan->loops;
+  out->element0 = plan->element0;
+  out->block = plan->block;
+  out->lower_bound = plan->lower_bound;
+  out->extent = plan->extent;
+  out->dtype = plan->dtype;
+  out->itemsize = plan->itemsize;
+  for (std::int32_t m = 0; m < plan->loops; ++m) {
+    out->extents[m] = plan->extents[m];
+    out->byte_steps[m] = plan->byte_steps[m];
+  }
+  return DLPM_OK;
+}
+
+static_assert(DLPM_MESSAGE_SEND == static_cast<int>(dm::message_direction::send));
+static_assert(DLPM_MESSAGE_RECEIVE == static_cast<int>(dm::message_direction::receive));
 
 namespace {
 
