@@ -254,7 +254,9 @@ pub(crate) fn check_element_size<T: Element>(flags: u64) -> Result<(), Error> {
     unsafe { ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
     // SAFETY: `empty` is a live, valid DLTensor whose shape outlives the call; NULL
     // requirements are the structure alone.
-    check(unsafe { sys::dlpm_check_tensor(&empty, flags, ptr::null(), std::mem::size_of::<T>(), out) })
+    check(unsafe {
+        sys::dlpm_check_tensor(&empty, flags, ptr::null(), std::mem::size_of::<T>(), out)
+    })
 }
 
 /// `dlpm_is_contiguous` as a `bool`.

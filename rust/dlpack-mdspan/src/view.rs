@@ -15,8 +15,7 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    check_view_layout, dims_after_check_layout, is_contiguous, is_unique,
-    Viewed, C_ORDER, MAX_NDIM,
+    check_view_layout, dims_after_check_layout, is_contiguous, is_unique, Viewed, C_ORDER, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
@@ -119,7 +118,9 @@ impl<'a, T: Element> Elements<'a, T> {
                 // A fixed-size copy (no length-dependent loop).
                 let mut buf = [MaybeUninit::<i64>::uninit(); INLINE_STRIDES];
                 // SAFETY: the struct's 64 entries are readable as MaybeUninit<i64>.
-                unsafe { std::ptr::copy_nonoverlapping(resolved, buf.as_mut_ptr(), INLINE_STRIDES) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(resolved, buf.as_mut_ptr(), INLINE_STRIDES)
+                };
                 Strides::Inline {
                     len: shape.len() as u8,
                     buf,

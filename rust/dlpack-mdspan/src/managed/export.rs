@@ -203,12 +203,16 @@ fn export_vec<T: Element>(
     // promise is refused here, before a consumer could read past the Vec.
     let padded = T::DTYPE.storage_itemsize(false) != Some(size)
         && T::DTYPE.storage_itemsize(true) == Some(size);
+    checks::check_element_size::<T>(if padded {
+        Flags::IS_SUBBYTE_TYPE_PADDED.0
+    } else {
+        0
+    })?;
     let flags = if padded {
         flags | Flags::IS_SUBBYTE_TYPE_PADDED
     } else {
         flags
     };
-    checks::check_element_size::<T>(flags.0)?;
     let byte_offset = offset
         .checked_mul(size)
         .and_then(|b| u64::try_from(b).ok())
