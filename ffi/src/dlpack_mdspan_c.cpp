@@ -55,6 +55,16 @@ dlpm_status unsupported_requirements(const char* function, std::uint32_t version
                                              : "the program was built against a newer dlpack_mdspan.h"));
 }
 
+// An output struct of a version this library does not write (git2's convention, as for the
+// requirements): `type` names the struct, `known` the version this library knows.
+DLPM_COLD dlpm_status unsupported_output(const char* function, const char* type, std::uint32_t version,
+                                         std::uint32_t known) noexcept {
+  return fail(dm::error::format(dm::errc::unsupported_version,
+                                "%s: %s version %u is not supported (this library knows version %u); set out->version to "
+                                "the header's version constant",
+                                function, type, version, known));
+}
+
 // The layout fields, as spans over the modes of a tensor of rank
 // `ndim` (clamped: a rank check_structure refuses is refused before they are read).
 dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
@@ -275,8 +285,8 @@ dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
 }
 
 // Decoded by re-encoding: the candidate from each valid one-lane name that begins `name`
-// (or from the raw "(code, bits, lanes)" form), then kept only if dtype_name spells it
-// exactly as given. So the spelling rule stays dtype_name's alone, and no near-miss
+// (its width read from the name; or from the raw "(code, bits, lanes)" form), then kept only
+// if dtype_name spells it exactly as given. So the spelling rule stays dtype_name's alone, and no near-miss
 // ("float32x1", "int08", "float32x4 ") is taken.
 dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
   if (name == nullptr) return null_argument("dlpm_dtype_from_name", "name");
@@ -301,22 +311,26 @@ dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
       }
     }
   } else {
-    for (unsigned code = 0; code <= 0xFF; ++code)
-      for (unsigned bits = 0; bits <= 0xFF; ++bits) {
-        DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
-        if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
-        const auto one_lane = dm::dtype_name(d);
-        const std::size_t n = std::strlen(one_lane.c_str());
-        if (std::strncmp(one_lane.c_str(), name, n) != 0) continue;
-        if (name[n] == 'x') {
-          const unsigned long lanes = std::strtoul(name + n + 1, nullptr, 10);
-          d.lanes = static_cast<std::uint16_t>(lanes <= 0xFFFF ? lanes : 0);
-        }
-        if (spelled(d)) {
-          *out = d;
-          return DLPM_OK;
-        }
+    // Every one-lane name carries its bit width as its first number ("int16", "float8_e4m3fn",
+    // "float32x4"), except "bool", NumPy's byte: so the width is read, not searched for, and
+    // only the codes are tried with it.
+    const char* digits = std::strpbrk(name, "0123456789");
+    const unsigned long width = digits != nullptr ? std::strtoul(digits, nullptr, 10) : 8;
+    for (unsigned code = 0; code <= 0xFF && width <= 0xFF; ++code) {
+      DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(width), 1};
+      if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
+      const auto one_lane = dm::dtype_name(d);
+      const std::size_t n = std::strlen(one_lane.c_str());
+      if (std::strncmp(one_lane.c_str(), name, n) != 0) continue;
+      if (name[n] == 'x') {
+        const unsigned long lanes = std::strtoul(name + n + 1, nullptr, 10);
+        d.lanes = static_cast<std::uint16_t>(lanes <= 0xFFFF ? lanes : 0);
       }
+      if (spelled(d)) {
+        *out = d;
+        return DLPM_OK;
+      }
+    }
   }
   return fail(dm::error::format(dm::errc::invalid_dtype,
                                 "dlpm_dtype_from_name: \"%s\" names no DLPack dtype (dlpm_dtype_name's spellings: "
@@ -522,10 +536,7 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   if (tensor == nullptr) return null_argument(function, "tensor");
   if (out == nullptr) return null_argument(function, "out");
   if (out->version != DLPM_CHECKED_TENSOR_VERSION)
-    return fail(dm::error::format(dm::errc::unsupported_version,
-                                  "%s: dlpm_checked_tensor version %u is not supported (this library knows version %u); set "
-                                  "out->version = DLPM_CHECKED_TENSOR_VERSION",
-                                  function, out->version, static_cast<unsigned>(DLPM_CHECKED_TENSOR_VERSION)));
+    return unsupported_output(function, "dlpm_checked_tensor", out->version, DLPM_CHECKED_TENSOR_VERSION);
   if (req != nullptr && !known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
   dm::tensor_summary summary;
   summary.numel = -1;
@@ -560,10 +571,7 @@ dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t di
   if (tensor == nullptr) return null_argument(function, "tensor");
   if (out == nullptr) return null_argument(function, "out");
   if (out->version != DLPM_MESSAGE_PLAN_VERSION)
-    return fail(dm::error::format(dm::errc::unsupported_version,
-                                  "%s: dlpm_message_plan version %u is not supported (this library knows version %u); set "
-                                  "out->version = DLPM_MESSAGE_PLAN_VERSION",
-                                  function, out->version, static_cast<unsigned>(DLPM_MESSAGE_PLAN_VERSION)));
+    return unsupported_output(function, "dlpm_message_plan", out->version, DLPM_MESSAGE_PLAN_VERSION);
   if (direction != DLPM_MESSAGE_SEND && direction != DLPM_MESSAGE_RECEIVE)
     return fail(dm::error::format(dm::errc::invalid_argument,
                                   "%s: direction = %d is neither DLPM_MESSAGE_SEND nor DLPM_MESSAGE_RECEIVE", function,

@@ -18,7 +18,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <limits>
 #include <type_traits>
 
@@ -495,16 +494,13 @@ template <class Err>
 DLPM_HOT_INLINE inline bool check_element_bytes(const DLDataType& dtype, bool padded, std::uint64_t element_size,
                                                 Err err) noexcept {
   const std::uint64_t stored = storage_itemsize(dtype, padded);
-  if (stored == 0 || (element_size != 0 && stored != element_size)) {
-    if constexpr (detail::is_worded<Err>) {
-      char size[32] = "whole-byte";
-      if (element_size != 0) std::snprintf(size, sizeof size, "%llu-byte", static_cast<unsigned long long>(element_size));
-      DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %s %s, which cannot be viewed as one %s element each",
-                  dtype_name(dtype).c_str(), padded ? "is stored one byte per lane (padded)" : "is packed", size);
-    }
-    return false;
-  }
-  return true;
+  if (stored != 0 && (element_size == 0 || stored == element_size)) return true;
+  const char* form = padded ? "is stored one byte per lane (padded)" : "is packed";
+  if (element_size != 0)
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one %llu-byte element each",
+                detail::packed_dtype(dtype), form, static_cast<unsigned long long>(element_size));
+  DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one whole-byte element each",
+              detail::packed_dtype(dtype), form);
 }
 
 namespace detail {
