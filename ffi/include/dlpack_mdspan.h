@@ -256,6 +256,12 @@ typedef struct dlpm_requirements {
   const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
 } dlpm_requirements;
 
+/** Every field "anything", as a C initializer: `dlpm_requirements req = DLPM_REQUIREMENTS_INIT;`
+ * is what dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) writes (the function writes
+ * this), for a constant or a static (the Rust crate's compile-time view requirements). */
+#define DLPM_REQUIREMENTS_INIT \
+  {DLPM_REQUIREMENTS_VERSION, 0, {0, 0, 0}, -1, NULL, 0, NULL, 0, -1, 0, 0, 0, DLPM_ANY_LEADING_DIM, 0, NULL, NULL, NULL}
+
 /** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
  * alignment, writability, strict-strides or layout requirement) and req->version to
  * `version`. Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION

@@ -477,11 +477,8 @@ dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flag
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
-  *req = dlpm_requirements{};
-  req->leading_dim = DLPM_ANY_LEADING_DIM;
+  *req = dlpm_requirements DLPM_REQUIREMENTS_INIT;  // the header's one statement of "anything"
   req->version = version;
-  req->ndim = -1;
-  req->device_id = -1;
   return DLPM_OK;
 }
 

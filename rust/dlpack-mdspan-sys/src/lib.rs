@@ -381,6 +381,33 @@ extern "C" {
     ) -> dlpm_status;
 }
 
+/// `DLPM_REQUIREMENTS_INIT`: every field "anything", the header's initializer, which
+/// `dlpm_requirements_init` writes; for constants (the safe crate's compile-time view
+/// requirements). A unit test of `dlpack-mdspan` holds it to `dlpm_requirements_init`.
+pub const DLPM_REQUIREMENTS_INIT: dlpm_requirements = dlpm_requirements {
+    version: DLPM_REQUIREMENTS_VERSION,
+    check_dtype: 0,
+    dtype: DLDataType {
+        code: 0,
+        bits: 0,
+        lanes: 0,
+    },
+    ndim: -1,
+    shape: core::ptr::null(),
+    order: 0,
+    device_types: core::ptr::null(),
+    num_device_types: 0,
+    device_id: -1,
+    min_alignment: 0,
+    writable: 0,
+    strict_strides: 0,
+    leading_dim: DLPM_ANY_LEADING_DIM,
+    compact: 0,
+    stride_order: core::ptr::null(),
+    shape_divisors: core::ptr::null(),
+    stride_divisors: core::ptr::null(),
+};
+
 // Compile-time layout checks against the x86-64 / aarch64 Linux ABI. The authoritative,
 // field-by-field check against the C headers is the C++ test tests/rust_abi.
 #[cfg(target_pointer_width = "64")]

@@ -11,32 +11,10 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
-/// The facade's defaults ("anything", `dlpm_requirements_init`), spelled out for the one
-/// place that needs them in a const context: the view requirements built at compile time
-/// ([`ViewRequirements`], [`C_ORDER`]). A test holds every field to the facade's.
-const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
-    version: sys::DLPM_REQUIREMENTS_VERSION,
-    check_dtype: 0,
-    dtype: sys::DLDataType {
-        code: 0,
-        bits: 0,
-        lanes: 0,
-    },
-    ndim: -1,
-    shape: ptr::null(),
-    order: 0,
-    device_types: ptr::null(),
-    num_device_types: 0,
-    device_id: -1,
-    min_alignment: 0,
-    writable: 0,
-    strict_strides: 0,
-    leading_dim: sys::DLPM_ANY_LEADING_DIM,
-    stride_order: ptr::null(),
-    compact: 0,
-    shape_divisors: ptr::null(),
-    stride_divisors: ptr::null(),
-};
+/// The facade's defaults ("anything"): the header's `DLPM_REQUIREMENTS_INIT`, mirrored by the
+/// `-sys` crate, for the one place that needs them in a const context: the view requirements
+/// built at compile time ([`ViewRequirements`], [`C_ORDER`]).
+const ANY: sys::dlpm_requirements = sys::DLPM_REQUIREMENTS_INIT;
 
 /// Requirements that accept anything, from the facade (`dlpm_requirements_init`), to fill in.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
@@ -51,7 +29,7 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
 
 /// Requirements of a C-contiguous (row-major) layout and nothing else, for slices.
 pub(crate) const C_ORDER: sys::dlpm_requirements = {
-    let mut req = ANY_REQUIREMENTS;
+    let mut req = ANY;
     req.order = b'C' as std::ffi::c_char;
     req
 };
@@ -121,7 +99,7 @@ impl<T: Element> ViewRequirements<T> {
     const WRITE: sys::dlpm_requirements = Self::with_writable(1);
 
     const fn with_writable(writable: i32) -> sys::dlpm_requirements {
-        let mut req = ANY_REQUIREMENTS;
+        let mut req = ANY;
         req.check_dtype = 1;
         req.dtype = T::DTYPE.0;
         req.device_types = HOST_DEVICE_TYPES.as_ptr();
@@ -329,11 +307,11 @@ mod tests {
         assert_eq!(ViewRequirements::<u16>::READ.writable, 0);
     }
 
-    // ANY_REQUIREMENTS spells out the facade's defaults for const contexts; every field is
-    // held to dlpm_requirements_init's (the pointers NULL, as the facade's).
+    // The -sys mirror of DLPM_REQUIREMENTS_INIT is what dlpm_requirements_init writes, field
+    // by field (the pointers NULL, as the facade's).
     #[test]
-    fn any_requirements_is_the_facades_defaults() {
-        let ours = ANY_REQUIREMENTS;
+    fn the_requirements_initializer_is_the_facades_defaults() {
+        let ours = ANY;
         let theirs = any_requirements();
         let fields = |r: &sys::dlpm_requirements| {
             (
