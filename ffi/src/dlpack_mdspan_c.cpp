@@ -312,11 +312,14 @@ dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
     }
   } else {
     // Every one-lane name carries its bit width as its first number ("int16", "float8_e4m3fn",
-    // "float32x4"), except "bool", NumPy's byte: so the width is read, not searched for, and
-    // only the codes are tried with it.
+    // "float32x4"), except "bool", NumPy's byte ("boolx2": the number is its lanes): so the
+    // width is read (that number, or 8), not searched for, and only the codes are tried with it.
     const char* digits = std::strpbrk(name, "0123456789");
-    const unsigned long width = digits != nullptr ? std::strtoul(digits, nullptr, 10) : 8;
-    for (unsigned code = 0; code <= 0xFF && width <= 0xFF; ++code) {
+    const unsigned long widths[2] = {digits != nullptr ? std::strtoul(digits, nullptr, 10) : 8, 8};
+    for (unsigned candidate = 0; candidate < 256 * 2; ++candidate) {
+      const unsigned code = candidate % 256;
+      const unsigned long width = widths[candidate / 256];
+      if (width > 0xFF) continue;
       DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(width), 1};
       if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
       const auto one_lane = dm::dtype_name(d);
