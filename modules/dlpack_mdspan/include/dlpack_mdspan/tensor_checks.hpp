@@ -255,6 +255,17 @@ inline thread_local long structure_checks = 0;
 #define DLPM_COUNT_STRUCTURE_CHECK() ((void)0)
 #endif
 
+// The bytes index * bits / 8 reach, rounded down (`up` false) or up, of the element
+// `index` + `past` (past 0 or 1: its first bit, or one past its last): exact, with no
+// intermediate product past int64 (index = 8q + r, so the bits are 8 q bits + (r + past) bits).
+// False when the bytes do not fit int64.
+inline bool bits_to_bytes(std::int64_t index, std::int64_t past, std::int64_t bits, bool up, std::int64_t* out) noexcept {
+  const std::int64_t q = index / 8, rest_bits = (index % 8 + past) * bits;  // |rest_bits| <= 8 * 2^24
+  std::int64_t whole = 0;
+  const std::int64_t rounding = rest_bits % 8 == 0 ? 0 : up ? (rest_bits > 0 ? 1 : 0) : (rest_bits < 0 ? -1 : 0);
+  return !mul_overflows(q, bits, &whole) && !add_overflows(whole, rest_bits / 8 + rounding, out);
+}
+
 // The bytes [*begin, *end) from data that elements lowest..highest of `bits` bits each
 // occupy (a partly used byte counts whole), byte_offset included: floor(lowest * bits / 8)
 // and ceil((highest + 1) * bits / 8). False when they do not fit int64. The one
@@ -262,10 +273,9 @@ inline thread_local long structure_checks = 0;
 inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_t highest, std::int64_t bits,
                      std::int64_t* begin, std::int64_t* end) noexcept {
   const auto base = static_cast<std::int64_t>(byte_offset);
-  std::int64_t low_bits = 0, high_bits = 0;
-  return !(mul_overflows(lowest, bits, &low_bits) || mul_overflows(highest + 1, bits, &high_bits) ||
-           add_overflows(base, low_bits / 8 - (low_bits % 8 < 0 ? 1 : 0), begin) ||
-           add_overflows(base, high_bits / 8 + (high_bits % 8 > 0 ? 1 : 0), end));
+  std::int64_t first = 0, last = 0;
+  return bits_to_bytes(lowest, 0, bits, false, &first) && bits_to_bytes(highest, 1, bits, true, &last) &&
+         !add_overflows(base, first, begin) && !add_overflows(base, last, end);
 }
 
 }  // namespace detail
