@@ -332,11 +332,18 @@ TEST_CASE("the queries over a checked tensor cannot fail on structure") {
 
 TEST_CASE("a packed sub-byte tensor whose bytes pass INT64_MAX is refused by the structure") {
   std::uint8_t bytes[8] = {};
-  // A stride of 2^61 over 4 indices: the index span, 3 * 2^61, fits int64; its bits (4 each)
-  // do not, nor its bytes.
-  tensor_builder huge(bytes, dt(kDLInt, 4), {4}, {std::int64_t{1} << 61});
+  // Four int4 values from byte_offset INT64_MAX - 1: their bytes end at INT64_MAX + 1.
+  tensor_builder past(bytes, dt(kDLInt, 4), {4}, {1}, static_cast<std::uint64_t>(INT64_MAX) - 1);
   dm::error e;
-  CHECK_FALSE(dm::validate(huge.get(), &e));
+  CHECK_FALSE(dm::validate(past.get(), &e));
   CHECK(e.code() == dm::errc::span_overflow);
-  CHECK_FALSE(dm::check_tensor(huge.get()));
+  CHECK_FALSE(dm::check_tensor(past.get()));
+  // Exact, with no intermediate product past int64: a stride of 2^61 over 4 int4 indices
+  // reaches bit 4 * (3 * 2^61 + 1), past INT64_MAX, but byte 1.5 * 2^61 + 1, which fits.
+  tensor_builder far(bytes, dt(kDLInt, 4), {4}, {std::int64_t{1} << 61});
+  const auto c = dm::check_tensor(far.get());
+  REQUIRE(c);
+  const auto span = dm::byte_span(*c);
+  CHECK(span.begin == 0);
+  CHECK(span.end == 3 * (std::int64_t{1} << 60) + 1);
 }
