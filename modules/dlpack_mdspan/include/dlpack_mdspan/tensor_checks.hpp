@@ -278,6 +278,14 @@ inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_
          !add_overflows(base, first, begin) && !add_overflows(base, last, end);
 }
 
+// Whether the bytes packed sub-byte elements lowest..highest reach fit int64 (bit_span):
+// out of line and cold, so that the whole-byte path of check_structure keeps its code.
+DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t byte_offset, std::int64_t lowest,
+                                       std::int64_t highest) noexcept {
+  std::int64_t begin = 0, end = 0;
+  return bit_span(byte_offset, lowest, highest, std::int64_t{dtype.bits} * dtype.lanes, &begin, &end);
+}
+
 }  // namespace detail
 
 /// All structural checks: ndim, dtype, shape, strides, element count, index span,
@@ -419,8 +427,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                   "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
                   static_cast<unsigned long long>(byte_offset));
   } else if constexpr (Item == 0) {  // packed sub-byte elements: their bytes must be representable too (byte_span)
-    std::int64_t first_byte = 0, last_byte = 0;
-    if (!detail::bit_span(byte_offset, low, high, std::int64_t{t.dtype.bits} * t.dtype.lanes, &first_byte, &last_byte))
+    if (!detail::packed_bytes_fit(t.dtype, byte_offset, low, high))
       DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
   }
   return true;
