@@ -265,6 +265,12 @@ typedef struct dlpm_requirements {
   const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
 } dlpm_requirements;
 
+/** Every field "anything", as a C initializer: `dlpm_requirements req = DLPM_REQUIREMENTS_INIT;`
+ * is what dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) writes (the function writes
+ * this), for a constant or a static (the Rust crate's compile-time view requirements). */
+#define DLPM_REQUIREMENTS_INIT \
+  {DLPM_REQUIREMENTS_VERSION, 0, {0, 0, 0}, -1, NULL, 0, NULL, 0, -1, 0, 0, 0, DLPM_ANY_LEADING_DIM, 0, NULL, NULL, NULL}
+
 /** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
  * alignment, writability, strict-strides or layout requirement) and req->version to
  * `version`. Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION
@@ -293,6 +299,75 @@ DLPM_API dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, con
 
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
+
+/** The layout of dlpm_checked_tensor this header describes: the caller sets
+ * out->version to it before dlpm_check_tensor (git2's convention, as for dlpm_requirements),
+ * so a newer library writes only the fields the caller's struct has. */
+#define DLPM_CHECKED_TENSOR_VERSION 1
+
+/** A tensor the library has checked, and what the check learned (the C++ core's
+ * checked_tensor): the one thing bindings read a tensor's layout from. Filled by
+ * dlpm_check_tensor; `version` first, set by the caller. */
+typedef struct dlpm_checked_tensor {
+  uint32_t version;          /**< DLPM_CHECKED_TENSOR_VERSION, set by the caller */
+  int32_t row_major;         /**< nonzero: C-contiguous (size-1 dimensions may have any stride; an empty tensor is) */
+  const DLTensor* tensor;    /**< the tensor checked (it must stay unchanged while this is used) */
+  uint64_t flags;            /**< the flags it was checked with (a managed tensor's; 0 for a bare DLTensor) */
+  int64_t numel;             /**< number of elements (0 for an empty tensor) */
+  uint64_t itemsize;         /**< bytes per element as stored; 0 when packed sub-byte elements share bytes */
+  int64_t lowest_index;      /**< smallest element index reached from the first element (<= 0 with negative strides) */
+  int64_t highest_index;     /**< largest element index reached */
+  int32_t implicit_strides;  /**< nonzero: the tensor's strides are NULL and read as row-major */
+  int32_t ndim;              /**< tensor->ndim, the entries of `strides` written */
+  int64_t strides[DLPM_MAX_NDIM]; /**< the strides in elements as the library reads them (NULL ones resolved row-major) */
+} dlpm_checked_tensor;
+
+/** The one check a binding makes before it views a tensor: `tensor` with `flags` (a managed
+ * tensor's, READ_ONLY and IS_SUBBYTE_TYPE_PADDED read as dlpm_check_managed reads them; 0 for
+ * a bare DLTensor) against `req` (NULL: the structure alone, NULL strides row-major), then,
+ * when `element_size` is not 0, one element of the tensor's dtype as stored must be exactly
+ * `element_size` bytes (the binding's element type: packed sub-byte elements have no byte
+ * address; DLPM_E_SUBBYTE_NOT_VIEWABLE, worded as the C++ typed import words it). On success
+ * writes the checked form to *out, whose `version` the caller has set
+ * (DLPM_CHECKED_TENSOR_VERSION; another is DLPM_E_UNSUPPORTED_VERSION). dlpm_check_layout is
+ * this call's older, narrower form. */
+DLPM_API dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req,
+                                       size_t element_size, dlpm_checked_tensor* out) DLPM_NOEXCEPT;
+
+/** dlpm_plan_message's `direction`: a send reads the tensor (every valid layout, broadcast
+ * strides included); a receive writes it (not READ_ONLY, each element reached once). */
+#define DLPM_MESSAGE_SEND 0
+#define DLPM_MESSAGE_RECEIVE 1
+
+/** The layout of dlpm_message_plan this header describes (the caller sets out->version). */
+#define DLPM_MESSAGE_PLAN_VERSION 1
+
+/** How a tensor travels as a message (the C++ core's message_plan): its elements in row-major
+ * index order as nested byte loops from element 0 (dlpm_coalesce's), the bytes they reach,
+ * and the element kind. What an MPI datatype is built from (<dlpack_mdspan_mpi.h>). */
+typedef struct dlpm_message_plan {
+  uint32_t version;      /**< DLPM_MESSAGE_PLAN_VERSION, set by the caller */
+  int32_t loops;         /**< byte loops in extents[0..loops) and byte_steps[0..loops), outermost first */
+  void* element0;        /**< element 0's address, data + byte_offset (data itself for an empty tensor) */
+  int64_t block;         /**< elements side by side in the innermost run (0: the tensor is empty) */
+  int64_t lower_bound;   /**< the lowest byte reached, relative to element0 */
+  int64_t extent;        /**< bytes from the lowest reached to one past the highest */
+  DLDataType dtype;      /**< the element kind: its dtype... */
+  uint64_t itemsize;     /**< ...and its bytes as stored */
+  int64_t extents[DLPM_MAX_NDIM];
+  int64_t byte_steps[DLPM_MAX_NDIM];
+} dlpm_message_plan;
+
+/** Which tensors may travel as a message, and how: `tensor` with `flags` (a managed
+ * tensor's; 0 for a bare DLTensor) is checked once, then admitted for `direction`
+ * (DLPM_MESSAGE_SEND or DLPM_MESSAGE_RECEIVE) by the core's one set of rules: elements with
+ * a byte address (packed sub-byte ones: DLPM_E_SUBBYTE_NOT_VIEWABLE), memory the transport
+ * moves (host-accessible, or CUDA when `moves_cuda_memory` is nonzero:
+ * DLPM_E_DEVICE_MISMATCH), and for a receive not READ_ONLY (DLPM_E_READ_ONLY) and no element
+ * reached twice (DLPM_E_OVERLAPPING_STRIDES). On success writes the plan to *out, whose
+ * `version` the caller has set. */
+DLPM_API dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t direction, int32_t moves_cuda_memory,
+                                       dlpm_message_plan* out) DLPM_NOEXCEPT;
 
 /** dlpm_check and dlpm_layout in one pass, for bindings that make a view: checks `tensor`
  * against `req` with `flags` (a managed tensor's flags, READ_ONLY and

@@ -55,6 +55,16 @@ dlpm_status unsupported_requirements(const char* function, std::uint32_t version
                                              : "the program was built against a newer dlpack_mdspan.h"));
 }
 
+// An output struct of a version this library does not write (git2's convention, as for the
+// requirements): `type` names the struct, `known` the version this library knows.
+DLPM_COLD dlpm_status unsupported_output(const char* function, const char* type, std::uint32_t version,
+                                         std::uint32_t known) noexcept {
+  return fail(dm::error::format(dm::errc::unsupported_version,
+                                "%s: %s version %u is not supported (this library knows version %u); set out->version to "
+                                "the header's version constant",
+                                function, type, version, known));
+}
+
 // The layout fields, as spans over the modes of a tensor of rank
 // `ndim` (clamped: a rank check_structure refuses is refused before they are read).
 dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
@@ -109,20 +119,20 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
 // Requirements with layout fields: the core struct in memory (layout_met takes its spans by
 // reference). A function of its own, so that check_tensor's common path stays small.
 [[gnu::noinline]] dlpm_status check_tensor_with_layout(const DLTensor& tensor, std::uint64_t flags,
-                                                       const dlpm_requirements& req, std::int64_t* numel) noexcept {
-  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim), numel)) return DLPM_OK;
+                                                       const dlpm_requirements& req, dm::tensor_summary* summary) noexcept {
+  if (dm::detail::requirements_met(tensor, flags, to_core(req, tensor.ndim), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
 // Without layout fields (the usual call) the core struct is built with an empty layout the
 // compiler can see: the layout test folds away and no struct is stored to memory, which
-// building it with layout_to_core's spans made it do on every call. `numel`, where given,
-// gets the element count the fast half counts; it is left alone when the ordered half
-// accepts what the fast half refused.
+// building it with layout_to_core's spans made it do on every call. `summary`, where given,
+// gets what the fast half learned; it is left alone when the ordered half accepts what the
+// fast half refused.
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
-                                                std::int64_t* numel = nullptr) noexcept {
-  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, numel);
-  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), numel)) return DLPM_OK;
+                                                dm::tensor_summary* summary = nullptr) noexcept {
+  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, summary);
+  if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
 
@@ -275,8 +285,8 @@ dlpm_status dlpm_version(dlpm_version_info* out) noexcept {
 }
 
 // Decoded by re-encoding: the candidate from each valid one-lane name that begins `name`
-// (or from the raw "(code, bits, lanes)" form), then kept only if dtype_name spells it
-// exactly as given. So the spelling rule stays dtype_name's alone, and no near-miss
+// (its width read from the name; or from the raw "(code, bits, lanes)" form), then kept only
+// if dtype_name spells it exactly as given. So the spelling rule stays dtype_name's alone, and no near-miss
 // ("float32x1", "int08", "float32x4 ") is taken.
 dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
   if (name == nullptr) return null_argument("dlpm_dtype_from_name", "name");
@@ -301,22 +311,29 @@ dlpm_status dlpm_dtype_from_name(const char* name, DLDataType* out) noexcept {
       }
     }
   } else {
-    for (unsigned code = 0; code <= 0xFF; ++code)
-      for (unsigned bits = 0; bits <= 0xFF; ++bits) {
-        DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
-        if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
-        const auto one_lane = dm::dtype_name(d);
-        const std::size_t n = std::strlen(one_lane.c_str());
-        if (std::strncmp(one_lane.c_str(), name, n) != 0) continue;
-        if (name[n] == 'x') {
-          const unsigned long lanes = std::strtoul(name + n + 1, nullptr, 10);
-          d.lanes = static_cast<std::uint16_t>(lanes <= 0xFFFF ? lanes : 0);
-        }
-        if (spelled(d)) {
-          *out = d;
-          return DLPM_OK;
-        }
+    // Every one-lane name carries its bit width as its first number ("int16", "float8_e4m3fn",
+    // "float32x4"), except "bool", NumPy's byte ("boolx2": the number is its lanes): so the
+    // width is read (that number, or 8), not searched for, and only the codes are tried with it.
+    const char* digits = std::strpbrk(name, "0123456789");
+    const unsigned long widths[2] = {digits != nullptr ? std::strtoul(digits, nullptr, 10) : 8, 8};
+    for (unsigned candidate = 0; candidate < 256 * 2; ++candidate) {
+      const unsigned code = candidate % 256;
+      const unsigned long width = widths[candidate / 256];
+      if (width > 0xFF) continue;
+      DLDataType d{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(width), 1};
+      if (!dm::detail::dtype_bits_valid(d.code, d.bits)) continue;
+      const auto one_lane = dm::dtype_name(d);
+      const std::size_t n = std::strlen(one_lane.c_str());
+      if (std::strncmp(one_lane.c_str(), name, n) != 0) continue;
+      if (name[n] == 'x') {
+        const unsigned long lanes = std::strtoul(name + n + 1, nullptr, 10);
+        d.lanes = static_cast<std::uint16_t>(lanes <= 0xFFFF ? lanes : 0);
       }
+      if (spelled(d)) {
+        *out = d;
+        return DLPM_OK;
+      }
+    }
   }
   return fail(dm::error::format(dm::errc::invalid_dtype,
                                 "dlpm_dtype_from_name: \"%s\" names no DLPack dtype (dlpm_dtype_name's spellings: "
@@ -471,11 +488,8 @@ dlpm_status dlpm_element_offset_prechecked(const DLTensor* tensor, uint64_t flag
 dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) noexcept {
   if (req == nullptr) return null_argument("dlpm_requirements_init", "req");
   if (!known_requirements_version(version)) return unsupported_requirements("dlpm_requirements_init", version);
-  *req = dlpm_requirements{};
-  req->leading_dim = DLPM_ANY_LEADING_DIM;
+  *req = dlpm_requirements DLPM_REQUIREMENTS_INIT;  // the header's one statement of "anything"
   req->version = version;
-  req->ndim = -1;
-  req->device_id = -1;
   return DLPM_OK;
 }
 
@@ -509,8 +523,10 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   if (capacity < 0) return negative_capacity("dlpm_check_layout", capacity);
   // check_tensor, its fast half also counting the elements (the count the silent
   // check_structure makes anyway).
-  std::int64_t count = -1;
-  if (const dlpm_status s = check_tensor(*tensor, flags, *req, &count); s != DLPM_OK) return s;
+  dm::tensor_summary summary;
+  summary.numel = -1;
+  if (const dlpm_status s = check_tensor(*tensor, flags, *req, &summary); s != DLPM_OK) return s;
+  std::int64_t count = summary.numel;
   // The ordered half accepted what the fast half refused (tests/reference rules this out):
   // count as dlpm_layout does.
   if (count < 0)
@@ -521,6 +537,73 @@ dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm
   }
   return write_layout("dlpm_check_layout", *tensor, strides, capacity, count, numel);
 }
+
+dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, size_t element_size,
+                              dlpm_checked_tensor* out) noexcept {
+  constexpr const char* function = "dlpm_check_tensor";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (out == nullptr) return null_argument(function, "out");
+  if (out->version != DLPM_CHECKED_TENSOR_VERSION)
+    return unsupported_output(function, "dlpm_checked_tensor", out->version, DLPM_CHECKED_TENSOR_VERSION);
+  if (req != nullptr && !known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
+  dm::tensor_summary summary;
+  summary.numel = -1;
+  if (req != nullptr) {
+    if (const dlpm_status s = check_tensor(*tensor, flags, *req, &summary); s != DLPM_OK) return s;
+  }
+  if (summary.numel < 0) {  // no requirements, or the ordered half accepted what the fast half refused
+    const auto checked = dm::check_tensor(*tensor, flags);
+    if (!checked) return fail(checked.error());
+    summary = checked->summary();
+  }
+  dm::error e;
+  if (element_size != 0 && !dm::check_element_bytes(tensor->dtype, (flags & dm::flag_is_subbyte_type_padded) != 0,
+                                                    element_size, &e))
+    return fail(e);
+  out->row_major = summary.row_major;
+  out->tensor = tensor;
+  out->flags = flags;
+  out->numel = summary.numel;
+  out->itemsize = summary.itemsize;
+  out->lowest_index = summary.lowest_index;
+  out->highest_index = summary.highest_index;
+  out->implicit_strides = summary.implicit_strides;
+  out->ndim = tensor->ndim;
+  for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t direction, int32_t moves_cuda_memory,
+                              dlpm_message_plan* out) noexcept {
+  constexpr const char* function = "dlpm_plan_message";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (out == nullptr) return null_argument(function, "out");
+  if (out->version != DLPM_MESSAGE_PLAN_VERSION)
+    return unsupported_output(function, "dlpm_message_plan", out->version, DLPM_MESSAGE_PLAN_VERSION);
+  if (direction != DLPM_MESSAGE_SEND && direction != DLPM_MESSAGE_RECEIVE)
+    return fail(dm::error::format(dm::errc::invalid_argument,
+                                  "%s: direction = %d is neither DLPM_MESSAGE_SEND nor DLPM_MESSAGE_RECEIVE", function,
+                                  direction));
+  const auto checked = dm::check_tensor(*tensor, flags);
+  if (!checked) return fail(checked.error());
+  const auto plan = dm::plan_message(*checked, static_cast<dm::message_direction>(direction), moves_cuda_memory != 0);
+  if (!plan) return fail(plan.error());
+  out->loops = plan->loops;
+  out->element0 = plan->element0;
+  out->block = plan->block;
+  out->lower_bound = plan->lower_bound;
+  out->extent = plan->extent;
+  out->dtype = plan->dtype;
+  out->itemsize = plan->itemsize;
+  for (std::int32_t m = 0; m < plan->loops; ++m) {
+    out->extents[m] = plan->extents[m];
+    out->byte_steps[m] = plan->byte_steps[m];
+  }
+  return DLPM_OK;
+}
+
+static_assert(DLPM_MESSAGE_SEND == static_cast<int>(dm::message_direction::send));
+static_assert(DLPM_MESSAGE_RECEIVE == static_cast<int>(dm::message_direction::receive));
 
 namespace {
 

@@ -3,9 +3,9 @@
  * MPI's derived datatype, or the library's packed message where the contiguous runs are short
  * (dlpm_mpi_packs). Header-only, compiled in your translation unit against your MPI: the
  * facade (libdlpack_mdspan_c) stays free of MPI, whose MPI_Datatype is an int in MPICH and a
- * pointer in Open MPI. Every check is the facade's (dlpm_check_layout, dlpm_is_unique,
- * dlpm_byte_span, dlpm_storage_itemsize, dlpm_is_host_accessible), and so is the walk over
- * the elements (dlpm_coalesce); the datatype is built by
+ * pointer in Open MPI. The check and the admission are the facade's, one call
+ * (dlpm_plan_message: the core's plan_message), and so is the walk over the elements; the
+ * datatype is built by
  * <dlpack_mdspan/mpi_datatype.h>, as in C++. Link dlpack_mdspan::c and dlpack_mdspan::mpi.
  *
  *   dlpm_mpi_datatype b;
@@ -33,12 +33,9 @@ extern "C" {
  * dlpm_mpi_error(out) says why. */
 static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_transfer how,
                                              dlpm_mpi_datatype* out) {
-  int64_t strides[DLPM_MAX_NDIM], extents[DLPM_MAX_NDIM], numel = 0, begin = 0, end = 0, run = 0;
-  int32_t unique = 0, initialized = 0, finalized = 0, modes = 0;
-  size_t itemsize;
-  dlpm_requirements req;
+  int32_t initialized = 0, finalized = 0;
+  dlpm_message_plan plan;
   dlpm_status s;
-  char* element0;
   if (out == NULL) return DLPM_E_NULL_POINTER;
   out->derived = 0;
   out->packing = NULL;
@@ -50,31 +47,13 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
     out->refusal = DLPM_MPI_REFUSAL_NOT_INITIALIZED;
     return DLPM_E_INVALID_ARGUMENT;
   }
-  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-  req.writable = receive != 0;
-  if ((s = dlpm_check_layout(tensor, flags, &req, strides, DLPM_MAX_NDIM, &numel)) != DLPM_OK) return s;
-  itemsize = dlpm_storage_itemsize(tensor->dtype, (flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0);
-  if (itemsize == 0) {
-    out->refusal = DLPM_MPI_REFUSAL_SUBBYTE;
-    return DLPM_E_SUBBYTE_NOT_VIEWABLE;
-  }
-  if (!dlpm_is_host_accessible(tensor->device.device_type) && !(tensor->device.device_type == kDLCUDA && dlpm_mpi_cuda_aware())) {
-    out->refusal = DLPM_MPI_REFUSAL_DEVICE;
-    return DLPM_E_DEVICE_MISMATCH;
-  }
-  if (receive) {
-    if ((s = dlpm_is_unique(tensor, &unique)) != DLPM_OK) return s;
-    if (!unique) {
-      out->refusal = DLPM_MPI_REFUSAL_REACHED_TWICE;
-      return DLPM_E_OVERLAPPING_STRIDES;
-    }
-  }
-  if ((s = dlpm_byte_span(tensor, flags, &begin, &end)) != DLPM_OK) return s;
-  /* strides, read by dlpm_check_layout, now holds the byte steps */
-  if ((s = dlpm_coalesce(tensor, flags, extents, strides, DLPM_MAX_NDIM, &modes, &run)) != DLPM_OK) return s;
-  element0 = numel == 0 ? (char*)tensor->data : (char*)tensor->data + tensor->byte_offset;
-  switch (dlpm_mpi_build(element0, modes, extents, strides, run, (int64_t)itemsize, begin - (int64_t)tensor->byte_offset,
-                         end - begin, dlpm_mpi_element_of(tensor->dtype, itemsize), receive, how,
+  /* One call checks the tensor once and admits it (the core's plan_message). */
+  plan.version = DLPM_MESSAGE_PLAN_VERSION;
+  if ((s = dlpm_plan_message(tensor, flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, dlpm_mpi_cuda_aware(),
+                             &plan)) != DLPM_OK)
+    return s;
+  switch (dlpm_mpi_build(plan.element0, plan.loops, plan.extents, plan.byte_steps, plan.block, (int64_t)plan.itemsize,
+                         plan.lower_bound, plan.extent, dlpm_mpi_element_of(plan.dtype, plan.itemsize), receive, how,
                          dlpm_is_host_accessible(tensor->device.device_type), out)) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
@@ -112,9 +91,8 @@ static inline dlpm_status dlpm_mpi_reduction_datatype(dlpm_mpi_datatype* b, MPI_
 }
 
 /** Why the last dlpm_mpi_*_buffer (or dlpm_mpi_reduction_datatype) call on `b` failed: its
- * own words where the refusal is MPI's (sub-byte elements, device memory, a receive that
- * reaches an element twice, counts, reductions),
- * else the facade's message (dlpm_last_error). */
+ * own words where the refusal is MPI's (not initialized, counts, reductions), else the
+ * facade's message (dlpm_last_error: the core's admission, worded once for C, C++ and Python). */
 static inline const char* dlpm_mpi_error(const dlpm_mpi_datatype* b) {
   return b != NULL && b->refusal != NULL ? b->refusal : dlpm_last_error();
 }

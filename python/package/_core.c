@@ -270,11 +270,73 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
   return r;
 }
 
+/* ---- message_plan ---------------------------------------------------------------------- */
+
+/* message_plan(x, /, *, receive=False, cuda_aware=False): how x travels as a message, the
+ * core's one admission (dlpm_plan_message: x checked once, then whole-byte elements, memory
+ * the transport moves, and for a receive not READ_ONLY and no element reached twice), for
+ * dlpack_mdspan.mpi. A dict: element0 (the address), loops ((extent, byte_step) per loop,
+ * outermost first), block, dtype_code (code, bits, lanes), itemsize, is_copied. A refusal
+ * raises, in the core's words: BufferError for memory the transport cannot move or a
+ * READ_ONLY receive, ValueError for the rest (an invalid tensor, sub-byte elements, a
+ * layout that reaches an element twice). */
+static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"", "receive", "cuda_aware", NULL};
+  PyObject *obj, *loops, *r;
+  int receive = 0, cuda_aware = 0;
+  dlpm_py_options opts;
+  dlpm_message_plan plan;
+  dlpm_status s;
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pp:message_plan", keywords, &obj, &receive, &cuda_aware)) return NULL;
+  if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
+  opts.validate = 0; /* checked once, by dlpm_plan_message */
+  if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
+  plan.version = DLPM_MESSAGE_PLAN_VERSION;
+  s = dlpm_plan_message(&t->dl_tensor, t->flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, cuda_aware, &plan);
+  if (s != DLPM_OK) {
+    PyErr_Format(s == DLPM_E_DEVICE_MISMATCH || s == DLPM_E_READ_ONLY ? PyExc_BufferError : PyExc_ValueError, "%s (%s)",
+                 dlpm_last_error(), dlpm_status_string(s));
+    dlpm_managed_delete(t);
+    return NULL;
+  }
+  if ((loops = PyTuple_New(plan.loops)) == NULL) goto fail;
+  for (int32_t m = 0; m < plan.loops; ++m) {
+    PyObject* loop = Py_BuildValue("(LL)", (long long)plan.extents[m], (long long)plan.byte_steps[m]);
+    if (loop == NULL) {
+      Py_DECREF(loops);
+      goto fail;
+    }
+    PyTuple_SetItem(loops, m, loop);
+  }
+  if ((r = PyDict_New()) == NULL) {
+    Py_DECREF(loops);
+    goto fail;
+  }
+  if (put(r, "loops", loops) || put(r, "element0", PyLong_FromVoidPtr(plan.element0)) ||
+      put(r, "block", PyLong_FromLongLong(plan.block)) ||
+      put(r, "dtype_code", Py_BuildValue("(iii)", (int)plan.dtype.code, (int)plan.dtype.bits, (int)plan.dtype.lanes)) ||
+      put(r, "itemsize", PyLong_FromUnsignedLongLong(plan.itemsize)) ||
+      put(r, "is_copied", PyBool_FromLong((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0))) {
+    Py_DECREF(r);
+    goto fail;
+  }
+  dlpm_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
+  return r;
+fail:
+  dlpm_managed_delete(t);
+  return NULL;
+}
+
 /* ---- the module ----------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
     {"from_dlpack", (PyCFunction)(void (*)(void))from_dlpack, METH_VARARGS | METH_KEYWORDS,
      "from_dlpack(x, /, *, copy=None, device=None): x imported (validated) and re-exported as a dlpack_mdspan.Tensor."},
+    {"message_plan", (PyCFunction)(void (*)(void))message_plan, METH_VARARGS | METH_KEYWORDS,
+     "message_plan(x, /, *, receive=False, cuda_aware=False): how x travels as a message (the core's admission), or the "
+     "refusal."},
     {"inspect", (PyCFunction)(void (*)(void))inspect, METH_VARARGS | METH_KEYWORDS,
      "inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False, device=None): what x hands over, as "
      "a dict."},

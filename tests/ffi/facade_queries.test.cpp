@@ -515,7 +515,7 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
     CHECK(ndim == 0);
     CHECK(block == 12);  // one byte each
     CHECK(dlpm_coalesce(&t, 0, extents, steps, 2, &ndim, &block) == DLPM_E_SUBBYTE_NOT_VIEWABLE);
-    CHECK(std::string(dlpm_last_error()).find("share bytes") != std::string::npos);
+    CHECK(std::string(dlpm_last_error()) == "dtype float4_e2m1fn is packed, which cannot be viewed as one whole-byte element each");
   }
   SUBCASE("generated tensors") {
     std::mt19937_64 rng(20261128);
@@ -554,4 +554,138 @@ TEST_CASE("dlpm_coalesce gives the core's coalesce, which walks the elements in 
     CHECK(ndim == 0);
     CHECK(block == 1);
   }
+}
+
+TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes the core's checked tensor") {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(20261129);
+  int accepted = 0, refused = 0, wrong_size = 0;
+  for (int n = 0; n < 50000; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) r.flags |= dm::flag_read_only;
+    random_requirements q(rng, r.t);
+    DLManagedTensorVersioned m{};
+    m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m.dl_tensor = r.t;
+    m.flags = r.flags;
+    const dlpm_status separate = dlpm_check_managed(&m, &q.req);
+    const std::string message = dlpm_last_error();
+    // The caller's element size: none (0), the stored one, or one byte more.
+    const std::uint64_t stored = dm::storage_itemsize(r.t.dtype, (r.flags & dm::flag_is_subbyte_type_padded) != 0);
+    const int which = std::uniform_int_distribution<int>(0, 2)(rng);
+    const std::size_t element_size = which == 0 ? 0 : which == 1 ? stored : stored + 1;
+    dlpm_checked_tensor out;
+    std::memset(&out, 0x5a, sizeof out);
+    out.version = DLPM_CHECKED_TENSOR_VERSION;
+    const dlpm_status joint = dlpm_check_tensor(&r.t, r.flags, &q.req, element_size, &out);
+    if (separate != DLPM_OK) {
+      REQUIRE(joint == separate);
+      REQUIRE(message == dlpm_last_error());
+      REQUIRE(out.numel == 0x5a5a5a5a5a5a5a5a);
+      ++refused;
+      continue;
+    }
+    dm::error e;
+    const bool size_ok = element_size == 0 || dm::check_element_bytes(r.t.dtype, (r.flags & dm::flag_is_subbyte_type_padded) != 0,
+                                                                      element_size, &e);
+    if (!size_ok) {
+      REQUIRE(joint == DLPM_E_SUBBYTE_NOT_VIEWABLE);
+      REQUIRE(std::string(dlpm_last_error()) == e.message().c_str());
+      ++wrong_size;
+      continue;
+    }
+    REQUIRE(joint == DLPM_OK);
+    ++accepted;
+    const auto core = dm::check_tensor(r.t, r.flags);
+    REQUIRE(core);
+    REQUIRE(out.tensor == &r.t);
+    REQUIRE(out.flags == r.flags);
+    REQUIRE(out.numel == core->numel());
+    REQUIRE(out.itemsize == core->itemsize());
+    REQUIRE(out.lowest_index == core->lowest_index());
+    REQUIRE(out.highest_index == core->highest_index());
+    REQUIRE((out.row_major != 0) == core->row_major());
+    REQUIRE((out.implicit_strides != 0) == core->implicit_strides());
+    REQUIRE(out.ndim == r.t.ndim);
+    for (int k = 0; k < r.t.ndim; ++k) REQUIRE(out.strides[k] == core->stride(k));
+  }
+  CHECK(accepted > 1000);
+  CHECK(refused > 10000);
+  CHECK(wrong_size > 100);
+  // Without requirements: the structure alone. A version the library does not know is refused.
+  float data[6] = {};
+  std::int64_t shape[2] = {2, 3};
+  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  dlpm_checked_tensor out{};
+  out.version = DLPM_CHECKED_TENSOR_VERSION;
+  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, sizeof(float), &out) == DLPM_OK);
+  CHECK(out.numel == 6);
+  CHECK(out.strides[0] == 3);
+  CHECK(out.implicit_strides == 1);
+  out.version = 0;
+  CHECK(dlpm_check_tensor(&t, 0, nullptr, 0, &out) == DLPM_E_UNSUPPORTED_VERSION);
+  CHECK(dlpm_check_tensor(&t, 0, nullptr, 0, nullptr) == DLPM_E_NULL_POINTER);
+}
+
+TEST_CASE("dlpm_plan_message is the core's plan_message: one admission for C, C++ and Python") {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(20261130);
+  int planned = 0, refused = 0;
+  for (int n = 0; n < 20000; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    if (std::uniform_int_distribution<int>(0, 7)(rng) == 0) r.flags |= dm::flag_read_only;
+    const int direction = std::uniform_int_distribution<int>(0, 1)(rng);
+    const int cuda = std::uniform_int_distribution<int>(0, 1)(rng);
+    dlpm_message_plan out;
+    out.version = DLPM_MESSAGE_PLAN_VERSION;
+    const dlpm_status s = dlpm_plan_message(&r.t, r.flags, direction, cuda, &out);
+    const auto checked = dm::check_tensor(r.t, r.flags);
+    if (!checked) {
+      REQUIRE(s == static_cast<dlpm_status>(checked.error().code()));
+      ++refused;
+      continue;
+    }
+    const auto core = dm::plan_message(*checked, static_cast<dm::message_direction>(direction), cuda != 0);
+    REQUIRE((s == DLPM_OK) == static_cast<bool>(core));
+    if (!core) {
+      REQUIRE(s == static_cast<dlpm_status>(core.error().code()));
+      REQUIRE(std::string(dlpm_last_error()) == core.error().message().c_str());
+      ++refused;
+      continue;
+    }
+    ++planned;
+    REQUIRE(out.element0 == core->element0);
+    REQUIRE(out.loops == core->loops);
+    REQUIRE(out.block == core->block);
+    REQUIRE(out.lower_bound == core->lower_bound);
+    REQUIRE(out.extent == core->extent);
+    REQUIRE(out.itemsize == core->itemsize);
+    for (int k = 0; k < out.loops; ++k) REQUIRE((out.extents[k] == core->extents[k] && out.byte_steps[k] == core->byte_steps[k]));
+    // The plan is the queries' answers: the span and the loops.
+    const auto span = dm::byte_span(*checked);
+    REQUIRE(out.extent == span.end - span.begin);
+  }
+  CHECK(planned > 1000);
+  CHECK(refused > 1000);
+  // Each refusal of the admission, by the core's rules.
+  std::uint8_t bytes[24] = {};
+  std::int64_t shape[2] = {4, 6}, broadcast[2] = {0, 1};
+  DLTensor t{bytes, {kDLCPU, 0}, 2, {kDLInt, 4, 1}, shape, nullptr, 0};
+  dlpm_message_plan out{};
+  out.version = DLPM_MESSAGE_PLAN_VERSION;
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 0, &out) == DLPM_E_SUBBYTE_NOT_VIEWABLE);
+  CHECK(std::string(dlpm_last_error()) == "dtype int4 is packed, which cannot be viewed as one whole-byte element each");
+  t.dtype = DLDataType{kDLUInt, 8, 1};
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 0, &out) == DLPM_OK);
+  CHECK(dlpm_plan_message(&t, dm::flag_read_only, DLPM_MESSAGE_RECEIVE, 0, &out) == DLPM_E_READ_ONLY);
+  t.device = DLDevice{kDLCUDA, 0};
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 0, &out) == DLPM_E_DEVICE_MISMATCH);
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 1, &out) == DLPM_OK);
+  t.device = DLDevice{kDLCPU, 0};
+  t.strides = broadcast;
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 0, &out) == DLPM_OK);
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_RECEIVE, 0, &out) == DLPM_E_OVERLAPPING_STRIDES);
+  CHECK(dlpm_plan_message(&t, 0, 2, 0, &out) == DLPM_E_INVALID_ARGUMENT);
+  out.version = 2;
+  CHECK(dlpm_plan_message(&t, 0, DLPM_MESSAGE_SEND, 0, &out) == DLPM_E_UNSUPPORTED_VERSION);
 }

@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     t = tensor(a, 2, row, row_strides, 0);
     t.dtype.code = kDLInt;
     t.dtype.bits = 4;
-    refused(&t, 0, 0, DLPM_E_SUBBYTE_NOT_VIEWABLE, "below a byte", "packed int4");
+    refused(&t, 0, 0, DLPM_E_SUBBYTE_NOT_VIEWABLE, "is packed, which cannot be viewed as one whole-byte element", "packed int4");
     t = tensor(a, 2, row, row_strides, 0);
     t.device.device_type = kDLCUDA;
     if (!dlpm_mpi_cuda_aware()) refused(&t, 0, 0, DLPM_E_DEVICE_MISMATCH, "device memory", "CUDA memory, MPI not CUDA-aware");

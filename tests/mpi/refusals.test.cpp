@@ -8,6 +8,7 @@
 #include <climits>
 #include <mdspan>
 #include <string_view>
+#include <utility>
 
 namespace {
 
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
   tensor int4(data, DLDataType{kDLInt, 4, 1}, {4, 6}, row_major({4, 6}));
   refused(mpi::try_send_buffer(int4.t), errc::subbyte_not_viewable, "int4", "packed int4");
   tensor fp4(data, DLDataType{kDLFloat4_e2m1fn, 4, 1}, {4, 6}, row_major({4, 6}));
-  refused(mpi::try_send_buffer(fp4.t), errc::subbyte_not_viewable, "below a byte", "packed fp4");
+  refused(mpi::try_send_buffer(fp4.t), errc::subbyte_not_viewable, "is packed, which cannot be viewed as one whole-byte element", "packed fp4");
 
   // 2^31 broadcast rows of one element: a valid tensor that MPI-3 cannot count.
   tensor huge(data, f32, {std::int64_t{1} << 31, 2}, {{0, 1}, 0, 2});
@@ -125,6 +126,21 @@ int main(int argc, char** argv) {
   check(static_cast<bool>(mpi::try_send_buffer(view)), "a const mdspan is sent");
   static_assert(!receivable<decltype(view)>, "a const mdspan cannot be received into");
   static_assert(receivable<std::mdspan<float, std::dextents<int, 2>>>, "a mutable mdspan can");
+
+  // One validation per buffer: the tensor is checked once (check_tensor), and the admission
+  // and the datatype read the checked tensor (DLPM_TEST_COUNT_STRUCTURE_CHECKS counts every
+  // check_structure on this thread; CMakeLists.txt defines it for this test alone).
+  for (const auto& [layout, name] : {std::pair{&compact, "compact"}, std::pair{&reversed, "reversed rows"}}) {
+    dlpack_mdspan::detail::structure_checks = 0;
+    const auto sent = mpi::try_send_buffer(layout->t);
+    const long send_checks = dlpack_mdspan::detail::structure_checks;
+    dlpack_mdspan::detail::structure_checks = 0;
+    const auto received = mpi::try_receive_buffer(layout->t);
+    const long receive_checks = dlpack_mdspan::detail::structure_checks;
+    std::printf("  %-46s send %ld, receive %ld\n", name, send_checks, receive_checks);
+    check(sent && send_checks == 1, "a send validates its tensor once");
+    check(received && receive_checks == 1, "a receive validates its tensor once");
+  }
 
   // The buffer frees its datatype once, also when moved.
   {

@@ -524,9 +524,11 @@ class fast_paths {
     const bool fast = dm::detail::requirements_met(t, flags, req);
     // The element count it reports on success (the C facade's dlpm_check_layout passes it
     // on) is dm::numel's; the verdict is the same with or without the out-parameter.
-    std::int64_t counted = -1;
-    DLPM_EXPECT(dm::detail::requirements_met(t, flags, req, &counted) == fast,
+    dm::tensor_summary summary;
+    summary.numel = -1;
+    DLPM_EXPECT(dm::detail::requirements_met(t, flags, req, &summary) == fast,
                 "requirements_met decides differently when asked for the element count");
+    const std::int64_t counted = summary.numel;
     if (fast) {
       const auto n = dm::numel(t);
       DLPM_EXPECT(n && *n == counted, "requirements_met reports an element count other than dm::numel's",

@@ -297,6 +297,12 @@ inline structure_model structure(const DLTensor& t, bool reject_null_strides, bo
     const i128 end_byte = mul(add(add(off, high), 1), item);
     if (!fits_i64(first_byte) || !fits_i64(end_byte)) m.v.add(errc::span_overflow);
     if (direct && (data + first_byte <= 0 || data + end_byte > uptr_max)) m.v.add(errc::byte_offset_overflow);
+  } else if (dtype_valid(t.dtype)) {  // packed sub-byte: the bytes the bits reach must fit too (byte_span's)
+    const i128 bits = i128{t.dtype.bits} * t.dtype.lanes;
+    const auto floor8 = [](i128 v) { return v >= 0 ? v / 8 : -((-v + 7) / 8); };
+    const i128 first_byte = add(byte_offset, floor8(mul(low, bits)));
+    const i128 end_byte = add(byte_offset, -floor8(-mul(add(high, 1), bits)));
+    if (!fits_i64(first_byte) || !fits_i64(end_byte)) m.v.add(errc::span_overflow);
   }
   return m;
 }

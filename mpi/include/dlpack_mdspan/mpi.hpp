@@ -9,11 +9,12 @@
 // (data + byte_offset, DLPack's meaning); the datatype's lower bound and extent are the bytes
 // the elements reach, so negative strides place elements below it.
 //
-// Validation is the core's (check_structure, is_unique, byte_span, is_host_accessible), and so
-// is the walk over the elements (coalesce); this
-// header adds what MPI itself needs: whole-byte elements, counts the MPI library can express,
-// and for a receive a writable layout that reaches no element twice. The datatype is built by
-// dlpack_mdspan/mpi_datatype.h, which the C companion <dlpack_mdspan_mpi.h> shares.
+// Validation and admission are the core's, once per buffer: check_tensor, then plan_message
+// (message_plan.hpp: whole-byte elements, memory MPI moves, and for a receive a writable
+// layout that reaches no element twice; the walk over the elements, coalesce). This header
+// adds what MPI itself needs: an initialized MPI and counts the MPI library can express. The
+// datatype is built by dlpack_mdspan/mpi_datatype.h, which the C companion
+// <dlpack_mdspan_mpi.h> shares.
 #ifndef DLPACK_MDSPAN_MPI_HPP
 #define DLPACK_MDSPAN_MPI_HPP
 
@@ -22,8 +23,7 @@
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/export.hpp>
-#include <dlpack_mdspan/layout_queries.hpp>
-#include <dlpack_mdspan/requirements.hpp>
+#include <dlpack_mdspan/message_plan.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
 #include <dlpack_mdspan/mpi_datatype.h>
@@ -120,37 +120,16 @@ class buffer {
   MPI_Finalized(&finalized);
   if (!initialized || finalized)
     return unexpected_error(error(errc::invalid_argument, DLPM_MPI_REFUSAL_NOT_INITIALIZED));
-  error err;
-  tensor_summary s;
-  const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
-  if (!check_structure(t, opts, s, &err)) return unexpected_error(err);
-  if (s.itemsize == 0)
-    return unexpected_error(error::format(errc::subbyte_not_viewable, DLPM_MPI_REFUSAL_SUBBYTE " (%#x)",
-                                          dlpack_mdspan::detail::packed_dtype(t.dtype)));
-  const std::int32_t device = t.device.device_type;
-  if (!is_host_accessible(device) && !(device == kDLCUDA && cuda_aware()))
-    return unexpected_error(error::format(errc::device_mismatch, DLPM_MPI_REFUSAL_DEVICE " (%s)", device_type_name(device)));
-  if (receive) {
-    tensor_requirements writable{};
-    writable.writable = true;
-    if (!dlpack_mdspan::detail::required_writable(flags, writable, &err)) return unexpected_error(err);
-    const auto unique = is_unique(t);
-    if (!unique) return unexpected_error(unique.error());
-    if (!*unique)
-      return unexpected_error(error(errc::overlapping_strides, DLPM_MPI_REFUSAL_REACHED_TWICE));
-  }
-  // The bytes the elements reach: the datatype's lower bound and extent, relative to element 0.
-  const auto span = byte_span(t, opts.subbyte_padded);
-  if (!span) return unexpected_error(span.error());
-  std::int64_t extents[max_ndim], steps[max_ndim];
-  const auto modes = coalesce(t, opts.subbyte_padded, extents, steps);
-  if (!modes) return unexpected_error(modes.error());
-  const auto offset = static_cast<std::int64_t>(t.byte_offset);
-  void* element0 = s.numel == 0 ? t.data : static_cast<char*>(t.data) + t.byte_offset;  // data may be NULL when empty
+  // Checked once; everything after reads the checked tensor (message_plan.hpp: the one admission).
+  const auto checked = check_tensor(t, flags);
+  if (!checked) return unexpected_error(checked.error());
+  const auto plan = plan_message(*checked, receive ? message_direction::receive : message_direction::send, cuda_aware());
+  if (!plan) return unexpected_error(plan.error());
   dlpm_mpi_datatype d{};
-  switch (dlpm_mpi_build(element0, modes->ndim, extents, steps, modes->block, static_cast<std::int64_t>(s.itemsize),
-                         span->begin - offset, span->end - span->begin, dlpm_mpi_element_of(t.dtype, s.itemsize), receive,
-                         static_cast<dlpm_mpi_transfer>(how), is_host_accessible(device), &d)) {
+  switch (dlpm_mpi_build(plan->element0, plan->loops, plan->extents, plan->byte_steps, plan->block,
+                         static_cast<std::int64_t>(plan->itemsize), plan->lower_bound, plan->extent,
+                         dlpm_mpi_element_of(plan->dtype, plan->itemsize), receive, static_cast<dlpm_mpi_transfer>(how),
+                         is_host_accessible(t.device.device_type), &d)) {
     case DLPM_MPI_BUILT: return buffer(d);
     case DLPM_MPI_COUNT_TOO_LARGE:
       return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",

@@ -39,17 +39,11 @@ extern "C" {
 #define DLPM_MPI_LARGE_COUNTS 0
 #endif
 
-/** The words of each refusal, one wording in C, C++ and Python: the C companion says them as
- * they are; C++ and dlpack_mdspan.mpi (which repeats them, and whose test reads them from
- * here) add the dtype or device in parentheses. A READ_ONLY receive is the core's own refusal
- * ("the tensor is READ_ONLY but a writable tensor is required") in all three. */
+/** The words of MPI's own refusals, one wording in C, C++ and Python (dlpack_mdspan.mpi repeats
+ * them; its test reads them from here). Which tensors may travel at all (whole-byte
+ * elements, memory MPI moves, a writable receive that reaches each element once) is the
+ * core's admission (message_plan.hpp, the facade's dlpm_plan_message), worded there once. */
 #define DLPM_MPI_REFUSAL_NOT_INITIALIZED "MPI is not initialized (or already finalized): call MPI_Init first"
-#define DLPM_MPI_REFUSAL_SUBBYTE \
-  "the elements are packed below a byte and share bytes, and MPI addresses whole bytes: unpack them (or send the padded form)"
-#define DLPM_MPI_REFUSAL_DEVICE \
-  "the tensor is in device memory this MPI library cannot move: it moves host-accessible memory, and CUDA memory only when MPIX_Query_cuda_support says it is CUDA-aware"
-#define DLPM_MPI_REFUSAL_REACHED_TWICE \
-  "receive: the layout reaches an element twice (a zero or overlapping stride), so what MPI writes there would depend on the order it writes in"
 #define DLPM_MPI_REFUSAL_REDUCE_BYTES \
   "MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; reduce in a wider type"
 #define DLPM_MPI_REFUSAL_REDUCE_DERIVED \

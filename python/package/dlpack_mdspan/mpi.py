@@ -15,36 +15,30 @@ it as it is. The message is the elements in row-major index order, whatever the 
 The datatype holds the tensor and frees itself when the last reference goes; mpi4py's
 requests hold it, so a nonblocking operation keeps the tensor alive until it completes.
 
-The tensor is read by ``dlpack_mdspan.inspect`` (the library's own import and checks):
-invalid tensors, sub-byte elements, a producer that copied (IS_COPIED), device memory an
-MPI cannot move, and, for a receive, READ_ONLY tensors and layouts that reach an element
-twice are refused with ``ValueError`` or ``BufferError`` before MPI sees them, in the words
-C and C++ use (the constants below). Types MPI lacks (float16, bfloat16, fp8) travel as
-their bytes. Reductions take ``reduction_buffer(x)``: a compact row-major tensor of a type
-MPI can combine, else refused here rather than by MPI. mpi4py is imported on first use only.
+The tensor is checked once, and admitted by the library's one admission
+(``message_plan``, the C++ core's, as in C and C++): invalid tensors, sub-byte elements,
+device memory an MPI cannot move, and, for a receive, READ_ONLY tensors and layouts that
+reach an element twice are refused with ``ValueError`` or ``BufferError`` before MPI sees
+them, in the words C and C++ use. A producer that copied (IS_COPIED) is refused here too.
+Types MPI lacks (float16, bfloat16, fp8) travel as their bytes. Reductions take
+``reduction_buffer(x)``: a compact row-major tensor of a type MPI can combine, else refused
+here rather than by MPI. mpi4py is imported on first use only.
 """
-from ._core import inspect as _inspect
+from ._core import message_plan as _message_plan
 
 __all__ = ["receive_buffer", "send_buffer", "reduction_buffer", "cuda_aware"]
 
-# The refusals' words, as <dlpack_mdspan/mpi_datatype.h>'s DLPM_MPI_REFUSAL_* say them in C and
-# C++ (tests/mpi/python/every_size.py reads the header and compares); a READ_ONLY receive is
-# the library's own refusal (inspect's reason), as in C and C++.
+# MPI's own refusals' words, as <dlpack_mdspan/mpi_datatype.h>'s DLPM_MPI_REFUSAL_* say them in C
+# and C++ (tests/mpi/python/mpi4py_transfers.py reads the header and compares). Which tensors
+# may travel at all is the library's admission (message_plan), worded once.
 NOT_INITIALIZED = "MPI is not initialized (or already finalized): call MPI_Init first"
-SUBBYTE = ("the elements are packed below a byte and share bytes, and MPI addresses whole bytes: unpack them "
-           "(or send the padded form)")
-DEVICE = ("the tensor is in device memory this MPI library cannot move: it moves host-accessible memory, and CUDA "
-          "memory only when MPIX_Query_cuda_support says it is CUDA-aware")
-REACHED_TWICE = ("receive: the layout reaches an element twice (a zero or overlapping stride), so what MPI writes "
-                 "there would depend on the order it writes in")
 REDUCE_BYTES = ("MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; "
                 "reduce in a wider type")
 REDUCE_DERIVED = ("MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: "
                   "reduce a compact row-major copy")
 
-# DLPack type codes (dlpack.h's DLDataTypeCode) and device types.
+# DLPack type codes (dlpack.h's DLDataTypeCode).
 _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
-_CPU, _CUDA, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED = 1, 2, 3, 11, 13
 _PREDEFINED = {
     (_INT, 8): "INT8_T", (_INT, 16): "INT16_T", (_INT, 32): "INT32_T", (_INT, 64): "INT64_T",
     (_UINT, 8): "UINT8_T", (_UINT, 16): "UINT16_T", (_UINT, 32): "UINT32_T", (_UINT, 64): "UINT64_T",
@@ -122,34 +116,27 @@ def _mode(MPI, old, count, block, step):
 
 
 def _checked(x, receive, what):
-    """mpi4py's MPI, ``inspect(x)`` and how one element travels, or the refusal."""
+    """mpi4py's MPI, the library's plan for ``x`` and how one element travels, or the refusal."""
     from mpi4py import MPI
     if not MPI.Is_initialized() or MPI.Is_finalized():
         raise RuntimeError(NOT_INITIALIZED)
-    info = _inspect(x, writable=receive)
-    if not info["valid"] or not info["passes"]:
-        error = BufferError if info["read_only"] and receive else ValueError
-        raise error(f"{what}: {info['reason']}")
-    if info["is_copied"]:
+    try:
+        plan = _message_plan(x, receive=receive, cuda_aware=cuda_aware())
+    except (ValueError, BufferError) as e:
+        raise type(e)(f"{what}: {e}") from None
+    if plan["is_copied"]:
         raise BufferError(f"{what}: the producer handed over a copy (IS_COPIED), which MPI would "
                           "move instead of the tensor")
-    device = info["device"][0]
-    if device not in (_CPU, _CUDA_HOST, _ROCM_HOST, _CUDA_MANAGED) and not (device == _CUDA and cuda_aware()):
-        raise BufferError(f"{what}: {DEVICE} ({info['device_name']})")
-    if info["coalesced"] is None:
-        raise ValueError(f"{what}: {SUBBYTE} ({info['dtype']})")
-    if receive and not info["unique"]:
-        raise ValueError(f"{what}: {REACHED_TWICE}")
-    code, bits, lanes = info["dtype_code"]
-    return MPI, info, _element(MPI, code, bits, lanes, info["itemsize"])
+    code, bits, lanes = plan["dtype_code"]
+    return MPI, plan, _element(MPI, code, bits, lanes, plan["itemsize"])
 
 
 def _buffer(x, receive):
-    MPI, info, element = _checked(x, receive, "receive_buffer" if receive else "send_buffer")
-    address = info["data"] + info["byte_offset"]
-    # The elements as nested byte loops (the library's coalesce: dlpm_coalesce), an empty
-    # tensor's block 0; here the block counts the element's MPI items.
-    modes, block = info["coalesced"]
+    MPI, plan, element = _checked(x, receive, "receive_buffer" if receive else "send_buffer")
+    address = plan["element0"]
+    # The elements as nested byte loops (the library's coalesce), an empty tensor's block 0;
+    # here the block counts the element's MPI items.
+    modes, block = plan["loops"], plan["block"]
     block *= element[1]
     relative = element[0]
     made = []  # nested hvectors, innermost first: the block once, then one of the type inside
@@ -184,10 +171,10 @@ def reduction_buffer(x, receive=False):
     travel as bytes, ``ValueError`` for a layout that needs a derived datatype), instead of
     by MPI (Open MPI: ``MPI_ERR_OP``)."""
     what = "reduction_buffer"
-    MPI, info, (datatype, items, reducible) = _checked(x, receive, what)
+    MPI, plan, (datatype, items, reducible) = _checked(x, receive, what)
     if not reducible:
         raise TypeError(f"{what}: {REDUCE_BYTES} ({items} bytes each)")
-    modes, block = info["coalesced"]
+    modes, block = plan["loops"], plan["block"]
     if modes:
         raise ValueError(f"{what}: {REDUCE_DERIVED}")
     return [x, block * items, datatype]

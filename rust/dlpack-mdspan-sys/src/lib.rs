@@ -214,6 +214,31 @@ extern "C" {
         numel: *mut i64,
     ) -> dlpm_status;
 
+    /// The one check a binding makes before it views a tensor: `tensor` with `flags`
+    /// against `req` (NULL: the structure alone), then, when `element_size` is not 0, one
+    /// element of the tensor's dtype as stored must be exactly `element_size` bytes
+    /// (`DLPM_E_SUBBYTE_NOT_VIEWABLE` otherwise, the C++ core's words). On success writes
+    /// the checked form to `*out`, whose `version` the caller has set
+    /// ([`DLPM_CHECKED_TENSOR_VERSION`]).
+    pub fn dlpm_check_tensor(
+        tensor: *const DLTensor,
+        flags: u64,
+        req: *const dlpm_requirements,
+        element_size: usize,
+        out: *mut dlpm_checked_tensor,
+    ) -> dlpm_status;
+
+    /// Which tensors may travel as a message, and how: checks `tensor` once and admits it
+    /// for `direction` ([`DLPM_MESSAGE_SEND`] or [`DLPM_MESSAGE_RECEIVE`]) by the core's
+    /// rules, then writes the plan to `*out` (its `version` set by the caller).
+    pub fn dlpm_plan_message(
+        tensor: *const DLTensor,
+        flags: u64,
+        direction: i32,
+        moves_cuda_memory: i32,
+        out: *mut dlpm_message_plan,
+    ) -> dlpm_status;
+
     /// Wraps the caller's buffer as a `DLManagedTensorVersioned` (shape and strides are
     /// copied). On success `*out` owns the buffer and its deleter calls `release(ctx)`
     /// exactly once; on failure `*out` is untouched and `release` is not called.
@@ -356,6 +381,33 @@ extern "C" {
     ) -> dlpm_status;
 }
 
+/// `DLPM_REQUIREMENTS_INIT`: every field "anything", the header's initializer, which
+/// `dlpm_requirements_init` writes; for constants (the safe crate's compile-time view
+/// requirements). A unit test of `dlpack-mdspan` holds it to `dlpm_requirements_init`.
+pub const DLPM_REQUIREMENTS_INIT: dlpm_requirements = dlpm_requirements {
+    version: DLPM_REQUIREMENTS_VERSION,
+    check_dtype: 0,
+    dtype: DLDataType {
+        code: 0,
+        bits: 0,
+        lanes: 0,
+    },
+    ndim: -1,
+    shape: core::ptr::null(),
+    order: 0,
+    device_types: core::ptr::null(),
+    num_device_types: 0,
+    device_id: -1,
+    min_alignment: 0,
+    writable: 0,
+    strict_strides: 0,
+    leading_dim: DLPM_ANY_LEADING_DIM,
+    compact: 0,
+    stride_order: core::ptr::null(),
+    shape_divisors: core::ptr::null(),
+    stride_divisors: core::ptr::null(),
+};
+
 // Compile-time layout checks against the x86-64 / aarch64 Linux ABI. The authoritative,
 // field-by-field check against the C headers is the C++ test tests/rust_abi.
 #[cfg(target_pointer_width = "64")]
@@ -370,4 +422,6 @@ const _: () = {
     assert!(size_of::<DLManagedTensorVersioned>() == 80);
     assert!(size_of::<dlpm_version_info>() == 20);
     assert!(size_of::<dlpm_requirements>() == 96);
+    assert!(size_of::<dlpm_checked_tensor>() == 64 + 8 * 64);
+    assert!(size_of::<dlpm_message_plan>() == 56 + 16 * 64);
 };

@@ -371,3 +371,72 @@ pub const DLPM_READ_ONLY_FLAGGED: i32 = 1;
 pub const DLPM_READ_ONLY_LEGACY_UNKNOWN: i32 = 2;
 /// The producer forbids writes for a reason DLPack cannot carry.
 pub const DLPM_READ_ONLY_PRODUCER_FORBIDS: i32 = 3;
+
+/// `DLPM_CHECKED_TENSOR_VERSION`: the layout of `dlpm_checked_tensor` these mirrors
+/// describe; the caller stores it in `dlpm_checked_tensor::version` before
+/// `dlpm_check_tensor`.
+pub const DLPM_CHECKED_TENSOR_VERSION: u32 = 1;
+
+/// `dlpm_checked_tensor`: a tensor the library has checked and what the check learned (the
+/// C++ core's `checked_tensor`), filled by `dlpm_check_tensor`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dlpm_checked_tensor {
+    /// `DLPM_CHECKED_TENSOR_VERSION`, set by the caller.
+    pub version: u32,
+    /// Nonzero: C-contiguous (size-1 dimensions may have any stride; an empty tensor is).
+    pub row_major: i32,
+    /// The tensor checked.
+    pub tensor: *const DLTensor,
+    /// The flags it was checked with.
+    pub flags: u64,
+    /// Number of elements (0 for an empty tensor).
+    pub numel: i64,
+    /// Bytes per element as stored; 0 when packed sub-byte elements share bytes.
+    pub itemsize: u64,
+    /// Smallest element index reached from the first element.
+    pub lowest_index: i64,
+    /// Largest element index reached.
+    pub highest_index: i64,
+    /// Nonzero: the tensor's strides are NULL and read as row-major.
+    pub implicit_strides: i32,
+    /// The tensor's ndim: the entries of `strides` written.
+    pub ndim: i32,
+    /// The strides in elements as the library reads them (NULL ones resolved row-major).
+    pub strides: [i64; 64],
+}
+
+/// `DLPM_MESSAGE_SEND` and `DLPM_MESSAGE_RECEIVE`: `dlpm_plan_message`'s direction.
+pub const DLPM_MESSAGE_SEND: i32 = 0;
+/// See [`DLPM_MESSAGE_SEND`].
+pub const DLPM_MESSAGE_RECEIVE: i32 = 1;
+
+/// `DLPM_MESSAGE_PLAN_VERSION`: the layout of `dlpm_message_plan` these mirrors describe.
+pub const DLPM_MESSAGE_PLAN_VERSION: u32 = 1;
+
+/// `dlpm_message_plan`: how a tensor travels as a message (the C++ core's `message_plan`),
+/// filled by `dlpm_plan_message`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dlpm_message_plan {
+    /// `DLPM_MESSAGE_PLAN_VERSION`, set by the caller.
+    pub version: u32,
+    /// Byte loops in `extents[..loops]` and `byte_steps[..loops]`, outermost first.
+    pub loops: i32,
+    /// Element 0's address.
+    pub element0: *mut c_void,
+    /// Elements side by side in the innermost run (0: empty).
+    pub block: i64,
+    /// The lowest byte reached, relative to `element0`.
+    pub lower_bound: i64,
+    /// Bytes from the lowest reached to one past the highest.
+    pub extent: i64,
+    /// The element's dtype.
+    pub dtype: DLDataType,
+    /// The element's bytes as stored.
+    pub itemsize: u64,
+    /// The loops' extents.
+    pub extents: [i64; 64],
+    /// The loops' steps in bytes.
+    pub byte_steps: [i64; 64],
+}

@@ -11,32 +11,10 @@ use crate::error::{check, Error, Status};
 use crate::order::Order;
 use crate::types::{DeviceType, Element};
 
-/// The facade's defaults ("anything", `dlpm_requirements_init`), spelled out for the one
-/// place that needs them in a const context: the view requirements built at compile time
-/// ([`ViewRequirements`], [`C_ORDER`]). A test holds every field to the facade's.
-const ANY_REQUIREMENTS: sys::dlpm_requirements = sys::dlpm_requirements {
-    version: sys::DLPM_REQUIREMENTS_VERSION,
-    check_dtype: 0,
-    dtype: sys::DLDataType {
-        code: 0,
-        bits: 0,
-        lanes: 0,
-    },
-    ndim: -1,
-    shape: ptr::null(),
-    order: 0,
-    device_types: ptr::null(),
-    num_device_types: 0,
-    device_id: -1,
-    min_alignment: 0,
-    writable: 0,
-    strict_strides: 0,
-    leading_dim: sys::DLPM_ANY_LEADING_DIM,
-    stride_order: ptr::null(),
-    compact: 0,
-    shape_divisors: ptr::null(),
-    stride_divisors: ptr::null(),
-};
+/// The facade's defaults ("anything"): the header's `DLPM_REQUIREMENTS_INIT`, mirrored by the
+/// `-sys` crate, for the one place that needs them in a const context: the view requirements
+/// built at compile time ([`ViewRequirements`], [`C_ORDER`]).
+const ANY: sys::dlpm_requirements = sys::DLPM_REQUIREMENTS_INIT;
 
 /// Requirements that accept anything, from the facade (`dlpm_requirements_init`), to fill in.
 pub(crate) fn any_requirements() -> sys::dlpm_requirements {
@@ -51,7 +29,7 @@ pub(crate) fn any_requirements() -> sys::dlpm_requirements {
 
 /// Requirements of a C-contiguous (row-major) layout and nothing else, for slices.
 pub(crate) const C_ORDER: sys::dlpm_requirements = {
-    let mut req = ANY_REQUIREMENTS;
+    let mut req = ANY;
     req.order = b'C' as std::ffi::c_char;
     req
 };
@@ -121,7 +99,7 @@ impl<T: Element> ViewRequirements<T> {
     const WRITE: sys::dlpm_requirements = Self::with_writable(1);
 
     const fn with_writable(writable: i32) -> sys::dlpm_requirements {
-        let mut req = ANY_REQUIREMENTS;
+        let mut req = ANY;
         req.check_dtype = 1;
         req.dtype = T::DTYPE.0;
         req.device_types = HOST_DEVICE_TYPES.as_ptr();
@@ -132,12 +110,12 @@ impl<T: Element> ViewRequirements<T> {
     }
 }
 
-/// The facade's checks for a view of `T`, and the layout it then resolves, in one call
-/// (`dlpm_check_layout`): the structure, the dtype `T::DTYPE` exactly, a host-accessible
-/// device, data aligned for `T`, and with `writable` (which only a managed tensor's flags
-/// can refuse) not READ_ONLY; then the element count, returned, and, when the tensor's
-/// strides are NULL, the row-major strides the library reads them as, written to
-/// `strides[..ndim]` (a tensor with strides of its own is read through them).
+/// The facade's checks for a view of `T`, and what they learned, in one call
+/// (`dlpm_check_tensor`, [`check_view_layout`]): the structure, the dtype `T::DTYPE`
+/// exactly, a host-accessible device, data aligned for `T`, one element of
+/// `size_of::<T>()` bytes as the tensor stores it, and with `writable` (which only a managed
+/// tensor's flags can refuse) not READ_ONLY; written to a `dlpm_checked_tensor`: the element
+/// count and the strides as the library reads them.
 ///
 /// Which devices are host-accessible is the C++ core's rule
 /// ([`DeviceType::is_host_accessible`], held equal to `dlpm_is_host_accessible` by its
@@ -156,23 +134,19 @@ pub(crate) fn view_requirements<T: Element>(writable: bool) -> &'static sys::dlp
 pub(crate) fn check_view_layout<T: Element>(
     tensor: Viewed<'_>,
     writable: bool,
-    strides: &mut [MaybeUninit<i64>; MAX_NDIM],
-) -> Result<i64, Error> {
+    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
+) -> Result<(), Error> {
     let (t, flags) = tensor.parts();
     let req = view_requirements::<T>(writable);
-    let out = if t.strides.is_null() {
-        strides.as_mut_ptr().cast::<i64>()
-    } else {
-        ptr::null_mut()
-    };
-    let mut numel = 0i64;
+    let out = checked.as_mut_ptr();
+    // SAFETY: `out` points to writable storage for the struct; its version field is set
+    // before the call (the facade reads nothing else of it and writes the rest on success).
+    unsafe { ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
     // SAFETY: the tensor is live (a reference); the facade checks it before reading its
-    // arrays. req is a valid requirements struct whose device list is a static. `out` is
-    // NULL (nothing written) or has MAX_NDIM writable entries, the capacity passed (the
-    // facade writes ndim <= MAX_NDIM of them, only on success); numel is a valid
-    // out-parameter.
-    check(unsafe { sys::dlpm_check_layout(t, flags, req, out, sys::DLPM_MAX_NDIM, &mut numel) })?;
-    Ok(numel)
+    // arrays. req is a valid requirements struct whose device list is a static; `out` is
+    // valid for writes of a whole dlpm_checked_tensor. The facade is told size_of::<T>():
+    // the element-size rule (packed sub-byte elements have no byte address) is the core's.
+    check(unsafe { sys::dlpm_check_tensor(t, flags, req, std::mem::size_of::<T>(), out) })
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
@@ -234,38 +208,33 @@ fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
     )
 }
 
-/// Refuses an element type whose size is not one element of its dtype as the tensor stores
-/// it (`subbyte_padded`: the tensor's IS_SUBBYTE_TYPE_PADDED flag), with the C++ core's
-/// status and wording ([`Status::SUBBYTE_NOT_VIEWABLE`]). `Element`'s contract promises a
-/// matching size, but a view built on a wrong one would address memory the facade never
-/// validated, so it is checked here as well, against the core's `storage_itemsize`
-/// ([`DataType::storage_itemsize`](crate::DataType::storage_itemsize), a `const fn`: for a
-/// given `T` and flag the test folds to a constant).
-#[inline]
-pub(crate) fn check_element_size<T: Element>(subbyte_padded: bool) -> Result<(), Error> {
-    if matches!(T::DTYPE.storage_itemsize(subbyte_padded), Some(s) if s == std::mem::size_of::<T>())
-    {
-        Ok(())
-    } else {
-        Err(element_size_error::<T>(subbyte_padded))
-    }
-}
-
-#[cold]
-fn element_size_error<T: Element>(subbyte_padded: bool) -> Error {
-    let dtype = T::DTYPE;
-    let size = std::mem::size_of::<T>();
-    Error::new(
-        Status::SUBBYTE_NOT_VIEWABLE,
-        format!(
-            "dtype {dtype} {}, which cannot be viewed as one {size}-byte element each",
-            if subbyte_padded {
-                "is stored one byte per lane (padded)"
-            } else {
-                "is packed"
-            }
-        ),
-    )
+/// Refuses an element type whose size is not one element of its dtype as stored with
+/// `flags` (IS_SUBBYTE_TYPE_PADDED: one byte per sub-byte lane), for an export that has no
+/// tensor to check yet: the facade checks an empty tensor of `T::DTYPE` told
+/// `size_of::<T>()`, so the rule and its words are the C++ core's (`check_element_bytes`).
+pub(crate) fn check_element_size<T: Element>(flags: u64) -> Result<(), Error> {
+    let shape = [0i64];
+    let empty = sys::DLTensor {
+        data: ptr::null_mut(),
+        device: sys::DLDevice {
+            device_type: sys::kDLCPU,
+            device_id: 0,
+        },
+        ndim: 1,
+        dtype: T::DTYPE.0,
+        shape: shape.as_ptr().cast_mut(),
+        strides: ptr::null_mut(),
+        byte_offset: 0,
+    };
+    let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
+    let out = checked.as_mut_ptr();
+    // SAFETY: `out` is valid for writes of the struct; its version is set first.
+    unsafe { ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    // SAFETY: `empty` is a live, valid DLTensor whose shape outlives the call; NULL
+    // requirements are the structure alone.
+    check(unsafe {
+        sys::dlpm_check_tensor(&empty, flags, ptr::null(), std::mem::size_of::<T>(), out)
+    })
 }
 
 /// `dlpm_is_contiguous` as a `bool`.
@@ -310,42 +279,6 @@ mod tests {
         assert!(unsafe { dims(ptr::null(), 3, "shape") }.unwrap().is_empty());
     }
 
-    // The padded sub-byte form of Element's contract: one byte per 4-bit lane fits a tensor
-    // flagged IS_SUBBYTE_TYPE_PADDED and not a packed one; a packed pair the other way round.
-    #[test]
-    fn element_size_follows_the_subbyte_padding() {
-        use crate::types::TypeCode;
-
-        #[derive(Clone, Copy)]
-        struct Fp4(#[allow(dead_code)] u8);
-        // SAFETY: one byte per 4-bit lane (padded); any bit pattern; no interior mutability.
-        unsafe impl Element for Fp4 {
-            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 1);
-        }
-        #[derive(Clone, Copy)]
-        struct Fp4x2(#[allow(dead_code)] u8);
-        // SAFETY: two 4-bit lanes in one byte (packed); any bit pattern; no interior
-        // mutability.
-        unsafe impl Element for Fp4x2 {
-            const DTYPE: DataType = DataType::new(TypeCode::FLOAT4_E2M1FN, 4, 2);
-        }
-
-        assert!(check_element_size::<Fp4>(true).is_ok());
-        let err = check_element_size::<Fp4>(false).unwrap_err();
-        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
-        assert!(err.message().contains("is packed"), "{}", err.message());
-        assert!(check_element_size::<Fp4x2>(false).is_ok());
-        let err = check_element_size::<Fp4x2>(true).unwrap_err();
-        assert_eq!(
-            err.message(),
-            "dtype float4_e2m1fnx2 is stored one byte per lane (padded), which cannot be \
-             viewed as one 1-byte element each"
-        );
-        // Whole-byte types are unaffected by the flag.
-        assert!(check_element_size::<f32>(true).is_ok());
-        assert!(check_element_size::<crate::types::F16>(false).is_ok());
-    }
-
     // Every view lists HOST_DEVICE_TYPES as its accepted devices: exactly the types the
     // facade says the CPU may dereference (is_host_accessible's test covers the rest of i32).
     #[test]
@@ -374,11 +307,11 @@ mod tests {
         assert_eq!(ViewRequirements::<u16>::READ.writable, 0);
     }
 
-    // ANY_REQUIREMENTS spells out the facade's defaults for const contexts; every field is
-    // held to dlpm_requirements_init's (the pointers NULL, as the facade's).
+    // The -sys mirror of DLPM_REQUIREMENTS_INIT is what dlpm_requirements_init writes, field
+    // by field (the pointers NULL, as the facade's).
     #[test]
-    fn any_requirements_is_the_facades_defaults() {
-        let ours = ANY_REQUIREMENTS;
+    fn the_requirements_initializer_is_the_facades_defaults() {
+        let ours = ANY;
         let theirs = any_requirements();
         let fields = |r: &sys::dlpm_requirements| {
             (

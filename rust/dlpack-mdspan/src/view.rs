@@ -15,12 +15,11 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    check_element_size, check_view_layout, dims_after_check_layout, is_contiguous, is_unique,
-    Viewed, C_ORDER, MAX_NDIM,
+    check_view_layout, dims_after_check_layout, is_contiguous, is_unique, Viewed, C_ORDER, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
-use crate::types::{DataType, Device, Element, Flags};
+use crate::types::{DataType, Device, Element};
 
 #[cfg(feature = "ndarray")]
 mod ndarray_views;
@@ -90,18 +89,19 @@ impl<'a, T: Element> Elements<'a, T> {
     // the Rust views").
     #[inline(always)]
     unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {
-        // The layout as the facade reads it: strides (computed by the library for NULL
-        // ones, so there is a single definition of "row-major") and the element count,
-        // from the call that checks the tensor. Uninitialised: the facade writes ndim
-        // entries on success.
-        let mut resolved = [MaybeUninit::<i64>::uninit(); MAX_NDIM];
-        let numel = check_view_layout::<T>(tensor, writable, &mut resolved)?;
+        // The checked tensor as the facade fills it (dlpm_check_tensor): the element count
+        // and the strides as the library reads them (computed for NULL ones, so there is a
+        // single definition of "row-major"), from the call that checks the tensor, the
+        // element size included.
+        let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
+        check_view_layout::<T>(tensor, writable, &mut checked)?;
+        let out = checked.as_ptr();
         let (t, flags) = tensor.parts();
-        let subbyte_padded = Flags(flags).contains(Flags::IS_SUBBYTE_TYPE_PADDED);
-        check_element_size::<T>(subbyte_padded)?;
+        // SAFETY: written by the facade on success.
+        let numel = unsafe { (*out).numel };
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned).
-        // SAFETY: dlpm_check_layout accepted the tensor: shape and strides hold ndim
+        // SAFETY: dlpm_check_tensor accepted the tensor: shape and strides hold ndim
         // entries valid for 'a (or ndim is 0, or strides are NULL).
         let (shape, own_strides) = unsafe {
             (
@@ -110,21 +110,26 @@ impl<'a, T: Element> Elements<'a, T> {
             )
         };
         let strides = if t.strides.is_null() && !shape.is_empty() {
+            // The facade wrote strides[..ndim] (ndim = shape.len()); the rest stay
+            // uninitialised and are only ever copied as MaybeUninit, never read.
+            // SAFETY: a field address of the struct, no reference to uninitialised memory.
+            let resolved = unsafe { std::ptr::addr_of!((*out).strides) }.cast::<MaybeUninit<i64>>();
             if shape.len() <= INLINE_STRIDES {
-                // A fixed-size copy (no length-dependent loop): the facade wrote the first
-                // ndim = shape.len() entries, the rest stay uninitialised and unread.
+                // A fixed-size copy (no length-dependent loop).
                 let mut buf = [MaybeUninit::<i64>::uninit(); INLINE_STRIDES];
-                buf.copy_from_slice(&resolved[..INLINE_STRIDES]);
+                // SAFETY: the struct's 64 entries are readable as MaybeUninit<i64>.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(resolved, buf.as_mut_ptr(), INLINE_STRIDES)
+                };
                 Strides::Inline {
                     len: shape.len() as u8,
                     buf,
                 }
             } else {
-                // SAFETY: on success the facade wrote ndim = shape.len() entries.
+                // SAFETY: the first shape.len() entries were written by the facade.
                 Strides::Resolved(
-                    resolved[..shape.len()]
-                        .iter()
-                        .map(|s| unsafe { s.assume_init() })
+                    (0..shape.len())
+                        .map(|r| unsafe { (*resolved.add(r)).assume_init() })
                         .collect(),
                 )
             }

@@ -224,3 +224,125 @@ TEST_CASE("dtype_name spells dtypes as NumPy and ml_dtypes do, and malformed one
   // Usable in constant expressions: no allocation, no formatting library.
   static_assert(dm::dtype_name(DLDataType{kDLFloat, 64, 1}).text[6] == '4');
 }
+
+TEST_CASE("check_tensor returns the checked tensor with what the check learned") {
+  int buf[12] = {};
+  tensor_builder b(buf + 8, i32, {3, 4}, {-4, 1});
+  const auto c = dm::check_tensor(b.get());
+  REQUIRE(c);
+  CHECK(&c->tensor() == &b.get());
+  CHECK(c->flags() == 0);
+  CHECK(c->numel() == 12);
+  CHECK(c->itemsize() == 4);
+  CHECK(c->lowest_index() == -8);
+  CHECK(c->highest_index() == 3);
+  CHECK(c->stride(0) == -4);
+  CHECK(c->stride(1) == 1);
+  CHECK_FALSE(c->row_major());
+  CHECK_FALSE(c->column_major());
+  CHECK(*c->element_bytes() == 4);
+
+  // NULL strides are resolved row-major; a (1, N) tensor is both orders.
+  auto row = tensor_builder::without_strides(buf, i32, {1, 12});
+  const auto r = dm::check_tensor(row.get());
+  REQUIRE(r);
+  CHECK(r->implicit_strides());
+  CHECK(r->row_major());
+  CHECK(r->column_major());
+  CHECK(r->stride(0) == 12);
+
+  // A refusal is check_structure's error, worded.
+  tensor_builder negative(buf, i32, {3, -4}, {4, 1});
+  const auto n = dm::check_tensor(negative.get());
+  REQUIRE_FALSE(n);
+  CHECK(n.error().code() == dm::errc::negative_extent);
+}
+
+TEST_CASE("the sub-byte rule is one statement: check_element_bytes") {
+  dm::error e;
+  // Packed sub-byte elements have no byte address: refused for any element size.
+  CHECK_FALSE(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4), false, 0, &e));
+  CHECK(e.code() == dm::errc::subbyte_not_viewable);
+  CHECK(std::string_view(e.message().c_str()) ==
+        "dtype float4_e2m1fn is packed, which cannot be viewed as one whole-byte element each");
+  // Padded, one byte per lane: a whole-byte element, but not a 2-byte one.
+  CHECK(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4), true, 0, &e));
+  CHECK(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4), true, 1, &e));
+  CHECK_FALSE(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4), true, 2, &e));
+  CHECK(std::string_view(e.message().c_str()) ==
+        "dtype float4_e2m1fn is stored one byte per lane (padded), which cannot be viewed as one 2-byte element each");
+  CHECK(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4, 2), false, 1, &e));
+  CHECK_FALSE(dm::check_element_bytes(dt(kDLFloat, 32), false, 8, &e));
+
+  // Every place that addresses elements one by one says it in these words.
+  std::uint8_t bytes[8] = {};
+  tensor_builder fp4(bytes, dt(kDLFloat4_e2m1fn, 4), {4}, {1});
+  const auto c = dm::check_tensor(fp4.get());
+  REQUIRE(c);
+  CHECK(c->itemsize() == 0);
+  const auto item = c->element_bytes();
+  REQUIRE_FALSE(item);
+  CHECK(item.error().message().view() ==
+        std::string_view("dtype float4_e2m1fn is packed, which cannot be viewed as one whole-byte element each"));
+  std::int64_t extents[dm::max_ndim], steps[dm::max_ndim];
+  const auto loops = dm::coalesce(*c, extents, steps);
+  REQUIRE_FALSE(loops);
+  CHECK(loops.error().message().view() == item.error().message().view());
+  const std::int64_t index[1] = {1};
+  const auto offset = dm::element_offset(*c, index);
+  REQUIRE_FALSE(offset);
+  CHECK(offset.error().message().view() == item.error().message().view());
+  dm::error old;
+  std::int64_t out = 0;
+  CHECK_FALSE(dm::element_byte_offset(fp4.get(), index, &out, &old));
+  CHECK(old.message().view() == item.error().message().view());
+  // The byte span of packed elements is total: four fp4 values from element 0 are 2 bytes.
+  const auto span = dm::byte_span(*c);
+  CHECK(span.begin == 0);
+  CHECK(span.end == 2);
+}
+
+TEST_CASE("the queries over a checked tensor cannot fail on structure") {
+  float buf[24] = {};
+  tensor_builder reversed(buf + 18, dt(kDLFloat, 32), {4, 6}, {-6, 1});
+  const auto c = dm::check_tensor(reversed.get());
+  REQUIRE(c);
+  const dm::byte_range span = dm::byte_span(*c);
+  CHECK(span.begin == -18 * 4);
+  CHECK(span.end == 6 * 4);
+  CHECK(dm::is_unique(*c));
+  std::int64_t extents[dm::max_ndim], steps[dm::max_ndim];
+  const auto loops = dm::coalesce(*c, extents, steps);
+  REQUIRE(loops);
+  CHECK(loops->ndim == 1);
+  CHECK(extents[0] == 4);
+  CHECK(steps[0] == -24);
+  CHECK(loops->block == 6);
+  const std::int64_t index[2] = {3, 5};
+  CHECK(*dm::element_offset(*c, index) == (3 * -6 + 5) * 4);  // from data, which is element 0 here
+  const std::int64_t outside[2] = {4, 0};
+  CHECK(dm::element_offset(*c, outside).error().code() == dm::errc::invalid_argument);
+
+  tensor_builder broadcast(buf, dt(kDLFloat, 32), {4, 6}, {0, 1});
+  const auto b = dm::check_tensor(broadcast.get());
+  REQUIRE(b);
+  CHECK_FALSE(dm::is_unique(*b));
+}
+
+TEST_CASE("a packed sub-byte tensor whose bytes pass INT64_MAX is refused by the structure") {
+  std::uint8_t bytes[8] = {};
+  // Four int4 values from byte_offset INT64_MAX - 1: their bytes end at INT64_MAX + 1.
+  tensor_builder past(bytes, dt(kDLInt, 4), {4}, {1}, static_cast<std::uint64_t>(INT64_MAX) - 1);
+  dm::error e;
+  CHECK_FALSE(dm::validate(past.get(), &e));
+  CHECK(e.code() == dm::errc::span_overflow);
+  CHECK_FALSE(dm::check_tensor(past.get()));
+  // Exact, with no intermediate product past int64: a stride of 2^61 over 4 int4 indices
+  // reaches bit 4 * (3 * 2^61 + 1), past INT64_MAX, but byte 1.5 * 2^61 + 1, which fits.
+  tensor_builder far(bytes, dt(kDLInt, 4), {4}, {std::int64_t{1} << 61});
+  const auto c = dm::check_tensor(far.get());
+  REQUIRE(c);
+  const auto span = dm::byte_span(*c);
+  CHECK(span.begin == 0);
+  CHECK(span.end == 3 * (std::int64_t{1} << 60) + 1);
+}

@@ -23,5 +23,6 @@
 #include <dlpack_mdspan/managed.hpp>
 #include <dlpack_mdspan/host_copy.hpp>
 #include <dlpack_mdspan/requirements.hpp>
+#include <dlpack_mdspan/message_plan.hpp>
 
 #endif

@@ -83,15 +83,15 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   }
   // One whole element per sizeof(T): packed sub-byte data has no per-element address.
   const bool padded = (flags & flag_is_subbyte_type_padded) != 0;
-  if (storage_itemsize(dtype, padded) != sizeof(element_type))
-    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one %zu-byte element each",
-                packed_dtype(t.dtype), padded ? "is stored one byte per lane (padded)" : "is packed", sizeof(element_type));
+  if (!check_element_bytes(dtype, padded, sizeof(element_type), err)) return false;
 
   tensor_summary summary;
   const null_strides_policy null_strides = Given ? req.null_strides : null_strides_policy::row_major;
   if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule, direct>(t, structure_options{null_strides, padded},
                                                                                    summary, err))
     return false;
+  // From here on the layout stage reads the checked tensor: what the structure's pass learned.
+  const checked_tensor checked = checked_tensor_access::make(t, flags, summary);
   for (std::size_t r = 0; r < rank; ++r) {
     const std::int64_t e = t.shape[r];
     if (!std::in_range<index_type>(e))
@@ -101,14 +101,14 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       DLPM_REFUSE(err, errc::shape_mismatch, "shape[%zu] = %lld but the view's static extent is %zu", r,
                   static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r)));
   }
-  if (!std::in_range<index_type>(summary.numel))
+  if (!std::in_range<index_type>(checked.numel()))
     DLPM_REFUSE(err, errc::extent_overflow, "%lld elements do not fit the view's index_type",
-                static_cast<long long>(summary.numel));
-  const bool empty = summary.numel == 0;
+                static_cast<long long>(checked.numel()));
+  const bool empty = checked.numel() == 0;
   std::uint64_t align = alignof(element_type);
   if constexpr (Given) {
-    if (!required_shape(t, req, err) || !required_order(t, summary, req, err) ||
-        (!req.layout.empty() && !layout_met(t, summary.numel, req.layout, err)))
+    if (!required_shape(t, req, err) || !required_order(t, checked.summary(), req, err) ||
+        (!req.layout.empty() && !layout_met(t, checked.numel(), req.layout, err)))
       return false;
     if (req.min_alignment > align) align = req.min_alignment;
   }
@@ -134,14 +134,14 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     // check_structure verified the byte span [(offset_items + lowest) * item,
     // (offset_items + highest + 1) * item): those sums fit int64.
     const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
-    const std::int64_t first = offset_items + summary.lowest_index;
-    std::int64_t mapped_offset = offset_items, span = offset_items + summary.highest_index + 1;
+    const std::int64_t first = offset_items + checked.lowest_index();
+    std::int64_t mapped_offset = offset_items, span = offset_items + checked.highest_index() + 1;
     if (first < 0) {
       // The view reaches below the producer's base pointer: rebase on the lowest element,
       // because a mapping yields no negative index. (Otherwise the base pointer stays: an
       // exact round trip of our own exports.) mapped_offset is then -lowest_index: 2^63
       // for INT64_MIN, hence the checks.
-      if (sub_overflows(offset_items, first, &mapped_offset) || add_overflows(mapped_offset, summary.highest_index, &span) ||
+      if (sub_overflows(offset_items, first, &mapped_offset) || add_overflows(mapped_offset, checked.highest_index(), &span) ||
           add_overflows(span, 1, &span))
         DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
       out.handle = offset_pointer<element_type>(t.data, first * static_cast<std::int64_t>(sizeof(element_type)));
@@ -180,15 +180,15 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     // the order of the dimensions or in its reverse (check_structure saw it, as it saw
     // C-contiguous strides): nothing more to do; any other order gets the full check.
     if constexpr (std::numeric_limits<index_type>::max() < std::numeric_limits<std::int64_t>::max()) {
-      for (std::size_t i = rank; i-- > 0 && !summary.row_major;) {
+      for (std::size_t i = rank; i-- > 0 && !checked.row_major();) {
         const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
         if (t.shape[i] != 1 && !std::in_range<index_type>(s))
           DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type", i,
                       static_cast<long long>(s));
       }
     }
-    if (!summary.ordered_unique && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
-    if (!std::in_range<index_type>(summary.highest_index + 1))
+    if (!checked.ordered_unique() && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
+    if (!std::in_range<index_type>(checked.highest_index() + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {
     DLPM_IMPORTABLE_ASSERT(M);

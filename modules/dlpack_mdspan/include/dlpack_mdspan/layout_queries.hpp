@@ -20,27 +20,6 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
-// Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
-// rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
-// The tensor has passed check_structure: extents are valid and the element count fits.
-inline bool is_compact_valid(const DLTensor& t, std::int64_t numel, bool row_major) noexcept {
-  if (numel == 0) return true;
-  if (t.strides == nullptr) return row_major || t.ndim <= 1 || [&] {
-    // Implicit row-major strides are also column-major when at most one extent exceeds 1.
-    int big = 0;
-    for (std::int32_t r = 0; r < t.ndim; ++r) big += t.shape[r] != 1;
-    return big <= 1;
-  }();
-  std::int64_t expected = 1;  // a product of extents, bounded by numel
-  for (std::int32_t i = 0; i < t.ndim; ++i) {
-    const std::int32_t r = row_major ? t.ndim - 1 - i : i;
-    if (t.shape[r] == 1) continue;
-    if (t.strides[r] != expected) return false;
-    if (mul_overflows(expected, t.shape[r], &expected)) return false;
-  }
-  return true;
-}
-
 // A DLTensor's extents as layout_stride_relaxed's mapping reads them: rank max_ndim, the
 // modes past ndim of extent 1, which the uniqueness rule skips. So a runtime rank asks the
 // one rule the mapping holds instead of a second copy of it.
@@ -74,41 +53,40 @@ struct byte_range {
   std::int64_t end = 0;    ///< one past the last byte of the highest-addressed element
 };
 
-/// The byte range a valid tensor addresses, for callers that must know the memory it
+/// The byte range a checked tensor addresses, for callers that must know the memory it
 /// reaches (a buffer it must lie inside, a copy of it): the lowest and highest element the
 /// strides reach (negative strides included) and the bytes between. Packed sub-byte
-/// elements share bytes (a partly used byte counts whole); with `subbyte_padded` each
-/// sub-byte lane takes a byte. An empty tensor addresses nothing: begin == end ==
-/// byte_offset. Fails with check_structure's error for an invalid tensor.
-inline result<byte_range> byte_span(const DLTensor& t, bool subbyte_padded = false) noexcept {
-  error err;
-  tensor_summary s;
-  const structure_options opts{null_strides_policy::row_major, subbyte_padded};
-  if (!check_structure(t, opts, s, &err)) return unexpected_error(err);
+/// elements share bytes (a partly used byte counts whole); padded ones (the flags) take a
+/// byte per lane. An empty tensor addresses nothing: begin == end == byte_offset. Total:
+/// check_structure verified that these bytes fit.
+[[nodiscard]] inline byte_range byte_span(const checked_tensor& c) noexcept {
+  const DLTensor& t = c.tensor();
   const auto base = static_cast<std::int64_t>(t.byte_offset);  // check_structure: it fits
-  if (s.numel == 0) return byte_range{base, base};
-  const std::int64_t bits = s.itemsize != 0 ? static_cast<std::int64_t>(s.itemsize) * 8
-                                            : std::int64_t{t.dtype.bits} * t.dtype.lanes;  // packed sub-byte
-  // floor(lowest * bits / 8) and ceil((highest + 1) * bits / 8), in checked arithmetic.
-  std::int64_t low_bits = 0, high_bits = 0, begin = 0, end = 0;
-  if (detail::mul_overflows(s.lowest_index, bits, &low_bits) || detail::mul_overflows(s.highest_index + 1, bits, &high_bits) ||
-      detail::add_overflows(base, low_bits / 8 - (low_bits % 8 < 0 ? 1 : 0), &begin) ||
-      detail::add_overflows(base, high_bits / 8 + (high_bits % 8 > 0 ? 1 : 0), &end))
-    return unexpected_error(error::format(errc::span_overflow, "byte_span: the addressed bytes overflow int64"));
-  return byte_range{begin, end};
+  if (c.numel() == 0) return byte_range{base, base};
+  const std::int64_t bits = c.itemsize() != 0 ? static_cast<std::int64_t>(c.itemsize()) * 8
+                                              : std::int64_t{t.dtype.bits} * t.dtype.lanes;  // packed sub-byte
+  byte_range out;
+  (void)detail::bit_span(t.byte_offset, c.lowest_index(), c.highest_index(), bits, &out.begin, &out.end);
+  return out;
 }
 
-/// Whether no two indices of a valid tensor reach the same element: what a destination
+/// byte_span of a tensor not yet checked (`subbyte_padded`: its IS_SUBBYTE_TYPE_PADDED
+/// flag); fails with check_structure's error for an invalid tensor.
+inline result<byte_range> byte_span(const DLTensor& t, bool subbyte_padded = false) noexcept {
+  const auto c = check_tensor(t, subbyte_padded ? flag_is_subbyte_type_padded : 0);
+  if (!c) return unexpected_error(c.error());
+  return byte_span(*c);
+}
+
+/// Whether no two indices of a checked tensor reach the same element: what a destination
 /// needs (a receive, a copy into it). A broadcast (stride 0 over an extent > 1) or an
 /// overlap is false; negative strides are judged by their magnitude; empty tensors are
 /// unique. The rule is layout_stride_relaxed::mapping::is_unique's: sorted by |stride|,
 /// each mode steps past the span of the modes inside it, so a few unique but interleaved
-/// layouts (strides (3, 2) over shape (2, 3)) count as not unique. Fails with
-/// check_structure's error for an invalid tensor.
-inline result<bool> is_unique(const DLTensor& t) noexcept {
-  error err;
-  tensor_summary summary;
-  if (!check_structure(t, structure_options{}, summary, &err)) return unexpected_error(err);
+/// layouts (strides (3, 2) over shape (2, 3)) count as not unique. Total.
+[[nodiscard]] inline bool is_unique(const checked_tensor& c) noexcept {
+  if (c.row_major()) return true;  // compact strides (an empty tensor's too) reach each element once
+  const DLTensor& t = c.tensor();
   detail::tensor_extents extents;
   std::int64_t strides[max_ndim];
   for (std::int32_t r = 0; r < max_ndim; ++r) {
@@ -118,48 +96,46 @@ inline result<bool> is_unique(const DLTensor& t) noexcept {
   return layout_stride_relaxed::mapping<detail::tensor_extents>(extents, strides).is_unique();
 }
 
+/// is_unique of a tensor not yet checked; fails with check_structure's error for an invalid one.
+inline result<bool> is_unique(const DLTensor& t) noexcept {
+  const auto c = check_tensor(t);
+  if (!c) return unexpected_error(c.error());
+  return is_unique(*c);
+}
+
 /// What coalesce found: `ndim` byte modes written, outermost first, and the `block`.
 struct coalesced_layout {
   std::int32_t ndim = 0;   ///< modes written to extents[0..ndim) and byte_steps[0..ndim)
   std::int64_t block = 0;  ///< elements of the innermost contiguous run (0: the tensor is empty)
 };
 
-/// The elements of a valid tensor in row-major index order as nested byte loops: the
+/// The elements of a checked tensor in row-major index order as nested byte loops: the
 /// modes that step (extent > 1), outermost first, merged where one steps over the next
 /// exactly (CuTe's coalesce, read from the outermost mode), each as an extent and a step in
 /// bytes; the innermost mode whose step is one element is folded into `block`, the run of
 /// elements that lie side by side. A compact row-major tensor is no mode and a block of
-/// numel; an empty one no mode and a block of 0; at most ndim modes are written. With
-/// `subbyte_padded` each sub-byte lane takes a byte; packed sub-byte elements share bytes
-/// (errc::subbyte_not_viewable). What an MPI datatype describes (mpi_datatype.h). Fails with
-/// check_structure's error for an invalid tensor, and errc::invalid_argument when the spans
-/// hold fewer than ndim entries.
-inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded, std::span<std::int64_t> extents,
-                                         std::span<std::int64_t> byte_steps) noexcept {
-  error err;
-  tensor_summary s;
-  if (!check_structure(t, structure_options{null_strides_policy::row_major, subbyte_padded}, s, &err))
-    return unexpected_error(err);
-  if (s.itemsize == 0)
-    return unexpected_error(error::format(errc::subbyte_not_viewable,
-                                          "coalesce: elements of %u bits share bytes, so no byte step reaches them one by one",
-                                          static_cast<unsigned>(t.dtype.bits)));
-  if (extents.size() < static_cast<std::size_t>(t.ndim) || byte_steps.size() < static_cast<std::size_t>(t.ndim))
-    return unexpected_error(error::format(errc::invalid_argument, "coalesce: the outputs hold %zu and %zu modes, ndim is %d",
-                                          extents.size(), byte_steps.size(), t.ndim));
+/// numel; an empty one no mode and a block of 0; at most ndim modes are written. Padded
+/// sub-byte lanes (the flags) take a byte each. What an MPI datatype describes
+/// (mpi_datatype.h). Fails only for elements without a byte address (element_bytes) and
+/// for a distance from the lowest to the highest byte past INT64_MAX (errc::span_overflow).
+[[nodiscard]] inline result<coalesced_layout> coalesce(const checked_tensor& c, std::span<std::int64_t, max_ndim> extents,
+                                                       std::span<std::int64_t, max_ndim> byte_steps) noexcept {
+  const auto item = c.element_bytes();
+  if (!item) return unexpected_error(item.error());
+  const DLTensor& t = c.tensor();
   coalesced_layout out;
-  if (s.numel == 0) return out;  // nothing is addressed
-  const auto itemsize = static_cast<std::int64_t>(s.itemsize);
+  if (c.numel() == 0) return out;  // nothing is addressed
+  const auto itemsize = static_cast<std::int64_t>(*item);
   // No overflow: the bytes from the lowest element to the highest fit (checked here), and a
   // mode of extent > 1 steps at most that far; merged extents are bounded by numel.
   std::int64_t distance = 0, reach = 0;  // highest - lowest alone may pass INT64_MAX
-  if (detail::sub_overflows(s.highest_index, s.lowest_index, &distance) || detail::mul_overflows(distance, itemsize, &reach))
+  if (detail::sub_overflows(c.highest_index(), c.lowest_index(), &distance) || detail::mul_overflows(distance, itemsize, &reach))
     return unexpected_error(error::format(errc::span_overflow, "coalesce: the addressed bytes overflow int64"));
   std::int32_t modes = 0;
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     const std::int64_t extent = t.shape[r];
     if (extent == 1) continue;  // its stride may be anything: it never steps
-    const std::int64_t step = stride_at(t, r) * itemsize;
+    const std::int64_t step = c.stride(r) * itemsize;
     // The outer mode runs straight on when its step is this mode's whole stretch, step *
     // extent; a stretch beyond int64 cannot equal a step that fits.
     std::int64_t stretch = 0;
@@ -176,6 +152,26 @@ inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded,
   if (modes > 0 && byte_steps[modes - 1] == itemsize) out.block = extents[--modes];
   out.ndim = modes;
   return out;
+}
+
+/// coalesce of a tensor not yet checked (`subbyte_padded`: its IS_SUBBYTE_TYPE_PADDED
+/// flag), into spans of at least ndim entries (errc::invalid_argument otherwise); fails
+/// with check_structure's error for an invalid tensor.
+inline result<coalesced_layout> coalesce(const DLTensor& t, bool subbyte_padded, std::span<std::int64_t> extents,
+                                         std::span<std::int64_t> byte_steps) noexcept {
+  const auto c = check_tensor(t, subbyte_padded ? flag_is_subbyte_type_padded : 0);
+  if (!c) return unexpected_error(c.error());
+  if (extents.size() < static_cast<std::size_t>(t.ndim) || byte_steps.size() < static_cast<std::size_t>(t.ndim))
+    return unexpected_error(error::format(errc::invalid_argument, "coalesce: the outputs hold %zu and %zu modes, ndim is %d",
+                                          extents.size(), byte_steps.size(), t.ndim));
+  std::int64_t e[max_ndim], s[max_ndim];
+  const auto r = coalesce(*c, e, s);
+  if (r)
+    for (std::int32_t m = 0; m < r->ndim; ++m) {
+      extents[static_cast<std::size_t>(m)] = e[m];
+      byte_steps[static_cast<std::size_t>(m)] = s[m];
+    }
+  return r;
 }
 
 /// C order (row-major), tolerant of size-1 dimensions and empty tensors. NULL strides

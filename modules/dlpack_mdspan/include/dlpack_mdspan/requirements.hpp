@@ -134,11 +134,11 @@ DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_
 // success paths, cheapest first: the rules that read only the tensor's scalars before the
 // structure and its loop. The silent form skips check_requirements_valid: each rule also
 // refuses the nonsense that one words (noted where it is), which costs nothing when the
-// requirements are sound. On success, *numel_out (when not NULL) is the element count, for
-// a caller that needs it too (dlpm_check_layout).
+// requirements are sound. On success, *summary_out (when not NULL) is what the structure's
+// pass learned, for a caller that keeps the checked tensor (check_tensor, the facade).
 template <class Err>
 DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
-                                               std::int64_t* numel_out, Err err) noexcept {
+                                               tensor_summary* summary_out, Err err) noexcept {
   tensor_summary summary;
   auto structure = [&]() DLPM_HOT_INLINE {
     return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
@@ -162,14 +162,14 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
          alignment() && layout() && writable();
   else
     ok = rank() && dtype() && writable() && device() && structure() && shape() && order() && alignment() && layout();
-  if (ok && numel_out != nullptr) *numel_out = summary.numel;
+  if (ok && summary_out != nullptr) *summary_out = summary;
   return ok;
 }
 
 // The silent rules: true exactly when check_requirements accepts.
 DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
-                                             std::int64_t* numel_out = nullptr) noexcept {
-  return requirements_rules(t, flags, req, numel_out, silent{});
+                                             tensor_summary* summary_out = nullptr) noexcept {
+  return requirements_rules(t, flags, req, summary_out, silent{});
 }
 
 // The worded rules, out of line: only failures get here (requirements_met said no).
@@ -195,6 +195,20 @@ DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t 
                                                error* err) noexcept {
   return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
 }
+
+/// check_requirements, as a checked_tensor: the tensor with its `flags`, accepted by `req`,
+/// and what the checks learned. One silent pass on success; the refusal is
+/// check_requirements' error.
+[[nodiscard]] DLPM_HOT_INLINE inline result<checked_tensor> check_tensor(const DLTensor& t, std::uint64_t flags,
+                                                                         const tensor_requirements& req) noexcept {
+  tensor_summary s;
+  if (detail::requirements_met(t, flags, req, &s)) [[likely]]
+    return detail::checked_tensor_access::make(t, flags, s);
+  error err;
+  (void)detail::requirements_failure(t, flags, req, &err);
+  return unexpected_error(err);
+}
+result<checked_tensor> check_tensor(const DLTensor&& t, std::uint64_t flags, const tensor_requirements& req) = delete;
 
 /// What a producer can say of a tensor before exporting it (the array API's
 /// __dlpack_data_type__ and __dlpack_device__), checked against the dtype and device rules

@@ -11,6 +11,7 @@
 #include <dlpack_mdspan/checked_arithmetic.hpp>
 #include <dlpack_mdspan/config.hpp>
 #include <dlpack_mdspan/device.hpp>
+#include <dlpack_mdspan/dlpack_constants.hpp>
 #include <dlpack_mdspan/dtype.hpp>
 #include <dlpack_mdspan/dtype_name.hpp>
 #include <dlpack_mdspan/error.hpp>
@@ -243,6 +244,50 @@ DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_
   return true;
 }
 
+namespace detail {
+
+#ifdef DLPM_TEST_COUNT_STRUCTURE_CHECKS
+// Test builds only: how many times check_structure has run on this thread, so that a test
+// can prove a hand-over validates its tensor once (tests/mpi/refusals.test.cpp).
+inline thread_local long structure_checks = 0;
+#define DLPM_COUNT_STRUCTURE_CHECK() (++::dlpack_mdspan::detail::structure_checks)
+#else
+#define DLPM_COUNT_STRUCTURE_CHECK() ((void)0)
+#endif
+
+// The bytes index * bits / 8 reach, rounded down (`up` false) or up, of the element
+// `index` + `past` (past 0 or 1: its first bit, or one past its last): exact, with no
+// intermediate product past int64 (index = 8q + r, so the bits are 8 q bits + (r + past) bits).
+// False when the bytes do not fit int64.
+inline bool bits_to_bytes(std::int64_t index, std::int64_t past, std::int64_t bits, bool up, std::int64_t* out) noexcept {
+  const std::int64_t q = index / 8, rest_bits = (index % 8 + past) * bits;  // |rest_bits| <= 8 * 2^24
+  std::int64_t whole = 0;
+  const std::int64_t rounding = rest_bits % 8 == 0 ? 0 : up ? (rest_bits > 0 ? 1 : 0) : (rest_bits < 0 ? -1 : 0);
+  return !mul_overflows(q, bits, &whole) && !add_overflows(whole, rest_bits / 8 + rounding, out);
+}
+
+// The bytes [*begin, *end) from data that elements lowest..highest of `bits` bits each
+// occupy (a partly used byte counts whole), byte_offset included: floor(lowest * bits / 8)
+// and ceil((highest + 1) * bits / 8). False when they do not fit int64. The one
+// computation of check_structure (for packed sub-byte elements) and byte_span.
+inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_t highest, std::int64_t bits,
+                     std::int64_t* begin, std::int64_t* end) noexcept {
+  const auto base = static_cast<std::int64_t>(byte_offset);
+  std::int64_t first = 0, last = 0;
+  return bits_to_bytes(lowest, 0, bits, false, &first) && bits_to_bytes(highest, 1, bits, true, &last) &&
+         !add_overflows(base, first, begin) && !add_overflows(base, last, end);
+}
+
+// Whether the bytes packed sub-byte elements lowest..highest reach fit int64 (bit_span):
+// out of line and cold, so that the whole-byte path of check_structure keeps its code.
+DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t byte_offset, std::int64_t lowest,
+                                       std::int64_t highest) noexcept {
+  std::int64_t begin = 0, end = 0;
+  return bit_span(byte_offset, lowest, highest, std::int64_t{dtype.bits} * dtype.lanes, &begin, &end);
+}
+
+}  // namespace detail
+
 /// All structural checks: ndim, dtype, shape, strides, element count, index span,
 /// byte_offset and NULL data, in that order (the first broken is the error). Fills `out`
 /// on success. `err` is an error* (the worded form) or detail::silent (the one-pass
@@ -261,6 +306,7 @@ DLPM_HOT_INLINE inline bool check_compact_strides(const DLTensor& t, std::int32_
 template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false, class Err>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
                                             Err err) noexcept {
+  DLPM_COUNT_STRUCTURE_CHECK();
   constexpr bool typed = Rank >= 0;
   if constexpr (!typed) {
     if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
@@ -380,6 +426,9 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       DLPM_REFUSE(err, errc::byte_offset_overflow,
                   "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
                   static_cast<unsigned long long>(byte_offset));
+  } else if constexpr (Item == 0) {  // packed sub-byte elements: their bytes must be representable too (byte_span)
+    if (!detail::packed_bytes_fit(t.dtype, byte_offset, low, high))
+      DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
   }
   return true;
 }
@@ -452,39 +501,163 @@ DLPM_HOT_INLINE inline bool check_data_alignment(const DLTensor& t, bool empty, 
   return true;
 }
 
-/// Byte offset of element `index` (ndim entries) from `data`: byte_offset plus the
-/// strided index, bounds-checked against the shape. The tensor must have passed
-/// check_structure (with the same `subbyte_padded`) and have a whole-byte element size as
-/// stored (storage_itemsize: padded sub-byte elements are whole bytes).
-inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err,
-                                bool subbyte_padded = false) noexcept {
-  const std::uint64_t item = storage_itemsize(t.dtype, subbyte_padded);
-  if (item == 0)
-    DLPM_REFUSE(err, errc::subbyte_not_viewable, "element addresses of a sub-byte dtype (bits %u) are not byte addresses",
-                t.dtype.bits);
-  // Every index is bounds-checked before any arithmetic uses one.
+/// One element of `dtype`, stored as `padded` says (a managed tensor's
+/// IS_SUBBYTE_TYPE_PADDED flag), has a byte address and, when `element_size` is not 0, is
+/// exactly `element_size` bytes: the one statement of the sub-byte rule (packed sub-byte
+/// elements share bytes, so none has an address of its own). The typed import asks it
+/// with sizeof(T), checked_tensor::element_bytes with 0 (any whole number of bytes), the
+/// facade with the caller's element size (dlpm_check_tensor).
+template <class Err>
+DLPM_HOT_INLINE inline bool check_element_bytes(const DLDataType& dtype, bool padded, std::uint64_t element_size,
+                                                Err err) noexcept {
+  const std::uint64_t stored = storage_itemsize(dtype, padded);
+  if (stored != 0 && (element_size == 0 || stored == element_size)) return true;
+  const char* form = padded ? "is stored one byte per lane (padded)" : "is packed";
+  if (element_size != 0)
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one %llu-byte element each",
+                detail::packed_dtype(dtype), form, static_cast<unsigned long long>(element_size));
+  DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one whole-byte element each",
+              detail::packed_dtype(dtype), form);
+}
+
+namespace detail {
+// Compact in the given dimension order? Size-1 dimensions may carry any stride (PyTorch
+// rewrites them, DrJit writes 0) and an empty tensor is compact whatever its strides.
+// The tensor has passed check_structure: extents are valid and the element count fits.
+inline bool is_compact_valid(const DLTensor& t, std::int64_t numel, bool row_major) noexcept {
+  if (numel == 0) return true;
+  if (t.strides == nullptr) return row_major || t.ndim <= 1 || [&] {
+    // Implicit row-major strides are also column-major when at most one extent exceeds 1.
+    int big = 0;
+    for (std::int32_t r = 0; r < t.ndim; ++r) big += t.shape[r] != 1;
+    return big <= 1;
+  }();
+  std::int64_t expected = 1;  // a product of extents, bounded by numel
+  for (std::int32_t i = 0; i < t.ndim; ++i) {
+    const std::int32_t r = row_major ? t.ndim - 1 - i : i;
+    if (t.shape[r] == 1) continue;
+    if (t.strides[r] != expected) return false;
+    if (mul_overflows(expected, t.shape[r], &expected)) return false;
+  }
+  return true;
+}
+
+// The byte offset from data of element `index` of a tensor check_structure accepted with
+// elements of `item` bytes. The index is bounds-checked; the sum is not, and need not be:
+// in bounds, each partial sum lies between the lowest and the highest index the check
+// summed, and (byte_offset / item + that) * item inside the byte span it verified.
+inline bool element_offset_of(const DLTensor& t, std::uint64_t item, const std::int64_t* index, std::int64_t* out,
+                              error* err) noexcept {
   for (std::int32_t r = 0; r < t.ndim; ++r) {
     if (index[r] < 0 || index[r] >= t.shape[r])
       DLPM_REFUSE(err, errc::invalid_argument, "index[%d] = %lld is outside [0, %lld)", r, static_cast<long long>(index[r]),
                   static_cast<long long>(t.shape[r]));
   }
-  // In bounds, the sum lies inside the span check_structure verified; the checks only
-  // make that argument local.
-  std::int64_t offset = 0, term = 0;
-  for (std::int32_t r = 0; r < t.ndim; ++r) {
-    if (index[r] == 0) continue;  // also skips extent-1 dimensions, whose stride is free
-    if (detail::mul_overflows(index[r], stride_at(t, r), &term) || detail::add_overflows(offset, term, &offset))
-      DLPM_REFUSE(err, errc::span_overflow, "the offset of this index overflows int64 at dimension %d", r);
-  }
-  // In elements first: byte_offset is a whole number of them, and (byte_offset / item +
-  // offset) * item lies in the byte span check_structure verified, while offset * item
-  // alone may not (a negative offset below a byte_offset near INT64_MAX).
-  std::int64_t bytes = 0;
-  if (detail::add_overflows(static_cast<std::int64_t>(t.byte_offset / item), offset, &bytes) ||
-      detail::mul_overflows(bytes, static_cast<std::int64_t>(item), &bytes))
-    DLPM_REFUSE(err, errc::span_overflow, "the byte offset of this index overflows int64");
-  *out = bytes;
+  std::int64_t offset = 0;
+  for (std::int32_t r = 0; r < t.ndim; ++r)
+    if (index[r] != 0) offset += index[r] * stride_at(t, r);  // index 0 also skips extent-1 dimensions' free strides
+  const auto items = static_cast<std::int64_t>(item);
+  *out = (static_cast<std::int64_t>(t.byte_offset) / items + offset) * items;
   return true;
+}
+
+struct checked_tensor_access;
+}  // namespace detail
+
+/// A tensor that has passed the structural checks (check_structure), with what they
+/// learned: what check_tensor and check_requirements return on success, so that the
+/// queries and builders that take one (byte_span, is_unique, coalesce, element_offset,
+/// the MPI buffers) cannot fail on structure and never check it again. Only a check makes
+/// one. It refers to the DLTensor it was made from, which must outlive it unchanged.
+class checked_tensor {
+ public:
+  /// The tensor checked.
+  [[nodiscard]] const DLTensor& tensor() const noexcept { return *tensor_; }
+  /// The flags it was checked with (a managed tensor's; 0 for a bare DLTensor).
+  [[nodiscard]] std::uint64_t flags() const noexcept { return flags_; }
+  /// Sub-byte lanes stored one per byte (IS_SUBBYTE_TYPE_PADDED).
+  [[nodiscard]] bool subbyte_padded() const noexcept { return (flags_ & flag_is_subbyte_type_padded) != 0; }
+  /// Number of elements (0 for an empty tensor).
+  [[nodiscard]] std::int64_t numel() const noexcept { return summary_.numel; }
+  /// Bytes per element as stored, 0 when packed sub-byte elements share bytes.
+  [[nodiscard]] std::uint64_t itemsize() const noexcept { return summary_.itemsize; }
+  /// The element's bytes, or the sub-byte refusal (check_element_bytes): what everything
+  /// that addresses elements one by one asks first.
+  [[nodiscard]] result<std::uint64_t> element_bytes() const noexcept {
+    error err;
+    if (!check_element_bytes(tensor_->dtype, subbyte_padded(), 0, &err)) return unexpected_error(err);
+    return summary_.itemsize;
+  }
+  /// Smallest and largest element index reached, relative to the first element.
+  [[nodiscard]] std::int64_t lowest_index() const noexcept { return summary_.lowest_index; }
+  [[nodiscard]] std::int64_t highest_index() const noexcept { return summary_.highest_index; }
+  /// The stride of dimension r in elements: the tensor's own, or the row-major one for NULL strides.
+  [[nodiscard]] std::int64_t stride(std::int32_t r) const noexcept { return stride_at(*tensor_, r); }
+  /// Strides were NULL and are read as row-major.
+  [[nodiscard]] bool implicit_strides() const noexcept { return summary_.implicit_strides; }
+  /// C-contiguous (size-1 dimensions may have any stride; an empty tensor is).
+  [[nodiscard]] bool row_major() const noexcept { return summary_.row_major; }
+  /// Unique in the order of the dimensions or its reverse, as check_structure saw (tensor_summary).
+  [[nodiscard]] bool ordered_unique() const noexcept { return summary_.ordered_unique; }
+  /// Fortran-contiguous, with the same tolerance (asked, not learned: one more loop).
+  [[nodiscard]] bool column_major() const noexcept { return detail::is_compact_valid(*tensor_, summary_.numel, false); }
+  /// Everything the check learned, as one struct.
+  [[nodiscard]] const tensor_summary& summary() const noexcept { return summary_; }
+
+ private:
+  friend struct detail::checked_tensor_access;
+  checked_tensor(const DLTensor& t, std::uint64_t flags, const tensor_summary& s) noexcept
+      : tensor_(&t), flags_(flags), summary_(s) {}
+  const DLTensor* tensor_;
+  std::uint64_t flags_;
+  tensor_summary summary_;
+};
+
+namespace detail {
+// The checks' own door to checked_tensor's constructor.
+struct checked_tensor_access {
+  static checked_tensor make(const DLTensor& t, std::uint64_t flags, const tensor_summary& s) noexcept {
+    return checked_tensor(t, flags, s);
+  }
+};
+}  // namespace detail
+
+/// The structural checks, as a checked_tensor: `flags` are a managed tensor's (0 for a
+/// bare DLTensor; IS_SUBBYTE_TYPE_PADDED is read), `null_strides` what NULL strides mean.
+/// One silent pass on success; a refusal is worded out of line (check_structure's error).
+[[nodiscard]] DLPM_HOT_INLINE inline result<checked_tensor> check_tensor(
+    const DLTensor& t, std::uint64_t flags = 0, null_strides_policy null_strides = null_strides_policy::row_major) noexcept {
+  const structure_options opts{null_strides, (flags & flag_is_subbyte_type_padded) != 0};
+  tensor_summary s;
+  if (check_structure(t, opts, s, detail::silent{})) [[likely]]
+    return detail::checked_tensor_access::make(t, flags, s);
+  error err;
+  (void)detail::structure_failure(t, opts, &err);
+  return unexpected_error(err);
+}
+/// A checked_tensor refers to its DLTensor: never to a temporary one.
+result<checked_tensor> check_tensor(const DLTensor&& t, std::uint64_t flags = 0,
+                                    null_strides_policy null_strides = null_strides_policy::row_major) = delete;
+
+/// The byte offset from `data` of element `index` (ndim entries, bounds-checked:
+/// errc::invalid_argument), byte_offset included. Fails only for elements without a byte
+/// address (element_bytes) and an index outside the shape; the sum cannot overflow.
+[[nodiscard]] inline result<std::int64_t> element_offset(const checked_tensor& c, const std::int64_t* index) noexcept {
+  const auto item = c.element_bytes();
+  if (!item) return unexpected_error(item.error());
+  error err;
+  std::int64_t out = 0;
+  if (!detail::element_offset_of(c.tensor(), *item, index, &out, &err)) return unexpected_error(err);
+  return out;
+}
+
+/// Byte offset of element `index` (ndim entries) from `data`, for a tensor that passed
+/// check_structure (with the same `subbyte_padded`) and was not kept as a checked_tensor
+/// (the facade's dlpm_element_offset_prechecked): element_offset's rules.
+inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, std::int64_t* out, error* err,
+                                bool subbyte_padded = false) noexcept {
+  if (!check_element_bytes(t.dtype, subbyte_padded, 0, err)) return false;
+  return detail::element_offset_of(t, storage_itemsize(t.dtype, subbyte_padded), index, out, err);
 }
 
 /// Structural validity with the default options (NULL strides mean row-major).

@@ -203,7 +203,11 @@ fn export_vec<T: Element>(
     // promise is refused here, before a consumer could read past the Vec.
     let padded = T::DTYPE.storage_itemsize(false) != Some(size)
         && T::DTYPE.storage_itemsize(true) == Some(size);
-    checks::check_element_size::<T>(padded)?;
+    checks::check_element_size::<T>(if padded {
+        Flags::IS_SUBBYTE_TYPE_PADDED.0
+    } else {
+        0
+    })?;
     let flags = if padded {
         flags | Flags::IS_SUBBYTE_TYPE_PADDED
     } else {
