@@ -271,7 +271,7 @@ int main(int argc, char** argv) {
       MPI_Recv(&construction_us, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       const double bytes = static_cast<double>(l.numel()) * sizeof(float);
       const DLTensor t = l.tensor(parent.data());
-      const bool packs = mpi::send_buffer(t).packed();
+      const bool packs = mpi::send_buffer(t, std::uint64_t{0}, mpi::transfer::chosen).packed();
       std::printf("| %s | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name, bytes / (1 << 20),
                   packs ? "packed" : "datatype", median_of[0] * 1e3, median_of[1] * 1e3, median_of[2] * 1e3, median_of[3] * 1e3,
                   median_of[0] / median_of[2], median_of[0] / median_of[3], median_of[1] / median_of[2], median_of[1] / median_of[3],

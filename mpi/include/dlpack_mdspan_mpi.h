@@ -61,11 +61,13 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
   }
 }
 
-/** dlpm_mpi_buffer_as with the defaults: a send as the library chooses (DLPM_MPI_CHOSEN), a
- * receive as a derived datatype (DLPM_MPI_DERIVED: its elements land when MPI completes it,
- * with no dlpm_mpi_unpack to call; ask dlpm_mpi_buffer_as for DLPM_MPI_CHOSEN to opt in). */
+/** dlpm_mpi_buffer_as with the default, a derived datatype (DLPM_MPI_DERIVED), as in 0.2.0: a
+ * send reads the elements when MPI sends them (a buffer kept for later sends, or a persistent
+ * request, stays right), and a receive's elements land when MPI completes it, with no
+ * dlpm_mpi_unpack to call. Ask dlpm_mpi_buffer_as for DLPM_MPI_CHOSEN for a one-shot
+ * transfer the library may pack. */
 static inline dlpm_status dlpm_mpi_buffer(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out) {
-  return dlpm_mpi_buffer_as(tensor, flags, receive, receive ? DLPM_MPI_DERIVED : DLPM_MPI_CHOSEN, out);
+  return dlpm_mpi_buffer_as(tensor, flags, receive, DLPM_MPI_DERIVED, out);
 }
 
 static inline dlpm_status dlpm_mpi_send_buffer(const DLTensor* tensor, uint64_t flags, dlpm_mpi_datatype* out) {

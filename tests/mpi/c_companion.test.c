@@ -62,8 +62,11 @@ int main(int argc, char** argv) {
   for (i = 0; i < 24; ++i) a[i] = (float)i, got[i] = -1.0f;
   if (rank == 0) {
     t = tensor(a, 2, shape, transposed, 0); /* the 4 x 6 row-major matrix, transposed */
-    /* runs of one element: the library packs it, a message of 24 MPI_FLOAT of its own */
-    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && b.packing != NULL && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT &&
+    /* runs of one element: by default a derived datatype; asked for the choice, the library
+     * packs it, a message of 24 MPI_FLOAT of its own */
+    check(dlpm_mpi_send_buffer(&t, 0, &b) == DLPM_OK && b.packing == NULL && b.derived, "send a transposed view: derived by default");
+    dlpm_mpi_datatype_free(&b);
+    check(dlpm_mpi_buffer_as(&t, 0, 0, DLPM_MPI_CHOSEN, &b) == DLPM_OK && b.packing != NULL && !b.derived && b.count == 24 && b.datatype == MPI_FLOAT &&
               b.address != (void*)a && ((float*)b.address)[1] == a[6],
           "send a transposed view: packed");
     MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);

@@ -22,7 +22,7 @@ int broadcast(int rank, mpi::transfer how) {
   std::vector<unsigned char> got(12 * 4, sentinel);
   const bool root = rank == 0;
   tensor t(root ? source.data() : got.data(), f32, {4, 3}, root ? every_other : transposed);
-  auto b = root ? mpi::try_send_buffer(t.t) : mpi::try_receive_buffer(t.t, 0, how);
+  auto b = root ? mpi::try_send_buffer(t.t, 0, mpi::transfer::chosen) : mpi::try_receive_buffer(t.t, 0, how);
   if (!b) return fail("bcast", "buffer refused", b.error().message().c_str());
   if (b->packed() != (root || how == mpi::transfer::chosen)) return fail("bcast", "not the way the choice gives", "");
   MPI_Bcast(b->address(), b->count(), b->datatype(), 0, MPI_COMM_WORLD);

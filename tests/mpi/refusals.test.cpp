@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   tensor half(data, DLDataType{kDLFloat, 16, 1}, {4, 6}, {{12, 2}, 0, 48});
   auto h = mpi::try_send_buffer(half.t, 0, mpi::transfer::derived);
   check(h && h->derived() && !h->element().reducible, "float16 travels as bytes, in a derived datatype");
-  auto hp = mpi::try_send_buffer(half.t);
+  auto hp = mpi::try_send_buffer(half.t, 0, mpi::transfer::chosen);
   check(hp && hp->packed() && hp->count() == 2 * 24 && hp->datatype() == MPI_BYTE, "float16 packed: its bytes, 2 a piece");
   if (h) refused(h->reduction_datatype(), errc::dtype_mismatch, "2 bytes each", "a reduction on float16");
 
@@ -168,7 +168,7 @@ int the_choice() {
   for (std::size_t k = 0; k < m.size(); ++k) m[k] = static_cast<float>(k);
   // Every other column: runs of one element, one coalesced mode of step 2.
   tensor every_other(m.data(), f32, {70, 50}, {{100, 2}, 1, 7000});
-  auto eo = mpi::try_send_buffer(every_other.t);
+  auto eo = mpi::try_send_buffer(every_other.t, 0, mpi::transfer::chosen);
   expect(eo && eo->packed() && !eo->derived() && eo->count() == 3500 && eo->datatype() == MPI_FLOAT && eo->address() != m.data(),
          "every other column is packed: 3500 MPI_FLOAT of the library's own");
   if (eo && eo->packed()) {
@@ -181,7 +181,7 @@ int the_choice() {
   expect(eo && !eo->reduction_datatype(), "a packed buffer is refused for reductions, as a strided one");
   // A transpose (the tiled pack): 100 x 70, strides (1, 100).
   tensor transposed(m.data(), f32, {100, 70}, {{1, 100}, 0, 7000});
-  auto tr = mpi::try_send_buffer(transposed.t);
+  auto tr = mpi::try_send_buffer(transposed.t, 0, mpi::transfer::chosen);
   expect(tr && tr->packed() && tr->count() == 7000, "a transpose is packed");
   if (tr && tr->packed()) {
     const float* message = static_cast<const float*>(tr->address());
@@ -192,8 +192,8 @@ int the_choice() {
   }
   // Runs at the threshold: 63 floats (252 bytes) are packed, 64 (256 bytes) are not.
   tensor short_rows(m.data(), f32, {70, 63}, {{100, 1}, 0, 7000}), long_rows(m.data(), f32, {70, 64}, {{100, 1}, 0, 7000});
-  auto sr = mpi::try_send_buffer(short_rows.t);
-  auto lr = mpi::try_send_buffer(long_rows.t);
+  auto sr = mpi::try_send_buffer(short_rows.t, 0, mpi::transfer::chosen);
+  auto lr = mpi::try_send_buffer(long_rows.t, 0, mpi::transfer::chosen);
   expect(sr && sr->packed(), "runs of 252 bytes are packed");
   expect(lr && lr->derived() && !lr->packed(), "runs of 256 bytes are a derived datatype");
   expect(!mpi::send_buffer(long_rows.t, std::uint64_t{0}, mpi::transfer::derived).packed() &&
@@ -204,6 +204,10 @@ int the_choice() {
   tensor target(into.data(), f32, {100, 70}, {{1, 100}, 0, 7000});
   auto by_default = mpi::try_receive_buffer(target.t);
   expect(by_default && by_default->derived() && !by_default->packed(), "a receive is a derived datatype by default");
+  // A send too: it reads the elements at each send (a kept buffer, a persistent request).
+  auto send_by_default = mpi::try_send_buffer(every_other.t);
+  expect(send_by_default && send_by_default->derived() && !send_by_default->packed(),
+         "a send is a derived datatype by default");
   {
     auto r = mpi::try_receive_buffer(target.t, 0, mpi::transfer::chosen);
     expect(r && r->packed() && r->count() == 7000, "a receive asked for the choice is packed");
@@ -270,7 +274,7 @@ int the_choice() {
       std::vector<unsigned char> source(static_cast<std::size_t>(n * item)), back(source.size(), sentinel);
       for (std::size_t k = 0; k < source.size(); ++k) source[k] = static_cast<unsigned char>(k * 7 % 251);
       tensor from(source.data(), type, v.shape, {v.strides, 0, n}), into_view(back.data(), type, v.shape, {v.strides, 0, n});
-      auto out = mpi::try_send_buffer(from.t);
+      auto out = mpi::try_send_buffer(from.t, 0, mpi::transfer::chosen);
       auto in = mpi::try_receive_buffer(into_view.t, 0, mpi::transfer::chosen);
       if (!out || !in || !out->packed() || !in->packed()) {
         expect(false, "a transpose of any element size is packed");

@@ -43,9 +43,11 @@ inline bool cuda_aware() noexcept { return dlpm_mpi_cuda_aware() != 0; }
 
 /// How a layout that is not compact row-major travels: `chosen` lets the library decide by its
 /// coalesced loops (dlpm_mpi_packs: runs shorter than DLPM_MPI_PACK_RUN_BYTES are packed);
-/// `derived` forces MPI's derived datatype, `packed` the library's pack. A send's default is
-/// `chosen`; a receive's is `derived`, because a packed receive's elements land only at
-/// buffer::unpack() (or when the buffer goes): pass `chosen` to a receive to opt in.
+/// `derived` forces MPI's derived datatype, `packed` the library's pack. The default, for
+/// sends and receives, is `derived`, as in 0.2.0: a packed send holds the elements as they
+/// were when its buffer was made (a buffer kept for later sends, or a persistent request,
+/// would send stale elements), and a packed receive's elements land only at
+/// buffer::unpack() (or when the buffer goes). Pass `chosen` for a one-shot transfer.
 enum class transfer : int { chosen = DLPM_MPI_CHOSEN, derived = DLPM_MPI_DERIVED, packed = DLPM_MPI_PACKED };
 
 /// How one element travels (dlpm_mpi_element): `count` items of the predefined `type`, or,
@@ -114,7 +116,7 @@ class buffer {
 /// a bare DLTensor. `how`: how a layout that is not compact row-major travels. MPI must be
 /// initialized.
 [[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive,
-                                                     transfer how = transfer::chosen) noexcept {
+                                                     transfer how = transfer::derived) noexcept {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -140,7 +142,7 @@ class buffer {
 }
 
 /// The buffer to send a tensor from: every valid layout, broadcast (zero) strides included.
-[[nodiscard]] inline result<buffer> try_send_buffer(const DLTensor& t, std::uint64_t flags = 0, transfer how = transfer::chosen) noexcept {
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLTensor& t, std::uint64_t flags = 0, transfer how = transfer::derived) noexcept {
   return make_buffer_from(t, flags, false, how);
 }
 /// The buffer to receive into a tensor: writable (no READ_ONLY flag), each element reached once.
@@ -150,7 +152,7 @@ class buffer {
   return make_buffer_from(t, flags, true, how);
 }
 /// A managed tensor's, its flags read.
-[[nodiscard]] inline result<buffer> try_send_buffer(const DLManagedTensorVersioned& t, transfer how = transfer::chosen) noexcept {
+[[nodiscard]] inline result<buffer> try_send_buffer(const DLManagedTensorVersioned& t, transfer how = transfer::derived) noexcept {
   return make_buffer_from(t.dl_tensor, t.flags, false, how);
 }
 [[nodiscard]] inline result<buffer> try_receive_buffer(const DLManagedTensorVersioned& t, transfer how = transfer::derived) noexcept {
@@ -160,7 +162,7 @@ class buffer {
 /// An mdspan's (any strided mapping, exported by to_dlpack_tensor).
 template <class M>
   requires requires(const M& m) { try_to_dlpack_tensor(m); }
-[[nodiscard]] result<buffer> try_send_buffer(const M& m, transfer how = transfer::chosen) noexcept {
+[[nodiscard]] result<buffer> try_send_buffer(const M& m, transfer how = transfer::derived) noexcept {
   const auto t = try_to_dlpack_tensor(m);
   if (!t) return unexpected_error(t.error());
   return make_buffer_from(t->get(), 0, false, how);
