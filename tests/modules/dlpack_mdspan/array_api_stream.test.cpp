@@ -18,7 +18,7 @@ static_assert(dm::decode_cuda_stream(-1).asks == kind::no_sync);
 static_assert(dm::decode_cuda_stream(1).asks == kind::stream && dm::decode_cuda_stream(1).handle == 1);
 static_assert(dm::decode_cuda_stream(0).asks == kind::refused);
 
-TEST_CASE("-1 asks for no synchronisation; 1, 2 and other positive values are stream handles") {
+TEST_CASE("minus one asks for no synchronisation and positive values are stream handles") {
   CHECK(dm::decode_cuda_stream(-1).asks == kind::no_sync);
   CHECK(dm::decode_cuda_stream(-1).handle == 0);
   for (const std::int64_t value : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{0x7f00dead0000},
@@ -29,7 +29,7 @@ TEST_CASE("-1 asks for no synchronisation; 1, 2 and other positive values are st
   }
 }
 
-TEST_CASE("0 and values below -1 are refused, with one message naming the value") {
+TEST_CASE("zero and values below minus one are refused with one message naming the value") {
   for (const std::int64_t value : {std::int64_t{0}, std::int64_t{-2}, std::numeric_limits<std::int64_t>::min()}) {
     CHECK(dm::decode_cuda_stream(value).asks == kind::refused);
   }
