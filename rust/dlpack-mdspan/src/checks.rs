@@ -257,7 +257,6 @@ pub(crate) fn is_unique(t: &sys::DLTensor) -> Result<bool, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::DataType;
 
     // dims() refuses a misaligned pointer by itself, whatever the linked facade checked: no
     // slice is ever built over it (slice::from_raw_parts would abort in debug builds).
