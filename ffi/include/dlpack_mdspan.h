@@ -354,8 +354,8 @@ typedef struct dlpm_message_plan {
   int64_t extent;        /**< bytes from the lowest reached to one past the highest */
   DLDataType dtype;      /**< the element kind: its dtype... */
   uint64_t itemsize;     /**< ...and its bytes as stored */
-  int64_t extents[DLPM_MAX_NDIM];
-  int64_t byte_steps[DLPM_MAX_NDIM];
+  int64_t extents[DLPM_MAX_NDIM];    /**< each loop's count, outermost first (loops of them are set) */
+  int64_t byte_steps[DLPM_MAX_NDIM]; /**< each loop's step in bytes, outermost first (loops of them are set) */
 } dlpm_message_plan;
 
 /** Which tensors may travel as a message, and how: `tensor` with `flags` (a managed
