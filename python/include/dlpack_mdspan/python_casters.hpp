@@ -325,7 +325,7 @@ class call_view {
     }
     if (dlpm_py_borrow(src, nullptr, stream_ordered ? &ordered : &options, &b) != DLPM_OK)
       return refuse(src, may_raise, mdspan_label<M>);
-    ready_ = ready_stream{how.stream_order, how.ready_stream};
+    if (stream_ordered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
