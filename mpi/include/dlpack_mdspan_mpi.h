@@ -57,6 +57,7 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
                          dlpm_is_host_accessible(tensor->device.device_type), out)) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
+    case DLPM_MPI_HOST_ONLY: return DLPM_E_DEVICE_MISMATCH;
     default: return DLPM_E_INTERNAL;
   }
 }

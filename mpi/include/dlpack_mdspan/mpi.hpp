@@ -136,6 +136,7 @@ class buffer {
     case DLPM_MPI_COUNT_TOO_LARGE:
       return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
                                             MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value));
+    case DLPM_MPI_HOST_ONLY: return unexpected_error(error(errc::device_mismatch, d.refusal));
     default:
       return unexpected_error(error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value));
   }

@@ -93,8 +93,9 @@ typedef struct dlpm_mpi_datatype {
   dlpm_mpi_packing* packing;
 } dlpm_mpi_datatype;
 
-/** What dlpm_mpi_build returns. */
-enum { DLPM_MPI_BUILT = 0, DLPM_MPI_COUNT_TOO_LARGE = 1, DLPM_MPI_CALL_FAILED = 2 };
+/** What dlpm_mpi_build returns: built; a count beyond MPI's int; an MPI call (or the packed
+ * message's allocation) failed; DLPM_MPI_PACKED asked for memory the host does not address. */
+enum { DLPM_MPI_BUILT = 0, DLPM_MPI_COUNT_TOO_LARGE = 1, DLPM_MPI_CALL_FAILED = 2, DLPM_MPI_HOST_ONLY = 3 };
 
 /** 1 when this MPI moves CUDA device memory, asked at run time where the library can say
  * (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support), else 0. */
@@ -442,8 +443,8 @@ static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, con
  * addresses): device memory (CUDA through a CUDA-aware MPI) is always a derived datatype,
  * and DLPM_MPI_PACKED is refused for it.
  * Returns DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold
- * `value`), or DLPM_MPI_CALL_FAILED (`value` is MPI's error code), with out->refusal saying
- * which. */
+ * `value`), DLPM_MPI_CALL_FAILED (`value` is MPI's error code, 0 for a failed allocation) or
+ * DLPM_MPI_HOST_ONLY (DLPM_MPI_PACKED for device memory), with out->refusal saying which. */
 static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
                                  int64_t item, int64_t lower, int64_t extent, dlpm_mpi_element element, int receive,
                                  dlpm_mpi_transfer how, int host_memory, dlpm_mpi_datatype* out) {
@@ -465,7 +466,7 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
     return DLPM_MPI_BUILT;
   }
   if (modes > 0 && how == DLPM_MPI_PACKED && !host_memory)
-    return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "the library packs memory the host addresses only: this is device memory", 0);
+    return dlpm_mpi_refuse_(out, DLPM_MPI_HOST_ONLY, "the library packs memory the host addresses only: this is device memory", 0);
   if (modes > 0 && how != DLPM_MPI_DERIVED && host_memory) {
     int64_t items = block; /* the message's predefined items, saturated past INT_MAX */
     for (m = 0; m < modes && items <= INT_MAX; ++m)
