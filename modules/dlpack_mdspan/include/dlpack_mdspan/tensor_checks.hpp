@@ -417,7 +417,15 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     std::int64_t first_byte = 0, last_byte = 0, end = 0;
     bool overflows = false;
     if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
-      overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+      if constexpr (Item != 0) {
+        // (high + 1) * Item fits exactly when high + 1 <= INT64_MAX / Item (high >= 0): one
+        // compare with a constant.
+        overflows = high >= std::numeric_limits<std::int64_t>::max() / item;
+        // Unsigned, so that it wraps (only when overflows, which refuses) without UB.
+        last_byte = static_cast<std::int64_t>((static_cast<std::uint64_t>(high) + 1) * itemsize);
+      } else {
+        overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+      }
     } else {
       const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
       std::int64_t last = 0, first = 0;
