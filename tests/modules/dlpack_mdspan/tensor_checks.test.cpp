@@ -346,3 +346,55 @@ TEST_CASE("a packed sub-byte tensor whose bytes pass INT64_MAX is refused by the
   CHECK(span.begin == 0);
   CHECK(span.end == 3 * (std::int64_t{1} << 60) + 1);
 }
+
+namespace {
+// What check_structure's span pass, into std::layout_stride (positive strides), learned
+// about the order of the strides: tensor_summary::ordered_unique.
+template <int Rank>
+bool ordered_unique(const DLTensor& t) {
+  dm::tensor_summary s;
+  dm::error e;
+  REQUIRE(dm::check_structure<Rank, 1, dm::stride_rule::positive>(t, {}, s, &e));
+  return s.ordered_unique;
+}
+}  // namespace
+
+TEST_CASE("layout_stride's span pass sees a slice's and a transpose's unique order, and no other") {
+  const DLDataType i8 = dt(kDLInt, 8);
+  std::int8_t buf[64] = {};
+  using M2 = std::mdspan<std::int8_t, std::dextents<std::int64_t, 2>, std::layout_stride>;
+  using M3 = std::mdspan<std::int8_t, std::dextents<std::int64_t, 3>, std::layout_stride>;
+  SUBCASE("a slice: each stride at least the next one's end, the chain met with equality too") {
+    tensor_builder b(buf, i8, {2, 3, 4}, {15, 5, 1});
+    CHECK(ordered_unique<3>(b.get()));
+    tensor_builder tight(buf, i8, {2, 3, 4}, {12, 4, 1});  // row-major itself
+    CHECK(ordered_unique<3>(tight.get()));
+  }
+  SUBCASE("a transpose: each stride at least the previous one's end") {
+    tensor_builder b(buf, i8, {4, 3, 2}, {1, 4, 12});
+    CHECK(ordered_unique<3>(b.get()));
+  }
+  SUBCASE("a permutation is unique in neither order: the import's sort decides") {
+    tensor_builder b(buf, i8, {3, 2, 4}, {4, 12, 1});
+    CHECK_FALSE(ordered_unique<3>(b.get()));
+    CHECK(dm::try_to_mdspan<M3>(b.get()).has_value());
+  }
+  SUBCASE("overlapping strides are ordered in neither direction, and refused") {
+    tensor_builder b(buf, i8, {2, 3}, {2, 1});  // 3 * 1 > 2, and 1 < 2 * 2
+    CHECK_FALSE(ordered_unique<2>(b.get()));
+    CHECK(dm::try_to_mdspan<M2>(b.get()).error().code() == dm::errc::overlapping_strides);
+    tensor_builder one_link(buf, i8, {2, 3, 4}, {15, 5, 2});  // the inner link fails: 4 * 2 > 5
+    CHECK_FALSE(ordered_unique<3>(one_link.get()));
+  }
+  SUBCASE("an extent-1 dimension is no link of either chain") {
+    tensor_builder b(buf, i8, {2, 1, 4}, {5, 1000, 1});  // not row-major (5, not 4): the span pass decides
+    CHECK(ordered_unique<3>(b.get()));
+  }
+  SUBCASE("a dimension whose end overflows int64 decides no order, though its span fits") {
+    constexpr std::int64_t big = (std::int64_t{1} << 62) + 1;  // reach 2^62 + 1 fits; the end, 2^63 + 2, does not
+    tensor_builder b(buf, i8, {2, 2}, {1, big});
+    CHECK_FALSE(ordered_unique<2>(b.get()));
+    tensor_builder descending(buf, i8, {2, 2}, {big, 1});
+    CHECK_FALSE(ordered_unique<2>(descending.get()));
+  }
+}

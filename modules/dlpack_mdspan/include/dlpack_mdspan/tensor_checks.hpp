@@ -368,7 +368,9 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // Into std::layout_stride the same pass notes whether the strides are unique in the
     // order of the dimensions (a slice of a row-major array: each stride at least the end,
     // stride times extent, of the dimension inside it) or in its reverse (a transpose).
-    bool descending = true, ascending = true;
+    // Each order is one OR of differences, negative once a link of its chain fails: the
+    // operands are positive, so no difference overflows.
+    std::int64_t descending_gaps = 0, ascending_gaps = 0;
     std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
     for (std::int32_t r = 0; r < ndim; ++r) {
       // A dimension with one index reaches only index 0: its stride never matters.
@@ -384,20 +386,25 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
       }
       std::int64_t reach = 0;
+      // The reach goes to low or high by a branch on the sign (a select of the two sums
+      // costs more); a positive stride, every one into std::layout_stride, adds to high.
       if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-          detail::add_overflows(s < 0 ? low : high, reach, s < 0 ? &low : &high))
+          (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
         DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)", r,
                     static_cast<long long>(t.shape[r]), static_cast<long long>(s));
       if constexpr (Order == stride_rule::positive) {
-        std::int64_t end = 0;  // past the last index of this dimension: overflowing, no order is decided here
-        const bool end_overflows = detail::add_overflows(reach, s, &end);
-        descending &= !end_overflows & (end <= outer_stride);
-        ascending &= !end_overflows & (s >= outer_end);
+        std::int64_t end = 0;  // past the last index of this dimension
+        if (detail::add_overflows(reach, s, &end)) [[unlikely]] {
+          descending_gaps = ascending_gaps = -1;  // overflowing: no order is decided here
+          end = std::numeric_limits<std::int64_t>::max();
+        }
+        descending_gaps |= outer_stride - end;
+        ascending_gaps |= s - outer_end;
         outer_stride = s;
         outer_end = end;
       }
     }
-    out.ordered_unique = Order == stride_rule::positive && (descending | ascending);
+    out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
   }
   out.lowest_index = low;
   out.highest_index = high;
@@ -410,7 +417,15 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     std::int64_t first_byte = 0, last_byte = 0, end = 0;
     bool overflows = false;
     if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
-      overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+      if constexpr (Item != 0) {
+        // (high + 1) * Item fits exactly when high + 1 <= INT64_MAX / Item (high >= 0): one
+        // compare with a constant.
+        overflows = high >= std::numeric_limits<std::int64_t>::max() / item;
+        // Unsigned, so that it wraps (only when overflows, which refuses) without UB.
+        last_byte = static_cast<std::int64_t>((static_cast<std::uint64_t>(high) + 1) * itemsize);
+      } else {
+        overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+      }
     } else {
       const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
       std::int64_t last = 0, first = 0;
@@ -420,9 +435,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     }
     if (overflows) DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
     // The lowest element may not sit at address 0 either: no object lives there, and a
-    // view rebased on it would be formed by arithmetic that yields a null pointer.
-    if (direct && ((first_byte <= 0 && base <= detail::magnitude_below_zero(first_byte)) ||
-                   (last_byte > 0 && base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte))))
+    // view rebased on it would be formed by arithmetic that yields a null pointer. (Data is
+    // not NULL here, so a span from data itself, first_byte 0, starts above 0; and
+    // last_byte, (byte_offset / item + high + 1) * item, is positive.)
+    if (direct && ((first_byte < 0 && base <= detail::magnitude_below_zero(first_byte)) ||
+                   base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte)))
       DLPM_REFUSE(err, errc::byte_offset_overflow,
                   "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
                   static_cast<unsigned long long>(byte_offset));
