@@ -2,7 +2,8 @@
 //! What a pyo3 function's tensor argument costs, dlpack-mdspan beside dlpark, in an embedded
 //! interpreter (bench/dlpark/run, when PYO3_PYTHON's packages have NumPy and PyTorch): the
 //! argument extracted as pyo3 does for a `#[pyfunction]` parameter, then read as a `&[f32]`
-//! (the element type checked), then dropped. Medians of interleaved batches, as main.rs.
+//! (the element type checked), then dropped. Medians of interleaved batches, as main.rs;
+//! `--run NAME N` calls one operation alone (NAME as `row / crate`), for valgrind.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -53,6 +54,19 @@ fn main() -> PyResult<()> {
                 ops.extend(rows("torch.Tensor 4x6", t));
             }
             Err(e) => eprintln!("dlpark-compare-python: no PyTorch rows ({e})"),
+        }
+        // `--run NAME N`: that operation alone, N times (for valgrind, as main.rs's).
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if args.first().map(String::as_str) == Some("--run") {
+            let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
+            let (_, _, f) = ops
+                .iter_mut()
+                .find(|(r, c, _)| format!("{r} / {c}") == *name)
+                .expect("no such op");
+            for _ in 0..n {
+                f();
+            }
+            return Ok(());
         }
         const SAMPLES: usize = 31;
         const CALLS: u64 = 5_000;
