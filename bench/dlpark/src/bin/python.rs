@@ -5,6 +5,9 @@
 //! (the element type checked), then dropped. Medians of interleaved batches, as main.rs;
 //! `--run NAME N` calls one operation alone (NAME as `row / crate`), for valgrind.
 
+#[path = "../one_op.rs"]
+mod one_op;
+
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -57,15 +60,7 @@ fn main() -> PyResult<()> {
         }
         // `--run NAME N`: that operation alone, N times (for valgrind, as main.rs's).
         let args: Vec<String> = std::env::args().skip(1).collect();
-        if args.first().map(String::as_str) == Some("--run") {
-            let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
-            let (_, _, f) = ops
-                .iter_mut()
-                .find(|(r, c, _)| format!("{r} / {c}") == *name)
-                .expect("no such op");
-            for _ in 0..n {
-                f();
-            }
+        if one_op::run_named(&mut ops, &args) {
             return Ok(());
         }
         const SAMPLES: usize = 31;
