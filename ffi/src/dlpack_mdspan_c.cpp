@@ -662,7 +662,9 @@ dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uin
                                   "%s: owner_state_size = %zu is more than DLPM_INLINE_OWNER_CAPACITY (%d)", function,
                                   owner_state_size, DLPM_INLINE_OWNER_CAPACITY));
   c_inline_owner state(release, owner_state, owner_state_size);
-  auto made = dm::try_make_managed_tensor(*description, std::move(state), flags, order);
+  dm::tensor_summary summary;
+  summary.numel = -1;  // written by the export's validation when it accepts in one pass
+  auto made = dm::try_make_managed_tensor(*description, std::move(state), flags, order, &summary);
   if (!made) {
     state.disarm();  // not moved from on failure: the owner stays the caller's
     return fail(made.error());
@@ -670,8 +672,13 @@ dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uin
   DLManagedTensorVersioned* tensor = made->release();
   if (buffer_size != DLPM_BUFFER_SIZE_UNKNOWN) {
     // The tensor is valid: only its extent can be refused now, by undoing the export
-    // without the release (the owner is still the caller's).
-    const auto span = dm::byte_span(tensor->dl_tensor, (flags & dm::flag_is_subbyte_type_padded) != 0);
+    // without the release (the owner is still the caller's). Its span comes from what the
+    // export's validation learned (the same description, the same options as byte_span's
+    // check), else from a check of its own.
+    const auto span =
+        summary.numel >= 0
+            ? dm::result<dm::byte_range>(dm::byte_span(dm::detail::checked_tensor_access::make(tensor->dl_tensor, flags, summary)))
+            : dm::byte_span(tensor->dl_tensor, (flags & dm::flag_is_subbyte_type_padded) != 0);
     const bool inside = span && (span->begin == span->end ||
                                  (span->begin >= 0 && static_cast<std::uint64_t>(span->end) <= buffer_size));
     if (!inside) {

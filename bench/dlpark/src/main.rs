@@ -11,6 +11,8 @@
 //! allocations (memcheck, which sees the C++ facade's as well as Rust's) of an N-call and a
 //! 2N-call run and takes the difference, so start-up cancels out.
 
+mod one_op;
+
 use std::hint::black_box;
 use std::mem::ManuallyDrop;
 use std::time::Instant;
@@ -208,15 +210,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     check_agreement();
     let mut ops = ops();
-    if args.first().map(String::as_str) == Some("--run") {
-        let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
-        let (_, _, f) = ops
-            .iter_mut()
-            .find(|(r, c, _)| format!("{r} / {c}") == *name)
-            .expect("no such op");
-        for _ in 0..n {
-            f();
-        }
+    if one_op::run_named(&mut ops, &args) {
         return;
     }
     if args.first().map(String::as_str) == Some("--list") {

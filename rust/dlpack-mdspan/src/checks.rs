@@ -4,12 +4,13 @@
 
 use std::mem::MaybeUninit;
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use dlpack_mdspan_sys as sys;
 
 use crate::error::{check, Error, Status};
 use crate::order::Order;
-use crate::types::{DeviceType, Element};
+use crate::types::{DeviceType, Element, Flags};
 
 /// The facade's defaults ("anything"): the header's `DLPM_REQUIREMENTS_INIT`, mirrored by the
 /// `-sys` crate, for the one place that needs them in a const context: the view requirements
@@ -212,7 +213,50 @@ fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
 /// `flags` (IS_SUBBYTE_TYPE_PADDED: one byte per sub-byte lane), for an export that has no
 /// tensor to check yet: the facade checks an empty tensor of `T::DTYPE` told
 /// `size_of::<T>()`, so the rule and its words are the C++ core's (`check_element_bytes`).
+/// Its answer depends on nothing but the dtype, the size and the padding flag, so an
+/// accepted triple is remembered ([`ACCEPTED_ELEMENT_SIZES`]) and not asked again: every
+/// export of a type after its first makes no facade call here.
+#[inline]
 pub(crate) fn check_element_size<T: Element>(flags: u64) -> Result<(), Error> {
+    let size = std::mem::size_of::<T>();
+    let key = element_size_key(T::DTYPE.0, size, flags);
+    let slot = key.map(|k| &ACCEPTED_ELEMENT_SIZES[element_size_slot(k)]);
+    if let (Some(k), Some(slot)) = (key, slot) {
+        if slot.load(Ordering::Relaxed) == k {
+            return Ok(());
+        }
+    }
+    facade_element_size_check::<T>(flags)?;
+    if let (Some(k), Some(slot)) = (key, slot) {
+        slot.store(k, Ordering::Relaxed);
+    }
+    Ok(())
+}
+
+/// Triples (dtype, element size, padded) the facade has accepted, one per slot of a small
+/// direct-mapped table (a later triple of the same slot replaces the one there; 0: none).
+/// Only accepted ones are stored, and an entry is the whole key, so a hit is exactly an
+/// earlier acceptance of the same question.
+static ACCEPTED_ELEMENT_SIZES: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
+
+/// The memo's key: the dtype's 32 bits, the size (when below 2^30; larger ones are not
+/// remembered), the padding flag, and a top bit so that no key is 0.
+#[inline]
+fn element_size_key(dtype: sys::DLDataType, size: usize, flags: u64) -> Option<u64> {
+    let size = u64::try_from(size).ok().filter(|&s| s < 1 << 30)?;
+    let padded = u64::from(flags & Flags::IS_SUBBYTE_TYPE_PADDED.0 != 0);
+    let dtype = u64::from(dtype.code) | u64::from(dtype.bits) << 8 | u64::from(dtype.lanes) << 16;
+    Some(1 << 63 | padded << 62 | size << 32 | dtype)
+}
+
+#[inline]
+fn element_size_slot(key: u64) -> usize {
+    ((key ^ key >> 8 ^ key >> 16 ^ key >> 32) & 15) as usize
+}
+
+/// The facade's element-size check itself (see [`check_element_size`]).
+#[cold]
+fn facade_element_size_check<T: Element>(flags: u64) -> Result<(), Error> {
     let shape = [0i64];
     let empty = sys::DLTensor {
         data: ptr::null_mut(),

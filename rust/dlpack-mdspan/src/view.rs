@@ -41,6 +41,9 @@ struct Elements<'a, T> {
     shape: &'a [i64],
     strides: Strides<'a>,
     len: usize,
+    /// C-contiguous, as the facade's check of the view found it (`dlpm_checked_tensor`'s
+    /// `row_major`): a slice needs no second check.
+    row_major: bool,
     _elements: PhantomData<fn() -> T>,
 }
 
@@ -70,6 +73,7 @@ impl<T> Clone for Elements<'_, T> {
             shape: self.shape,
             strides: self.strides.clone(),
             len: self.len,
+            row_major: self.row_major,
             _elements: PhantomData,
         }
     }
@@ -98,7 +102,7 @@ impl<'a, T: Element> Elements<'a, T> {
         let out = checked.as_ptr();
         let (t, flags) = tensor.parts();
         // SAFETY: written by the facade on success.
-        let numel = unsafe { (*out).numel };
+        let (numel, row_major) = unsafe { ((*out).numel, (*out).row_major != 0) };
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned).
         // SAFETY: dlpm_check_tensor accepted the tensor: shape and strides hold ndim
@@ -155,6 +159,7 @@ impl<'a, T: Element> Elements<'a, T> {
             shape,
             strides,
             len,
+            row_major,
             _elements: PhantomData,
         })
     }
@@ -239,10 +244,11 @@ impl<'a, T: Element> Elements<'a, T> {
     }
 
     /// The first element of a C-contiguous tensor as a slice base (dangling when empty);
-    /// other layouts are refused by the facade with [`Status::NON_COMPACT_STRIDES`].
+    /// other layouts are refused with [`Status::NON_COMPACT_STRIDES`], in the facade's words.
     fn slice_base(&self) -> Result<NonNull<T>, Error> {
-        // SAFETY: the tensor is valid for 'a; C_ORDER is a valid requirements struct.
-        check(unsafe { sys::dlpm_check(&self.tensor, &C_ORDER) })?;
+        if !self.row_major {
+            return Err(self.not_row_major());
+        }
         if self.len == 0 {
             return Ok(NonNull::dangling());
         }
@@ -255,13 +261,35 @@ impl<'a, T: Element> Elements<'a, T> {
         NonNull::new(base).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
     }
 
+    /// Why the view is no slice: the facade's refusal of the tensor as C-contiguous (the
+    /// view's own check, with `C_ORDER`), asked only when the view's check found it is not.
+    #[cold]
+    fn not_row_major(&self) -> Error {
+        let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
+        let out = checked.as_mut_ptr();
+        // SAFETY: `out` is valid for writes of the struct; its version is set first.
+        unsafe { std::ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+        // SAFETY: the tensor passed this check (without the order) when the view was made,
+        // and stays valid for 'a; C_ORDER is a valid requirements struct.
+        match check(unsafe { sys::dlpm_check_tensor(&self.tensor, self.flags, &C_ORDER, 0, out) }) {
+            Err(e) => e,
+            Ok(()) => Error::new(
+                Status::INTERNAL,
+                "dlpm_check_tensor found C-contiguous a tensor its view's check did not",
+            ),
+        }
+    }
+
     /// The elements copied out in row-major (logical) order.
     fn to_vec(&self) -> Vec<T> {
-        if let Ok(base) = self.slice_base() {
-            // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
-            // elements valid for reads and unwritten while the view is borrowed (or a
-            // dangling pointer for len 0).
-            return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len) }.to_vec();
+        // Only a C-contiguous view asks for its slice (another's refusal would be worded).
+        if self.row_major {
+            if let Ok(base) = self.slice_base() {
+                // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
+                // elements valid for reads and unwritten while the view is borrowed (or a
+                // dangling pointer for len 0).
+                return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len) }.to_vec();
+            }
         }
         let shape = self.shape;
         let mut out = Vec::with_capacity(self.len);

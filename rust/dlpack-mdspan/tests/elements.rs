@@ -606,14 +606,14 @@ fn a_registered_type_views_foreign_bytes() {
 // ---- sizes that do not match the dtype --------------------------------------------------
 
 /// A registration that breaks rule 1 of Element's contract on purpose (4 bytes for a 3-byte
-/// dtype), to show that views refuse it instead of reading past the validated elements.
-/// Only viewed here, never exported.
+/// dtype), to show that views and exports refuse it instead of reading past the validated
+/// elements.
 #[derive(Clone, Copy, Debug)]
 #[repr(transparent)]
 struct Wide(#[allow(dead_code)] u32);
 
-// SAFETY: deliberately wrong size (see above); every bit pattern is valid and the type is
-// never exported, so the only use is the views' runtime check.
+// SAFETY: deliberately wrong size (see above); every bit pattern is valid and every export
+// of it is refused, so the only uses are the views' and the exports' runtime checks.
 unsafe impl Element for Wide {
     const DTYPE: DataType = DataType::new(TypeCode::UINT, 8, 3);
 }
@@ -684,6 +684,25 @@ fn a_size_mismatch_is_refused_at_view_creation() {
         Status::SUBBYTE_NOT_VIEWABLE
     );
     assert_eq!(t.view::<Rgb>().unwrap().get(&[3]), Some(&rgb(1, 1, 1)));
+}
+
+/// The exports remember the element sizes the facade accepted (one facade check per type,
+/// not per export): what is remembered is the exact (dtype, size) the facade accepted, so a
+/// type of the same dtype and another size is still refused, however the exports alternate.
+#[test]
+fn an_accepted_element_size_is_remembered_for_its_size_alone() {
+    for _ in 0..3 {
+        let t = ManagedTensor::from_vec(vec![rgb(1, 2, 3); 4], &[4]).unwrap();
+        assert_eq!(t.view::<Rgb>().unwrap().get(&[3]), Some(&rgb(1, 2, 3)));
+        let err = ManagedTensor::from_vec(vec![Wide(0); 4], &[4]).unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert_eq!(
+            err.message(),
+            "dtype uint8x3 is packed, which cannot be viewed as one 4-byte element each"
+        );
+        let err = ManagedTensor::from_vec(vec![Narrow(0); 4], &[4]).unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+    }
 }
 
 // ---- sub-byte element types -------------------------------------------------------------

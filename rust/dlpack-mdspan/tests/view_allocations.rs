@@ -135,3 +135,18 @@ fn ndarray_exports_allocate_nothing_in_rust() {
     assert_eq!(tensors[0].strides().unwrap(), Some(&[-4, 1][..]));
     assert_eq!(tensors[0].view::<f32>().unwrap().get(&[0, 0]), Some(&9.0));
 }
+
+/// A strided view's `to_vec` allocates its result and its index and nothing else: it does
+/// not ask for the slice it cannot have (whose refusal would be worded, in a `String`, and
+/// dropped).
+#[test]
+fn a_strided_to_vec_allocates_its_result_and_index_only() {
+    let mut data: Vec<f32> = (0..24).map(|i| i as f32).collect();
+    let (mut shape, mut strides) = ([6i64, 4], [1i64, 6]);
+    let t = tensor(&mut data, &mut shape, Some(&mut strides));
+    // SAFETY: data, shape and strides outlive the view and are not written meanwhile.
+    let v = unsafe { TensorView::<f32>::from_raw(&t) }.unwrap();
+    let mut out = Vec::new();
+    assert_eq!(allocations_in(|| out = v.to_vec()), 2);
+    assert_eq!(out[..5], [0.0, 6.0, 12.0, 18.0, 1.0]);
+}

@@ -2,7 +2,11 @@
 //! What a pyo3 function's tensor argument costs, dlpack-mdspan beside dlpark, in an embedded
 //! interpreter (bench/dlpark/run, when PYO3_PYTHON's packages have NumPy and PyTorch): the
 //! argument extracted as pyo3 does for a `#[pyfunction]` parameter, then read as a `&[f32]`
-//! (the element type checked), then dropped. Medians of interleaved batches, as main.rs.
+//! (the element type checked), then dropped. Medians of interleaved batches, as main.rs;
+//! `--run NAME N` calls one operation alone (NAME as `row / crate`), for valgrind.
+
+#[path = "../one_op.rs"]
+mod one_op;
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -53,6 +57,11 @@ fn main() -> PyResult<()> {
                 ops.extend(rows("torch.Tensor 4x6", t));
             }
             Err(e) => eprintln!("dlpark-compare-python: no PyTorch rows ({e})"),
+        }
+        // `--run NAME N`: that operation alone, N times (for valgrind, as main.rs's).
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if one_op::run_named(&mut ops, &args) {
+            return Ok(());
         }
         const SAMPLES: usize = 31;
         const CALLS: u64 = 5_000;

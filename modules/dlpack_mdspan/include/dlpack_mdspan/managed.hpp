@@ -597,9 +597,12 @@ DLPM_COLD inline error strides_not_in_order(const DLTensor& t, char order) noexc
 // row-major, explicit strides are kept), 'C' or 'F' (NULL strides become that layout's;
 // explicit ones must be it), already checked by the caller. Inlined with a constant 0,
 // the order tests fold away.
+// `checked`, when given, receives what the validation learned (the element count, the
+// span's indices), so that a caller needing the span does not validate again; it is left
+// unwritten where the one-pass check did not accept the description.
 template <class Owner>
 DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor& description, Owner&& owner, std::uint64_t flags,
-                                                                 char order) noexcept {
+                                                                 char order, tensor_summary* checked = nullptr) noexcept {
   using block = dynamic_owner_block<std::remove_cvref_t<Owner>>;
   error err;
   // One pass on the success path; the ordered checks only word a failure.
@@ -610,6 +613,7 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
     numel = summary.numel;
     row_major = summary.row_major;
     empty = numel == 0;
+    if (checked != nullptr) *checked = summary;
   } else if (!structure_failure(description, opts, &err)) {
     return unexpected_error(err);
   } else {  // the worded check accepted what the silent one refused (the tests rule it out)
@@ -702,14 +706,19 @@ template <class Owner>
 /// computed strides are the running products of the extents, so they fit whenever the
 /// element count does (a non-empty tensor whose count overflows is refused by the
 /// validation, in either order); an empty tensor's saturate at INT64_MAX. One allocation.
-/// On failure no tensor exists and `owner` is untouched (not moved from).
+/// On failure no tensor exists and `owner` is untouched (not moved from). `checked`, when
+/// given, receives on success what the validation learned (check_structure's summary of the
+/// description: the element count, the lowest and highest index), for a caller that needs
+/// the tensor's span without validating it again; it may be left unwritten (then the
+/// caller checks the tensor itself).
 template <class Owner>
   requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
-                                                                                    std::uint64_t flags, char order) noexcept {
+                                                                                    std::uint64_t flags, char order,
+                                                                                    tensor_summary* checked = nullptr) noexcept {
   if (order != 'C' && order != 'F' && order != 0) return unexpected_error(detail::unknown_managed_order(order));
   if (order == 0 && description.strides == nullptr) return unexpected_error(detail::managed_order_needs_strides());
-  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, order);
+  return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, order, checked);
 }
 
 /// A compact row-major copy of `md` in a new buffer, owned by the returned tensor, with

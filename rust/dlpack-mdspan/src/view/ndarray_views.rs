@@ -10,6 +10,7 @@
 //! addresses exactly the tensor's elements in the tensor's index order. An empty tensor
 //! addresses nothing; its view has ndarray's row-major strides.
 
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use ndarray::{
@@ -47,15 +48,17 @@ impl<T: Element> Elements<'_, T> {
                 ));
             }
         }
+        // One `D` made, filled through its slice (not index by index: an `IxDyn`'s
+        // indexing matches on its storage every time) and cloned for the strides.
         let mut dim = D::zeros(shape.len());
-        let mut abs = D::zeros(shape.len());
         let mut inverted = 0u64;
         // The facade validated the shape (non-negative, product within i64) and the
         // element count fits the address space (checked when the view was made), so each
         // extent fits usize.
-        for (r, &n) in shape.iter().enumerate() {
-            dim[r] = n as usize;
+        for (d, &n) in dim.slice_mut().iter_mut().zip(shape) {
+            *d = n as usize;
         }
+        let mut abs = dim.clone();
         if self.len == 0 {
             return Ok(NdParts {
                 dim,
@@ -69,9 +72,10 @@ impl<T: Element> Elements<'_, T> {
         // tensor's span, whose byte size fits isize, so each (extent - 1) * |stride| does.
         let origin = self.first_element()?;
         let mut low_offset = 0isize;
+        let abs_strides = abs.slice_mut();
         for (r, (&n, &s)) in shape.iter().zip(strides).enumerate() {
             let s = isize::try_from(s).map_err(|_| span_error(s))?;
-            abs[r] = s.unsigned_abs();
+            abs_strides[r] = s.unsigned_abs();
             if s < 0 {
                 low_offset += s * (n as isize - 1);
                 inverted |= 1 << r;
@@ -215,10 +219,10 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
-        let (shape, strides, ndim) = nd_layout(&array)?;
+        let layout = NdLayout::of(&array)?;
         let (vec, offset) = array.into_raw_vec_and_offset();
-        Self::build_from_vec(vec, &shape[..ndim])
-            .strides(&strides[..ndim])
+        Self::build_from_vec(vec, layout.shape())
+            .strides(layout.strides())
             .offset(offset.unwrap_or(0))
             .finish()
     }
@@ -255,10 +259,10 @@ impl ManagedTensor {
     pub fn from_arc_array<T: Element, D: Dimension + 'static>(
         array: ArcArray<T, D>,
     ) -> Result<Self, Error> {
-        let (shape, strides, ndim) = nd_layout(&array)?;
+        let layout = NdLayout::of(&array)?;
         let data = array.as_ptr().cast_mut().cast();
-        let export = Self::build_from_owner(array, data, T::DTYPE, Device::CPU, &shape[..ndim])
-            .strides(&strides[..ndim])
+        let export = Self::build_from_owner(array, data, T::DTYPE, Device::CPU, layout.shape())
+            .strides(layout.strides())
             .flags(Flags::READ_ONLY);
         // SAFETY: the owner is the ArcArray whose first element `data` is, and whose shape
         // and strides (in elements of T) are the tensor's: ndarray guarantees they address
@@ -271,23 +275,47 @@ impl ManagedTensor {
 }
 
 /// The shape and element strides of an ndarray array on the stack (the tensor's own
-/// allocation stays the only one), and its rank, refused above DLPack's rank here.
-fn nd_layout<S: RawData, D: Dimension>(
-    array: &ArrayBase<S, D>,
-) -> Result<([i64; MAX_NDIM], [i64; MAX_NDIM], usize), Error> {
-    let ndim = array.ndim();
-    if ndim > MAX_NDIM {
-        return Err(Error::new(
-            Status::INVALID_NDIM,
-            format!(
-                "ndim = {ndim} is above the {MAX_NDIM} dimensions DLPack tensors may have here"
-            ),
-        ));
+/// allocation stays the only one), of its rank: only those entries are written (not the
+/// 2 x DLPM_MAX_NDIM of the buffers, which every export would otherwise fill).
+struct NdLayout {
+    shape: [MaybeUninit<i64>; MAX_NDIM],
+    strides: [MaybeUninit<i64>; MAX_NDIM],
+    ndim: usize,
+}
+
+impl NdLayout {
+    /// The layout of `array`, refused above DLPack's rank here.
+    fn of<S: RawData, D: Dimension>(array: &ArrayBase<S, D>) -> Result<Self, Error> {
+        let ndim = array.ndim();
+        if ndim > MAX_NDIM {
+            return Err(Error::new(
+                Status::INVALID_NDIM,
+                format!(
+                    "ndim = {ndim} is above the {MAX_NDIM} dimensions DLPack tensors may have here"
+                ),
+            ));
+        }
+        let mut layout = NdLayout {
+            shape: [MaybeUninit::uninit(); MAX_NDIM],
+            strides: [MaybeUninit::uninit(); MAX_NDIM],
+            ndim,
+        };
+        for (r, (&n, &s)) in array.shape().iter().zip(array.strides()).enumerate() {
+            // An array's extents and strides fit isize, hence i64.
+            layout.shape[r].write(n as i64);
+            layout.strides[r].write(s as i64);
+        }
+        Ok(layout)
     }
-    let (mut shape, mut strides) = ([0i64; MAX_NDIM], [0i64; MAX_NDIM]);
-    for (r, (&n, &s)) in array.shape().iter().zip(array.strides()).enumerate() {
-        // An array's extents and strides fit isize, hence i64.
-        (shape[r], strides[r]) = (n as i64, s as i64);
+
+    fn shape(&self) -> &[i64] {
+        // SAFETY: the first ndim entries were written by `of` (ndarray's shape and strides
+        // both have ndim entries).
+        unsafe { std::slice::from_raw_parts(self.shape.as_ptr().cast::<i64>(), self.ndim) }
     }
-    Ok((shape, strides, ndim))
+
+    fn strides(&self) -> &[i64] {
+        // SAFETY: as in `shape`.
+        unsafe { std::slice::from_raw_parts(self.strides.as_ptr().cast::<i64>(), self.ndim) }
+    }
 }
