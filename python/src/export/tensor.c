@@ -391,11 +391,9 @@ static void tensor_dealloc(PyObject* self) {
 #endif
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
-  for (int r = 0; r < DLPM_PY_RUNTIMES; ++r) {
-    static const DLDeviceType runtime_devices[DLPM_PY_RUNTIMES] = {kDLCUDA, kDLROCM};
+  for (int r = 0; r < DLPM_PY_RUNTIMES; ++r)
     for (int32_t d = 0; o->copies_queued[r] != 0 && d < 64; ++d)
-      if (o->copies_queued[r] & ((uint64_t)1 << d)) wait_for_queued_copies((DLDevice){runtime_devices[r], d});
-  }
+      if (o->copies_queued[r] & ((uint64_t)1 << d)) wait_for_queued_copies(dlpm_py__runtime_device(r, d));
   dlpm_py__event_release(o->ready.device, o->ready.event);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);

@@ -38,6 +38,14 @@ static inline int dlpm_py__runtime_index(int32_t device_type) {
   return -1;
 }
 
+/* Device `device_id` of runtime `index` (named by the runtime's stream memory). */
+static inline DLDevice dlpm_py__runtime_device(int index, int32_t device_id) {
+  DLDevice d;
+  d.device_type = index == 0 ? kDLCUDA : kDLROCM;
+  d.device_id = device_id;
+  return d;
+}
+
 /* Whether a runtime copies between `source` and `target`: the CPU and one runtime's memory
  * (either way, or within that runtime's memory), not the CPU alone. */
 static inline int dlpm_py__runtime_copies(DLDevice source, DLDevice target) {
