@@ -431,7 +431,7 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
   DLManagedTensorVersioned* copy = NULL;
   runtime_state* st;
   void* saved = NULL;
-  int switched, status = -1, r;
+  int switched, status = -1, queued = 0, r;
   if (rt == NULL || !dlpm_py__runtime_copies(s->device, target) ||
       (target.device_type != kDLCPU && runtime_of(target.device_type, NULL) != rt)) {
     PyErr_Format(PyExc_BufferError, "cannot copy a tensor to device (%d, %d): %s copies only between kDLCPU and %s",
@@ -454,6 +454,7 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
     failed(rt, st, rt->stream_wait_event.name, r);
     goto done;
   }
+  queued = 1; /* from here on, copies into `copy` may be queued */
   if (copy_strided(rt, st, s, strides, itemsize, (uintptr_t)copy->dl_tensor.data, target.device_type == kDLCPU,
                    s->device.device_type == kDLCPU, stream) != 0)
     goto done;
@@ -466,8 +467,9 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
   status = 0;
 done:
   if (copy != NULL) {
-    if (synchronize || rt->stream_synchronize.call(stream) == 0) dlpm_managed_delete(copy);
-    /* else: queued copies may still write it: leaked rather than freed under them */
+    /* Queued copies may still write it: freed once the stream is known to have run them,
+     * else leaked rather than freed under them (a failed synchronisation included). */
+    if (!queued || rt->stream_synchronize.call(stream) == 0) dlpm_managed_delete(copy);
   }
   return leave(rt, saved, switched, status);
 }
