@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A stand-in for the CUDA driver (libcuda.so.1) for tests without a GPU: the driver's entry
  * points, by their exported names, that dlpack_mdspan's Python component loads
- * (python/src/shared/cuda_driver.c), plus stub_* functions the tests call through ctypes.
+ * (python/src/shared/cuda_driver.c, the CUDA table of device_runtime.c), plus stub_* functions
+ * the tests call through ctypes.
  *
  * - Every call is logged ("name arg=value ...", one line each; stub_log()).
  * - "Device" memory is host memory (malloc); allocations are counted, a free of memory the
