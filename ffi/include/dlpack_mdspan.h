@@ -194,6 +194,14 @@ DLPM_API const char* dlpm_device_type_name(int32_t device_type) DLPM_NOEXCEPT;
  * (stream_from_array_api in dlpack_mdspan/cuda.hpp) decode with the same rule. */
 DLPM_API dlpm_status dlpm_cuda_array_api_stream(int64_t value, uintptr_t* handle) DLPM_NOEXCEPT;
 
+/** Decodes a consumer's `stream=` value for ROCm memory, as the Python array API encodes it:
+ * -1 (no synchronisation) sets *synchronise to 0 and *handle to 0; 0 (the default stream,
+ * HIP's null stream) and any value above 2 set *synchronise to 1 and *handle to the value.
+ * 1, 2 and values below -1 are DLPM_E_INVALID_ARGUMENT, the outputs untouched, with the
+ * reason in dlpm_last_error() ("unsupported stream on ROCm: 1 (...)"). A consumer's None is
+ * the default stream, as 0. */
+DLPM_API dlpm_status dlpm_rocm_array_api_stream(int64_t value, int32_t* synchronise, uintptr_t* handle) DLPM_NOEXCEPT;
+
 /** The bytes a valid tensor's elements occupy, as offsets from tensor->data: [*begin, *end),
  * byte_offset included, negative strides included (begin may be negative). Packed sub-byte
  * elements share bytes; `flags` (a managed tensor's) says whether they are padded. An empty

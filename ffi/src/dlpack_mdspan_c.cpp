@@ -445,6 +445,16 @@ dlpm_status dlpm_cuda_array_api_stream(int64_t value, uintptr_t* handle) noexcep
   return DLPM_OK;
 }
 
+dlpm_status dlpm_rocm_array_api_stream(int64_t value, int32_t* synchronise, uintptr_t* handle) noexcept {
+  if (synchronise == nullptr) return null_argument("dlpm_rocm_array_api_stream", "synchronise");
+  if (handle == nullptr) return null_argument("dlpm_rocm_array_api_stream", "handle");
+  const dm::rocm_stream_value decoded = dm::decode_rocm_stream(value);
+  if (decoded.asks == dm::rocm_stream_value::kind::refused) return fail(dm::rocm_stream_refusal(value));
+  *synchronise = decoded.asks == dm::rocm_stream_value::kind::stream ? 1 : 0;
+  *handle = decoded.handle;
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_byte_span", "tensor");
   if (begin == nullptr) return null_argument("dlpm_byte_span", "begin");

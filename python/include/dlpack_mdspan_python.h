@@ -269,17 +269,20 @@ DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXC
 
 /** dlpm_py_import followed by dlpm_py_tensor_new, keeping the producer's stream order: what
  * dlpack_mdspan.from_dlpack does, for a Tensor that re-exports what it was given. For CUDA
- * memory (kDLCUDA, kDLCUDAManaged) the import captures when the producer's data is ready,
+ * memory (kDLCUDA, kDLCUDAManaged) and ROCm memory (kDLROCM) the import captures when the
+ * producer's data is ready,
  * as an event on a stream the producer ordered: through the exchange API, its
  * current_work_stream; through __dlpack__, a stream this library owns on the device, passed
  * as stream= (or the caller's own opts->stream). Every zero-copy export then makes the
  * consumer's stream wait on that event, with no host blocking. The CUDA driver
- * (libcuda.so.1, or the file $DLPM_CUDA_DRIVER names) is loaded only then; CPU tensors never
- * load it. With opts->copy = 1, or a dl_device other than the tensor's, where CUDA memory is
- * on either side (kDLCPU, kDLCUDA, kDLCUDAManaged, kDLCUDAHost), the copy is made here through
- * the driver, complete on return, IS_COPIED; `req` then checks the copy. On failure NULL with
- * an exception set: a missing driver or a failed driver call is BufferError naming the call
- * and the CUDA error's name. */
+ * (libcuda.so.1, or the file $DLPM_CUDA_DRIVER names) or the HIP runtime (libamdhip64.so.6,
+ * then libamdhip64.so, or the file $DLPM_HIP_RUNTIME names) is loaded only then; CPU tensors
+ * never load either. With opts->copy = 1, or a dl_device other than the tensor's, where CUDA
+ * memory (kDLCUDA, kDLCUDAManaged, kDLCUDAHost) or ROCm memory (kDLROCM, kDLROCMHost) is on
+ * one side and the CPU or the same runtime's memory on the other, the copy is made here
+ * through that runtime, complete on return, IS_COPIED; `req` then checks the copy. On failure
+ * NULL with an exception set: a missing runtime or a failed call is BufferError naming the
+ * call and the runtime's error name. */
 DLPM_PY_API PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req,
                                             const dlpm_py_options* opts) DLPM_NOEXCEPT;
 

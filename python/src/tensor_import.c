@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* dlpm_py_tensor_import: an import re-exported as a dlpack_mdspan.Tensor, the one place that
- * joins the two directions (import/ captures when a CUDA producer's data is ready, export/
- * makes every consumer wait for it), and the copies from_dlpack(copy=True, device=...) makes
- * of CUDA memory through the driver (shared/cuda_driver.h). */
-#include "shared/cuda_driver.h"
+ * joins the two directions (import/ captures when a CUDA or ROCm producer's data is ready,
+ * export/ makes every consumer wait for it), and the copies from_dlpack(copy=True,
+ * device=...) makes of CUDA and ROCm memory through their runtime (shared/device_runtime.h). */
+#include "shared/device_runtime.h"
 
 /* The device obj's tensor is on, without taking it: a capsule's own, or __dlpack_device__().
  * 0, or -1 with an exception set. */
@@ -24,26 +24,25 @@ static int source_device(PyObject* obj, const dlpm_py_options* o, DLDevice* out)
   return dlpm_py__query_device(obj, nm, out) == DLPM_OK ? 0 : -1;
 }
 
-/* A copy of CUDA memory, or to it, asked of from_dlpack: the tensor imported as it is (its
- * readiness captured), copied by the driver after that, on the library's stream of the device
- * that holds the work, and complete when this returns (the source is let go at once). */
+/* A copy of CUDA or ROCm memory, or to it, asked of from_dlpack: the tensor imported as it
+ * is (its readiness captured), copied by the runtime after that, on the library's stream of
+ * the device that holds the work, and complete when this returns (the source is let go at
+ * once). */
 static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts, DLDevice target) {
   dlpm_py_options o = *opts;
   DLManagedTensorVersioned *t = NULL, *copy = NULL;
   dlpm_py_ready ready;
   void* library;
-  int32_t on;
+  DLDevice on;
   dlpm_status s;
   o.copy = -1;
   o.has_dl_device = 0;
   if (dlpm_py__import_ready(obj, NULL, &o, &t, &ready) != DLPM_OK) return NULL;
-  on = dlpm_py__is_cuda_stream_memory(target.device_type) ? target.device_id
-       : dlpm_py__is_cuda_memory(t->dl_tensor.device.device_type) ? t->dl_tensor.device.device_id
-                                                                  : target.device_id;
-  if (dlpm_py__cuda_library_stream(on, &library) != 0 ||
-      dlpm_py__cuda_copy(t, target, on, library, ready.event, 1, &copy) != 0)
+  on = dlpm_py__copy_device(t->dl_tensor.device, target);
+  if (dlpm_py__library_stream(on, &library) != 0 ||
+      dlpm_py__device_copy(t, target, on, library, ready.event, 1, &copy) != 0)
     copy = NULL;
-  dlpm_py__cuda_event_release(ready.device_id, ready.event);
+  dlpm_py__event_release(ready.device, ready.event);
   dlpm_managed_delete(t);
   if (copy == NULL) return NULL;
   if (req != NULL && (s = dlpm_check_managed(copy, req)) != DLPM_OK) {
@@ -61,9 +60,7 @@ PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req, con
     DLDevice source, target;
     if (source_device(obj, opts, &source) != 0) return NULL;
     target = opts->has_dl_device ? opts->dl_device : source;
-    if ((dlpm_py__is_cuda_memory(source.device_type) || dlpm_py__is_cuda_memory(target.device_type)) &&
-        (source.device_type == kDLCPU || dlpm_py__is_cuda_memory(source.device_type)) &&
-        (target.device_type == kDLCPU || dlpm_py__is_cuda_memory(target.device_type)) &&
+    if (dlpm_py__runtime_copies(source, target) &&
         (opts->copy == 1 || source.device_type != target.device_type || source.device_id != target.device_id))
       return import_copy(obj, req, opts, target);
   }

@@ -800,6 +800,25 @@ static void test_binding_queries(void) {
     CHECK_STATUS(dlpm_cuda_array_api_stream(INT64_MIN, &handle), DLPM_E_INVALID_ARGUMENT);
     CHECK_STATUS(dlpm_cuda_array_api_stream(1, NULL), DLPM_E_NULL_POINTER);
   }
+  { /* the array API's stream= values for ROCm */
+    uintptr_t handle = 77;
+    int32_t synchronise = 77;
+    CHECK_STATUS(dlpm_rocm_array_api_stream(-1, &synchronise, &handle), DLPM_OK);
+    CHECK(synchronise == 0 && handle == 0); /* no synchronisation */
+    CHECK_STATUS(dlpm_rocm_array_api_stream(0, &synchronise, &handle), DLPM_OK);
+    CHECK(synchronise == 1 && handle == 0); /* the default stream */
+    CHECK_STATUS(dlpm_rocm_array_api_stream(0x7f00dead0000, &synchronise, &handle), DLPM_OK);
+    CHECK(synchronise == 1 && handle == (uintptr_t)0x7f00dead0000);
+    handle = 77;
+    synchronise = 77;
+    CHECK_STATUS(dlpm_rocm_array_api_stream(1, &synchronise, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK(handle == 77 && synchronise == 77 && strstr(dlpm_last_error(), "unsupported stream on ROCm: 1 (") != NULL);
+    CHECK_STATUS(dlpm_rocm_array_api_stream(2, &synchronise, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK_STATUS(dlpm_rocm_array_api_stream(-2, &synchronise, &handle), DLPM_E_INVALID_ARGUMENT);
+    CHECK(strstr(dlpm_last_error(), "unsupported stream on ROCm: -2") != NULL);
+    CHECK_STATUS(dlpm_rocm_array_api_stream(0, NULL, &handle), DLPM_E_NULL_POINTER);
+    CHECK_STATUS(dlpm_rocm_array_api_stream(0, &synchronise, NULL), DLPM_E_NULL_POINTER);
+  }
 
   t.byte_offset = 9 * 4; /* column j at data[9 - 3j]: elements 0..11 */
   CHECK_STATUS(dlpm_byte_span(&t, 0, &begin, &end), DLPM_OK);

@@ -7,9 +7,9 @@ For extension authors, the build-time paths (as nanobind's and pybind11's packag
     find_package(dlpack_mdspan CONFIG REQUIRED COMPONENTS python)
 
 At run time: ``Tensor`` (an owned tensor any DLPack consumer takes), ``from_dlpack(x)``
-(x imported, validated and re-exported as a Tensor; for CUDA memory its producer's stream
-order is kept, and copies with ``copy=True`` or ``device=`` are made through the CUDA driver,
-loaded then), and ``inspect(x)`` (what x's producer actually hands over, and whether it meets
+(x imported, validated and re-exported as a Tensor; for CUDA and ROCm memory its producer's
+stream order is kept, and copies with ``copy=True`` or ``device=`` are made through the CUDA
+driver or the HIP runtime, loaded then), and ``inspect(x)`` (what x's producer actually hands over, and whether it meets
 given requirements). ``InvalidStreamError`` (a RuntimeError and an AssertionError) is what a
 Tensor's ``__dlpack__`` raises for a stream value the array API refuses.
 """

@@ -5,7 +5,7 @@
  * type and the defaults of every table are one file: the type's own table is built with
  * them, and one of them builds the type. */
 #include "export/export.h"
-#include "shared/cuda_driver.h"
+#include "shared/device_runtime.h"
 
 #include <string.h>
 
@@ -17,8 +17,8 @@ typedef struct {
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
   void* int_wait_ctx;
-  dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA memory: when the producer's data is ready */
-  uint64_t copies_queued;         /* bit d: a copy queued on CUDA device d may still read the memory */
+  dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA or ROCm memory: when the producer's data is ready */
+  uint64_t copies_queued[DLPM_PY_RUNTIMES]; /* by runtime, bit d: a copy queued on its device d may still read the memory */
 } tensor_object;
 
 static PyObject* tensor_type; /* created on first use, lives for the process */
@@ -84,34 +84,32 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
-/* A copy through the CUDA driver, between kDLCPU and CUDA memory (cuda_driver.h), after the
- * producer's readiness event. A host target: on the library's stream of the source's device,
- * complete on return. A device target: on the consumer's stream (None: the legacy default
- * stream; -1: the library's stream, complete on return), not waited for on the host; the
- * Tensor then waits for it before its memory goes (tensor_dealloc). */
-static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
-  const DLDevice device = o->base->dl_tensor.device;
+/* A copy through a device runtime, between kDLCPU and its memory (device_runtime.h), after
+ * the producer's readiness event. A host target: on the library's stream of the source's
+ * device, complete on return. A device target: on the consumer's stream (None: the runtime's
+ * default stream; -1: the library's stream, complete on return), not waited for on the host;
+ * the Tensor then waits for it before its memory goes (tensor_dealloc). */
+static int runtime_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+  const DLDevice on = dlpm_py__copy_device(o->base->dl_tensor.device, target);
   const int to_host = target.device_type == kDLCPU;
-  const int32_t on = dlpm_py__is_cuda_memory(target.device_type) && !(to_host || target.device_type == kDLCUDAHost)
-                         ? target.device_id
-                         : (dlpm_py__is_cuda_memory(device.device_type) ? device.device_id : target.device_id);
   void* queue = NULL;
   void* event = NULL;
   int wait = 0, synchronize = to_host;
-  if (!to_host && dlpm_py__cuda_stream_from_object(stream, &queue, &wait) != 0) return -1;
+  if (!to_host && dlpm_py__stream_from_object(on.device_type, stream, &queue, &wait) != 0) return -1;
   if (to_host || !wait) {
     synchronize = 1;
-    if (dlpm_py__cuda_library_stream(on, &queue) != 0) return -1;
+    if (dlpm_py__library_stream(on, &queue) != 0) return -1;
   }
-  if (dlpm_py__cuda_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0) return -1;
+  if (dlpm_py__device_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0) return -1;
   if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
-    if (dlpm_py__cuda_capture(on, queue, &event) != 0) {
+    if (dlpm_py__capture(on, queue, &event) != 0) {
       dlpm_managed_delete(*out);
       *out = NULL;
       return -1;
     }
-    dlpm_py__cuda_event_release(on, event); /* the library's stream already waits on it */
-    if (on >= 0 && on < 64) o->copies_queued |= (uint64_t)1 << on; /* the driver serves no other ids */
+    dlpm_py__event_release(on, event); /* the library's stream already waits on it */
+    if (on.device_id >= 0 && on.device_id < 64) /* the runtimes serve no other ids */
+      o->copies_queued[dlpm_py__runtime_index(on.device_type)] |= (uint64_t)1 << on.device_id;
   }
   return 0;
 }
@@ -120,16 +118,14 @@ static int driver_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
  * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
  * device work still writing the memory); else memory the CPU can read, with no device work
  * pending (no readiness event), goes to kDLCPU through the facade, as it is; copies between
- * kDLCPU and CUDA memory go through the CUDA driver; anything else cannot be copied here. */
+ * kDLCPU and CUDA or ROCm memory go through its runtime; anything else cannot be copied here. */
 static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
   if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
       dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL)
     return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
-  if (o->hooks.copy == NULL && (device.device_type == kDLCPU || dlpm_py__is_cuda_memory(device.device_type)) &&
-      (target.device_type == kDLCPU || dlpm_py__is_cuda_memory(target.device_type)))
-    return driver_copy(o, target, stream, out);
+  if (o->hooks.copy == NULL && dlpm_py__runtime_copies(device, target)) return runtime_copy(o, target, stream, out);
   if (o->hooks.copy == NULL) {
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
                   "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
@@ -156,10 +152,10 @@ static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* 
   if (o->int_wait == NULL) {
     void* consumer;
     int wait;
-    if (!dlpm_py__is_cuda_stream_memory(device.device_type)) return 0;
+    if (!dlpm_py__is_stream_memory(device.device_type)) return 0;
     /* the array API's stream values, checked whether or not there is anything to wait for */
-    if (dlpm_py__cuda_stream_from_object(stream, &consumer, &wait) != 0) return -1;
-    return wait && o->ready.event != NULL ? dlpm_py__cuda_wait(o->ready.device_id, consumer, o->ready.event) : 0;
+    if (dlpm_py__stream_from_object(device.device_type, stream, &consumer, &wait) != 0) return -1;
+    return wait && o->ready.event != NULL ? dlpm_py__wait(o->ready.device, consumer, o->ready.event) : 0;
   }
   if (stream != Py_None && (value = PyLong_AsLongLong(stream)) == -1 && PyErr_Occurred()) return -1;
   if (o->int_wait(o->int_wait_ctx, device, stream != Py_None, value) == 0) return 0;
@@ -246,11 +242,11 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     }
     copy = truth ? Py_True : Py_False;
   }
-  /* The stream belongs to the consumer, on the device it reads from (the target). CUDA
-   * memory's streams are judged by the array API's rules where the export waits or copies. */
+  /* The stream belongs to the consumer, on the device it reads from (the target). CUDA and
+   * ROCm memory's streams are judged by the array API's rules where the export waits or copies. */
   if (stream != Py_None &&
       (target.device_type == kDLCPU ||
-       (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_cuda_stream_memory(target.device_type))))) {
+       (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_stream_memory(target.device_type))))) {
     long long value = 0;
     if (!PyLong_Check(stream)) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
@@ -366,16 +362,16 @@ static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject
   return NULL;
 }
 
-/* Before the memory goes: a copy queued by an export (driver_copy) that still reads it lands
+/* Before the memory goes: a copy queued by an export (runtime_copy) that still reads it lands
  * first (the library's stream of the device orders after every such copy). A failure is
  * reported as unraisable. */
-static void wait_for_queued_copies(int32_t device_id) {
+static void wait_for_queued_copies(DLDevice device) {
   void* library = NULL;
   void* event = NULL;
-  if (dlpm_py__cuda_library_stream(device_id, &library) != 0 || dlpm_py__cuda_capture(device_id, library, &event) != 0 ||
-      dlpm_py__cuda_event_synchronize(device_id, event) != 0)
+  if (dlpm_py__library_stream(device, &library) != 0 || dlpm_py__capture(device, library, &event) != 0 ||
+      dlpm_py__event_synchronize(device, event) != 0)
     PyErr_WriteUnraisable(NULL);
-  dlpm_py__cuda_event_release(device_id, event);
+  dlpm_py__event_release(device, event);
 }
 
 /* A Tensor may go while an exception is in flight (its own __dlpack__ raised, and the bound
@@ -395,9 +391,10 @@ static void tensor_dealloc(PyObject* self) {
 #endif
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
-  for (int32_t d = 0; o->copies_queued != 0 && d < 64; ++d)
-    if (o->copies_queued & ((uint64_t)1 << d)) wait_for_queued_copies(d);
-  dlpm_py__cuda_event_release(o->ready.device_id, o->ready.event);
+  for (int r = 0; r < DLPM_PY_RUNTIMES; ++r)
+    for (int32_t d = 0; o->copies_queued[r] != 0 && d < 64; ++d)
+      if (o->copies_queued[r] & ((uint64_t)1 << d)) wait_for_queued_copies(dlpm_py__runtime_device(r, d));
+  dlpm_py__event_release(o->ready.device, o->ready.event);
   if (o->base) {
     if (o->strides != o->base->dl_tensor.strides) PyMem_Free(o->strides);
     dlpm_managed_delete(o->base);
@@ -504,13 +501,15 @@ static int exchange_to_dltensor(void* py_object, DLTensor* out) {
   return 0;
 }
 
-/* The Tensor type's current_work_stream: for CUDA memory, the library's stream of the device,
- * which every import that captured stream order made wait on its producer (cuda_driver.h):
- * a consumer ordered after it reads what any Tensor of that device holds. NULL elsewhere. */
+/* The Tensor type's current_work_stream: for CUDA and ROCm memory, the library's stream of
+ * the device, which every import that captured stream order made wait on its producer
+ * (device_runtime.h): a consumer ordered after it reads what any Tensor of that device holds.
+ * NULL elsewhere. */
 static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void** out) {
+  const DLDevice device = {device_type, device_id};
   *out = NULL;
-  if (!dlpm_py__is_cuda_stream_memory(device_type)) return 0;
-  return dlpm_py__cuda_library_stream(device_id, out);
+  if (!dlpm_py__is_stream_memory(device_type)) return 0;
+  return dlpm_py__library_stream(device, out);
 }
 
 static PyObject* ready_type(void) {
@@ -571,7 +570,7 @@ PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t, const dlpm_p
 
 PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready) {
   PyObject* obj = dlpm_py_tensor_new(t);
-  if (obj == NULL) dlpm_py__cuda_event_release(ready.device_id, ready.event);
+  if (obj == NULL) dlpm_py__event_release(ready.device, ready.event);
   else as_tensor(obj)->ready = ready;
   return obj;
 }

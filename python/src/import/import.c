@@ -6,7 +6,7 @@
  * checked here on every path but the bare capsule, which has no object to ask
  * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
 #include "import/import_direction.h"
-#include "shared/cuda_driver.h"
+#include "shared/device_runtime.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -285,14 +285,14 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
 
 /* ---- stream order (dlpm_py_tensor_import) ---------------------------------------------------- */
 
-/* When a CUDA tensor's data is ready: an event recorded on the producer's current work stream
+/* When a CUDA or ROCm tensor's data is ready: an event recorded on the producer's current work stream
  * (through the exchange API, "no sync": its table says which stream) or on the stream the
  * producer ordered (__dlpack__). A bare capsule says nothing: no event. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
                                      int ordered, dlpm_py_ready* ready) {
   const DLDevice d = t->dl_tensor.device;
   void* stream = ordered_on;
-  if (!dlpm_py__is_cuda_stream_memory(d.device_type)) return DLPM_OK;
+  if (!dlpm_py__is_stream_memory(d.device_type)) return DLPM_OK;
   if (api != NULL) {
     stream = NULL;
     if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
@@ -300,8 +300,8 @@ static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DL
   } else if (!ordered) {
     return DLPM_OK;
   }
-  if (dlpm_py__cuda_capture(d.device_id, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
-  ready->device_id = d.device_id;
+  if (dlpm_py__capture(d, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
+  ready->device = d;
   return DLPM_OK;
 }
 
@@ -324,7 +324,7 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
   } else if (ordered) { /* dlpm_py_tensor_import's capture: the stream the producer was asked to order */
     stream = ordered_on;
   } else if (!(path == DLPM_PY_PATH_DLPACK && o->has_stream && o->stream_object == NULL &&
-               dlpm_py__is_cuda_stream_memory(d.device_type) && dlpm_py__cuda_stream_from_value(o->stream, &stream) == 1)) {
+               dlpm_py__stream_from_value(d.device_type, o->stream, &stream) == 1)) {
     return DLPM_OK; /* unknown */
   }
   how->stream_order = DLPM_PY_ORDER_STREAM;
@@ -337,7 +337,8 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   const dlpm_py_options* o;
   dlpm_status s;
   ready->event = NULL;
-  ready->device_id = 0;
+  ready->device.device_type = kDLCPU;
+  ready->device.device_id = 0;
   if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK) return s;
   if (o->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,

@@ -3,7 +3,7 @@
  * asked again without the DLPack 1.0 keywords of a pre-1.0 producer, and the tensor taken
  * out of the capsule it returns. */
 #include "import/import_direction.h"
-#include "shared/cuda_driver.h"
+#include "shared/device_runtime.h"
 
 #include <string.h>
 
@@ -211,23 +211,25 @@ static PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_optio
   return capsule;
 }
 
-/* The capture of stream order (see dlpm_py__take_through_protocol): a CUDA tensor that came
- * with no stream is asked for again, with the library's stream of its device. The capsule
- * is replaced (NULL with an exception set on failure). */
+/* The capture of stream order (see dlpm_py__take_through_protocol): a CUDA or ROCm tensor
+ * that came with no stream is asked for again, with the library's stream of its device. With
+ * pass_stream, `device` is the producer's answer to __dlpack_device__. The capsule is
+ * replaced (NULL with an exception set on failure). */
 static PyObject* ask_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
-                             int* pre_1_0, PyObject* capsule, void** ordered_on, int* ordered) {
+                             DLDevice device, int* pre_1_0, PyObject* capsule, void** ordered_on, int* ordered) {
   DLTensor view;
   uint64_t flags;
   void* library;
   dlpm_py_options again;
   if (pass_stream) { /* the caller's own stream: the producer ordered that one */
-    if (o->stream_object == NULL && dlpm_py__cuda_stream_from_value(o->stream, ordered_on) == 1) *ordered = 1;
+    if (o->stream_object == NULL && dlpm_py__stream_from_value(device.device_type, o->stream, ordered_on) == 1)
+      *ordered = 1;
     return capsule;
   }
-  if (!dlpm_py_capsule_peek(capsule, o, &view, &flags) || !dlpm_py__is_cuda_stream_memory(view.device.device_type))
+  if (!dlpm_py_capsule_peek(capsule, o, &view, &flags) || !dlpm_py__is_stream_memory(view.device.device_type))
     return capsule; /* the usual case: nothing to order (a CPU tensor costs this peek alone) */
   Py_DECREF(capsule); /* unused: its destructor lets the producer's tensor go */
-  if (dlpm_py__cuda_library_stream(view.device.device_id, &library) != 0) return NULL;
+  if (dlpm_py__library_stream(view.device, &library) != 0) return NULL;
   again = *o;
   again.has_stream = 1;
   again.stream = (int64_t)(intptr_t)library;
@@ -243,16 +245,16 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered) {
   const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
+  DLDevice device = {kDLCPU, 0};
   int pass_stream = 0;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
-    DLDevice device;
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   }
   capsule = ask(obj, nm, o, pass_stream, pre_1_0);
-  if (capsule != NULL && ordered_on != NULL) capsule = ask_ordered(obj, nm, o, pass_stream, pre_1_0, capsule, ordered_on, ordered);
+  if (capsule != NULL && ordered_on != NULL) capsule = ask_ordered(obj, nm, o, pass_stream, device, pre_1_0, capsule, ordered_on, ordered);
   if (!capsule) return dlpack_call_failed(obj, nm);
   s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
   if (s == DLPM_OK && kept != NULL) *kept = capsule;

@@ -2,8 +2,9 @@
 /* What the Python component's two directions share (names.c, errors.c); neither
  * direction's files include the other's header. Internal to the component.
  *
- *   shared/  names and errors, for both directions (calls only the facade); cuda_driver.c,
- *            the CUDA driver loaded on first need (calls the facade and the driver)
+ *   shared/  names and errors, for both directions (calls only the facade); device_runtime.c,
+ *            the CUDA driver (cuda_driver.c) and the HIP runtime (hip_runtime.c) loaded on
+ *            first need (calls the facade and the runtime)
  *   import/  a Python object -> a tensor: capsule taking, __dlpack__ calls, the exchange API
  *            found and used, borrowing (calls shared/ and the facade)
  *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
@@ -49,26 +50,26 @@ PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
 
-/* What an import that captures stream order (dlpm_py_tensor_import) learnt of a CUDA
- * tensor: an event of the pool (cuda_driver.h) recorded when the producer's data is ready,
- * on device `device_id`; event NULL when there is nothing to wait for (a CPU tensor, a bare
- * capsule, stream=-1). */
+/* What an import that captures stream order (dlpm_py_tensor_import) learnt of a CUDA or ROCm
+ * tensor: an event of the pool (device_runtime.h) recorded when the producer's data is ready,
+ * on `device`; event NULL when there is nothing to wait for (a CPU tensor, a bare capsule,
+ * stream=-1). */
 typedef struct dlpm_py_ready {
   void* event;
-  int32_t device_id;
+  DLDevice device;
 } dlpm_py_ready;
 
-/* Whether memory of `device_type` is ordered by streams: every device but the CPU and CUDA's
- * pinned host memory (what a consumer's stream waits for, and what an import reports a ready
- * stream for). */
+/* Whether memory of `device_type` is ordered by streams: every device but the CPU and the
+ * pinned host memory of CUDA and ROCm (what a consumer's stream waits for, and what an import
+ * reports a ready stream for). */
 static inline int dlpm_py__device_has_streams(int32_t device_type) {
-  return device_type != kDLCPU && device_type != kDLCUDAHost;
+  return device_type != kDLCPU && device_type != kDLCUDAHost && device_type != kDLROCMHost;
 }
 
-/* The status of a failed device-runtime call (cuda_driver.h; BufferError set). */
+/* The status of a failed device-runtime call (device_runtime.h; BufferError set). */
 #define DLPM_PY_E_DEVICE_RUNTIME DLPM_E_DEVICE_MISMATCH
 
-/* import/import.c: dlpm_py_import that also captures the readiness of a CUDA tensor in
+/* import/import.c: dlpm_py_import that also captures the readiness of a device tensor in
  * *ready (zeroed first; on failure no event is kept). */
 dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                                   DLManagedTensorVersioned** out, dlpm_py_ready* ready);

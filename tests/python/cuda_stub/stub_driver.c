@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A stand-in for the CUDA driver (libcuda.so.1) for tests without a GPU: the driver's entry
  * points, by their exported names, that dlpack_mdspan's Python component loads
- * (python/src/shared/cuda_driver.c), plus stub_* functions the tests call through ctypes.
+ * (python/src/shared/cuda_driver.c, the CUDA table of device_runtime.c), plus stub_* functions
+ * the tests call through ctypes.
  *
  * - Every call is logged ("name arg=value ...", one line each; stub_log()).
  * - "Device" memory is host memory (malloc); allocations are counted, a free of memory the
@@ -13,13 +14,21 @@
  *   stream up to the record first, so a consumer that was never made to wait reads memory
  *   before the producer's queued writes land: a stale read a test can see.
  * - stub_fail(name, code) makes every later call of that entry fail with `code`.
- * Two devices exist. Not thread-safe (the tests are single-threaded). */
+ * Two devices exist. Not thread-safe (the tests are single-threaded).
+ *
+ * The simulated device (everything but the cu* entry points) is also the HIP stub's
+ * (tests/python/hip_stub/stub_hip_runtime.c includes this file): STUB_EVENT_RECORD and
+ * STUB_STREAM_WAIT_EVENT name the log lines of the test producer's own record and wait. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define STUB_API __attribute__((visibility("default")))
+#ifndef STUB_EVENT_RECORD
+#define STUB_EVENT_RECORD "cuEventRecord"
+#define STUB_STREAM_WAIT_EVENT "cuStreamWaitEvent"
+#endif
 
 typedef int CUresult;
 enum {
@@ -270,18 +279,24 @@ STUB_API CUresult cuCtxSetCurrent(void* ctx) {
   return OK;
 }
 
-STUB_API CUresult cuStreamCreate(void** stream, unsigned flags) {
-  ENTER("cuStreamCreate");
+/* The simulated device's operations, each logged under the entry point's `name` (the CUDA
+ * and HIP entry points share them). */
+static CUresult stream_create(const char* name, void** stream, unsigned flags) {
   if (nstreams == MAX_STREAMS) return INVALID_VALUE;
   streams[nstreams].handle = next_stream_handle++;
   *stream = (void*)streams[nstreams++].handle;
-  logf_("cuStreamCreate stream=%p flags=%u", *stream, flags);
+  logf_("%s stream=%p flags=%u", name, *stream, flags);
   return OK;
 }
 
-static CUresult stream_wait_event(void* stream, void* event, unsigned flags) {
+STUB_API CUresult cuStreamCreate(void** stream, unsigned flags) {
+  ENTER("cuStreamCreate");
+  return stream_create("cuStreamCreate", stream, flags);
+}
+
+static CUresult stream_wait_event(const char* name, void* stream, void* event, unsigned flags) {
   int s, e;
-  logf_("cuStreamWaitEvent stream=%p event=%p flags=%u", stream, event, flags);
+  logf_("%s stream=%p event=%p flags=%u", name, stream, event, flags);
   if ((s = stream_index(stream)) < 0 || (e = event_index(event)) < 0) return INVALID_HANDLE;
   if (events[e].recorded_stream >= 0) {
     op o = {0};
@@ -295,35 +310,43 @@ static CUresult stream_wait_event(void* stream, void* event, unsigned flags) {
 
 STUB_API CUresult cuStreamWaitEvent(void* stream, void* event, unsigned flags) {
   ENTER("cuStreamWaitEvent");
-  return stream_wait_event(stream, event, flags);
+  return stream_wait_event("cuStreamWaitEvent", stream, event, flags);
 }
 
-STUB_API CUresult cuStreamSynchronize(void* stream) {
+static CUresult stream_synchronize(const char* name, void* stream) {
   int s;
-  ENTER("cuStreamSynchronize");
-  logf_("cuStreamSynchronize stream=%p", stream);
+  logf_("%s stream=%p", name, stream);
   if ((s = stream_index(stream)) < 0) return INVALID_HANDLE;
   run_to(s, streams[s].count);
   return OK;
 }
 
-STUB_API CUresult cuEventCreate(void** event, unsigned flags) {
-  ENTER("cuEventCreate");
+STUB_API CUresult cuStreamSynchronize(void* stream) {
+  ENTER("cuStreamSynchronize");
+  return stream_synchronize("cuStreamSynchronize", stream);
+}
+
+static CUresult event_create(const char* name, void** event, unsigned flags) {
   for (int i = 0; i < MAX_EVENTS; ++i)
     if (!events[i].live) {
       events[i].live = 1;
       events[i].recorded_stream = -1;
       ++live_events;
       *event = (void*)(uintptr_t)(0x9000 + i);
-      logf_("cuEventCreate event=%p flags=%u", *event, flags);
+      logf_("%s event=%p flags=%u", name, *event, flags);
       return OK;
     }
   return INVALID_VALUE;
 }
 
-static CUresult event_record(void* event, void* stream) {
+STUB_API CUresult cuEventCreate(void** event, unsigned flags) {
+  ENTER("cuEventCreate");
+  return event_create("cuEventCreate", event, flags);
+}
+
+static CUresult event_record(const char* name, void* event, void* stream) {
   int s, e;
-  logf_("cuEventRecord event=%p stream=%p", event, stream);
+  logf_("%s event=%p stream=%p", name, event, stream);
   if ((s = stream_index(stream)) < 0 || (e = event_index(event)) < 0) return INVALID_HANDLE;
   events[e].recorded_stream = s;
   events[e].recorded_at = streams[s].count;
@@ -332,26 +355,34 @@ static CUresult event_record(void* event, void* stream) {
 
 STUB_API CUresult cuEventRecord(void* event, void* stream) {
   ENTER("cuEventRecord");
-  return event_record(event, stream);
+  return event_record("cuEventRecord", event, stream);
 }
 
-STUB_API CUresult cuEventSynchronize(void* event) {
+static CUresult event_synchronize(const char* name, void* event) {
   int e;
-  ENTER("cuEventSynchronize");
-  logf_("cuEventSynchronize event=%p", event);
+  logf_("%s event=%p", name, event);
   if ((e = event_index(event)) < 0) return INVALID_HANDLE;
   if (events[e].recorded_stream >= 0) run_to(events[e].recorded_stream, events[e].recorded_at);
   return OK;
 }
 
-STUB_API CUresult cuEventDestroy_v2(void* event) {
+STUB_API CUresult cuEventSynchronize(void* event) {
+  ENTER("cuEventSynchronize");
+  return event_synchronize("cuEventSynchronize", event);
+}
+
+static CUresult event_destroy(const char* name, void* event) {
   int e;
-  ENTER("cuEventDestroy_v2");
-  logf_("cuEventDestroy_v2 event=%p", event);
+  logf_("%s event=%p", name, event);
   if ((e = event_index(event)) < 0) return INVALID_HANDLE;
   events[e].live = 0;
   --live_events;
   return OK;
+}
+
+STUB_API CUresult cuEventDestroy_v2(void* event) {
+  ENTER("cuEventDestroy_v2");
+  return event_destroy("cuEventDestroy_v2", event);
 }
 
 static CUresult allocate(const char* name, void** out, size_t bytes, int kind) {
@@ -401,18 +432,41 @@ STUB_API CUresult cuMemFreeHost(void* ptr) {
   return forget(ptr, 3);
 }
 
-STUB_API CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t bytes, void* stream) {
+/* A copy queued on `stream` (logged by the caller). */
+static CUresult queue_copy(void* dst, const void* src, size_t bytes, void* stream) {
   int s;
   op o = {0};
-  ENTER("cuMemcpyAsync");
-  logf_("cuMemcpyAsync dst=%p src=%p bytes=%zu stream=%p", (void*)(uintptr_t)dst, (void*)(uintptr_t)src, bytes, stream);
   if ((s = stream_index(stream)) < 0) return INVALID_HANDLE;
   o.kind = OP_COPY;
-  o.dst = (unsigned char*)(uintptr_t)dst;
+  o.dst = (unsigned char*)dst;
   o.src = (unsigned char*)(uintptr_t)src;
   o.bytes = bytes;
   push(s, o);
   return OK;
+}
+
+/* `height` rows of `width` bytes queued on `stream` (logged by the caller). */
+static CUresult queue_copy_2d(void* dst, size_t dst_pitch, const void* src, size_t src_pitch, size_t width,
+                              size_t height, void* stream) {
+  int s;
+  op o = {0};
+  if ((s = stream_index(stream)) < 0) return INVALID_HANDLE;
+  if (src_pitch < width || dst_pitch < width) return INVALID_VALUE;
+  o.kind = OP_COPY_2D;
+  o.src = (unsigned char*)(uintptr_t)src;
+  o.dst = (unsigned char*)dst;
+  o.bytes = width;
+  o.height = height;
+  o.src_pitch = src_pitch;
+  o.dst_pitch = dst_pitch;
+  push(s, o);
+  return OK;
+}
+
+STUB_API CUresult cuMemcpyAsync(unsigned long long dst, unsigned long long src, size_t bytes, void* stream) {
+  ENTER("cuMemcpyAsync");
+  logf_("cuMemcpyAsync dst=%p src=%p bytes=%zu stream=%p", (void*)(uintptr_t)dst, (void*)(uintptr_t)src, bytes, stream);
+  return queue_copy((void*)(uintptr_t)dst, (const void*)(uintptr_t)src, bytes, stream);
 }
 
 /* CUDA_MEMCPY2D, the _v2 ABI. */
@@ -433,22 +487,12 @@ typedef struct {
 } memcpy_2d;
 
 STUB_API CUresult cuMemcpy2DAsync_v2(const memcpy_2d* c, void* stream) {
-  int s;
-  op o = {0};
   ENTER("cuMemcpy2DAsync_v2");
   logf_("cuMemcpy2DAsync_v2 width=%zu height=%zu src_pitch=%zu dst_pitch=%zu src_type=%d dst_type=%d stream=%p",
         c->WidthInBytes, c->Height, c->srcPitch, c->dstPitch, c->srcMemoryType, c->dstMemoryType, stream);
-  if ((s = stream_index(stream)) < 0) return INVALID_HANDLE;
-  if (c->srcPitch < c->WidthInBytes || c->dstPitch < c->WidthInBytes) return INVALID_VALUE;
-  o.kind = OP_COPY_2D;
-  o.src = (unsigned char*)(c->srcMemoryType == 1 ? (uintptr_t)c->srcHost : (uintptr_t)c->srcDevice);
-  o.dst = (unsigned char*)(c->dstMemoryType == 1 ? (uintptr_t)c->dstHost : (uintptr_t)c->dstDevice);
-  o.bytes = c->WidthInBytes;
-  o.height = c->Height;
-  o.src_pitch = c->srcPitch;
-  o.dst_pitch = c->dstPitch;
-  push(s, o);
-  return OK;
+  return queue_copy_2d((void*)(c->dstMemoryType == 1 ? (uintptr_t)c->dstHost : (uintptr_t)c->dstDevice), c->dstPitch,
+                       (const void*)(c->srcMemoryType == 1 ? (uintptr_t)c->srcHost : (uintptr_t)c->srcDevice),
+                       c->srcPitch, c->WidthInBytes, c->Height, stream);
 }
 
 /* ---- for the tests (ctypes) ---------------------------------------------------------------- */
@@ -483,8 +527,10 @@ STUB_API int stub_launch_read(void* stream, const void* ptr, void* out, size_t b
 
 /* cuEventRecord and cuStreamWaitEvent for a test's fake producer: never failed by stub_fail
  * (which is aimed at the component's calls). */
-STUB_API int stub_event_record(void* event, void* stream) { return event_record(event, stream); }
-STUB_API int stub_stream_wait_event(void* stream, void* event) { return stream_wait_event(stream, event, 0); }
+STUB_API int stub_event_record(void* event, void* stream) { return event_record(STUB_EVENT_RECORD, event, stream); }
+STUB_API int stub_stream_wait_event(void* stream, void* event) {
+  return stream_wait_event(STUB_STREAM_WAIT_EVENT, stream, event, 0);
+}
 
 /* Runs everything queued on `stream` (as the host waiting for it). */
 STUB_API int stub_run(void* stream) {

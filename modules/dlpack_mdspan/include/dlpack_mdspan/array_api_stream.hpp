@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // dlpack_mdspan/array_api_stream.hpp: the Python array API's `stream=` values for CUDA
-// memory, decoded once, for the C++ helpers of cuda.hpp and for the Python component (through
-// the facade's dlpm_cuda_array_api_stream). No CUDA header and no runtime call: the values
+// and ROCm memory, decoded once, for the C++ helpers of cuda.hpp and for the Python component
+// (through the facade's dlpm_cuda_array_api_stream and dlpm_rocm_array_api_stream). No CUDA header and no runtime call: the values
 // are integers, and 1 and 2 are the CUDA runtime's and driver's own handles of the two
 // default streams (cudaStreamLegacy, cudaStreamPerThread; CU_STREAM_LEGACY,
 // CU_STREAM_PER_THREAD).
@@ -11,6 +11,11 @@
 // Constraints: none on the value.
 // Runtime errors: 0 (ambiguous between the two defaults) and values below -1 are refused,
 // with cuda_stream_refusal's one message.
+//
+// ROCm (decode_rocm_stream): -1 asks for no synchronisation; 0 is the default stream (HIP's
+// null stream, handle 0; a consumer's None means the same); any value above 2 a stream
+// handle. 1 and 2 (CUDA's default streams, which HIP does not spell so) and values below -1
+// are refused, with rocm_stream_refusal's one message.
 #ifndef DLPACK_MDSPAN_ARRAY_API_STREAM_HPP
 #define DLPACK_MDSPAN_ARRAY_API_STREAM_HPP
 
@@ -46,6 +51,25 @@ struct cuda_stream_value {
   return error::format(errc::invalid_argument,
                        "unsupported stream on CUDA: %lld (the array API allows None or 1 for the legacy default "
                        "stream, 2 for the per-thread default stream, -1 for no synchronisation, or a stream handle)",
+                       static_cast<long long>(value));
+}
+
+/// A `stream=` value for ROCm memory, decoded (decode_rocm_stream): the same three kinds,
+/// where kind::stream with handle 0 is HIP's default (null) stream.
+using rocm_stream_value = cuda_stream_value;
+
+/// Decodes a `stream=` value for ROCm memory (see the header).
+[[nodiscard]] constexpr rocm_stream_value decode_rocm_stream(std::int64_t value) noexcept {
+  if (value == -1) return {rocm_stream_value::kind::no_sync, 0};
+  if (value < -1 || value == 1 || value == 2) return {rocm_stream_value::kind::refused, 0};
+  return {rocm_stream_value::kind::stream, static_cast<std::uintptr_t>(value)};
+}
+
+/// The refusal of a `stream=` value decode_rocm_stream refuses: errc::invalid_argument.
+[[nodiscard]] DLPM_COLD inline error rocm_stream_refusal(std::int64_t value) noexcept {
+  return error::format(errc::invalid_argument,
+                       "unsupported stream on ROCm: %lld (the array API allows None or 0 for the default stream, -1 "
+                       "for no synchronisation, or a stream handle; 1 and 2 are not ROCm streams)",
                        static_cast<long long>(value));
 }
 

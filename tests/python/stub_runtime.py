@@ -1,0 +1,435 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""What the stub-runtime suites share (cuda_stub/test_cuda_stub.py, hip_stub/test_hip_stub.py):
+the stub library seen through ctypes, a fake producer of device memory, and the tests that
+hold for every device runtime, written once. Each suite names its runtime in a module-level
+``RT`` (a StubRuntime) and imports the tests with ``from stub_runtime import *``: pytest
+collects them there, with ``rt`` that module's RT and the runtime's own cases as parameters.
+
+The stubs (cuda_stub/stub_driver.c, and hip_stub/stub_hip_runtime.c over it) log every call,
+keep "device" memory in host memory and run queued work lazily, so that a consumer that was
+never made to wait reads stale memory.
+"""
+import ctypes
+import os
+import subprocess
+import sys
+
+import pytest
+
+import dlpm_interop as dl
+
+KDLCPU = 1
+
+
+class StubRuntime:
+    """A stub runtime: its library (from the environment variable the component reads), the
+    names of its entry points, and the cases of the shared tests that differ by runtime."""
+
+    def __init__(self, environment, memory, **names):
+        self.environment = environment
+        self.path = os.environ[environment]
+        self.memory = memory  # the (device_type, device_id) of the runtime's device memory
+        self.__dict__.update(names)
+        lib = ctypes.CDLL(self.path)
+        lib.stub_log.restype = ctypes.c_char_p
+        lib.stub_fail.argtypes = [ctypes.c_char_p, ctypes.c_int]
+        lib.stub_launch_fill.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_float, ctypes.c_size_t]
+        lib.stub_launch_read.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+        lib.stub_run.argtypes = [ctypes.c_void_p]
+        lib.stub_pending.argtypes = [ctypes.c_void_p]
+        lib.stub_pending.restype = ctypes.c_size_t
+        getattr(lib, self.init)(0)  # the stub's own API needs no initialisation; the component initialises itself
+        self.lib = lib
+
+    def call(self, name, *args):
+        r = getattr(self.lib, name)(*args)
+        assert r == 0, f"{name} -> {r}"
+
+    def new_stream(self):
+        s = ctypes.c_void_p()
+        self.call(self.stream_create, ctypes.byref(s), 1)
+        return s.value
+
+    def new_event(self):
+        e = ctypes.c_void_p()
+        self.call(self.event_create, ctypes.byref(e), 2)
+        return e.value
+
+    def device_memory(self, nbytes):
+        p = ctypes.c_void_p()  # both allocators write one pointer-sized address
+        self.call(self.malloc, ctypes.byref(p), ctypes.c_size_t(nbytes))
+        return p.value
+
+    def calls(self, name=None):
+        lines = self.lib.stub_log().decode().splitlines()
+        return [line for line in lines if name is None or line.split(" ", 1)[0] == name]
+
+    def read_floats(self, stream, address, n):
+        """A consumer kernel on `stream` reading n floats at address, then the host waiting for it."""
+        out = (ctypes.c_float * n)()
+        assert self.lib.stub_launch_read(stream, address, out, 4 * n) == 0
+        assert self.lib.stub_run(stream) == 0
+        return list(out)
+
+
+def field(line, key):
+    return next(part.split("=", 1)[1] for part in line.split() if part.startswith(key + "="))
+
+
+def handle(value):
+    return "(nil)" if value == 0 else hex(value)  # a stream as the stubs' log prints it
+
+
+def floats(raw):
+    return list(ctypes.cast(ctypes.create_string_buffer(bytes(raw), len(raw)), ctypes.POINTER(ctypes.c_float))[: len(raw) // 4])
+
+
+class FakeProducer:
+    """A device producer as PyTorch and CuPy are: __dlpack__(stream=s) records an event on its
+    own current stream and makes s wait on it (None and -1: no wait); its memory is filled
+    with `value` by a kernel still queued on that stream. Subclasses name the runtime."""
+
+    runtime = None
+
+    def __init__(self, n=6, value=7.0, shape=None, strides=None, device=None, fill=True):
+        rt = self.runtime
+        self.shape = shape or (n,)
+        self.strides = strides
+        count = 1
+        for e in self.shape:
+            count *= e
+        span = count if strides is None else 1 + sum((e - 1) * s for e, s in zip(self.shape, strides))
+        self.address = rt.device_memory(4 * span)
+        self.stream = rt.new_stream()
+        self.event = rt.new_event()
+        self.device = device or rt.memory
+        self.asked = []
+        if fill:
+            assert rt.lib.stub_launch_fill(self.stream, self.address, value, span) == 0
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        self.asked.append(stream)
+        if stream is not None and stream != -1 and stream != self.stream:
+            self.runtime.call("stub_event_record", ctypes.c_void_p(self.event), ctypes.c_void_p(self.stream))
+            self.runtime.call("stub_stream_wait_event", ctypes.c_void_p(stream), ctypes.c_void_p(self.event))
+        return dl.device_capsule(self.address, self.shape, self.strides, 32, *self.device)
+
+
+def library_stream_of(producer):
+    """The stream the Tensor's import passed to the producer (the library's own)."""
+    assert producer.asked[0] is None and isinstance(producer.asked[1], int), producer.asked
+    return producer.asked[1]
+
+
+def run_alone(code, rt, path):
+    """`code` in a new interpreter whose runtime is the file `path`, after a prelude that
+    defines producer(): a tensor of the runtime's device memory (host memory underneath)."""
+    env = dict(os.environ, **{rt.environment: path})
+    kind, device_id = rt.memory
+    prelude = (
+        "import ctypes, dlpm_interop as dl\n"
+        "def producer():\n"
+        "    buffer = (ctypes.c_float * 4)()\n"
+        "    class P:\n"
+        f"        def __dlpack_device__(self): return ({kind}, {device_id})\n"
+        f"        def __dlpack__(self, **kw): return dl.device_capsule(ctypes.addressof(buffer), (4,), None, 32, {kind}, {device_id})\n"
+        "    P.buffer = buffer\n"
+        "    return P()\n"
+    )
+    return subprocess.run([sys.executable, "-c", prelude + code], env=env, capture_output=True, text=True)
+
+
+# ---- the shared tests' fixtures: the suite's runtime and its own cases --------------------
+
+
+@pytest.fixture
+def rt(request):
+    return request.module.RT
+
+
+@pytest.fixture(autouse=True)
+def clean_stub(request):
+    lib = request.module.RT.lib
+    lib.stub_clear_fails()
+    lib.stub_clear_log()
+    yield
+    lib.stub_clear_fails()
+
+
+def pytest_generate_tests(metafunc):
+    """The cases that differ by runtime, from the suite's RT: (parameters..., id) tuples."""
+    for arg in ("stream_case", "refused_stream", "allocator", "failure", "absent"):
+        if arg in metafunc.fixturenames:
+            cases = getattr(metafunc.module.RT, arg + "s")
+            metafunc.parametrize(arg, [c[:-1] for c in cases], ids=[c[-1] for c in cases])
+
+
+def producer(rt, **kw):
+    return type("Producer", (FakeProducer,), {"runtime": rt})(**kw)
+
+
+# ---- stream order ----------------------------------------------------------------------
+
+
+def test_a_consumer_that_is_not_made_to_wait_reads_stale_memory(rt):
+    """The stub's model of a GPU, without our Tensor: the producer's fill is still queued."""
+    p = producer(rt)
+    assert rt.read_floats(rt.new_stream(), p.address, 6) == [0.0] * 6
+
+
+def test_stream_order_is_kept_through_dunder_dlpack(rt):
+    """Import: __dlpack__ asked again with the library's stream, an event recorded there.
+    Export: the consumer's stream waits on that event, and the consumer sees the write."""
+    p = producer(rt)
+    t = dl.reexport(p)
+    library = library_stream_of(p)
+    record = rt.calls(rt.event_record)[-1]
+    assert field(record, "stream") == handle(library)
+    event = field(record, "event")
+    assert rt.lib.stub_pending(p.stream) == 1  # nothing blocked the host: the fill is still queued
+    consumer = rt.new_stream()
+    rt.lib.stub_clear_log()
+    t.__dlpack__(max_version=(1, 3), stream=consumer)
+    waits = [(field(c, "stream"), field(c, "event")) for c in rt.calls(rt.stream_wait_event)]
+    assert waits == [(handle(consumer), event)]
+    assert rt.read_floats(consumer, p.address, 6) == [7.0] * 6
+
+
+def test_each_stream_value_makes_its_stream_wait(rt, stream_case):
+    stream, waits_on = stream_case
+    p = producer(rt)
+    t = dl.reexport(p)
+    event = field(rt.calls(rt.event_record)[-1], "event")
+    own = rt.new_stream()
+    stream = own if stream == "own" else stream
+    waits_on = own if waits_on == "own" else waits_on
+    rt.lib.stub_clear_log()
+    t.__dlpack__(max_version=(1, 3), stream=stream)
+    waits = [(field(c, "stream"), field(c, "event")) for c in rt.calls(rt.stream_wait_event)]
+    assert waits == ([] if waits_on is None else [(handle(waits_on), event)])
+    if waits_on is not None:
+        assert rt.read_floats(waits_on, p.address, 6) == [7.0] * 6
+
+
+def test_stream_values_the_array_api_refuses(rt, refused_stream):
+    """Refused as PyTorch refuses them (an AssertionError), which is also a RuntimeError
+    (NumPy's kind for a refused stream)."""
+    (stream,) = refused_stream
+    t = dl.reexport(producer(rt))
+    for kind in (AssertionError, RuntimeError):
+        with pytest.raises(kind, match=rf"unsupported stream on {rt.kind}: {stream}"):
+            t.__dlpack__(max_version=(1, 3), stream=stream)
+    with pytest.raises(TypeError, match=f"stream must be None or an integer for {rt.kind} memory"):
+        t.__dlpack__(max_version=(1, 3), stream="a stream")
+    # an integer past int64 is no other stream: refused before it is narrowed
+    for past in (2**63, -(2**63) - 1):
+        with pytest.raises(OverflowError, match=rf"__dlpack__: stream = {past} is out of range"):
+            t.__dlpack__(max_version=(1, 3), stream=past)
+
+
+def test_stream_order_is_kept_through_the_exchange_api(rt):
+    """A Tensor of a Tensor: the second import takes the exchange API, whose
+    current_work_stream (the library's stream, made to wait on every import) gets the event."""
+    p = producer(rt)
+    first = dl.reexport(p)
+    library = library_stream_of(p)
+    rt.lib.stub_clear_log()
+    second = dl.reexport(first)
+    assert len(p.asked) == 2  # the exchange API, not __dlpack__
+    assert field(rt.calls(rt.event_record)[-1], "stream") == handle(library)
+    consumer = rt.new_stream()
+    second.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert rt.read_floats(consumer, p.address, 6) == [7.0] * 6
+    del first, second
+
+
+def test_a_caller_stream_given_to_the_import_is_the_one_recorded(rt):
+    """dlpm_py_options.stream: the producer orders the caller's stream; the event goes there."""
+    p = producer(rt)
+    mine = rt.new_stream()
+    r = dl.consume(p, stream=mine)  # dlpm_py_import with a stream: the C API for extensions with their own
+    assert p.asked == [mine] and r["device"] == rt.memory
+    assert rt.read_floats(mine, p.address, 6) == [7.0] * 6
+
+
+def test_events_come_from_a_pool(rt):
+    p = producer(rt)
+    dl.reexport(p)  # the first event is created
+    rt.lib.stub_clear_log()
+    for _ in range(20):
+        t = dl.reexport(p)
+        t.__dlpack__(max_version=(1, 3), stream=rt.default_stream)
+        del t
+    assert rt.calls(rt.event_create) == []
+    assert len(rt.calls(rt.event_record)) == 40  # the producer's 20 and the imports' 20
+
+
+def test_cpu_tensors_never_load_the_runtime(rt):
+    code = (
+        "import dlpm_interop as dl\n"
+        "t = dl.reexport(dl.tensor((4,)))\n"
+        "t.__dlpack__(max_version=(1, 3)); t.__dlpack__(max_version=(1, 3), copy=True, dl_device=(1, 0))\n"
+        "dl.reexport(t)\n"
+        "class P:  # the __dlpack__ path\n"
+        "    def __dlpack__(self, **kw): return t.__dlpack__(**kw)\n"
+        "    def __dlpack_device__(self): return t.__dlpack_device__()\n"
+        "dl.reexport(P()); dl.tensor_import(P(), copy=True); dl.reexport(t.__dlpack__())\n"
+        "maps = open('/proc/self/maps').read()\n"
+        f"assert {os.path.basename(rt.path)!r} not in maps, 'the runtime was loaded'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ))
+
+
+# ---- copies ------------------------------------------------------------------------------
+
+
+def test_a_copy_to_the_cpu_is_complete_when_dlpack_returns(rt):
+    p = producer(rt)
+    t = dl.reexport(p)
+    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=True))
+    assert r["device"] == (KDLCPU, 0) and r["copied"] and not r["read_only"]
+    assert floats(r["bytes"]) == [7.0] * 6
+    assert rt.calls(rt.stream_synchronize)
+
+
+def test_device_copies_use_the_right_allocator_and_free_once(rt, allocator):
+    target, alloc, free = allocator
+    p = producer(rt)
+    t = dl.reexport(p)
+    live = rt.lib.stub_live_allocations()
+    consumer = rt.new_stream()
+    rt.lib.stub_clear_log()
+    capsule = t.__dlpack__(max_version=(1, 3), dl_device=target, copy=True, stream=consumer)
+    [allocated] = rt.calls(alloc)
+    address = int(field(allocated, "ptr"), 16)
+    assert rt.lib.stub_live_allocations() == live + 1
+    copies = [c for c in rt.calls() if c.startswith(rt.memcpy_prefix)]
+    assert copies and all(field(c, "stream") == handle(consumer) for c in copies)
+    assert rt.read_floats(consumer, address, 6) == [7.0] * 6
+    r = dl.consume(capsule)
+    assert r["device"] == target and r["copied"]
+    del capsule, r
+    assert [int(field(c, "ptr"), 16) for c in rt.calls(free)] == [address]
+    assert rt.lib.stub_live_allocations() == live
+    del t
+
+
+def test_a_copy_within_the_device_for_copy_true(rt):
+    p = producer(rt)
+    t = dl.reexport(p)
+    r = dl.consume(t.__dlpack__(max_version=(1, 3), copy=True, stream=rt.new_stream()))
+    assert r["device"] == rt.memory and r["copied"] and r["data_ptr"] != p.address
+
+
+def test_strided_sources_are_copied_as_they_are(rt):
+    """Rows padded to 8 floats: one 2-D copy; a transposed view: every element in place."""
+    padded = producer(rt, shape=(3, 4), strides=(8, 1), fill=False)
+    values = (ctypes.c_float * 24)(*range(24))
+    ctypes.memmove(padded.address, values, 80)  # the span: 2 * 8 + 3 + 1 floats
+    r = dl.consume(dl.reexport(padded).__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0)))
+    assert floats(r["bytes"]) == [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19]
+    [copy2d] = rt.calls(rt.memcpy_2d)
+    assert (field(copy2d, "width"), field(copy2d, "height"), field(copy2d, "src_pitch")) == ("16", "3", "32")
+    transposed = producer(rt, shape=(3, 4), strides=(1, 3), fill=False)
+    ctypes.memmove(transposed.address, values, 48)
+    r = dl.consume(dl.reexport(transposed).__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0)))
+    assert floats(r["bytes"]) == [0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11]
+    assert r["strides"] in (None, (4, 1))
+
+
+def test_from_dlpack_copies_device_memory(rt):
+    """from_dlpack(x, copy=True, device=...): imported as it is, copied by the runtime after
+    the producer's work, the producer's tensor let go at once."""
+    p = producer(rt)
+    released = dl.device_capsules_released()
+    t = dl.tensor_import(p, copy=True, device=(KDLCPU, 0))
+    assert t.device == (KDLCPU, 0)
+    r = dl.consume(t)
+    assert floats(r["bytes"]) == [7.0] * 6 and r["data_ptr"] != p.address
+    assert dl.device_capsules_released() == released + 2  # the first (unused) capsule, and the source
+    d = dl.tensor_import(p, copy=True)
+    assert d.device == rt.memory and dl.consume(d)["data_ptr"] != p.address
+
+
+def test_a_cpu_tensor_is_copied_to_the_device(rt):
+    t = dl.tensor((4,), (2, 32, 1))
+    dl.fill(t, bytes((ctypes.c_float * 4)(1, 2, 3, 4)))
+    consumer = rt.new_stream()
+    copy = dl.reexport(t.__dlpack__(max_version=(1, 3), dl_device=rt.memory, stream=consumer))  # kept alive
+    assert copy.device == rt.memory
+    assert rt.read_floats(consumer, dl.consume(copy)["data_ptr"], 4) == [1, 2, 3, 4]
+    del copy
+    rt.lib.stub_clear_log()
+    del t  # its memory is read by a queued copy: the host waits for it before letting go
+    assert rt.calls(rt.event_synchronize)
+
+
+def test_copy_false_still_forbids_a_copy(rt):
+    t = dl.reexport(producer(rt))
+    with pytest.raises(BufferError, match="copy=False forbids one"):
+        t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=False)
+
+
+# ---- errors ------------------------------------------------------------------------------
+
+
+def test_a_failed_call_is_a_buffer_error_naming_it(rt, failure):
+    symbol, code, call, name, when = failure
+    p = producer(rt)
+    released = dl.device_capsules_released()
+    live = rt.lib.stub_live_allocations()
+    t = None if when == "import" else dl.reexport(p)
+    rt.lib.stub_fail(symbol.encode(), code)
+    with pytest.raises(BufferError, match=rf"{call} failed: {name} \({code}\), in {rt.runtime}"):
+        if when == "import":
+            dl.reexport(p)
+        elif when == "export":
+            t.__dlpack__(max_version=(1, 3), stream=rt.new_stream())
+        elif when == "copy":
+            t.__dlpack__(max_version=(1, 3), copy=True, stream=rt.new_stream())
+        else:
+            t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0))
+    rt.lib.stub_clear_fails()
+    del t
+    assert dl.device_capsules_released() == released + 2  # nothing of the producer's is kept
+    assert rt.lib.stub_live_allocations() == live  # no copy's memory is left behind
+
+
+def test_a_device_the_runtime_does_not_have(rt):
+    kind, _ = rt.memory
+    with pytest.raises(BufferError, match=rt.missing_device):
+        dl.reexport(producer(rt, device=(kind, 5)))
+
+
+def test_no_runtime_is_a_buffer_error_naming_it(rt, absent):
+    path, message = absent
+    code = (
+        "import re\n"
+        "for attempt in range(2):\n"
+        "    try:\n"
+        "        dl.reexport(producer())\n"
+        "    except BufferError as e:\n"
+        f"        assert re.search({message!r}, str(e)), str(e)\n"
+        "    else:\n"
+        "        raise SystemExit('no error')\n"
+        "print('ok')\n"
+    )
+    r = run_alone(code, rt, path)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_a_failed_init_is_a_buffer_error_naming_it(rt):
+    code = (
+        f"stub = ctypes.CDLL({rt.path!r})\n"
+        f"stub.stub_fail({rt.init.encode()!r}, 100)\n"
+        "try:\n"
+        "    dl.reexport(producer())\n"
+        "except BufferError as e:\n"
+        f"    assert {rt.init_failure!r} in str(e), str(e)\n"
+        "    print('ok')\n"
+    )
+    r = run_alone(code, rt, rt.path)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
