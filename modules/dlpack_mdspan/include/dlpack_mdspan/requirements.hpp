@@ -66,28 +66,6 @@ DLPM_HOT_INLINE inline bool requirements_valid(const tensor_requirements& req, E
   return true;
 }
 
-
-}  // namespace detail
-}  // inline namespace DLPM_ABI
-}  // namespace dlpack_mdspan
-
-DLPM_EXPORT namespace dlpack_mdspan {
-inline namespace DLPM_ABI {
-
-/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
-/// rank (its length), a known order, a device id of -1 or more, a device list of
-/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
-inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
-  return detail::requirements_valid(req, err);
-}
-
-}  // inline namespace DLPM_ABI
-}  // namespace dlpack_mdspan
-
-namespace dlpack_mdspan {
-inline namespace DLPM_ABI {
-namespace detail {
-
 // The device rule of check_requirements: the type listed (or any), the ordinal equal (or
 // any). A negative count lists nothing.
 template <class Err>
@@ -191,6 +169,13 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
 
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
+
+/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
+/// rank (its length), a known order, a device id of -1 or more, a device list of
+/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
+inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
+  return detail::requirements_valid(req, err);
+}
 
 /// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
 /// check_requirements_valid(req). The first rule broken, in this order, is the error:
