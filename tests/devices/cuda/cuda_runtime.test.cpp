@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// cuda_device_of() and the *_on_device exports through the real CUDA runtime, from host code.
+// cuda_device_of() and the *_on_cuda_device exports through the real CUDA runtime, from host code.
 //
 // Runs everywhere. On a machine without a usable GPU every runtime call fails, and the
 // test checks the failure path (error code, the CUDA error named in the message, the
@@ -66,23 +66,23 @@ TEST_CASE("cuda_device_of host memory: kDLCPU with a GPU, the CUDA error without
   }
 }
 
-TEST_CASE("to_dlpack_tensor_on_device labels a view with cuda_device_of's answer, or fails with its error") {
+TEST_CASE("to_dlpack_tensor_on_cuda_device labels a view with cuda_device_of's answer, or fails with its error") {
   float storage[6] = {};
   float* const buf = storage;
   // The accessor claims device memory; the query must override that claim.
   const dm::device_mdspan<float, cuda::std::dextents<int, 2>> md(buf, 2, 3);
-  const auto view = dm::try_to_dlpack_tensor_on_device(md);
+  const auto view = dm::try_to_dlpack_tensor_on_cuda_device(md);
   if (runtime_status_for(buf) == cudaSuccess) {
     REQUIRE(view.has_value());
     CHECK(view->device().device_type == kDLCPU);
     CHECK(view->data() == buf);
-    CHECK(dm::to_dlpack_tensor_on_device(md).device().device_type == kDLCPU);
+    CHECK(dm::to_dlpack_tensor_on_cuda_device(md).device().device_type == kDLCPU);
   } else {
     MESSAGE("the CUDA runtime fails here: checking the error path");
     REQUIRE_FALSE(view.has_value());
     CHECK(view.error().code() == dm::errc::invalid_argument);
 #if DLPM_HAS_EXCEPTIONS
-    CHECK_THROWS_AS((void)dm::to_dlpack_tensor_on_device(md), dm::dlpack_error);
+    CHECK_THROWS_AS((void)dm::to_dlpack_tensor_on_cuda_device(md), dm::dlpack_error);
 #endif
   }
   // The explicit device never asks CUDA, GPU or not.
@@ -91,11 +91,33 @@ TEST_CASE("to_dlpack_tensor_on_device labels a view with cuda_device_of's answer
   CHECK(hot.device().device_id == 1);
 }
 
+// The 0.2 names stay for one minor release (CHANGELOG.md): deprecated, and the same export.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TEST_CASE("the deprecated to_dlpack_tensor_on_device(md) is to_dlpack_tensor_on_cuda_device(md)") {
+  const dm::device_mdspan<float, cuda::std::dextents<int, 1>> empty(
+      nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 1>>(cuda::std::dextents<int, 1>(0)),
+      dm::cuda_device_accessor<float>(2));
+  const auto old_view = dm::try_to_dlpack_tensor_on_device(empty);
+  REQUIRE(old_view.has_value());
+  CHECK(old_view->device().device_type == kDLCUDA);
+  CHECK(old_view->device().device_id == 2);
+  CHECK(dm::to_dlpack_tensor_on_device(empty).device().device_id == 2);
+  float storage[2] = {};
+  const dm::device_mdspan<float, cuda::std::dextents<int, 1>> md(storage, 2);
+  const auto old_found = dm::try_to_dlpack_tensor_on_device(md);
+  const auto new_found = dm::try_to_dlpack_tensor_on_cuda_device(md);
+  REQUIRE(old_found.has_value() == new_found.has_value());
+  if (new_found) CHECK(old_found->device().device_type == new_found->device().device_type);
+  else CHECK(old_found.error().code() == new_found.error().code());
+}
+#pragma GCC diagnostic pop
+
 TEST_CASE("an empty view with a NULL handle takes the accessor's device without a query") {
   const dm::device_mdspan<float, cuda::std::dextents<int, 2>> empty(
       nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 2>>(cuda::std::dextents<int, 2>(0, 3)),
       dm::cuda_device_accessor<float>(3));
-  const auto view = dm::try_to_dlpack_tensor_on_device(empty);
+  const auto view = dm::try_to_dlpack_tensor_on_cuda_device(empty);
   REQUIRE(view.has_value());
   CHECK(view->device().device_type == kDLCUDA);
   CHECK(view->device().device_id == 3);
@@ -105,14 +127,14 @@ TEST_CASE("an empty view with a NULL handle takes the accessor's device without 
   const dm::pinned_mdspan<float, cuda::std::dextents<int, 1>> empty_pinned(
       nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 1>>(cuda::std::dextents<int, 1>(0)),
       dm::cuda_pinned_accessor<float>(3));
-  const auto pinned = dm::try_to_dlpack_tensor_on_device(empty_pinned);
+  const auto pinned = dm::try_to_dlpack_tensor_on_cuda_device(empty_pinned);
   REQUIRE(pinned.has_value());
   CHECK(pinned->device().device_type == kDLCUDAHost);
   CHECK(pinned->device().device_id == 0);
   const dm::managed_mdspan<float, cuda::std::dextents<int, 1>> empty_managed(
       nullptr, cuda::std::layout_right::mapping<cuda::std::dextents<int, 1>>(cuda::std::dextents<int, 1>(0)),
       dm::cuda_managed_accessor<float>(3));
-  const auto managed = dm::try_to_dlpack_tensor_on_device(empty_managed);
+  const auto managed = dm::try_to_dlpack_tensor_on_cuda_device(empty_managed);
   REQUIRE(managed.has_value());
   CHECK(managed->device().device_type == kDLCUDAManaged);
   CHECK(managed->device().device_id == 0);

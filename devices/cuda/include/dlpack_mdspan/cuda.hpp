@@ -6,7 +6,7 @@
 // Not part of the umbrella header, because it needs the CUDA Toolkit's headers: include it
 // explicitly (CMake: link dlpack_mdspan::cuda, which brings those). It is header-only and
 // works with host compilers (clang, g++) as well as nvcc. Only cuda_device_of() and the
-// *_on_device exports call the CUDA runtime, so a program that uses neither does not need
+// *_on_cuda_device exports call the CUDA runtime, so a program that uses neither does not need
 // to link cudart.
 //
 // Never compiled into the named module (nvcc cannot import modules anyway), so its
@@ -225,18 +225,32 @@ inline result<DLDevice> cuda_device_of(const void* p) noexcept {
 }
 
 /// Export with the device found by cuda_device_of(md.data_handle()), whatever the accessor
-/// says (try_to_dlpack_tensor_on_device of export.hpp with cuda_device_of). A NULL handle (an
-/// empty view) has nothing to ask about and takes the accessor's device. Fails with
-/// cuda_device_of's error, or with the export errors.
+/// says (the core's try_to_dlpack_tensor_on_device(md, cuda_device_of), export.hpp). A NULL
+/// handle (an empty view) has nothing to ask about and takes the accessor's device. Fails with
+/// cuda_device_of's error, or with the export errors. One pattern for the three runtimes:
+/// try_to_dlpack_tensor_on_<memory>_device, with cuda, hip (hip.hpp) and usm (sycl.hpp).
 template <strided_mdspan M>
-[[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_device(const M& md) noexcept {
+[[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_cuda_device(const M& md) noexcept {
   return try_to_dlpack_tensor_on_device(md, cuda_device_of);
 }
 
-/// Throwing form of try_to_dlpack_tensor_on_device (dlpack_error).
+/// Throwing form of try_to_dlpack_tensor_on_cuda_device (dlpack_error).
 template <strided_mdspan M>
-[[nodiscard]] dlpack_tensor<M::rank()> to_dlpack_tensor_on_device(const M& md) {
-  return detail::value_or_throw(try_to_dlpack_tensor_on_device(md));
+[[nodiscard]] dlpack_tensor<M::rank()> to_dlpack_tensor_on_cuda_device(const M& md) {
+  return detail::value_or_throw(try_to_dlpack_tensor_on_cuda_device(md));
+}
+
+/// The 0.2 names of the two above, kept for one minor release (CHANGELOG.md). The core's
+/// try_to_dlpack_tensor_on_device(md, device_of), which takes the query, keeps its name.
+template <strided_mdspan M>
+[[deprecated("use try_to_dlpack_tensor_on_cuda_device")]] [[nodiscard]] result<dlpack_tensor<M::rank()>>
+try_to_dlpack_tensor_on_device(const M& md) noexcept {
+  return try_to_dlpack_tensor_on_cuda_device(md);
+}
+template <strided_mdspan M>
+[[deprecated("use to_dlpack_tensor_on_cuda_device")]] [[nodiscard]] dlpack_tensor<M::rank()> to_dlpack_tensor_on_device(
+    const M& md) {
+  return to_dlpack_tensor_on_cuda_device(md);
 }
 
 // try_to_mdspan_on_device and to_mdspan_on_device, which keep the tensor's ordinal in the

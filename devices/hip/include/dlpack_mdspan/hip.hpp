@@ -137,6 +137,8 @@ inline result<DLDevice> hip_device_of(const void* p) noexcept {
 /// says (try_to_dlpack_tensor_on_device of export.hpp). A NULL handle (an empty view) takes
 /// the accessor's device. Fails with hip_device_of's error, or with the export errors.
 /// For the import side, try_to_mdspan_on_device (import.hpp) keeps the tensor's ordinal.
+/// One pattern for the three runtimes: try_to_dlpack_tensor_on_<memory>_device, with cuda
+/// (cuda.hpp), hip and usm (sycl.hpp).
 template <strided_mdspan M>
 [[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_hip_device(const M& md) noexcept {
   return try_to_dlpack_tensor_on_device(md, hip_device_of);

@@ -320,7 +320,8 @@ template <pointer_mdspan M>
 /// accessor says: a view of USM, through any accessor, becomes {kDLOneAPI, root index}.
 /// A NULL handle (an empty view) has nothing to ask about and takes the accessor's device.
 /// Fails with usm_allocation_of's errors (memory of a non-default context is refused), or
-/// with the export errors.
+/// with the export errors. One pattern for the three runtimes:
+/// try_to_dlpack_tensor_on_<memory>_device, with cuda (cuda.hpp), hip (hip.hpp) and usm.
 template <strided_mdspan M>
 [[nodiscard]] result<dlpack_tensor<M::rank()>> try_to_dlpack_tensor_on_usm_device(const M& md) noexcept {
   return try_to_dlpack_tensor_on_device(md, [](const void* p) noexcept -> result<DLDevice> {

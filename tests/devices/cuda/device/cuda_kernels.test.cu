@@ -151,15 +151,15 @@ TEST_CASE("cuda_device_of reports managed and pinned memory with device_id 0 fro
     // Both exports say 0: the queried one, and the accessor's, built with the ordinal.
     const dm::managed_mdspan<float, E1> managed_view(managed, cuda::std::layout_right::mapping<E1>(E1(4)),
                                                      dm::cuda_managed_accessor<float>(device));
-    CHECK(dm::to_dlpack_tensor_on_device(managed_view).device().device_id == 0);
+    CHECK(dm::to_dlpack_tensor_on_cuda_device(managed_view).device().device_id == 0);
     CHECK(dm::to_dlpack_tensor(managed_view).device().device_id == 0);
     const dm::pinned_mdspan<float, E1> pinned_view(pinned, cuda::std::layout_right::mapping<E1>(E1(4)),
                                                    dm::cuda_pinned_accessor<float>(device));
-    CHECK(dm::to_dlpack_tensor_on_device(pinned_view).device().device_type == kDLCUDAHost);
-    CHECK(dm::to_dlpack_tensor_on_device(pinned_view).device().device_id == 0);
+    CHECK(dm::to_dlpack_tensor_on_cuda_device(pinned_view).device().device_type == kDLCUDAHost);
+    CHECK(dm::to_dlpack_tensor_on_cuda_device(pinned_view).device().device_id == 0);
     CHECK(dm::to_dlpack_tensor(pinned_view).device().device_id == 0);
     // A host mdspan over pinned memory learns the kind, and DLPack's id, from the query.
-    const auto queried = dm::to_dlpack_tensor_on_device(cuda::std::mdspan<float, E1>(pinned, 4));
+    const auto queried = dm::to_dlpack_tensor_on_cuda_device(cuda::std::mdspan<float, E1>(pinned, 4));
     CHECK(queried.device().device_type == kDLCUDAHost);
     CHECK(queried.device().device_id == 0);
   }
@@ -181,7 +181,7 @@ TEST_CASE("a kernel writes through a view imported from an exported device tenso
 
   SUBCASE("row-major") {
     const dm::device_mdspan<float, E2> md(p, rows, cols);
-    const auto exported = dm::to_dlpack_tensor_on_device(md);
+    const auto exported = dm::to_dlpack_tensor_on_cuda_device(md);
     CHECK(exported.device().device_type == kDLCUDA);
     CHECK(exported.device().device_id == device);
     const DLTensor t = exported.get();
@@ -217,7 +217,7 @@ TEST_CASE("__half elements are written on the device through an imported view") 
   __half* p = nullptr;
   REQUIRE_CUDA(cudaMalloc(&p, n * sizeof(__half)));
   cuda_allocation guard(p, cudaFree);
-  const auto exported = dm::to_dlpack_tensor_on_device(dm::device_mdspan<__half, E1>(p, n));
+  const auto exported = dm::to_dlpack_tensor_on_cuda_device(dm::device_mdspan<__half, E1>(p, n));
   CHECK(exported.dtype().code == kDLFloat);
   CHECK(exported.dtype().bits == 16);
   const auto view = dm::to_mdspan<dm::device_mdspan<__half, E1>>(exported.get());
@@ -343,7 +343,7 @@ std::vector<int> exchange(cudaStream_t producer, cudaStream_t consumer, bool wai
   const dm::device_mdspan<int, E1> produced(data, stream_n);
   delayed_fill<<<stream_n / 256, 256, 0, producer>>>(produced, spin_cycles(), base);
   REQUIRE_CUDA(cudaGetLastError());
-  const auto exported = dm::to_dlpack_tensor_on_device(produced);
+  const auto exported = dm::to_dlpack_tensor_on_cuda_device(produced);
 
   if (wait) {
     const dm::error e = dm::make_stream_wait(producer, consumer);

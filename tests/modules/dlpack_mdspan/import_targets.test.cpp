@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// import_targets.hpp: which target types to_mdspan builds, grouped by how their mapping is
+// constructed (relaxed, compact, strided), what each requires of a tensor's strides, and the
+// strides a view gets where the tensor's own cannot be taken as they are: an extent-1
+// dimension's, an empty tensor's (std::layout_stride), the compact mapping's range, and
+// std::layout_stride's uniqueness.
+#include "support/prelude.hpp"
+#ifdef DLPM_USE_MODULE
+import dlpack_mdspan;
+#else
+#include <dlpack_mdspan/dlpack_mdspan.hpp>
+#endif
+
+namespace dm = dlpack_mdspan;
+using dlpm_test::f32;
+using dlpm_test::tensor_builder;
+
+namespace {
+template <class I, std::size_t R>
+using right = std::mdspan<float, std::dextents<I, R>>;
+template <class I, std::size_t R>
+using left = std::mdspan<float, std::dextents<I, R>, std::layout_left>;
+template <class I, std::size_t R>
+using strided = std::mdspan<float, std::dextents<I, R>, std::layout_stride>;
+template <class I, std::size_t R>
+using relaxed = std::mdspan<float, std::dextents<I, R>, dm::layout_stride_relaxed>;
+
+template <class M>
+dm::errc refusal(const DLTensor& t) {
+  const auto r = dm::try_to_mdspan<M>(t);
+  return r ? dm::errc::ok : r.error().code();
+}
+template <class M>
+std::string message(const DLTensor& t) {
+  const auto r = dm::try_to_mdspan<M>(t);
+  return r ? std::string("ok") : std::string(r.error().what());
+}
+bool has_text(const std::string& haystack, std::string_view needle) { return haystack.find(needle) != std::string::npos; }
+
+// std::layout_stride's precondition: positive strides and some order P of the dimensions in
+// which stride(P[i]) >= stride(P[i-1]) * extent(P[i-1]) (a zero extent restarts the product,
+// so the order need not be the strides'). Every order is tried: the ranks here are small.
+template <class M>
+bool layout_stride_precondition_holds(const M& v) {
+  std::array<std::size_t, M::rank()> order{};
+  for (std::size_t r = 0; r < M::rank(); ++r) {
+    order[r] = r;
+    if (v.stride(r) <= 0) return false;
+  }
+  do {
+    bool holds = true;
+    for (std::size_t i = 1; i < M::rank() && holds; ++i) {
+      const auto prev = order[i - 1];
+      holds = static_cast<std::int64_t>(v.stride(order[i])) >=
+              static_cast<std::int64_t>(v.stride(prev)) * static_cast<std::int64_t>(v.extent(prev));
+    }
+    if (holds) return true;
+  } while (std::next_permutation(order.begin(), order.end()));
+  return false;
+}
+}  // namespace
+
+TEST_CASE("the target groups: relaxed, compact and strided, each layout in exactly one") {
+  static_assert(dm::relaxed_layout_mdspan<relaxed<std::int64_t, 2>>);
+  static_assert(!dm::compact_layout_mdspan<relaxed<std::int64_t, 2>>);
+  static_assert(!dm::strided_layout_mdspan<relaxed<std::int64_t, 2>>);
+
+  static_assert(dm::compact_layout_mdspan<right<int, 2>>);
+  static_assert(dm::compact_layout_mdspan<left<int, 3>>);
+  static_assert(dm::compact_layout_mdspan<right<int, 0>>);
+  static_assert(!dm::relaxed_layout_mdspan<right<int, 2>> && !dm::strided_layout_mdspan<right<int, 2>>);
+
+  static_assert(dm::strided_layout_mdspan<strided<int, 2>>);
+  static_assert(!dm::compact_layout_mdspan<strided<int, 2>> && !dm::relaxed_layout_mdspan<strided<int, 2>>);
+
+  static_assert(dm::importable_mdspan<right<int, 2>> && dm::importable_mdspan<left<int, 1>> &&
+                dm::importable_mdspan<strided<std::int8_t, 5>> && dm::importable_mdspan<relaxed<int, 3>>);
+  // Not an mdspan over a pointer: nothing to_mdspan builds.
+  static_assert(!dm::importable_mdspan<int>);
+  static_assert(!dm::importable_mdspan<std::vector<float>>);
+}
+
+TEST_CASE("what each group requires of the strides: compact ones the mapping's, layout_stride positive ones") {
+  float buf[64] = {};
+  tensor_builder row_major(buf, f32, {2, 3}, {3, 1});
+  CHECK(refusal<right<std::int64_t, 2>>(row_major.get()) == dm::errc::ok);
+  CHECK(refusal<left<std::int64_t, 2>>(row_major.get()) == dm::errc::non_compact_strides);
+  tensor_builder column_major(buf, f32, {2, 3}, {1, 2});
+  CHECK(refusal<left<std::int64_t, 2>>(column_major.get()) == dm::errc::ok);
+  CHECK(refusal<right<std::int64_t, 2>>(column_major.get()) == dm::errc::non_compact_strides);
+  // A negative stride: layout_stride cannot hold it; layout_stride_relaxed can.
+  tensor_builder reversed(buf, f32, {2, 3}, {-3, 1}, 3 * sizeof(float));
+  CHECK(refusal<strided<std::int64_t, 2>>(reversed.get()) == dm::errc::non_positive_stride);
+  CHECK(refusal<relaxed<std::int64_t, 2>>(reversed.get()) == dm::errc::ok);
+}
+
+TEST_CASE("an extent-1 dimension's stride: 1 for layout_stride, the producer's for layout_stride_relaxed") {
+  float buf[64] = {};
+  tensor_builder b(buf, f32, {2, 1, 3}, {3, 7, 1});
+  const auto s = dm::try_to_mdspan<strided<std::int64_t, 3>>(b.get());
+  REQUIRE_MESSAGE(s.has_value(), message<strided<std::int64_t, 3>>(b.get()));
+  CHECK(s->stride(0) == 3);
+  CHECK(s->stride(1) == 1);
+  CHECK(s->stride(2) == 1);
+  const auto r = dm::try_to_mdspan<relaxed<std::int64_t, 3>>(b.get());
+  REQUIRE(r.has_value());
+  CHECK(r->stride(1) == 7);
+
+  // NULL strides are row-major, with the same rule for extent 1.
+  auto implicit = tensor_builder::without_strides(buf, f32, {2, 1, 3});
+  const auto n = dm::try_to_mdspan<strided<std::int64_t, 3>>(implicit.get());
+  REQUIRE(n.has_value());
+  CHECK(n->stride(0) == 3);
+  CHECK(n->stride(1) == 1);
+  CHECK(n->stride(2) == 1);
+}
+
+TEST_CASE("an empty tensor's layout_stride view gets strides that keep the mapping's precondition") {
+  float buf[4] = {};
+  // The producer's strides are anything for an empty tensor (here zeros and a negative one).
+  tensor_builder b(buf, f32, {3, 0, 4, 1, 5}, {0, 0, -2, 9, 0});
+  const auto v = dm::try_to_mdspan<strided<std::int64_t, 5>>(b.get());
+  REQUIRE_MESSAGE(v.has_value(), message<strided<std::int64_t, 5>>(b.get()));
+  CHECK(v->size() == 0);
+  CHECK(layout_stride_precondition_holds(*v));
+
+  // In a narrow index_type the strides must fit too: int8 {0, 10, 11}: 10 * 11 > 127, so
+  // 11 ends the last chain and 10 goes before the zero.
+  tensor_builder narrow(buf, f32, {0, 10, 11}, {0, 0, 0});
+  const auto w = dm::try_to_mdspan<strided<std::int8_t, 3>>(narrow.get());
+  REQUIRE_MESSAGE(w.has_value(), message<strided<std::int8_t, 3>>(narrow.get()));
+  CHECK(layout_stride_precondition_holds(*w));
+
+  // Refused only where no packing fits: the largest 12 ends the last chain, and three more
+  // 12s cannot share the two chains under 127.
+  tensor_builder packed(buf, f32, {0, 12, 12, 12, 12}, {0, 0, 0, 0, 0});
+  CHECK(refusal<strided<std::int8_t, 5>>(packed.get()) == dm::errc::stride_overflow);
+  CHECK(has_text(message<strided<std::int8_t, 5>>(packed.get()), "use a wider index_type"));
+  // The same tensor into a wide index_type is fine.
+  CHECK(refusal<strided<std::int64_t, 5>>(packed.get()) == dm::errc::ok);
+}
+
+TEST_CASE("an empty tensor's compact view: every stride of the mapping must fit the index_type") {
+  float buf[4] = {};
+  constexpr std::int64_t big = std::int64_t{1} << 62;
+  // layout_right's stride(0) multiplies 128 and 2^62: past int64, whatever the zero.
+  tensor_builder over(buf, f32, {0, 128, big}, {0, 0, 0});
+  CHECK(refusal<right<std::int64_t, 3>>(over.get()) == dm::errc::stride_overflow);
+  CHECK(has_text(message<right<std::int64_t, 3>>(over.get()), "use a wider index_type"));
+  // layout_left's strides multiply the extents before each dimension: 0 and 128, which fit.
+  CHECK(refusal<left<std::int64_t, 3>>(over.get()) == dm::errc::ok);
+  // A narrow index_type: layout_right's stride(0) of {0, 12, 12} is 144 > 127.
+  tensor_builder narrow(buf, f32, {0, 12, 12}, {0, 0, 0});
+  CHECK(refusal<right<std::int8_t, 3>>(narrow.get()) == dm::errc::stride_overflow);
+  CHECK(refusal<right<std::int16_t, 3>>(narrow.get()) == dm::errc::ok);
+}
+
+TEST_CASE("layout_stride needs unique elements in some order of the dimensions, not only theirs or its reverse") {
+  float buf[64] = {};
+  // Ordered by stride: dimension 2 (reach 4), dimension 0 (reach 8), dimension 1 (16 >= 8).
+  tensor_builder unique(buf, f32, {2, 3, 4}, {4, 16, 1});
+  const auto v = dm::try_to_mdspan<strided<std::int64_t, 3>>(unique.get());
+  REQUIRE_MESSAGE(v.has_value(), message<strided<std::int64_t, 3>>(unique.get()));
+  CHECK(v->stride(1) == 16);
+  CHECK(((*v)[1, 2, 3] == buf[4 + 32 + 3]));
+  // Dimension 1's stride 5 falls inside dimension 0's reach (4 * 2 = 8): two indices share
+  // an element. layout_stride refuses; layout_stride_relaxed takes it.
+  tensor_builder overlapping(buf, f32, {2, 3, 4}, {4, 5, 1});
+  CHECK(refusal<strided<std::int64_t, 3>>(overlapping.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<strided<std::int64_t, 3>>(overlapping.get()), "use layout_stride_relaxed"));
+  CHECK(refusal<relaxed<std::int64_t, 3>>(overlapping.get()) == dm::errc::ok);
+}
