@@ -6,8 +6,9 @@
 //
 // check_structure with detail::silent and detail::requirements_met are the silent
 // instantiations of the rules that check_structure with an error* and
-// detail::requirements_failure word: one text in one order (the requirements' validity
-// first), which the compiler folds for each form its own way. check_requirements and try_make_managed_tensor run the silent form
+// detail::requirements_failure word: one text, but the silent requirements skip
+// check_requirements_valid (each use refuses the nonsense it words) and the compiler folds
+// each form its own way. check_requirements and try_make_managed_tensor run the silent form
 // and ask the worded one only when it says no, so a silent form that accepts what the
 // worded one refuses lets a bad tensor through (and one that refuses what it accepts costs
 // a second pass). (The typed import's two instances are compared by dlpm_differential.)

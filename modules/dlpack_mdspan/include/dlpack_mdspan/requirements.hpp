@@ -35,17 +35,10 @@ struct tensor_requirements {
   layout_requirements layout = {};    ///< CuTe's layout vocabulary (layout_requirements.hpp)
 };
 
-}  // inline namespace DLPM_ABI
-}  // namespace dlpack_mdspan
-
-namespace dlpack_mdspan {
-inline namespace DLPM_ABI {
-namespace detail {
-
-// check_requirements_valid's rules over a reporter: the first rule of requirements_rules in
-// both forms, so no later rule needs to refuse nonsense requirements again.
-template <class Err>
-DLPM_HOT_INLINE inline bool requirements_valid(const tensor_requirements& req, Err err) noexcept {
+/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
+/// rank (its length), a known order, a device id of -1 or more, a device list of
+/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
+inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
   if (req.ndim < -1 || req.ndim > max_ndim)
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
                 max_ndim);
@@ -65,6 +58,13 @@ DLPM_HOT_INLINE inline bool requirements_valid(const tensor_requirements& req, E
                 static_cast<unsigned long long>(req.min_alignment));
   return true;
 }
+
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
 
 // The device rule of check_requirements: the type listed (or any), the ordinal equal (or
 // any). A negative count lists nothing.
@@ -94,19 +94,18 @@ DLPM_HOT_INLINE inline bool required_dtype(const DLTensor& t, const tensor_requi
   (void)check_dtype_equals(t.dtype, req.dtype, err);
   return false;
 }
-// After the requirements' validity (a shape comes with its rank), the structure and the
-// rank (t.ndim == req.ndim entries).
+// After the structure and the rank.
 template <class Err>
 DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
   if (req.shape == nullptr) return true;
+  if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
   for (std::int32_t r = 0; r < t.ndim; ++r)
     if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
       DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
                   static_cast<long long>(req.shape[r]));
   return true;
 }
-// After the requirements' validity and the structure; the column-major test only when
-// asked: it needs a second loop.
+// After the structure; the column-major test only when asked: it needs a second loop.
 template <class Err>
 DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summary& summary, const tensor_requirements& req,
                                            Err err) noexcept {
@@ -116,7 +115,7 @@ DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summa
     case 'C': ok = summary.row_major; break;
     case 'F': ok = is_compact_valid(t, summary.numel, false); break;
     case 'A': ok = summary.row_major || is_compact_valid(t, summary.numel, false); break;
-    default: return false;  // unreachable: requirements_valid refused any other order
+    default: return false;  // not an order
   }
   if (!ok)
     DLPM_REFUSE(err, errc::non_compact_strides, "the tensor is not %s",
@@ -130,23 +129,39 @@ DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_
   return true;
 }
 
-// check_requirements' rules, one text in their documented order: worded (an error*), the
-// first one broken written into *err, or silent (detail::silent), the one-pass yes-or-no of
-// the success paths. The requirements' validity comes first in both, so no later rule
-// refuses nonsense requirements a second time. On success, *summary_out (when not NULL) is
-// what the structure's pass learned, for a caller that keeps the checked tensor
-// (check_tensor, the facade).
+// check_requirements' rules: worded (an error*) in their documented order, the first one
+// broken written into *err; or silent (detail::silent), the one-pass yes-or-no of the
+// success paths, cheapest first: the rules that read only the tensor's scalars before the
+// structure and its loop. The silent form skips check_requirements_valid: each rule also
+// refuses the nonsense that one words (noted where it is), which costs nothing when the
+// requirements are sound. On success, *summary_out (when not NULL) is what the structure's
+// pass learned, for a caller that keeps the checked tensor (check_tensor, the facade).
 template <class Err>
 DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                tensor_summary* summary_out, Err err) noexcept {
   tensor_summary summary;
-  const bool ok =
-      requirements_valid(req, err) &&
-      check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err) &&
-      required_rank(t, req, err) && required_dtype(t, req, err) && required_shape(t, req, err) &&
-      check_required_device(t.device, req, err) && required_order(t, summary, req, err) &&
-      (req.min_alignment == 0 || check_data_alignment(t, summary.numel == 0, req.min_alignment, err)) &&
-      (req.layout.empty() || layout_met(t, summary.numel, req.layout, err)) && required_writable(flags, req, err);
+  auto structure = [&]() DLPM_HOT_INLINE {
+    return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
+  };
+  auto rank = [&]() DLPM_HOT_INLINE { return required_rank(t, req, err); };
+  auto dtype = [&]() DLPM_HOT_INLINE { return required_dtype(t, req, err); };
+  auto shape = [&]() DLPM_HOT_INLINE { return required_shape(t, req, err); };
+  // A device_id below -1 matches no device; a negative device type count lists none.
+  auto device = [&]() DLPM_HOT_INLINE { return check_required_device(t.device, req, err); };
+  auto order = [&]() DLPM_HOT_INLINE { return required_order(t, summary, req, err); };
+  auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
+    if (req.min_alignment == 0) return true;
+    if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
+    return check_data_alignment(t, summary.numel == 0, req.min_alignment, err);
+  };
+  auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };
+  auto writable = [&]() DLPM_HOT_INLINE { return required_writable(flags, req, err); };
+  bool ok = false;
+  if constexpr (is_worded<Err>)
+    ok = check_requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&
+         alignment() && layout() && writable();
+  else
+    ok = rank() && dtype() && writable() && device() && structure() && shape() && order() && alignment() && layout();
   if (ok && summary_out != nullptr) *summary_out = summary;
   return ok;
 }
@@ -169,13 +184,6 @@ DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flag
 
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
-
-/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
-/// rank (its length), a known order, a device id of -1 or more, a device list of
-/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
-inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
-  return detail::requirements_valid(req, err);
-}
 
 /// Checks `t` (with its managed `flags`, 0 for a bare DLTensor) against `req`, after
 /// check_requirements_valid(req). The first rule broken, in this order, is the error:
