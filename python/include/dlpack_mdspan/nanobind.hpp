@@ -67,10 +67,7 @@ struct dlpm_view_caster {
 
   template <class U>
   static handle from_cpp(U&&, rv_policy, cleanup_list*) noexcept {
-    static_assert(dlpack_mdspan::python::detail::always_false<U>,
-                  "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
-                  "dlpack_mdspan::python::held_view<M>, a dlpack_mdspan::managed_tensor, or "
-                  "dlpack_mdspan::python::as<framework::numpy>(...)");
+    dlpack_mdspan::python::detail::refuse_returned_view<U>();
     return {};
   }
 

@@ -54,10 +54,7 @@ struct dlpm_view_caster {
 
   template <class U>
   static handle cast(U&&, return_value_policy, handle) {
-    static_assert(dlpack_mdspan::python::detail::always_false<U>,
-                  "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
-                  "dlpack_mdspan::python::held_view<M>, a dlpack_mdspan::managed_tensor, or "
-                  "dlpack_mdspan::python::as<framework::numpy>(...)");
+    dlpack_mdspan::python::detail::refuse_returned_view<U>();
     return {};
   }
 

@@ -449,10 +449,18 @@ PyObject* to_python(framework_tensor<F>&& f) noexcept {
   return result;
 }
 
-// static_assert(always_false<U>, ...) in the binding headers: a message of their own,
-// since a static_assert message must be a literal before C++26.
 template <class>
 inline constexpr bool always_false = false;
+
+// What both bindings' view casters say when a function returns a bare std::mdspan (U):
+// instantiated only then, so the message is the compile error.
+template <class U>
+void refuse_returned_view() noexcept {
+  static_assert(always_false<U>,
+                "a std::mdspan cannot be returned to Python: nothing would own its memory. Return "
+                "dlpack_mdspan::python::held_view<M>, a dlpack_mdspan::managed_tensor, or "
+                "dlpack_mdspan::python::as<framework::numpy>(...)");
+}
 
 }  // namespace detail
 
