@@ -245,10 +245,30 @@ DLPM_API dlpm_status dlpm_coalesce(const DLTensor* tensor, uint64_t flags, int64
  * (docs/architecture.md, "Compatibility"). */
 #define DLPM_REQUIREMENTS_VERSION 1
 
-/** dlpm_requirements.leading_dim when no leading dimension is required. */
+/** dlpm_layout_requirements.leading_dim when no leading dimension is required. */
 #define DLPM_ANY_LEADING_DIM INT32_MIN
 
-/** What a consumer requires. Initialise with
+/** dlpm_requirements.null_strides: what NULL strides (ndim > 0) mean. The values are the
+ * C++ core's dlpack_mdspan::null_strides_policy enumerators, row_major and reject. */
+#define DLPM_NULL_STRIDES_ROW_MAJOR 0 /**< compact row-major, as producers before DLPack 1.2 mean them (the default) */
+#define DLPM_NULL_STRIDES_REJECT 1    /**< an error, DLPM_E_NULL_STRIDES; any other value is read as this one */
+
+/** CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"), the C++ core's
+ * dlpack_mdspan::layout_requirements with its spans as pointers: each array, when not NULL,
+ * has one entry per mode of the tensor checked. dlpm_requirements.layout; every field
+ * "anything" after dlpm_requirements_init. */
+typedef struct dlpm_layout_requirements {
+  int32_t leading_dim;             /**< DLPM_ANY_LEADING_DIM, or the mode whose stride must be 1 (negative: from the last) */
+  int32_t compact;                 /**< nonzero, with stride_order: compact in that order */
+  const int32_t* stride_order;     /**< NULL, or the modes from outermost to innermost (CuTe's stride_order, PyTorch's dim_order) */
+  const int64_t* shape_divisors;   /**< NULL, or a divisor per mode of its extent (0 or 1: free) */
+  const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
+} dlpm_layout_requirements;
+
+/** What a consumer requires: the C++ core's dlpack_mdspan::tensor_requirements, field for
+ * field under the same names. Where C++ has a bool (check_dtype, writable, layout.compact)
+ * this has an int32_t, nonzero meaning true: bool's size and representation are not fixed
+ * across the C ABIs and languages (Rust, Go, Julia) that read this struct. Initialise with
  * dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), which sets every field to
  * "anything", then set what you need. */
 typedef struct dlpm_requirements {
@@ -263,24 +283,19 @@ typedef struct dlpm_requirements {
   int32_t device_id;            /**< -1: any ordinal */
   uint64_t min_alignment;       /**< bytes, a power of two; 0 = none */
   int32_t writable;             /**< nonzero: refuse READ_ONLY (managed tensors only carry flags) */
-  int32_t strict_strides;       /**< nonzero: NULL strides (ndim > 0) are an error, not row-major */
-  /* CuTe DSL's layout vocabulary (docs/import.md, "CuTe users"). The arrays have one entry
-   * per mode of the tensor checked. */
-  int32_t leading_dim;             /**< DLPM_ANY_LEADING_DIM, or the mode whose stride must be 1 (negative: from the last) */
-  int32_t compact;                 /**< nonzero, with stride_order: compact in that order */
-  const int32_t* stride_order;     /**< NULL, or the modes from outermost to innermost (CuTe's stride_order, PyTorch's dim_order) */
-  const int64_t* shape_divisors;   /**< NULL, or a divisor per mode of its extent (0 or 1: free) */
-  const int64_t* stride_divisors;  /**< NULL, or a divisor per mode of its stride (modes of extent 1 are free) */
+  int32_t null_strides;         /**< DLPM_NULL_STRIDES_ROW_MAJOR or DLPM_NULL_STRIDES_REJECT */
+  dlpm_layout_requirements layout; /**< CuTe's layout vocabulary */
 } dlpm_requirements;
 
 /** Every field "anything", as a C initializer: `dlpm_requirements req = DLPM_REQUIREMENTS_INIT;`
  * is what dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) writes (the function writes
  * this), for a constant or a static (the Rust crate's compile-time view requirements). */
-#define DLPM_REQUIREMENTS_INIT \
-  {DLPM_REQUIREMENTS_VERSION, 0, {0, 0, 0}, -1, NULL, 0, NULL, 0, -1, 0, 0, 0, DLPM_ANY_LEADING_DIM, 0, NULL, NULL, NULL}
+#define DLPM_REQUIREMENTS_INIT                                                                          \
+  {DLPM_REQUIREMENTS_VERSION, 0, {0, 0, 0}, -1, NULL, 0, NULL, 0, -1, 0, 0, DLPM_NULL_STRIDES_ROW_MAJOR, \
+   {DLPM_ANY_LEADING_DIM, 0, NULL, NULL, NULL}}
 
 /** Sets every field of *req to "anything" (no dtype check, any ndim/shape/order/device, no
- * alignment, writability, strict-strides or layout requirement) and req->version to
+ * alignment, writability or layout requirement; NULL strides read as row-major) and req->version to
  * `version`. Pass DLPM_REQUIREMENTS_VERSION; any other value is DLPM_E_UNSUPPORTED_VERSION
  * and *req is untouched. */
 DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t version) DLPM_NOEXCEPT;

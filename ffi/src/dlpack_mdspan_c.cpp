@@ -65,9 +65,69 @@ DLPM_COLD dlpm_status unsupported_output(const char* function, const char* type,
                                 function, type, version, known));
 }
 
+// dlpm_requirements is dm::tensor_requirements under the same names; the C types differ
+// where C++'s cannot cross a C ABI: int32_t for bool, an int32_t for the null strides
+// policy enum, pointers for the layout's spans (their length is the tensor's rank).
+static_assert(DLPM_NULL_STRIDES_ROW_MAJOR == static_cast<int>(dm::null_strides_policy::row_major) &&
+                  DLPM_NULL_STRIDES_REJECT == static_cast<int>(dm::null_strides_policy::reject),
+              "DLPM_NULL_STRIDES_* are the values of dlpack_mdspan::null_strides_policy");
+
+// Version 1 of dlpm_requirements was published with the layout fields flat, after the
+// null strides field (then under another name): nesting them in `layout` moved none, so a
+// program built against that header and this library agree on every byte.
+struct requirements_v1_flat {
+  std::uint32_t version;
+  std::int32_t check_dtype;
+  DLDataType dtype;
+  std::int32_t ndim;
+  const std::int64_t* shape;
+  char order;
+  const std::int32_t* device_types;
+  std::int32_t num_device_types;
+  std::int32_t device_id;
+  std::uint64_t min_alignment;
+  std::int32_t writable;
+  std::int32_t null_strides;
+  std::int32_t leading_dim;
+  std::int32_t compact;
+  const std::int32_t* stride_order;
+  const std::int64_t* shape_divisors;
+  const std::int64_t* stride_divisors;
+};
+#define DLPM_SAME_V1_OFFSET(field)                                                                     \
+  static_assert(offsetof(dlpm_requirements, field) == offsetof(requirements_v1_flat, field) &&     \
+                    sizeof(dlpm_requirements::field) == sizeof(requirements_v1_flat::field),       \
+                "dlpm_requirements." #field " is not where version 1 put it");
+#define DLPM_SAME_V1_LAYOUT_OFFSET(field)                                                                  \
+  static_assert(offsetof(dlpm_requirements, layout) + offsetof(dlpm_layout_requirements, field) ==     \
+                        offsetof(requirements_v1_flat, field) &&                                        \
+                    sizeof(dlpm_layout_requirements::field) == sizeof(requirements_v1_flat::field),     \
+                "dlpm_requirements.layout." #field " is not where version 1 put " #field);
+static_assert(sizeof(dlpm_requirements) == sizeof(requirements_v1_flat) &&
+              alignof(dlpm_requirements) == alignof(requirements_v1_flat));
+DLPM_SAME_V1_OFFSET(version)
+DLPM_SAME_V1_OFFSET(check_dtype)
+DLPM_SAME_V1_OFFSET(dtype)
+DLPM_SAME_V1_OFFSET(ndim)
+DLPM_SAME_V1_OFFSET(shape)
+DLPM_SAME_V1_OFFSET(order)
+DLPM_SAME_V1_OFFSET(device_types)
+DLPM_SAME_V1_OFFSET(num_device_types)
+DLPM_SAME_V1_OFFSET(device_id)
+DLPM_SAME_V1_OFFSET(min_alignment)
+DLPM_SAME_V1_OFFSET(writable)
+DLPM_SAME_V1_OFFSET(null_strides)
+DLPM_SAME_V1_LAYOUT_OFFSET(leading_dim)
+DLPM_SAME_V1_LAYOUT_OFFSET(compact)
+DLPM_SAME_V1_LAYOUT_OFFSET(stride_order)
+DLPM_SAME_V1_LAYOUT_OFFSET(shape_divisors)
+DLPM_SAME_V1_LAYOUT_OFFSET(stride_divisors)
+#undef DLPM_SAME_V1_OFFSET
+#undef DLPM_SAME_V1_LAYOUT_OFFSET
+
 // The layout fields, as spans over the modes of a tensor of rank
 // `ndim` (clamped: a rank check_structure refuses is refused before they are read).
-dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+dm::layout_requirements layout_to_core(const dlpm_layout_requirements& r, std::int32_t ndim) noexcept {
   dm::layout_requirements l;
   const auto modes = static_cast<std::size_t>(ndim < 0 ? 0 : ndim > dm::max_ndim ? dm::max_ndim : ndim);
   l.leading_dim = r.leading_dim;
@@ -80,12 +140,14 @@ dm::layout_requirements layout_to_core(const dlpm_requirements& r, std::int32_t 
 
 // Whether the struct sets any layout field. False means layout_to_core is empty
 // (true may still give an empty one, for a rank-0 tensor: to_core decides).
-bool sets_layout(const dlpm_requirements& r) noexcept {
+bool sets_layout(const dlpm_layout_requirements& r) noexcept {
   return r.leading_dim != DLPM_ANY_LEADING_DIM || r.stride_order != nullptr || r.compact != 0 ||
          r.shape_divisors != nullptr || r.stride_divisors != nullptr;
 }
 
-// Every field but the layout ones (left empty).
+// Every field but the layout ones (left empty). null_strides keeps its value: the core
+// reads every policy but row_major as reject, so a C value other than the two constants
+// refuses NULL strides, as "nonzero" did before the field had its C++ name.
 dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
   dm::tensor_requirements c;
   c.check_dtype = r.check_dtype != 0;
@@ -98,13 +160,13 @@ dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexc
   c.device_id = r.device_id;
   c.min_alignment = r.min_alignment;
   c.writable = r.writable != 0;
-  c.null_strides = r.strict_strides != 0 ? dm::null_strides_policy::reject : dm::null_strides_policy::row_major;
+  c.null_strides = static_cast<dm::null_strides_policy>(r.null_strides);
   return c;
 }
 
 dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
   dm::tensor_requirements c = to_core_without_layout(r);
-  c.layout = layout_to_core(r, ndim);
+  c.layout = layout_to_core(r.layout, ndim);
   return c;
 }
 
@@ -131,7 +193,7 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
 // fast half refused.
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
                                                 dm::tensor_summary* summary = nullptr) noexcept {
-  if (sets_layout(req)) return check_tensor_with_layout(tensor, flags, req, summary);
+  if (sets_layout(req.layout)) return check_tensor_with_layout(tensor, flags, req, summary);
   if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }

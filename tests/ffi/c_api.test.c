@@ -327,9 +327,13 @@ static void test_requirements(void) {
   t.data = (char*)data + 2;
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_MISALIGNED_DATA);
   t.data = data;
-  req.strict_strides = 1;
+  req.null_strides = DLPM_NULL_STRIDES_REJECT;
   t.strides = NULL;
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NULL_STRIDES);
+  req.null_strides = 2; /* not a DLPM_NULL_STRIDES_* value: read as REJECT, as "nonzero" was */
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NULL_STRIDES);
+  req.null_strides = DLPM_NULL_STRIDES_ROW_MAJOR;
+  CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK);
   CHECK_STATUS(dlpm_check(NULL, &req), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_check(&t, NULL), DLPM_E_NULL_POINTER);
   CHECK_STATUS(dlpm_requirements_init(NULL, DLPM_REQUIREMENTS_VERSION), DLPM_E_NULL_POINTER);
@@ -666,6 +670,20 @@ static void test_requirements_are_checked(void) {
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_UNSUPPORTED_VERSION);
   CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
   CHECK(req.version == DLPM_REQUIREMENTS_VERSION);
+  {
+    /* DLPM_REQUIREMENTS_INIT, a constant initializer, is what dlpm_requirements_init writes. */
+    static const dlpm_requirements any = DLPM_REQUIREMENTS_INIT;
+    CHECK(any.version == req.version && any.check_dtype == req.check_dtype && any.dtype.code == req.dtype.code &&
+          any.dtype.bits == req.dtype.bits && any.dtype.lanes == req.dtype.lanes && any.ndim == req.ndim &&
+          any.shape == req.shape && any.order == req.order && any.device_types == req.device_types &&
+          any.num_device_types == req.num_device_types && any.device_id == req.device_id &&
+          any.min_alignment == req.min_alignment && any.writable == req.writable);
+    CHECK(any.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR && req.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR);
+    CHECK(any.layout.leading_dim == DLPM_ANY_LEADING_DIM && req.layout.leading_dim == DLPM_ANY_LEADING_DIM);
+    CHECK(any.layout.compact == 0 && req.layout.compact == 0 && any.layout.stride_order == NULL &&
+          req.layout.stride_order == NULL && any.layout.shape_divisors == NULL && req.layout.shape_divisors == NULL &&
+          any.layout.stride_divisors == NULL && req.layout.stride_divisors == NULL);
+  }
 
   req.shape = wrong_shape; /* with ndim left at -1 this passed silently */
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
@@ -713,34 +731,34 @@ static void test_cute_layout_vocabulary(void) {
 
   /* requirements: leading_dim, stride_order, compact, divisibility */
   CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
-  CHECK(req.leading_dim == DLPM_ANY_LEADING_DIM && req.stride_order == NULL && req.compact == 0);
-  req.leading_dim = -1;
-  req.stride_order = a_order;
-  req.compact = 1;
-  req.shape_divisors = by_2;
-  req.stride_divisors = strides_by;
+  CHECK(req.layout.leading_dim == DLPM_ANY_LEADING_DIM && req.layout.stride_order == NULL && req.layout.compact == 0);
+  req.layout.leading_dim = -1;
+  req.layout.stride_order = a_order;
+  req.layout.compact = 1;
+  req.layout.shape_divisors = by_2;
+  req.layout.stride_divisors = strides_by;
   CHECK_STATUS(dlpm_check(&a, &req), DLPM_OK);
-  req.leading_dim = 1; /* t6: "Expected strides[leading_dim] == 1, but got 16" */
+  req.layout.leading_dim = 1; /* t6: "Expected strides[leading_dim] == 1, but got 16" */
   CHECK_STATUS(dlpm_check(&a, &req), DLPM_E_NON_COMPACT_STRIDES);
   CHECK(strstr(dlpm_last_error(), "strides[1] = 16") != NULL);
-  req.leading_dim = DLPM_ANY_LEADING_DIM;
-  req.stride_order = wrong_order; /* t6: "not consistent with the deduced stride_order" */
+  req.layout.leading_dim = DLPM_ANY_LEADING_DIM;
+  req.layout.stride_order = wrong_order; /* t6: "not consistent with the deduced stride_order" */
   CHECK_STATUS(dlpm_check(&a, &req), DLPM_E_NON_COMPACT_STRIDES);
   CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
-  req.stride_order = b_order; /* t3 */
-  req.compact = 1;
+  req.layout.stride_order = b_order; /* t3 */
+  req.layout.compact = 1;
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_OK);
-  req.stride_order = b_bad; /* t12 */
+  req.layout.stride_order = b_bad; /* t12 */
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_NON_COMPACT_STRIDES);
-  req.stride_order = b_missing; /* t9 */
+  req.layout.stride_order = b_missing; /* t9 */
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_INVALID_ARGUMENT);
   CHECK(strcmp(dlpm_last_error(), "layout requirement: stride_order must contain every mode, and 0 is missing") == 0);
   CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
-  req.shape_divisors = b_by_4; /* t11: "The shape(1) of mode(0) is not divisible by the divisibility(4)" */
+  req.layout.shape_divisors = b_by_4; /* t11: "The shape(1) of mode(0) is not divisible by the divisibility(4)" */
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_DIVISIBILITY);
   CHECK(strcmp(dlpm_last_error(), "shape[0] = 1 is not a multiple of 4") == 0);
-  req.shape_divisors = NULL;
-  req.leading_dim = 30; /* t8: out of range */
+  req.layout.shape_divisors = NULL;
+  req.layout.leading_dim = 30; /* t8: out of range */
   CHECK_STATUS(dlpm_check(&b, &req), DLPM_E_INVALID_ARGUMENT);
 }
 
@@ -950,25 +968,25 @@ static void test_check_layout(void) {
   t.data = (char*)data + 2;
   CHECK(check_both(&t, 0, &req) == DLPM_E_MISALIGNED_DATA);
   t.data = data;
-  req.leading_dim = 0; /* the layout vocabulary: stride 1 on mode 0 */
+  req.layout.leading_dim = 0; /* the layout vocabulary: stride 1 on mode 0 */
   CHECK(check_both(&t, 0, &req) == DLPM_E_NON_COMPACT_STRIDES);
-  req.leading_dim = DLPM_ANY_LEADING_DIM;
-  req.stride_order = order;
+  req.layout.leading_dim = DLPM_ANY_LEADING_DIM;
+  req.layout.stride_order = order;
   CHECK(check_both(&t, 0, &req) == DLPM_E_NON_COMPACT_STRIDES);
   order[0] = 0;
   order[1] = 1;
   CHECK(check_both(&t, 0, &req) == DLPM_OK);
-  req.stride_order = NULL;
+  req.layout.stride_order = NULL;
   req.writable = 1; /* a bare tensor has no flags: writable cannot refuse it */
   CHECK(check_both(&t, 0, &req) == DLPM_OK);
   CHECK(check_both(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req) == DLPM_E_READ_ONLY);
   req.writable = 0;
   CHECK(check_both(&t, DLPACK_FLAG_BITMASK_READ_ONLY, &req) == DLPM_OK);
-  req.strict_strides = 1;
+  req.null_strides = DLPM_NULL_STRIDES_REJECT;
   t.strides = NULL;
   CHECK(check_both(&t, 0, &req) == DLPM_E_NULL_STRIDES);
   t.strides = strides;
-  req.strict_strides = 0;
+  req.null_strides = DLPM_NULL_STRIDES_ROW_MAJOR;
   shape[1] = -4;
   CHECK(check_both(&t, 0, &req) == DLPM_E_NEGATIVE_EXTENT);
   shape[1] = 4;

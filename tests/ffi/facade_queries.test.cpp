@@ -178,24 +178,24 @@ struct random_requirements {
     static const std::uint64_t alignments[] = {0, 0, 1, 2, 4, 8, 64, 3};
     req.min_alignment = alignments[pick(0, 7)];
     req.writable = pick(0, 1);
-    req.strict_strides = pick(0, 3) == 0;
-    if (pick(0, 3) == 0) req.leading_dim = pick(-2, 3);
+    req.null_strides = pick(0, 3) == 0 ? DLPM_NULL_STRIDES_REJECT : DLPM_NULL_STRIDES_ROW_MAJOR;
+    if (pick(0, 3) == 0) req.layout.leading_dim = pick(-2, 3);
     if (modes > 0 && pick(0, 3) == 0) {
       for (int r = 0; r < modes; ++r) order[r] = r;
       std::shuffle(order, order + modes, rng);
       if (pick(0, 5) == 0) order[0] = modes;  // not a permutation
-      req.stride_order = order;
-      req.compact = pick(0, 1);
+      req.layout.stride_order = order;
+      req.layout.compact = pick(0, 1);
     } else if (pick(0, 7) == 0) {
-      req.compact = 1;  // without a stride order
+      req.layout.compact = 1;  // without a stride order
     }
     if (modes > 0 && pick(0, 5) == 0) {
       for (int r = 0; r < modes; ++r) shape_divisors[r] = pick(-1, 4);
-      req.shape_divisors = shape_divisors;
+      req.layout.shape_divisors = shape_divisors;
     }
     if (modes > 0 && pick(0, 5) == 0) {
       for (int r = 0; r < modes; ++r) stride_divisors[r] = pick(-1, 4);
-      req.stride_divisors = stride_divisors;
+      req.layout.stride_divisors = stride_divisors;
     }
   }
 };

@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   req.order = "\0CFAX"[f.flags % 5];
   req.min_alignment = std::uint64_t{1} << (f.flags % 8);
   req.writable = static_cast<std::int32_t>(f.flags & 1);
-  req.strict_strides = static_cast<std::int32_t>((f.flags >> 1) & 1);
+  req.null_strides = static_cast<std::int32_t>((f.flags >> 1) & 3);  // 2 and 3 are read as REJECT
   const dlpm_status checked = dlpm_check(&t, &req);
 
   // dlpm_check_layout refuses exactly what dlpm_check refuses (no flags), with or without

@@ -210,7 +210,7 @@ TEST_CASE("C path: dlpm_managed_check_version, then dlpm_check_managed") {
     c.mutate(*m, p);
     dlpm_requirements req;
     dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
-    req.strict_strides = c.requirements.null_strides == dm::null_strides_policy::reject;
+    req.null_strides = static_cast<std::int32_t>(c.requirements.null_strides);  // DLPM_NULL_STRIDES_* are its values
     dlpm_status s = dlpm_managed_check_version(m);
     if (s == DLPM_OK) {
       s = dlpm_check_managed(m, &req);

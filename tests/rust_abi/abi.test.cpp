@@ -26,6 +26,7 @@ namespace rust = dlpm_rust_abi;
   X(DLPM_E_INVALID_ARGUMENT) X(DLPM_E_OUT_OF_MEMORY) X(DLPM_E_INTERNAL) \
   X(DLPM_E_MISALIGNED_METADATA) X(DLPM_E_UNSUPPORTED_VERSION) X(DLPM_E_PRODUCER_FAILED)                \
   X(DLPM_REQUIREMENTS_VERSION) X(DLPM_ANY_LEADING_DIM) X(DLPM_MAX_NDIM)                                 \
+  X(DLPM_NULL_STRIDES_ROW_MAJOR) X(DLPM_NULL_STRIDES_REJECT)                                            \
   X(DLPM_INLINE_OWNER_CAPACITY) X(DLPM_INLINE_OWNER_ALIGNMENT) X(DLPM_BUFFER_SIZE_UNKNOWN)
 
 // Before the C headers: rust_DLPM_OK = dlpm_rust_abi::DLPM_OK, and so on.
@@ -187,12 +188,15 @@ DLPM_ABI_SAME_FIELD(dlpm_requirements, num_device_types)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, device_id)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, min_alignment)
 DLPM_ABI_SAME_FIELD(dlpm_requirements, writable)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, strict_strides)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, leading_dim)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, stride_order)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, compact)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, shape_divisors)
-DLPM_ABI_SAME_FIELD(dlpm_requirements, stride_divisors)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, null_strides)
+DLPM_ABI_SAME_FIELD(dlpm_requirements, layout)
+
+DLPM_ABI_SAME_STRUCT(dlpm_layout_requirements)
+DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, leading_dim)
+DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, compact)
+DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, stride_order)
+DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, shape_divisors)
+DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, stride_divisors)
 
 // The deleters and the release callback take the same arguments.
 static_assert(std::is_same_v<decltype(::DLManagedTensor::deleter), void (*)(::DLManagedTensor*)>);

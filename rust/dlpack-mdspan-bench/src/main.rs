@@ -341,12 +341,14 @@ fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
         device_id: -1,
         min_alignment: std::mem::align_of::<f32>() as u64,
         writable: i32::from(writable),
-        strict_strides: 0,
-        leading_dim: sys::DLPM_ANY_LEADING_DIM,
-        compact: 0,
-        stride_order: ptr::null(),
-        shape_divisors: ptr::null(),
-        stride_divisors: ptr::null(),
+        null_strides: sys::DLPM_NULL_STRIDES_ROW_MAJOR,
+        layout: sys::dlpm_layout_requirements {
+            leading_dim: sys::DLPM_ANY_LEADING_DIM,
+            compact: 0,
+            stride_order: ptr::null(),
+            shape_divisors: ptr::null(),
+            stride_divisors: ptr::null(),
+        },
     }
 }
 

@@ -400,12 +400,14 @@ pub const DLPM_REQUIREMENTS_INIT: dlpm_requirements = dlpm_requirements {
     device_id: -1,
     min_alignment: 0,
     writable: 0,
-    strict_strides: 0,
-    leading_dim: DLPM_ANY_LEADING_DIM,
-    compact: 0,
-    stride_order: core::ptr::null(),
-    shape_divisors: core::ptr::null(),
-    stride_divisors: core::ptr::null(),
+    null_strides: DLPM_NULL_STRIDES_ROW_MAJOR,
+    layout: dlpm_layout_requirements {
+        leading_dim: DLPM_ANY_LEADING_DIM,
+        compact: 0,
+        stride_order: core::ptr::null(),
+        shape_divisors: core::ptr::null(),
+        stride_divisors: core::ptr::null(),
+    },
 };
 
 // Compile-time layout checks against the x86-64 / aarch64 Linux ABI. The authoritative,
@@ -422,6 +424,8 @@ const _: () = {
     assert!(size_of::<DLManagedTensorVersioned>() == 80);
     assert!(size_of::<dlpm_version_info>() == 20);
     assert!(size_of::<dlpm_requirements>() == 96);
+    assert!(size_of::<dlpm_layout_requirements>() == 32);
+    assert!(core::mem::offset_of!(dlpm_requirements, layout) == 64);
     assert!(size_of::<dlpm_checked_tensor>() == 64 + 8 * 64);
     assert!(size_of::<dlpm_message_plan>() == 56 + 16 * 64);
 };

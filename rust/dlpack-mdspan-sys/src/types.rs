@@ -310,13 +310,42 @@ pub struct dlpm_version_info {
 /// version 1; a later version appends fields.
 pub const DLPM_REQUIREMENTS_VERSION: u32 = 1;
 
-/// `DLPM_ANY_LEADING_DIM`: `dlpm_requirements::leading_dim` when no leading dimension is
-/// required.
+/// `DLPM_ANY_LEADING_DIM`: `dlpm_layout_requirements::leading_dim` when no leading
+/// dimension is required.
 pub const DLPM_ANY_LEADING_DIM: i32 = i32::MIN;
 
-/// `dlpm_requirements`: what a consumer requires of a tensor;
-/// `dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)` sets every field to
-/// "anything".
+/// `DLPM_NULL_STRIDES_ROW_MAJOR`: `dlpm_requirements::null_strides` reading NULL strides
+/// (ndim > 0) as compact row-major, as producers before DLPack 1.2 mean them (the default).
+pub const DLPM_NULL_STRIDES_ROW_MAJOR: i32 = 0;
+
+/// `DLPM_NULL_STRIDES_REJECT`: `dlpm_requirements::null_strides` refusing NULL strides
+/// (ndim > 0) with `DLPM_E_NULL_STRIDES`. The library reads any value other than the two
+/// constants as this one.
+pub const DLPM_NULL_STRIDES_REJECT: i32 = 1;
+
+/// `dlpm_layout_requirements`: CuTe DSL's layout vocabulary, `dlpm_requirements::layout`.
+/// Each array, when not NULL, has one entry per mode of the tensor checked.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dlpm_layout_requirements {
+    /// `DLPM_ANY_LEADING_DIM`, or the mode whose stride must be 1 (negative: counted from
+    /// the last mode). CuTe DSL's `leading_dim`.
+    pub leading_dim: i32,
+    /// Nonzero, with `stride_order`: the tensor must be compact in that order.
+    pub compact: i32,
+    /// NULL, or the tensor's modes from outermost to innermost (CuTe's `stride_order`,
+    /// PyTorch's `dim_order`).
+    pub stride_order: *const i32,
+    /// NULL, or a divisor per mode of its extent (0 or 1: free).
+    pub shape_divisors: *const i64,
+    /// NULL, or a divisor per mode of its stride (modes of extent 1 are free).
+    pub stride_divisors: *const i64,
+}
+
+/// `dlpm_requirements`: what a consumer requires of a tensor, the C++ core's
+/// `tensor_requirements` under the same field names (`i32` where C++ has a `bool` or the
+/// null strides enum); `dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION)` sets every
+/// field to "anything".
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct dlpm_requirements {
@@ -343,20 +372,11 @@ pub struct dlpm_requirements {
     pub min_alignment: u64,
     /// Nonzero: refuse READ_ONLY managed tensors.
     pub writable: i32,
-    /// Nonzero: NULL strides (ndim > 0) are an error instead of row-major.
-    pub strict_strides: i32,
-    /// Version 2: `DLPM_ANY_LEADING_DIM`, or the mode whose stride must be 1 (negative:
-    /// counted from the last mode). CuTe DSL's `leading_dim`.
-    pub leading_dim: i32,
-    /// Nonzero, with `stride_order`: the tensor must be compact in that order.
-    pub compact: i32,
-    /// NULL, or the tensor's modes from outermost to innermost (CuTe's `stride_order`,
-    /// PyTorch's `dim_order`): one entry per mode of the tensor checked.
-    pub stride_order: *const i32,
-    /// NULL, or a divisor per mode of its extent (0 or 1: free).
-    pub shape_divisors: *const i64,
-    /// NULL, or a divisor per mode of its stride (modes of extent 1 are free).
-    pub stride_divisors: *const i64,
+    /// `DLPM_NULL_STRIDES_ROW_MAJOR` or `DLPM_NULL_STRIDES_REJECT`: what NULL strides
+    /// (ndim > 0) mean.
+    pub null_strides: i32,
+    /// CuTe DSL's layout vocabulary.
+    pub layout: dlpm_layout_requirements,
 }
 
 /// `dlpm_release_fn`: called exactly once, with `ctx`, when the last owner of a

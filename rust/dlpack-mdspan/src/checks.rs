@@ -376,11 +376,14 @@ mod tests {
                     r.device_id,
                     r.min_alignment,
                     r.writable,
-                    r.strict_strides,
-                    r.leading_dim,
+                    r.null_strides,
+                    r.layout.leading_dim,
                 ),
-                (r.stride_order.is_null(), r.compact),
-                (r.shape_divisors.is_null(), r.stride_divisors.is_null()),
+                (r.layout.stride_order.is_null(), r.layout.compact),
+                (
+                    r.layout.shape_divisors.is_null(),
+                    r.layout.stride_divisors.is_null(),
+                ),
             )
         };
         assert_eq!(fields(&ours), fields(&theirs));

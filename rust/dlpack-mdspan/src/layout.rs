@@ -90,11 +90,13 @@ impl ManagedTensor {
         per_mode("stride_divisors", req.stride_divisors.map(<[i64]>::len))?;
         let mut c = any_requirements();
         c.min_alignment = req.min_alignment;
-        c.leading_dim = req.leading_dim.unwrap_or(sys::DLPM_ANY_LEADING_DIM);
-        c.stride_order = req.stride_order.map_or(ptr::null(), <[i32]>::as_ptr);
-        c.compact = i32::from(req.compact);
-        c.shape_divisors = req.shape_divisors.map_or(ptr::null(), <[i64]>::as_ptr);
-        c.stride_divisors = req.stride_divisors.map_or(ptr::null(), <[i64]>::as_ptr);
+        c.layout = sys::dlpm_layout_requirements {
+            leading_dim: req.leading_dim.unwrap_or(sys::DLPM_ANY_LEADING_DIM),
+            compact: i32::from(req.compact),
+            stride_order: req.stride_order.map_or(ptr::null(), <[i32]>::as_ptr),
+            shape_divisors: req.shape_divisors.map_or(ptr::null(), <[i64]>::as_ptr),
+            stride_divisors: req.stride_divisors.map_or(ptr::null(), <[i64]>::as_ptr),
+        };
         // SAFETY: the tensor is live; every pointer in `c` is NULL or a slice of exactly
         // ndim entries (checked above) that outlives the call.
         check(unsafe { sys::dlpm_check_managed(self.as_ptr(), &c) })

@@ -45,12 +45,14 @@ fn sentinel() -> sys::dlpm_requirements {
         device_id: 42,
         min_alignment: 64,
         writable: 1,
-        strict_strides: 1,
-        leading_dim: 9,
-        stride_order: ptr::null(),
-        compact: 9,
-        shape_divisors: ptr::null(),
-        stride_divisors: ptr::null(),
+        null_strides: sys::DLPM_NULL_STRIDES_REJECT,
+        layout: sys::dlpm_layout_requirements {
+            leading_dim: 9,
+            compact: 9,
+            stride_order: ptr::null(),
+            shape_divisors: ptr::null(),
+            stride_divisors: ptr::null(),
+        },
     }
 }
 
@@ -67,7 +69,7 @@ fn same(a: &sys::dlpm_requirements, b: &sys::dlpm_requirements) -> bool {
         a.device_id,
         a.min_alignment,
         a.writable,
-        a.strict_strides,
+        a.null_strides,
     ) == (
         b.version,
         b.check_dtype,
@@ -80,8 +82,8 @@ fn same(a: &sys::dlpm_requirements, b: &sys::dlpm_requirements) -> bool {
         b.device_id,
         b.min_alignment,
         b.writable,
-        b.strict_strides,
-    ) && (a.leading_dim, a.compact) == (b.leading_dim, b.compact)
+        b.null_strides,
+    ) && (a.layout.leading_dim, a.layout.compact) == (b.layout.leading_dim, b.layout.compact)
 }
 
 #[test]
@@ -95,13 +97,18 @@ fn init_sets_the_version_and_the_defaults() {
         (req.order, req.num_device_types, req.min_alignment),
         (0, 0, 0)
     );
-    assert_eq!((req.writable, req.strict_strides), (0, 0));
     assert_eq!(
-        (req.leading_dim, req.compact),
+        (req.writable, req.null_strides),
+        (0, sys::DLPM_NULL_STRIDES_ROW_MAJOR)
+    );
+    assert_eq!(
+        (req.layout.leading_dim, req.layout.compact),
         (sys::DLPM_ANY_LEADING_DIM, 0)
     );
     assert!(
-        req.stride_order.is_null() && req.shape_divisors.is_null() && req.stride_divisors.is_null()
+        req.layout.stride_order.is_null()
+            && req.layout.shape_divisors.is_null()
+            && req.layout.stride_divisors.is_null()
     );
 }
 
