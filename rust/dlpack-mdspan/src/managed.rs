@@ -15,6 +15,8 @@ use crate::types::{DataType, Device, Flags};
 // The exports (from_vec and the builders VecExport, OwnerExport): Rust memory into a
 // tensor. This file keeps the ownership: taking, handing on, reading, dropping.
 mod export;
+#[cfg(feature = "ndarray")]
+pub(crate) use export::{export_in_bounds, exports_in_bounds, InBoundsStrides, IN_BOUNDS_MAX_NDIM};
 pub use export::{OwnerExport, VecExport};
 
 /// An owned DLPack tensor: a `DLManagedTensorVersioned*` whose deleter this handle calls

@@ -114,13 +114,14 @@ fn views_of_null_strides_above_rank_8_resolve_them_too() {
     assert_eq!(copy.strides(), &expected[..]);
 }
 
-// An ndarray export allocates nothing in Rust: the array's Vec moves into the tensor, whose
-// one allocation (the DLManagedTensorVersioned with the owner's bytes inside, made by the
-// facade's dlpm_managed_new_inline, in C++) this allocator does not see; shape and strides
-// go through the stack. Negative strides and an offset into the Vec included.
+// An ndarray export allocates once: the array's Vec moves into the tensor's one allocation
+// (the DLManagedTensorVersioned with its shape, strides and the Vec inside, made in Rust for
+// a layout valid by construction), and nothing else is allocated, in Rust or by the facade
+// (which this allocator does not see: its allocation would leave the count at 0). Negative
+// strides and an offset into the Vec included.
 #[cfg(feature = "ndarray")]
 #[test]
-fn ndarray_exports_allocate_nothing_in_rust() {
+fn ndarray_exports_allocate_the_tensor_only() {
     use dlpack_mdspan::ManagedTensor;
     use ndarray::{s, Array, IxDyn};
     let a = Array::from_shape_vec((3, 4), (0..12).map(|i| i as f32).collect()).unwrap();
@@ -131,9 +132,23 @@ fn ndarray_exports_allocate_nothing_in_rust() {
         tensors.push(ManagedTensor::from_ndarray(reversed).unwrap());
         tensors.push(ManagedTensor::from_ndarray(d).unwrap());
     });
-    assert_eq!(n, 0);
+    assert_eq!(n, 2);
     assert_eq!(tensors[0].strides().unwrap(), Some(&[-4, 1][..]));
     assert_eq!(tensors[0].view::<f32>().unwrap().get(&[0, 0]), Some(&9.0));
+}
+
+// So does a Vec export of a row-major shape inside the Vec: one allocation, the tensor's.
+#[test]
+fn vec_exports_allocate_the_tensor_only() {
+    use dlpack_mdspan::ManagedTensor;
+    let (a, b) = (vec![0.0f32; 6], vec![0u64; 24]);
+    let mut tensors = Vec::with_capacity(2);
+    let n = allocations_in(|| {
+        tensors.push(ManagedTensor::from_vec(a, &[2, 3]).unwrap());
+        tensors.push(ManagedTensor::from_vec(b, &[2, 3, 4]).unwrap());
+    });
+    assert_eq!(n, 2);
+    assert_eq!(tensors[1].strides().unwrap(), Some(&[12, 4, 1][..]));
 }
 
 /// A strided view's `to_vec` allocates its result and its index and nothing else: it does

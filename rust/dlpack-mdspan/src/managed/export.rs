@@ -3,7 +3,7 @@
 //! of memory it describes), through the facade's `dlpm_managed_new_inline`.
 
 use std::ffi::c_void;
-use std::mem::ManuallyDrop;
+use std::mem::{ManuallyDrop, MaybeUninit};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 
@@ -186,10 +186,38 @@ impl<'a, T: Element> VecExport<'a, T> {
     }
 }
 
-/// The one path of every `Vec` export ([`VecExport::finish`], [`ManagedTensor::from_vec`]):
-/// the element size rule, the offset in bytes, and the facade's checks with the `Vec`'s
-/// size, a layout outside it worded in its elements.
+/// The one path of every `Vec` export ([`VecExport::finish`], [`ManagedTensor::from_vec`]).
+/// A compact row-major layout (no strides, no offset, no flags) inside the `Vec`, of an
+/// element type the facade accepted, is valid by construction: it is made here
+/// ([`export_in_bounds`]) without the facade's re-validation. Everything else takes
+/// [`export_vec_checked`].
+#[inline]
 fn export_vec<T: Element>(
+    vec: Vec<T>,
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    offset: usize,
+    flags: Flags,
+) -> Result<ManagedTensor, Error> {
+    if strides.is_none()
+        && offset == 0
+        && flags.bits() == 0
+        && row_major_in_vec(shape, vec.len())
+        && exports_in_bounds::<T>()
+    {
+        // SAFETY: row_major_in_vec found at most IN_BOUNDS_MAX_NDIM extents, none negative,
+        // at least one element and at most vec.len(): the compact row-major layout
+        // addresses, from element 0, elements 0 to count - 1 only; exports_in_bounds
+        // checked T's element size, unpadded.
+        return Ok(unsafe { export_in_bounds(vec, shape, InBoundsStrides::RowMajor, 0) });
+    }
+    export_vec_checked(vec, shape, strides, offset, flags)
+}
+
+/// A `Vec` export through the facade: the element size rule, the offset in bytes, and the
+/// facade's checks with the `Vec`'s size, a layout outside it worded in its elements.
+#[inline(never)]
+fn export_vec_checked<T: Element>(
     mut vec: Vec<T>,
     shape: &[i64],
     strides: Option<&[i64]>,
@@ -201,8 +229,7 @@ fn export_vec<T: Element>(
     // lane) is stored padded, and says so (the C++ core's subbyte_flags); any other
     // registration must fill its bytes exactly. A type that breaks Element's size
     // promise is refused here, before a consumer could read past the Vec.
-    let padded = T::DTYPE.storage_itemsize(false) != Some(size)
-        && T::DTYPE.storage_itemsize(true) == Some(size);
+    let padded = is_padded::<T>();
     checks::check_element_size::<T>(if padded {
         Flags::IS_SUBBYTE_TYPE_PADDED.0
     } else {
@@ -258,6 +285,169 @@ fn export_vec<T: Element>(
             }
             Err(error)
         }
+    }
+}
+
+/// Whether `T`'s size is only the padded storage of its dtype (one byte per sub-byte lane):
+/// a constant of the type.
+#[inline]
+const fn is_padded<T: Element>() -> bool {
+    let size = std::mem::size_of::<T>();
+    !matches!(T::DTYPE.storage_itemsize(false), Some(s) if s == size)
+        && matches!(T::DTYPE.storage_itemsize(true), Some(s) if s == size)
+}
+
+/// Whether [`export_in_bounds`] may export elements of `T`: stored unpadded, and accepted
+/// by the facade's element-size check (remembered after the first time:
+/// [`checks::check_element_size`]). A `false` leaves the export to the facade's path, which
+/// words any refusal.
+#[inline]
+pub(crate) fn exports_in_bounds<T: Element>() -> bool {
+    !is_padded::<T>() && checks::check_element_size::<T>(0).is_ok()
+}
+
+/// The most dimensions a tensor made by [`export_in_bounds`] holds in its own allocation
+/// (a higher rank goes through the facade's export).
+pub(crate) const IN_BOUNDS_MAX_NDIM: usize = 8;
+
+/// Whether a `Vec` of `len` elements holds every element of the compact row-major layout
+/// of `shape`, with at least one element and at most [`IN_BOUNDS_MAX_NDIM`] extents, none
+/// negative: the layouts [`export_in_bounds`] makes from [`InBoundsStrides::RowMajor`].
+/// Anything else is left to the facade, which validates it and words the refusal.
+#[inline]
+fn row_major_in_vec(shape: &[i64], len: usize) -> bool {
+    if shape.len() > IN_BOUNDS_MAX_NDIM {
+        return false;
+    }
+    let mut count: u64 = 1; // rank 0: one element, which the Vec must hold too
+    for &extent in shape {
+        let Ok(extent) = u64::try_from(extent) else {
+            return false;
+        };
+        match count.checked_mul(extent) {
+            Some(c) => count = c,
+            None => return false,
+        }
+    }
+    count > 0 && count <= len as u64
+}
+
+/// The strides of a tensor [`export_in_bounds`] makes, in elements.
+pub(crate) enum InBoundsStrides<'a> {
+    /// Compact row-major, computed from the shape.
+    RowMajor,
+    /// These, one per extent.
+    Given(&'a [i64]),
+}
+
+/// A tensor made in Rust, in one allocation: the `DLManagedTensorVersioned` first (its
+/// address is the block's, for [`delete_in_bounds`]), its shape and strides (the rank's
+/// entries written), and the `Vec` whose elements it describes.
+#[repr(C)]
+struct InBoundsBlock<T> {
+    managed: sys::DLManagedTensorVersioned,
+    shape: [MaybeUninit<i64>; IN_BOUNDS_MAX_NDIM],
+    strides: [MaybeUninit<i64>; IN_BOUNDS_MAX_NDIM],
+    vec: Vec<T>,
+}
+
+/// The deleter of every tensor [`export_in_bounds`] makes: frees the block, the `Vec`
+/// with it. It cannot unwind: dropping a `Vec` of `Copy` elements runs no user code (it
+/// only frees; an allocator failure aborts).
+///
+/// # Safety
+///
+/// `managed` is NULL or a tensor made by [`export_in_bounds::<T>`], not deleted yet.
+unsafe extern "C" fn delete_in_bounds<T>(managed: *mut sys::DLManagedTensorVersioned) {
+    if !managed.is_null() {
+        // SAFETY: by the contract, managed is the first field (repr(C)) of a live, fully
+        // initialised Box<InBoundsBlock<T>> leaked by export_in_bounds (the unwritten
+        // shape and stride entries are MaybeUninit), freed exactly once, here.
+        drop(unsafe { Box::from_raw(managed.cast::<InBoundsBlock<T>>()) });
+    }
+}
+
+/// Exports `vec` as a host tensor of `shape` and `strides` (in elements) whose element
+/// `[0, 0, ...]` is `vec[offset]`, without asking the facade: one allocation holds the
+/// managed tensor, its shape and strides, and the `Vec`; no flags. This is the export of a
+/// layout valid by construction (from_vec's row-major shape inside the Vec, an
+/// `ndarray::Array`'s own layout), which the facade's validation would only repeat; every
+/// consumer still validates what it views (a `ManagedTensor`'s views through the facade).
+///
+/// # Safety
+///
+/// - `shape` has at most [`IN_BOUNDS_MAX_NDIM`] entries, none negative, addressing at
+///   least one element; [`InBoundsStrides::Given`] strides have as many entries.
+/// - Every index of the layout addresses, from `vec[offset]`, an element of `vec` (so the
+///   element count, the span and the byte offset all fit `isize`).
+/// - `T` passed the facade's element-size check without IS_SUBBYTE_TYPE_PADDED
+///   ([`exports_in_bounds`]), so `T::DTYPE` is a dtype the core accepts whose elements are
+///   `size_of::<T>()` bytes.
+pub(crate) unsafe fn export_in_bounds<T: Element>(
+    mut vec: Vec<T>,
+    shape: &[i64],
+    strides: InBoundsStrides<'_>,
+    offset: usize,
+) -> ManagedTensor {
+    let ndim = shape.len();
+    debug_assert!(ndim <= IN_BOUNDS_MAX_NDIM);
+    let data = vec.as_mut_ptr().cast::<c_void>(); // writable: the Vec is the tensor's alone
+    let block = Box::into_raw(Box::<InBoundsBlock<T>>::new_uninit()).cast::<InBoundsBlock<T>>();
+    // SAFETY: block is a live allocation for an InBoundsBlock<T>, written here field by
+    // field through raw places (no reference to the uninitialised block), every field
+    // before the tensor is handed out: `managed` whole, `vec`, and the first ndim entries
+    // of shape and strides (the others are MaybeUninit). Its contents stay where they are
+    // until delete_in_bounds frees it, so the shape and strides pointers stay valid that
+    // long; they and the tensor's pointer derive from the raw `block`, so the tensor's
+    // pointer keeps the whole block's provenance for the deleter's Box::from_raw.
+    unsafe {
+        let shape_out = ptr::addr_of_mut!((*block).shape).cast::<i64>();
+        let strides_out = ptr::addr_of_mut!((*block).strides).cast::<i64>();
+        // Element by element: a rank's few entries cost less than a call to memcpy.
+        match strides {
+            InBoundsStrides::Given(s) => {
+                debug_assert_eq!(s.len(), ndim);
+                for (r, (&n, &s)) in shape.iter().zip(s).enumerate() {
+                    shape_out.add(r).write(n);
+                    strides_out.add(r).write(s);
+                }
+            }
+            InBoundsStrides::RowMajor => {
+                // Every partial product is at most the element count, which fits isize.
+                let mut stride = 1i64;
+                for (r, &n) in shape.iter().enumerate().rev() {
+                    shape_out.add(r).write(n);
+                    strides_out.add(r).write(stride);
+                    stride = stride.wrapping_mul(n);
+                }
+            }
+        }
+        ptr::addr_of_mut!((*block).managed).write(sys::DLManagedTensorVersioned {
+            version: sys::DLPackVersion {
+                major: sys::DLPACK_MAJOR_VERSION,
+                minor: sys::DLPACK_MINOR_VERSION,
+            },
+            manager_ctx: block.cast::<c_void>(),
+            deleter: Some(delete_in_bounds::<T>),
+            flags: 0,
+            dl_tensor: sys::DLTensor {
+                data,
+                device: Device::CPU.0,
+                ndim: ndim as i32,
+                dtype: T::DTYPE.0,
+                shape: shape_out,
+                strides: strides_out,
+                // offset < vec.len(), and the Vec's bytes fit isize.
+                byte_offset: (offset * std::mem::size_of::<T>()) as u64,
+            },
+        });
+        ptr::addr_of_mut!((*block).vec).write(vec);
+    }
+    ManagedTensor {
+        // SAFETY: Box::into_raw is never NULL; `managed` is the first field of the repr(C)
+        // block, at its address.
+        ptr: unsafe { NonNull::new_unchecked(block.cast::<sys::DLManagedTensorVersioned>()) },
+        made_here: true,
     }
 }
 

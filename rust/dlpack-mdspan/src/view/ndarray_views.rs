@@ -20,7 +20,9 @@ use ndarray::{
 use super::{Elements, TensorView, TensorViewMut};
 use crate::checks::MAX_NDIM;
 use crate::error::{Error, Status};
-use crate::managed::ManagedTensor;
+use crate::managed::{
+    export_in_bounds, exports_in_bounds, InBoundsStrides, ManagedTensor, IN_BOUNDS_MAX_NDIM,
+};
 use crate::types::{Device, Element, Flags};
 
 /// The parts of an ndarray view of `elements`: its shape as `D`, the lowest address the
@@ -220,6 +222,23 @@ impl ManagedTensor {
     /// ```
     pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
         let layout = NdLayout::of(&array)?;
+        if !array.is_empty() && array.ndim() <= IN_BOUNDS_MAX_NDIM && exports_in_bounds::<T>() {
+            let (vec, offset) = array.into_raw_vec_and_offset();
+            // SAFETY: ndarray's invariant for an owned array: every index of its shape, moved
+            // by its strides (in elements) from its first element, `vec[offset]`, addresses
+            // an initialised element of its Vec (offset is Some for a non-empty array), so
+            // the count, span and offset fit isize; the array is not empty and its rank is at
+            // most IN_BOUNDS_MAX_NDIM, with as many strides as extents; exports_in_bounds
+            // checked T's element size, unpadded.
+            return Ok(unsafe {
+                export_in_bounds(
+                    vec,
+                    layout.shape(),
+                    InBoundsStrides::Given(layout.strides()),
+                    offset.unwrap_or(0),
+                )
+            });
+        }
         let (vec, offset) = array.into_raw_vec_and_offset();
         Self::build_from_vec(vec, layout.shape())
             .strides(layout.strides())
