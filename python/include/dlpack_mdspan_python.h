@@ -424,6 +424,15 @@ DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
 DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
                                          PyObject* malformed, long long* out) DLPM_NOEXCEPT;
 
+/** The one decoding of a consumer's `stream` argument to __dlpack__ (the array API's stream:
+ * None or an integer), for every producer that takes integer streams: returns 1 for None
+ * (*value untouched), 0 with the integer in *value, or -1 with an exception set: TypeError
+ * for anything but an int ("__dlpack__: stream must be None or an integer for <memory>
+ * memory, not <its type>", `memory` naming the tensor's memory: "CPU", "CUDA"), and
+ * dlpm_py_integer_in_range's OverflowError for an int outside int64 (never narrowed into
+ * another stream). What the integer means is the caller's (the device's rule). */
+DLPM_PY_API int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -250,11 +250,9 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       (target.device_type == kDLCPU ||
        (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_stream_memory(target.device_type))))) {
     long long value = 0;
-    if (!PyLong_Check(stream)) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
-      return NULL;
-    }
-    if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return NULL;
+    if (dlpm_py_stream_integer(stream, target.device_type == kDLCPU ? "CPU" : dlpm_device_type_name(target.device_type),
+                               &value) != 0)
+      return NULL; /* not None: an exception is set */
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
      * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,
      * as PyTorch does (their suites assert the types). */
