@@ -86,7 +86,7 @@ bool sets_layout(const dlpm_requirements& r) noexcept {
 }
 
 // Every field but the layout ones (left empty).
-dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
+DLPM_HOT_INLINE inline dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
   dm::tensor_requirements c;
   c.check_dtype = r.check_dtype != 0;
   c.dtype = r.dtype;
@@ -587,7 +587,7 @@ namespace {
 
 // `tensor` with `flags` is what dlpm_check_tensor accepted as `checked`: the same
 // description (or the very struct), sub-byte elements stored the same way.
-bool same_as_checked(const DLTensor& tensor, std::uint64_t flags, const dlpm_checked_tensor& checked) noexcept {
+DLPM_HOT_INLINE inline bool same_as_checked(const DLTensor& tensor, std::uint64_t flags, const dlpm_checked_tensor& checked) noexcept {
   const DLTensor& c = *checked.tensor;
   if (((flags ^ checked.flags) & dm::flag_is_subbyte_type_padded) != 0 || tensor.ndim != checked.ndim) return false;
   if (&tensor == &c) return true;

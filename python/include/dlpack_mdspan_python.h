@@ -258,7 +258,8 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
-/** Takes ownership of `t` (which must be valid: dlpm_validate) and returns an instance of
+/** Takes ownership of `t` (which must be valid: the structure is checked once, here, with
+ * its flags, as dlpm_check_tensor checks it; a malformed one is BufferError) and returns an instance of
  * dlpack_mdspan.Tensor, a ready Python type with __dlpack__(*, stream=None, max_version=None,
  * dl_device=None, copy=None), __dlpack_device__(), read-only shape, strides (in elements),
  * dtype ((code, bits, lanes)), device ((device_type, device_id)) and readonly, and
