@@ -348,7 +348,7 @@ DLPM_API dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, c
  * of making the structure's pass again. It is used only when `tensor` is checked->tensor or an
  * equal description (the same data, byte_offset, ndim, dtype, device, shape and strides, NULL
  * where those were NULL) and `flags` carry checked->flags' IS_SUBBYTE_TYPE_PADDED bit; else
- * the tensor is checked in full, as dlpm_check_managed checks it. For a holder of a tensor that
+ * (checked->tensor NULL included) the tensor is checked in full, as dlpm_check_managed checks it. For a holder of a tensor that
  * hands out exports of it (dlpack_mdspan.Tensor): validate once, when the tensor is made.
  * Precondition: checked->tensor, with its shape and strides, is unchanged since
  * dlpm_check_tensor filled `checked` (whose `version` is DLPM_CHECKED_TENSOR_VERSION). */

@@ -694,6 +694,8 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   other[1] = 3;
   CHECK(dlpm_check_prechecked(&restrided, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   CHECK(dlpm_check_prechecked(&t, dm::flag_is_subbyte_type_padded, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  checked.tensor = nullptr;  // no checked form carried: in full
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   // The strict strides policy is the structure's: NULL strides are refused as dlpm_check_managed refuses them.
   DLTensor implicit{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
   REQUIRE(dlpm_check_tensor(&implicit, 0, nullptr, 0, &checked) == DLPM_OK);

@@ -623,8 +623,11 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   o->checked = checked;
   o->checked.tensor = &o->view;
   /* Our own strides (base's NULL, or an empty tensor's): the view differs from what was
-   * checked in its strides alone, which the check learns from; checked again (valid: cannot fail). */
-  if (o->strides != t->dl_tensor.strides) dlpm_check_tensor(&o->view, t->flags, NULL, 0, &o->checked);
+   * checked in its strides alone, which the check learns from; checked again. It cannot
+   * fail (row-major strides of a valid shape); if it did, no checked form is carried
+   * (tensor NULL) and every import checks the export in full. */
+  if (o->strides != t->dl_tensor.strides && dlpm_check_tensor(&o->view, t->flags, NULL, 0, &o->checked) != DLPM_OK)
+    o->checked.tensor = NULL;
   o->base = t;
   return (PyObject*)o;
 fail:
