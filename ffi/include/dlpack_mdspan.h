@@ -357,6 +357,19 @@ typedef struct dlpm_checked_tensor {
 DLPM_API dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req,
                                        size_t element_size, dlpm_checked_tensor* out) DLPM_NOEXCEPT;
 
+/** dlpm_check_managed's verdict, status and message for a tensor whose structure
+ * dlpm_check_tensor has already accepted: `tensor` with `flags` (a managed tensor's; 0 for a
+ * bare DLTensor) against `req`, reading what the earlier check learned from `checked` instead
+ * of making the structure's pass again. It is used only when `tensor` is checked->tensor or an
+ * equal description (the same data, byte_offset, ndim, dtype, device, shape and strides, NULL
+ * where those were NULL) and `flags` carry checked->flags' IS_SUBBYTE_TYPE_PADDED bit; else
+ * (checked->tensor NULL included) the tensor is checked in full, as dlpm_check_managed checks it. For a holder of a tensor that
+ * hands out exports of it (dlpack_mdspan.Tensor): validate once, when the tensor is made.
+ * Precondition: checked->tensor, with its shape and strides, is unchanged since
+ * dlpm_check_tensor filled `checked` (whose `version` is DLPM_CHECKED_TENSOR_VERSION). */
+DLPM_API dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flags, const dlpm_checked_tensor* checked,
+                                           const dlpm_requirements* req) DLPM_NOEXCEPT;
+
 /** dlpm_plan_message's `direction`: a send reads the tensor (every valid layout, broadcast
  * strides included); a receive writes it (not READ_ONLY, each element reached once). */
 #define DLPM_MESSAGE_SEND 0

@@ -148,7 +148,7 @@ bool sets_layout(const dlpm_layout_requirements& r) noexcept {
 // Every field but the layout ones (left empty). null_strides keeps its value: the core
 // reads every policy but row_major as reject, so a C value other than the two constants
 // refuses NULL strides, as "nonzero" did before the field had its C++ name.
-dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
+DLPM_HOT_INLINE inline dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
   dm::tensor_requirements c;
   c.check_dtype = r.check_dtype != 0;
   c.dtype = r.dtype;
@@ -643,6 +643,51 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   out->ndim = tensor->ndim;
   for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
   return DLPM_OK;
+}
+
+namespace {
+
+// `tensor` with `flags` is what dlpm_check_tensor accepted as `checked`: the same
+// description (or the very struct), sub-byte elements stored the same way.
+DLPM_HOT_INLINE inline bool same_as_checked(const DLTensor& tensor, std::uint64_t flags, const dlpm_checked_tensor& checked) noexcept {
+  const DLTensor& c = *checked.tensor;
+  if (((flags ^ checked.flags) & dm::flag_is_subbyte_type_padded) != 0 || tensor.ndim != checked.ndim) return false;
+  if (&tensor == &c) return true;
+  if (tensor.data != c.data || tensor.byte_offset != c.byte_offset || tensor.ndim != c.ndim ||
+      !dm::same_dtype(tensor.dtype, c.dtype) || tensor.device.device_type != c.device.device_type ||
+      tensor.device.device_id != c.device.device_id || (tensor.strides == nullptr) != (c.strides == nullptr))
+    return false;
+  for (std::int32_t r = 0; r < tensor.ndim; ++r)
+    if (tensor.shape[r] != c.shape[r] || (tensor.strides != nullptr && tensor.strides[r] != c.strides[r])) return false;
+  return true;
+}
+
+}  // namespace
+
+dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flags, const dlpm_checked_tensor* checked,
+                                  const dlpm_requirements* req) noexcept {
+  constexpr const char* function = "dlpm_check_prechecked";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (checked == nullptr) return null_argument(function, "checked");
+  if (req == nullptr) return null_argument(function, "req");
+  if (checked->version != DLPM_CHECKED_TENSOR_VERSION)
+    return unsupported_output(function, "dlpm_checked_tensor", checked->version, DLPM_CHECKED_TENSOR_VERSION);
+  if (!known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
+  if (checked->tensor == nullptr || !same_as_checked(*tensor, flags, *checked)) return check_tensor(*tensor, flags, *req);
+  dm::tensor_summary summary;
+  summary.numel = checked->numel;
+  summary.lowest_index = checked->lowest_index;
+  summary.highest_index = checked->highest_index;
+  summary.itemsize = checked->itemsize;
+  summary.implicit_strides = checked->implicit_strides != 0;
+  summary.row_major = checked->row_major != 0;
+  summary.ordered_unique = false;  // not carried; the requirements do not read it
+  // As check_tensor: the silent half, then the worded one (out of line, the full rules).
+  const auto known = dm::detail::checked_tensor_access::make(*tensor, flags, summary);
+  if (sets_layout(*req) ? dm::detail::requirements_met(known, to_core(*req, tensor->ndim))
+                        : dm::detail::requirements_met(known, to_core_without_layout(*req)))
+    return DLPM_OK;
+  return requirements_failed(*tensor, flags, *req);
 }
 
 dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t direction, int32_t moves_cuda_memory,

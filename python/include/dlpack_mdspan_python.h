@@ -258,7 +258,8 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
-/** Takes ownership of `t` (which must be valid: dlpm_validate) and returns an instance of
+/** Takes ownership of `t` (which must be valid: the structure is checked once, here, with
+ * its flags, as dlpm_check_tensor checks it; a malformed one is BufferError) and returns an instance of
  * dlpack_mdspan.Tensor, a ready Python type with __dlpack__(*, stream=None, max_version=None,
  * dl_device=None, copy=None), __dlpack_device__(), read-only shape, strides (in elements),
  * dtype ((code, bits, lanes)), device ((device_type, device_id)) and readonly, and
@@ -423,6 +424,15 @@ DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
  * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. */
 DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
                                          PyObject* malformed, long long* out) DLPM_NOEXCEPT;
+
+/** The one decoding of a consumer's `stream` argument to __dlpack__ (the array API's stream:
+ * None or an integer), for every producer that takes integer streams: returns 1 for None
+ * (*value untouched), 0 with the integer in *value, or -1 with an exception set: TypeError
+ * for anything but an int ("__dlpack__: stream must be None or an integer for <memory>
+ * memory, not <its type>", `memory` naming the tensor's memory: "CPU", "CUDA"), and
+ * dlpm_py_integer_in_range's OverflowError for an int outside int64 (never narrowed into
+ * another stream). What the integer means is the caller's (the device's rule). */
+DLPM_PY_API int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT;
 
 #ifdef __cplusplus
 }

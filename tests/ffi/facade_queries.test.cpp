@@ -627,6 +627,90 @@ TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes 
   CHECK(dlpm_check_tensor(&t, 0, nullptr, 0, nullptr) == DLPM_E_NULL_POINTER);
 }
 
+TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked before, without its structure's pass") {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(20261131);
+  int trusted = 0, copied = 0, refused = 0;
+  for (int n = 0; n < 50000; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    dlpm_checked_tensor checked{};
+    checked.version = DLPM_CHECKED_TENSOR_VERSION;
+    REQUIRE(dlpm_check_tensor(&r.t, r.flags, nullptr, 0, &checked) == DLPM_OK);  // random_tensor's are well formed
+    // The import's flags may differ from the holder's in READ_ONLY (legacy_writable drops it).
+    if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) r.flags ^= dm::flag_read_only;
+    random_requirements q(rng, r.t);
+    DLManagedTensorVersioned m{};
+    m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m.dl_tensor = r.t;
+    m.flags = r.flags;
+    const dlpm_status full = dlpm_check_managed(&m, &q.req);
+    const std::string message = full == DLPM_OK ? std::string() : std::string(dlpm_last_error());
+    // The very struct checked, and an export's equal description in arrays of its own.
+    REQUIRE(dlpm_check_prechecked(&r.t, r.flags, &checked, &q.req) == full);
+    if (full != DLPM_OK) REQUIRE(message == dlpm_last_error());
+    ++trusted;
+    refused += full != DLPM_OK;
+    std::int64_t shape[DLPM_MAX_NDIM] = {}, strides[DLPM_MAX_NDIM] = {};
+    DLTensor copy = r.t;
+    if (r.t.ndim > 0 && r.t.shape != nullptr) {
+      std::memcpy(shape, r.t.shape, sizeof(std::int64_t) * static_cast<std::size_t>(r.t.ndim));
+      copy.shape = shape;
+    }
+    if (r.t.ndim > 0 && r.t.strides != nullptr) {
+      std::memcpy(strides, r.t.strides, sizeof(std::int64_t) * static_cast<std::size_t>(r.t.ndim));
+      copy.strides = strides;
+    }
+    REQUIRE(dlpm_check_prechecked(&copy, r.flags, &checked, &q.req) == full);
+    if (full != DLPM_OK) REQUIRE(message == dlpm_last_error());
+    ++copied;
+  }
+  CHECK(trusted > 10000);
+  CHECK(copied == trusted);
+  CHECK(refused > 10000);
+  CHECK(trusted - refused > 1000);
+
+  // What the earlier check learned is read, not learned again: told (falsely) that a
+  // transposed tensor is C-contiguous, the call believes it; a different description (a
+  // copy's data, another stride, the other sub-byte storage) is checked in full.
+  float data[6] = {};
+  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2}, other[2] = {1, 2};
+  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
+  dlpm_checked_tensor checked{};
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
+  REQUIRE(checked.row_major == 0);
+  dlpm_requirements c_order;
+  REQUIRE(dlpm_requirements_init(&c_order, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
+  c_order.order = 'C';
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  checked.row_major = 1;  // the lie
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_OK);
+  DLTensor moved = t;
+  moved.data = data + 1;
+  CHECK(dlpm_check_prechecked(&moved, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  DLTensor restrided = t;
+  restrided.strides = other;
+  CHECK(dlpm_check_prechecked(&restrided, 0, &checked, &c_order) == DLPM_OK);  // equal strides: trusted
+  other[1] = 3;
+  CHECK(dlpm_check_prechecked(&restrided, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  CHECK(dlpm_check_prechecked(&t, dm::flag_is_subbyte_type_padded, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  checked.tensor = nullptr;  // no checked form carried: in full
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  // The strict strides policy is the structure's: NULL strides are refused as dlpm_check_managed refuses them.
+  DLTensor implicit{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  REQUIRE(dlpm_check_tensor(&implicit, 0, nullptr, 0, &checked) == DLPM_OK);
+  dlpm_requirements strict;
+  REQUIRE(dlpm_requirements_init(&strict, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
+  strict.strict_strides = 1;
+  CHECK(dlpm_check_prechecked(&implicit, 0, &checked, &strict) == DLPM_E_NULL_STRIDES);
+  // Arguments.
+  CHECK(dlpm_check_prechecked(nullptr, 0, &checked, &c_order) == DLPM_E_NULL_POINTER);
+  CHECK(dlpm_check_prechecked(&t, 0, nullptr, &c_order) == DLPM_E_NULL_POINTER);
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, nullptr) == DLPM_E_NULL_POINTER);
+  checked.version = 0;
+  CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_UNSUPPORTED_VERSION);
+}
+
 TEST_CASE("dlpm_plan_message is the core's plan_message: one admission for C, C++ and Python") {
   alignas(64) static unsigned char buffer[4096];
   std::mt19937_64 rng(20261130);

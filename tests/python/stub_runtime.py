@@ -11,6 +11,7 @@ never made to wait reads stale memory.
 """
 import ctypes
 import os
+import re
 import subprocess
 import sys
 
@@ -222,8 +223,11 @@ def test_stream_values_the_array_api_refuses(rt, refused_stream):
     for kind in (AssertionError, RuntimeError):
         with pytest.raises(kind, match=rf"unsupported stream on {rt.kind}: {stream}"):
             t.__dlpack__(max_version=(1, 3), stream=stream)
-    with pytest.raises(TypeError, match=f"stream must be None or an integer for {rt.kind} memory"):
+    message = f"__dlpack__: stream must be None or an integer for {rt.kind} memory, not <class 'str'>"
+    with pytest.raises(TypeError, match=f"^{re.escape(message)}$") as caught:  # the one decoding (dlpm_py_stream_integer)
         t.__dlpack__(max_version=(1, 3), stream="a stream")
+    assert caught.type is TypeError
+    del caught  # its traceback holds this frame, and t's device capsule, in a cycle
     # an integer past int64 is no other stream: refused before it is narrowed
     for past in (2**63, -(2**63) - 1):
         with pytest.raises(OverflowError, match=rf"__dlpack__: stream = {past} is out of range"):

@@ -15,6 +15,7 @@ import ctypes
 import gc
 import os
 import random
+import re
 
 import pytest
 
@@ -262,6 +263,18 @@ def test_tensor_dlpack_arguments_are_range_checked(kwargs, outcome):
     kind, message = outcome
     with pytest.raises(kind, match=message):
         t.__dlpack__(**kwargs)
+
+
+def test_a_stream_that_is_no_integer_is_the_one_type_error():
+    """Every integer-stream producer decodes the stream object in one place
+    (dlpm_py_stream_integer): exactly TypeError, with the one message of docs/errors.md."""
+    t = dl.tensor((2, 3))
+    for stream, name in (("0", "str"), (1.0, "float"), (object(), "object")):
+        message = f"__dlpack__: stream must be None or an integer for CPU memory, not <class '{name}'>"
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$") as caught:
+            t.__dlpack__(max_version=(1, 3), stream=stream)
+        assert caught.type is TypeError
+        del caught  # its traceback holds this frame in a cycle
 
 
 # ---- 2. producers whose answers lie, raise or are of the wrong kind -------------------------

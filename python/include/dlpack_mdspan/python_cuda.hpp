@@ -25,7 +25,6 @@
 #include <dlpack_mdspan/cuda.hpp>
 #include <dlpack_mdspan/python.hpp>
 
-#include <climits>
 #include <cstdint>
 #include <utility>
 
@@ -34,18 +33,11 @@ namespace dlpack_mdspan::python {
 namespace detail {
 
 // A Python stream argument as the array API's integer in *value (None: 1, the legacy default
-// stream). CUDA streams are integers: anything else is the consumer's TypeError, and one past
-// int64 its OverflowError (dlpm_py_integer_in_range: never narrowed into another stream).
-// false with the exception set.
+// stream), decoded by the component (dlpm_py_stream_integer: TypeError for anything but an
+// int, OverflowError past int64). false with the exception set.
 inline bool integer_stream(PyObject* stream, long long* value) noexcept {
   *value = 1;
-  if (stream == Py_None) return true;
-  if (!PyLong_Check(stream)) {
-    PyErr_Format(PyExc_TypeError, "stream must be None or an integer for CUDA memory, not %R",
-                 reinterpret_cast<PyObject*>(Py_TYPE(stream)));
-    return false;
-  }
-  return dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, nullptr, value) == 0;
+  return dlpm_py_stream_integer(stream, "CUDA", value) >= 0;
 }
 
 // Makes the consumer's stream wait for the producer's (nothing for -1, "no synchronisation").

@@ -13,6 +13,8 @@ typedef struct {
   PyObject_HEAD
   DLManagedTensorVersioned* base; /* owned; deleted with the object */
   int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones (NULL or empty) */
+  DLTensor view;                  /* what every zero-copy export describes: base's fields with `strides` */
+  dlpm_checked_tensor checked;    /* view's check, made once with base's flags: nothing changes view afterwards */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
@@ -58,14 +60,14 @@ static int export_failed(dlpm_status s) {
  * legacy export may carry reads it). 0, or -1 with an exception set. */
 static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
-  const DLTensor* b = &o->base->dl_tensor;
+  const DLTensor* b = &o->view;
   const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
   const char* reason = NULL;
   int32_t cause;
   DLManagedTensorVersioned* wrapped = NULL;
   dlpm_status s;
   Py_INCREF(self);
-  s = dlpm_managed_new(b->data, b->ndim, b->shape, o->strides, b->dtype, b->device, b->byte_offset, kept,
+  s = dlpm_managed_new(b->data, b->ndim, b->shape, b->strides, b->dtype, b->device, b->byte_offset, kept,
                        release_tensor_reference, self, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
@@ -248,11 +250,9 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       (target.device_type == kDLCPU ||
        (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_stream_memory(target.device_type))))) {
     long long value = 0;
-    if (!PyLong_Check(stream)) {
-      PyErr_SetString(PyExc_TypeError, "__dlpack__: stream must be None or an integer");
-      return NULL;
-    }
-    if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return NULL;
+    if (dlpm_py_stream_integer(stream, target.device_type == kDLCPU ? "CPU" : dlpm_device_type_name(target.device_type),
+                               &value) != 0)
+      return NULL; /* not None: an exception is set */
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
      * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,
      * as PyTorch does (their suites assert the types). */
@@ -496,8 +496,7 @@ static int exchange_to_dltensor(void* py_object, DLTensor* out) {
     PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
     return -1;
   }
-  *out = as_tensor(obj)->base->dl_tensor;
-  out->strides = as_tensor(obj)->strides;
+  *out = as_tensor(obj)->view;
   return 0;
 }
 
@@ -531,6 +530,10 @@ PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT {
   PyObject* type = ready_type();
   Py_XINCREF(type);
   return type;
+}
+
+const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj) {
+  return is_tensor(obj) ? &as_tensor(obj)->checked : NULL;
 }
 
 const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT {
@@ -580,13 +583,18 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   tensor_object* o;
   allocfunc alloc;
   int64_t numel;
+  dlpm_checked_tensor checked;
   dlpm_status s;
   if (t == NULL) {
     PyErr_SetString(PyExc_ValueError, "dlpm_py_tensor_new: the tensor is NULL (null pointer argument)");
     return NULL;
   }
   if ((s = dlpm_managed_check_version(t)) != DLPM_OK) return dlpm_py__raise_as(PyExc_BufferError, s); /* deleted */
-  if ((s = dlpm_validate(&t->dl_tensor)) != DLPM_OK) {
+  /* The one structural check of the tensor (as dlpm_validate, with its flags): the view every
+   * export describes is checked here, once, and consumers of the component read the result
+   * (dlpm_py__tensor_checked). */
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  if ((s = dlpm_check_tensor(&t->dl_tensor, t->flags, NULL, 0, &checked)) != DLPM_OK) {
     dlpm_py__raise_as(PyExc_BufferError, s);
     dlpm_managed_delete(t);
     return NULL;
@@ -610,6 +618,16 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
     }
     dlpm_layout(&shape_only, o->strides, t->dl_tensor.ndim, &numel); /* valid: cannot fail */
   }
+  o->view = t->dl_tensor;
+  o->view.strides = o->strides;
+  o->checked = checked;
+  o->checked.tensor = &o->view;
+  /* Our own strides (base's NULL, or an empty tensor's): the view differs from what was
+   * checked in its strides alone, which the check learns from; checked again. It cannot
+   * fail (row-major strides of a valid shape); if it did, no checked form is carried
+   * (tensor NULL) and every import checks the export in full. */
+  if (o->strides != t->dl_tensor.strides && dlpm_check_tensor(&o->view, t->flags, NULL, 0, &o->checked) != DLPM_OK)
+    o->checked.tensor = NULL;
   o->base = t;
   return (PyObject*)o;
 fail:

@@ -211,6 +211,22 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
   return DLPM_OK;
 }
 
+/* dlpm_check_managed's verdict on `t`, taken from `obj`: an export of a dlpack_mdspan.Tensor
+ * is checked against what the Tensor's own check learned when it was made (its structure is
+ * not validated again; an export that differs from the Tensor's view, a copy, is checked in
+ * full by dlpm_check_prechecked). `obj` NULL: not asked (a capsule, or a type that publishes
+ * no exchange table, as the Tensor's type does). */
+DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check) {
+  const dlpm_checked_tensor* checked = obj ? dlpm_py__tensor_checked(obj) : NULL;
+  return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
+}
+
+/* The same for a borrowed view (no flags): dlpm_check's verdict. */
+DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check) {
+  const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
+  return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
+}
+
 /* The import itself, the options checked: the tensor is validated against `check`, or not
  * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
  * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
@@ -232,6 +248,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
+  PyObject* publisher = NULL; /* obj, when its type publishes an exchange table (a Tensor's does) */
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
@@ -240,6 +257,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (check != NULL && facts.announces && facts.api == NULL && (s = dlpm_py_check_announced(obj, check)) != DLPM_OK)
       return s;
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
+    if (facts.api != NULL) publisher = obj;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
       api = facts.api;
@@ -268,7 +286,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   if ((bits == 0 ||
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
-      (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = dlpm_check_managed(t, check)) != DLPM_OK)
+      (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = check_tensor(publisher, t, check)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
@@ -386,7 +404,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = dlpm_check(&view, check)) != DLPM_OK) {
+      if (check != NULL && (s = check_view(obj, &view, check)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);
         return s;
       }

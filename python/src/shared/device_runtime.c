@@ -195,16 +195,11 @@ int dlpm_py__stream_from_object(int32_t device_type, PyObject* stream, void** ou
     PyErr_Format(PyExc_BufferError, "no device runtime serves device type %d", (int)device_type);
     return -1;
   }
-  if (stream == Py_None) {
-    *out = rt->none_stream;
-    return 0;
+  switch (dlpm_py_stream_integer(stream, rt->memory, &value)) {
+    case 1: *out = rt->none_stream; return 0;
+    case 0: break;
+    default: return -1;
   }
-  if (!PyLong_Check(stream)) {
-    PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an integer for %s memory, not %R", rt->memory,
-                 (PyObject*)Py_TYPE(stream));
-    return -1;
-  }
-  if (dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, &value) != 0) return -1;
   switch (rt->decode_stream(value, out)) {
     case 1: return 0;
     case 0: *wait = 0; return 0;

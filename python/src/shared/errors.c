@@ -73,6 +73,16 @@ dlpm_status dlpm_py__producer_failed(const char* what) {
   return DLPM_E_PRODUCER_FAILED;
 }
 
+int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT {
+  if (stream == Py_None) return 1;
+  if (!PyLong_Check(stream)) {
+    PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an integer for %s memory, not %R", memory,
+                 (PyObject*)Py_TYPE(stream));
+    return -1;
+  }
+  return dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, value);
+}
+
 int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max, PyObject* malformed,
                              long long* out) DLPM_NOEXCEPT {
   PyObject* integer = value != NULL ? PyNumber_Index(value) : NULL;

@@ -10,7 +10,9 @@
  *   export/  a tensor -> a Python object: dlpack_mdspan.Tensor with its exchange-API
  *            defaults, the host allocator, capsule making (calls shared/ and the facade)
  *   tensor_import.c  dlpm_py_tensor_import: the one file that calls both directions, through
- *            the two entries declared below (dlpm_py__import_ready, dlpm_py__tensor_new_ready) */
+ *            the two entries declared below (dlpm_py__import_ready, dlpm_py__tensor_new_ready)
+ *   The import asks the export one question, declared below too: the check a Tensor made of
+ *   what it exports (dlpm_py__tensor_checked), so that its exports are not validated again. */
 #ifndef DLPM_PY_SHARED_H
 #define DLPM_PY_SHARED_H
 
@@ -78,6 +80,12 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
  * of the Tensor makes the consumer's stream wait on it, and copies are ordered after it. On
  * failure t is deleted and the event released. */
 PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready ready);
+
+/* export/tensor.c: what the structural check of a dlpack_mdspan.Tensor learned when it was
+ * made, of the view every zero-copy export of it describes (unchanged for its lifetime: the
+ * Tensor has no setter), for dlpm_check_prechecked; NULL when obj is no Tensor. Sets no
+ * exception. */
+const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj);
 
 /* import/protocol.c: (device_type, device_id) from obj.__dlpack_device__(), each field
  * range-checked into DLDevice's (a malformed answer is BufferError, a raising one keeps its

@@ -52,7 +52,7 @@ def test_another_stream_waits_through_an_event_or_names_the_failed_call():
 
 def test_a_stream_that_is_not_an_integer_is_a_type_error():
     t = dlpm_cuda_stream.tensor_on_stream(LEGACY)
-    with pytest.raises(TypeError, match="stream must be None or an integer for CUDA memory"):
+    with pytest.raises(TypeError, match=r"^__dlpack__: stream must be None or an integer for CUDA memory, not <class 'str'>$"):
         t.__dlpack__(max_version=(1, 3), stream="queue")
 
 

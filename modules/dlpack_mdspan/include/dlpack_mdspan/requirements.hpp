@@ -136,11 +136,22 @@ DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_
 // refuses the nonsense that one words (noted where it is), which costs nothing when the
 // requirements are sound. On success, *summary_out (when not NULL) is what the structure's
 // pass learned, for a caller that keeps the checked tensor (check_tensor, the facade).
+// `known` (silent form only): what an earlier structure pass over this very tensor, with the
+// same IS_SUBBYTE_TYPE_PADDED, learned (a checked_tensor's summary); the pass is not made
+// again. Its one option-dependent verdict, NULL strides under the strict policy, is a silent
+// no: the worded form, which always makes the pass, words it.
 template <class Err>
 DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
-                                               tensor_summary* summary_out, Err err) noexcept {
+                                               tensor_summary* summary_out, Err err,
+                                               const tensor_summary* known = nullptr) noexcept {
   tensor_summary summary;
   auto structure = [&]() DLPM_HOT_INLINE {
+    if constexpr (!is_worded<Err>) {
+      if (known != nullptr) {
+        summary = *known;
+        return !(known->implicit_strides && req.null_strides == null_strides_policy::reject);
+      }
+    }
     return check_structure(t, structure_options{req.null_strides, (flags & flag_is_subbyte_type_padded) != 0}, summary, err);
   };
   auto rank = [&]() DLPM_HOT_INLINE { return required_rank(t, req, err); };
@@ -172,6 +183,12 @@ DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t fl
   return requirements_rules(t, flags, req, summary_out, silent{});
 }
 
+// The silent rules for a tensor a check has already accepted: its structure's pass is not
+// made again (requirements_rules' `known`). True exactly when check_requirements accepts.
+DLPM_HOT_INLINE inline bool requirements_met(const checked_tensor& checked, const tensor_requirements& req) noexcept {
+  return requirements_rules(checked.tensor(), checked.flags(), req, nullptr, silent{}, &checked.summary());
+}
+
 // The worded rules, out of line: only failures get here (requirements_met said no).
 DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                            error* err) noexcept {
@@ -194,6 +211,15 @@ inline namespace DLPM_ABI {
 DLPM_HOT_INLINE inline bool check_requirements(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                                error* err) noexcept {
   return detail::requirements_met(t, flags, req) || detail::requirements_failure(t, flags, req, err);
+}
+
+/// check_requirements for a tensor a check has already accepted (`checked`, its tensor
+/// unchanged since, its flags those the import carries now): every rule but the structure's
+/// pass, which is not made again (what that pass learned is in `checked`). A refusal is
+/// check_requirements' error, worded by its full rules.
+DLPM_HOT_INLINE inline bool check_requirements(const checked_tensor& checked, const tensor_requirements& req,
+                                               error* err) noexcept {
+  return detail::requirements_met(checked, req) || detail::requirements_failure(checked.tensor(), checked.flags(), req, err);
 }
 
 /// check_requirements, as a checked_tensor: the tensor with its `flags`, accepted by `req`,
