@@ -701,7 +701,7 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   REQUIRE(dlpm_check_tensor(&implicit, 0, nullptr, 0, &checked) == DLPM_OK);
   dlpm_requirements strict;
   REQUIRE(dlpm_requirements_init(&strict, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
-  strict.strict_strides = 1;
+  strict.null_strides = DLPM_NULL_STRIDES_REJECT;
   CHECK(dlpm_check_prechecked(&implicit, 0, &checked, &strict) == DLPM_E_NULL_STRIDES);
   // Arguments.
   CHECK(dlpm_check_prechecked(nullptr, 0, &checked, &c_order) == DLPM_E_NULL_POINTER);
