@@ -684,7 +684,7 @@ dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flags, const 
   summary.ordered_unique = false;  // not carried; the requirements do not read it
   // As check_tensor: the silent half, then the worded one (out of line, the full rules).
   const auto known = dm::detail::checked_tensor_access::make(*tensor, flags, summary);
-  if (sets_layout(*req) ? dm::detail::requirements_met(known, to_core(*req, tensor->ndim))
+  if (sets_layout(req->layout) ? dm::detail::requirements_met(known, to_core(*req, tensor->ndim))
                         : dm::detail::requirements_met(known, to_core_without_layout(*req)))
     return DLPM_OK;
   return requirements_failed(*tensor, flags, *req);
