@@ -467,7 +467,7 @@ template <strided_mdspan M, class Owner>
   requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, DLDevice device,
                                                            std::uint64_t extra_flags = 0) noexcept {
-  dlpack_tensor<M::rank()> view;
+  dlpack_tensor<M::rank()> view = detail::export_access::unfilled<M::rank()>();
   error err;
   if (!detail::export_access::fill(md, device, view, &err)) return unexpected_error(err);
   const std::uint64_t flags =
@@ -497,7 +497,7 @@ template <strided_mdspan M, class Owner>
 template <strided_mdspan M, class Owner>
   requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, DLDevice device, std::uint64_t extra_flags = 0) {
-  dlpack_tensor<M::rank()> view;
+  dlpack_tensor<M::rank()> view = detail::export_access::unfilled<M::rank()>();
   error err;
   if (!detail::export_access::fill(md, device, view, &err)) detail::throw_error(err);
   const std::uint64_t flags =
