@@ -216,6 +216,71 @@ TEST_CASE("copies and moves hand out pointers into their own arrays") {
   CHECK(std::is_nothrow_copy_constructible_v<dm::dlpack_tensor<2>>);
 }
 
+TEST_CASE("get() is a reference to the DLTensor the view stores, and copies store their own") {
+  static_assert(std::is_same_v<decltype(std::declval<const dm::dlpack_tensor<2>&>().get()), const DLTensor&>);
+  int buf[6] = {};
+  std::mdspan<int, std::dextents<std::size_t, 2>> md(buf, 2, 3);
+  auto a = dm::to_dlpack_tensor(md);
+  const DLTensor* ta = &a.get();
+  CHECK(ta == &a.get());
+  CHECK(ta->shape == a.shape().data());
+  CHECK(ta->strides == a.strides().data());
+  // A copy assigned over a view of another shape: its DLTensor points at its own arrays,
+  // and keeps its values when the source changes or dies.
+  std::mdspan<int, std::dextents<std::size_t, 2>> other(buf, 3, 2);
+  auto d = dm::to_dlpack_tensor(other);
+  {
+    auto source = dm::to_dlpack_tensor(md);
+    d = source;
+    source = dm::to_dlpack_tensor(other);
+  }
+  CHECK(d.get().shape == d.shape().data());
+  CHECK(d.get().strides == d.strides().data());
+  CHECK(shape_of(d.get()) == v64{2, 3});
+  CHECK(strides_of(d.get()) == v64{3, 1});
+  // The try_ form moves its view into the result: the DLTensor there points into it.
+  auto r = dm::try_to_dlpack_tensor(md);
+  REQUIRE(r.has_value());
+  CHECK(r->get().shape == r->shape().data());
+  CHECK(r->get().strides == r->strides().data());
+  CHECK(shape_of(r->get()) == v64{2, 3});
+  // Rank 0 keeps NULL shape and strides through a copy.
+  int value = 1;
+  const auto s = dm::to_dlpack_tensor(std::mdspan<int, std::extents<int>>(&value));
+  const auto s2 = s;
+  CHECK(s2.get().shape == nullptr);
+  CHECK(s2.get().strides == nullptr);
+  CHECK(s2.get().data == &value);
+}
+
+TEST_CASE("layout_right: a size above INT64_MAX with every extent and stride in range exports") {
+  // The one-test path turns this view away (its size does not fit int64_t); the rules one
+  // by one accept it: DLPack bounds the extents and the strides, not their product.
+  static float dummy = 0;
+  using E = std::dextents<std::size_t, 2>;
+  const std::mdspan<float, E> md(&dummy, E(std::size_t{1} << 32, std::size_t{1} << 31));
+  const auto view = dm::to_dlpack_tensor(md);
+  CHECK(view.get().data == &dummy);
+  CHECK(shape_of(view.get()) == v64{std::int64_t{1} << 32, std::int64_t{1} << 31});
+  CHECK(strides_of(view.get()) == v64{std::int64_t{1} << 31, 1});
+  using L = std::layout_left::mapping<E>;
+  const std::mdspan<float, E, std::layout_left> left(&dummy, L(E(std::size_t{1} << 31, std::size_t{1} << 32)));
+  const auto lv = dm::to_dlpack_tensor(left);
+  CHECK(strides_of(lv.get()) == v64{1, std::int64_t{1} << 31});
+  // One past: the extent itself does not fit.
+  const std::mdspan<float, E> big(&dummy, E(std::size_t{1} << 63, 1));
+  auto r = dm::try_to_dlpack_tensor(big);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code() == dm::errc::extent_overflow);
+  // A stride out of range while every extent fits: 1 x 2^32 x 2^31, stride(0) = 2^63.
+  using E3 = std::dextents<std::size_t, 3>;
+  const std::mdspan<float, E3> wide(&dummy, E3(1, std::size_t{1} << 32, std::size_t{1} << 31));
+  auto w = dm::try_to_dlpack_tensor(wide);
+  REQUIRE_FALSE(w.has_value());
+  CHECK(w.error().code() == dm::errc::stride_overflow);
+  CHECK(std::string(w.error().what()) == "to_dlpack_tensor: stride(0) = 9223372036854775808 does not fit DLPack's int64_t strides");
+}
+
 TEST_CASE("an extent that int64 cannot hold throws: the try_ form returns the error") {
   int dummy = 0;
   std::mdspan<int, std::dextents<std::uint64_t, 1>> md(&dummy, std::uint64_t{1} << 63);
@@ -294,7 +359,9 @@ TEST_CASE("layout_stride_relaxed: the offset travels as byte_offset, data stays 
 
 TEST_CASE("export is constexpr-friendly and allocation-free in shape") {
   static_assert(sizeof(dm::dlpack_tensor<4>) <= 128, "shape and strides are inline");
-  static_assert(std::is_trivially_copyable_v<dm::dlpack_tensor<4>>);
+  // Not trivially copyable: a copy points its DLTensor at its own shape and strides.
+  static_assert(!std::is_trivially_copyable_v<dm::dlpack_tensor<4>>);
+  static_assert(std::is_nothrow_copy_constructible_v<dm::dlpack_tensor<4>> && std::is_nothrow_move_assignable_v<dm::dlpack_tensor<4>>);
 }
 
 TEST_CASE("a default-constructed dlpack_tensor is an empty CPU tensor of its rank") {

@@ -467,7 +467,7 @@ template <strided_mdspan M, class Owner>
   requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] result<managed_tensor> try_to_managed_tensor(const M& md, Owner&& owner, DLDevice device,
                                                            std::uint64_t extra_flags = 0) noexcept {
-  dlpack_tensor<M::rank()> view;
+  dlpack_tensor<M::rank()> view = detail::export_access::unfilled<M::rank()>();
   error err;
   if (!detail::export_access::fill(md, device, view, &err)) return unexpected_error(err);
   const std::uint64_t flags =
@@ -497,9 +497,8 @@ template <strided_mdspan M, class Owner>
 template <strided_mdspan M, class Owner>
   requires std::is_move_constructible_v<std::remove_cvref_t<Owner>>
 [[nodiscard]] managed_tensor to_managed_tensor(const M& md, Owner&& owner, DLDevice device, std::uint64_t extra_flags = 0) {
-  dlpack_tensor<M::rank()> view;
-  error err;
-  if (!detail::export_access::fill(md, device, view, &err)) detail::throw_error(err);
+  dlpack_tensor<M::rank()> view = detail::export_access::unfilled<M::rank()>();
+  detail::export_access::fill_or_throw(md, device, view);
   const std::uint64_t flags =
       extra_flags | (std::is_const_v<typename M::element_type> ? flag_read_only : 0) |
       detail::subbyte_flags<std::remove_cv_t<typename M::element_type>>();
