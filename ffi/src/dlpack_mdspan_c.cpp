@@ -145,9 +145,9 @@ bool sets_layout(const dlpm_layout_requirements& r) noexcept {
          r.shape_divisors != nullptr || r.stride_divisors != nullptr;
 }
 
-// Every field but the layout ones (left empty). null_strides keeps its value: the core
-// reads every policy but row_major as reject, so a C value other than the two constants
-// refuses NULL strides, as "nonzero" did before the field had its C++ name.
+// Every field but the layout ones (left empty). A null_strides other than the two
+// constants is read as DLPM_NULL_STRIDES_REJECT, as "nonzero" was before the field had its
+// C++ name: a C value never leaves the core's enum.
 DLPM_HOT_INLINE inline dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
   dm::tensor_requirements c;
   c.check_dtype = r.check_dtype != 0;
@@ -160,7 +160,8 @@ DLPM_HOT_INLINE inline dm::tensor_requirements to_core_without_layout(const dlpm
   c.device_id = r.device_id;
   c.min_alignment = r.min_alignment;
   c.writable = r.writable != 0;
-  c.null_strides = static_cast<dm::null_strides_policy>(r.null_strides);
+  c.null_strides = r.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR ? dm::null_strides_policy::row_major
+                                                        : dm::null_strides_policy::reject;
   return c;
 }
 

@@ -315,9 +315,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   if (t.device.device_id < 0)
     DLPM_REFUSE(err, errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
   if (!check_metadata_pointers<Rank>(t, err)) return false;
-  // Every policy but row_major refuses: a C caller's dlpm_requirements.null_strides other
-  // than the two constants is read as reject, never as leave to accept.
-  if (ndim > 0 && t.strides == nullptr && opts.null_strides != null_strides_policy::row_major)
+  if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject)
     DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
   std::int64_t numel = 0;
   bool row_major = true;
