@@ -125,7 +125,7 @@ MISS_REASONS = (
     ("torch.Tensor (CPU): ours through __dlpack__", "the semantic-bits check: PyTorch's is_neg() " + PROFILE),
     ("torch.Tensor (CPU): ours through the exchange API", "the semantic-bits check: PyTorch's is_neg(), most of it "
                                                           "its own GIL release and retake " + PROFILE),
-    ("dlpack_mdspan.Tensor: ours through the exchange API", "the requirements check, dlpm_check_managed " + PROFILE),
+    ("dlpack_mdspan.Tensor: ours through the exchange API", "the requirements check, dlpm_check_prechecked (the description compared with the Tensor's carried checked form, then the requirements) " + PROFILE),
     ("numpy.from_dlpack(dlpack_mdspan.Tensor)", "a few more instructions; our __dlpack__ makes its managed "
                                                 "tensor with glibc's malloc, NumPy with pymalloc " + PROFILE),
     ("cost independent of tensor size", "the 1-element tensor's extents of 1 skip the compact-stride comparison, "
