@@ -222,8 +222,11 @@ impl ManagedTensor {
     /// ```
     pub fn from_ndarray<T: Element, D: Dimension>(array: Array<T, D>) -> Result<Self, Error> {
         let layout = NdLayout::of(&array)?;
-        if !array.is_empty() && array.ndim() <= IN_BOUNDS_MAX_NDIM && exports_in_bounds::<T>() {
-            let (vec, offset) = array.into_raw_vec_and_offset();
+        let in_bounds =
+            !array.is_empty() && array.ndim() <= IN_BOUNDS_MAX_NDIM && exports_in_bounds::<T>();
+        let (vec, offset) = array.into_raw_vec_and_offset();
+        let offset = offset.unwrap_or(0);
+        if in_bounds {
             // SAFETY: ndarray's invariant for an owned array: every index of its shape, moved
             // by its strides (in elements) from its first element, `vec[offset]`, addresses
             // an initialised element of its Vec (offset is Some for a non-empty array), so
@@ -235,14 +238,13 @@ impl ManagedTensor {
                     vec,
                     layout.shape(),
                     InBoundsStrides::Given(layout.strides()),
-                    offset.unwrap_or(0),
+                    offset,
                 )
             });
         }
-        let (vec, offset) = array.into_raw_vec_and_offset();
         Self::build_from_vec(vec, layout.shape())
             .strides(layout.strides())
-            .offset(offset.unwrap_or(0))
+            .offset(offset)
             .finish()
     }
 
