@@ -5,8 +5,10 @@
 
 Each case runs in its own process under callgrind twice, with 2,000 and 22,000 calls; the
 difference over 20,000 is the cost of one call, the Python loop and call floor included
-(`noop`). Hash randomisation and BLAS threads are turned off, so the counts repeat. -k
-runs only the cases whose name contains one of the TEXTs (`noop` always runs).
+(`noop`). With bench/rust_python's module on PYTHONPATH too (scripts/bench builds it into
+build/bench/rust-python), the pyo3 arguments' rows are counted beside the component's.
+Hash randomisation and BLAS threads are turned off, so the counts repeat. -k runs only the
+cases whose name contains one of the TEXTs (`noop` always runs).
 """
 import argparse
 import os
@@ -37,8 +39,21 @@ TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importabl
     "pybind11 + our caster: torch": "pbb.consume_mdspan(tt)",
 }
 
+RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importable
+    "ours: NumPy borrowed": "b.borrow_f32_2d(a)",
+    "rust noop (pyo3's call floor)": "rust.noop(a)",
+    "rust PyTensor + view_ref: NumPy": "rust.borrow_f32(a)",
+    "rust PyTensor + view (a copy): NumPy": "rust.borrow_f32_view_copy(a)",
+    "rust PyTensor + view_ref: dlpack_mdspan.Tensor": "rust.borrow_f32(t)",
+    "rust PyTensor + view (a copy): dlpack_mdspan.Tensor": "rust.borrow_f32_view_copy(t)",
+    "rust ManagedTensor: NumPy": "rust.import_managed(a)",
+    "rust ManagedTensor: dlpack_mdspan.Tensor": "rust.import_managed(t)",
+}
+
 PROGRAM = """
 import sys, numpy as np, dlpm_bench as b, nb_bench as nbb
+if "rust." in {call!r}:
+    import dlpm_rust_bench as rust
 if "pbb" in {call!r}:
     import pb_bench as pbb
 t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)
@@ -67,6 +82,8 @@ def main():
     cases = dict(CASES)
     if subprocess.run([args.python, "-c", "import torch"], capture_output=True).returncode == 0:
         cases.update(TORCH_CASES)
+    if subprocess.run([args.python, "-c", "import dlpm_rust_bench"], capture_output=True).returncode == 0:
+        cases.update(RUST_CASES)
     if args.keep:
         cases = {name: call for name, call in cases.items() if name == "noop" or any(k in name for k in args.keep)}
     for name, call in cases.items():

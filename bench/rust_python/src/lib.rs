@@ -6,10 +6,16 @@ use dlpack_mdspan::{ManagedTensor, PyTensor};
 use pyo3::prelude::*;
 
 /// A `PyTensor<f32>` argument (`dlpm_py_borrow` with a view's requirements, the view made
-/// once) and its view, as `borrow_f32_2d` makes one; dropped at return
-/// (`dlpm_py_borrow_end`).
+/// once) and its view (lent by `view_ref`, not copied), as `borrow_f32_2d` makes one;
+/// dropped at return (`dlpm_py_borrow_end`).
 #[pyfunction]
 fn borrow_f32(x: PyTensor<'_, f32>) {
+    std::hint::black_box(x.view_ref());
+}
+
+/// The same argument with its view copied out (`PyTensor::view`, the 0.2.0 accessor).
+#[pyfunction]
+fn borrow_f32_view_copy(x: PyTensor<'_, f32>) {
     std::hint::black_box(&x.view());
 }
 
@@ -27,6 +33,7 @@ fn import_managed(x: ManagedTensor) {
 fn dlpm_rust_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(noop, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32, m)?)?;
+    m.add_function(wrap_pyfunction!(borrow_f32_view_copy, m)?)?;
     m.add_function(wrap_pyfunction!(import_managed, m)?)?;
     Ok(())
 }

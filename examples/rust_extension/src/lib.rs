@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 /// `x * factor` as a new row-major float32 tensor (any layout of `x` is read).
 #[pyfunction]
 fn scale(py: Python<'_>, x: PyTensor<'_, f32>, factor: f32) -> PyResult<ManagedTensor> {
-    let v = x.view();
+    let v = x.view_ref();
     let out: Vec<f32> = v.to_vec().into_iter().map(|e| e * factor).collect();
     ManagedTensor::from_vec(out, v.shape()).map_err(|e| to_pyerr(py, &e))
 }

@@ -7,8 +7,8 @@
 //! - [`PyTensor<T>`] and [`PyTensorMut<T>`] are arguments: any framework's tensor,
 //!   borrowed for the call (`dlpm_py_borrow`: without an allocation where the producer
 //!   publishes the exchange API), checked for a view of `T` (dtype, host device, alignment;
-//!   writable and without a semantic bit for [`PyTensorMut`]). [`PyTensor::view`] and
-//!   [`PyTensorMut::view_mut`] give the crate's views.
+//!   writable and without a semantic bit for [`PyTensorMut`]). [`PyTensor::view_ref`]
+//!   (lent), [`PyTensor::view`] (a copy) and [`PyTensorMut::view_mut`] give the crate's views.
 //! - [`ManagedTensor`] is an argument too (`dlpm_py_import`: owned, any dtype, validated),
 //!   and a return value: a `dlpack_mdspan.Tensor` (`dlpm_py_tensor_new`) that NumPy,
 //!   PyTorch, JAX and the component's consumers import without a copy.
@@ -56,7 +56,7 @@ pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
 /// ```ignore
 /// #[pyfunction]
 /// fn total(x: PyTensor<'_, f32>) -> f32 {
-///     x.view().to_vec().iter().sum()
+///     x.view_ref().to_vec().iter().sum()
 /// }
 /// ```
 pub struct PyTensor<'py, T: Element> {
@@ -178,9 +178,39 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
 }
 
 impl<T: Element> PyTensor<'_, T> {
-    /// The tensor as a view of `T` (made once, at extraction: no facade call here).
+    /// The tensor as a view of `T`, an owned copy of the one made at extraction (no facade
+    /// call here). [`view_ref`](Self::view_ref) lends that view instead, without the copy.
     pub fn view(&self) -> TensorView<'_, T> {
         self.view.clone()
+    }
+
+    /// The view made at extraction, lent for a borrow of the argument: everything
+    /// [`view`](Self::view) gives, without copying the view. Its lifetime is the borrow's,
+    /// so nothing it lends (a slice, an element) outlives the argument, whose drop ends the
+    /// borrow of the Python tensor.
+    ///
+    /// ```ignore
+    /// #[pyfunction]
+    /// fn total(x: PyTensor<'_, f32>) -> f32 {
+    ///     x.view_ref().to_vec().iter().sum()
+    /// }
+    /// ```
+    ///
+    /// What the lent view lends cannot outlive the argument:
+    ///
+    /// ```compile_fail,E0505
+    /// use dlpack_mdspan::PyTensor;
+    ///
+    /// fn first(x: PyTensor<'_, f32>) -> f32 {
+    ///     let elements = x.view_ref().as_slice().unwrap();
+    ///     drop(x); // ends the borrow of the Python tensor
+    ///     elements[0]
+    /// }
+    /// ```
+    pub fn view_ref(&self) -> &TensorView<'_, T> {
+        // The stored view's lifetime is shortened to the borrow of self (TensorView is
+        // covariant in it).
+        &self.view
     }
 
     /// The DLPack flags known for the tensor (0 on the borrowed fast path).

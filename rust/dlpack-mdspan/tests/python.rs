@@ -42,6 +42,11 @@ fn numpy_arrays_are_read_with_their_layout() {
             .extract()
             .unwrap();
         assert_eq!(v.get(&[0, 0]).unwrap() as *const f32 as usize, addr);
+        // The lent view is the same view, not a copy of another.
+        let lent = t.view_ref();
+        assert_eq!((lent.shape(), lent.strides()), (v.shape(), v.strides()));
+        assert_eq!(lent.as_slice().unwrap().as_ptr() as usize, addr);
+        assert_eq!(lent.to_vec(), v.to_vec());
         drop(t);
         // Reversed rows: negative strides.
         let r = eval(
