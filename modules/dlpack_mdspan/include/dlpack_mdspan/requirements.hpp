@@ -12,7 +12,6 @@
 #include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 
-#include <bit>
 #include <cstdint>
 
 
@@ -35,6 +34,12 @@ struct tensor_requirements {
   layout_requirements layout = {};    ///< CuTe's layout vocabulary (layout_requirements.hpp)
 };
 
+namespace detail {
+/// min_alignment's rule: a power of two. Not std::has_single_bit, which libstdc++ builds as a
+/// call to libgcc's __popcountdi2 (27 instructions) where the target has no popcnt.
+[[nodiscard]] constexpr bool is_power_of_two(std::uint64_t bytes) noexcept { return bytes != 0 && (bytes & (bytes - 1)) == 0; }
+}  // namespace detail
+
 /// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
 /// rank (its length), a known order, a device id of -1 or more, a device list of
 /// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
@@ -53,7 +58,7 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
                 req.device_id);
   if (req.device_types != nullptr && req.num_device_types < 0)
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: num_device_types = %d is negative", req.num_device_types);
-  if (req.min_alignment != 0 && !std::has_single_bit(req.min_alignment))
+  if (req.min_alignment != 0 && !detail::is_power_of_two(req.min_alignment))
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: min_alignment = %llu is not a power of two",
                 static_cast<unsigned long long>(req.min_alignment));
   return true;
@@ -162,7 +167,7 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
   auto order = [&]() DLPM_HOT_INLINE { return required_order(t, summary, req, err); };
   auto alignment = [&]() DLPM_HOT_INLINE {  // after the structure
     if (req.min_alignment == 0) return true;
-    if (!std::has_single_bit(req.min_alignment)) return false;  // not a power of two
+    if (!detail::is_power_of_two(req.min_alignment)) return false;
     return check_data_alignment(t, summary.numel == 0, req.min_alignment, err);
   };
   auto layout = [&]() DLPM_HOT_INLINE { return req.layout.empty() || layout_met(t, summary.numel, req.layout, err); };

@@ -78,12 +78,13 @@ inline constexpr bool is_worded = !std::is_same_v<std::remove_cvref_t<Err>, sile
 }  // namespace dlpack_mdspan
 
 // A rule's refusal, written once beside the rule: worded into *err when the check was given
-// an error*, nothing but `return false` when it was given detail::silent. A macro so that
-// the format stays a literal at the rule (error::format's printf checking).
+// an error* (a null one asks for the verdict alone), nothing but `return false` when it was
+// given detail::silent. A macro so that the format stays a literal at the rule
+// (error::format's printf checking).
 #define DLPM_REFUSE(err, ...)                                                                    \
   do {                                                                                           \
     if constexpr (::dlpack_mdspan::detail::is_worded<decltype(err)>)                             \
-      *(err) = ::dlpack_mdspan::error::format(__VA_ARGS__);                                      \
+      if ((err) != nullptr) *(err) = ::dlpack_mdspan::error::format(__VA_ARGS__);                \
     return false;                                                                                \
   } while (false)
 
