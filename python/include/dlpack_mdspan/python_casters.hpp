@@ -316,26 +316,30 @@ class call_view {
   call_view& operator=(call_view&&) = delete;
   ~call_view() { Py_XDECREF(keep_alive_); }
 
-  /// `stream_ordered`: also learn where the memory is ready (ready()), through the
-  /// provenance (the component's slower, general borrow).
-  load_outcome load(PyObject* src, bool may_raise, bool legacy_writable, bool stream_ordered = false) noexcept {
+  /// LegacyWritable: a legacy tensor arrives writable (legacy_writable<M>). StreamOrdered:
+  /// also learn where the memory is ready (ready()), through the provenance (the component's
+  /// slower, general borrow). Template arguments, so that a plain view's load makes no test
+  /// of either.
+  template <bool LegacyWritable, bool StreamOrdered>
+  load_outcome load(PyObject* src, bool may_raise) noexcept {
     Py_CLEAR(keep_alive_);
-    constexpr bool writes = writes_v<M> != 0;
-    const dlpm_py_options& options = legacy_writable ? view_options<true, writes>() : view_options<false, writes>();
+    const dlpm_py_options& options = view_options<LegacyWritable, writes_v<M> != 0>();
     if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
-    dlpm_py_options ordered;
-    dlpm_py_provenance how{};
-    if (stream_ordered) {
+    const dlpm_py_options* asked = &options;
+    [[maybe_unused]] dlpm_py_options ordered;
+    [[maybe_unused]] dlpm_py_provenance how;
+    if constexpr (StreamOrdered) {
       ordered = options;
+      how = dlpm_py_provenance{};
       how.version = DLPM_PY_PROVENANCE_VERSION;
       ordered.provenance = &how;
+      asked = &ordered;
     }
     // The options do not validate (try_view does, below): the requirements are M's dtype,
     // for the borrow's check of what the producer announces alone (announced_refused).
-    if (dlpm_py_borrow(src, announced_requirements<M>(), stream_ordered ? &ordered : &options, &b) != DLPM_OK)
-      return refuse(src, may_raise, mdspan_label<M>);
-    if (stream_ordered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
+    if (dlpm_py_borrow(src, announced_requirements<M>(), asked, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
+    if constexpr (StreamOrdered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
