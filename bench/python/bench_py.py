@@ -31,7 +31,8 @@ median of each row's best) and prints the verdicts as a Markdown table:
 
     ours through __dlpack__              <= nanobind's ndarray argument, same producer
     nanobind + our mdspan caster         <= nanobind's ndarray argument (NumPy), >= 10x faster (torch)
-    pybind11 + our mdspan caster         <= 1.3x nanobind's ndarray argument (NumPy), >= 10x faster (torch)
+    pybind11 + our mdspan caster         <= 1.3x nanobind's ndarray argument (NumPy), >= 10x faster (torch);
+                                            beside pybind11's own py::array_t argument (NumPy; no target)
     ours through the exchange API        <= 1.3x the raw managed_tensor_from_py_object_no_sync
                                             + deleter, same producer
     numpy.from_dlpack(dlpack_mdspan.Tensor) <= numpy.from_dlpack(numpy array)
@@ -66,6 +67,7 @@ NB_CASTER = "nanobind + our caster: std::mdspan<float, dextents<int64_t, 2>> arg
 NB_FALL_THROUGH = "nanobind + our caster, two overloads: a float64 view refuses, a float32 view takes it"
 PB_CASTER = "pybind11 + our caster: std::mdspan<float, dextents<int64_t, 2>> argument"
 FLOOR_PB = "call floor: pybind11 function taking py::handle"
+PB_ARRAY = "pybind11: py::array_t<float, c_style> argument (its own NumPy caster; rank checked in the body)"
 TVM = "tvm_ffi.from_dlpack(x)"
 NP_OWN = "numpy.from_dlpack(numpy array)"
 NP_OURS = "numpy.from_dlpack(dlpack_mdspan.Tensor)"
@@ -164,6 +166,9 @@ def run(args):
         add(section, NB, nb and nb.consume_f32_2d, x,
             note="nanobind 3.1 calls __dlpack__(max_version=...); it uses no exchange API")
         add(section, FLOOR_PB, pb and pb.noop, x)
+        if label.startswith("NumPy"):  # py::array_t takes NumPy arrays only (others are converted)
+            add(section, PB_ARRAY, pb and getattr(pb, "consume_array", None), x,
+                note="pybind11's own floor for a NumPy argument: its call and its array caster")
         add(section, NB_CASTER, nb and getattr(nb, "consume_mdspan", None), x, NB)
         add(section, PB_CASTER, pb and pb.consume_mdspan, x, NB)
         add(section, NB_FALL_THROUGH, nb and getattr(nb, "overloaded", None), x, NB_CASTER,
@@ -249,6 +254,11 @@ def verdicts(rows):
             elif producer.startswith("torch"):
                 speedup(f"{producer}: nanobind + our mdspan caster >= 10x faster than nanobind's ndarray", (s, NB),
                         (s, NB_CASTER), 10.0)
+        if (s, PB_CASTER) in rows and (s, PB_ARRAY) in rows:
+            x = rows[(s, PB_CASTER)] / rows[(s, PB_ARRAY)]
+            out.append((f"{producer}: pybind11 + our mdspan caster against pybind11's own py::array_t argument "
+                        "(no target)", f"{rows[(s, PB_CASTER)]:.1f} vs {rows[(s, PB_ARRAY)]:.1f} ns ({x:.2f}x)",
+                        "reported"))
         if (s, PB_CASTER) in rows and (s, NB) in rows:
             if producer.startswith("NumPy"):
                 check(f"{producer}: pybind11 + our mdspan caster <= 1.3x nanobind's ndarray argument", (s, PB_CASTER),

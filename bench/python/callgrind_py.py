@@ -26,6 +26,9 @@ CASES = {
     "nanobind ndarray argument: NumPy": "nbb.consume_f32_2d(a)",
     "nanobind + our caster: NumPy": "nbb.consume_mdspan(a)",
     "pybind11 + our caster: NumPy": "pbb.consume_mdspan(a)",
+    "pybind11 py::array_t argument: NumPy": "pbb.consume_array(a)",
+    "pybind11 call floor (py::handle)": "pbb.noop(a)",
+    "nanobind call floor (nb::handle)": "nbb.noop(a)",
     "numpy.from_dlpack(dlpack_mdspan.Tensor)": "np.from_dlpack(t)",
     "numpy.from_dlpack(numpy array)": "np.from_dlpack(a)",
 }

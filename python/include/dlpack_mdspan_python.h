@@ -108,7 +108,9 @@ typedef struct dlpm_py_options {
   int32_t use_exchange_api; /**< nonzero (default): use the type's exchange API when it publishes one */
   int32_t validate;         /**< nonzero (default): validate the tensor and check `req`. 0: check only its
                                  DLPack version and what was asked here (copy, dl_device), and not `req`
-                                 (but for req->writable, below); for a caller that validates the tensor
+                                 (but for req->writable, below, and the dtype and device a producer
+                                 announces before its export: dlpm_py_check_announced, made whatever
+                                 `validate` says); for a caller that validates the tensor
                                  itself before reading it, as the C++ typed imports of
                                  dlpack_mdspan/python.hpp do */
   int32_t writable;         /**< nonzero: the caller writes through the tensor (req->writable, which
@@ -226,7 +228,8 @@ DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
  * NULL arguments): the tensor the import then takes is authoritative, so a producer whose
  * announcement lies still never yields a wrongly typed view. Otherwise the mismatch's status
  * with TypeError set. dlpm_py_import and dlpm_py_borrow call it themselves when `req` is
- * given. */
+ * given, validating or not (dlpm_py_options.validate): a binding that validates the tensor
+ * itself passes its dtype as `req` for this pre-check alone. */
 DLPM_PY_API dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
 /** Looks at the tensor a bare DLPack capsule holds without taking it: the capsule stays as it

@@ -8,7 +8,7 @@
  *                       memory owned by a C++ std::vector (buffer.cpp), as a Tensor
  *   fill(t, data)       writes row-major element bytes into a dlpack_mdspan.Tensor
  *   consume(obj, ...)   dlpm_py_import / dlpm_py_borrow with the given requirements and
- *                       options (accept_semantic_bits too); returns the elements' bytes in
+ *                       options (accept_semantic_bits and validate too); returns the elements' bytes in
  *                       row-major order and facts
  *   reexport(obj)       dlpm_py_tensor_import with the default options and no requirements:
  *                       obj's tensor as a dlpack_mdspan.Tensor, zero copy, stream order kept
@@ -208,10 +208,10 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
                              "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits",
-                             "semantic_bits_option", "options_version", NULL};
+                             "semantic_bits_option", "options_version", "validate", NULL};
   PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
-  int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0;
+  int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0, validate = 1;
   unsigned options_version = DLPM_PY_OPTIONS_VERSION;
   const char *order = NULL, *semantic_bits_option = NULL;
   int64_t want_shape[64];
@@ -221,9 +221,9 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzI", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzIp", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
                                    &order, &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow,
-                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version))
+                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version, &validate))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   /* options_version 1: a struct as an extension built against 0.2.0's header fills it (the
@@ -245,6 +245,7 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   opts.copy = copy == Py_None ? -1 : PyObject_IsTrue(copy);
   opts.use_exchange_api = exchange;
   opts.accept_semantic_bits = accept_semantic_bits;
+  opts.validate = validate;
   if (device_obj != Py_None) {
     if (parse_device(device_obj, &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;

@@ -85,6 +85,20 @@ def test_a_lying_producer_never_yields_a_wrong_view(np):
     assert liar.calls == 1
 
 
+@pytest.mark.parametrize("borrow", [False, True], ids=["import", "borrow"])
+def test_an_unvalidated_import_still_checks_the_announcement(np, borrow):
+    """validate = 0 leaves the tensor's checks to the caller, not the announced pre-check: a
+    binding that validates the tensor itself (the casters) has the import make it, with the
+    type's facts looked up once."""
+    p = Announcing(np.arange(3, dtype=np.float32), F32)
+    with pytest.raises(TypeError, match="__dlpack_data_type__"):
+        dl.consume(p, dtype=I32, validate=False, borrow=borrow)
+    assert p.calls == 0, "refused before the producer made a capsule"
+    assert dl.consume(p, dtype=F32, validate=False, borrow=borrow)["dtype"] == F32 and p.calls == 1
+    liar = Announcing(np.arange(3, dtype=np.float32), I32)  # unvalidated: the tensor is not compared
+    assert dl.consume(liar, dtype=I32, validate=False, borrow=borrow)["dtype"] == F32 and liar.calls == 1
+
+
 @pytest.fixture(params=["bound_nanobind", "bound_pybind11"])
 def ext(request):
     return importlib.import_module(request.param)

@@ -56,7 +56,7 @@ struct dlpm_view_caster {
 
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    if (!dlpm_loaded(loaded.load(src.ptr(), dlpm_may_raise(flags), Parameter::legacy_writable, Parameter::stream_ordered)))
+    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags))))
       return false;
     // Kept until the call returns (a container's caster destroys or reuses this one first).
     if (cleanup != nullptr)

@@ -42,7 +42,7 @@ struct dlpm_view_caster {
   using cast_op_type = P;
 
   bool load(handle src, bool convert) {
-    if (!dlpm_loaded(loaded.load(src.ptr(), convert, Parameter::legacy_writable, Parameter::stream_ordered))) return false;
+    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), convert))) return false;
     // This caster may be gone before the view is used (py::cast, or a container's caster):
     // what keeps the memory alive (the owner object, else the object it was borrowed from)
     // lives until the bound function returns.

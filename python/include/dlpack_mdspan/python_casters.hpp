@@ -272,14 +272,15 @@ bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   return true;
 }
 
-// Whether the producer announces, before any export, a dtype M cannot view
-// (dlpm_py_check_announced: the array API's __dlpack_data_type__): then the next overload is
-// tried without the producer making a capsule. True with the TypeError set.
+// What a producer's announcement, before any export, is checked against
+// (dlpm_py_check_announced: the array API's __dlpack_data_type__): M's dtype, so that a
+// dtype M cannot view is refused, and the next overload tried, without the producer making
+// a capsule. NULL where M's element type has no DLPack dtype.
 template <class M>
-bool announced_refused(PyObject* src) noexcept {
+const dlpm_requirements* announced_requirements() noexcept {
   using T = std::remove_const_t<typename M::element_type>;
   if constexpr (!has_dtype<T>) {
-    return false;
+    return nullptr;
   } else {
     static const dlpm_requirements wanted = [] {
       dlpm_requirements r;
@@ -288,8 +289,15 @@ bool announced_refused(PyObject* src) noexcept {
       r.dtype = dtype_v<T>;
       return r;
     }();
-    return dlpm_py_check_announced(src, &wanted) != DLPM_OK;
+    return &wanted;
   }
+}
+
+// Whether the producer announces a dtype M cannot view (above). True with the TypeError set.
+template <class M>
+bool announced_refused(PyObject* src) noexcept {
+  const dlpm_requirements* wanted = announced_requirements<M>();
+  return wanted != nullptr && dlpm_py_check_announced(src, wanted) != DLPM_OK;
 }
 
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
@@ -308,24 +316,30 @@ class call_view {
   call_view& operator=(call_view&&) = delete;
   ~call_view() { Py_XDECREF(keep_alive_); }
 
-  /// `stream_ordered`: also learn where the memory is ready (ready()), through the
-  /// provenance (the component's slower, general borrow).
-  load_outcome load(PyObject* src, bool may_raise, bool legacy_writable, bool stream_ordered = false) noexcept {
+  /// LegacyWritable: a legacy tensor arrives writable (legacy_writable<M>). StreamOrdered:
+  /// also learn where the memory is ready (ready()), through the provenance (the component's
+  /// slower, general borrow). Template arguments, so that a plain view's load makes no test
+  /// of either.
+  template <bool LegacyWritable, bool StreamOrdered>
+  load_outcome load(PyObject* src, bool may_raise) noexcept {
     Py_CLEAR(keep_alive_);
-    constexpr bool writes = writes_v<M> != 0;
-    const dlpm_py_options& options = legacy_writable ? view_options<true, writes>() : view_options<false, writes>();
-    if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
+    const dlpm_py_options& options = view_options<LegacyWritable, writes_v<M> != 0>();
+    if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
-    dlpm_py_options ordered;
-    dlpm_py_provenance how{};
-    if (stream_ordered) {
+    const dlpm_py_options* asked = &options;
+    [[maybe_unused]] dlpm_py_options ordered;
+    [[maybe_unused]] dlpm_py_provenance how;
+    if constexpr (StreamOrdered) {
       ordered = options;
+      how = dlpm_py_provenance{};
       how.version = DLPM_PY_PROVENANCE_VERSION;
       ordered.provenance = &how;
+      asked = &ordered;
     }
-    if (dlpm_py_borrow(src, nullptr, stream_ordered ? &ordered : &options, &b) != DLPM_OK)
-      return refuse(src, may_raise, mdspan_label<M>);
-    if (stream_ordered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
+    // The options do not validate (try_view does, below): the requirements are M's dtype,
+    // for the borrow's check of what the producer announces alone (announced_refused).
+    if (dlpm_py_borrow(src, announced_requirements<M>(), asked, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
+    if constexpr (StreamOrdered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {

@@ -88,8 +88,11 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
 
 #define OWNER_NAME "dlpack_mdspan.owner"
 
+/* An owner's tensor is its context, which its destructor reads without the name comparison
+ * PyCapsule_GetPointer makes (the pointer is the tensor too, or, for a capsule that became
+ * an owner, what the producer put there). */
 static void owner_destructor(PyObject* capsule) {
-  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, OWNER_NAME));
+  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetContext(capsule));
 }
 
 PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
@@ -98,7 +101,12 @@ PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
     PyErr_SetString(PyExc_ValueError, "dlpm_py_owner_new: the tensor is NULL (null pointer argument)");
     return NULL;
   }
-  if ((capsule = PyCapsule_New(t, OWNER_NAME, owner_destructor)) == NULL) dlpm_managed_delete(t);
+  if ((capsule = PyCapsule_New(t, OWNER_NAME, NULL)) == NULL || PyCapsule_SetContext(capsule, t) != 0 ||
+      PyCapsule_SetDestructor(capsule, owner_destructor) != 0) {
+    Py_XDECREF(capsule); /* no destructor yet: the tensor is still ours */
+    dlpm_managed_delete(t);
+    return NULL;
+  }
   return capsule;
 }
 
@@ -108,7 +116,7 @@ PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
  * capsule (the import checked it) none of these calls can fail. */
 PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersioned* t) {
   if (Py_REFCNT(capsule) == 1 && PyCapsule_GetContext(capsule) == NULL) {
-    (void)PyCapsule_SetPointer(capsule, t); /* first: the producer's pointer is gone for good */
+    (void)PyCapsule_SetContext(capsule, t); /* first: the destructor below deletes it */
     (void)PyCapsule_SetDestructor(capsule, owner_destructor);
     (void)PyCapsule_SetName(capsule, OWNER_NAME);
     return capsule;

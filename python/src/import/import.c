@@ -228,7 +228,10 @@ DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const d
 }
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
- * at all when it is NULL (the caller validates). `writes`: the caller writes through it.
+ * at all when it is NULL (the caller validates). `announced`: the caller's requirements, which
+ * a producer's announced dtype and device are checked against before any export
+ * (dlpm_py_check_announced), validated or not; NULL: nothing asked, no announcement looked at.
+ * `writes`: the caller writes through it.
  * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
  * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
@@ -239,7 +242,8 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
                                      const dlpm_py_options* o, int path, void* ordered_on, int ordered);
 
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
-                                       const dlpm_requirements* check, DLManagedTensorVersioned** out,
+                                       const dlpm_requirements* check, const dlpm_requirements* announced,
+                                       DLManagedTensorVersioned** out,
                                        dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready) {
   DLManagedTensorVersioned* t = NULL;
   const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
@@ -254,7 +258,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
   } else {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
-    if (check != NULL && facts.announces && facts.api == NULL && (s = dlpm_py_check_announced(obj, check)) != DLPM_OK)
+    if (announced != NULL && facts.announces && facts.api == NULL && (s = dlpm_py_check_announced(obj, announced)) != DLPM_OK)
       return s;
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL) publisher = obj;
@@ -361,7 +365,7 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   if (o->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_tensor_import: dlpm_py_options.keep_alive is for dlpm_py_borrow");
-  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), out, o->provenance, NULL, ready);
+  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready);
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
@@ -373,23 +377,24 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         out, NULL, NULL, NULL);
+                         req, out, NULL, NULL, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
                          "tensor itself)");
-  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), out, opts->provenance, NULL, NULL);
+  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
+                       NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-/* The borrow itself, the options checked; `check` and `how` as for import_tensor. A borrowed
- * DLTensor has no flags, so READ_ONLY is unknown: a writer takes the owning path. With `keep`
- * (o->keep_alive), an owned tensor goes to an owner object, out->keep_alive, not to
- * out->owner. */
+/* The borrow itself, the options checked; `check`, `announced` and `how` as for
+ * import_tensor. A borrowed DLTensor has no flags, so READ_ONLY is unknown: a writer takes
+ * the owning path. With `keep` (o->keep_alive), an owned tensor goes to an owner object,
+ * out->keep_alive, not to out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
-                                       const dlpm_requirements* check, int keep, dlpm_py_provenance* how,
-                                       dlpm_py_borrowed* out) {
+                                       const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
+                                       dlpm_py_provenance* how, dlpm_py_borrowed* out) {
   DLManagedTensorVersioned* t = NULL;
   PyObject* capsule = NULL;
   dlpm_status s;
@@ -422,7 +427,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, &t, how, keep ? &capsule : NULL, NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL)) != DLPM_OK) return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
   if (!keep) {
@@ -444,13 +449,14 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
-    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options), 0,
-                         NULL, out);
+    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+                         req, 0, NULL, out);
   /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
-    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, 1, NULL, out);
-  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), opts->keep_alive, opts->provenance, out);
+    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, out);
+  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive,
+                       opts->provenance, out);
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {
