@@ -231,10 +231,11 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // view's rank, largest first (an axis permutation of a row-major array is nearly in that
 // order: a few moves), by insertion: no loads through an index. Read from the end, the
 // array is the ascending order by (stride, extent, dimension), and the first link that
-// breaks there is the one worded. Inline, not cold: a permutation of the axes is an
+// breaks there is the one worded. Out of line (inlined, every layout_stride import counted
+// more instructions, the permutations too), but not cold: a permutation of the axes is an
 // everyday view, and a cold function is compiled for size.
 template <class StrideArray, class Err>
-DLPM_HOT_INLINE inline bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
+DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
   constexpr std::size_t rank = StrideArray{}.size();
   struct dimension {
     std::int64_t stride, extent;
