@@ -170,3 +170,107 @@ TEST_CASE("layout_stride needs unique elements in some order of the dimensions, 
   CHECK(has_text(message<strided<std::int64_t, 3>>(overlapping.get()), "use layout_stride_relaxed"));
   CHECK(refusal<relaxed<std::int64_t, 3>>(overlapping.get()) == dm::errc::ok);
 }
+
+namespace {
+// The layout_stride precondition on a tensor's own strides, every order of its dimensions
+// with more than one index tried (the sorted check of layout_stride_unique is what is
+// tested: this oracle sorts nothing).
+template <std::size_t R>
+bool unique_in_some_order(const std::array<std::int64_t, R>& shape, const std::array<std::int64_t, R>& strides) {
+  std::array<std::size_t, R> order{};
+  std::size_t count = 0;
+  for (std::size_t r = 0; r < R; ++r)
+    if (shape[r] > 1) order[count++] = r;
+  do {
+    bool holds = true;
+    for (std::size_t i = 1; i < count && holds; ++i)
+      holds = strides[order[i]] >= strides[order[i - 1]] * shape[order[i - 1]];
+    if (holds) return true;
+  } while (std::next_permutation(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count)));
+  return false;
+}
+
+// splitmix64: a fixed sequence, the same on every platform.
+struct test_random {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  std::int64_t below(std::int64_t n) { return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+// Views of a row-major array with its axes in a random order (a transpose, a permutation,
+// a slice: padding on a random axis) and extent-1 axes with odd strides; half of them then
+// get one stride moved (shrunk, grown, or copied from another axis), which may make two
+// indices share an element. Every tensor: the oracle's answer, by both instances of the
+// rules (to_mdspan's silent one, try_to_mdspan's), with the overlap worded as such.
+template <std::size_t R>
+void check_layout_stride_uniqueness(test_random& random, int cases, int& accepted, int& refused) {
+  static float buf[1 << 16];
+  for (int c = 0; c < cases; ++c) {
+    std::array<std::int64_t, R> shape{}, strides{};
+    std::array<std::size_t, R> axes{};  // axes[k]: the view's axis laid out k-th from the outermost
+    for (std::size_t r = 0; r < R; ++r) {
+      shape[r] = 1 + random.below(3);
+      axes[r] = r;
+    }
+    for (std::size_t r = R; r-- > 1;) std::swap(axes[r], axes[static_cast<std::size_t>(random.below(static_cast<std::int64_t>(r) + 1))]);
+    std::int64_t stride = 1;
+    const std::size_t padded = static_cast<std::size_t>(random.below(static_cast<std::int64_t>(R)));
+    for (std::size_t k = R; k-- > 0;) {
+      const std::size_t axis = axes[k];
+      strides[axis] = shape[axis] == 1 && random.below(2) == 0 ? 7 : stride;
+      stride *= shape[axis] + (k == padded ? random.below(3) : 0);
+    }
+    if (random.below(2) == 0) {
+      const auto axis = static_cast<std::size_t>(random.below(static_cast<std::int64_t>(R)));
+      switch (random.below(3)) {
+        case 0: strides[axis] = std::max<std::int64_t>(1, strides[axis] - 1 - random.below(3)); break;
+        case 1: strides[axis] += 1 + random.below(3); break;
+        default: strides[axis] = strides[static_cast<std::size_t>(random.below(static_cast<std::int64_t>(R)))]; break;
+      }
+    }
+    DLTensor t{};
+    t.data = buf;
+    t.device = DLDevice{kDLCPU, 0};
+    t.ndim = static_cast<std::int32_t>(R);
+    t.dtype = f32;
+    t.shape = shape.data();
+    t.strides = strides.data();
+    const bool unique = unique_in_some_order(shape, strides);
+    (unique ? accepted : refused) += 1;
+    INFO("rank " << R << ", case " << c);
+    using M = strided<std::int64_t, R>;
+    const auto tried = dm::try_to_mdspan<M>(t);
+    REQUIRE(tried.has_value() == unique);
+    dm::errc thrown = dm::errc::ok;
+    try {
+      const M m = dm::to_mdspan<M>(t);
+      for (std::size_t r = 0; r < R; ++r)
+        if (shape[r] != 1) CHECK(m.stride(r) == strides[r]);
+    } catch (const dm::dlpack_error& e) {
+      thrown = e.code();
+    }
+    CHECK(thrown == (unique ? dm::errc::ok : dm::errc::overlapping_strides));
+    if (!unique) {
+      CHECK(tried.error().code() == dm::errc::overlapping_strides);
+      CHECK(has_text(std::string(tried.error().what()), "overlap; std::layout_stride needs unique elements"));
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("layout_stride's uniqueness at ranks 3 to 8, axes in any order, against an oracle that tries every order") {
+  test_random random{50};
+  int accepted = 0, refused = 0;
+  check_layout_stride_uniqueness<3>(random, 400, accepted, refused);
+  check_layout_stride_uniqueness<4>(random, 400, accepted, refused);
+  check_layout_stride_uniqueness<6>(random, 300, accepted, refused);
+  check_layout_stride_uniqueness<8>(random, 200, accepted, refused);
+  // Both answers are exercised, many times each.
+  CHECK(accepted > 200);
+  CHECK(refused > 200);
+}

@@ -227,36 +227,44 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // dimensions with more than one index, each stride steps past the previous dimension's
 // span. The order of the dimensions and its reverse were tried by check_structure
 // (tensor_summary::ordered_unique); here the order sorted by (stride, extent) decides.
+// The dimensions are sorted as values (stride, extent, dimension) in an array of the
+// view's rank, largest first (an axis permutation of a row-major array is nearly in that
+// order: a few moves), by insertion: no loads through an index. Read from the end, the
+// array is the ascending order by (stride, extent, dimension), and the first link that
+// breaks there is the one worded. Out of line (inlined, every layout_stride import counted
+// more instructions, the permutations too), but not cold: a permutation of the axes is an
+// everyday view, and a cold function is compiled for size.
 template <class StrideArray, class Err>
-DLPM_COLD bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
-  const std::size_t rank = static_cast<std::size_t>(t.ndim);
-  std::size_t order[max_ndim] = {};
+DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
+  constexpr std::size_t rank = StrideArray{}.size();
+  struct dimension {
+    std::int64_t stride, extent;
+    std::size_t index;
+  };
+  dimension sorted[rank > 0 ? rank : 1];
   std::size_t count = 0;
-  for (std::size_t r = 0; r < rank; ++r)
-    if (t.shape[r] > 1) order[count++] = r;
-  // The first position (or none: count) where the order breaks uniqueness.
-  auto first_overlap = [&] {
-    for (std::size_t i = 1; i < count; ++i) {
-      std::int64_t reach = 0;
-      if (mul_overflows(static_cast<std::int64_t>(strides[order[i - 1]]), t.shape[order[i - 1]], &reach) ||
-          static_cast<std::int64_t>(strides[order[i]]) < reach)
-        return i;
-    }
-    return count;
-  };
-  auto before = [&](std::size_t a, std::size_t b) {
-    return strides[a] < strides[b] || (strides[a] == strides[b] && t.shape[a] < t.shape[b]);
-  };
-  for (std::size_t i = 1; i < count; ++i)
-    for (std::size_t j = i; j > 0 && before(order[j], order[j - 1]); --j) std::swap(order[j], order[j - 1]);
-  const std::size_t i = first_overlap();
-  if (i == count) return true;
-  const std::size_t prev = order[i - 1], cur = order[i];
-  DLPM_REFUSE(err, errc::overlapping_strides,
-              "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs unique "
-              "elements (use layout_stride_relaxed)",
-              cur, static_cast<long long>(strides[cur]), prev, static_cast<long long>(t.shape[prev]),
-              static_cast<long long>(strides[prev]));
+  for (std::size_t r = 0; r < rank; ++r) {
+    if (t.shape[r] <= 1) continue;
+    // Inserted after every smaller (stride, extent) and every equal one: the dimensions
+    // before it all have a smaller index.
+    const dimension d{static_cast<std::int64_t>(strides[r]), t.shape[r], r};
+    std::size_t j = count++;
+    for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].extent <= d.extent));
+         --j)
+      sorted[j] = sorted[j - 1];
+    sorted[j] = d;
+  }
+  for (std::size_t i = count; i-- > 1;) {
+    const dimension &prev = sorted[i], &cur = sorted[i - 1];
+    std::int64_t reach = 0;
+    if (mul_overflows(prev.stride, prev.extent, &reach) || cur.stride < reach)
+      DLPM_REFUSE(err, errc::overlapping_strides,
+                  "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs unique "
+                  "elements (use layout_stride_relaxed)",
+                  cur.index, static_cast<long long>(cur.stride), prev.index, static_cast<long long>(prev.extent),
+                  static_cast<long long>(prev.stride));
+  }
+  return true;
 }
 
 }  // namespace detail

@@ -374,8 +374,13 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     std::int64_t descending_gaps = 0, ascending_gaps = 0;
     std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
     for (std::int32_t r = 0; r < ndim; ++r) {
-      // A dimension with one index reaches only index 0: its stride never matters.
-      if (t.shape[r] == 1) continue;
+      // A dimension with one index reaches only index 0: its stride never matters. Into
+      // std::layout_stride it is skipped (neither its sign nor its place in an order
+      // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
+      // refusal (off the hot path) asks for its extent.
+      if constexpr (Order == stride_rule::positive) {
+        if (t.shape[r] == 1) continue;
+      }
       const std::int64_t s = t.strides[r];
       if constexpr (Order == stride_rule::positive) {
         if (s <= 0)
@@ -383,7 +388,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                       "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
                       "layout_stride_relaxed for broadcast or reversed views)",
                       r, static_cast<long long>(s));
-      } else if (s == std::numeric_limits<std::int64_t>::min()) {
+      } else if (s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1) [[unlikely]] {
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
       }
       std::int64_t reach = 0;
