@@ -81,6 +81,9 @@ std::vector<shape_case> shape_cases() {
   all.push_back(interleaved);
   // Overlapping rows (send only): runs of 2 elements, rows 1 element apart, both directions.
   all.push_back({{4, 2}, {{-1, 1}, {1, 1}, {-1, -1}}, {{2, 1}, {-2, -1}}});
+  // Transposes (column-major, each axis either way): the library's pack copies them in
+  // tiles, and its fragments of 1 to 3 elements cut the tiles' rows anywhere.
+  all.push_back({{4, 6}, {{1, 4}, {-1, 4}, {1, -4}}});
   // Empty: no element, whatever the strides.
   all.push_back({{0, 3}, {{3, 1}, {1, -2}}});
   return all;
