@@ -10,8 +10,8 @@
 // tensor arrives as the sentinel and fails the comparison. Every case travels both ways a
 // layout can: MPI's derived datatype (DLPM_MPI_DERIVED) and the library's pack
 // (DLPM_MPI_PACKED: the send packed when its buffer is made, the receive unpacked after
-// MPI_Wait), each send nonblocking, its buffer kept until the request completes. On 2 ranks
-// or more, every case also travels by the library's own transfer (mpi::send and
+// MPI_Wait), each send nonblocking, its buffer kept until the request completes. On 2 ranks,
+// every case also travels by the library's own transfer (mpi::send and
 // mpi::receive, dlpm_mpi_send and dlpm_mpi_recv: packed in pipelined fragments), its
 // fragments by the case number one element, 2.5 elements (not a whole number of elements:
 // rounded down to 2, the last fragment the rest), 3 elements with one in flight, or the
@@ -180,7 +180,10 @@ int main(int argc, char** argv) {
           for (const auto& recv_strides : sc.receive_only.empty() ? sc.strides : sc.receive_only) {
             if (has_zero(recv_strides)) continue;  // a receive reaches each element once
             const bool library_moves = way_number == 3;  // the library's own transfer
-            if (library_moves && ranks == 1) continue;   // its blocking send to itself would wait forever
+            // On 2 ranks only: a blocking send to itself (1 rank) would wait forever, and on a
+            // ring of 3 or 4 the blocking transfers go one after the other, which MPICH's busy
+            // polling on oversubscribed cores makes take minutes.
+            if (library_moves && ranks != 2) continue;
             const auto way = library_moves ? DLPM_MPI_PACKED : static_cast<dlpm_mpi_transfer>(way_number);
             ++k;
             const std::int64_t item = static_cast<std::int64_t>(itemsize(e.dtype));
@@ -253,6 +256,6 @@ int main(int argc, char** argv) {
   if (rank == 0)
     std::printf("every_size on %d ranks: %d transfers failed; buffers packed %d, derived %d; the library's transfers %d\n", ranks,
                 failed_everywhere, packed, derived, moved);
-  if (packed == 0 || derived == 0 || (ranks > 1 && moved == 0)) failures += fail("every_size", "a way was never taken", "");
+  if (packed == 0 || derived == 0 || (ranks == 2 && moved == 0)) failures += fail("every_size", "a way was never taken", "");
   return finish("every_size", rank, failures, compared);
 }

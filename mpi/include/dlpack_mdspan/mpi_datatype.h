@@ -611,7 +611,7 @@ static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
  * (rounded down to whole elements, at least one), and how many fragments are in flight at
  * once (the sender packs fragment k + 1 while MPI moves fragment k; the receiver has the next
  * fragment's receive posted while it unpacks one). docs/mpi.md has the measurements. */
-#define DLPM_MPI_FRAGMENT_BYTES (256 * 1024)
+#define DLPM_MPI_FRAGMENT_BYTES (4 * 1024 * 1024)
 #define DLPM_MPI_FRAGMENT_DEPTH 2
 
 /** The bytes of each fragment but the last of a message of `item`-byte elements (each
