@@ -611,7 +611,7 @@ static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
  * (rounded down to whole elements, at least one), and how many fragments are in flight at
  * once (the sender packs fragment k + 1 while MPI moves fragment k; the receiver has the next
  * fragment's receive posted while it unpacks one). docs/mpi.md has the measurements. */
-#define DLPM_MPI_FRAGMENT_BYTES (4 * 1024 * 1024)
+#define DLPM_MPI_FRAGMENT_BYTES (16 * 1024 * 1024)
 #define DLPM_MPI_FRAGMENT_DEPTH 2
 
 /** The bytes of each fragment but the last of a message of `item`-byte elements (each
@@ -675,12 +675,13 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     loops.run_bytes = run * item, loops.item = item, loops.unpack_pending = 0, loops.bytes = 0;
     /* The fragments' memory: the spare packed message's when it is large enough (fresh pages
      * cost page faults at every transfer), given back for the next transfer or packed buffer. */
+    const size_t ring_bytes = (size_t)(total < fragment ? total : fragment) * (size_t)depth; /* a short message: its size */
     held = dlpm_mpi_spare_take_();
-    if (held == NULL || held->bytes < head + (size_t)fragment * (size_t)depth) {
+    if (held == NULL || held->bytes < head + ring_bytes) {
       free(held);
-      held = (dlpm_mpi_packing*)malloc(head + (size_t)fragment * (size_t)depth);
+      held = (dlpm_mpi_packing*)malloc(head + ring_bytes);
       if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
-      held->bytes = head + (size_t)fragment * (size_t)depth;
+      held->bytes = head + ring_bytes;
     }
     ring = (char*)held + head;
   }
