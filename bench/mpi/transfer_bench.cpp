@@ -8,12 +8,15 @@
 //   pack       pack into a contiguous buffer, send it, unpack it on the other side (what
 //              users do today, e.g. .contiguous() then a copy back)
 //   floor      a contiguous tensor of the same bytes, sent and received as is
+//   send       the library's own transfer on both sides (mpi::send, mpi::receive: compact
+//              tensors as one message, other layouts packed in pipelined fragments, the
+//              library's default fragments unless --fragment BYTES / --depth N say otherwise)
 // for four layouts: every other column of a matrix, a transpose, a rank-4 sub-block (runs of
 // 4 KiB), rows of 256 KiB. Prints
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
-//   mpiexec -np 2 dlpm_bench_mpi [--smoke] [--reps N]
+//   mpiexec -np 2 dlpm_bench_mpi [--smoke] [--reps N] [--fragment BYTES] [--depth N]
 //   dlpm_bench_mpi --construct N [--layout I]   (one process) build and free each layout's
 //                                   (or layout I's) datatype N times: scripts/bench counts
 //                                   the instructions of one (callgrind, N and 2N)
@@ -107,8 +110,10 @@ void unpack(const layout& l, const float* from, float* to) {
       }
 }
 
-enum class method { chosen, datatype, pack, floor };
-constexpr const char* method_name[] = {"chosen", "datatype", "pack", "floor"};
+enum class method { send, chosen, datatype, pack, floor };
+constexpr const char* method_name[] = {"send", "chosen", "datatype", "pack", "floor"};
+constexpr int methods = 5;
+mpi::fragments fragments_asked;  // --fragment, --depth
 
 // One transfer; returns rank 1's seconds from the barrier to the data in place.
 double transfer(method how, const layout& l, std::vector<float>& parent, std::vector<float>& staging, int rank) {
@@ -116,7 +121,10 @@ double transfer(method how, const layout& l, std::vector<float>& parent, std::ve
   DLTensor t = l.tensor(parent.data());
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  if (how == method::chosen || how == method::datatype) {
+  if (how == method::send) {
+    if (rank == 0) mpi::send(t, 1, 0, MPI_COMM_WORLD, std::uint64_t{0}, fragments_asked);
+    else mpi::receive(t, 0, 0, MPI_COMM_WORLD, std::uint64_t{0}, fragments_asked);
+  } else if (how == method::chosen || how == method::datatype) {
     const auto way = how == method::chosen ? mpi::transfer::chosen : mpi::transfer::derived;
     // construction (and a packed buffer's pack) is part of the cost
     auto b = rank == 0 ? mpi::send_buffer(t, std::uint64_t{0}, way) : mpi::receive_buffer(t, std::uint64_t{0}, way);
@@ -217,6 +225,8 @@ int main(int argc, char** argv) {
     else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
     else if (a == "--construct" && i + 1 < argc) constructions = std::atol(argv[++i]);
     else if (a == "--layout" && i + 1 < argc) only = std::atoi(argv[++i]);
+    else if (a == "--fragment" && i + 1 < argc) fragments_asked.bytes = std::atol(argv[++i]);
+    else if (a == "--depth" && i + 1 < argc) fragments_asked.depth = std::atoi(argv[++i]);
     else if (a == "--engine") return engine();
   }
   if (constructions > 0) return construct(constructions, only);
@@ -231,16 +241,16 @@ int main(int argc, char** argv) {
   }
   int failures = 0;
   if (rank == 0)
-    std::printf("| layout | MiB | chosen | chosen ms | datatype ms | pack-send-unpack ms | contiguous floor ms | "
-                "chosen / pack | chosen / floor | datatype / pack | datatype / floor | construction us |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| layout | MiB | send ms | chosen | chosen ms | datatype ms | pack-send-unpack ms | contiguous floor ms | "
+                "send / pack | send / floor | chosen / pack | chosen / floor | datatype / pack | datatype / floor | construction us |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const layout& l : layouts(smoke)) {
     std::vector<float> parent(static_cast<std::size_t>(l.parent)), staging(static_cast<std::size_t>(l.numel()));
-    double median_of[4] = {};
+    double median_of[methods] = {};
     // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
     if (rank == 0)
       for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<float>(k + 1);
-    for (method how : {method::chosen, method::datatype, method::pack, method::floor}) {
+    for (method how : {method::send, method::chosen, method::datatype, method::pack, method::floor}) {
       std::vector<double> times;
       for (int r = 0; r < reps + 1; ++r) {  // + 1: the first run warms the pages and is checked
         if (rank == 1 && r == 0) std::fill(parent.begin(), parent.end(), 0.0f);
@@ -264,18 +274,18 @@ int main(int argc, char** argv) {
         if (!b.derived()) ++failures;
       }
       construction_us = (MPI_Wtime() - start) / count * 1e6;
-      MPI_Send(median_of, 4, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
+      MPI_Send(median_of, methods, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
       MPI_Send(&construction_us, 1, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD);
     } else {
-      MPI_Recv(median_of, 4, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Recv(median_of, methods, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Recv(&construction_us, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       const double bytes = static_cast<double>(l.numel()) * sizeof(float);
       const DLTensor t = l.tensor(parent.data());
       const bool packs = mpi::send_buffer(t, std::uint64_t{0}, mpi::transfer::chosen).packed();
-      std::printf("| %s | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name, bytes / (1 << 20),
-                  packs ? "packed" : "datatype", median_of[0] * 1e3, median_of[1] * 1e3, median_of[2] * 1e3, median_of[3] * 1e3,
-                  median_of[0] / median_of[2], median_of[0] / median_of[3], median_of[1] / median_of[2], median_of[1] / median_of[3],
-                  construction_us);
+      const double* ms = median_of;  // send, chosen, datatype, pack, floor
+      std::printf("| %s | %.2f | %.2f | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n", l.name,
+                  bytes / (1 << 20), ms[0] * 1e3, packs ? "packed" : "datatype", ms[1] * 1e3, ms[2] * 1e3, ms[3] * 1e3, ms[4] * 1e3,
+                  ms[0] / ms[3], ms[0] / ms[4], ms[1] / ms[3], ms[1] / ms[4], ms[2] / ms[3], ms[2] / ms[4], construction_us);
     }
   }
   int total = 0;

@@ -24,18 +24,11 @@
 extern "C" {
 #endif
 
-/** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
- * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
- * writable, each element reached once), a layout that is not compact row-major travelling as
- * `how` says (DLPM_MPI_CHOSEN: the library decides, dlpm_mpi_packs). A packed receive
- * (`out->packing` non-NULL) is unpacked into the tensor by dlpm_mpi_unpack once MPI has
- * completed it, or at the latest by dlpm_mpi_datatype_free. On a refusal,
- * dlpm_mpi_error(out) says why. */
-static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_transfer how,
-                                             dlpm_mpi_datatype* out) {
+/* The admission both the buffers and the library's transfer start with: MPI initialized,
+ * then one call that checks the tensor once and admits it (the core's plan_message). */
+static inline dlpm_status dlpm_mpi_admit_(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_datatype* out,
+                                          dlpm_message_plan* plan) {
   int32_t initialized = 0, finalized = 0;
-  dlpm_message_plan plan;
-  dlpm_status s;
   if (out == NULL) return DLPM_E_NULL_POINTER;
   out->derived = 0;
   out->packing = NULL;
@@ -47,19 +40,68 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
     out->refusal = DLPM_MPI_REFUSAL_NOT_INITIALIZED;
     return DLPM_E_INVALID_ARGUMENT;
   }
-  /* One call checks the tensor once and admits it (the core's plan_message). */
-  plan.version = DLPM_MESSAGE_PLAN_VERSION;
-  if ((s = dlpm_plan_message(tensor, flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, dlpm_mpi_cuda_aware(),
-                             &plan)) != DLPM_OK)
-    return s;
-  switch (dlpm_mpi_build(plan.element0, plan.loops, plan.extents, plan.byte_steps, plan.block, (int64_t)plan.itemsize,
-                         plan.lower_bound, plan.extent, dlpm_mpi_element_of(plan.dtype, plan.itemsize), receive, how,
-                         dlpm_is_host_accessible(tensor->device.device_type), out)) {
+  plan->version = DLPM_MESSAGE_PLAN_VERSION;
+  return dlpm_plan_message(tensor, flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, dlpm_mpi_cuda_aware(), plan);
+}
+
+static inline dlpm_status dlpm_mpi_outcome_(int outcome) {
+  switch (outcome) {
     case DLPM_MPI_BUILT: return DLPM_OK;
     case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
     case DLPM_MPI_HOST_ONLY: return DLPM_E_DEVICE_MISMATCH;
     default: return DLPM_E_INTERNAL;
   }
+}
+
+/** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
+ * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
+ * writable, each element reached once), a layout that is not compact row-major travelling as
+ * `how` says (DLPM_MPI_CHOSEN: the library decides, dlpm_mpi_packs). A packed receive
+ * (`out->packing` non-NULL) is unpacked into the tensor by dlpm_mpi_unpack once MPI has
+ * completed it, or at the latest by dlpm_mpi_datatype_free. On a refusal,
+ * dlpm_mpi_error(out) says why. */
+static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_transfer how,
+                                             dlpm_mpi_datatype* out) {
+  dlpm_message_plan plan;
+  const dlpm_status s = dlpm_mpi_admit_(tensor, flags, receive, out, &plan);
+  if (s != DLPM_OK) return s;
+  return dlpm_mpi_outcome_(dlpm_mpi_build(plan.element0, plan.loops, plan.extents, plan.byte_steps, plan.block,
+                                          (int64_t)plan.itemsize, plan.lower_bound, plan.extent,
+                                          dlpm_mpi_element_of(plan.dtype, plan.itemsize), receive, how,
+                                          dlpm_is_host_accessible(tensor->device.device_type), out));
+}
+
+/** The library's own transfer (dlpm_mpi_move): sends `tensor` to `peer` (`receive` 0) or
+ * receives it from `peer` (`receive` nonzero), on `tag` of `comm`, returning once its
+ * elements have left or landed: compact row-major as one message; any other layout in host
+ * memory packed in pipelined fragments of `fragment_bytes` (rounded down to whole elements),
+ * `depth` in flight (each fragment its own message of `tag`: both sides call this with the
+ * same fragments; DLPM_MPI_FRAGMENT_BYTES and DLPM_MPI_FRAGMENT_DEPTH are
+ * dlpm_mpi_send's and dlpm_mpi_recv's); device memory as the derived datatype. `out` holds
+ * nothing afterwards; on a refusal dlpm_mpi_error(out) says why. */
+static inline dlpm_status dlpm_mpi_move_as(const DLTensor* tensor, uint64_t flags, int receive, int peer, int tag, MPI_Comm comm,
+                                           int64_t fragment_bytes, int depth, dlpm_mpi_datatype* out) {
+  dlpm_message_plan plan;
+  const dlpm_status s = dlpm_mpi_admit_(tensor, flags, receive, out, &plan);
+  if (s != DLPM_OK) return s;
+  return dlpm_mpi_outcome_(dlpm_mpi_move(plan.element0, plan.loops, plan.extents, plan.byte_steps, plan.block,
+                                         (int64_t)plan.itemsize, dlpm_mpi_element_of(plan.dtype, plan.itemsize), receive,
+                                         dlpm_is_host_accessible(tensor->device.device_type), peer, tag, comm, fragment_bytes,
+                                         depth, out));
+}
+
+/** Sends `tensor` (every valid layout) to `dest` by the library's own transfer, with the
+ * default fragments. */
+static inline dlpm_status dlpm_mpi_send(const DLTensor* tensor, uint64_t flags, int dest, int tag, MPI_Comm comm,
+                                        dlpm_mpi_datatype* out) {
+  return dlpm_mpi_move_as(tensor, flags, 0, dest, tag, comm, DLPM_MPI_FRAGMENT_BYTES, DLPM_MPI_FRAGMENT_DEPTH, out);
+}
+
+/** Receives `tensor` (writable, each element reached once) from `source` by the library's own
+ * transfer, with the default fragments. */
+static inline dlpm_status dlpm_mpi_recv(const DLTensor* tensor, uint64_t flags, int source, int tag, MPI_Comm comm,
+                                        dlpm_mpi_datatype* out) {
+  return dlpm_mpi_move_as(tensor, flags, 1, source, tag, comm, DLPM_MPI_FRAGMENT_BYTES, DLPM_MPI_FRAGMENT_DEPTH, out);
 }
 
 /** dlpm_mpi_buffer_as with the default, a derived datatype (DLPM_MPI_DERIVED), as in 0.2.0: a

@@ -10,7 +10,12 @@
 // tensor arrives as the sentinel and fails the comparison. Every case travels both ways a
 // layout can: MPI's derived datatype (DLPM_MPI_DERIVED) and the library's pack
 // (DLPM_MPI_PACKED: the send packed when its buffer is made, the receive unpacked after
-// MPI_Wait), each send nonblocking, its buffer kept until the request completes.
+// MPI_Wait), each send nonblocking, its buffer kept until the request completes. On 2 ranks,
+// every case also travels by the library's own transfer (mpi::send and
+// mpi::receive, dlpm_mpi_send and dlpm_mpi_recv: packed in pipelined fragments), its
+// fragments by the case number one element, 2.5 elements (not a whole number of elements:
+// rounded down to 2, the last fragment the rest), 3 elements with one in flight, or the
+// default; and an empty tensor travels every way.
 #include "mpi_test.hpp"
 
 #include <dlpack_mdspan_mpi.h>
@@ -76,6 +81,11 @@ std::vector<shape_case> shape_cases() {
   all.push_back(interleaved);
   // Overlapping rows (send only): runs of 2 elements, rows 1 element apart, both directions.
   all.push_back({{4, 2}, {{-1, 1}, {1, 1}, {-1, -1}}, {{2, 1}, {-2, -1}}});
+  // Transposes (column-major, each axis either way): the library's pack copies them in
+  // tiles, and its fragments of 1 to 3 elements cut the tiles' rows anywhere.
+  all.push_back({{4, 6}, {{1, 4}, {-1, 4}, {1, -4}}});
+  // Empty: no element, whatever the strides.
+  all.push_back({{0, 3}, {{3, 1}, {1, -2}}});
   return all;
 }
 
@@ -106,6 +116,29 @@ struct mpi_buffer {
   }
   ~mpi_buffer() { dlpm_mpi_datatype_free(&c); }
 };
+
+// The library's own transfer of case `k` (the fragments by k; both sides compute the same).
+dlpack_mdspan::mpi::fragments fragments_of(int k, std::int64_t item) {
+  switch (k % 4) {
+    case 0: return {1, 2};                    // one element each (1 byte: rounded up to one element)
+    case 1: return {item * 5 / 2, 2};         // 2.5 elements: rounded down to 2, the last the rest
+    case 2: return {3 * item, 1};             // 3 elements, one in flight
+    default: return {};                       // the default
+  }
+}
+
+bool move(bool use_c, const DLTensor& t, bool receive, int peer, int tag, dlpack_mdspan::mpi::fragments f, std::string& refusal) {
+  if (use_c) {
+    dlpm_mpi_datatype status{};
+    if (dlpm_mpi_move_as(&t, 0, receive, peer, tag, MPI_COMM_WORLD, f.bytes, f.depth, &status) != DLPM_OK)
+      return refusal = dlpm_mpi_error(&status), false;
+    return true;
+  }
+  const auto moved = receive ? dlpack_mdspan::mpi::try_receive(t, peer, tag, MPI_COMM_WORLD, 0, f)
+                             : dlpack_mdspan::mpi::try_send(t, peer, tag, MPI_COMM_WORLD, 0, f);
+  if (!moved) return refusal = moved.error().message(), false;
+  return true;
+}
 
 bool make(bool use_c, dlpm_mpi_transfer way, const DLTensor& t, bool receive, mpi_buffer& out) {
   if (use_c) {
@@ -138,13 +171,20 @@ int main(int argc, char** argv) {
   const int next = (rank + 1) % ranks, previous = (rank + ranks - 1) % ranks;
   int failures = 0, compared = 0, failed_transfers = 0, printed = 0, packed = 0, derived = 0;
   int k = 0;  // the case number: the tag, and with the sender's rank the byte pattern
-  for (const dlpm_mpi_transfer way : {DLPM_MPI_DERIVED, DLPM_MPI_PACKED})
+  int moved = 0;
+  for (const int way_number : {static_cast<int>(DLPM_MPI_DERIVED), static_cast<int>(DLPM_MPI_PACKED), 3})
   for (const bool use_c : {false, true})
     for (const element_type& e : element_types)
       for (const shape_case& sc : shape_cases())
         for (const auto& send_strides : sc.strides)
           for (const auto& recv_strides : sc.receive_only.empty() ? sc.strides : sc.receive_only) {
             if (has_zero(recv_strides)) continue;  // a receive reaches each element once
+            const bool library_moves = way_number == 3;  // the library's own transfer
+            // On 2 ranks only: a blocking send to itself (1 rank) would wait forever, and on a
+            // ring of 3 or 4 the blocking transfers go one after the other, which MPICH's busy
+            // polling on oversubscribed cores makes take minutes.
+            if (library_moves && ranks != 2) continue;
+            const auto way = library_moves ? DLPM_MPI_PACKED : static_cast<dlpm_mpi_transfer>(way_number);
             ++k;
             const std::int64_t item = static_cast<std::int64_t>(itemsize(e.dtype));
             const std::int64_t guard = guard_bytes / item;
@@ -161,7 +201,29 @@ int main(int argc, char** argv) {
             tensor out_tensor(outgoing.data(), e.dtype, sc.shape, send), in_tensor(incoming.data(), e.dtype, sc.shape, recv);
             mpi_buffer out_buffer, in_buffer;
             const std::string name =
-                describe(way == DLPM_MPI_PACKED ? (use_c ? "C packed" : "C++ packed") : (use_c ? "C" : "C++"), e, sc.shape, send, recv);
+                library_moves ? describe(use_c ? "C send/recv" : "C++ send/receive", e, sc.shape, send, recv) + ", fragments of " +
+                                    std::to_string(fragments_of(k, item).bytes) + " bytes, " +
+                                    std::to_string(fragments_of(k, item).depth) + " in flight"
+                : describe(way == DLPM_MPI_PACKED ? (use_c ? "C packed" : "C++ packed") : (use_c ? "C" : "C++"), e, sc.shape, send, recv);
+            if (library_moves) {
+              // Rank 0 sends first, the others receive first: the ring's blocking transfers
+              // then never all wait for each other.
+              std::string refusal;
+              bool done = true;
+              for (int step = 0; step < 2 && done; ++step)
+                done = (step == 0) == (rank == 0) ? move(use_c, out_tensor.t, false, next, tag, fragments_of(k, item), refusal)
+                                                  : move(use_c, in_tensor.t, true, previous, tag, fragments_of(k, item), refusal);
+              if (!done) {
+                fail(name.c_str(), "the library's transfer refused:", refusal.c_str());
+                MPI_Abort(MPI_COMM_WORLD, 1);
+              }
+              ++moved;
+              const std::vector<unsigned char> sent = filled(previous);
+              const int wrong = compare(printed < 20 ? name.c_str() : nullptr, e.dtype, sc.shape, send, sent.data(), recv, incoming);
+              ++compared;
+              if (wrong != 0) failures += wrong, ++failed_transfers, ++printed;
+              continue;
+            }
             // Every layout here is valid: a refusal is a failure, and ends the run (the ring's
             // other ranks would wait for this rank's message). No collective per case: MPICH's
             // busy polling makes thousands of them crawl on oversubscribed cores.
@@ -192,7 +254,8 @@ int main(int argc, char** argv) {
   int failed_everywhere = 0;
   MPI_Allreduce(&failed_transfers, &failed_everywhere, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("every_size on %d ranks: %d transfers failed; buffers packed %d, derived %d\n", ranks, failed_everywhere, packed, derived);
-  if (packed == 0 || derived == 0) failures += fail("every_size", "a way was never taken", "");
+    std::printf("every_size on %d ranks: %d transfers failed; buffers packed %d, derived %d; the library's transfers %d\n", ranks,
+                failed_everywhere, packed, derived, moved);
+  if (packed == 0 || derived == 0 || (ranks == 2 && moved == 0)) failures += fail("every_size", "a way was never taken", "");
   return finish("every_size", rank, failures, compared);
 }

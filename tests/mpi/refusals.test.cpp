@@ -5,6 +5,7 @@
 // otherwise, whose extent is the bytes the elements reach.
 #include "mpi_test.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <mdspan>
 #include <string_view>
@@ -295,7 +296,58 @@ int the_choice() {
       std::memcpy(in->address(), out->address(), source.size());  // what MPI would move
       in->unpack();
       expect(back == source, "a tiled unpack: every element back at its place");
+      // The library's transfer packs and unpacks the message a fragment at a time
+      // (dlpm_mpi_copy_range): fragments of 1, 37 and 1000 elements (the last one partial)
+      // and of 4099 bytes rounded down to whole elements cut the tiles and blocks anywhere;
+      // each must give the same message, and land every element back at its place.
+      const auto plan = mpi::admit(from.t, 0, false);
+      if (!plan) {
+        expect(false, "a transpose is admitted");
+        continue;
+      }
+      dlpm_mpi_packing loops{};
+      loops.modes = plan->loops, loops.extents = const_cast<std::int64_t*>(plan->extents);
+      loops.steps = const_cast<std::int64_t*>(plan->byte_steps), loops.run_bytes = plan->block * item, loops.item = item;
+      for (const std::int64_t asked : {item, 37 * item, 1000 * item, std::int64_t{4099}}) {
+        const std::int64_t fragment = dlpm_mpi_fragment_bytes(asked, item, 1), total = n * item;
+        std::vector<unsigned char> fragments(static_cast<std::size_t>(total), sentinel), landed(source.size(), sentinel);
+        for (std::int64_t first = 0; first < total; first += fragment) {
+          const std::int64_t bytes = std::min(fragment, total - first);
+          std::vector<unsigned char> one(static_cast<std::size_t>(bytes));
+          loops.tensor = reinterpret_cast<char*>(source.data());
+          dlpm_mpi_copy_range(&loops, reinterpret_cast<char*>(one.data()), first, bytes, 1);
+          std::memcpy(fragments.data() + first, one.data(), one.size());
+          loops.tensor = reinterpret_cast<char*>(landed.data());
+          dlpm_mpi_copy_range(&loops, reinterpret_cast<char*>(one.data()), first, bytes, 0);
+        }
+        expect(fragment % item == 0 && fragment > 0, "a fragment is a whole number of elements");
+        expect(std::memcmp(fragments.data(), message, fragments.size()) == 0, "a transpose packed by fragments: the same message");
+        expect(landed == source, "a transpose unpacked by fragments: every element back at its place");
+      }
     }
+
+  // The library's transfer: strided device memory is refused (the pack is the host's), and a
+  // received fragment shorter than its place is refused, the receives posted ahead cancelled.
+  {
+    const std::int64_t extents[1] = {3500}, steps[1] = {8};
+    dlpm_mpi_datatype d{};
+    const int moved = dlpm_mpi_move(m.data(), 1, extents, steps, 1, 4, dlpm_mpi_element_of(f32, 4), 0, 0, 0, 7, MPI_COMM_SELF,
+                                    DLPM_MPI_FRAGMENT_BYTES, DLPM_MPI_FRAGMENT_DEPTH, &d);
+    expect(moved == DLPM_MPI_HOST_ONLY && d.refusal != nullptr &&
+               std::string_view(d.refusal).find("host addresses only") != std::string_view::npos,
+           "the library's transfer: strided device memory is refused");
+    std::vector<float> three(3, 1.0f), twenty(20, -1.0f);
+    MPI_Request request;
+    MPI_Isend(three.data(), 3, MPI_FLOAT, 0, 8, MPI_COMM_SELF, &request);
+    tensor alternate(twenty.data(), f32, {10}, {{2}, 0, 20});
+    const auto received = mpi::try_receive(alternate.t, 0, 8, MPI_COMM_SELF, 0, mpi::fragments{16, 2});
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect(!received && std::string_view(received.error().message().c_str()).find("shorter than its place") != std::string_view::npos,
+           "the library's transfer: a short fragment is refused");
+    int pending = 0;
+    MPI_Iprobe(0, 8, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
+    expect(pending == 0, "the library's transfer: nothing is left behind by a refused receive");
+  }
   return wrong;
 }
 

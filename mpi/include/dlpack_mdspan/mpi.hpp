@@ -110,13 +110,9 @@ class buffer {
   dlpm_mpi_datatype d_{};
 };
 
-/// The buffer of a tensor, for sending (`receive` false: every valid layout, broadcast
-/// strides included) or receiving (`receive` true: a writable layout that reaches each
-/// element once). `flags` are a managed tensor's (READ_ONLY, IS_SUBBYTE_TYPE_PADDED); 0 for
-/// a bare DLTensor. `how`: how a layout that is not compact row-major travels. MPI must be
-/// initialized.
-[[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive,
-                                                     transfer how = transfer::derived) noexcept {
+/// A tensor admitted as a message (`receive`: to be received into), MPI initialized: the
+/// core's check and plan_message, once.
+[[nodiscard]] inline result<message_plan> admit(const DLTensor& t, std::uint64_t flags, bool receive) noexcept {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
@@ -125,21 +121,36 @@ class buffer {
   // Checked once; everything after reads the checked tensor (message_plan.hpp: the one admission).
   const auto checked = check_tensor(t, flags);
   if (!checked) return unexpected_error(checked.error());
-  const auto plan = plan_message(*checked, receive ? message_direction::receive : message_direction::send, cuda_aware());
+  return plan_message(*checked, receive ? message_direction::receive : message_direction::send, cuda_aware());
+}
+
+/// dlpm_mpi_build's and dlpm_mpi_move's refusals as the library's errors.
+[[nodiscard]] inline error refusal(int outcome, const dlpm_mpi_datatype& d) noexcept {
+  switch (outcome) {
+    case DLPM_MPI_COUNT_TOO_LARGE:
+      return error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
+                           MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value);
+    case DLPM_MPI_HOST_ONLY: return error(errc::device_mismatch, d.refusal);
+    default: return error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value);
+  }
+}
+
+/// The buffer of a tensor, for sending (`receive` false: every valid layout, broadcast
+/// strides included) or receiving (`receive` true: a writable layout that reaches each
+/// element once). `flags` are a managed tensor's (READ_ONLY, IS_SUBBYTE_TYPE_PADDED); 0 for
+/// a bare DLTensor. `how`: how a layout that is not compact row-major travels. MPI must be
+/// initialized.
+[[nodiscard]] inline result<buffer> make_buffer_from(const DLTensor& t, std::uint64_t flags, bool receive,
+                                                     transfer how = transfer::derived) noexcept {
+  const auto plan = admit(t, flags, receive);
   if (!plan) return unexpected_error(plan.error());
   dlpm_mpi_datatype d{};
-  switch (dlpm_mpi_build(plan->element0, plan->loops, plan->extents, plan->byte_steps, plan->block,
-                         static_cast<std::int64_t>(plan->itemsize), plan->lower_bound, plan->extent,
-                         dlpm_mpi_element_of(plan->dtype, plan->itemsize), receive, static_cast<dlpm_mpi_transfer>(how),
-                         is_host_accessible(t.device.device_type), &d)) {
-    case DLPM_MPI_BUILT: return buffer(d);
-    case DLPM_MPI_COUNT_TOO_LARGE:
-      return unexpected_error(error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
-                                            MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value));
-    case DLPM_MPI_HOST_ONLY: return unexpected_error(error(errc::device_mismatch, d.refusal));
-    default:
-      return unexpected_error(error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value));
-  }
+  const int outcome = dlpm_mpi_build(plan->element0, plan->loops, plan->extents, plan->byte_steps, plan->block,
+                                     static_cast<std::int64_t>(plan->itemsize), plan->lower_bound, plan->extent,
+                                     dlpm_mpi_element_of(plan->dtype, plan->itemsize), receive, static_cast<dlpm_mpi_transfer>(how),
+                                     is_host_accessible(t.device.device_type), &d);
+  if (outcome != DLPM_MPI_BUILT) return unexpected_error(refusal(outcome, d));
+  return buffer(d);
 }
 
 /// The buffer to send a tensor from: every valid layout, broadcast (zero) strides included.
@@ -175,6 +186,69 @@ template <class M>
   const auto t = try_to_dlpack_tensor(m);
   if (!t) return unexpected_error(t.error());
   return make_buffer_from(t->get(), 0, true, how);
+}
+
+/// The fragments of the library's own transfer (send(), receive()): each fragment's bytes
+/// (rounded down to whole elements, at least one) and how many are in flight at once. Both
+/// sides of a transfer must use the same.
+struct fragments {
+  std::int64_t bytes = DLPM_MPI_FRAGMENT_BYTES;
+  int depth = DLPM_MPI_FRAGMENT_DEPTH;
+};
+
+/// Moves a tensor itself (dlpm_mpi_move): sends it to `peer` (`receive` false) or receives it
+/// from `peer` into it, on `tag` of `comm`, and returns once the elements have left or
+/// landed. Compact row-major tensors travel as one message; any other layout in host memory
+/// as the library's pack in pipelined fragments of `f` (each its own message of `tag`: both
+/// sides use send()/receive() with the same fragments); device memory as the derived
+/// datatype. Returns the message's bytes.
+[[nodiscard]] inline result<std::int64_t> move(const DLTensor& t, std::uint64_t flags, bool receive, int peer, int tag,
+                                               MPI_Comm comm, fragments f = {}) noexcept {
+  const auto plan = admit(t, flags, receive);
+  if (!plan) return unexpected_error(plan.error());
+  dlpm_mpi_datatype d{};
+  const int outcome = dlpm_mpi_move(plan->element0, plan->loops, plan->extents, plan->byte_steps, plan->block,
+                                    static_cast<std::int64_t>(plan->itemsize), dlpm_mpi_element_of(plan->dtype, plan->itemsize), receive,
+                                    is_host_accessible(t.device.device_type), peer, tag, comm, f.bytes, f.depth, &d);
+  if (outcome != DLPM_MPI_BUILT) return unexpected_error(refusal(outcome, d));
+  std::int64_t bytes = plan->block * static_cast<std::int64_t>(plan->itemsize);
+  for (std::int32_t m = 0; m < plan->loops; ++m) bytes *= plan->extents[m];
+  return bytes;
+}
+
+/// Sends a tensor (every valid layout) to `dest`: the library's own transfer (move()).
+[[nodiscard]] inline result<std::int64_t> try_send(const DLTensor& t, int dest, int tag, MPI_Comm comm, std::uint64_t flags = 0,
+                                                   fragments f = {}) noexcept {
+  return move(t, flags, false, dest, tag, comm, f);
+}
+/// Receives a tensor (writable, each element reached once) from `source`: move().
+[[nodiscard]] inline result<std::int64_t> try_receive(const DLTensor& t, int source, int tag, MPI_Comm comm,
+                                                      std::uint64_t flags = 0, fragments f = {}) noexcept {
+  return move(t, flags, true, source, tag, comm, f);
+}
+/// An mdspan's.
+template <class M>
+  requires requires(const M& m) { try_to_dlpack_tensor(m); }
+[[nodiscard]] result<std::int64_t> try_send(const M& m, int dest, int tag, MPI_Comm comm, fragments f = {}) noexcept {
+  const auto t = try_to_dlpack_tensor(m);
+  if (!t) return unexpected_error(t.error());
+  return move(t->get(), 0, false, dest, tag, comm, f);
+}
+template <class M>
+  requires(!std::is_const_v<typename M::element_type>) && requires(const M& m) { try_to_dlpack_tensor(m); }
+[[nodiscard]] result<std::int64_t> try_receive(const M& m, int source, int tag, MPI_Comm comm, fragments f = {}) noexcept {
+  const auto t = try_to_dlpack_tensor(m);
+  if (!t) return unexpected_error(t.error());
+  return move(t->get(), 0, true, source, tag, comm, f);
+}
+/// The throwing forms of the library's own transfer (dlpack_error).
+template <class T, class... Options>
+std::int64_t send(const T& t, int dest, int tag, MPI_Comm comm, Options... options) {
+  return dlpack_mdspan::detail::value_or_throw(try_send(t, dest, tag, comm, options...));
+}
+template <class T, class... Options>
+std::int64_t receive(const T& t, int source, int tag, MPI_Comm comm, Options... options) {
+  return dlpack_mdspan::detail::value_or_throw(try_receive(t, source, tag, comm, options...));
 }
 
 /// The throwing forms (dlpack_error).

@@ -347,6 +347,64 @@ static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
   }
 }
 
+/* Copies the message bytes [first, first + bytes) of the sub-box `p` describes (its modes
+ * `m` onwards at `tensor`, the message's slice of those bytes at `message`). The bytes are a
+ * range of whole elements; the range is cut into at most two partial slices of mode `m`
+ * (recursed into) around one box of whole slices, which dlpm_mpi_copy walks with its
+ * innermost loops (tiles for a transpose, as for a whole message). */
+static inline void dlpm_mpi_copy_range_(const dlpm_mpi_packing* p, int32_t m, char* tensor, char* message, int64_t first,
+                                        int64_t bytes, int to_message) {
+  int64_t slice = p->run_bytes, i0, i1, lo, hi;
+  int32_t k;
+  while (bytes > 0) {
+    if (m == p->modes) { /* within one contiguous run */
+      if (to_message) memcpy(message, tensor + first, (size_t)bytes);
+      else memcpy(tensor + first, message, (size_t)bytes);
+      return;
+    }
+    for (k = m + 1; k < p->modes; ++k) slice *= p->extents[k];
+    i0 = first / slice, lo = first % slice, i1 = (first + bytes) / slice, hi = (first + bytes) % slice;
+    if (i0 == i1) { /* inside one slice of mode m */
+      tensor += i0 * p->steps[m];
+      first = lo;
+      ++m;
+      slice = p->run_bytes;
+      continue;
+    }
+    if (lo != 0) { /* the head: the end of slice i0 */
+      dlpm_mpi_copy_range_(p, m + 1, tensor + i0 * p->steps[m], message, lo, slice - lo, to_message);
+      message += slice - lo;
+      ++i0;
+    }
+    if (i1 > i0) { /* whole slices i0 .. i1 - 1: one box */
+      dlpm_mpi_packing box = *p;
+      int64_t extents[64];
+      box.modes = p->modes - m;
+      box.extents = extents;
+      box.steps = p->steps + m;
+      for (k = m; k < p->modes; ++k) extents[k - m] = p->extents[k];
+      extents[0] = i1 - i0;
+      box.tensor = tensor + i0 * p->steps[m];
+      box.message = message;
+      dlpm_mpi_copy(&box, to_message);
+      message += (i1 - i0) * slice;
+    }
+    /* the tail: the start of slice i1 */
+    tensor += i1 * p->steps[m];
+    first = 0;
+    bytes = hi;
+    ++m;
+    slice = p->run_bytes;
+  }
+}
+
+/** Copies the message bytes [first, first + bytes) (whole elements) between the tensor of
+ * `p` and `fragment`, which holds just those bytes: into the fragment when `to_message`,
+ * else back into the tensor. A pipelined transfer's pack and unpack of one fragment. */
+static inline void dlpm_mpi_copy_range(const dlpm_mpi_packing* p, char* fragment, int64_t first, int64_t bytes, int to_message) {
+  dlpm_mpi_copy_range_(p, 0, p->tensor, fragment, first, bytes, to_message);
+}
+
 /** Contiguous runs shorter than this many bytes are packed by the library rather than moved
  * by MPI's datatype engine (see dlpm_mpi_packs). */
 #define DLPM_MPI_PACK_RUN_BYTES 256
@@ -545,6 +603,128 @@ static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
   if (!finalized) MPI_Type_free(&d->datatype);
   d->derived = 0;
   d->datatype = MPI_DATATYPE_NULL;
+}
+
+/* ---- The library's own transfer: a tensor sent or received in pipelined fragments -------- */
+
+/** The default fragment of the library's pipelined transfer (dlpm_mpi_move): its bytes
+ * (rounded down to whole elements, at least one), and how many fragments are in flight at
+ * once (the sender packs fragment k + 1 while MPI moves fragment k; the receiver has the next
+ * fragment's receive posted while it unpacks one). docs/mpi.md has the measurements. */
+#define DLPM_MPI_FRAGMENT_BYTES (16 * 1024 * 1024)
+#define DLPM_MPI_FRAGMENT_DEPTH 2
+
+/** The bytes of each fragment but the last of a message of `item`-byte elements (each
+ * `per_item` predefined items) asked for in fragments of `fragment_bytes`: whole elements,
+ * at least one, at most INT_MAX predefined items. */
+static inline int64_t dlpm_mpi_fragment_bytes(int64_t fragment_bytes, int64_t item, int64_t per_item) {
+  int64_t elements = fragment_bytes / item;
+  if (elements < 1) elements = 1;
+  if (elements > INT_MAX / per_item) elements = INT_MAX / per_item;
+  return elements * item;
+}
+
+/* Fragment k's bytes: `fragment`, the last one the rest of `total`. */
+static inline int64_t dlpm_mpi_fragment_at_(int64_t k, int64_t fragment, int64_t total) {
+  return total - k * fragment < fragment ? total - k * fragment : fragment;
+}
+
+/** Sends (`receive` 0) the tensor, as dlpm_mpi_build takes it, to `peer`, or receives it
+ * from `peer` into the tensor: the message (the elements in row-major index order, `total`
+ * bytes) in fragments of `fragment_bytes` (dlpm_mpi_fragment_bytes: whole elements; the last
+ * fragment the rest; one empty fragment for an empty tensor), each its own message of the
+ * predefined items on `tag` of `comm`, `depth` of them in flight (nonblocking sends and
+ * receives). The fragments depend on the message's bytes only, never on the layout, so a
+ * tensor of any layout is received into any other, as long as both sides ask for the same
+ * fragment bytes.
+ * - A compact row-major tensor: each fragment is MPI's buffer where it lies (no copy).
+ * - Any other layout, in memory the host addresses: the library's pack, pipelined: the sender
+ *   packs fragment k + 1 (dlpm_mpi_copy_range) while MPI moves fragment k; the receiver
+ *   unpacks fragment k while fragment k + 1 arrives; `depth` buffers of one fragment each,
+ *   never memory of the tensor's size. Device memory: refused (DLPM_MPI_HOST_ONLY).
+ * The message may exceed INT_MAX items. A received fragment shorter than its place is
+ * refused (DLPM_MPI_CALL_FAILED, `value` its items), as MPI refuses a longer one
+ * (MPI_ERR_TRUNCATE). Returns once every fragment has left or landed; `out` holds nothing
+ * to free, and says a refusal. */
+static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
+                                int64_t item, dlpm_mpi_element element, int receive, int host_memory, int peer, int tag,
+                                MPI_Comm comm, int64_t fragment_bytes, int depth, dlpm_mpi_datatype* out) {
+  dlpm_mpi_packing loops, *held = NULL;
+  const size_t head = (sizeof(dlpm_mpi_packing) + 63) / 64 * 64;
+  const int compact = modes == 0;
+  MPI_Request requests[16];
+  char* ring = NULL;
+  int64_t total = run * item, fragment, fragments, k;
+  int32_t m;
+  int rc = MPI_SUCCESS, slot;
+  out->address = NULL, out->count = 0, out->datatype = element.type, out->derived = 0, out->element = element;
+  out->refusal = NULL, out->value = 0, out->packing = NULL;
+  if (!compact && !host_memory)
+    return dlpm_mpi_refuse_(out, DLPM_MPI_HOST_ONLY,
+                            "the library packs memory the host addresses only: this is device memory (send it by a buffer's derived datatype)", 0);
+  for (m = 0; m < modes; ++m) total *= extents[m];
+  fragment = dlpm_mpi_fragment_bytes(fragment_bytes, item, element.count);
+  fragments = total == 0 ? 1 : (total + fragment - 1) / fragment;
+  if (compact) depth = 16; /* nothing to pack: every fragment MPI can take at once */
+  if (depth < 1) depth = 1;
+  if (depth > 16) depth = 16;
+  if (depth > fragments) depth = (int)fragments;
+  if (!compact) {
+    loops.tensor = (char*)element0, loops.message = NULL, loops.modes = modes;
+    loops.extents = (int64_t*)extents, loops.steps = (int64_t*)steps;
+    loops.run_bytes = run * item, loops.item = item, loops.unpack_pending = 0, loops.bytes = 0;
+    /* The fragments' memory: the spare packed message's when it is large enough (fresh pages
+     * cost page faults at every transfer), given back for the next transfer or packed buffer. */
+    const size_t ring_bytes = (size_t)(total < fragment ? total : fragment) * (size_t)depth; /* a short message: its size */
+    held = dlpm_mpi_spare_take_();
+    if (held == NULL || held->bytes < head + ring_bytes) {
+      free(held);
+      held = (dlpm_mpi_packing*)malloc(head + ring_bytes);
+      if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
+      held->bytes = head + ring_bytes;
+    }
+    ring = (char*)held + head;
+  }
+  for (slot = 0; slot < depth; ++slot) requests[slot] = MPI_REQUEST_NULL;
+/* Fragment k's buffer: in the tensor when it is compact, else its slot of the ring. */
+#define DLPM_MPI_FRAGMENT_BUFFER_(k) (compact ? (char*)element0 + (k) * fragment : ring + ((k) % depth) * fragment)
+  if (receive)
+    for (k = 0; k < depth && rc == MPI_SUCCESS; ++k)
+      rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k), (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count),
+                     element.type, peer, tag, comm, &requests[k]);
+  for (k = 0; k < fragments && rc == MPI_SUCCESS; ++k) {
+    const int64_t first = k * fragment, bytes = dlpm_mpi_fragment_at_(k, fragment, total);
+    char* buffer = DLPM_MPI_FRAGMENT_BUFFER_(k);
+    MPI_Status status;
+    slot = (int)(k % depth);
+    if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
+    if (receive) {
+      int got = 0;
+      if ((rc = MPI_Get_count(&status, element.type, &got)) != MPI_SUCCESS) break;
+      if ((int64_t)got != bytes / item * element.count) {
+        for (slot = 0; slot < depth; ++slot) /* the receives posted ahead must not match later messages */
+          if (requests[slot] != MPI_REQUEST_NULL) MPI_Cancel(&requests[slot]), MPI_Wait(&requests[slot], MPI_STATUS_IGNORE);
+        if (held != NULL) dlpm_mpi_spare_give_back_(held);
+        return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED,
+                                "a received fragment is shorter than its place in the tensor: do both sides send the same "
+                                "number of elements, in the same fragments?",
+                                (long long)got);
+      }
+      if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 0);
+      if (k + depth < fragments)
+        rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k + depth),
+                       (int)(dlpm_mpi_fragment_at_(k + depth, fragment, total) / item * element.count), element.type, peer, tag,
+                       comm, &requests[slot]);
+    } else {
+      if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 1);
+      rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
+    }
+  }
+#undef DLPM_MPI_FRAGMENT_BUFFER_
+  if (rc == MPI_SUCCESS) rc = MPI_Waitall(depth, requests, MPI_STATUSES_IGNORE);
+  if (held != NULL) dlpm_mpi_spare_give_back_(held);
+  if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "a fragment's transfer failed", rc);
+  return DLPM_MPI_BUILT;
 }
 
 #ifdef __cplusplus
