@@ -147,31 +147,11 @@ TEST_CASE("min_alignment: every power of two is a valid requirement, and nothing
     CAPTURE(r.min_alignment);
     // Met up to the buffer's 64 bytes, and refused as misaligned above them, never as nonsense.
     CHECK(check(b.get(), r) == (bit <= 6 ? dm::errc::ok : dm::errc::misaligned_data));
-    CHECK(dm::check_requirements(b.get(), 0, r, nullptr) == (bit <= 6));
     if (bit < 2) continue;
     for (const std::uint64_t stray : {std::uint64_t{1}, std::uint64_t{1} << (bit - 1), ~std::uint64_t{0} >> (64 - bit)}) {
       r.min_alignment = (std::uint64_t{1} << bit) | stray;
       CAPTURE(r.min_alignment);
       CHECK(check(b.get(), r) == dm::errc::invalid_argument);
-      CHECK_FALSE(dm::check_requirements(b.get(), 0, r, nullptr));
     }
   }
-}
-
-TEST_CASE("a null error* asks for the verdict alone: every worded check refuses without writing") {
-  float buf[12] = {};
-  tensor_builder bad(buf, f32, {3, -4}, {4, 1});
-  tensor_builder good(buf, f32, {3, 4}, {1, 3});  // column-major
-  dm::tensor_summary summary;
-  CHECK_FALSE(dm::validate(bad.get(), nullptr));
-  CHECK_FALSE(dm::check_structure(bad.get(), dm::structure_options{}, summary, static_cast<dm::error*>(nullptr)));
-  CHECK_FALSE(dm::check_requirements(bad.get(), 0, dm::tensor_requirements{}, nullptr));
-  dm::tensor_requirements nonsense;
-  nonsense.ndim = -2;
-  CHECK_FALSE(dm::check_requirements_valid(nonsense, nullptr));
-  CHECK_FALSE(dm::check_requirements(good.get(), 0, nonsense, nullptr));
-  dm::layout_requirements leading_last;
-  leading_last.leading_dim = -1;
-  CHECK_FALSE(dm::check_layout(good.get(), leading_last, nullptr));
-  CHECK(dm::validate(good.get(), nullptr));
 }
