@@ -347,6 +347,27 @@ int the_choice() {
     int pending = 0;
     MPI_Iprobe(0, 8, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
     expect(pending == 0, "the library's transfer: nothing is left behind by a refused receive");
+
+    // A fragment's transfer that fails where the communicator returns its errors (a fragment
+    // longer than its place: MPI_ERR_TRUNCATE) is refused, and the receive posted ahead for
+    // the next fragment is cancelled: it neither takes a later message on the tag nor writes
+    // into the fragments' memory once that is given back.
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    std::vector<float> five(5, 2.0f), marker(4, 3.0f), landed(4, 0.0f);
+    MPI_Isend(five.data(), 5, MPI_FLOAT, 0, 9, MPI_COMM_SELF, &request);
+    const auto truncated = mpi::try_receive(alternate.t, 0, 9, MPI_COMM_SELF, 0, mpi::fragments{16, 2});
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect(!truncated && std::string_view(truncated.error().message().c_str()).find("transfer failed") != std::string_view::npos,
+           "the library's transfer: a fragment longer than its place is refused");
+    MPI_Isend(marker.data(), 4, MPI_FLOAT, 0, 9, MPI_COMM_SELF, &request);
+    int marker_pending = 0;
+    for (int probe = 0; probe < 1000 && marker_pending == 0; ++probe)
+      MPI_Iprobe(0, 9, MPI_COMM_SELF, &marker_pending, MPI_STATUS_IGNORE);
+    if (marker_pending != 0) MPI_Recv(landed.data(), 4, MPI_FLOAT, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect(marker_pending != 0 && landed == marker,
+           "the library's transfer: a failed receive cancels the receive it posted ahead (a later message is the caller's)");
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
   }
   return wrong;
 }

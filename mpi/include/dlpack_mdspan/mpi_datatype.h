@@ -629,6 +629,15 @@ static inline int64_t dlpm_mpi_fragment_at_(int64_t k, int64_t fragment, int64_t
   return total - k * fragment < fragment ? total - k * fragment : fragment;
 }
 
+/* Ends the transfers of a refused or failed dlpm_mpi_move that are still posted: each is
+ * cancelled and waited for, so that none matches a later message, or reads or writes the
+ * fragments' memory once it is given back. */
+static inline void dlpm_mpi_end_posted_(MPI_Request* requests, int depth) {
+  int slot;
+  for (slot = 0; slot < depth; ++slot)
+    if (requests[slot] != MPI_REQUEST_NULL) MPI_Cancel(&requests[slot]), MPI_Wait(&requests[slot], MPI_STATUS_IGNORE);
+}
+
 /** Sends (`receive` 0) the tensor, as dlpm_mpi_build takes it, to `peer`, or receives it
  * from `peer` into the tensor: the message (the elements in row-major index order, `total`
  * bytes) in fragments of `fragment_bytes` (dlpm_mpi_fragment_bytes: whole elements; the last
@@ -702,8 +711,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
       int got = 0;
       if ((rc = MPI_Get_count(&status, element.type, &got)) != MPI_SUCCESS) break;
       if ((int64_t)got != bytes / item * element.count) {
-        for (slot = 0; slot < depth; ++slot) /* the receives posted ahead must not match later messages */
-          if (requests[slot] != MPI_REQUEST_NULL) MPI_Cancel(&requests[slot]), MPI_Wait(&requests[slot], MPI_STATUS_IGNORE);
+        dlpm_mpi_end_posted_(requests, depth);
         if (held != NULL) dlpm_mpi_spare_give_back_(held);
         return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED,
                                 "a received fragment is shorter than its place in the tensor: do both sides send the same "
@@ -722,6 +730,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   }
 #undef DLPM_MPI_FRAGMENT_BUFFER_
   if (rc == MPI_SUCCESS) rc = MPI_Waitall(depth, requests, MPI_STATUSES_IGNORE);
+  else dlpm_mpi_end_posted_(requests, depth); /* a failure that returned (MPI_ERRORS_RETURN) */
   if (held != NULL) dlpm_mpi_spare_give_back_(held);
   if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "a fragment's transfer failed", rc);
   return DLPM_MPI_BUILT;
