@@ -211,9 +211,7 @@ struct fragments {
                                     static_cast<std::int64_t>(plan->itemsize), dlpm_mpi_element_of(plan->dtype, plan->itemsize), receive,
                                     is_host_accessible(t.device.device_type), peer, tag, comm, f.bytes, f.depth, &d);
   if (outcome != DLPM_MPI_BUILT) return unexpected_error(refusal(outcome, d));
-  std::int64_t bytes = plan->block * static_cast<std::int64_t>(plan->itemsize);
-  for (std::int32_t m = 0; m < plan->loops; ++m) bytes *= plan->extents[m];
-  return bytes;
+  return dlpm_mpi_message_bytes_(plan->loops, plan->extents, plan->block * static_cast<std::int64_t>(plan->itemsize));
 }
 
 /// Sends a tensor (every valid layout) to `dest`: the library's own transfer (move()).

@@ -457,23 +457,38 @@ static inline dlpm_mpi_packing* dlpm_mpi_spare_take_(void) { return NULL; }
 static inline void dlpm_mpi_spare_give_back_(dlpm_mpi_packing* p) { free(p); }
 #endif
 
+/* The bytes of the message of a tensor's byte loops: its innermost run's, times each loop's
+ * extent (the plan's coalesce checked that they fit int64). */
+static inline int64_t dlpm_mpi_message_bytes_(int32_t modes, const int64_t* extents, int64_t run_bytes) {
+  int32_t m;
+  for (m = 0; m < modes; ++m) run_bytes *= extents[m];
+  return run_bytes;
+}
+
+/* Memory of at least `bytes` for a packed message or the fragments of a transfer, its size
+ * in `bytes`: the spare packed message's when it is large enough (fresh pages cost page
+ * faults at every transfer), else new memory, zeroed when `zeroed`. NULL when none could be
+ * had. */
+static inline dlpm_mpi_packing* dlpm_mpi_spare_at_least_(size_t bytes, int zeroed) {
+  dlpm_mpi_packing* p = dlpm_mpi_spare_take_();
+  if (p != NULL && p->bytes >= bytes) return p;
+  free(p);
+  p = (dlpm_mpi_packing*)(zeroed ? calloc(1, bytes) : malloc(bytes));
+  if (p != NULL) p->bytes = bytes;
+  return p;
+}
+
 /* Sets `out` up as a packed buffer: its own message, packed now for a send, to be unpacked
  * for a receive. 0 when the memory could not be had. */
 static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, const int64_t* extents, const int64_t* steps,
                                       int64_t run_bytes, int64_t item, int64_t items, int receive) {
   const size_t loops = 2 * (size_t)modes * sizeof(int64_t), head = (sizeof(dlpm_mpi_packing) + loops + 63) / 64 * 64;
-  size_t bytes = (size_t)run_bytes;
+  const size_t bytes = (size_t)dlpm_mpi_message_bytes_(modes, extents, run_bytes);
   int32_t m;
-  dlpm_mpi_packing* p = dlpm_mpi_spare_take_();
-  for (m = 0; m < modes; ++m) bytes *= (size_t)extents[m];
-  if (p == NULL || p->bytes < head + bytes) {
-    free(p);
-    /* Fresh memory of a receive starts zeroed, so an unpack before any receive writes no
-     * uninitialized bytes. */
-    p = (dlpm_mpi_packing*)(receive ? calloc(1, head + bytes) : malloc(head + bytes));
-    if (p == NULL) return 0;
-    p->bytes = head + bytes;
-  }
+  /* Fresh memory of a receive starts zeroed, so an unpack before any receive writes no
+   * uninitialized bytes. */
+  dlpm_mpi_packing* p = dlpm_mpi_spare_at_least_(head + bytes, receive);
+  if (p == NULL) return 0;
   p->tensor = (char*)out->address;
   p->message = (char*)p + head;
   p->modes = modes;
@@ -663,15 +678,14 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   const int compact = modes == 0;
   MPI_Request requests[16];
   char* ring = NULL;
-  int64_t total = run * item, fragment, fragments, k;
-  int32_t m;
+  int64_t total, fragment, fragments, k;
   int rc = MPI_SUCCESS, slot;
   out->address = NULL, out->count = 0, out->datatype = element.type, out->derived = 0, out->element = element;
   out->refusal = NULL, out->value = 0, out->packing = NULL;
   if (!compact && !host_memory)
     return dlpm_mpi_refuse_(out, DLPM_MPI_HOST_ONLY,
                             "the library packs memory the host addresses only: this is device memory (send it by a buffer's derived datatype)", 0);
-  for (m = 0; m < modes; ++m) total *= extents[m];
+  total = dlpm_mpi_message_bytes_(modes, extents, run * item);
   fragment = dlpm_mpi_fragment_bytes(fragment_bytes, item, element.count);
   fragments = total == 0 ? 1 : (total + fragment - 1) / fragment;
   if (compact) depth = 16; /* nothing to pack: every fragment MPI can take at once */
@@ -682,16 +696,11 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     loops.tensor = (char*)element0, loops.message = NULL, loops.modes = modes;
     loops.extents = (int64_t*)extents, loops.steps = (int64_t*)steps;
     loops.run_bytes = run * item, loops.item = item, loops.unpack_pending = 0, loops.bytes = 0;
-    /* The fragments' memory: the spare packed message's when it is large enough (fresh pages
-     * cost page faults at every transfer), given back for the next transfer or packed buffer. */
+    /* The fragments' memory (every fragment is received or packed before it is read), given
+     * back for the next transfer or packed buffer. */
     const size_t ring_bytes = (size_t)(total < fragment ? total : fragment) * (size_t)depth; /* a short message: its size */
-    held = dlpm_mpi_spare_take_();
-    if (held == NULL || held->bytes < head + ring_bytes) {
-      free(held);
-      held = (dlpm_mpi_packing*)malloc(head + ring_bytes);
-      if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
-      held->bytes = head + ring_bytes;
-    }
+    held = dlpm_mpi_spare_at_least_(head + ring_bytes, 0);
+    if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
     ring = (char*)held + head;
   }
   for (slot = 0; slot < depth; ++slot) requests[slot] = MPI_REQUEST_NULL;
