@@ -171,6 +171,57 @@ TEST_CASE("layout_stride needs unique elements in some order of the dimensions, 
   CHECK(refusal<relaxed<std::int64_t, 3>>(overlapping.get()) == dm::errc::ok);
 }
 
+// A permutation of rank 4 or less is decided by its pairs of dimensions (each pair
+// disjoint: one's stride at least the other's stride times extent), without a sort. The
+// edges of that test: a stride exactly at the other's end (unique), one below (an overlap,
+// worded by the sorted order's first broken link), an extent-1 axis whose stride (negative,
+// zero) takes no part, and an end past INT64_MAX, which no stride reaches.
+TEST_CASE("layout_stride's uniqueness of a permutation by its pairs of dimensions: the edges") {
+  float buf[64] = {};
+  using M3 = strided<std::int64_t, 3>;
+  using M4 = strided<std::int64_t, 4>;
+  // Sorted: dimension 1 (stride 1, end 3), 0 (stride 3, end 6), 2 (stride 6): each stride
+  // at the end before it. Neither the order of the dimensions nor its reverse is a chain.
+  tensor_builder at_end(buf, f32, {2, 3, 2}, {3, 1, 6});
+  CHECK(message<M3>(at_end.get()) == "ok");
+  // The same with an extent-1 axis of stride -5 or 0 among them (rank 4).
+  tensor_builder negative_unit(buf, f32, {2, 3, 1, 2}, {3, 1, -5, 6});
+  CHECK(message<M4>(negative_unit.get()) == "ok");
+  tensor_builder zero_unit(buf, f32, {2, 1, 3, 2}, {3, 0, 1, 6});
+  CHECK(message<M4>(zero_unit.get()) == "ok");
+  // Dimension 2's stride 5 is one below dimension 0's end 6.
+  tensor_builder below_end(buf, f32, {2, 3, 2}, {3, 1, 5});
+  CHECK(refusal<M3>(below_end.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<M3>(below_end.get()), "dimensions 2 (stride 5) and 0 (shape 2, stride 3) overlap"));
+  CHECK_THROWS_AS((void)dm::to_mdspan<M3>(below_end.get()), dm::dlpack_error);
+  tensor_builder below_end4(buf, f32, {2, 1, 3, 2}, {3, 7, 1, 5});
+  CHECK(refusal<M4>(below_end4.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<M4>(below_end4.get()), "dimensions 3 (stride 5) and 0 (shape 2, stride 3) overlap"));
+  // int8 elements, so that a span of 2^63 - 1 bytes fits: dimension 2 (stride 2^62, extent
+  // 2) ends at 2^63, past INT64_MAX; dimension 0's end, 3 * (2^61 - 1), passes 2^62, so
+  // dimension 2 starts inside dimension 0. Refused, by both instances.
+  using M8 = std::mdspan<std::int8_t, std::dextents<std::int64_t, 3>, std::layout_stride>;
+  std::int8_t bytes[4] = {};
+  std::int64_t shape[3] = {3, 1, 2};
+  std::int64_t strides[3] = {(std::int64_t{1} << 61) - 1, 5, std::int64_t{1} << 62};
+  DLTensor wide{};
+  wide.data = bytes;
+  wide.device = DLDevice{kDLCPU, 0};
+  wide.ndim = 3;
+  wide.dtype = DLDataType{kDLInt, 8, 1};
+  wide.shape = shape;
+  wide.strides = strides;
+  CHECK(refusal<M8>(wide) == dm::errc::overlapping_strides);
+  CHECK_THROWS_AS((void)dm::to_mdspan<M8>(wide), dm::dlpack_error);
+  // An end past INT64_MAX in a unique permutation: dimensions 1 (stride 1, end 2), 0 (stride
+  // 2, end 4), 2 (stride 2^62, end 2^63).
+  shape[0] = 2;
+  shape[1] = 2;
+  strides[0] = 2;
+  strides[1] = 1;
+  CHECK(message<M8>(wide) == "ok");
+}
+
 namespace {
 // The layout_stride precondition on a tensor's own strides, every order of its dimensions
 // with more than one index tried (the sorted check of layout_stride_unique is what is

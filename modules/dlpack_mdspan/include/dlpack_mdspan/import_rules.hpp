@@ -187,7 +187,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
                       static_cast<long long>(s));
       }
     }
-    if (!checked.ordered_unique() && !layout_stride_unique(t, view_strides<M>::of(t), err)) return false;
+    if (!checked.ordered_unique() && !layout_stride_unique<rank>(t, err)) return false;
     if (!std::in_range<index_type>(checked.highest_index() + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {

@@ -227,6 +227,19 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // dimensions with more than one index, each stride steps past the previous dimension's
 // span. The order of the dimensions and its reverse were tried by check_structure
 // (tensor_summary::ordered_unique); here the order sorted by (stride, extent) decides.
+// The tensor's own strides are read (positive where the extent is above 1, check_structure;
+// the view's copies of them are the same values), never NULL here: NULL strides are
+// C-contiguous, which check_structure found ordered.
+//
+// Such an order exists exactly when every two dimensions with more than one index are
+// disjoint, one's stride at least the other's end (stride times extent): the order sorted
+// by (stride, extent) is then a chain, and a chain makes every later stride at least every
+// earlier end. For a small rank that pass over the pairs, rank * (rank - 1) / 2 compares
+// of values, accepts without a sort; the ends are unsigned, since check_structure proved
+// each (extent - 1) * stride fits int64 with a positive stride, so stride * extent, one
+// stride more, is below 2^64 and exact; an extent-1 dimension gets end 0, which every stride
+// passes. Whatever it does not accept is decided by the sorted order below.
+//
 // The dimensions are sorted as values (stride, extent, dimension) in an array of the
 // view's rank, largest first (an axis permutation of a row-major array is nearly in that
 // order: a few moves), by insertion: no loads through an index. Read from the end, the
@@ -234,20 +247,34 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // breaks there is the one worded. Out of line (inlined, every layout_stride import counted
 // more instructions, the permutations too), but not cold: a permutation of the axes is an
 // everyday view, and a cold function is compiled for size.
-template <class StrideArray, class Err>
-DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, const StrideArray& strides, Err err) noexcept {
-  constexpr std::size_t rank = StrideArray{}.size();
+template <std::size_t Rank>
+inline constexpr bool unique_by_pairs = Rank <= 4;
+
+template <std::size_t Rank, class Err>
+DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, Err err) noexcept {
+  const std::int64_t* const strides = t.strides;
+  if constexpr (unique_by_pairs<Rank>) {
+    std::uint64_t stride[Rank > 0 ? Rank : 1], end[Rank > 0 ? Rank : 1];
+    for (std::size_t r = 0; r < Rank; ++r) {
+      stride[r] = static_cast<std::uint64_t>(strides[r]);
+      end[r] = t.shape[r] > 1 ? stride[r] * static_cast<std::uint64_t>(t.shape[r]) : 0;
+    }
+    bool disjoint = true;
+    for (std::size_t i = 0; i < Rank; ++i)
+      for (std::size_t j = i + 1; j < Rank; ++j) disjoint &= (stride[j] >= end[i]) | (stride[i] >= end[j]);
+    if (disjoint) return true;
+  }
   struct dimension {
     std::int64_t stride, extent;
     std::size_t index;
   };
-  dimension sorted[rank > 0 ? rank : 1];
+  dimension sorted[Rank > 0 ? Rank : 1];
   std::size_t count = 0;
-  for (std::size_t r = 0; r < rank; ++r) {
+  for (std::size_t r = 0; r < Rank; ++r) {
     if (t.shape[r] <= 1) continue;
     // Inserted after every smaller (stride, extent) and every equal one: the dimensions
     // before it all have a smaller index.
-    const dimension d{static_cast<std::int64_t>(strides[r]), t.shape[r], r};
+    const dimension d{strides[r], t.shape[r], r};
     std::size_t j = count++;
     for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].extent <= d.extent));
          --j)
