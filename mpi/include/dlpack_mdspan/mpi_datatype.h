@@ -347,62 +347,86 @@ static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
   }
 }
 
-/* Copies the message bytes [first, first + bytes) of the sub-box `p` describes (its modes
- * `m` onwards at `tensor`, the message's slice of those bytes at `message`). The bytes are a
- * range of whole elements; the range is cut into at most two partial slices of mode `m`
- * (recursed into) around one box of whole slices, which dlpm_mpi_copy walks with its
- * innermost loops (tiles for a transpose, as for a whole message). */
-static inline void dlpm_mpi_copy_range_(const dlpm_mpi_packing* p, int32_t m, char* tensor, char* message, int64_t first,
-                                        int64_t bytes, int to_message) {
+/* What dlpm_mpi_range_walk_ calls for each piece of a range, in message order: modes `m`
+ * onwards of `p` at byte `at` from element 0 with mode m's extent `extent` (a box of whole
+ * slices), `bytes` of the message; for m == p->modes, the part of one run of `bytes` bytes
+ * at byte `at`. A nonzero return (an MPI error) ends the walk. */
+typedef int (*dlpm_mpi_piece_)(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent, int64_t bytes);
+
+/* The one cut of a fragment's range of the message (the bytes [first, first + bytes), whole
+ * elements) of the sub-box of modes `m` onwards at byte `at`: at most two partial slices of
+ * mode m (recursed into) around one box of whole slices, down to the part of one run; the
+ * pack (dlpm_mpi_copy_range) and the derived fragments (dlpm_mpi_range_type_) both walk it,
+ * so both sides cut a fragment alike. */
+static inline int dlpm_mpi_range_walk_(const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t first, int64_t bytes,
+                                       dlpm_mpi_piece_ piece, void* context) {
   int64_t slice = p->run_bytes, i0, i1, lo, hi;
   int32_t k;
+  int rc;
   while (bytes > 0) {
-    if (m == p->modes) { /* within one contiguous run */
-      if (to_message) memcpy(message, tensor + first, (size_t)bytes);
-      else memcpy(tensor + first, message, (size_t)bytes);
-      return;
-    }
+    if (m == p->modes) return piece(context, p, m, at + first, 1, bytes); /* within one contiguous run */
     for (k = m + 1; k < p->modes; ++k) slice *= p->extents[k];
     i0 = first / slice, lo = first % slice, i1 = (first + bytes) / slice, hi = (first + bytes) % slice;
     if (i0 == i1) { /* inside one slice of mode m */
-      tensor += i0 * p->steps[m];
+      at += i0 * p->steps[m];
       first = lo;
       ++m;
       slice = p->run_bytes;
       continue;
     }
     if (lo != 0) { /* the head: the end of slice i0 */
-      dlpm_mpi_copy_range_(p, m + 1, tensor + i0 * p->steps[m], message, lo, slice - lo, to_message);
-      message += slice - lo;
+      if ((rc = dlpm_mpi_range_walk_(p, m + 1, at + i0 * p->steps[m], lo, slice - lo, piece, context)) != 0) return rc;
       ++i0;
     }
-    if (i1 > i0) { /* whole slices i0 .. i1 - 1: one box */
-      dlpm_mpi_packing box = *p;
-      int64_t extents[64];
-      box.modes = p->modes - m;
-      box.extents = extents;
-      box.steps = p->steps + m;
-      for (k = m; k < p->modes; ++k) extents[k - m] = p->extents[k];
-      extents[0] = i1 - i0;
-      box.tensor = tensor + i0 * p->steps[m];
-      box.message = message;
-      dlpm_mpi_copy(&box, to_message);
-      message += (i1 - i0) * slice;
-    }
+    /* whole slices i0 .. i1 - 1: one box */
+    if (i1 > i0 && (rc = piece(context, p, m, at + i0 * p->steps[m], i1 - i0, (i1 - i0) * slice)) != 0) return rc;
     /* the tail: the start of slice i1 */
-    tensor += i1 * p->steps[m];
+    at += i1 * p->steps[m];
     first = 0;
     bytes = hi;
     ++m;
     slice = p->run_bytes;
   }
+  return 0;
+}
+
+/* The pack's piece: copied between the tensor and the message's cursor, a box by the same
+ * pack as a whole message (dlpm_mpi_copy: tiles for a transpose). */
+typedef struct dlpm_mpi_copy_cursor_ {
+  char* message;
+  int to_message;
+} dlpm_mpi_copy_cursor_;
+static inline int dlpm_mpi_copy_piece_(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent,
+                                       int64_t bytes) {
+  dlpm_mpi_copy_cursor_* cursor = (dlpm_mpi_copy_cursor_*)context;
+  if (m == p->modes) {
+    if (cursor->to_message) memcpy(cursor->message, p->tensor + at, (size_t)bytes);
+    else memcpy(p->tensor + at, cursor->message, (size_t)bytes);
+  } else {
+    dlpm_mpi_packing box = *p;
+    int64_t extents[64];
+    int32_t k;
+    box.modes = p->modes - m;
+    box.extents = extents;
+    box.steps = p->steps + m;
+    for (k = m; k < p->modes; ++k) extents[k - m] = p->extents[k];
+    extents[0] = extent;
+    box.tensor = p->tensor + at;
+    box.message = cursor->message;
+    dlpm_mpi_copy(&box, cursor->to_message);
+  }
+  cursor->message += bytes;
+  return 0;
 }
 
 /** Copies the message bytes [first, first + bytes) (whole elements) between the tensor of
  * `p` and `fragment`, which holds just those bytes: into the fragment when `to_message`,
  * else back into the tensor. A pipelined transfer's pack and unpack of one fragment. */
 static inline void dlpm_mpi_copy_range(const dlpm_mpi_packing* p, char* fragment, int64_t first, int64_t bytes, int to_message) {
-  dlpm_mpi_copy_range_(p, 0, p->tensor, fragment, first, bytes, to_message);
+  dlpm_mpi_copy_cursor_ cursor;
+  cursor.message = fragment;
+  cursor.to_message = to_message;
+  (void)dlpm_mpi_range_walk_(p, 0, 0, first, bytes, dlpm_mpi_copy_piece_, &cursor);
 }
 
 /** Contiguous runs shorter than this many bytes are packed by the library rather than moved
@@ -651,7 +675,7 @@ static inline int64_t dlpm_mpi_fragment_at_(int64_t k, int64_t fragment, int64_t
 static inline int dlpm_mpi_moves_derived(int64_t run_bytes) { return run_bytes >= DLPM_MPI_PACK_RUN_BYTES; }
 
 /* The pieces of a fragment's derived datatype: at most two partial slices per mode around
- * one box, and a run's part (dlpm_mpi_range_pieces_). */
+ * one box, and a run's part (dlpm_mpi_range_walk_). */
 typedef struct dlpm_mpi_pieces_ {
   int count;
   int64_t displacements[2 * 64 + 2]; /* bytes from element 0 */
@@ -676,53 +700,29 @@ static inline int dlpm_mpi_box_type_(const dlpm_mpi_packing* p, int32_t m, int64
   return rc;
 }
 
-/* The pieces of the message bytes [first, first + bytes) of the sub-box at byte `at` from
- * element 0 (modes `m` onwards): the same cut as dlpm_mpi_copy_range_ (a head slice, one box
- * of whole slices, a tail slice, recursed into), each piece a datatype at its displacement. */
-static inline int dlpm_mpi_range_pieces_(const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t first, int64_t bytes,
-                                         dlpm_mpi_element element, dlpm_mpi_pieces_* out) {
-  const int64_t per_item = element.count;
-  int64_t slice = p->run_bytes, i0, i1, lo, hi;
-  int32_t k;
+/* The derived fragment's piece: its datatype at its displacement from element 0, a run's
+ * part as a count of the predefined type, a box as a buffer's nested hvectors. */
+typedef struct dlpm_mpi_type_pieces_ {
+  dlpm_mpi_pieces_* pieces;
+  dlpm_mpi_element element;
+} dlpm_mpi_type_pieces_;
+static inline int dlpm_mpi_type_piece_(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent,
+                                       int64_t bytes) {
+  dlpm_mpi_type_pieces_* c = (dlpm_mpi_type_pieces_*)context;
+  dlpm_mpi_pieces_* out = c->pieces;
+  const int64_t per_item = c->element.count;
   int rc;
-  while (bytes > 0) {
-    if (m == p->modes) { /* within one contiguous run */
-      rc = dlpm_mpi_hvector_(1, bytes / p->item * per_item, 0, element.type, &out->types[out->count]);
-      if (rc != MPI_SUCCESS) return rc;
-      out->displacements[out->count++] = at + first;
-      return MPI_SUCCESS;
-    }
-    for (k = m + 1; k < p->modes; ++k) slice *= p->extents[k];
-    i0 = first / slice, lo = first % slice, i1 = (first + bytes) / slice, hi = (first + bytes) % slice;
-    if (i0 == i1) { /* inside one slice of mode m */
-      at += i0 * p->steps[m];
-      first = lo;
-      ++m;
-      slice = p->run_bytes;
-      continue;
-    }
-    if (lo != 0) { /* the head: the end of slice i0 */
-      if ((rc = dlpm_mpi_range_pieces_(p, m + 1, at + i0 * p->steps[m], lo, slice - lo, element, out)) != MPI_SUCCESS) return rc;
-      ++i0;
-    }
-    if (i1 > i0) { /* whole slices i0 .. i1 - 1: one box */
-      rc = dlpm_mpi_box_type_(p, m, i1 - i0, p->run_bytes / p->item * per_item, element.type, &out->types[out->count]);
-      if (rc != MPI_SUCCESS) return rc;
-      out->displacements[out->count++] = at + i0 * p->steps[m];
-    }
-    /* the tail: the start of slice i1 */
-    at += i1 * p->steps[m];
-    first = 0;
-    bytes = hi;
-    ++m;
-    slice = p->run_bytes;
-  }
-  return MPI_SUCCESS;
+  if (out->count == (int)(sizeof out->types / sizeof out->types[0])) return MPI_ERR_OTHER; /* at most 2 * modes + 1 */
+  rc = m == p->modes
+                     ? dlpm_mpi_hvector_(1, bytes / p->item * per_item, 0, c->element.type, &out->types[out->count])
+                     : dlpm_mpi_box_type_(p, m, extent, p->run_bytes / p->item * per_item, c->element.type, &out->types[out->count]);
+  if (rc == MPI_SUCCESS) out->displacements[out->count++] = at;
+  return rc;
 }
 
 /* The committed derived datatype of the message bytes [first, first + bytes) (whole
  * elements) of the tensor of `p`, relative to element 0: a struct of the range's pieces
- * (dlpm_mpi_range_pieces_), one block of each. Its type signature is the range's predefined
+ * (dlpm_mpi_range_walk_), one block of each. Its type signature is the range's predefined
  * items, the same as a packed fragment's, so either side may pack and the other not. */
 static inline int dlpm_mpi_range_type_(const dlpm_mpi_packing* p, int64_t first, int64_t bytes, dlpm_mpi_element element,
                                        MPI_Datatype* out) {
@@ -730,7 +730,12 @@ static inline int dlpm_mpi_range_type_(const dlpm_mpi_packing* p, int64_t first,
   int rc, i;
   pieces.count = 0;
   *out = MPI_DATATYPE_NULL;
-  rc = dlpm_mpi_range_pieces_(p, 0, 0, first, bytes, element, &pieces);
+  {
+    dlpm_mpi_type_pieces_ context;
+    context.pieces = &pieces;
+    context.element = element;
+    rc = dlpm_mpi_range_walk_(p, 0, 0, first, bytes, dlpm_mpi_type_piece_, &context);
+  }
   if (rc == MPI_SUCCESS) {
 #if MPI_VERSION >= 4
     MPI_Count blocks[2 * 64 + 2], displacements[2 * 64 + 2];
