@@ -15,7 +15,9 @@
 // mpi::receive, dlpm_mpi_send and dlpm_mpi_recv: packed in pipelined fragments), its
 // fragments by the case number one element, 2.5 elements (not a whole number of elements:
 // rounded down to 2, the last fragment the rest), 3 elements with one in flight, or the
-// default; and an empty tensor travels every way.
+// default (300 times those for long runs of 256 elements, which the library's transfer moves
+// as a derived datatype per fragment, received into and sent from packed layouts); and an
+// empty tensor travels every way.
 #include "mpi_test.hpp"
 
 #include <dlpack_mdspan_mpi.h>
@@ -59,6 +61,7 @@ struct shape_case {
   std::vector<std::int64_t> shape;
   std::vector<std::vector<std::int64_t>> strides;  // every layout tried for this shape
   std::vector<std::vector<std::int64_t>> receive_only{};  // when set, the receive layouts (else strides')
+  std::int64_t fragment_elements = 1;  // the library's transfer: fragments_of's elements times this
 };
 
 // Strides in elements: every sign and magnitude -2..2 on each axis.
@@ -84,6 +87,12 @@ std::vector<shape_case> shape_cases() {
   // Transposes (column-major, each axis either way): the library's pack copies them in
   // tiles, and its fragments of 1 to 3 elements cut the tiles' rows anywhere.
   all.push_back({{4, 6}, {{1, 4}, {-1, 4}, {1, -4}}});
+  // Long runs (256 elements: 256 bytes and more, whatever the element): the library's
+  // transfer moves each fragment of these as a derived datatype of its pieces (a run's part,
+  // boxes of whole rows, partial slices) where a compact or packed layout is on the other
+  // side; fragments of 300, 750 and 900 elements cut rows and slices anywhere. Inner stride -1:
+  // runs of one element, packed, into and out of the long runs.
+  all.push_back({{2, 3, 256}, {{768, 256, 1}, {900, 300, 1}, {-900, 300, 1}, {256, 512, 1}, {768, 256, -1}}, {}, 300});
   // Empty: no element, whatever the strides.
   all.push_back({{0, 3}, {{3, 1}, {1, -2}}});
   return all;
@@ -117,12 +126,13 @@ struct mpi_buffer {
   ~mpi_buffer() { dlpm_mpi_datatype_free(&c); }
 };
 
-// The library's own transfer of case `k` (the fragments by k; both sides compute the same).
-dlpack_mdspan::mpi::fragments fragments_of(int k, std::int64_t item) {
+// The library's own transfer of case `k` (the fragments by k, in units of `scale` elements;
+// both sides compute the same).
+dlpack_mdspan::mpi::fragments fragments_of(int k, std::int64_t item, std::int64_t scale) {
   switch (k % 4) {
-    case 0: return {1, 2};                    // one element each (1 byte: rounded up to one element)
-    case 1: return {item * 5 / 2, 2};         // 2.5 elements: rounded down to 2, the last the rest
-    case 2: return {3 * item, 1};             // 3 elements, one in flight
+    case 0: return {scale == 1 ? 1 : item * scale, 2};  // one element each (1 byte: rounded up to one element)
+    case 1: return {item * 5 * scale / 2, 2}; // 2.5 elements: rounded down to 2, the last the rest
+    case 2: return {3 * item * scale, 1};     // 3 elements, one in flight
     default: return {};                       // the default
   }
 }
@@ -202,8 +212,8 @@ int main(int argc, char** argv) {
             mpi_buffer out_buffer, in_buffer;
             const std::string name =
                 library_moves ? describe(use_c ? "C send/recv" : "C++ send/receive", e, sc.shape, send, recv) + ", fragments of " +
-                                    std::to_string(fragments_of(k, item).bytes) + " bytes, " +
-                                    std::to_string(fragments_of(k, item).depth) + " in flight"
+                                    std::to_string(fragments_of(k, item, sc.fragment_elements).bytes) + " bytes, " +
+                                    std::to_string(fragments_of(k, item, sc.fragment_elements).depth) + " in flight"
                 : describe(way == DLPM_MPI_PACKED ? (use_c ? "C packed" : "C++ packed") : (use_c ? "C" : "C++"), e, sc.shape, send, recv);
             if (library_moves) {
               // Rank 0 sends first, the others receive first: the ring's blocking transfers
@@ -211,8 +221,8 @@ int main(int argc, char** argv) {
               std::string refusal;
               bool done = true;
               for (int step = 0; step < 2 && done; ++step)
-                done = (step == 0) == (rank == 0) ? move(use_c, out_tensor.t, false, next, tag, fragments_of(k, item), refusal)
-                                                  : move(use_c, in_tensor.t, true, previous, tag, fragments_of(k, item), refusal);
+                done = (step == 0) == (rank == 0) ? move(use_c, out_tensor.t, false, next, tag, fragments_of(k, item, sc.fragment_elements), refusal)
+                                                  : move(use_c, in_tensor.t, true, previous, tag, fragments_of(k, item, sc.fragment_elements), refusal);
               if (!done) {
                 fail(name.c_str(), "the library's transfer refused:", refusal.c_str());
                 MPI_Abort(MPI_COMM_WORLD, 1);

@@ -348,6 +348,22 @@ int the_choice() {
     MPI_Iprobe(0, 8, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
     expect(pending == 0, "the library's transfer: nothing is left behind by a refused receive");
 
+    // The same for long runs (rows of 80 float32, 320 bytes: each fragment a derived
+    // datatype where the elements lie): a short fragment refused, nothing left behind, and
+    // the elements it brought are where they belong.
+    std::vector<float> rows_memory(180, -1.0f);
+    tensor runs_of_80(rows_memory.data(), f32, {2, 80}, {{100, 1}, 0, 180});
+    MPI_Isend(three.data(), 3, MPI_FLOAT, 0, 10, MPI_COMM_SELF, &request);
+    const auto cut_short = mpi::try_receive(runs_of_80.t, 0, 10, MPI_COMM_SELF, 0, mpi::fragments{256, 2});
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect(!cut_short && std::string_view(cut_short.error().message().c_str()).find("shorter than its place") != std::string_view::npos,
+           "the library's transfer, long runs: a short fragment is refused");
+    pending = 0;
+    MPI_Iprobe(0, 10, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
+    expect(pending == 0, "the library's transfer, long runs: nothing is left behind by a refused receive");
+    expect(rows_memory[0] == 1.0f && rows_memory[2] == 1.0f && rows_memory[3] == -1.0f && rows_memory[80] == -1.0f,
+           "the library's transfer, long runs: a short fragment's elements land at their places, no others");
+
     // A fragment's transfer that fails where the communicator returns its errors (a fragment
     // longer than its place: MPI_ERR_TRUNCATE) is refused, and the receive posted ahead for
     // the next fragment is cancelled: it neither takes a later message on the tag nor writes

@@ -199,9 +199,10 @@ struct fragments {
 /// Moves a tensor itself (dlpm_mpi_move): sends it to `peer` (`receive` false) or receives it
 /// from `peer` into it, on `tag` of `comm`, and returns once the elements have left or
 /// landed. Compact row-major tensors travel as one message; any other layout in host memory
-/// as the library's pack in pipelined fragments of `f` (each its own message of `tag`: both
-/// sides use send()/receive() with the same fragments); device memory as the derived
-/// datatype. Returns the message's bytes.
+/// in fragments of `f` (each its own message of `tag`: both sides use send()/receive() with
+/// the same fragments), each a derived datatype where the contiguous runs are 256 bytes or
+/// more, else the library's pack, pipelined; strided device memory is refused. Returns the
+/// message's bytes.
 [[nodiscard]] inline result<std::int64_t> move(const DLTensor& t, std::uint64_t flags, bool receive, int peer, int tag,
                                                MPI_Comm comm, fragments f = {}) noexcept {
   const auto plan = admit(t, flags, receive);

@@ -347,62 +347,86 @@ static inline void dlpm_mpi_copy(const dlpm_mpi_packing* p, int to_message) {
   }
 }
 
-/* Copies the message bytes [first, first + bytes) of the sub-box `p` describes (its modes
- * `m` onwards at `tensor`, the message's slice of those bytes at `message`). The bytes are a
- * range of whole elements; the range is cut into at most two partial slices of mode `m`
- * (recursed into) around one box of whole slices, which dlpm_mpi_copy walks with its
- * innermost loops (tiles for a transpose, as for a whole message). */
-static inline void dlpm_mpi_copy_range_(const dlpm_mpi_packing* p, int32_t m, char* tensor, char* message, int64_t first,
-                                        int64_t bytes, int to_message) {
+/* What dlpm_mpi_range_walk_ calls for each piece of a range, in message order: modes `m`
+ * onwards of `p` at byte `at` from element 0 with mode m's extent `extent` (a box of whole
+ * slices), `bytes` of the message; for m == p->modes, the part of one run of `bytes` bytes
+ * at byte `at`. A nonzero return (an MPI error) ends the walk. */
+typedef int (*dlpm_mpi_piece_)(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent, int64_t bytes);
+
+/* The one cut of a fragment's range of the message (the bytes [first, first + bytes), whole
+ * elements) of the sub-box of modes `m` onwards at byte `at`: at most two partial slices of
+ * mode m (recursed into) around one box of whole slices, down to the part of one run; the
+ * pack (dlpm_mpi_copy_range) and the derived fragments (dlpm_mpi_range_type_) both walk it,
+ * so both sides cut a fragment alike. */
+static inline int dlpm_mpi_range_walk_(const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t first, int64_t bytes,
+                                       dlpm_mpi_piece_ piece, void* context) {
   int64_t slice = p->run_bytes, i0, i1, lo, hi;
   int32_t k;
+  int rc;
   while (bytes > 0) {
-    if (m == p->modes) { /* within one contiguous run */
-      if (to_message) memcpy(message, tensor + first, (size_t)bytes);
-      else memcpy(tensor + first, message, (size_t)bytes);
-      return;
-    }
+    if (m == p->modes) return piece(context, p, m, at + first, 1, bytes); /* within one contiguous run */
     for (k = m + 1; k < p->modes; ++k) slice *= p->extents[k];
     i0 = first / slice, lo = first % slice, i1 = (first + bytes) / slice, hi = (first + bytes) % slice;
     if (i0 == i1) { /* inside one slice of mode m */
-      tensor += i0 * p->steps[m];
+      at += i0 * p->steps[m];
       first = lo;
       ++m;
       slice = p->run_bytes;
       continue;
     }
     if (lo != 0) { /* the head: the end of slice i0 */
-      dlpm_mpi_copy_range_(p, m + 1, tensor + i0 * p->steps[m], message, lo, slice - lo, to_message);
-      message += slice - lo;
+      if ((rc = dlpm_mpi_range_walk_(p, m + 1, at + i0 * p->steps[m], lo, slice - lo, piece, context)) != 0) return rc;
       ++i0;
     }
-    if (i1 > i0) { /* whole slices i0 .. i1 - 1: one box */
-      dlpm_mpi_packing box = *p;
-      int64_t extents[64];
-      box.modes = p->modes - m;
-      box.extents = extents;
-      box.steps = p->steps + m;
-      for (k = m; k < p->modes; ++k) extents[k - m] = p->extents[k];
-      extents[0] = i1 - i0;
-      box.tensor = tensor + i0 * p->steps[m];
-      box.message = message;
-      dlpm_mpi_copy(&box, to_message);
-      message += (i1 - i0) * slice;
-    }
+    /* whole slices i0 .. i1 - 1: one box */
+    if (i1 > i0 && (rc = piece(context, p, m, at + i0 * p->steps[m], i1 - i0, (i1 - i0) * slice)) != 0) return rc;
     /* the tail: the start of slice i1 */
-    tensor += i1 * p->steps[m];
+    at += i1 * p->steps[m];
     first = 0;
     bytes = hi;
     ++m;
     slice = p->run_bytes;
   }
+  return 0;
+}
+
+/* The pack's piece: copied between the tensor and the message's cursor, a box by the same
+ * pack as a whole message (dlpm_mpi_copy: tiles for a transpose). */
+typedef struct dlpm_mpi_copy_cursor_ {
+  char* message;
+  int to_message;
+} dlpm_mpi_copy_cursor_;
+static inline int dlpm_mpi_copy_piece_(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent,
+                                       int64_t bytes) {
+  dlpm_mpi_copy_cursor_* cursor = (dlpm_mpi_copy_cursor_*)context;
+  if (m == p->modes) {
+    if (cursor->to_message) memcpy(cursor->message, p->tensor + at, (size_t)bytes);
+    else memcpy(p->tensor + at, cursor->message, (size_t)bytes);
+  } else {
+    dlpm_mpi_packing box = *p;
+    int64_t extents[64];
+    int32_t k;
+    box.modes = p->modes - m;
+    box.extents = extents;
+    box.steps = p->steps + m;
+    for (k = m; k < p->modes; ++k) extents[k - m] = p->extents[k];
+    extents[0] = extent;
+    box.tensor = p->tensor + at;
+    box.message = cursor->message;
+    dlpm_mpi_copy(&box, cursor->to_message);
+  }
+  cursor->message += bytes;
+  return 0;
 }
 
 /** Copies the message bytes [first, first + bytes) (whole elements) between the tensor of
  * `p` and `fragment`, which holds just those bytes: into the fragment when `to_message`,
  * else back into the tensor. A pipelined transfer's pack and unpack of one fragment. */
 static inline void dlpm_mpi_copy_range(const dlpm_mpi_packing* p, char* fragment, int64_t first, int64_t bytes, int to_message) {
-  dlpm_mpi_copy_range_(p, 0, p->tensor, fragment, first, bytes, to_message);
+  dlpm_mpi_copy_cursor_ cursor;
+  cursor.message = fragment;
+  cursor.to_message = to_message;
+  (void)dlpm_mpi_range_walk_(p, 0, 0, first, bytes, dlpm_mpi_copy_piece_, &cursor);
 }
 
 /** Contiguous runs shorter than this many bytes are packed by the library rather than moved
@@ -644,6 +668,107 @@ static inline int64_t dlpm_mpi_fragment_at_(int64_t k, int64_t fragment, int64_t
   return total - k * fragment < fragment ? total - k * fragment : fragment;
 }
 
+/** Contiguous runs of this many bytes or more are moved by MPI's datatype engine in the
+ * library's own transfer (dlpm_mpi_move): each fragment a derived datatype of its pieces of
+ * the tensor, no pack of ours. The same bound as the buffers' choice (dlpm_mpi_packs);
+ * docs/mpi.md has the rule and the measurements. */
+static inline int dlpm_mpi_moves_derived(int64_t run_bytes) { return run_bytes >= DLPM_MPI_PACK_RUN_BYTES; }
+
+/* The pieces of a fragment's derived datatype: at most two partial slices per mode around
+ * one box, and a run's part (dlpm_mpi_range_walk_). */
+typedef struct dlpm_mpi_pieces_ {
+  int count;
+  int64_t displacements[2 * 64 + 2]; /* bytes from element 0 */
+  MPI_Datatype types[2 * 64 + 2];
+} dlpm_mpi_pieces_;
+
+/* The datatype of modes `m` onwards of `p` with mode m's extent `extent0` (a box of whole
+ * slices), as dlpm_mpi_build nests them: hvectors innermost first, a -1-byte step from pairs
+ * (dlpm_mpi_mode_). `block` is the innermost run's predefined items. */
+static inline int dlpm_mpi_box_type_(const dlpm_mpi_packing* p, int32_t m, int64_t extent0, int64_t block, MPI_Datatype old,
+                                     MPI_Datatype* out) {
+  MPI_Datatype type = old;
+  int32_t k;
+  int rc = MPI_SUCCESS;
+  for (k = p->modes - 1; k >= m && rc == MPI_SUCCESS; --k) {
+    MPI_Datatype next = MPI_DATATYPE_NULL;
+    rc = dlpm_mpi_mode_(k == m ? extent0 : p->extents[k], k == p->modes - 1 ? block : 1, p->steps[k], type, &next);
+    if (type != old) MPI_Type_free(&type);
+    type = next;
+  }
+  *out = type;
+  return rc;
+}
+
+/* The derived fragment's piece: its datatype at its displacement from element 0, a run's
+ * part as a count of the predefined type, a box as a buffer's nested hvectors. */
+typedef struct dlpm_mpi_type_pieces_ {
+  dlpm_mpi_pieces_* pieces;
+  dlpm_mpi_element element;
+} dlpm_mpi_type_pieces_;
+static inline int dlpm_mpi_type_piece_(void* context, const dlpm_mpi_packing* p, int32_t m, int64_t at, int64_t extent,
+                                       int64_t bytes) {
+  dlpm_mpi_type_pieces_* c = (dlpm_mpi_type_pieces_*)context;
+  dlpm_mpi_pieces_* out = c->pieces;
+  const int64_t per_item = c->element.count;
+  int rc;
+  if (out->count == (int)(sizeof out->types / sizeof out->types[0])) return MPI_ERR_OTHER; /* at most 2 * modes + 1 */
+  rc = m == p->modes
+                     ? dlpm_mpi_hvector_(1, bytes / p->item * per_item, 0, c->element.type, &out->types[out->count])
+                     : dlpm_mpi_box_type_(p, m, extent, p->run_bytes / p->item * per_item, c->element.type, &out->types[out->count]);
+  if (rc == MPI_SUCCESS) out->displacements[out->count++] = at;
+  return rc;
+}
+
+/* The committed derived datatype of the message bytes [first, first + bytes) (whole
+ * elements) of the tensor of `p`, relative to element 0: a struct of the range's pieces
+ * (dlpm_mpi_range_walk_), one block of each. Its type signature is the range's predefined
+ * items, the same as a packed fragment's, so either side may pack and the other not. */
+static inline int dlpm_mpi_range_type_(const dlpm_mpi_packing* p, int64_t first, int64_t bytes, dlpm_mpi_element element,
+                                       MPI_Datatype* out) {
+  dlpm_mpi_pieces_ pieces;
+  int rc, i;
+  pieces.count = 0;
+  *out = MPI_DATATYPE_NULL;
+  {
+    dlpm_mpi_type_pieces_ context;
+    context.pieces = &pieces;
+    context.element = element;
+    rc = dlpm_mpi_range_walk_(p, 0, 0, first, bytes, dlpm_mpi_type_piece_, &context);
+  }
+  if (rc == MPI_SUCCESS) {
+#if MPI_VERSION >= 4
+    MPI_Count blocks[2 * 64 + 2], displacements[2 * 64 + 2];
+#else
+    int blocks[2 * 64 + 2];
+    MPI_Aint displacements[2 * 64 + 2];
+#endif
+    for (i = 0; i < pieces.count; ++i) blocks[i] = 1, displacements[i] = pieces.displacements[i];
+#if MPI_VERSION >= 4
+    rc = MPI_Type_create_struct_c(pieces.count, blocks, displacements, pieces.types, out);
+#else
+    rc = MPI_Type_create_struct(pieces.count, blocks, displacements, pieces.types, out);
+#endif
+  }
+  for (i = 0; i < pieces.count; ++i) MPI_Type_free(&pieces.types[i]);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+  if (rc != MPI_SUCCESS && *out != MPI_DATATYPE_NULL) MPI_Type_free(out);
+  return rc;
+}
+
+/* Posts the send (`receive` 0) or the receive of the message bytes [first, first + bytes) of
+ * the tensor of `p` as one derived datatype where its elements lie (dlpm_mpi_range_type_);
+ * the datatype is freed at once (MPI keeps it until the request completes). */
+static inline int dlpm_mpi_post_range_(const dlpm_mpi_packing* p, int64_t first, int64_t bytes, dlpm_mpi_element element,
+                                       int receive, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int rc = dlpm_mpi_range_type_(p, first, bytes, element, &type);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = receive ? MPI_Irecv(p->tensor, 1, type, peer, tag, comm, request) : MPI_Isend(p->tensor, 1, type, peer, tag, comm, request);
+  MPI_Type_free(&type);
+  return rc;
+}
+
 /* Ends the transfers of a refused or failed dlpm_mpi_move that are still posted: each is
  * cancelled and waited for, so that none matches a later message, or reads or writes the
  * fragments' memory once it is given back. */
@@ -662,10 +787,16 @@ static inline void dlpm_mpi_end_posted_(MPI_Request* requests, int depth) {
  * tensor of any layout is received into any other, as long as both sides ask for the same
  * fragment bytes.
  * - A compact row-major tensor: each fragment is MPI's buffer where it lies (no copy).
+ * - Contiguous runs of DLPM_MPI_PACK_RUN_BYTES or more (dlpm_mpi_moves_derived), in memory
+ *   the host addresses: each fragment is one derived datatype of its pieces where they lie
+ *   (dlpm_mpi_range_type_: the same cut of the range as the pack's), up to 16 in flight, MPI's
+ *   engine moving the runs (in its own pipeline on shared memory); no memory of ours.
  * - Any other layout, in memory the host addresses: the library's pack, pipelined: the sender
  *   packs fragment k + 1 (dlpm_mpi_copy_range) while MPI moves fragment k; the receiver
  *   unpacks fragment k while fragment k + 1 arrives; `depth` buffers of one fragment each,
  *   never memory of the tensor's size. Device memory: refused (DLPM_MPI_HOST_ONLY).
+ * Each side chooses by its own layout: a fragment's type signature is its predefined items
+ * either way, so a derived fragment is received into a packed one and the other way round.
  * The message may exceed INT_MAX items. A received fragment shorter than its place is
  * refused (DLPM_MPI_CALL_FAILED, `value` its items), as MPI refuses a longer one
  * (MPI_ERR_TRUNCATE). Returns once every fragment has left or landed; `out` holds nothing
@@ -676,6 +807,9 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   dlpm_mpi_packing loops, *held = NULL;
   const size_t head = (sizeof(dlpm_mpi_packing) + 63) / 64 * 64;
   const int compact = modes == 0;
+  /* Long runs: each fragment is a derived datatype of its pieces of the tensor, MPI's engine
+   * moving them where they lie (its own pipeline); no ring of ours. */
+  const int derived = !compact && dlpm_mpi_moves_derived(run * item);
   MPI_Request requests[16];
   char* ring = NULL;
   int64_t total, fragment, fragments, k;
@@ -688,7 +822,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   total = dlpm_mpi_message_bytes_(modes, extents, run * item);
   fragment = dlpm_mpi_fragment_bytes(fragment_bytes, item, element.count);
   fragments = total == 0 ? 1 : (total + fragment - 1) / fragment;
-  if (compact) depth = 16; /* nothing to pack: every fragment MPI can take at once */
+  if (compact || derived) depth = 16; /* nothing to pack: every fragment MPI can take at once */
   if (depth < 1) depth = 1;
   if (depth > 16) depth = 16;
   if (depth > fragments) depth = (int)fragments;
@@ -696,6 +830,8 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     loops.tensor = (char*)element0, loops.message = NULL, loops.modes = modes;
     loops.extents = (int64_t*)extents, loops.steps = (int64_t*)steps;
     loops.run_bytes = run * item, loops.item = item, loops.unpack_pending = 0, loops.bytes = 0;
+  }
+  if (!compact && !derived) {
     /* The fragments' memory (every fragment is received or packed before it is read), given
      * back for the next transfer or packed buffer. */
     const size_t ring_bytes = (size_t)(total < fragment ? total : fragment) * (size_t)depth; /* a short message: its size */
@@ -708,11 +844,14 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
 #define DLPM_MPI_FRAGMENT_BUFFER_(k) (compact ? (char*)element0 + (k) * fragment : ring + ((k) % depth) * fragment)
   if (receive)
     for (k = 0; k < depth && rc == MPI_SUCCESS; ++k)
-      rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k), (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count),
-                     element.type, peer, tag, comm, &requests[k]);
+      rc = derived ? dlpm_mpi_post_range_(&loops, k * fragment, dlpm_mpi_fragment_at_(k, fragment, total), element, 1, peer, tag,
+                                          comm, &requests[k])
+                   : MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k),
+                               (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count), element.type, peer,
+                               tag, comm, &requests[k]);
   for (k = 0; k < fragments && rc == MPI_SUCCESS; ++k) {
     const int64_t first = k * fragment, bytes = dlpm_mpi_fragment_at_(k, fragment, total);
-    char* buffer = DLPM_MPI_FRAGMENT_BUFFER_(k);
+    char* buffer = derived ? NULL : DLPM_MPI_FRAGMENT_BUFFER_(k);
     MPI_Status status;
     slot = (int)(k % depth);
     if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
@@ -727,14 +866,20 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
                                 "number of elements, in the same fragments?",
                                 (long long)got);
       }
-      if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 0);
-      if (k + depth < fragments)
+      if (!compact && !derived) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 0);
+      if (k + depth < fragments && derived)
+        rc = dlpm_mpi_post_range_(&loops, (k + depth) * fragment, dlpm_mpi_fragment_at_(k + depth, fragment, total), element,
+                                  1, peer, tag, comm, &requests[slot]);
+      else if (k + depth < fragments)
         rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k + depth),
                        (int)(dlpm_mpi_fragment_at_(k + depth, fragment, total) / item * element.count), element.type, peer, tag,
                        comm, &requests[slot]);
     } else {
-      if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 1);
-      rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
+      if (derived) rc = dlpm_mpi_post_range_(&loops, first, bytes, element, 0, peer, tag, comm, &requests[slot]);
+      else {
+        if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 1);
+        rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
+      }
     }
   }
 #undef DLPM_MPI_FRAGMENT_BUFFER_
