@@ -261,8 +261,7 @@ inline const dlpm_py_options& view_options() noexcept {
 // for anything else, the component's to judge (dlpm_py_capsule_peek: not a capsule, no
 // DLPack one, used, another DLPack major version).
 template <class M>
-bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
-  if (!PyCapsule_CheckExact(src)) return false;  // the usual argument: no call
+[[gnu::noinline]] bool peeked_capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   DLTensor tensor;
   std::uint64_t flags = 0;
   if (dlpm_py_capsule_peek(src, &options, &tensor, &flags) == 0) return false;
@@ -270,6 +269,10 @@ bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   if (view) return false;
   raise_type_error(view.error());
   return true;
+}
+template <class M>
+bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
+  return PyCapsule_CheckExact(src) && peeked_capsule_refused<M>(src, options);  // the usual argument: one test, no call
 }
 
 // What a producer's announcement, before any export, is checked against
