@@ -296,13 +296,6 @@ const dlpm_requirements* announced_requirements() noexcept {
   }
 }
 
-// Whether the producer announces a dtype M cannot view (above). True with the TypeError set.
-template <class M>
-bool announced_refused(PyObject* src) noexcept {
-  const dlpm_requirements* wanted = announced_requirements<M>();
-  return wanted != nullptr && dlpm_py_check_announced(src, wanted) != DLPM_OK;
-}
-
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
 /// borrowed through the exchange API (the argument does), else an owner object (through
 /// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow's keep_alive). The binding
@@ -340,7 +333,7 @@ class call_view {
       asked = &ordered;
     }
     // The options do not validate (try_view does, below): the requirements are M's dtype,
-    // for the borrow's check of what the producer announces alone (announced_refused).
+    // for the borrow's check of what the producer announces alone.
     if (dlpm_py_borrow(src, announced_requirements<M>(), asked, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
     if constexpr (StreamOrdered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
@@ -377,8 +370,10 @@ class call_view {
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
   const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
-  if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
-  auto held = try_import<M>(src, &options);
+  if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
+  // The import checks what the producer announces against M's dtype, before any export (as
+  // the view caster's borrow does), with the type's facts it looks up anyway.
+  auto held = import_held<M>(src, &options, announced_requirements<M>());
   if (!held) return refuse(src, may_raise, mdspan_label<M>);
   out.emplace(std::move(*held));
   return load_outcome::loaded;
