@@ -10,7 +10,7 @@
 /* obj.__dlpack__(**dict(zip(kwnames, values))). Inlined into each caller: the common call's
  * one keyword is then one store, not a copy loop (a memcpy call). */
 DLPM_PY_BODY PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
-                             Py_ssize_t n) {
+                                    Py_ssize_t n) {
 #if DLPM_PY_VECTORCALL
   PyObject* stack[6]; /* [0] is scratch for PY_VECTORCALL_ARGUMENTS_OFFSET */
   PyObject *method = dlpm_py__dlpack_method(obj), *result;
