@@ -694,6 +694,30 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   other[1] = 3;
   CHECK(dlpm_check_prechecked(&restrided, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   CHECK(dlpm_check_prechecked(&t, dm::flag_is_subbyte_type_padded, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  // A copy of the struct pointing at the very arrays checked (a borrow of a Tensor) is
+  // trusted without comparing them; any other field, or one array of its own that differs,
+  // is checked in full.
+  DLTensor same_arrays = t;
+  CHECK(dlpm_check_prechecked(&same_arrays, 0, &checked, &c_order) == DLPM_OK);
+  for (int field = 0; field < 5; ++field) {
+    DLTensor changed = t;
+    if (field == 0) changed.byte_offset = sizeof(float);
+    if (field == 1) changed.dtype.lanes = 2;
+    if (field == 2) changed.device.device_id = 1;
+    if (field == 3) changed.device.device_type = kDLCUDAHost;
+    if (field == 4) changed.dtype.bits = 64;
+    CAPTURE(field);
+    CHECK(dlpm_check_prechecked(&changed, 0, &checked, &c_order) != DLPM_OK);
+  }
+  DLTensor own_strides = t;  // the shape checked, strides of its own that differ
+  own_strides.strides = other;
+  CHECK(dlpm_check_prechecked(&own_strides, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  std::int64_t wider[2] = {2, 3};
+  DLTensor own_shape = t;  // the strides checked, a shape of its own
+  own_shape.shape = wider;
+  CHECK(dlpm_check_prechecked(&own_shape, 0, &checked, &c_order) == DLPM_OK);  // equal shape: trusted
+  wider[0] = 3;
+  CHECK(dlpm_check_prechecked(&own_shape, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   checked.tensor = nullptr;  // no checked form carried: in full
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   // The strict strides policy is the structure's: NULL strides are refused as dlpm_check_managed refuses them.

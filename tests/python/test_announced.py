@@ -114,3 +114,20 @@ def test_overloads_fall_through_without_an_export(ext, np):
     assert ext.kind(q) == "float32" and q.calls == 1
     t = dl.tensor((2,), I32)
     assert ext.kind(t) == "int32"
+
+
+def test_a_held_view_parameter_is_refused_without_an_export(ext, np):
+    """A held_view parameter (an owning import) has the import check the announcement, as a
+    view parameter's borrow does: a wrong dtype is refused before __dlpack__ is called, with
+    the announcement's message, and a right one exported once."""
+    p = Announcing(np.arange(6, dtype=np.int32).reshape(2, 3), I32)
+    with pytest.raises(TypeError, match=r"__dlpack_data_type__\(\) and __dlpack_device__\(\) announce it"):
+        ext.same_const(p)
+    assert p.calls == 0, "refused before the producer made a capsule"
+    q = Announcing(np.arange(6, dtype=np.float32).reshape(2, 3), F32)
+    assert ext.cast_held(q) == 2 and q.calls == 1  # py::cast / nb::cast of a held_view: the same caster
+    assert np.from_dlpack(ext.same_const(q)).tolist() == [[0, 1, 2], [3, 4, 5]] and q.calls == 2
+    liar = Announcing(np.arange(6, dtype=np.float32).reshape(2, 3), I32)  # refused by its own announcement
+    with pytest.raises(TypeError, match="__dlpack_data_type__"):
+        ext.same_const(liar)
+    assert liar.calls == 0

@@ -228,8 +228,28 @@ def test_from_dlpack_device_is_range_checked(a, device, refused):
         _core.from_dlpack(a, device=device)
 
 
+class _LoudInt(int):
+    """An int subclass with a repr of its own: the range check reads it as the int it is
+    (operator.index), and words it by value, as an exact int is worded."""
+
+    def __repr__(self):
+        return "LoudInt"
+
+
+class _Indexable:
+    def __init__(self, value):
+        self.value = value
+
+    def __index__(self):
+        return self.value
+
+
 # Tensor.__dlpack__(**kwargs) -> the capsule's name, or (exception, message)
 DLPACK_ARGUMENTS = [
+    (dict(max_version=(_LoudInt(1), _Indexable(0))), "dltensor_versioned"),
+    (dict(max_version=(_LoudInt(UINT32_MAX + 1), 0)), (OverflowError, r"max_version major = 4294967296 is out of range")),
+    (dict(max_version=(1, _Indexable(-1))), (OverflowError, r"max_version minor = -1 is out of range")),
+    (dict(max_version=(True, 0)), "dltensor_versioned"),
     (dict(max_version=(1, 0)), "dltensor_versioned"), (dict(max_version=(0, 8)), "dltensor"),
     (dict(max_version=(UINT32_MAX, UINT32_MAX)), "dltensor_versioned"),
     (dict(max_version=(UINT32_MAX + 1, 0)), (OverflowError, r"max_version major = 4294967296 is out of range: it must be in \[0, 4294967295\]")),

@@ -126,22 +126,23 @@ template <class M>
 }
 
 // An owned import of `obj` for the library's rules for M to validate: writable when M
-// writes, so that the component refuses a tensor that requires grad.
+// writes, so that the component refuses a tensor that requires grad. `announced`: what a
+// producer's announced dtype and device are checked against before any export (the
+// import's requirements; not validated: the options do not validate), or NULL.
 template <class M>
-inline dlpm_status import_owned(PyObject* obj, const dlpm_py_options* opts, DLManagedTensorVersioned** out) noexcept {
-  if (opts == nullptr) return dlpm_py_import(obj, nullptr, &unvalidated_defaults<writes_v<M> != 0>(), out);
+inline dlpm_status import_owned(PyObject* obj, const dlpm_py_options* opts, const dlpm_requirements* announced,
+                                DLManagedTensorVersioned** out) noexcept {
+  if (opts == nullptr) return dlpm_py_import(obj, announced, &unvalidated_defaults<writes_v<M> != 0>(), out);
   const dlpm_py_options o = unvalidated(*opts, writes_v<M> != 0);
-  return dlpm_py_import(obj, nullptr, &o, out);
+  return dlpm_py_import(obj, announced, &o, out);
 }
 
-}  // namespace detail
-
-/// Imports `obj` (any DLPack producer, capsule or exchange-API type) as an M, validated by
-/// the library's import rules for exactly M. `opts` may be NULL (defaults).
+// try_import, and the casters' held_view parameter, which also has the import check what
+// the producer announces against M's dtype (python_casters.hpp's load_held).
 template <class M>
-[[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
+result<held_view<M>> import_held(PyObject* obj, const dlpm_py_options* opts, const dlpm_requirements* announced) noexcept {
   DLManagedTensorVersioned* raw = nullptr;
-  if (const dlpm_status s = detail::import_owned<M>(obj, opts, &raw); s != DLPM_OK)
+  if (const dlpm_status s = detail::import_owned<M>(obj, opts, announced, &raw); s != DLPM_OK)
     return detail::python_failed(s);
   auto owner = managed_tensor::try_adopt(raw);
   if (!owner) {
@@ -154,6 +155,15 @@ template <class M>
     return unexpected_error(view.error());
   }
   return held_view<M>(std::move(*owner), *view);
+}
+
+}  // namespace detail
+
+/// Imports `obj` (any DLPack producer, capsule or exchange-API type) as an M, validated by
+/// the library's import rules for exactly M. `opts` may be NULL (defaults).
+template <class M>
+[[nodiscard]] result<held_view<M>> try_import(PyObject* obj, const dlpm_py_options* opts = nullptr) noexcept {
+  return detail::import_held<M>(obj, opts, nullptr);
 }
 
 /// Calls f(M) with `obj` borrowed for the call (DLPack's dltensor_from_py_object_no_sync

@@ -261,8 +261,7 @@ inline const dlpm_py_options& view_options() noexcept {
 // for anything else, the component's to judge (dlpm_py_capsule_peek: not a capsule, no
 // DLPack one, used, another DLPack major version).
 template <class M>
-bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
-  if (!PyCapsule_CheckExact(src)) return false;  // the usual argument: no call
+[[gnu::noinline]] bool peeked_capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   DLTensor tensor;
   std::uint64_t flags = 0;
   if (dlpm_py_capsule_peek(src, &options, &tensor, &flags) == 0) return false;
@@ -270,6 +269,10 @@ bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
   if (view) return false;
   raise_type_error(view.error());
   return true;
+}
+template <class M>
+bool capsule_refused(PyObject* src, const dlpm_py_options& options) noexcept {
+  return PyCapsule_CheckExact(src) && peeked_capsule_refused<M>(src, options);  // the usual argument: one test, no call
 }
 
 // What a producer's announcement, before any export, is checked against
@@ -291,13 +294,6 @@ const dlpm_requirements* announced_requirements() noexcept {
     }();
     return &wanted;
   }
-}
-
-// Whether the producer announces a dtype M cannot view (above). True with the TypeError set.
-template <class M>
-bool announced_refused(PyObject* src) noexcept {
-  const dlpm_requirements* wanted = announced_requirements<M>();
-  return wanted != nullptr && dlpm_py_check_announced(src, wanted) != DLPM_OK;
 }
 
 /// An M for the duration of one call, and what keeps its memory alive: nothing when it was
@@ -337,7 +333,7 @@ class call_view {
       asked = &ordered;
     }
     // The options do not validate (try_view does, below): the requirements are M's dtype,
-    // for the borrow's check of what the producer announces alone (announced_refused).
+    // for the borrow's check of what the producer announces alone.
     if (dlpm_py_borrow(src, announced_requirements<M>(), asked, &b) != DLPM_OK) return refuse(src, may_raise, mdspan_label<M>);
     if constexpr (StreamOrdered) ready_ = ready_stream{how.stream_order, how.ready_stream};  // else left unknown, as ready() says
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
@@ -374,8 +370,10 @@ class call_view {
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
   const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
-  if (capsule_refused<M>(src, options) || announced_refused<M>(src)) return refuse(src, may_raise, mdspan_label<M>);
-  auto held = try_import<M>(src, &options);
+  if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
+  // The import checks what the producer announces against M's dtype, before any export (as
+  // the view caster's borrow does), with the type's facts it looks up anyway.
+  auto held = import_held<M>(src, &options, announced_requirements<M>());
   if (!held) return refuse(src, may_raise, mdspan_label<M>);
   out.emplace(std::move(*held));
   return load_outcome::loaded;

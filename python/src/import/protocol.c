@@ -7,9 +7,10 @@
 
 #include <string.h>
 
-/* obj.__dlpack__(**dict(zip(kwnames, values))). */
-static PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
-                             Py_ssize_t n) {
+/* obj.__dlpack__(**dict(zip(kwnames, values))). Inlined into each caller: the common call's
+ * one keyword is then one store, not a copy loop (a memcpy call). */
+DLPM_PY_BODY PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObject* kwnames, PyObject* const* values,
+                                    Py_ssize_t n) {
 #if DLPM_PY_VECTORCALL
   PyObject* stack[6]; /* [0] is scratch for PY_VECTORCALL_ARGUMENTS_OFFSET */
   PyObject *method = dlpm_py__dlpack_method(obj), *result;
@@ -188,27 +189,38 @@ static int refused_keywords(void) {
   return refused;
 }
 
-/* obj.__dlpack__ with the keywords `o` asks for (the common call, max_version alone, ready
- * made), asked again without the DLPack 1.0 ones when a pre-1.0 producer refuses them. */
-static PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream, int* pre_1_0) {
+/* ask, past the common call: obj.__dlpack__ with the keywords `o` asks for (the DLPack 1.0
+ * ones unless *pre_1_0), asked again without the DLPack 1.0 ones when a pre-1.0 producer
+ * refuses them. Out of line: the common call never comes here. */
+static PyObject* ask_with_keywords(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
+                                   int* pre_1_0) {
   keywords k;
   PyObject* capsule = NULL;
-  if (*pre_1_0) { /* asked again (ask_ordered) of a producer that refused the DLPack 1.0 keywords already */
-  } else if (!pass_stream && !o->has_dl_device && o->copy < 0) { /* the common call: max_version alone, ready made */
-    capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
-  } else {
+  if (!*pre_1_0) {
     if (keywords_build(&k, nm, o, pass_stream, 0) != 0) return NULL;
     capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
     keywords_clear(&k, nm);
-  }
-  if (*pre_1_0 || (!capsule && refused_keywords())) {
-    /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
+    if (capsule != NULL || !refused_keywords()) return capsule;
     *pre_1_0 = 1;
-    if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return NULL;
-    capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
-    keywords_clear(&k, nm);
   }
+  /* Pre-1.0 producers (NumPy 1.x, PyTorch 1.x) know no max_version, dl_device or copy. */
+  if (keywords_build(&k, nm, o, pass_stream, 1) != 0) return NULL;
+  capsule = call_dlpack(obj, nm, k.names, k.values, k.n);
+  keywords_clear(&k, nm);
   return capsule;
+}
+
+/* obj.__dlpack__ with the keywords `o` asks for, asked again without the DLPack 1.0 ones when
+ * a pre-1.0 producer refuses them. The common call (max_version alone, its keywords ready
+ * made) is inlined into the caller, without a frame of its own. */
+DLPM_PY_BODY PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
+                           int* pre_1_0) {
+  if (!*pre_1_0 && !pass_stream && !o->has_dl_device && o->copy < 0) {
+    PyObject* capsule = call_dlpack(obj, nm, nm->kwnames_max_version, &nm->our_max_version, 1);
+    if (capsule != NULL || !refused_keywords()) return capsule;
+    *pre_1_0 = 1;
+  }
+  return ask_with_keywords(obj, nm, o, pass_stream, pre_1_0);
 }
 
 /* The capture of stream order (see dlpm_py__take_through_protocol): a CUDA or ROCm tensor

@@ -85,9 +85,13 @@ int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* valu
 
 int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max, PyObject* malformed,
                              long long* out) DLPM_NOEXCEPT {
-  PyObject* integer = value != NULL ? PyNumber_Index(value) : NULL;
+  PyObject* integer;
   long long v = 0;
   int overflow = 0;
+  if (value != NULL && PyLong_CheckExact(value)) /* the usual argument: what PyNumber_Index returns for it, without the call */
+    Py_INCREF(integer = value);
+  else
+    integer = value != NULL ? PyNumber_Index(value) : NULL;
   if (integer == NULL) {
     PyErr_Clear();
     PyErr_Format(malformed ? malformed : PyExc_TypeError, "%s must be an integer in [%lld, %lld], not %R", what, min, max,
