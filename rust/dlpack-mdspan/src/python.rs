@@ -19,6 +19,7 @@
 //! `__dlpack__` raises). The component is called with the GIL held (these types carry
 //! `Python<'py>`, so they stay on the attached thread).
 
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use dlpack_mdspan_python_sys as pysys;
@@ -88,18 +89,17 @@ impl Drop for Borrow {
 
 /// The component's default options as a Rust caller needs them: a refusal of a producer's
 /// semantic bit names no option (a Rust caller has none to set: `semantic_bits_option` is
-/// `""`), only the producer's own remedy (`.detach()`, `.resolve_conj()`). `validate`: the
-/// component validates the tensor (a `ManagedTensor` argument); without it the view's one
-/// facade check (`dlpm_check_layout`, with the flags the component reports) validates the
-/// tensor and checks it for `T`, so the component does not check it first.
-fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
+/// `""`), only the producer's own remedy (`.detach()`, `.resolve_conj()`). The component
+/// validates the tensor (a `ManagedTensor` argument; a `PyTensor`'s against the
+/// requirements of its view, handing back the checked form: [`borrow`]).
+fn rust_options() -> &'static pysys::dlpm_py_options {
     struct Options(pysys::dlpm_py_options);
     // SAFETY: read-only after initialisation; its pointers are NULL (stream_object,
     // provenance) or a static string (semantic_bits_option).
     unsafe impl Sync for Options {}
     // SAFETY: as Sync.
     unsafe impl Send for Options {}
-    fn make(validate: bool) -> Options {
+    fn make() -> Options {
         let mut o = std::mem::MaybeUninit::<pysys::dlpm_py_options>::zeroed();
         // SAFETY: a valid out-parameter, and the version these bindings declare.
         let status =
@@ -107,53 +107,78 @@ fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
         assert_eq!(status, sys::DLPM_OK, "dlpm_py_options_init");
         // SAFETY: initialised by the component.
         let mut o = unsafe { o.assume_init() };
-        o.validate = i32::from(validate);
         o.semantic_bits_option = c"".as_ptr();
         Options(o)
     }
-    static CHECKED: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
-    static BY_THE_VIEW: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
-    let cell = if validate { &CHECKED } else { &BY_THE_VIEW };
-    &cell.get_or_init(|| make(validate)).0
+    static OPTIONS: std::sync::OnceLock<Options> = std::sync::OnceLock::new();
+    &OPTIONS.get_or_init(make).0
 }
 
-/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which tell the
-/// component whether the caller writes), the checks left to the view.
-fn borrow<T: Element>(obj: &Borrowed<'_, '_, PyAny>, writable: bool) -> PyResult<Borrow> {
-    let mut out = std::mem::MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
-    // SAFETY: obj is a live object and the GIL is held; the requirements and the options
-    // are statics (semantic bits refused); out is a valid out-parameter.
+/// `dlpm_py_borrow` of `obj`, checked by the component against the requirements of a view
+/// of `T` (which also tell it whether the caller writes), asked to hand back the checked
+/// form of the tensor it lends into `checked` (`dlpm_py_options.checked`). Returns the
+/// borrow and whether `checked` describes its tensor: true only when the component set
+/// `checked.tensor` to the very `dl_tensor` it wrote (its word that the checked form is of
+/// that description, with the flags it reports); the pointer itself is not used after the
+/// borrow moves.
+fn borrow<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
+) -> PyResult<(Borrow, bool)> {
+    let form = checked.as_mut_ptr();
+    // SAFETY: `form` is valid for writes; the component reads only the version before it
+    // writes the rest.
+    unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    let mut options = *rust_options();
+    options.checked = form;
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    // SAFETY: obj is a live object and the GIL is held; the requirements are a static, the
+    // options a local copy of the static ones (semantic bits refused) whose `checked`
+    // points to `form`, live for the call; out is a valid out-parameter.
     let status = unsafe {
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
             view_requirements::<T>(writable),
-            rust_options(false),
+            &options,
             out.as_mut_ptr(),
         )
     };
     if status != sys::DLPM_OK {
         return Err(PyErr::fetch(obj.py()));
     }
+    // SAFETY: on success the component has written `form->tensor` (NULL, or the address of
+    // out's dl_tensor), and out.
+    let described = unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
     // SAFETY: written by the component on success.
-    Ok(Borrow(unsafe { out.assume_init() }))
+    Ok((Borrow(unsafe { out.assume_init() }), described))
 }
 
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let borrow = borrow::<T>(&obj, false)?;
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow::<T>(&obj, false, &mut checked)?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let flags = borrow.0.flags;
-        // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
-        // the borrow ends (Drop), after the view, which is only lent for borrows of self;
-        // its elements are not written by Rust while a read borrow lives (the producer's
-        // other users are the contract of every DLPack import).
-        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
+        // SAFETY (both): the tensor's shape, strides and elements stay valid and unmodified
+        // until the borrow ends (Drop), after the view, which is only lent for borrows of
+        // self; its elements are not written by Rust while a read borrow lives (the
+        // producer's other users are the contract of every DLPack import). With
+        // `described`, the component checked this very tensor with its flags against a
+        // view of T's requirements and `checked` is what that check learned (its contract,
+        // dlpm_py_options.checked); otherwise the view makes its own check.
+        let view = if described {
+            // SAFETY: as above; `described` says `checked` was written, of this tensor.
+            unsafe { TensorView::from_checked_form(tensor, checked.assume_init_ref()) }
+        } else {
+            unsafe { TensorView::checked(tensor) }
+        }
+        .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensor { view, borrow })
     }
 }
@@ -162,17 +187,24 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let borrow = borrow::<T>(&obj, true)?;
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow::<T>(&obj, true, &mut checked)?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let flags = borrow.0.flags;
-        // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
-        // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
-        // share the memory.
-        let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
+        // SAFETY (both): as PyTensor's; a writable request takes the component's owning
+        // path, whose flags are known, and the component's check (or the view's) refuses
+        // READ_ONLY. Not exclusive: the producer may share the memory.
+        let view = if described {
+            // SAFETY: as above; `described` says `checked` was written, of this tensor,
+            // checked with the writable requirements.
+            unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
+        } else {
+            unsafe { TensorViewMut::checked(tensor, true, false) }
+        }
+        .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut { view, borrow })
     }
 }
@@ -240,9 +272,8 @@ impl<'a, 'py> FromPyObject<'a, 'py> for ManagedTensor {
         let mut out = ptr::null_mut();
         // SAFETY: obj is live and the GIL is held; NULL requirements: anything; the options
         // are a static; out is a valid out-parameter.
-        let status = unsafe {
-            pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), rust_options(true), &mut out)
-        };
+        let status =
+            unsafe { pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), rust_options(), &mut out) };
         if status != sys::DLPM_OK {
             return Err(PyErr::fetch(obj.py()));
         }
