@@ -156,20 +156,24 @@ fn borrow<T: Element>(
     checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
 ) -> PyResult<(Borrow, bool)> {
     let form = checked.as_mut_ptr();
-    // SAFETY: `form` is valid for writes; the component reads only the version before it
-    // writes the rest.
-    unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
-    let mut options = *rust_options(true);
-    let options = if is_own_tensor(obj) {
-        options.checked = form;
-        &options
+    let own = is_own_tensor(obj);
+    let own_options;
+    let options = if own {
+        // SAFETY: `form` is valid for writes; the component reads only the version before
+        // it writes the rest.
+        unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+        own_options = pysys::dlpm_py_options {
+            checked: form,
+            ..*rust_options(true)
+        };
+        &own_options
     } else {
         rust_options(false)
     };
     let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
     // SAFETY: obj is a live object and the GIL is held; the requirements are a static, the
-    // options a local copy of the static ones (semantic bits refused) whose `checked`
-    // points to `form`, live for the call; out is a valid out-parameter.
+    // options a static (semantic bits refused) or, for our own Tensor, a local copy of one
+    // whose `checked` points to `form`, live for the call; out is a valid out-parameter.
     let status = unsafe {
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
@@ -181,10 +185,9 @@ fn borrow<T: Element>(
     if status != sys::DLPM_OK {
         return Err(PyErr::fetch(obj.py()));
     }
-    // SAFETY: when asked (options.checked is `form`), on success the component has written
+    // SAFETY: when asked (`own`: options.checked is `form`), on success the component has written
     // `form->tensor` (NULL, or the address of out's dl_tensor); unasked, it is not read.
-    let described = ptr::eq(options.checked, form)
-        && unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
+    let described = own && unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
     // SAFETY: written by the component on success.
     Ok((Borrow(unsafe { out.assume_init() }), described))
 }
