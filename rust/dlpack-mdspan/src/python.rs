@@ -145,8 +145,8 @@ fn is_own_tensor(obj: &Borrowed<'_, '_, PyAny>) -> bool {
 /// the component checks them against the Tensor's kept checked form and hands that form back
 /// into `checked` (`dlpm_py_options.checked`); for any other producer it is asked not to
 /// check (`validate = 0`), the view's one `dlpm_check_tensor` being cheaper there than the
-/// component's check and hand-back (callgrind: 3382 against 3451 instructions per NumPy
-/// argument). Returns the borrow and whether `checked` describes its tensor: true only when
+/// component's check and hand-back (callgrind: 3425 against 3451 instructions per NumPy
+/// argument; docs/performance.md, "Rust pyo3 arguments"). Returns the borrow and whether `checked` describes its tensor: true only when
 /// the component set `checked.tensor` to the very `dl_tensor` it wrote (its word that the
 /// checked form is of that description, with the flags it reports); the pointer itself is
 /// not used after the borrow moves.
