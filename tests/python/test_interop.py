@@ -407,6 +407,10 @@ def test_borrow_hands_back_the_checked_form(np, make):
     obj = obj()
     for writable in (False, True):
         r = dl.borrow_checked(obj, writable=writable)
+        if writable and r["status"] != 0 and (make.startswith("numpy") or "reexported" in make):
+            # an older NumPy's legacy capsule (and its re-export) is READ_ONLY to a writer
+            assert not r["described"] and np.lib.NumpyVersion(np.__version__) < "1.25.0", r
+            continue
         assert r["status"] == 0 and r["described"] and r["matches"], (writable, r)
         assert r["strides"] == strides
         assert r["import_refuses"] != 0  # dlpm_py_import refuses the field: it is the borrow's
