@@ -203,7 +203,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
-        // SAFETY (both): the tensor's shape, strides and elements stay valid and unmodified
+        // The tensor's shape, strides and elements stay valid and unmodified
         // until the borrow ends (Drop), after the view, which is only lent for borrows of
         // self; its elements are not written by Rust while a read borrow lives (the
         // producer's other users are the contract of every DLPack import). With
@@ -214,6 +214,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
             // SAFETY: as above; `described` says `checked` was written, of this tensor.
             unsafe { TensorView::from_checked_form(tensor, checked.assume_init_ref()) }
         } else {
+            // SAFETY: as above; the view makes its own check.
             unsafe { TensorView::checked(tensor) }
         }
         .map_err(|e| to_pyerr(obj.py(), &e))?;
@@ -232,7 +233,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
-        // SAFETY (both): as PyTensor's; a writable request takes the component's owning
+        // As PyTensor's: a writable request takes the component's owning
         // path, whose flags are known, and the component's check (or the view's) refuses
         // READ_ONLY. Not exclusive: the producer may share the memory.
         let view = if described {
@@ -240,6 +241,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
             // checked with the writable requirements.
             unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
         } else {
+            // SAFETY: as above; the view makes its own check.
             unsafe { TensorViewMut::checked(tensor, true, false) }
         }
         .map_err(|e| to_pyerr(obj.py(), &e))?;

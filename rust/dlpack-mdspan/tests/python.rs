@@ -258,7 +258,7 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
             }
             let mut w = p
                 .extract::<PyTensorMut<'_, f32>>()
-                .expect(&format!("producer {i}"));
+                .unwrap_or_else(|e| panic!("producer {i}: {e}"));
             let v = w.view_mut();
             assert_eq!(
                 (
