@@ -141,39 +141,16 @@ fn is_own_tensor(obj: &Borrowed<'_, '_, PyAny>) -> bool {
 }
 
 /// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which also tell the
-/// component whether the caller writes). For this extension's own Tensor ([`is_own_tensor`])
-/// the component checks them against the Tensor's kept checked form and hands that form back
-/// into `checked` (`dlpm_py_options.checked`); for any other producer it is asked not to
-/// check (`validate = 0`), the view's one `dlpm_check_tensor` being cheaper there than the
-/// component's check and hand-back (callgrind: 3425 against 3451 instructions per NumPy
-/// argument; docs/performance.md, "Rust pyo3 arguments"). Returns the borrow and whether `checked` describes its tensor: true only when
-/// the component set `checked.tensor` to the very `dl_tensor` it wrote (its word that the
-/// checked form is of that description, with the flags it reports); the pointer itself is
-/// not used after the borrow moves.
+/// component whether the caller writes) and `options`.
 fn borrow<T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
-    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
-) -> PyResult<(Borrow, bool)> {
-    let form = checked.as_mut_ptr();
-    let own = is_own_tensor(obj);
-    let own_options;
-    let options = if own {
-        // SAFETY: `form` is valid for writes; the component reads only the version before
-        // it writes the rest.
-        unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
-        own_options = pysys::dlpm_py_options {
-            checked: form,
-            ..*rust_options(true)
-        };
-        &own_options
-    } else {
-        rust_options(false)
-    };
+    options: &pysys::dlpm_py_options,
+) -> PyResult<Borrow> {
     let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
-    // SAFETY: obj is a live object and the GIL is held; the requirements are a static, the
-    // options a static (semantic bits refused) or, for our own Tensor, a local copy of one
-    // whose `checked` points to `form`, live for the call; out is a valid out-parameter.
+    // SAFETY: obj is a live object and the GIL is held; the requirements are a static and
+    // the options valid for the call (any pointer in them live for it); out is a valid
+    // out-parameter.
     let status = unsafe {
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
@@ -185,9 +162,48 @@ fn borrow<T: Element>(
     if status != sys::DLPM_OK {
         return Err(PyErr::fetch(obj.py()));
     }
-    // SAFETY: when asked (`own`: options.checked is `form`), on success the component has written
-    // `form->tensor` (NULL, or the address of out's dl_tensor); unasked, it is not read.
-    let described = own && unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
+    // SAFETY: written by the component on success.
+    Ok(Borrow(unsafe { out.assume_init() }))
+}
+
+/// The borrow of this extension's own Tensor ([`is_own_tensor`]): the component checks the
+/// requirements of a view of `T` against the Tensor's kept checked form and hands that form
+/// back into `checked` (`dlpm_py_options.checked`). Returns the borrow and whether
+/// `checked` describes its tensor: true only when the component set `checked.tensor` to the
+/// very `dl_tensor` it wrote (its word that the checked form is of that description, with
+/// the flags it reports); the pointer itself is not used after the borrow moves. Any other
+/// producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper
+/// there than the component's check and hand-back (docs/performance.md, "Rust pyo3
+/// arguments").
+fn borrow_own<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
+) -> PyResult<(Borrow, bool)> {
+    let form = checked.as_mut_ptr();
+    // SAFETY: `form` is valid for writes; the component reads only the version before it
+    // writes the rest.
+    unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    let options = pysys::dlpm_py_options {
+        checked: form,
+        ..*rust_options(true)
+    };
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    // SAFETY: as `borrow`'s; `checked` points to `form`, live for the call.
+    let status = unsafe {
+        pysys::dlpm_py_borrow(
+            obj.as_ptr(),
+            view_requirements::<T>(writable),
+            &options,
+            out.as_mut_ptr(),
+        )
+    };
+    if status != sys::DLPM_OK {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    // SAFETY: on success the component has written `form->tensor` (NULL, or the address of
+    // out's dl_tensor).
+    let described = unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
     // SAFETY: written by the component on success.
     Ok((Borrow(unsafe { out.assume_init() }), described))
 }
@@ -196,20 +212,39 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow::<T>(&obj, false, &mut checked)?;
+        if is_own_tensor(&obj) {
+            return Self::extract_own(obj);
+        }
+        let borrow = borrow::<T>(&obj, false, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let flags = borrow.0.flags;
+        // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
+        // the borrow ends (Drop), after the view, which is only lent for borrows of self;
+        // its elements are not written by Rust while a read borrow lives (the producer's
+        // other users are the contract of every DLPack import).
+        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensor { view, borrow })
+    }
+}
+
+impl<'py, T: Element> PyTensor<'py, T> {
+    /// The extraction of this extension's own Tensor: the view made from the checked form
+    /// the component hands back ([`borrow_own`]). Out of line, so that the other producers'
+    /// extraction stays as it was.
+    #[inline(never)]
+    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow_own::<T>(&obj, false, &mut checked)?;
+        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
-        // The tensor's shape, strides and elements stay valid and unmodified
-        // until the borrow ends (Drop), after the view, which is only lent for borrows of
-        // self; its elements are not written by Rust while a read borrow lives (the
-        // producer's other users are the contract of every DLPack import). With
-        // `described`, the component checked this very tensor with its flags against a
-        // view of T's requirements and `checked` is what that check learned (its contract,
-        // dlpm_py_options.checked); otherwise the view makes its own check.
+        // As `extract`'s, and with `described` the component checked this very tensor with
+        // its flags against a view of T's requirements, and `checked` is what that check
+        // learned (its contract, dlpm_py_options.checked); otherwise the view checks.
         let view = if described {
             // SAFETY: as above; `described` says `checked` was written, of this tensor.
             unsafe { TensorView::from_checked_form(tensor, checked.assume_init_ref()) }
@@ -226,19 +261,36 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow::<T>(&obj, true, &mut checked)?;
+        if is_own_tensor(&obj) {
+            return Self::extract_own(obj);
+        }
+        let borrow = borrow::<T>(&obj, true, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let flags = borrow.0.flags;
+        // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
+        // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
+        // share the memory.
+        let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensorMut { view, borrow })
+    }
+}
+
+impl<'py, T: Element> PyTensorMut<'py, T> {
+    /// As [`PyTensor`]'s `extract_own`, for a writer (the component's owning path, its
+    /// check with the writable requirements refusing READ_ONLY).
+    #[inline(never)]
+    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow_own::<T>(&obj, true, &mut checked)?;
+        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
-        // As PyTensor's: a writable request takes the component's owning
-        // path, whose flags are known, and the component's check (or the view's) refuses
-        // READ_ONLY. Not exclusive: the producer may share the memory.
         let view = if described {
-            // SAFETY: as above; `described` says `checked` was written, of this tensor,
-            // checked with the writable requirements.
+            // SAFETY: as PyTensor's `extract_own`; checked with the writable requirements.
             unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
         } else {
             // SAFETY: as above; the view makes its own check.
