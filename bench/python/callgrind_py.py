@@ -49,6 +49,7 @@ RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importabl
     "rust PyTensor + view (a copy): NumPy": "rust.borrow_f32_view_copy(a)",
     "rust PyTensor + view_ref: dlpack_mdspan.Tensor": "rust.borrow_f32(t)",
     "rust PyTensor + view (a copy): dlpack_mdspan.Tensor": "rust.borrow_f32_view_copy(t)",
+    "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "rust.borrow_f32(rt)",
     "rust ManagedTensor: NumPy": "rust.import_managed(a)",
     "rust ManagedTensor: dlpack_mdspan.Tensor": "rust.import_managed(t)",
 }
@@ -57,6 +58,7 @@ PROGRAM = """
 import sys, numpy as np, dlpm_bench as b, nb_bench as nbb
 if "rust." in {call!r}:
     import dlpm_rust_bench as rust
+    rt = rust.make_tensor() if hasattr(rust, "make_tensor") else None
 if "pbb" in {call!r}:
     import pb_bench as pbb
 t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)

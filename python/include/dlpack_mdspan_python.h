@@ -86,7 +86,7 @@ typedef struct dlpm_py_provenance {
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
  * later version only appends fields, and a struct of an earlier version stays accepted. */
-#define DLPM_PY_OPTIONS_VERSION 2
+#define DLPM_PY_OPTIONS_VERSION 3
 
 /** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
  * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
@@ -142,13 +142,31 @@ typedef struct dlpm_py_options {
                                  the refusal then gives only the producer's own remedy, such as
                                  .detach() or .resolve_conj()). Borrowed, static or kept alive by the
                                  caller */
+  /* version 3 */
+  dlpm_checked_tensor* checked; /**< dlpm_py_borrow only (dlpm_py_import refuses it): NULL (default),
+                                 or where a validating borrow (`validate` nonzero) hands back the
+                                 checked form of the tensor it lends, its `version` set by the caller
+                                 (DLPM_CHECKED_TENSOR_VERSION; another is ValueError). The borrow
+                                 writes checked->tensor last: &out->dl_tensor when the rest describes
+                                 exactly out->dl_tensor (the same data, byte_offset, ndim, dtype,
+                                 device, shape and strides) with out->flags (checked->flags equal to
+                                 them), as dlpm_check_tensor with `req` and element_size 0 would
+                                 write it; NULL when it wrote none (validate 0, or a path that
+                                 changed the tensor after its check: the rest is then unspecified).
+                                 For a dlpack_mdspan.Tensor it is the Tensor's own checked form
+                                 (made once, when the Tensor was made), copied when the lent view is
+                                 the Tensor's (the same data, shape and strides pointers); otherwise
+                                 what the borrow's own check computed, at no extra check. Valid
+                                 until dlpm_py_borrow_end, while out->dl_tensor is unchanged */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
- * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance)
- * and opts->version to `version`, 1 or 2 (DLPM_PY_OPTIONS_VERSION); a version-1 struct (built
- * against an older header) ends before semantic_bits_option, which is neither written nor
- * read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
+ * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance, no
+ * checked form)
+ * and opts->version to `version`, 1 to 3 (DLPM_PY_OPTIONS_VERSION); a struct of an earlier
+ * version (built against an older header) ends before the fields a later one appended
+ * (version 1 before semantic_bits_option, version 2 before checked), which are neither written
+ * nor read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
  * *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 

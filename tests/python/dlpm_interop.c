@@ -675,15 +675,20 @@ static PyObject* options(PyObject* module, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
   memset(&o, 0xAB, sizeof o);
   if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  defaults = o.version == 2 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+  defaults = o.version == 3 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
              o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
              o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
-             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL;
+             o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL &&
+             o.checked == NULL;
   /* a version-1 struct (0.2.0's header) ends before semantic_bits_option: init writes nothing past it */
   memset(&bad, 0xAB, sizeof bad);
   defaults = defaults && dlpm_py_options_init(&bad, 1) == DLPM_OK && bad.version == 1 && bad.copy == -1 &&
              bad.provenance == NULL &&
              ((const unsigned char*)&bad)[offsetof(dlpm_py_options, semantic_bits_option)] == 0xAB;
+  /* a version-2 struct ends before checked */
+  memset(&bad, 0xAB, sizeof bad);
+  defaults = defaults && dlpm_py_options_init(&bad, 2) == DLPM_OK && bad.version == 2 && bad.semantic_bits_option == NULL &&
+             ((const unsigned char*)&bad)[offsetof(dlpm_py_options, checked)] == 0xAB;
   memset(&bad, 0xAB, sizeof bad);
   refused_next = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION &&
               PyErr_ExceptionMatches(PyExc_ValueError) && bad.version == 0xABABABABu;
@@ -731,6 +736,73 @@ static PyObject* options(PyObject* module, PyObject* args) {
                        bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
                        grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",
                        grad_req_writable_unvalidated_refused, "grad_read_only", grad_read_only);
+}
+
+/* borrow_checked(obj, options_version=DLPM_PY_OPTIONS_VERSION, checked_version=DLPM_CHECKED_TENSOR_VERSION,
+ * validate=True, writable=False): dlpm_py_borrow with dlpm_py_options.checked pointing to a
+ * checked form filled with 0xAB but its version, and `writable` a float32 requirement
+ * (writes take the owning path). Returns a dict: status; described (checked->tensor is
+ * &out->dl_tensor); matches (what it says equals dlpm_check_tensor's checked form of
+ * out->dl_tensor with out->flags, strides included); untouched (no byte past the version
+ * written); strides (the checked form's, when described); import_refuses (dlpm_py_import
+ * with the same options: DLPM_E_INVALID_ARGUMENT when the field is set, else its status). */
+static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwargs) {
+  static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", NULL};
+  PyObject *obj, *strides = NULL, *result;
+  unsigned options_version = DLPM_PY_OPTIONS_VERSION, checked_version = DLPM_CHECKED_TENSOR_VERSION;
+  int validate = 1, writable = 0, described = 0, matches = 0, untouched = 1, import_refuses;
+  size_t i;
+  dlpm_py_options opts;
+  dlpm_requirements req;
+  dlpm_checked_tensor checked, reference;
+  dlpm_py_borrowed b;
+  dlpm_status s;
+  DLManagedTensorVersioned* t = NULL;
+  (void)module;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IIpp", keywords, &obj, &options_version, &checked_version,
+                                   &validate, &writable))
+    return NULL;
+  memset(&opts, 0, sizeof opts);
+  if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;
+  opts.validate = validate;
+  /* set whatever the version: a version-2 borrow must neither read nor write it */
+  opts.checked = &checked;
+  dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  req.writable = writable;
+  memset(&checked, 0xAB, sizeof checked);
+  checked.version = checked_version;
+  s = dlpm_py_borrow(obj, &req, &opts, &b);
+  for (i = sizeof checked.version; i < sizeof checked; ++i)
+    if (((const unsigned char*)&checked)[i] != 0xAB) untouched = 0;
+  if (s == DLPM_OK) {
+    described = checked.tensor == &b.dl_tensor;
+    memset(&reference, 0, sizeof reference);
+    reference.version = DLPM_CHECKED_TENSOR_VERSION;
+    if (described && dlpm_check_tensor(&b.dl_tensor, b.flags, NULL, 0, &reference) == DLPM_OK) {
+      matches = checked.flags == reference.flags && checked.row_major == reference.row_major &&
+                checked.numel == reference.numel && checked.itemsize == reference.itemsize &&
+                checked.lowest_index == reference.lowest_index && checked.highest_index == reference.highest_index &&
+                checked.implicit_strides == reference.implicit_strides && checked.ndim == reference.ndim;
+      for (i = 0; matches && i < (size_t)reference.ndim; ++i) matches = checked.strides[i] == reference.strides[i];
+    }
+    if (described && !(strides = PyTuple_New(checked.ndim))) {
+      dlpm_py_borrow_end(&b);
+      return NULL;
+    }
+    for (i = 0; described && i < (size_t)checked.ndim; ++i)
+      PyTuple_SET_ITEM(strides, (Py_ssize_t)i, PyLong_FromLongLong(checked.strides[i]));
+    dlpm_py_borrow_end(&b);
+  } else {
+    PyErr_Clear();
+  }
+  import_refuses = dlpm_py_import(obj, NULL, &opts, &t);
+  if (t) dlpm_managed_delete(t);
+  PyErr_Clear();
+  result = Py_BuildValue("{s:i,s:O,s:O,s:O,s:O,s:i}", "status", (int)s, "described", described ? Py_True : Py_False,
+                         "matches", matches ? Py_True : Py_False, "untouched", untouched ? Py_True : Py_False,
+                         "strides", strides ? strides : Py_None, "import_refuses", (int)import_refuses);
+  Py_XDECREF(strides);
+  return result;
 }
 
 /* traced(obj, version=DLPM_PY_PROVENANCE_VERSION, borrow=False): dlpm_py_import (or
@@ -877,6 +949,8 @@ static PyMethodDef module_methods[] = {
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
     {"capsule_peek", capsule_peek, METH_VARARGS, "dlpm_py_capsule_peek: (ndim, flags, name) or None."},
     {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow with keep_alive: (keep_alive, data address, its capsule name)."},
+    {"borrow_checked", (PyCFunction)(void (*)(void))borrow_checked, METH_VARARGS | METH_KEYWORDS,
+     "dlpm_py_borrow with dlpm_py_options.checked: what it handed back, against dlpm_check_tensor."},
     {"traced", traced, METH_VARARGS, "dlpm_py_options.provenance: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},

@@ -387,6 +387,54 @@ def test_own_type_through_its_exchange_api(np):
     assert dl.consume(ro)["read_only"] is True
 
 
+@pytest.mark.parametrize("make", ["tensor C", "tensor F", "tensor 0-d", "tensor reexported transposed",
+                                  "numpy", "numpy transposed", "numpy reversed"])
+def test_borrow_hands_back_the_checked_form(np, make):
+    """dlpm_py_options.checked (version 3): a validating borrow hands back the checked form of
+    the tensor it lends, equal to dlpm_check_tensor's of it (strides resolved), for our Tensor
+    (its own, kept since it was made) and for another producer (the borrow's own check); also
+    through the owning path a writer takes."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    obj, strides = {
+        "tensor C": (lambda: dl.tensor((3, 4), DTYPES["float32"]), (4, 1)),
+        "tensor F": (lambda: dl.tensor((3, 4), DTYPES["float32"], order="F"), (1, 3)),
+        "tensor 0-d": (lambda: dl.tensor((), DTYPES["float32"]), ()),
+        "tensor reexported transposed": (lambda: dl.reexport(a.T), (1, 4)),
+        "numpy": (lambda: a, (4, 1)),
+        "numpy transposed": (lambda: a.T, (1, 4)),
+        "numpy reversed": (lambda: a[::-1], (-4, 1)),
+    }[make]
+    obj = obj()
+    for writable in (False, True):
+        r = dl.borrow_checked(obj, writable=writable)
+        if writable and r["status"] != 0 and (make.startswith("numpy") or "reexported" in make):
+            # an older NumPy's legacy capsule (and its re-export) is READ_ONLY to a writer
+            assert not r["described"] and np.lib.NumpyVersion(np.__version__) < "1.25.0", r
+            continue
+        assert r["status"] == 0 and r["described"] and r["matches"], (writable, r)
+        assert r["strides"] == strides
+        assert r["import_refuses"] != 0  # dlpm_py_import refuses the field: it is the borrow's
+
+
+def test_borrow_checked_form_versions(np):
+    """The field is version 3's: a version-2 (or 1) options struct neither reads nor writes
+    it; without validation none is handed back; a checked form of another version is a
+    ValueError."""
+    t = dl.tensor((2, 3), DTYPES["float32"])
+    for version in (1, 2):
+        r = dl.borrow_checked(t, options_version=version)
+        assert r["status"] == 0 and r["untouched"] and not r["described"] and r["import_refuses"] == 0
+    r = dl.borrow_checked(t, validate=False)
+    assert r["status"] == 0 and not r["described"] and r["strides"] is None
+    r = dl.borrow_checked(np.arange(3.0), validate=False)
+    assert r["status"] == 0 and not r["described"]
+    r = dl.borrow_checked(t, checked_version=2)
+    assert r["status"] != 0 and r["untouched"]
+    # a refused tensor hands nothing back
+    r = dl.borrow_checked(dl.tensor((2,), readonly=True), writable=True)
+    assert r["status"] != 0 and not r["described"]
+
+
 def capsule_name(capsule):
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]

@@ -29,11 +29,22 @@ fn import_managed(x: ManagedTensor) {
     std::hint::black_box(&x);
 }
 
+/// A 4x6 float32 `dlpack_mdspan.Tensor` made by this extension's copy of the component
+/// (`ManagedTensor` returned: `dlpm_py_tensor_new`), whose checked form a `PyTensor` of the
+/// same extension is handed back by the borrow. The C bench's `make_tensor` is a Tensor of
+/// `dlpm_bench`'s own copy, which this extension's component does not recognise as its own.
+#[pyfunction]
+fn make_tensor() -> PyResult<ManagedTensor> {
+    ManagedTensor::from_vec((0..24).map(|v| v as f32).collect(), &[4, 6])
+        .map_err(|e| pyo3::exceptions::PyBufferError::new_err(e.to_string()))
+}
+
 #[pymodule]
 fn dlpm_rust_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(noop, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32_view_copy, m)?)?;
     m.add_function(wrap_pyfunction!(import_managed, m)?)?;
+    m.add_function(wrap_pyfunction!(make_tensor, m)?)?;
     Ok(())
 }

@@ -18,10 +18,12 @@
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
-/* The bytes of a dlpm_py_options of `version` (1 or 2): a version-1 struct ends before the
- * fields version 2 appended. */
+/* The bytes of a dlpm_py_options of `version` (1 to 3): a struct of an earlier version ends
+ * before the fields a later one appended. */
 static size_t options_size(uint32_t version) {
-  return version == 1 ? offsetof(dlpm_py_options, semantic_bits_option) : sizeof(dlpm_py_options);
+  return version == 1   ? offsetof(dlpm_py_options, semantic_bits_option)
+         : version == 2 ? offsetof(dlpm_py_options, checked)
+                        : sizeof(dlpm_py_options);
 }
 
 dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT {
@@ -40,6 +42,11 @@ static const char* semantic_bits_option(const dlpm_py_options* o) {
   return o->version >= 2 ? o->semantic_bits_option : NULL;
 }
 
+/* The version-3 field: where a borrow hands back its checked form, or NULL. */
+static dlpm_checked_tensor* checked_form_out(const dlpm_py_options* o) {
+  return o->version >= 3 ? o->checked : NULL;
+}
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
   if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
@@ -55,6 +62,10 @@ static dlpm_status check_options(const dlpm_py_options* o, const char* function)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "%s: dlpm_py_options.provenance has version %u, not 1 to DLPM_PY_PROVENANCE_VERSION (%u)",
                          function, o->provenance->version, (unsigned)DLPM_PY_PROVENANCE_VERSION);
+  if (checked_form_out(o) != NULL && checked_form_out(o)->version != DLPM_CHECKED_TENSOR_VERSION)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
+                         "%s: dlpm_py_options.checked has version %u, not DLPM_CHECKED_TENSOR_VERSION (%u)", function,
+                         checked_form_out(o)->version, (unsigned)DLPM_CHECKED_TENSOR_VERSION);
   return DLPM_OK;
 }
 
@@ -216,15 +227,59 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
  * not validated again; an export that differs from the Tensor's view, a copy, is checked in
  * full by dlpm_check_prechecked). `obj` NULL: not asked (a capsule, or a type that publishes
  * no exchange table, as the Tensor's type does). */
-DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check) {
-  const dlpm_checked_tensor* checked = obj ? dlpm_py__tensor_checked(obj) : NULL;
+/* `view` with `flags` is the very description `kept` was made of (a Tensor's checked form):
+ * the same fields and the same shape and strides arrays, which a Tensor never changes, and
+ * sub-byte elements stored alike. A copy, or anything else, is not. */
+static int is_kept_description(const DLTensor* view, uint64_t flags, const dlpm_checked_tensor* kept) {
+  const DLTensor* k = kept->tensor;
+  return k != NULL && ((flags ^ kept->flags) & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 &&
+         view->data == k->data && view->byte_offset == k->byte_offset && view->ndim == k->ndim &&
+         view->dtype.code == k->dtype.code && view->dtype.bits == k->dtype.bits && view->dtype.lanes == k->dtype.lanes &&
+         view->device.device_type == k->device.device_type && view->device.device_id == k->device.device_id &&
+         view->shape == k->shape && view->strides == k->strides;
+}
+
+/* The verdict of check_tensor/check_view, with the checked form of `view` written to
+ * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
+ * own, copied, when `view` is its very description (checked against `check` by
+ * dlpm_check_prechecked), else dlpm_check_tensor's, which checks `check` too. Either way one
+ * check, and checked_out->tensor is `view`. */
+DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_t flags, const dlpm_requirements* check,
+                                    dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* kept = obj ? dlpm_py__tensor_checked(obj) : NULL;
+  dlpm_status s;
+  if (kept == NULL || !is_kept_description(view, flags, kept)) return dlpm_check_tensor(view, flags, check, 0, checked_out);
+  if ((s = dlpm_check_prechecked(view, flags, kept, check)) != DLPM_OK) return s;
+  /* the fields before the strides, then the ndim strides written (kept->ndim <= DLPM_MAX_NDIM: it was checked) */
+  memcpy(checked_out, kept, offsetof(dlpm_checked_tensor, strides) + (size_t)kept->ndim * sizeof kept->strides[0]);
+  checked_out->tensor = view;
+  checked_out->flags = flags;
+  return DLPM_OK;
+}
+
+DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
+                                      dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked;
+  if (checked_out != NULL) return check_into(obj, &t->dl_tensor, t->flags, check, checked_out);
+  checked = obj ? dlpm_py__tensor_checked(obj) : NULL;
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
 /* The same for a borrowed view (no flags): dlpm_check's verdict. */
-DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check) {
-  const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
+DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
+                                    dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked;
+  if (checked_out != NULL) return check_into(obj, view, 0, check, checked_out);
+  checked = dlpm_py__tensor_checked(obj);
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
+}
+
+/* dlpm_py_options.checked at the end of a borrow: it describes out->dl_tensor when the check
+ * wrote it of `checked_as` (the view or the owned tensor the borrow lends, not one a later
+ * step replaced) with the flags the borrow reports; else it is withdrawn (tensor NULL). */
+static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* checked_as, dlpm_py_borrowed* out) {
+  checked_out->tensor =
+      checked_out->tensor == checked_as && checked_out->flags == out->flags ? &out->dl_tensor : NULL;
 }
 
 /* The import itself, the options checked: the tensor is validated against `check`, or not
@@ -244,7 +299,8 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
                                        const dlpm_requirements* check, const dlpm_requirements* announced,
                                        DLManagedTensorVersioned** out,
-                                       dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready) {
+                                       dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready,
+                                       dlpm_checked_tensor* checked_out) {
   DLManagedTensorVersioned* t = NULL;
   const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
   void* ordered_on = NULL;             /* the CUDA stream the producer ordered (__dlpack__ with a capture) */
@@ -290,7 +346,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   if ((bits == 0 ||
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
-      (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL && (s = check_tensor(publisher, t, check)) != DLPM_OK)
+      (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
+      (s = check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
@@ -365,7 +422,10 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   if (o->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_tensor_import: dlpm_py_options.keep_alive is for dlpm_py_borrow");
-  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready);
+  if (checked_form_out(o) != NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_tensor_import: dlpm_py_options.checked is for dlpm_py_borrow");
+  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
@@ -377,13 +437,17 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         req, out, NULL, NULL, NULL);
+                         req, out, NULL, NULL, NULL, NULL);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
                          "tensor itself)");
+  if (checked_form_out(opts) != NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_import: dlpm_py_options.checked is for dlpm_py_borrow (an import's tensor is checked by "
+                         "dlpm_check_tensor on it)");
   return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
-                       NULL);
+                       NULL, NULL);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
@@ -394,10 +458,12 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
  * out->keep_alive, not to out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
                                        const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
-                                       dlpm_py_provenance* how, dlpm_py_borrowed* out) {
+                                       dlpm_py_provenance* how, dlpm_checked_tensor* checked_out,
+                                       dlpm_py_borrowed* out) {
   DLManagedTensorVersioned* t = NULL;
   PyObject* capsule = NULL;
   dlpm_status s;
+  if (checked_out != NULL) checked_out->tensor = NULL; /* none handed back until the end */
   if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
@@ -409,7 +475,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = check_view(obj, &view, check)) != DLPM_OK) {
+      if (check != NULL && (s = check_view(obj, &view, check, checked_out)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);
         return s;
       }
@@ -424,12 +490,16 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         }
       }
       if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
+      if (checked_out != NULL) hand_back_checked(checked_out, &view, out);
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL)) != DLPM_OK) return s;
+  if ((s = import_tensor(obj, o, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out)) !=
+      DLPM_OK)
+    return s;
   out->dl_tensor = t->dl_tensor;
   out->flags = t->flags;
+  if (checked_out != NULL) hand_back_checked(checked_out, &t->dl_tensor, out);
   if (!keep) {
     out->owner = t;
     return DLPM_OK;
@@ -450,13 +520,15 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         req, 0, NULL, out);
+                         req, 0, NULL, NULL, out);
   /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
-    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, out);
-  return borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive,
-                       opts->provenance, out);
+    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, out);
+  s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
+                    checked_form_out(opts), out);
+  if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;
+  return s;
 }
 
 void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT {

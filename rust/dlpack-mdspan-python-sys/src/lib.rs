@@ -7,12 +7,13 @@
 #![allow(non_camel_case_types)]
 
 use dlpack_mdspan_sys::{
-    dlpm_requirements, dlpm_status, DLDevice, DLManagedTensorVersioned, DLTensor,
+    dlpm_checked_tensor, dlpm_requirements, dlpm_status, DLDevice, DLManagedTensorVersioned,
+    DLTensor,
 };
 use pyo3_ffi::PyObject;
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
-pub const DLPM_PY_OPTIONS_VERSION: u32 = 2;
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 3;
 
 /// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
 #[repr(C)]
@@ -36,6 +37,10 @@ pub struct dlpm_py_options {
     /// Version 2: what a refusal of a semantic bit names as the way to accept it (NULL: the
     /// C option; `""`: none).
     pub semantic_bits_option: *const core::ffi::c_char,
+    /// Version 3: where a validating `dlpm_py_borrow` hands back the checked form of the
+    /// tensor it lends (NULL: none). Its `tensor` is `&out->dl_tensor` when it describes
+    /// exactly that tensor with `out->flags`, NULL otherwise.
+    pub checked: *mut dlpm_checked_tensor,
 }
 
 /// `dlpm_py_borrowed`: a tensor borrowed for one call.

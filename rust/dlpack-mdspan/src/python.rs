@@ -19,6 +19,7 @@
 //! `__dlpack__` raises). The component is called with the GIL held (these types carry
 //! `Python<'py>`, so they stay on the attached thread).
 
+use std::mem::MaybeUninit;
 use std::ptr;
 
 use dlpack_mdspan_python_sys as pysys;
@@ -88,11 +89,10 @@ impl Drop for Borrow {
 
 /// The component's default options as a Rust caller needs them: a refusal of a producer's
 /// semantic bit names no option (a Rust caller has none to set: `semantic_bits_option` is
-/// `""`), only the producer's own remedy (`.detach()`, `.resolve_conj()`). `validate`: the
-/// component validates the tensor (a `ManagedTensor` argument); without it the view's one
-/// facade check (`dlpm_check_layout`, with the flags the component reports) validates the
-/// tensor and checks it for `T`, so the component does not check it first.
-fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
+/// `""`), only the producer's own remedy (`.detach()`, `.resolve_conj()`). The component
+/// validates the tensor (a `ManagedTensor` argument; a `PyTensor`'s against the
+/// requirements of its view, handing back the checked form: [`borrow`]).
+fn rust_options(validate: bool) -> &'static pysys::dlpm_py_options {
     struct Options(pysys::dlpm_py_options);
     // SAFETY: read-only after initialisation; its pointers are NULL (stream_object,
     // provenance) or a static string (semantic_bits_option).
@@ -117,17 +117,45 @@ fn rust_options(validate: bool) -> *const pysys::dlpm_py_options {
     &cell.get_or_init(|| make(validate)).0
 }
 
-/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which tell the
-/// component whether the caller writes), the checks left to the view.
-fn borrow<T: Element>(obj: &Borrowed<'_, '_, PyAny>, writable: bool) -> PyResult<Borrow> {
-    let mut out = std::mem::MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
-    // SAFETY: obj is a live object and the GIL is held; the requirements and the options
-    // are statics (semantic bits refused); out is a valid out-parameter.
+/// Whether `obj` is a `dlpack_mdspan.Tensor` of this extension's copy of the component
+/// (a `ManagedTensor` it returned, given back): the one producer whose checked form the
+/// borrow keeps, made when the Tensor was made. A Tensor of another extension (the
+/// `dlpack_mdspan` package's, a C extension's) is another type, as any other producer.
+fn is_own_tensor(obj: &Borrowed<'_, '_, PyAny>) -> bool {
+    use std::sync::atomic::{AtomicPtr, Ordering};
+    static TYPE: AtomicPtr<pyo3::ffi::PyObject> = AtomicPtr::new(ptr::null_mut());
+    let mut own = TYPE.load(Ordering::Relaxed);
+    if own.is_null() {
+        // SAFETY: the GIL is held (obj); a new reference to a type that lives for the
+        // process, kept (never released) so that the pointer stays that type's.
+        own = unsafe { pysys::dlpm_py_tensor_type() };
+        if own.is_null() {
+            // SAFETY: the GIL is held; the component set an exception, not ours to raise here.
+            unsafe { pyo3::ffi::PyErr_Clear() };
+            return false;
+        }
+        TYPE.store(own, Ordering::Relaxed);
+    }
+    // SAFETY: obj is a live object; its type pointer is read, not dereferenced.
+    unsafe { pyo3::ffi::Py_TYPE(obj.as_ptr()) }.cast::<pyo3::ffi::PyObject>() == own
+}
+
+/// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which also tell the
+/// component whether the caller writes) and `options`.
+fn borrow<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+    options: &pysys::dlpm_py_options,
+) -> PyResult<Borrow> {
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    // SAFETY: obj is a live object and the GIL is held; the requirements are a static and
+    // the options valid for the call (any pointer in them live for it); out is a valid
+    // out-parameter.
     let status = unsafe {
         pysys::dlpm_py_borrow(
             obj.as_ptr(),
             view_requirements::<T>(writable),
-            rust_options(false),
+            options,
             out.as_mut_ptr(),
         )
     };
@@ -138,11 +166,56 @@ fn borrow<T: Element>(obj: &Borrowed<'_, '_, PyAny>, writable: bool) -> PyResult
     Ok(Borrow(unsafe { out.assume_init() }))
 }
 
+/// The borrow of this extension's own Tensor ([`is_own_tensor`]): the component checks the
+/// requirements of a view of `T` against the Tensor's kept checked form and hands that form
+/// back into `checked` (`dlpm_py_options.checked`). Returns the borrow and whether
+/// `checked` describes its tensor: true only when the component set `checked.tensor` to the
+/// very `dl_tensor` it wrote (its word that the checked form is of that description, with
+/// the flags it reports); the pointer itself is not used after the borrow moves. Any other
+/// producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper
+/// there than the component's check and hand-back (docs/performance.md, "Rust pyo3
+/// arguments").
+fn borrow_own<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
+) -> PyResult<(Borrow, bool)> {
+    let form = checked.as_mut_ptr();
+    // SAFETY: `form` is valid for writes; the component reads only the version before it
+    // writes the rest.
+    unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    let options = pysys::dlpm_py_options {
+        checked: form,
+        ..*rust_options(true)
+    };
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    // SAFETY: as `borrow`'s; `checked` points to `form`, live for the call.
+    let status = unsafe {
+        pysys::dlpm_py_borrow(
+            obj.as_ptr(),
+            view_requirements::<T>(writable),
+            &options,
+            out.as_mut_ptr(),
+        )
+    };
+    if status != sys::DLPM_OK {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    // SAFETY: on success the component has written `form->tensor` (NULL, or the address of
+    // out's dl_tensor).
+    let described = unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
+    // SAFETY: written by the component on success.
+    Ok((Borrow(unsafe { out.assume_init() }), described))
+}
+
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let borrow = borrow::<T>(&obj, false)?;
+        if is_own_tensor(&obj) {
+            return Self::extract_own(obj);
+        }
+        let borrow = borrow::<T>(&obj, false, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
@@ -158,11 +231,40 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     }
 }
 
+impl<'py, T: Element> PyTensor<'py, T> {
+    /// The extraction of this extension's own Tensor: the view made from the checked form
+    /// the component hands back ([`borrow_own`]). Out of line, so that the other producers'
+    /// extraction stays as it was.
+    #[inline(never)]
+    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow_own::<T>(&obj, false, &mut checked)?;
+        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
+        // As `extract`'s, and with `described` the component checked this very tensor with
+        // its flags against a view of T's requirements, and `checked` is what that check
+        // learned (its contract, dlpm_py_options.checked); otherwise the view checks.
+        let view = if described {
+            // SAFETY: as above; `described` says `checked` was written, of this tensor.
+            unsafe { TensorView::from_checked_form(tensor, checked.assume_init_ref()) }
+        } else {
+            // SAFETY: as above; the view makes its own check.
+            unsafe { TensorView::checked(tensor) }
+        }
+        .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensor { view, borrow })
+    }
+}
+
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let borrow = borrow::<T>(&obj, true)?;
+        if is_own_tensor(&obj) {
+            return Self::extract_own(obj);
+        }
+        let borrow = borrow::<T>(&obj, true, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
         // view is made, before `borrow` moves into the argument.
         // SAFETY: a live local, not written while the view is made.
@@ -173,6 +275,28 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
         // share the memory.
         let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensorMut { view, borrow })
+    }
+}
+
+impl<'py, T: Element> PyTensorMut<'py, T> {
+    /// As [`PyTensor`]'s `extract_own`, for a writer (the component's owning path, its
+    /// check with the writable requirements refusing READ_ONLY).
+    #[inline(never)]
+    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut checked = MaybeUninit::uninit();
+        let (borrow, described) = borrow_own::<T>(&obj, true, &mut checked)?;
+        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
+        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
+        let view = if described {
+            // SAFETY: as PyTensor's `extract_own`; checked with the writable requirements.
+            unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
+        } else {
+            // SAFETY: as above; the view makes its own check.
+            unsafe { TensorViewMut::checked(tensor, true, false) }
+        }
+        .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut { view, borrow })
     }
 }

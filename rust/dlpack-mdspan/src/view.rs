@@ -99,9 +99,30 @@ impl<'a, T: Element> Elements<'a, T> {
         // element size included.
         let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
         check_view_layout::<T>(tensor, writable, &mut checked)?;
-        let out = checked.as_ptr();
+        // SAFETY: written by the facade on success, of this tensor with its flags; the
+        // shape and strides are this function's contract.
+        unsafe { Self::from_checked(tensor, checked.as_ptr()) }
+    }
+
+    /// The accessor over the layout a check already resolved: `out`, the checked form of
+    /// `tensor` (the facade's `dlpm_check_tensor`, or a checked form the Python component
+    /// handed back: `PyTensor`).
+    ///
+    /// # Safety
+    ///
+    /// `out` points to a `dlpm_checked_tensor` that describes exactly `tensor` with its
+    /// flags (written by `dlpm_check_tensor` of the same data, shape and strides, or a copy
+    /// of one) and whose check included the requirements of a view of `T`
+    /// ([`view_requirements`](crate::checks::view_requirements)) and the element size
+    /// (`size_of::<T>()`); and the tensor's shape and strides stay valid and unmodified for
+    /// `'a`.
+    #[inline(always)]
+    unsafe fn from_checked(
+        tensor: Viewed<'a>,
+        out: *const sys::dlpm_checked_tensor,
+    ) -> Result<Self, Error> {
         let (t, flags) = tensor.parts();
-        // SAFETY: written by the facade on success.
+        // SAFETY: the caller's contract: a checked form of this tensor.
         let (numel, row_major) = unsafe { ((*out).numel, (*out).row_major != 0) };
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned).
@@ -495,6 +516,30 @@ impl<'a, T: Element> TensorView<'a, T> {
         })
     }
 
+    /// A view of `tensor` from a checked form made elsewhere (the Python component's,
+    /// handed back by its borrow: `PyTensor`), with no facade check of the tensor here; only
+    /// the element-size rule for `T` (remembered per type after its first facade call).
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`from_raw`](Self::from_raw) holds for `'a`, and `checked` describes
+    /// exactly `tensor` with its flags and was checked with the requirements of a view of `T`
+    /// (see `Elements::from_checked`).
+    #[cfg(feature = "pyo3")]
+    #[inline(always)]
+    pub(crate) unsafe fn from_checked_form(
+        tensor: Viewed<'a>,
+        checked: &sys::dlpm_checked_tensor,
+    ) -> Result<Self, Error> {
+        crate::checks::check_element_size::<T>(tensor.parts().1)?;
+        // SAFETY: forwarded from this function's contract; the element size is checked above.
+        let elements = unsafe { Elements::from_checked(tensor, checked) }?;
+        Ok(TensorView {
+            elements,
+            _borrow: PhantomData,
+        })
+    }
+
     /// A view of a bare `DLTensor` (no flags, no owner), after the facade's checks
     /// (`dlpm_check_layout` with no flags, as `dlpm_check`): structure, dtype equal to
     /// `T::DTYPE`, a host-accessible device, data aligned for `T`.
@@ -656,6 +701,30 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         Ok(TensorViewMut {
             elements,
             exclusive,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// A mutable view of `tensor` from a checked form made elsewhere, as
+    /// [`TensorView::from_checked_form`]; never exclusive (the producer may share the memory).
+    ///
+    /// # Safety
+    ///
+    /// The contract of [`from_raw`](Self::from_raw) holds for `'a`, and `checked` describes
+    /// exactly `tensor` with its flags and was checked with the requirements of a writable
+    /// view of `T` (not READ_ONLY).
+    #[cfg(feature = "pyo3")]
+    #[inline(always)]
+    pub(crate) unsafe fn from_checked_form(
+        tensor: Viewed<'a>,
+        checked: &sys::dlpm_checked_tensor,
+    ) -> Result<Self, Error> {
+        crate::checks::check_element_size::<T>(tensor.parts().1)?;
+        // SAFETY: forwarded from this function's contract; the element size is checked above.
+        let elements = unsafe { Elements::from_checked(tensor, checked) }?;
+        Ok(TensorViewMut {
+            elements,
+            exclusive: false,
             _borrow: PhantomData,
         })
     }

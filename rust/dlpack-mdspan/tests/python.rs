@@ -189,3 +189,92 @@ fn managed_tensors_go_to_python_and_back() {
         assert_eq!(back.view::<i32>().unwrap().to_vec(), vec![4, 5, 6, 1, 2, 3]);
     });
 }
+
+/// A `PyTensor` view (made from the checked form the component hands back,
+/// `dlpm_py_options.checked`) against the view the crate's own check makes of the same
+/// producer's tensor (a `ManagedTensor`'s, `dlpm_check_tensor`): the same shape, strides
+/// (NULL ones resolved), element count, C-contiguity (a slice or none) and elements, for
+/// our Tensor (whose checked form is kept since it was made) and for NumPy (the borrow's
+/// own check); through a writer's borrow (the owning path) too, for our Tensor. A stale or wrong checked
+/// form (strides, count, row-major) gives another view.
+#[test]
+fn views_from_the_components_checked_form_are_the_views_own_check() {
+    use dlpack_mdspan::Order;
+    Python::attach(|py| {
+        let values: Vec<f32> = (0..12).map(|v| v as f32).collect();
+        let ours = |t: ManagedTensor| t.into_pyobject(py).unwrap();
+        let producers = [
+            ours(ManagedTensor::from_vec(values.clone(), &[3, 4]).unwrap()),
+            ours(
+                ManagedTensor::build_from_vec(values.clone(), &[3, 4])
+                    .strides(&[1, 3])
+                    .finish()
+                    .unwrap(),
+            ),
+            ours(
+                ManagedTensor::build_from_vec(values.clone(), &[2, 3])
+                    .strides(&[0, 1])
+                    .finish()
+                    .unwrap(),
+            ),
+            ours(ManagedTensor::from_vec(vec![7.0f32], &[]).unwrap()),
+            eval(py, "result = np.arange(12, dtype=np.float32).reshape(3, 4)"),
+            eval(
+                py,
+                "result = np.arange(12, dtype=np.float32).reshape(3, 4).T",
+            ),
+            eval(
+                py,
+                "result = np.arange(12, dtype=np.float32).reshape(3, 4)[::-1, ::2]",
+            ),
+            eval(
+                py,
+                "result = np.arange(12, dtype=np.float32).reshape(3, 4)[1:, 1:3]",
+            ),
+        ];
+        for (i, p) in producers.iter().enumerate() {
+            let own = p.extract::<ManagedTensor>().unwrap();
+            let expected = own.view::<f32>().unwrap();
+            let described = |v: &dlpack_mdspan::TensorView<'_, f32>| {
+                (
+                    v.shape().to_vec(),
+                    v.strides().to_vec(),
+                    v.len(),
+                    v.as_slice().ok().map(<[f32]>::to_vec),
+                    v.is_contiguous(Order::C).unwrap(),
+                    v.is_contiguous(Order::F).unwrap(),
+                    v.to_vec(),
+                )
+            };
+            let t = p.extract::<PyTensor<'_, f32>>().unwrap();
+            assert_eq!(
+                described(t.view_ref()),
+                described(&expected),
+                "producer {i}"
+            );
+            drop(t);
+            if i >= 4 {
+                continue; // NumPy's exports here are READ_ONLY to a writer
+            }
+            let mut w = p
+                .extract::<PyTensorMut<'_, f32>>()
+                .unwrap_or_else(|e| panic!("producer {i}: {e}"));
+            let v = w.view_mut();
+            assert_eq!(
+                (
+                    v.shape().to_vec(),
+                    v.strides().to_vec(),
+                    v.len(),
+                    v.to_vec()
+                ),
+                (
+                    expected.shape().to_vec(),
+                    expected.strides().to_vec(),
+                    expected.len(),
+                    expected.to_vec()
+                ),
+                "producer {i}, writable"
+            );
+        }
+    });
+}
