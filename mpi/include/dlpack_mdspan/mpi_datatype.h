@@ -532,6 +532,26 @@ static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, con
   return 1;
 }
 
+/* The datatype of modes `m` onwards (of `modes`) with mode m's extent `extent0` (a whole
+ * tensor's, or a box of whole slices): nested hvectors of `old`, innermost first, `block`
+ * items in the innermost run, a -1-byte step from pairs (dlpm_mpi_mode_); each intermediate
+ * freed once the next holds it. A buffer's datatype (dlpm_mpi_build) and a derived
+ * fragment's boxes (dlpm_mpi_range_type_). */
+static inline int dlpm_mpi_nested_type_(int32_t modes, const int64_t* extents, const int64_t* steps, int32_t m,
+                                        int64_t extent0, int64_t block, MPI_Datatype old, MPI_Datatype* out) {
+  MPI_Datatype type = old;
+  int32_t k;
+  int rc = MPI_SUCCESS;
+  for (k = modes - 1; k >= m && rc == MPI_SUCCESS; --k) {
+    MPI_Datatype next = MPI_DATATYPE_NULL;
+    rc = dlpm_mpi_mode_(k == m ? extent0 : extents[k], k == modes - 1 ? block : 1, steps[k], type, &next);
+    if (type != old) MPI_Type_free(&type);
+    type = next;
+  }
+  *out = type;
+  return rc;
+}
+
 /** The buffer of a tensor its caller has validated: element 0 at `element0`, its elements
  * as the core's coalesce gives them (C++ coalesce, C dlpm_coalesce: `modes` byte modes,
  * outermost first, in `extents` and `steps`, then a contiguous run of `run` elements of
@@ -586,14 +606,8 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
     if (extents[m] > INT_MAX)
       return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "an extent is beyond INT_MAX, and MPI-3 counts are int", extents[m]);
 #endif
-  /* Nested hvectors, innermost first; each intermediate freed once the next holds it. */
   if (modes == 0) rc = dlpm_mpi_hvector_(1, block, 0, type, &type); /* a compact tensor past INT_MAX items */
-  for (m = modes - 1; m >= 0 && rc == MPI_SUCCESS; --m) {
-    MPI_Datatype next = MPI_DATATYPE_NULL;
-    rc = dlpm_mpi_mode_(extents[m], m == modes - 1 ? block : 1, steps[m], type, &next);
-    if (type != element.type) MPI_Type_free(&type);
-    type = next;
-  }
+  else rc = dlpm_mpi_nested_type_(modes, extents, steps, 0, extents[0], block, type, &type);
   if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "building the derived datatype failed", rc);
   rc = MPI_Type_create_resized(type, (MPI_Aint)lower, (MPI_Aint)extent, &resized);
   MPI_Type_free(&type);
@@ -685,24 +699,6 @@ typedef struct dlpm_mpi_pieces_ {
   MPI_Datatype types[2 * 64 + 2];
 } dlpm_mpi_pieces_;
 
-/* The datatype of modes `m` onwards of `p` with mode m's extent `extent0` (a box of whole
- * slices), as dlpm_mpi_build nests them: hvectors innermost first, a -1-byte step from pairs
- * (dlpm_mpi_mode_). `block` is the innermost run's predefined items. */
-static inline int dlpm_mpi_box_type_(const dlpm_mpi_packing* p, int32_t m, int64_t extent0, int64_t block, MPI_Datatype old,
-                                     MPI_Datatype* out) {
-  MPI_Datatype type = old;
-  int32_t k;
-  int rc = MPI_SUCCESS;
-  for (k = p->modes - 1; k >= m && rc == MPI_SUCCESS; --k) {
-    MPI_Datatype next = MPI_DATATYPE_NULL;
-    rc = dlpm_mpi_mode_(k == m ? extent0 : p->extents[k], k == p->modes - 1 ? block : 1, p->steps[k], type, &next);
-    if (type != old) MPI_Type_free(&type);
-    type = next;
-  }
-  *out = type;
-  return rc;
-}
-
 /* The derived fragment's piece: its datatype at its displacement from element 0, a run's
  * part as a count of the predefined type, a box as a buffer's nested hvectors. */
 typedef struct dlpm_mpi_type_pieces_ {
@@ -718,7 +714,8 @@ static inline int dlpm_mpi_type_piece_(void* context, const dlpm_mpi_packing* p,
   if (out->count == (int)(sizeof out->types / sizeof out->types[0])) return MPI_ERR_OTHER; /* at most 2 * modes + 1 */
   rc = m == p->modes
                      ? dlpm_mpi_hvector_(1, bytes / p->item * per_item, 0, c->element.type, &out->types[out->count])
-                     : dlpm_mpi_box_type_(p, m, extent, p->run_bytes / p->item * per_item, c->element.type, &out->types[out->count]);
+                     : dlpm_mpi_nested_type_(p->modes, p->extents, p->steps, m, extent, p->run_bytes / p->item * per_item,
+                                               c->element.type, &out->types[out->count]);
   if (rc == MPI_SUCCESS) out->displacements[out->count++] = at;
   return rc;
 }
