@@ -757,25 +757,32 @@ static inline int dlpm_mpi_range_type_(const dlpm_mpi_packing* p, int64_t first,
 }
 
 /* Posts the send (`receive` 0) or the receive of the message bytes [first, first + bytes) of
- * the tensor of `p` as one derived datatype where its elements lie (dlpm_mpi_range_type_);
- * the datatype is freed at once (MPI keeps it until the request completes). */
+ * the tensor of `p` as one derived datatype where its elements lie (dlpm_mpi_range_type_),
+ * handed out in `type` (the caller frees it once the request is complete: a receive's
+ * status is read with the receive's own datatype). */
 static inline int dlpm_mpi_post_range_(const dlpm_mpi_packing* p, int64_t first, int64_t bytes, dlpm_mpi_element element,
-                                       int receive, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  int rc = dlpm_mpi_range_type_(p, first, bytes, element, &type);
+                                       int receive, int peer, int tag, MPI_Comm comm, MPI_Request* request,
+                                       MPI_Datatype* type) {
+  int rc = dlpm_mpi_range_type_(p, first, bytes, element, type);
   if (rc != MPI_SUCCESS) return rc;
-  rc = receive ? MPI_Irecv(p->tensor, 1, type, peer, tag, comm, request) : MPI_Isend(p->tensor, 1, type, peer, tag, comm, request);
-  MPI_Type_free(&type);
-  return rc;
+  return receive ? MPI_Irecv(p->tensor, 1, *type, peer, tag, comm, request)
+                 : MPI_Isend(p->tensor, 1, *type, peer, tag, comm, request);
+}
+
+/* Frees a derived fragment's datatype once its request is complete (none: nothing to free). */
+static inline void dlpm_mpi_free_fragment_type_(MPI_Datatype* type) {
+  if (*type != MPI_DATATYPE_NULL) MPI_Type_free(type);
 }
 
 /* Ends the transfers of a refused or failed dlpm_mpi_move that are still posted: each is
  * cancelled and waited for, so that none matches a later message, or reads or writes the
- * fragments' memory once it is given back. */
-static inline void dlpm_mpi_end_posted_(MPI_Request* requests, int depth) {
+ * fragments' memory once it is given back; then the fragments' datatypes are freed. */
+static inline void dlpm_mpi_end_posted_(MPI_Request* requests, MPI_Datatype* types, int depth) {
   int slot;
-  for (slot = 0; slot < depth; ++slot)
+  for (slot = 0; slot < depth; ++slot) {
     if (requests[slot] != MPI_REQUEST_NULL) MPI_Cancel(&requests[slot]), MPI_Wait(&requests[slot], MPI_STATUS_IGNORE);
+    dlpm_mpi_free_fragment_type_(&types[slot]);
+  }
 }
 
 /** Sends (`receive` 0) the tensor, as dlpm_mpi_build takes it, to `peer`, or receives it
@@ -811,6 +818,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
    * moving them where they lie (its own pipeline); no ring of ours. */
   const int derived = !compact && dlpm_mpi_moves_derived(run * item);
   MPI_Request requests[16];
+  MPI_Datatype types[16]; /* a derived fragment's datatype, kept until its request is complete */
   char* ring = NULL;
   int64_t total, fragment, fragments, k;
   int rc = MPI_SUCCESS, slot;
@@ -839,13 +847,13 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
     ring = (char*)held + head;
   }
-  for (slot = 0; slot < depth; ++slot) requests[slot] = MPI_REQUEST_NULL;
+  for (slot = 0; slot < depth; ++slot) requests[slot] = MPI_REQUEST_NULL, types[slot] = MPI_DATATYPE_NULL;
 /* Fragment k's buffer: in the tensor when it is compact, else its slot of the ring. */
 #define DLPM_MPI_FRAGMENT_BUFFER_(k) (compact ? (char*)element0 + (k) * fragment : ring + ((k) % depth) * fragment)
   if (receive)
     for (k = 0; k < depth && rc == MPI_SUCCESS; ++k)
       rc = derived ? dlpm_mpi_post_range_(&loops, k * fragment, dlpm_mpi_fragment_at_(k, fragment, total), element, 1, peer, tag,
-                                          comm, &requests[k])
+                                          comm, &requests[k], &types[k])
                    : MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k),
                                (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count), element.type, peer,
                                tag, comm, &requests[k]);
@@ -856,26 +864,33 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     slot = (int)(k % depth);
     if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
     if (receive) {
+      /* The status read with the receive's own datatype: a derived fragment is one item of
+       * its datatype when whole (MPI_UNDEFINED when cut short; its basic elements then say
+       * how many arrived), a packed one its count of the element's items. */
+      const int whole = derived ? 1 : (int)(bytes / item * element.count);
       int got = 0;
-      if ((rc = MPI_Get_count(&status, element.type, &got)) != MPI_SUCCESS) break;
-      if ((int64_t)got != bytes / item * element.count) {
-        dlpm_mpi_end_posted_(requests, depth);
+      if ((rc = MPI_Get_count(&status, derived ? types[slot] : element.type, &got)) != MPI_SUCCESS) break;
+      if (got != whole && derived && (rc = MPI_Get_elements(&status, types[slot], &got)) != MPI_SUCCESS) break;
+      if (got != whole) {
+        dlpm_mpi_end_posted_(requests, types, depth);
         if (held != NULL) dlpm_mpi_spare_give_back_(held);
         return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED,
                                 "a received fragment is shorter than its place in the tensor: do both sides send the same "
                                 "number of elements, in the same fragments?",
                                 (long long)got);
       }
+      dlpm_mpi_free_fragment_type_(&types[slot]);
       if (!compact && !derived) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 0);
       if (k + depth < fragments && derived)
         rc = dlpm_mpi_post_range_(&loops, (k + depth) * fragment, dlpm_mpi_fragment_at_(k + depth, fragment, total), element,
-                                  1, peer, tag, comm, &requests[slot]);
+                                  1, peer, tag, comm, &requests[slot], &types[slot]);
       else if (k + depth < fragments)
         rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k + depth),
                        (int)(dlpm_mpi_fragment_at_(k + depth, fragment, total) / item * element.count), element.type, peer, tag,
                        comm, &requests[slot]);
     } else {
-      if (derived) rc = dlpm_mpi_post_range_(&loops, first, bytes, element, 0, peer, tag, comm, &requests[slot]);
+      dlpm_mpi_free_fragment_type_(&types[slot]);
+      if (derived) rc = dlpm_mpi_post_range_(&loops, first, bytes, element, 0, peer, tag, comm, &requests[slot], &types[slot]);
       else {
         if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 1);
         rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
@@ -883,8 +898,11 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     }
   }
 #undef DLPM_MPI_FRAGMENT_BUFFER_
-  if (rc == MPI_SUCCESS) rc = MPI_Waitall(depth, requests, MPI_STATUSES_IGNORE);
-  else dlpm_mpi_end_posted_(requests, depth); /* a failure that returned (MPI_ERRORS_RETURN) */
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Waitall(depth, requests, MPI_STATUSES_IGNORE);
+    for (slot = 0; slot < depth; ++slot) dlpm_mpi_free_fragment_type_(&types[slot]);
+  } else
+    dlpm_mpi_end_posted_(requests, types, depth); /* a failure that returned (MPI_ERRORS_RETURN) */
   if (held != NULL) dlpm_mpi_spare_give_back_(held);
   if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "a fragment's transfer failed", rc);
   return DLPM_MPI_BUILT;
