@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 4. The C facade (static library, as Rust and the Python extensions link it) against the
 // inline C++ call it wraps: dlpm_validate vs dlpack_mdspan::validate, dlpm_check /
-// dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new
-// (and dlpm_managed_new_from) + dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor + destroy. A 2-D float32
-// C-contiguous CPU tensor, the case of every NumPy consumer.
+// dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new (and
+// dlpm_managed_new_from) + dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor +
+// destroy. A 2-D float32 C-contiguous CPU tensor, the case of every NumPy consumer.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
