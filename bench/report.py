@@ -264,7 +264,8 @@ def targets(rows):
     # ---- C facade ---------------------------------------------------------------------------
     pairs = [("validate: dlpm_validate", "validate"), ("check (f32, ndim 2, C order, CPU): dlpm_check", "check"),
              ("check managed: dlpm_check_managed", "check managed"),
-             ("managed new + delete: dlpm_managed_new + dlpm_managed_delete", "managed new + delete")]
+             ("managed new + delete: dlpm_managed_new + dlpm_managed_delete", "managed new + delete"),
+             ("managed new + delete: dlpm_managed_new_from + dlpm_managed_delete", "managed new_from + delete")]
     diffs = []
     for name, short in pairs:
         r = get("C facade", name)

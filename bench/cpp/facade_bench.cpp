@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // 4. The C facade (static library, as Rust and the Python extensions link it) against the
 // inline C++ call it wraps: dlpm_validate vs dlpack_mdspan::validate, dlpm_check /
-// dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new +
-// dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor + destroy. A 2-D float32
-// C-contiguous CPU tensor, the case of every NumPy consumer.
+// dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new (and
+// dlpm_managed_new_from) + dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor +
+// destroy. A 2-D float32 C-contiguous CPU tensor, the case of every NumPy consumer.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
@@ -133,6 +133,15 @@ TEST_CASE("C facade: dlpm_managed_new + dlpm_managed_delete vs the inline C++ ca
     dlpm_managed_delete(m);
     REQUIRE(g_releases == 1);
   }
+  // A binding's one set of options for every export (its release function).
+  dlpm_managed_options managed_options = DLPM_MANAGED_OPTIONS_INIT;
+  managed_options.release = count_release;
+  {
+    DLManagedTensorVersioned* m = nullptr;
+    REQUIRE(dlpm_managed_new_from(t, &managed_options, &m) == DLPM_OK);
+    dlpm_managed_delete(m);
+    REQUIRE(g_releases == 2);
+  }
   bench::compare("C facade",
                  bench::op("managed new + delete: try_make_managed_tensor + destroy (inline C++)",
                            [t]() mutable {
@@ -147,6 +156,15 @@ TEST_CASE("C facade: dlpm_managed_new + dlpm_managed_delete vs the inline C++ ca
                                     count_release, nullptr, &m);
                    bench::escape(m);
                    dlpm_managed_delete(m);
-                 })},
+                 }),
+                  bench::op("managed new + delete: dlpm_managed_new_from + dlpm_managed_delete",
+                            [t, options = &managed_options]() mutable {
+                              bench::launder(t);
+                              bench::launder(options);
+                              DLManagedTensorVersioned* m = nullptr;
+                              dlpm_managed_new_from(t, options, &m);
+                              bench::escape(m);
+                              dlpm_managed_delete(m);
+                            })},
                  "release callback: a counter");
 }

@@ -481,6 +481,45 @@ DLPM_API dlpm_status dlpm_managed_new_inline(const DLTensor* description, char o
                                              dlpm_release_fn release, const void* owner_state, size_t owner_state_size,
                                              DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
+/** The version of dlpm_managed_options this header describes. */
+#define DLPM_MANAGED_OPTIONS_VERSION 1
+
+/** What dlpm_managed_new_from needs besides the description: the versioned form of
+ * dlpm_managed_new's scalar arguments (git2's convention: a program built against a newer
+ * header is told so, not misread). Start from DLPM_MANAGED_OPTIONS_INIT, which reads the
+ * description exactly as dlpm_managed_new does, and set the fields you need. */
+typedef struct dlpm_managed_options {
+  uint32_t version;        /**< DLPM_MANAGED_OPTIONS_VERSION, set by the caller */
+  char order;              /**< 0: dlpm_managed_new's reading (NULL strides are row-major,
+                                explicit ones kept as given); 'C' or 'F':
+                                dlpm_managed_new_ordered's; any other is refused */
+  uint64_t flags;          /**< stored in the tensor as given */
+  dlpm_release_fn release; /**< called with ctx exactly once when the tensor is deleted; may be NULL */
+  void* ctx;               /**< release's argument */
+} dlpm_managed_options;
+
+/** dlpm_managed_options with dlpm_managed_new's reading, no flags and no release. */
+#define DLPM_MANAGED_OPTIONS_INIT {DLPM_MANAGED_OPTIONS_VERSION, 0, 0, NULL, NULL}
+
+/** dlpm_managed_new with the description and the options passed by pointer: the form for
+ * a binding that already holds a DLTensor and one set of options (its release function)
+ * for every export, which skips the eleven arguments' copies.
+ * Semantics: `description` gives data, ndim, shape, strides, dtype, device and byte_offset
+ * (shape and strides are copied, with the struct, into one allocation); options->order 0
+ * is dlpm_managed_new, 'C' or 'F' is dlpm_managed_new_ordered with that order, with
+ * every rule of theirs (validation like dlpm_validate, an empty tensor's strides, the
+ * compact layout an order asks for). On success *out owns the buffer: its deleter calls
+ * options->release(options->ctx) exactly once (release may be NULL), on any thread; the
+ * options struct need not outlive the call.
+ * Constraints: options->version is DLPM_MANAGED_OPTIONS_VERSION.
+ * Runtime errors: DLPM_E_NULL_POINTER for a NULL description, options or out;
+ * DLPM_E_UNSUPPORTED_VERSION for another options->version; DLPM_E_INVALID_ARGUMENT for an
+ * order other than 0, 'C' and 'F'; otherwise dlpm_managed_new's and
+ * dlpm_managed_new_ordered's. On failure *out is untouched and release is NOT called: the
+ * buffer is still the caller's. */
+DLPM_API dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_managed_options* options,
+                                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;
 

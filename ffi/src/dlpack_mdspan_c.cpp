@@ -29,20 +29,6 @@ dlpm_status null_argument(const char* function, const char* argument) noexcept {
   return fail(dm::error::format(dm::errc::null_pointer, "%s: %s is NULL", function, argument));
 }
 
-// Runs `body` (returning dlpm_status) so that no exception escapes into C.
-template <class Body>
-dlpm_status guarded(const char* function, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(dm::error::format(dm::errc::out_of_memory, "%s: out of memory", function));
-  } catch (const std::exception& e) {
-    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception: %s", function, e.what()));
-  } catch (...) {
-    return fail(dm::error::format(dm::errc::internal, "%s: unexpected C++ exception", function));
-  }
-}
-
 // The requirements struct is versioned (git2's convention): only layouts this library
 // knows are read, so a program built against a newer header gets an error, not garbage.
 bool known_requirements_version(std::uint32_t version) noexcept { return version == DLPM_REQUIREMENTS_VERSION; }
@@ -55,14 +41,15 @@ dlpm_status unsupported_requirements(const char* function, std::uint32_t version
                                              : "the program was built against a newer dlpack_mdspan.h"));
 }
 
-// An output struct of a version this library does not write (git2's convention, as for the
-// requirements): `type` names the struct, `known` the version this library knows.
-DLPM_COLD dlpm_status unsupported_output(const char* function, const char* type, std::uint32_t version,
-                                         std::uint32_t known) noexcept {
+// A versioned struct (an output or options struct) of a version this library does not
+// know (git2's convention, as for the requirements): `type` names the struct, `argument`
+// the parameter that points to it, `known` the version this library knows.
+DLPM_COLD dlpm_status unsupported_version(const char* function, const char* type, const char* argument,
+                                          std::uint32_t version, std::uint32_t known) noexcept {
   return fail(dm::error::format(dm::errc::unsupported_version,
-                                "%s: %s version %u is not supported (this library knows version %u); set out->version to "
+                                "%s: %s version %u is not supported (this library knows version %u); set %s->version to "
                                 "the header's version constant",
-                                function, type, version, known));
+                                function, type, version, known, argument));
 }
 
 // dlpm_requirements is dm::tensor_requirements under the same names; the C types differ
@@ -240,6 +227,19 @@ class c_release_owner {
   dlpm_release_fn release_;
   void* ctx_;
 };
+
+// The end of a dlpm_managed_new* call: the tensor to *out, or the core's refusal worded,
+// with `owner` (not moved from on failure) disarmed, so the buffer stays the caller's.
+template <class Owner>
+DLPM_HOT_INLINE inline dlpm_status hand_out(dm::result<dm::managed_tensor>&& made, Owner& owner,
+                                            DLManagedTensorVersioned** out) noexcept {
+  if (!made) {
+    owner.disarm();
+    return fail(made.error());
+  }
+  *out = made->release();
+  return DLPM_OK;
+}
 
 // Owner of a dlpm_managed_new_inline tensor: the caller's owner bytes, kept in the block,
 // and the release that is called with their address exactly once.
@@ -617,7 +617,7 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   if (tensor == nullptr) return null_argument(function, "tensor");
   if (out == nullptr) return null_argument(function, "out");
   if (out->version != DLPM_CHECKED_TENSOR_VERSION)
-    return unsupported_output(function, "dlpm_checked_tensor", out->version, DLPM_CHECKED_TENSOR_VERSION);
+    return unsupported_version(function, "dlpm_checked_tensor", "out", out->version, DLPM_CHECKED_TENSOR_VERSION);
   if (req != nullptr && !known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
   dm::tensor_summary summary;
   summary.numel = -1;
@@ -681,7 +681,7 @@ dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flags, const 
   if (checked == nullptr) return null_argument(function, "checked");
   if (req == nullptr) return null_argument(function, "req");
   if (checked->version != DLPM_CHECKED_TENSOR_VERSION)
-    return unsupported_output(function, "dlpm_checked_tensor", checked->version, DLPM_CHECKED_TENSOR_VERSION);
+    return unsupported_version(function, "dlpm_checked_tensor", "checked", checked->version, DLPM_CHECKED_TENSOR_VERSION);
   if (!known_requirements_version(req->version)) return unsupported_requirements(function, req->version);
   if (checked->tensor == nullptr || !same_as_checked(*tensor, flags, *checked)) return check_tensor(*tensor, flags, *req);
   dm::tensor_summary summary;
@@ -706,7 +706,7 @@ dlpm_status dlpm_plan_message(const DLTensor* tensor, uint64_t flags, int32_t di
   if (tensor == nullptr) return null_argument(function, "tensor");
   if (out == nullptr) return null_argument(function, "out");
   if (out->version != DLPM_MESSAGE_PLAN_VERSION)
-    return unsupported_output(function, "dlpm_message_plan", out->version, DLPM_MESSAGE_PLAN_VERSION);
+    return unsupported_version(function, "dlpm_message_plan", "out", out->version, DLPM_MESSAGE_PLAN_VERSION);
   if (direction != DLPM_MESSAGE_SEND && direction != DLPM_MESSAGE_RECEIVE)
     return fail(dm::error::format(dm::errc::invalid_argument,
                                   "%s: direction = %d is neither DLPM_MESSAGE_SEND nor DLPM_MESSAGE_RECEIVE", function,
@@ -734,30 +734,32 @@ static_assert(DLPM_MESSAGE_RECEIVE == static_cast<int>(dm::message_direction::re
 
 namespace {
 
-// The body of dlpm_managed_new and dlpm_managed_new_ordered; `function` names the caller in
-// messages. NULL strides with order 0 are refused by the core, so dlpm_managed_new passes 'C'.
-dlpm_status managed_new(const char* function, void* data, int32_t ndim, const int64_t* shape, const int64_t* strides,
-                        char order, DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
-                        dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
-  if (out == nullptr) return null_argument(function, "out");
-  return guarded(function, [&]() -> dlpm_status {
-    DLTensor description{};
-    description.data = data;
-    description.device = device;
-    description.ndim = ndim;
-    description.dtype = dtype;
-    description.shape = const_cast<int64_t*>(shape);
-    description.strides = const_cast<int64_t*>(strides);
-    description.byte_offset = byte_offset;
-    c_release_owner owner(release, ctx);
-    auto made = dm::try_make_managed_tensor(description, std::move(owner), flags, order);
-    if (!made) {
-      owner.disarm();  // not moved from on failure: the buffer stays the caller's
-      return fail(made.error());
-    }
-    *out = made->release();
-    return DLPM_OK;
-  });
+// The description dlpm_managed_new and dlpm_managed_new_ordered are given as scalars.
+DLTensor describe(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
+                  DLDevice device, uint64_t byte_offset) noexcept {
+  DLTensor description{};
+  description.data = data;
+  description.device = device;
+  description.ndim = ndim;
+  description.dtype = dtype;
+  description.shape = const_cast<int64_t*>(shape);
+  description.strides = const_cast<int64_t*>(strides);
+  description.byte_offset = byte_offset;
+  return description;
+}
+
+// The body of dlpm_managed_new_from (and, with order 0, of dlpm_managed_new): `order` is
+// dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
+// row-major, explicit ones kept), whose order tests fold away; 'C' and 'F' (and the
+// refusal of any other) are the ordered form's. Each branch hands out its own result, so
+// neither merges into a temporary the other also writes. The core's calls are noexcept
+// and so is c_release_owner's move: nothing here can throw.
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
+                                               dlpm_release_fn release, void* ctx,
+                                               DLManagedTensorVersioned** out) noexcept {
+  c_release_owner owner(release, ctx);
+  if (order == 0) return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags), owner, out);
+  return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags, order), owner, out);
 }
 
 }  // namespace
@@ -765,16 +767,31 @@ dlpm_status managed_new(const char* function, void* data, int32_t ndim, const in
 dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
                              DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
                              DLManagedTensorVersioned** out) noexcept {
-  // NULL strides are row-major here; explicit ones are kept as given.
-  return managed_new("dlpm_managed_new", data, ndim, shape, strides, strides == nullptr ? 'C' : 0, dtype, device,
-                     byte_offset, flags, release, ctx, out);
+  if (out == nullptr) return null_argument("dlpm_managed_new", "out");
+  return wrap_buffer(describe(data, ndim, shape, strides, dtype, device, byte_offset), 0, flags, release, ctx, out);
 }
 
 dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
                                      DLDataType dtype, DLDevice device, uint64_t byte_offset, uint64_t flags,
                                      dlpm_release_fn release, void* ctx, DLManagedTensorVersioned** out) noexcept {
-  return managed_new("dlpm_managed_new_ordered", data, ndim, shape, strides, order, dtype, device, byte_offset, flags,
-                     release, ctx, out);
+  if (out == nullptr) return null_argument("dlpm_managed_new_ordered", "out");
+  // Its order 0 refuses NULL strides (the core's ordered form), where dlpm_managed_options'
+  // 0 reads them as row-major: always the ordered form here.
+  c_release_owner owner(release, ctx);
+  return hand_out(dm::try_make_managed_tensor(describe(data, ndim, shape, strides, dtype, device, byte_offset),
+                                              std::move(owner), flags, order),
+                  owner, out);
+}
+
+dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_managed_options* options,
+                                  DLManagedTensorVersioned** out) noexcept {
+  constexpr const char* function = "dlpm_managed_new_from";
+  if (description == nullptr) return null_argument(function, "description");
+  if (options == nullptr) return null_argument(function, "options");
+  if (out == nullptr) return null_argument(function, "out");
+  if (options->version != DLPM_MANAGED_OPTIONS_VERSION)
+    return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
+  return wrap_buffer(*description, options->order, options->flags, options->release, options->ctx, out);
 }
 
 dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,

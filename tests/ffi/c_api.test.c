@@ -379,6 +379,101 @@ static void test_managed_new_and_delete(void) {
   CHECK_STATUS(dlpm_managed_new(NULL, 0, NULL, NULL, dtype(kDLFloat, 32, 1), cpu, 0, 0, NULL, NULL, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* dlpm_managed_new_from: the description and the versioned options by pointer. Order 0 is
+ * dlpm_managed_new's reading (NULL strides row-major, explicit ones kept), 'C' and 'F' are
+ * dlpm_managed_new_ordered's; on any refusal *out is untouched and release not called. */
+static void test_managed_new_from(void) {
+  float* data = (float*)malloc(6 * sizeof(float));
+  int64_t shape[2] = {2, 3}, odd[2] = {2, 1}, fstrides[2] = {1, 2};
+  int ctx_count = 0, other_count = 0;
+  DLManagedTensorVersioned* out = NULL;
+  DLManagedTensorVersioned* const sentinel = (DLManagedTensorVersioned*)(uintptr_t)0x1;
+  DLManagedTensorVersioned* untouched = sentinel;
+  dlpm_managed_options options = DLPM_MANAGED_OPTIONS_INIT;
+  DLTensor d;
+  memset(&d, 0, sizeof d);
+  d.data = data;
+  d.ndim = 2;
+  d.shape = shape;
+  d.strides = NULL;
+  d.dtype = dtype(kDLFloat, 32, 1);
+  d.device.device_type = kDLCPU;
+  d.device.device_id = 0;
+  releases = 0;
+  CHECK(options.version == DLPM_MANAGED_OPTIONS_VERSION && options.order == 0 && options.flags == 0 &&
+        options.release == NULL && options.ctx == NULL);
+
+  /* order 0 with NULL strides: row-major, stored explicitly; shape copied; flags stored; the
+   * release is the one the options named at the call (they need not outlive it) */
+  options.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  options.release = count_release;
+  options.ctx = &ctx_count;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &out), DLPM_OK);
+  CHECK(out != NULL);
+  if (out == NULL) return;
+  options.ctx = &other_count;
+  shape[0] = 99;
+  CHECK(out->dl_tensor.data == data && out->dl_tensor.ndim == 2);
+  CHECK(out->dl_tensor.shape[0] == 2 && out->dl_tensor.shape[1] == 3);
+  CHECK(out->dl_tensor.strides != NULL && out->dl_tensor.strides[0] == 3 && out->dl_tensor.strides[1] == 1);
+  CHECK(out->flags == DLPACK_FLAG_BITMASK_READ_ONLY && out->version.major == DLPACK_MAJOR_VERSION);
+  CHECK(releases == 0);
+  dlpm_managed_delete(out);
+  CHECK(releases == 1 && ctx_count == 1 && other_count == 0);
+  shape[0] = 2;
+  options.ctx = &ctx_count;
+  options.flags = 0;
+
+  /* order 0 with explicit strides: kept as given, compact or not */
+  out = NULL;
+  d.strides = odd;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides != odd && out->dl_tensor.strides[0] == 2 && out->dl_tensor.strides[1] == 1);
+  dlpm_managed_delete(out);
+  CHECK(releases == 2 && ctx_count == 2);
+
+  /* 'F': NULL strides are column-major; explicit strides must be that layout */
+  out = NULL;
+  d.strides = NULL;
+  options.order = 'F';
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &out), DLPM_OK);
+  CHECK(out != NULL && out->dl_tensor.strides[0] == 1 && out->dl_tensor.strides[1] == 2);
+  dlpm_managed_delete(out);
+  CHECK(releases == 3);
+  d.strides = odd;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_NON_COMPACT_STRIDES);
+  options.order = 'C';
+  d.strides = fstrides;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_NON_COMPACT_STRIDES);
+  /* an order other than 0, 'C' and 'F' */
+  options.order = 'A';
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "'C'") != NULL && strstr(dlpm_last_error(), "'F'") != NULL);
+  options.order = 0;
+  /* an invalid description */
+  d.strides = NULL;
+  shape[1] = -3;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_NEGATIVE_EXTENT);
+  shape[1] = 3;
+  /* options of a version this library does not know: told, not misread */
+  options.version = 0;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_UNSUPPORTED_VERSION);
+  CHECK(strstr(dlpm_last_error(), "dlpm_managed_options version 0") != NULL &&
+        strstr(dlpm_last_error(), "options->version") != NULL);
+  options.version = DLPM_MANAGED_OPTIONS_VERSION + 1;
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, &untouched), DLPM_E_UNSUPPORTED_VERSION);
+  options.version = DLPM_MANAGED_OPTIONS_VERSION;
+  /* NULL arguments */
+  CHECK_STATUS(dlpm_managed_new_from(NULL, &options, &untouched), DLPM_E_NULL_POINTER);
+  CHECK(strstr(dlpm_last_error(), "description") != NULL);
+  CHECK_STATUS(dlpm_managed_new_from(&d, NULL, &untouched), DLPM_E_NULL_POINTER);
+  CHECK(strstr(dlpm_last_error(), "options") != NULL);
+  CHECK_STATUS(dlpm_managed_new_from(&d, &options, NULL), DLPM_E_NULL_POINTER);
+  CHECK(untouched == sentinel);
+  CHECK(releases == 3 && ctx_count == 3 && other_count == 0);
+  free(data);
+}
+
 /* dlpm_managed_new_ordered: NULL strides stand for 'C' or 'F' and are stored explicitly;
  * explicit strides must be that layout (or order 0 keeps them as given). */
 static void test_managed_new_ordered(void) {
@@ -1343,6 +1438,7 @@ int main(void) {
   test_requirements();
   test_managed_new_and_delete();
   test_managed_new_ordered();
+  test_managed_new_from();
   test_version_and_legacy();
   test_check_announced();
   test_extremes();

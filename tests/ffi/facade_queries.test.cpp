@@ -304,6 +304,24 @@ TEST_CASE("dlpm_element_offset_prechecked (flags 0) is dlpm_element_offset on te
 }
 
 namespace {
+// Two managed tensors made from one description: the same fields, shape and strides (each
+// its own copy), flags and version.
+void require_same_managed(const DLManagedTensorVersioned& x, const DLManagedTensorVersioned& y) {
+  const DLTensor& a = x.dl_tensor;
+  const DLTensor& b = y.dl_tensor;
+  REQUIRE(a.data == b.data);
+  REQUIRE(a.ndim == b.ndim);
+  REQUIRE(std::memcmp(&a.dtype, &b.dtype, sizeof a.dtype) == 0);
+  REQUIRE(std::memcmp(&a.device, &b.device, sizeof a.device) == 0);
+  REQUIRE(a.byte_offset == b.byte_offset);
+  for (int d = 0; d < a.ndim; ++d) {
+    REQUIRE(a.shape[d] == b.shape[d]);
+    REQUIRE(a.strides[d] == b.strides[d]);
+  }
+  REQUIRE(x.flags == y.flags);
+  REQUIRE(std::memcmp(&x.version, &y.version, sizeof x.version) == 0);
+}
+
 int inline_releases = 0;
 void count_inline_release(void* state) {
   int tag = 0;
@@ -359,19 +377,7 @@ TEST_CASE("dlpm_managed_new_inline is dlpm_managed_new_ordered plus the buffer c
       ++outside;
     } else {
       REQUIRE(got == DLPM_OK);
-      const DLTensor& a = ordered->dl_tensor;
-      const DLTensor& b = in_place->dl_tensor;
-      REQUIRE(a.data == b.data);
-      REQUIRE(a.ndim == b.ndim);
-      REQUIRE(std::memcmp(&a.dtype, &b.dtype, sizeof a.dtype) == 0);
-      REQUIRE(std::memcmp(&a.device, &b.device, sizeof a.device) == 0);
-      REQUIRE(a.byte_offset == b.byte_offset);
-      for (int d = 0; d < a.ndim; ++d) {
-        REQUIRE(a.shape[d] == b.shape[d]);
-        REQUIRE(a.strides[d] == b.strides[d]);
-      }
-      REQUIRE(ordered->flags == in_place->flags);
-      REQUIRE(std::memcmp(&ordered->version, &in_place->version, sizeof ordered->version) == 0);
+      require_same_managed(*ordered, *in_place);
       const int released = inline_releases;
       dlpm_managed_delete(in_place);
       REQUIRE(inline_releases == released + 1);
@@ -384,6 +390,61 @@ TEST_CASE("dlpm_managed_new_inline is dlpm_managed_new_ordered plus the buffer c
   CHECK(outside > 1000);
   CHECK(refused > 5000);
   CHECK(inline_releases == made);
+}
+
+namespace {
+int from_releases = 0;
+void count_from_release(void* ctx) {
+  if (ctx == &from_releases) ++from_releases;  // a wrong ctx shows as a missing release
+}
+}  // namespace
+
+TEST_CASE("dlpm_managed_new_from is dlpm_managed_new at order 0 and dlpm_managed_new_ordered at any other order") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261129);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int made = 0, refused = 0, made_null_strides = 0;
+  for (int n = 0; n < 30000; ++n) {
+    random_tensor r(rng, middle);
+    const DLTensor& t = r.t;
+    static const char orders[] = {0, 'C', 'F', 'A'};
+    dlpm_managed_options options = DLPM_MANAGED_OPTIONS_INIT;
+    options.order = orders[pick(0, 3)];
+    options.flags = r.flags | (pick(0, 1) ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
+    options.release = count_from_release;
+    options.ctx = &from_releases;
+    DLManagedTensorVersioned* reference = nullptr;
+    const int before = ordered_releases;
+    const dlpm_status expected =
+        options.order == 0
+            ? dlpm_managed_new(t.data, t.ndim, t.shape, t.strides, t.dtype, t.device, t.byte_offset, options.flags,
+                               count_ordered_release, nullptr, &reference)
+            : dlpm_managed_new_ordered(t.data, t.ndim, t.shape, t.strides, options.order, t.dtype, t.device,
+                                       t.byte_offset, options.flags, count_ordered_release, nullptr, &reference);
+    const std::string message = dlpm_last_error();
+    DLManagedTensorVersioned* from = nullptr;
+    const dlpm_status got = dlpm_managed_new_from(&t, &options, &from);
+    REQUIRE(got == expected);
+    if (expected != DLPM_OK) {
+      REQUIRE(message == dlpm_last_error());
+      REQUIRE(from == nullptr);
+      ++refused;
+      continue;
+    }
+    require_same_managed(*reference, *from);
+    const int released = from_releases;
+    dlpm_managed_delete(from);
+    REQUIRE(from_releases == released + 1);
+    dlpm_managed_delete(reference);
+    REQUIRE(ordered_releases == before + 1);
+    ++made;
+    made_null_strides += t.strides == nullptr && t.ndim > 0;
+  }
+  CHECK(made > 5000);
+  CHECK(refused > 5000);
+  CHECK(made_null_strides > 500);
+  CHECK(from_releases == made);
 }
 
 namespace {

@@ -60,15 +60,17 @@ static int export_failed(dlpm_status s) {
  * legacy export may carry reads it). 0, or -1 with an exception set. */
 static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   const tensor_object* o = as_tensor(self);
-  const DLTensor* b = &o->view;
   const uint64_t kept = o->base->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED);
+  dlpm_managed_options options = DLPM_MANAGED_OPTIONS_INIT; /* order 0: dlpm_managed_new's reading */
   const char* reason = NULL;
   int32_t cause;
   DLManagedTensorVersioned* wrapped = NULL;
   dlpm_status s;
+  options.flags = kept;
+  options.release = release_tensor_reference;
+  options.ctx = self;
   Py_INCREF(self);
-  s = dlpm_managed_new(b->data, b->ndim, b->shape, b->strides, b->dtype, b->device, b->byte_offset, kept,
-                       release_tensor_reference, self, out);
+  s = dlpm_managed_new_from(&o->view, &options, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
     return export_failed(s);
