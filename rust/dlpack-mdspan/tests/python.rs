@@ -297,7 +297,10 @@ fn borrows_end_once_when_the_argument_drops() {
         let a = eval(py, "result = np.arange(6, dtype=np.float32).reshape(2, 3)");
         let before = refs(&a);
         let t = a.extract::<PyTensor<'_, f32>>().unwrap();
-        assert!(refs(&a) > before, "the export holds the array while borrowed");
+        assert!(
+            refs(&a) > before,
+            "the export holds the array while borrowed"
+        );
         assert_eq!(t.view_ref().len(), 6);
         drop(t);
         assert_eq!(refs(&a), before, "PyTensor's drop ends the borrow once");
@@ -311,7 +314,11 @@ fn borrows_end_once_when_the_argument_drops() {
         assert!(refs(&w) > w_before, "the owning path holds the Tensor");
         m.view_mut().set(&[0, 0], 7.0).unwrap();
         drop(m);
-        assert_eq!(refs(&w), w_before, "PyTensorMut's drop ends the borrow once");
+        assert_eq!(
+            refs(&w),
+            w_before,
+            "PyTensorMut's drop ends the borrow once"
+        );
         // A borrow whose view is refused (the dtype, checked by the view) ends at once.
         let e = a.extract::<PyTensor<'_, f64>>().err().unwrap();
         assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
