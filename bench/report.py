@@ -143,6 +143,13 @@ RANKS = (1, 2, 4, 8)
 LAYOUTS = ("layout_right", "layout_left", "layout_stride", "layout_stride_relaxed")
 
 
+def bench_py_module():
+    """bench/python/bench_py.py: the Python rows' names and verdicts live beside the measurement."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+    import bench_py  # noqa: E402
+    return bench_py
+
+
 def targets(rows):
     def get(section, name):
         return rows.get((section, name))
@@ -300,11 +307,31 @@ def targets(rows):
     for n, r in [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("ndarray")]:
         verdict("Rust ndarray view <= 1.1x the TensorView it is made from", versus(r, get("Rust", r["baseline"])),
                 ratio("Rust", n) <= 1.1)
-    # Issue 37's pyo3 target: a Rust pyo3 argument at most 1.2x the component's own call.
+    # Issues 37 and 50's pyo3 target: a Rust pyo3 argument at most 1.2x the component's own
+    # call, pyo3's own call floor excepted: the Rust row with pyo3's call floor (an empty
+    # #[pyfunction]) replaced by the C call floor (a METH_O function), against the C row;
+    # the gross ratio and the ratio net of each side's floor are shown beside it.
     for (s, n), r in rows.items():
         if s.startswith("Python") and n.startswith("ours, Rust pyo3") and r["baseline"]:
-            verdict(f"Rust pyo3 argument <= 1.2x the component's own call ({s.split(': ', 1)[-1]})",
-                    f"{n.split(': ')[1].split(' (')[0]}: {versus(r, get(s, r['baseline']))}", ratio(s, n) <= 1.2)
+            b = get(s, r["baseline"])
+            c_floor, pyo3_floor = get(s, bench_py_module().FLOOR_C), get(s, bench_py_module().FLOOR_PYO3)
+            text = f"{n.split(': ')[1].split(' (')[0]}: gross {versus(r, b)}"
+            ok = ratio(s, n) <= 1.2
+            if c_floor and pyo3_floor:
+                keys = [k for k in ("median", "instr") if all(x[k] is not None for x in (r, b, c_floor, pyo3_floor))]
+
+                def shown(pairs):
+                    return "; ".join(f"{a:.1f} vs {c:.1f} ns ({a / c:.2f}x)" if k == "median" else
+                                     f"{fmt_instr(a)} vs {fmt_instr(c)} instr ({a / c:.2f}x)"
+                                     for k, (a, c) in pairs if c > 0) or "n/a"
+                excepted = [(k, (r[k] - pyo3_floor[k] + c_floor[k], b[k])) for k in keys]
+                net = [(k, (r[k] - pyo3_floor[k], b[k] - c_floor[k])) for k in keys]
+                text += f"; pyo3's call floor excepted {shown(excepted)}; net of each side's floor {shown(net)}"
+                ok = bool(excepted) and all(c > 0 and a <= 1.2 * c for _, (a, c) in excepted)
+            else:
+                text += "; no call-floor rows, judged gross"
+            verdict(f"Rust pyo3 argument <= 1.2x the component's own call, pyo3's call floor excepted "
+                    f"({s.split(': ', 1)[-1]})", text, ok)
     trip = [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("round trip")]
     for n, r in trip:
         raw = get("Rust", r["baseline"])
@@ -315,9 +342,7 @@ def targets(rows):
     # ---- Python: bench/python/bench_py.py's own verdicts, on the median of the runs ----------
     py = {(s, n): r["median"] for (s, n), r in rows.items() if s.startswith("Python")}
     if py:
-        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
-        import bench_py  # noqa: E402 (the verdicts live beside the measurement)
-        out.extend(bench_py.verdicts(py))
+        out.extend(bench_py_module().verdicts(py))
     size = [(s, n, ratio(s, n)) for (s, n), r in rows.items()
             if r["baseline"] and ("2^28" in n)]
     if size:

@@ -52,6 +52,7 @@ SECTION = "Python"
 # Row names, shared by the measurement and the verdicts.
 FLOOR_C = "call floor: C function (METH_O) returning None"
 FLOOR_NB = "call floor: nanobind function taking nb::handle"
+FLOOR_PYO3 = "call floor: pyo3 #[pyfunction] taking &Bound<PyAny>"
 PRODUCER_FLOOR = "producer floor: x.__dlpack__(max_version=(1, 3)), capsule dropped"
 RAW_MANAGED = "raw exchange API: managed_tensor_from_py_object_no_sync + deleter (no checks)"
 RAW_BORROW = "raw exchange API: dltensor_from_py_object_no_sync (no checks)"
@@ -154,6 +155,7 @@ def run(args):
         exchange, has_borrow = dlpm.has_exchange_api(x), False
         add(section, FLOOR_C, dlpm.noop, x)
         add(section, FLOOR_NB, nb and nb.noop, x)
+        add(section, FLOOR_PYO3, rust and rust.noop, x, FLOOR_C, "pyo3's own call, netted out of the Rust rows")
         add(section, PRODUCER_FLOOR, lambda o: o.__dlpack__(max_version=(1, 3)), x)
         if exchange:
             add(section, RAW_MANAGED, dlpm.raw_exchange_managed, x, note="the floor of the exchange path")

@@ -6,7 +6,10 @@
 Each case runs in its own process under callgrind twice, with 2,000 and 22,000 calls; the
 difference over 20,000 is the cost of one call, the Python loop and call floor included
 (`noop`). With bench/rust_python's module on PYTHONPATH too (scripts/bench builds it into
-build/bench/rust-python), the pyo3 arguments' rows are counted beside the component's.
+build/bench/rust-python), the pyo3 arguments' rows are counted beside the component's, and
+a second table sets each against the component's own call from C, gross and net of each
+side's call floor (pyo3's empty #[pyfunction] and the C METH_O `noop`; selecting a pyo3 row
+with -k counts both floors and its C row too).
 Hash randomisation and BLAS threads are turned off, so the counts repeat. -k runs only the
 cases whose name contains one of the TEXTs (`noop` always runs).
 """
@@ -44,6 +47,7 @@ TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importabl
 
 RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importable
     "ours: NumPy borrowed": "b.borrow_f32_2d(a)",
+    "ours: NumPy imported": "b.import_f32_2d(a)",
     "rust noop (pyo3's call floor)": "rust.noop(a)",
     "rust PyTensor + view_ref: NumPy": "rust.borrow_f32(a)",
     "rust PyTensor + view (a copy): NumPy": "rust.borrow_f32_view_copy(a)",
@@ -52,6 +56,19 @@ RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importabl
     "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "rust.borrow_f32(rt)",
     "rust ManagedTensor: NumPy": "rust.import_managed(a)",
     "rust ManagedTensor: dlpack_mdspan.Tensor": "rust.import_managed(t)",
+}
+C_FLOOR, PYO3_FLOOR = "noop", "rust noop (pyo3's call floor)"
+# Each pyo3 row against the component's own call from a C METH_O function (issue 37's and
+# 50's target: 1.2x, pyo3's own call floor excepted): gross, with pyo3's floor replaced by the
+# C floor (the target's measure), and net of each side's floor.
+RUST_VERSUS = {
+    "rust PyTensor + view_ref: NumPy": "ours: NumPy borrowed",
+    "rust PyTensor + view (a copy): NumPy": "ours: NumPy borrowed",
+    "rust PyTensor + view_ref: dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor borrowed",
+    "rust PyTensor + view (a copy): dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor borrowed",
+    "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor borrowed",
+    "rust ManagedTensor: NumPy": "ours: NumPy imported",
+    "rust ManagedTensor: dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor through the exchange API",
 }
 
 PROGRAM = """
@@ -91,9 +108,35 @@ def main():
         cases.update(RUST_CASES)
     if args.keep:
         cases = {name: call for name, call in cases.items() if name == "noop" or any(k in name for k in args.keep)}
+    if any(name in RUST_VERSUS for name in cases):  # the net comparison needs both floors
+        cases.setdefault(PYO3_FLOOR, RUST_CASES[PYO3_FLOOR])
+        cases.update({c: (CASES | RUST_CASES)[c] for n, c in RUST_VERSUS.items() if n in cases})
+    counts = {}
     for name, call in cases.items():
         per_call = (instructions(args.python, call, 22000) - instructions(args.python, call, 2000)) // 20000
+        counts[name] = per_call
         print(f"| {name} | {per_call} |", flush=True)
+    print_net(counts)
+
+
+def print_net(counts):
+    """The pyo3 rows against the component's calls from C: gross; with pyo3's own call floor
+    excepted (the pyo3 row with its floor, an empty #[pyfunction] of one object, replaced by
+    the C floor `noop`, a METH_O function: the target's measure); and net of each side's
+    call floor (what the argument itself costs on each side)."""
+    pairs = [(n, c) for n, c in RUST_VERSUS.items() if n in counts and c in counts]
+    if not pairs or C_FLOOR not in counts or PYO3_FLOOR not in counts:
+        return
+    c_floor, pyo3_floor = counts[C_FLOOR], counts[PYO3_FLOOR]
+    print(f"\nCall floors: C METH_O {c_floor}, pyo3 {pyo3_floor} ({pyo3_floor - c_floor:+d}, pyo3's own)\n")
+    print("| pyo3 row | against | gross | ratio | pyo3's floor excepted | ratio | net of each side's floor | net ratio |\n"
+          "|---|---|---|---|---|---|---|---|")
+    for n, c in pairs:
+        excepted = counts[n] - pyo3_floor + c_floor
+        rust_net, c_net = counts[n] - pyo3_floor, counts[c] - c_floor
+        net_ratio = f"{rust_net / c_net:.2f}x" if c_net > 0 else "n/a"
+        print(f"| {n} | {c} | {counts[n]} vs {counts[c]} | {counts[n] / counts[c]:.2f}x "
+              f"| {excepted} vs {counts[c]} | {excepted / counts[c]:.2f}x | {rust_net} vs {c_net} | {net_ratio} |")
 
 
 if __name__ == "__main__":

@@ -62,8 +62,9 @@ pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
 /// ```
 pub struct PyTensor<'py, T: Element> {
     /// The view made at extraction; it points at the borrowed tensor's shape, strides and
-    /// elements, which live until `borrow` is ended (its Drop), and is only handed out for a
-    /// borrow of `self`.
+    /// elements, which live until the borrow is ended (Drop), and is only handed out for a
+    /// borrow of `self`. It holds the borrowed `DLTensor`'s fields and flags, which the
+    /// argument therefore does not keep a second time.
     view: TensorView<'py, T>,
     borrow: Borrow,
 }
@@ -76,14 +77,66 @@ pub struct PyTensorMut<'py, T: Element> {
     borrow: Borrow,
 }
 
-/// A `dlpm_py_borrow` to end once (in Drop), on the attached thread (`*mut` fields: not
-/// Send).
-struct Borrow(pysys::dlpm_py_borrowed);
+/// What a `dlpm_py_borrow` holds beyond the tensor's description: the owner and the object
+/// kept alive, released once by `dlpm_py_borrow_end` when the argument drops. The
+/// `DLTensor` and flags the component wrote are the view's copy ([`Borrow::end`] puts the
+/// struct back together), so an argument is moved without them (`*mut` fields: not Send).
+struct Borrow {
+    owner: *mut sys::DLManagedTensorVersioned,
+    keep_alive: *mut pyo3::ffi::PyObject,
+}
 
-impl Drop for Borrow {
+impl Borrow {
+    /// `dlpm_py_borrow_end` of the borrow whose description the component wrote as `tensor`
+    /// with `flags` (the view's copy of it: the same fields).
+    fn end(&self, tensor: &sys::DLTensor, flags: u64) {
+        let mut whole = pysys::dlpm_py_borrowed {
+            dl_tensor: *tensor,
+            flags,
+            owner: self.owner,
+            keep_alive: self.keep_alive,
+        };
+        // SAFETY: the struct the component wrote at extraction (its fields, put back
+        // together), ended once (the argument's Drop), on the attached thread.
+        unsafe { pysys::dlpm_py_borrow_end(&mut whole) }
+    }
+}
+
+/// A borrow during the extraction, ended by its Drop unless the argument takes it
+/// ([`Self::into_parts`]): a refusal of the view ends it.
+struct Borrowing(pysys::dlpm_py_borrowed);
+
+impl Borrowing {
+    /// The borrow's owner and kept object for the argument, which ends it (its Drop).
+    fn into_parts(self) -> Borrow {
+        let borrow = Borrow {
+            owner: self.0.owner,
+            keep_alive: self.0.keep_alive,
+        };
+        std::mem::forget(self);
+        borrow
+    }
+}
+
+impl Drop for Borrowing {
     fn drop(&mut self) {
-        // SAFETY: the borrow made at extraction, ended once, on the attached thread.
+        // SAFETY: the borrow made at extraction, ended once (here, or by the argument that
+        // took it instead: into_parts forgets self), on the attached thread.
         unsafe { pysys::dlpm_py_borrow_end(&mut self.0) }
+    }
+}
+
+impl<T: Element> Drop for PyTensor<'_, T> {
+    fn drop(&mut self) {
+        let (tensor, flags) = self.view.described();
+        self.borrow.end(tensor, flags);
+    }
+}
+
+impl<T: Element> Drop for PyTensorMut<'_, T> {
+    fn drop(&mut self) {
+        let (tensor, flags) = self.view.described();
+        self.borrow.end(tensor, flags);
     }
 }
 
@@ -146,8 +199,8 @@ fn borrow<T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
     options: &pysys::dlpm_py_options,
-) -> PyResult<Borrow> {
-    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+) -> PyResult<Borrowing> {
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::uninit();
     // SAFETY: obj is a live object and the GIL is held; the requirements are a static and
     // the options valid for the call (any pointer in them live for it); out is a valid
     // out-parameter.
@@ -163,7 +216,7 @@ fn borrow<T: Element>(
         return Err(PyErr::fetch(obj.py()));
     }
     // SAFETY: written by the component on success.
-    Ok(Borrow(unsafe { out.assume_init() }))
+    Ok(Borrowing(unsafe { out.assume_init() }))
 }
 
 /// The borrow of this extension's own Tensor ([`is_own_tensor`]): the component checks the
@@ -179,7 +232,7 @@ fn borrow_own<T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
     checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
-) -> PyResult<(Borrow, bool)> {
+) -> PyResult<(Borrowing, bool)> {
     let form = checked.as_mut_ptr();
     // SAFETY: `form` is valid for writes; the component reads only the version before it
     // writes the rest.
@@ -188,7 +241,7 @@ fn borrow_own<T: Element>(
         checked: form,
         ..*rust_options(true)
     };
-    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::uninit();
     // SAFETY: as `borrow`'s; `checked` points to `form`, live for the call.
     let status = unsafe {
         pysys::dlpm_py_borrow(
@@ -205,7 +258,7 @@ fn borrow_own<T: Element>(
     // out's dl_tensor).
     let described = unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
     // SAFETY: written by the component on success.
-    Ok((Borrow(unsafe { out.assume_init() }), described))
+    Ok((Borrowing(unsafe { out.assume_init() }), described))
 }
 
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
@@ -227,7 +280,10 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
         // other users are the contract of every DLPack import).
         let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensor { view, borrow })
+        Ok(PyTensor {
+            view,
+            borrow: borrow.into_parts(),
+        })
     }
 }
 
@@ -253,7 +309,10 @@ impl<'py, T: Element> PyTensor<'py, T> {
             unsafe { TensorView::checked(tensor) }
         }
         .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensor { view, borrow })
+        Ok(PyTensor {
+            view,
+            borrow: borrow.into_parts(),
+        })
     }
 }
 
@@ -275,7 +334,10 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
         // share the memory.
         let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensorMut { view, borrow })
+        Ok(PyTensorMut {
+            view,
+            borrow: borrow.into_parts(),
+        })
     }
 }
 
@@ -297,7 +359,10 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
             unsafe { TensorViewMut::checked(tensor, true, false) }
         }
         .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensorMut { view, borrow })
+        Ok(PyTensorMut {
+            view,
+            borrow: borrow.into_parts(),
+        })
     }
 }
 
@@ -339,7 +404,7 @@ impl<T: Element> PyTensor<'_, T> {
 
     /// The DLPack flags known for the tensor (0 on the borrowed fast path).
     pub fn flags(&self) -> u64 {
-        self.borrow.0.flags
+        self.view.described().1
     }
 }
 
@@ -352,7 +417,7 @@ impl<T: Element> PyTensorMut<'_, T> {
 
     /// The DLPack flags known for the tensor (a writer's borrow takes the owning path).
     pub fn flags(&self) -> u64 {
-        self.borrow.0.flags
+        self.view.described().1
     }
 }
 

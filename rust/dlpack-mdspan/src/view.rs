@@ -577,6 +577,13 @@ impl<'a, T: Element> TensorView<'a, T> {
         unsafe { Self::checked(Viewed::Bare(tensor)) }
     }
 
+    /// The tensor's description as the view was made from it, and its flags: the borrowed
+    /// argument's own (`PyTensor`), which it does not keep a second time.
+    #[cfg(feature = "pyo3")]
+    pub(crate) fn described(&self) -> (&sys::DLTensor, u64) {
+        (&self.elements.tensor, self.elements.flags)
+    }
+
     shared_accessors!("", "view");
 
     /// The element at `index` (one entry per dimension), or `None` when the index has the
@@ -770,6 +777,12 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a; not exclusive.
         unsafe { Self::checked(Viewed::Bare(tensor), false, false) }
+    }
+
+    /// As [`TensorView`]'s: the description and flags the view was made from.
+    #[cfg(feature = "pyo3")]
+    pub(crate) fn described(&self) -> (&sys::DLTensor, u64) {
+        (&self.elements.tensor, self.elements.flags)
     }
 
     /// The same view, for as long as `self` is borrowed (what `&mut *v` is to a `&mut`).

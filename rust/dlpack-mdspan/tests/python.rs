@@ -278,3 +278,59 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
         }
     });
 }
+
+/// The borrow of a Python tensor ends once, when the argument drops (or when its view is
+/// refused): NumPy's export holds a reference to the array (`__dlpack__`'s capsule, the
+/// component's owner) until `dlpm_py_borrow_end` releases it, so the array's reference
+/// count is back where it was exactly then. A borrow never ended leaves it raised; one ended
+/// twice lowers it (or crashes).
+#[test]
+fn borrows_end_once_when_the_argument_drops() {
+    Python::attach(|py| {
+        let sys = py.import("sys").unwrap();
+        let refs = |a: &Bound<'_, PyAny>| -> isize {
+            sys.call_method1("getrefcount", (a,))
+                .unwrap()
+                .extract()
+                .unwrap()
+        };
+        let a = eval(py, "result = np.arange(6, dtype=np.float32).reshape(2, 3)");
+        let before = refs(&a);
+        let t = a.extract::<PyTensor<'_, f32>>().unwrap();
+        assert!(
+            refs(&a) > before,
+            "the export holds the array while borrowed"
+        );
+        assert_eq!(t.view_ref().len(), 6);
+        drop(t);
+        assert_eq!(refs(&a), before, "PyTensor's drop ends the borrow once");
+        // A writer takes the owning path (NumPy's export is read-only here: our Tensor's).
+        let w = ManagedTensor::from_vec(vec![0.0f32; 6], &[2, 3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let w_before = refs(&w);
+        let mut m = w.extract::<PyTensorMut<'_, f32>>().unwrap();
+        assert!(refs(&w) > w_before, "the owning path holds the Tensor");
+        m.view_mut().set(&[0, 0], 7.0).unwrap();
+        drop(m);
+        assert_eq!(
+            refs(&w),
+            w_before,
+            "PyTensorMut's drop ends the borrow once"
+        );
+        // A borrow whose view is refused (the dtype, checked by the view) ends at once.
+        let e = a.extract::<PyTensor<'_, f64>>().err().unwrap();
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert_eq!(refs(&a), before, "a refused view ends its borrow once");
+        // Several arguments of one array, dropped in any order.
+        let (x, y) = (
+            a.extract::<PyTensor<'_, f32>>().unwrap(),
+            a.extract::<PyTensor<'_, f32>>().unwrap(),
+        );
+        drop(x);
+        assert!(refs(&a) > before);
+        drop(y);
+        assert_eq!(refs(&a), before);
+    });
+}
