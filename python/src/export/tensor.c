@@ -67,8 +67,13 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   DLManagedTensorVersioned* wrapped = NULL;
   dlpm_status s;
   Py_INCREF(self);
-  s = dlpm_managed_new(b->data, b->ndim, b->shape, b->strides, b->dtype, b->device, b->byte_offset, kept,
-                       release_tensor_reference, self, out);
+  /* The view's own shape and strides, which the export's reference keeps alive, so that an
+   * import trusts them by their addresses (dlpm_check_prechecked); copied where no checked
+   * form is carried. */
+  s = o->checked.tensor != NULL
+          ? dlpm_managed_new_checked(&o->checked, kept, release_tensor_reference, self, out)
+          : dlpm_managed_new(b->data, b->ndim, b->shape, b->strides, b->dtype, b->device, b->byte_offset, kept,
+                             release_tensor_reference, self, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
     return export_failed(s);
