@@ -627,15 +627,70 @@ TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes 
   CHECK(dlpm_check_tensor(&t, 0, nullptr, 0, nullptr) == DLPM_E_NULL_POINTER);
 }
 
+namespace {
+
+// What dlpm_check_tensor writes of `t` with `flags` and no requirements; it must accept.
+dlpm_checked_tensor checked_form(const DLTensor& t, std::uint64_t flags) {
+  dlpm_checked_tensor checked{};
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  REQUIRE(dlpm_check_tensor(&t, flags, nullptr, 0, &checked) == DLPM_OK);
+  return checked;
+}
+
+dlpm_requirements c_order_requirements() {
+  dlpm_requirements req;
+  REQUIRE(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
+  req.order = 'C';
+  return req;
+}
+
+// A 2x3 float tensor with transposed strides (valid, not row-major), its checked form and
+// order 'C' requirements: the tests of a checked form lie to it that the tensor is row-major.
+struct transposed_case {
+  float data[6] = {};
+  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2};
+  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
+  dlpm_checked_tensor checked = checked_form(t, 0);
+  dlpm_requirements c_order = c_order_requirements();
+  transposed_case() = default;
+  transposed_case(const transposed_case&) = delete;  // t points into it
+};
+
+// The fields of a checked form that say what the check learned (all but version, tensor, flags).
+void require_same_learned(const dlpm_checked_tensor& got, const dlpm_checked_tensor& want) {
+  REQUIRE(got.row_major == want.row_major);
+  REQUIRE(got.numel == want.numel);
+  REQUIRE(got.itemsize == want.itemsize);
+  REQUIRE(got.lowest_index == want.lowest_index);
+  REQUIRE(got.highest_index == want.highest_index);
+  REQUIRE(got.implicit_strides == want.implicit_strides);
+  REQUIRE(got.ndim == want.ndim);
+  for (std::int32_t r = 0; r < want.ndim; ++r) REQUIRE(got.strides[r] == want.strides[r]);
+}
+
+// each(r, rng) for `count` random_tensors over one buffer, drawn from a generator seeded `seed`.
+template <class Each>
+void for_generated_tensors(std::uint64_t seed, int count, Each&& each) {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(seed);
+  for (int n = 0; n < count; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    each(r, rng);
+  }
+}
+
+int released_checked = 0;
+void count_checked_release(void* ctx) { released_checked += *static_cast<int*>(ctx); }
+
+}  // namespace
+
 TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked before, without its structure's pass") {
   alignas(64) static unsigned char buffer[4096];
   std::mt19937_64 rng(20261131);
   int trusted = 0, copied = 0, refused = 0;
   for (int n = 0; n < 50000; ++n) {
     random_tensor r(rng, buffer + 2048);
-    dlpm_checked_tensor checked{};
-    checked.version = DLPM_CHECKED_TENSOR_VERSION;
-    REQUIRE(dlpm_check_tensor(&r.t, r.flags, nullptr, 0, &checked) == DLPM_OK);  // random_tensor's are well formed
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);  // random_tensor's are well formed
     // The import's flags may differ from the holder's in READ_ONLY (legacy_writable drops it).
     if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) r.flags ^= dm::flag_read_only;
     random_requirements q(rng, r.t);
@@ -672,21 +727,18 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   // What the earlier check learned is read, not learned again: told (falsely) that a
   // transposed tensor is C-contiguous, the call believes it; a different description (a
   // copy's data, another stride, the other sub-byte storage) is checked in full.
-  float data[6] = {};
-  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2}, other[2] = {1, 2};
-  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
-  dlpm_checked_tensor checked{};
-  checked.version = DLPM_CHECKED_TENSOR_VERSION;
-  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
+  transposed_case x;
+  DLTensor& t = x.t;
+  dlpm_checked_tensor& checked = x.checked;
+  const dlpm_requirements& c_order = x.c_order;
+  std::int64_t* const shape = x.shape;
+  std::int64_t other[2] = {1, 2};
   REQUIRE(checked.row_major == 0);
-  dlpm_requirements c_order;
-  REQUIRE(dlpm_requirements_init(&c_order, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
-  c_order.order = 'C';
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   checked.row_major = 1;  // the lie
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_OK);
   DLTensor moved = t;
-  moved.data = data + 1;
+  moved.data = x.data + 1;
   CHECK(dlpm_check_prechecked(&moved, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   DLTensor restrided = t;
   restrided.strides = other;
@@ -721,7 +773,7 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   checked.tensor = nullptr;  // no checked form carried: in full
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   // The strict strides policy is the structure's: NULL strides are refused as dlpm_check_managed refuses them.
-  DLTensor implicit{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  DLTensor implicit{x.data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
   REQUIRE(dlpm_check_tensor(&implicit, 0, nullptr, 0, &checked) == DLPM_OK);
   dlpm_requirements strict;
   REQUIRE(dlpm_requirements_init(&strict, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
@@ -735,34 +787,10 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_UNSUPPORTED_VERSION);
 }
 
-namespace {
-
-// The fields of a checked form that say what the check learned (all but version, tensor, flags).
-void require_same_learned(const dlpm_checked_tensor& got, const dlpm_checked_tensor& want) {
-  REQUIRE(got.row_major == want.row_major);
-  REQUIRE(got.numel == want.numel);
-  REQUIRE(got.itemsize == want.itemsize);
-  REQUIRE(got.lowest_index == want.lowest_index);
-  REQUIRE(got.highest_index == want.highest_index);
-  REQUIRE(got.implicit_strides == want.implicit_strides);
-  REQUIRE(got.ndim == want.ndim);
-  for (std::int32_t r = 0; r < want.ndim; ++r) REQUIRE(got.strides[r] == want.strides[r]);
-}
-
-int released_checked = 0;
-void count_checked_release(void* ctx) { released_checked += *static_cast<int*>(ctx); }
-
-}  // namespace
-
 TEST_CASE("dlpm_check_prechecked_tensor is dlpm_check_prechecked's verdict with dlpm_check_tensor's checked form") {
-  alignas(64) static unsigned char buffer[4096];
-  std::mt19937_64 rng(20261129);
   int accepted = 0, refused = 0;
-  for (int n = 0; n < 30000; ++n) {
-    random_tensor r(rng, buffer + 2048);
-    dlpm_checked_tensor checked{};
-    checked.version = DLPM_CHECKED_TENSOR_VERSION;
-    REQUIRE(dlpm_check_tensor(&r.t, r.flags, nullptr, 0, &checked) == DLPM_OK);
+  for_generated_tensors(20261129, 30000, [&](random_tensor& r, std::mt19937_64& rng) {
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);
     if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) r.flags ^= dm::flag_read_only;
     random_requirements q(rng, r.t);
     const bool with_req = std::uniform_int_distribution<int>(0, 4)(rng) != 0;
@@ -793,29 +821,24 @@ TEST_CASE("dlpm_check_prechecked_tensor is dlpm_check_prechecked's verdict with 
       REQUIRE(out.flags == r.flags);
     }
     ++(full == DLPM_OK ? accepted : refused);
-  }
+  });
   CHECK(accepted > 5000);
   CHECK(refused > 5000);
 
   // What the earlier check learned is read, not learned again: told (falsely) that a
   // transposed tensor is C-contiguous, the call believes it and hands the lie on; another
   // description, or the other sub-byte storage, is checked in full.
-  float data[6] = {};
-  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2};
-  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
-  dlpm_checked_tensor checked{};
-  checked.version = DLPM_CHECKED_TENSOR_VERSION;
-  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
-  dlpm_requirements c_order;
-  REQUIRE(dlpm_requirements_init(&c_order, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
-  c_order.order = 'C';
+  transposed_case x;
+  DLTensor& t = x.t;
+  dlpm_checked_tensor& checked = x.checked;
+  dlpm_requirements& c_order = x.c_order;
   checked.row_major = 1;  // the lie
   dlpm_checked_tensor out{};
   out.version = DLPM_CHECKED_TENSOR_VERSION;
   CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &out) == DLPM_OK);
   CHECK(out.row_major == 1);
   DLTensor moved = t;
-  moved.data = data + 1;
+  moved.data = x.data + 1;
   CHECK(dlpm_check_prechecked_tensor(&moved, 0, &checked, &c_order, &out) == DLPM_E_NON_COMPACT_STRIDES);
   CHECK(dlpm_check_prechecked_tensor(&moved, 0, &checked, nullptr, &out) == DLPM_OK);
   CHECK(out.row_major == 0);
@@ -840,14 +863,9 @@ TEST_CASE("dlpm_check_prechecked_tensor is dlpm_check_prechecked's verdict with 
 }
 
 TEST_CASE("dlpm_managed_new_checked is dlpm_managed_new of the checked description, sharing its arrays") {
-  alignas(64) static unsigned char buffer[4096];
-  std::mt19937_64 rng(20261128);
   int shared = 0, copied = 0, other_storage = 0;
-  for (int n = 0; n < 30000; ++n) {
-    random_tensor r(rng, buffer + 2048);
-    dlpm_checked_tensor checked{};
-    checked.version = DLPM_CHECKED_TENSOR_VERSION;
-    REQUIRE(dlpm_check_tensor(&r.t, r.flags, nullptr, 0, &checked) == DLPM_OK);
+  for_generated_tensors(20261128, 30000, [&](random_tensor& r, std::mt19937_64& rng) {
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);
     // The export's flags: READ_ONLY or not, and sometimes the other sub-byte storage.
     std::uint64_t flags = r.flags ^ (std::uniform_int_distribution<int>(0, 1)(rng) ? dm::flag_read_only : 0);
     if (r.t.dtype.bits < 8 && std::uniform_int_distribution<int>(0, 2)(rng) == 0) flags ^= dm::flag_is_subbyte_type_padded;
@@ -861,7 +879,7 @@ TEST_CASE("dlpm_managed_new_checked is dlpm_managed_new of the checked descripti
     if (s != DLPM_OK) {
       REQUIRE(got == nullptr);
       REQUIRE(released_checked == 0);
-      continue;
+      return;
     }
     const DLTensor& g = got->dl_tensor;
     const DLTensor& w = want->dl_tensor;
@@ -885,32 +903,25 @@ TEST_CASE("dlpm_managed_new_checked is dlpm_managed_new of the checked descripti
     dlpm_managed_delete(want);
     dlpm_managed_delete(got);
     REQUIRE(released_checked == 1);
-  }
+  });
   CHECK(shared > 5000);
   CHECK(copied > 5000);
   CHECK(other_storage > 500);  // checked as the other sub-byte storage: copied and validated as this one
 
   // An export of it is trusted by dlpm_check_prechecked without comparing: told (falsely)
   // that a transposed tensor is C-contiguous, the check believes it of the export.
-  float data[6] = {};
-  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2};
-  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
-  dlpm_checked_tensor checked{};
-  checked.version = DLPM_CHECKED_TENSOR_VERSION;
-  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
+  transposed_case x;
+  dlpm_checked_tensor& checked = x.checked;
   DLManagedTensorVersioned* m = nullptr;
   int one = 1;
   released_checked = 0;
   REQUIRE(dlpm_managed_new_checked(&checked, DLPACK_FLAG_BITMASK_READ_ONLY, count_checked_release, &one, &m) == DLPM_OK);
-  CHECK(m->dl_tensor.shape == shape);
-  CHECK(m->dl_tensor.strides == transposed);
+  CHECK(m->dl_tensor.shape == x.shape);
+  CHECK(m->dl_tensor.strides == x.transposed);
   CHECK(m->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
-  dlpm_requirements c_order;
-  REQUIRE(dlpm_requirements_init(&c_order, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
-  c_order.order = 'C';
-  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &x.c_order) == DLPM_E_NON_COMPACT_STRIDES);
   checked.row_major = 1;  // the lie
-  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &c_order) == DLPM_OK);
+  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &x.c_order) == DLPM_OK);
   dlpm_managed_delete(m);
   CHECK(released_checked == 1);
   // Arguments: refused before anything is made; release is not called.
