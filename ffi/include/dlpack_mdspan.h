@@ -370,6 +370,28 @@ DLPM_API dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, c
 DLPM_API dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flags, const dlpm_checked_tensor* checked,
                                            const dlpm_requirements* req) DLPM_NOEXCEPT;
 
+/** dlpm_check_prechecked that also writes the checked form, as dlpm_check_tensor writes it:
+ * for a binding that views what it imports and holds a checked form of (a borrow of a
+ * dlpack_mdspan.Tensor). `checked` may be NULL (nothing checked before) and `req` may be NULL
+ * (the structure alone, as dlpm_check_tensor reads it).
+ * Semantics: when `checked` is not NULL, checked->tensor is not NULL and `tensor` with `flags`
+ * is checked->tensor or an equal description (dlpm_check_prechecked's test: the same data,
+ * byte_offset, ndim, dtype, device, shape and strides, NULL where those were NULL, and
+ * checked->flags' IS_SUBBYTE_TYPE_PADDED bit), `req` is checked against what `checked`
+ * learned and, on success, `checked`'s learned fields are copied to *out (row_major, numel,
+ * itemsize, lowest_index, highest_index, implicit_strides, ndim and ndim strides) with
+ * out->tensor = `tensor` and out->flags = `flags`. Otherwise it is
+ * dlpm_check_tensor(tensor, flags, req, 0, out). Either way the status and message are those
+ * of dlpm_check_managed for that tensor and `req`.
+ * Constraints: out->version is set by the caller (DLPM_CHECKED_TENSOR_VERSION); so is
+ * checked->version. Precondition (as dlpm_check_prechecked's): checked->tensor, with its
+ * shape and strides, is unchanged since dlpm_check_tensor filled `checked`. `out` may be
+ * `checked` itself. On failure *out is untouched.
+ * Runtime errors: DLPM_E_NULL_POINTER (tensor or out NULL), DLPM_E_UNSUPPORTED_VERSION
+ * (out->version, checked->version or req->version unknown), then dlpm_check_tensor's. */
+DLPM_API dlpm_status dlpm_check_prechecked_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_checked_tensor* checked,
+                                                  const dlpm_requirements* req, dlpm_checked_tensor* out) DLPM_NOEXCEPT;
+
 /** dlpm_plan_message's `direction`: a send reads the tensor (every valid layout, broadcast
  * strides included); a receive writes it (not READ_ONLY, each element reached once). */
 #define DLPM_MESSAGE_SEND 0
@@ -519,6 +541,27 @@ typedef struct dlpm_managed_options {
  * buffer is still the caller's. */
 DLPM_API dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_managed_options* options,
                                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
+
+/** dlpm_managed_new of a description dlpm_check_tensor has checked, for a holder of a
+ * tensor that hands out exports of it (dlpack_mdspan.Tensor): validated once, when the
+ * tensor was made, and its exports described by the very arrays that check vouches for.
+ * Semantics: the tensor dlpm_managed_new(t->data, t->ndim, t->shape, t->strides, t->dtype,
+ * t->device, t->byte_offset, flags, release, ctx, out) makes, t being checked->tensor, except
+ * that when `t` is in the form that call would copy unchanged (ndim > 0, explicit strides,
+ * not empty: checked->numel > 0) and `flags` carry checked->flags' IS_SUBBYTE_TYPE_PADDED
+ * bit, the description is not validated again and its shape and strides are not copied:
+ * out->dl_tensor.shape and .strides are t->shape and t->strides themselves, so that
+ * dlpm_check_prechecked of the export against `checked` trusts them without comparing them.
+ * Otherwise (an empty tensor, NULL strides, rank 0, the other sub-byte storage) it is that
+ * dlpm_managed_new call, copying and validating.
+ * Constraints: checked->version is DLPM_CHECKED_TENSOR_VERSION. Precondition: `t` and its
+ * shape and strides are unchanged since dlpm_check_tensor filled `checked`, and stay alive
+ * and unchanged until release(ctx) is called: the owner `ctx` stands for must keep them.
+ * Runtime errors: DLPM_E_NULL_POINTER (checked, checked->tensor or out NULL),
+ * DLPM_E_UNSUPPORTED_VERSION (checked->version), DLPM_E_OUT_OF_MEMORY, and on the copying
+ * path dlpm_managed_new's. On failure *out is untouched and release is NOT called. */
+DLPM_API dlpm_status dlpm_managed_new_checked(const dlpm_checked_tensor* checked, uint64_t flags, dlpm_release_fn release,
+                                              void* ctx, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 
 /** Calls the tensor's deleter (if any). NULL is a no-op. */
 DLPM_API void dlpm_managed_delete(DLManagedTensorVersioned* tensor) DLPM_NOEXCEPT;

@@ -688,15 +688,70 @@ TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes 
   CHECK(dlpm_check_tensor(&t, 0, nullptr, 0, nullptr) == DLPM_E_NULL_POINTER);
 }
 
+namespace {
+
+// What dlpm_check_tensor writes of `t` with `flags` and no requirements; it must accept.
+dlpm_checked_tensor checked_form(const DLTensor& t, std::uint64_t flags) {
+  dlpm_checked_tensor checked{};
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  REQUIRE(dlpm_check_tensor(&t, flags, nullptr, 0, &checked) == DLPM_OK);
+  return checked;
+}
+
+dlpm_requirements c_order_requirements() {
+  dlpm_requirements req;
+  REQUIRE(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
+  req.order = 'C';
+  return req;
+}
+
+// A 2x3 float tensor with transposed strides (valid, not row-major), its checked form and
+// order 'C' requirements: the tests of a checked form lie to it that the tensor is row-major.
+struct transposed_case {
+  float data[6] = {};
+  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2};
+  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
+  dlpm_checked_tensor checked = checked_form(t, 0);
+  dlpm_requirements c_order = c_order_requirements();
+  transposed_case() = default;
+  transposed_case(const transposed_case&) = delete;  // t points into it
+};
+
+// The fields of a checked form that say what the check learned (all but version, tensor, flags).
+void require_same_learned(const dlpm_checked_tensor& got, const dlpm_checked_tensor& want) {
+  REQUIRE(got.row_major == want.row_major);
+  REQUIRE(got.numel == want.numel);
+  REQUIRE(got.itemsize == want.itemsize);
+  REQUIRE(got.lowest_index == want.lowest_index);
+  REQUIRE(got.highest_index == want.highest_index);
+  REQUIRE(got.implicit_strides == want.implicit_strides);
+  REQUIRE(got.ndim == want.ndim);
+  for (std::int32_t r = 0; r < want.ndim; ++r) REQUIRE(got.strides[r] == want.strides[r]);
+}
+
+// each(r, rng) for `count` random_tensors over one buffer, drawn from a generator seeded `seed`.
+template <class Each>
+void for_generated_tensors(std::uint64_t seed, int count, Each&& each) {
+  alignas(64) static unsigned char buffer[4096];
+  std::mt19937_64 rng(seed);
+  for (int n = 0; n < count; ++n) {
+    random_tensor r(rng, buffer + 2048);
+    each(r, rng);
+  }
+}
+
+int released_checked = 0;
+void count_checked_release(void* ctx) { released_checked += *static_cast<int*>(ctx); }
+
+}  // namespace
+
 TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked before, without its structure's pass") {
   alignas(64) static unsigned char buffer[4096];
   std::mt19937_64 rng(20261131);
   int trusted = 0, copied = 0, refused = 0;
   for (int n = 0; n < 50000; ++n) {
     random_tensor r(rng, buffer + 2048);
-    dlpm_checked_tensor checked{};
-    checked.version = DLPM_CHECKED_TENSOR_VERSION;
-    REQUIRE(dlpm_check_tensor(&r.t, r.flags, nullptr, 0, &checked) == DLPM_OK);  // random_tensor's are well formed
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);  // random_tensor's are well formed
     // The import's flags may differ from the holder's in READ_ONLY (legacy_writable drops it).
     if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) r.flags ^= dm::flag_read_only;
     random_requirements q(rng, r.t);
@@ -733,21 +788,18 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   // What the earlier check learned is read, not learned again: told (falsely) that a
   // transposed tensor is C-contiguous, the call believes it; a different description (a
   // copy's data, another stride, the other sub-byte storage) is checked in full.
-  float data[6] = {};
-  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2}, other[2] = {1, 2};
-  DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, transposed, 0};
-  dlpm_checked_tensor checked{};
-  checked.version = DLPM_CHECKED_TENSOR_VERSION;
-  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
+  transposed_case x;
+  DLTensor& t = x.t;
+  dlpm_checked_tensor& checked = x.checked;
+  const dlpm_requirements& c_order = x.c_order;
+  std::int64_t* const shape = x.shape;
+  std::int64_t other[2] = {1, 2};
   REQUIRE(checked.row_major == 0);
-  dlpm_requirements c_order;
-  REQUIRE(dlpm_requirements_init(&c_order, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
-  c_order.order = 'C';
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   checked.row_major = 1;  // the lie
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_OK);
   DLTensor moved = t;
-  moved.data = data + 1;
+  moved.data = x.data + 1;
   CHECK(dlpm_check_prechecked(&moved, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   DLTensor restrided = t;
   restrided.strides = other;
@@ -782,7 +834,7 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   checked.tensor = nullptr;  // no checked form carried: in full
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_NON_COMPACT_STRIDES);
   // The strict strides policy is the structure's: NULL strides are refused as dlpm_check_managed refuses them.
-  DLTensor implicit{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  DLTensor implicit{x.data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
   REQUIRE(dlpm_check_tensor(&implicit, 0, nullptr, 0, &checked) == DLPM_OK);
   dlpm_requirements strict;
   REQUIRE(dlpm_requirements_init(&strict, DLPM_REQUIREMENTS_VERSION) == DLPM_OK);
@@ -794,6 +846,157 @@ TEST_CASE("dlpm_check_prechecked is dlpm_check_managed for a tensor checked befo
   CHECK(dlpm_check_prechecked(&t, 0, &checked, nullptr) == DLPM_E_NULL_POINTER);
   checked.version = 0;
   CHECK(dlpm_check_prechecked(&t, 0, &checked, &c_order) == DLPM_E_UNSUPPORTED_VERSION);
+}
+
+TEST_CASE("dlpm_check_prechecked_tensor is dlpm_check_prechecked's verdict with dlpm_check_tensor's checked form") {
+  int accepted = 0, refused = 0;
+  for_generated_tensors(20261129, 30000, [&](random_tensor& r, std::mt19937_64& rng) {
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);
+    if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) r.flags ^= dm::flag_read_only;
+    random_requirements q(rng, r.t);
+    const bool with_req = std::uniform_int_distribution<int>(0, 4)(rng) != 0;
+    dlpm_checked_tensor want{};
+    want.version = DLPM_CHECKED_TENSOR_VERSION;
+    const dlpm_status full = dlpm_check_tensor(&r.t, r.flags, with_req ? &q.req : nullptr, 0, &want);
+    const std::string message = full == DLPM_OK ? std::string() : std::string(dlpm_last_error());
+    // The very struct, an equal description in arrays of its own, and no checked form at all.
+    std::int64_t shape[DLPM_MAX_NDIM] = {}, strides[DLPM_MAX_NDIM] = {};
+    DLTensor copy = r.t;
+    if (r.t.ndim > 0 && r.t.shape != nullptr) copy.shape = std::copy(r.t.shape, r.t.shape + r.t.ndim, shape) - r.t.ndim;
+    if (r.t.ndim > 0 && r.t.strides != nullptr) copy.strides = std::copy(r.t.strides, r.t.strides + r.t.ndim, strides) - r.t.ndim;
+    for (int form = 0; form < 3; ++form) {
+      const DLTensor* tensor = form == 1 ? &copy : &r.t;
+      dlpm_checked_tensor out{};
+      out.version = DLPM_CHECKED_TENSOR_VERSION;
+      out.numel = -7;  // untouched on a refusal
+      CAPTURE(form);
+      REQUIRE(dlpm_check_prechecked_tensor(tensor, r.flags, form == 2 ? nullptr : &checked, with_req ? &q.req : nullptr, &out) ==
+              full);
+      if (full != DLPM_OK) {
+        REQUIRE(message == dlpm_last_error());
+        REQUIRE(out.numel == -7);
+        continue;
+      }
+      require_same_learned(out, want);
+      REQUIRE(out.tensor == tensor);
+      REQUIRE(out.flags == r.flags);
+    }
+    ++(full == DLPM_OK ? accepted : refused);
+  });
+  CHECK(accepted > 5000);
+  CHECK(refused > 5000);
+
+  // What the earlier check learned is read, not learned again: told (falsely) that a
+  // transposed tensor is C-contiguous, the call believes it and hands the lie on; another
+  // description, or the other sub-byte storage, is checked in full.
+  transposed_case x;
+  DLTensor& t = x.t;
+  dlpm_checked_tensor& checked = x.checked;
+  dlpm_requirements& c_order = x.c_order;
+  checked.row_major = 1;  // the lie
+  dlpm_checked_tensor out{};
+  out.version = DLPM_CHECKED_TENSOR_VERSION;
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &out) == DLPM_OK);
+  CHECK(out.row_major == 1);
+  DLTensor moved = t;
+  moved.data = x.data + 1;
+  CHECK(dlpm_check_prechecked_tensor(&moved, 0, &checked, &c_order, &out) == DLPM_E_NON_COMPACT_STRIDES);
+  CHECK(dlpm_check_prechecked_tensor(&moved, 0, &checked, nullptr, &out) == DLPM_OK);
+  CHECK(out.row_major == 0);
+  CHECK(out.tensor == &moved);
+  CHECK(dlpm_check_prechecked_tensor(&t, dm::flag_is_subbyte_type_padded, &checked, nullptr, &out) == DLPM_OK);
+  CHECK(out.row_major == 0);
+  // `out` may be `checked` itself.
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &checked) == DLPM_OK);
+  CHECK(checked.row_major == 1);
+  CHECK(checked.tensor == &t);
+  // Arguments, checked before anything is read.
+  CHECK(dlpm_check_prechecked_tensor(nullptr, 0, &checked, &c_order, &out) == DLPM_E_NULL_POINTER);
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, nullptr) == DLPM_E_NULL_POINTER);
+  out.version = 0;
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &out) == DLPM_E_UNSUPPORTED_VERSION);
+  out.version = DLPM_CHECKED_TENSOR_VERSION;
+  checked.version = 0;
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &out) == DLPM_E_UNSUPPORTED_VERSION);
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  c_order.version = 0;
+  CHECK(dlpm_check_prechecked_tensor(&t, 0, &checked, &c_order, &out) == DLPM_E_UNSUPPORTED_VERSION);
+}
+
+TEST_CASE("dlpm_managed_new_checked is dlpm_managed_new of the checked description, sharing its arrays") {
+  int shared = 0, copied = 0, other_storage = 0;
+  for_generated_tensors(20261128, 30000, [&](random_tensor& r, std::mt19937_64& rng) {
+    dlpm_checked_tensor checked = checked_form(r.t, r.flags);
+    // The export's flags: READ_ONLY or not, and sometimes the other sub-byte storage.
+    std::uint64_t flags = r.flags ^ (std::uniform_int_distribution<int>(0, 1)(rng) ? dm::flag_read_only : 0);
+    if (r.t.dtype.bits < 8 && std::uniform_int_distribution<int>(0, 2)(rng) == 0) flags ^= dm::flag_is_subbyte_type_padded;
+    DLManagedTensorVersioned *want = nullptr, *got = nullptr;
+    const DLTensor& t = r.t;
+    const dlpm_status s =
+        dlpm_managed_new(t.data, t.ndim, t.shape, t.strides, t.dtype, t.device, t.byte_offset, flags, nullptr, nullptr, &want);
+    int one = 1;
+    released_checked = 0;
+    REQUIRE(dlpm_managed_new_checked(&checked, flags, count_checked_release, &one, &got) == s);
+    if (s != DLPM_OK) {
+      REQUIRE(got == nullptr);
+      REQUIRE(released_checked == 0);
+      return;
+    }
+    const DLTensor& g = got->dl_tensor;
+    const DLTensor& w = want->dl_tensor;
+    REQUIRE(std::memcmp(&g, &w, offsetof(DLTensor, shape)) == 0);
+    REQUIRE(g.byte_offset == w.byte_offset);
+    REQUIRE(got->flags == want->flags);
+    REQUIRE(got->version.major == want->version.major);
+    REQUIRE(got->version.minor == want->version.minor);
+    REQUIRE((g.strides == nullptr) == (w.strides == nullptr));
+    for (std::int32_t d = 0; d < g.ndim; ++d) {
+      REQUIRE(g.shape[d] == w.shape[d]);
+      REQUIRE(g.strides[d] == w.strides[d]);
+    }
+    // The checked arrays themselves exactly where dlpm_managed_new would copy them unchanged
+    // from a description checked with the export's storage; else arrays of its own.
+    const bool shares = t.ndim > 0 && t.strides != nullptr && checked.numel > 0 &&
+                        ((flags ^ r.flags) & dm::flag_is_subbyte_type_padded) == 0;
+    REQUIRE((g.ndim > 0 && g.shape == t.shape && g.strides == t.strides) == shares);
+    ++(shares ? shared : copied);
+    other_storage += ((flags ^ r.flags) & dm::flag_is_subbyte_type_padded) != 0;
+    dlpm_managed_delete(want);
+    dlpm_managed_delete(got);
+    REQUIRE(released_checked == 1);
+  });
+  CHECK(shared > 5000);
+  CHECK(copied > 5000);
+  CHECK(other_storage > 500);  // checked as the other sub-byte storage: copied and validated as this one
+
+  // An export of it is trusted by dlpm_check_prechecked without comparing: told (falsely)
+  // that a transposed tensor is C-contiguous, the check believes it of the export.
+  transposed_case x;
+  dlpm_checked_tensor& checked = x.checked;
+  DLManagedTensorVersioned* m = nullptr;
+  int one = 1;
+  released_checked = 0;
+  REQUIRE(dlpm_managed_new_checked(&checked, DLPACK_FLAG_BITMASK_READ_ONLY, count_checked_release, &one, &m) == DLPM_OK);
+  CHECK(m->dl_tensor.shape == x.shape);
+  CHECK(m->dl_tensor.strides == x.transposed);
+  CHECK(m->flags == DLPACK_FLAG_BITMASK_READ_ONLY);
+  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &x.c_order) == DLPM_E_NON_COMPACT_STRIDES);
+  checked.row_major = 1;  // the lie
+  CHECK(dlpm_check_prechecked(&m->dl_tensor, m->flags, &checked, &x.c_order) == DLPM_OK);
+  dlpm_managed_delete(m);
+  CHECK(released_checked == 1);
+  // Arguments: refused before anything is made; release is not called.
+  released_checked = 0;
+  m = nullptr;
+  CHECK(dlpm_managed_new_checked(nullptr, 0, count_checked_release, &one, &m) == DLPM_E_NULL_POINTER);
+  CHECK(dlpm_managed_new_checked(&checked, 0, count_checked_release, &one, nullptr) == DLPM_E_NULL_POINTER);
+  checked.version = 0;
+  CHECK(dlpm_managed_new_checked(&checked, 0, count_checked_release, &one, &m) == DLPM_E_UNSUPPORTED_VERSION);
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  checked.tensor = nullptr;
+  CHECK(dlpm_managed_new_checked(&checked, 0, count_checked_release, &one, &m) == DLPM_E_NULL_POINTER);
+  CHECK(m == nullptr);
+  CHECK(released_checked == 0);
 }
 
 TEST_CASE("dlpm_plan_message is the core's plan_message: one admission for C, C++ and Python") {

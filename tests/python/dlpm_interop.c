@@ -20,6 +20,8 @@
  *   exchange_api(obj)               (major, minor) of the table obj's type publishes, or None
  *   to_py_via(obj, t)               Tensor t's memory as an object of obj's type, through
  *                                   that type's managed_tensor_to_py_object_no_sync
+ *   table_export(obj)               an export through obj's own table: does it share the
+ *                                   view's shape and strides arrays? (and its capsule)
  *   allocate_via(obj, shape, dtype[, device]) a tensor from the allocator of obj's type's table
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   publish_raising(cls, exc)       a table on a class whose two import entries raise exc (an
@@ -405,6 +407,36 @@ static PyObject* to_py_via(PyObject* module, PyObject* args) {
   if (ours->managed_tensor_from_py_object_no_sync(obj, &t) != 0) return NULL;
   if (api->managed_tensor_to_py_object_no_sync(t, &out) != 0) return NULL;
   return (PyObject*)out;
+}
+
+/* table_export(obj): obj's export through its own table's managed_tensor_from_py_object_no_sync,
+ * beside its view from dltensor_from_py_object_no_sync. A dict: shares (the export's shape and
+ * strides are the view's very arrays), shape and strides (the export's), capsule (the export,
+ * versioned: it alone keeps obj alive once the caller lets go). */
+static PyObject* table_export(PyObject* module, PyObject* obj) {
+  const DLPackExchangeAPI* api;
+  DLManagedTensorVersioned* t = NULL;
+  DLTensor view;
+  PyObject *shape, *strides, *capsule;
+  int shares;
+  (void)module;
+  if (!(api = require_api(obj)) || api->dltensor_from_py_object_no_sync(obj, &view) != 0 ||
+      api->managed_tensor_from_py_object_no_sync(obj, &t) != 0)
+    return NULL;
+  shares = t->dl_tensor.ndim > 0 && t->dl_tensor.shape == view.shape && t->dl_tensor.strides == view.strides;
+  shape = PyTuple_New(t->dl_tensor.ndim);
+  strides = PyTuple_New(t->dl_tensor.ndim);
+  for (int32_t r = 0; shape && strides && r < t->dl_tensor.ndim; ++r) {
+    PyTuple_SET_ITEM(shape, r, PyLong_FromLongLong(t->dl_tensor.shape[r]));
+    PyTuple_SET_ITEM(strides, r, PyLong_FromLongLong(t->dl_tensor.strides[r]));
+  }
+  if (!shape || !strides || !(capsule = dlpm_py_capsule_new(t, 1))) {
+    Py_XDECREF(shape);
+    Py_XDECREF(strides);
+    return NULL;
+  }
+  return Py_BuildValue("{s:O,s:N,s:N,s:N}", "shares", shares ? Py_True : Py_False, "shape", shape, "strides", strides,
+                       "capsule", capsule);
 }
 
 static void set_error(void* ctx, const char* kind, const char* message) {
@@ -941,6 +973,7 @@ static PyMethodDef module_methods[] = {
     {"capsule", capsule, METH_VARARGS, "A capsule from dlpm_py_capsule_new."},
     {"exchange_api", exchange_api, METH_O, "(major, minor) of the type's exchange API, or None."},
     {"to_py_via", to_py_via, METH_VARARGS, "A Tensor's memory as an object of another type, through its table."},
+    {"table_export", table_export, METH_O, "An export through obj's own table, and whether it shares the view's arrays."},
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
     {"publish_raising", publish_raising, METH_VARARGS, "A table whose import entries raise exc (or fail with none)."},

@@ -6,6 +6,7 @@ Legacy flavour: Debian's NumPy 1.24 and PyTorch 1.13 (pre-1.0 DLPack: "dltensor"
 Modern flavour: NumPy 2.4, JAX 0.10 and ml_dtypes (versioned DLPack).
 """
 import ctypes
+import gc
 import os
 
 import pytest
@@ -385,6 +386,25 @@ def test_own_type_through_its_exchange_api(np):
     with pytest.raises(TypeError, match="READ_ONLY"):
         dl.consume(ro, borrow=True, writable=True)
     assert dl.consume(ro)["read_only"] is True
+
+
+def test_own_type_exports_share_the_views_arrays_and_keep_them():
+    """A Tensor's zero-copy export (its table's, as __dlpack__'s) is described by the view's own
+    shape and strides arrays (dlpm_managed_new_checked from the Tensor's checked form), so an
+    import of it trusts them by address; the export keeps the Tensor, and so the arrays, alive.
+    An empty Tensor's export has arrays of its own (row-major strides, as dlpm_managed_new makes
+    them)."""
+    for order, strides in (("C", (4, 1)), ("F", (1, 3))):
+        t = dl.tensor((3, 4), DTYPES["float32"], order=order)
+        r = dl.table_export(t)
+        assert r["shares"] and r["shape"] == (3, 4) and r["strides"] == strides, (order, r)
+        capsule = r["capsule"]
+        del t, r
+        gc.collect()
+        got = dl.borrow_checked(capsule)  # the export alone keeps the arrays it describes
+        assert got["status"] == 0 and got["strides"] == strides, got
+    empty = dl.table_export(dl.tensor((0, 3), DTYPES["float32"], order="F"))
+    assert not empty["shares"] and empty["strides"] == (3, 1)
 
 
 @pytest.mark.parametrize("make", ["tensor C", "tensor F", "tensor 0-d", "tensor reexported transposed",

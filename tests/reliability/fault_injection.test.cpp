@@ -85,6 +85,27 @@ TEST_CASE("dlpm_managed_new: allocation failure → DLPM_E_OUT_OF_MEMORY, out un
   CHECK(released == 1);
 }
 
+TEST_CASE("dlpm_managed_new_checked: allocation failure → DLPM_E_OUT_OF_MEMORY, out untouched, release not called") {
+  float buf[6] = {};
+  std::int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+  const DLTensor t{buf, DLDevice{kDLCPU, 0}, 2, DLDataType{kDLFloat, 32, 1}, shape, strides, 0};
+  dlpm_checked_tensor checked{};
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 0, &checked) == DLPM_OK);
+  DLManagedTensorVersioned* out = nullptr;
+  released = 0;
+  {
+    dlpm_test::fail_nth_allocation fail(1);  // the block of an export sharing the arrays
+    CHECK(dlpm_managed_new_checked(&checked, 0, count_release, nullptr, &out) == DLPM_E_OUT_OF_MEMORY);
+  }
+  CHECK(out == nullptr);
+  CHECK(released == 0);
+  REQUIRE(dlpm_managed_new_checked(&checked, 0, count_release, nullptr, &out) == DLPM_OK);
+  CHECK(out->dl_tensor.shape == shape);
+  dlpm_managed_delete(out);
+  CHECK(released == 1);
+}
+
 TEST_CASE("dlpm_managed_new_ordered: allocation failure → DLPM_E_OUT_OF_MEMORY, out untouched, release not called") {
   float buf[6] = {};
   std::int64_t shape[2] = {2, 3};

@@ -70,7 +70,11 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   options.release = release_tensor_reference;
   options.ctx = self;
   Py_INCREF(self);
-  s = dlpm_managed_new_from(&o->view, &options, out);
+  /* The view's own shape and strides, which the export's reference keeps alive, so that an
+   * import trusts them by their addresses (dlpm_check_prechecked); copied where no checked
+   * form is carried. */
+  s = o->checked.tensor != NULL ? dlpm_managed_new_checked(&o->checked, kept, release_tensor_reference, self, out)
+                                : dlpm_managed_new_from(&o->view, &options, out);
   if (s != DLPM_OK) {
     Py_DECREF(self);
     return export_failed(s);

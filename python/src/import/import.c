@@ -222,41 +222,21 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
   return DLPM_OK;
 }
 
+/* The verdict of check_tensor/check_view, with the checked form of `view` written to
+ * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
+ * own, copied, when `view` describes what it was made of (checked against `check` by what
+ * that check learned), else dlpm_check_tensor's, which checks `check` too
+ * (dlpm_check_prechecked_tensor). Either way one check, and checked_out->tensor is `view`. */
+DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_t flags, const dlpm_requirements* check,
+                                    dlpm_checked_tensor* checked_out) {
+  return dlpm_check_prechecked_tensor(view, flags, obj ? dlpm_py__tensor_checked(obj) : NULL, check, checked_out);
+}
+
 /* dlpm_check_managed's verdict on `t`, taken from `obj`: an export of a dlpack_mdspan.Tensor
  * is checked against what the Tensor's own check learned when it was made (its structure is
  * not validated again; an export that differs from the Tensor's view, a copy, is checked in
  * full by dlpm_check_prechecked). `obj` NULL: not asked (a capsule, or a type that publishes
  * no exchange table, as the Tensor's type does). */
-/* `view` with `flags` is the very description `kept` was made of (a Tensor's checked form):
- * the same fields and the same shape and strides arrays, which a Tensor never changes, and
- * sub-byte elements stored alike. A copy, or anything else, is not. */
-static int is_kept_description(const DLTensor* view, uint64_t flags, const dlpm_checked_tensor* kept) {
-  const DLTensor* k = kept->tensor;
-  return k != NULL && ((flags ^ kept->flags) & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 &&
-         view->data == k->data && view->byte_offset == k->byte_offset && view->ndim == k->ndim &&
-         view->dtype.code == k->dtype.code && view->dtype.bits == k->dtype.bits && view->dtype.lanes == k->dtype.lanes &&
-         view->device.device_type == k->device.device_type && view->device.device_id == k->device.device_id &&
-         view->shape == k->shape && view->strides == k->strides;
-}
-
-/* The verdict of check_tensor/check_view, with the checked form of `view` written to
- * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
- * own, copied, when `view` is its very description (checked against `check` by
- * dlpm_check_prechecked), else dlpm_check_tensor's, which checks `check` too. Either way one
- * check, and checked_out->tensor is `view`. */
-DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_t flags, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* kept = obj ? dlpm_py__tensor_checked(obj) : NULL;
-  dlpm_status s;
-  if (kept == NULL || !is_kept_description(view, flags, kept)) return dlpm_check_tensor(view, flags, check, 0, checked_out);
-  if ((s = dlpm_check_prechecked(view, flags, kept, check)) != DLPM_OK) return s;
-  /* the fields before the strides, then the ndim strides written (kept->ndim <= DLPM_MAX_NDIM: it was checked) */
-  memcpy(checked_out, kept, offsetof(dlpm_checked_tensor, strides) + (size_t)kept->ndim * sizeof kept->strides[0]);
-  checked_out->tensor = view;
-  checked_out->flags = flags;
-  return DLPM_OK;
-}
-
 DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
                                       dlpm_checked_tensor* checked_out) {
   const dlpm_checked_tensor* checked;

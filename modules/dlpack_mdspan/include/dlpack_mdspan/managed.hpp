@@ -562,6 +562,27 @@ struct dynamic_owner_block {
 };
 static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
 
+// A dynamic_owner_block with room for `ndim` trailing shape and strides entries, `owner`
+// moved in; nullptr (the owner untouched) when out of memory.
+template <class Owner, class Arg>
+DLPM_HOT_INLINE inline dynamic_owner_block<Owner>* new_dynamic_block(std::int32_t ndim, Arg&& owner) noexcept {
+  void* memory = ::operator new(dynamic_owner_block<Owner>::bytes(ndim), std::nothrow);
+  if (memory == nullptr) return nullptr;
+  return ::new (memory) dynamic_owner_block<Owner>{DLManagedTensorVersioned{}, std::forward<Arg>(owner)};
+}
+
+// The block's managed tensor: `t`, this library's DLPack version, `flags`, the block's deleter.
+template <class Owner>
+DLPM_HOT_INLINE inline result<managed_tensor> seal_dynamic_block(dynamic_owner_block<Owner>* b, const DLTensor& t,
+                                                                 std::uint64_t flags) noexcept {
+  b->managed.dl_tensor = t;
+  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+  b->managed.flags = flags;
+  b->managed.manager_ctx = b;
+  b->managed.deleter = &dynamic_owner_block<Owner>::destroy;
+  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
+}
+
 // try_make_managed_tensor's refusals of its `order` argument, worded off the hot path.
 DLPM_COLD inline error unknown_managed_order(char order) noexcept {
   return error::format(errc::invalid_argument,
@@ -628,9 +649,8 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   if (order != 0 && given != nullptr && !(order == 'C' ? row_major : is_compact_valid(description, numel, false)))
     return unexpected_error(strides_not_in_order(description, order));
   const std::int32_t ndim = description.ndim;
-  void* memory = ::operator new(block::bytes(ndim), std::nothrow);
-  if (memory == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
-  auto* b = ::new (memory) block{DLManagedTensorVersioned{}, std::forward<Owner>(owner)};
+  block* const b = new_dynamic_block<std::remove_cvref_t<Owner>>(ndim, std::forward<Owner>(owner));
+  if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
   std::int64_t* shape = b->dims();
   std::int64_t* strides = shape + ndim;
   if (given != nullptr) {
@@ -659,15 +679,24 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
       implicit = saturating_mul(implicit, e);
     }
   }
-  DLTensor& t = b->managed.dl_tensor;
-  t = description;
+  DLTensor t = description;
   t.shape = ndim == 0 ? nullptr : shape;
   t.strides = ndim == 0 ? nullptr : strides;
-  b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
-  b->managed.flags = flags;
-  b->managed.manager_ctx = b;
-  b->managed.deleter = &block::destroy;
-  return managed_tensor::try_adopt(&b->managed);  // inlined, its version test folds away
+  return seal_dynamic_block(b, t, flags);
+}
+
+// A managed tensor describing `description` as it stands, its shape and strides arrays
+// not copied: they are the description's own, so `owner` must keep them alive and
+// unchanged until it is released. Nothing is validated: the caller has checked the
+// description, and it is in the form make_managed_tensor would copy unchanged (explicit
+// strides, not empty, ndim > 0): the C facade's dlpm_managed_new_checked, whose exports an
+// import then trusts by those very arrays (dlpm_check_prechecked). One allocation.
+template <class Owner>
+DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor_sharing_arrays(const DLTensor& description, Owner&& owner,
+                                                                                std::uint64_t flags) noexcept {
+  auto* const b = new_dynamic_block<std::remove_cvref_t<Owner>>(0, std::forward<Owner>(owner));
+  if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
+  return seal_dynamic_block(b, description, flags);
 }
 
 }  // namespace detail
