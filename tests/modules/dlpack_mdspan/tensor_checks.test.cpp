@@ -406,3 +406,28 @@ TEST_CASE("layout_stride's span pass sees a slice's and a transpose's unique ord
     CHECK_FALSE(ordered_unique<2>(descending.get()));
   }
 }
+
+TEST_CASE("a typed import's element count reads an extent-1 dimension's stride as free, and no other") {
+  const DLDataType i8 = dt(kDLInt, 8);
+  std::int8_t buf[64] = {};
+  using Right = std::mdspan<std::int8_t, std::dextents<std::int64_t, 3>, std::layout_right>;
+  dm::tensor_summary s;
+  dm::error e;
+  SUBCASE("row-major but for the extent-1 dimension's own stride, wherever it sits") {
+    tensor_builder middle(buf, i8, {2, 1, 3}, {3, 1000, 1});
+    tensor_builder outer(buf, i8, {1, 2, 3}, {-7, 3, 1});
+    tensor_builder inner(buf, i8, {2, 3, 1}, {3, 1, 0});
+    for (tensor_builder* b : {&middle, &outer, &inner}) {
+      REQUIRE(dm::check_structure<3, 1, dm::stride_rule::row_major>(b->get(), {}, s, &e));
+      CHECK(s.row_major);
+      CHECK(s.numel == 6);
+      CHECK(dm::try_to_mdspan<Right>(b->get()).has_value());
+    }
+  }
+  SUBCASE("a stride that differs where the extent is not 1 is no row-major one") {
+    tensor_builder b(buf, i8, {2, 1, 3}, {4, 1000, 1});
+    REQUIRE(dm::check_structure<3, 1, dm::stride_rule::positive>(b.get(), {}, s, &e));
+    CHECK_FALSE(s.row_major);
+    CHECK(dm::try_to_mdspan<Right>(b.get()).error().code() == dm::errc::non_compact_strides);
+  }
+}

@@ -181,7 +181,10 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
     } else {
       for (std::int32_t r = ndim; r-- > 0;) {
         const std::int64_t e = shape[r];
-        compact &= (e == 1) | (strides[r] == n);  // an extent-1 dimension may have any stride
+        // An extent-1 dimension may have any stride. Asked first and short-circuited: a
+        // compare and a jump for it, not a flag per comparison kept live to the end of the
+        // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance.md).
+        compact &= e == 1 || strides[r] == n;
         if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
       }
     }
