@@ -26,6 +26,7 @@ developer runs before stopping (scripts/bench --instructions --check), not a tim
 import argparse
 import os
 import csv
+import functools
 import statistics
 import sys
 
@@ -143,8 +144,10 @@ RANKS = (1, 2, 4, 8)
 LAYOUTS = ("layout_right", "layout_left", "layout_stride", "layout_stride_relaxed")
 
 
+@functools.cache
 def bench_py_module():
-    """bench/python/bench_py.py: the Python rows' names and verdicts live beside the measurement."""
+    """bench/python/bench_py.py: the Python rows' names and verdicts live beside the measurement
+    (imported once: its folder goes on sys.path once)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
     import bench_py  # noqa: E402
     return bench_py
@@ -314,7 +317,8 @@ def targets(rows):
     for (s, n), r in rows.items():
         if s.startswith("Python") and n.startswith("ours, Rust pyo3") and r["baseline"]:
             b = get(s, r["baseline"])
-            c_floor, pyo3_floor = get(s, bench_py_module().FLOOR_C), get(s, bench_py_module().FLOOR_PYO3)
+            bench_py = bench_py_module()
+            c_floor, pyo3_floor = get(s, bench_py.FLOOR_C), get(s, bench_py.FLOOR_PYO3)
             text = f"{n.split(': ')[1].split(' (')[0]}: gross {versus(r, b)}"
             ok = ratio(s, n) <= 1.2
             if c_floor and pyo3_floor:
