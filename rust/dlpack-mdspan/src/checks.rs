@@ -143,11 +143,25 @@ pub(crate) fn check_view_layout<T: Element>(
     // SAFETY: `out` points to writable storage for the struct; its version field is set
     // before the call (the facade reads nothing else of it and writes the rest on success).
     unsafe { ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    // The element-size rule (packed sub-byte elements have no byte address) is the core's:
+    // the facade is told size_of::<T>() unless it has already accepted that size for
+    // T::DTYPE stored with these flags' IS_SUBBYTE_TYPE_PADDED (the memo of
+    // check_element_size). The requirements ask for T::DTYPE exactly, so a tensor that
+    // passes them has that dtype, and the facade's answer for it is the remembered one:
+    // telling it 0 (no element-size check) refuses and accepts the same tensors, with the
+    // same words, one check fewer. A size not remembered is checked, and remembered once
+    // accepted.
+    let memo = element_size_memo::<T>(flags);
+    let known = memo.is_some_and(|(slot, key)| slot.load(Ordering::Relaxed) == key);
+    let element_size = if known { 0 } else { std::mem::size_of::<T>() };
     // SAFETY: the tensor is live (a reference); the facade checks it before reading its
     // arrays. req is a valid requirements struct whose device list is a static; `out` is
-    // valid for writes of a whole dlpm_checked_tensor. The facade is told size_of::<T>():
-    // the element-size rule (packed sub-byte elements have no byte address) is the core's.
-    check(unsafe { sys::dlpm_check_tensor(t, flags, req, std::mem::size_of::<T>(), out) })
+    // valid for writes of a whole dlpm_checked_tensor.
+    check(unsafe { sys::dlpm_check_tensor(t, flags, req, element_size, out) })?;
+    if let (false, Some((slot, key))) = (known, memo) {
+        slot.store(key, Ordering::Relaxed);
+    }
+    Ok(())
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the
@@ -198,6 +212,37 @@ pub(crate) unsafe fn dims_after_check_layout<'a>(ptr: *const i64, ndim: i32) -> 
     unsafe { std::slice::from_raw_parts(ptr, ndim as usize) }
 }
 
+/// [`dims_after_check_layout`] for a tensor that `dlpm_check_tensor` (or
+/// `dlpm_check_layout`) has accepted, reading what that check proved instead of testing it
+/// again: `ndim` is in `0..=DLPM_MAX_NDIM`, and a tensor of rank above 0 has a non-NULL shape
+/// (the facade refuses a NULL one with `DLPM_E_NULL_SHAPE`), so the rank is not tested for
+/// being negative. Rank 0 gives an empty slice whatever `ptr` is; a NULL `ptr` of a higher
+/// rank (NULL strides) gives an empty slice too, which only the strides can be (their
+/// resolution is the facade's, not this slice).
+///
+/// # Safety
+///
+/// The facade accepted the tensor; `ptr` is its `shape` or `strides`, valid and unmodified
+/// for `'a`.
+#[inline(always)]
+pub(crate) unsafe fn checked_dims<'a>(ptr: *const i64, ndim: i32) -> &'a [i64] {
+    debug_assert!(
+        (0..=MAX_NDIM as i32).contains(&ndim),
+        "the facade accepted ndim = {ndim}"
+    );
+    // Rank 0: nothing to read, and a pointer the facade did not read need not be aligned.
+    if ptr.is_null() || ndim == 0 {
+        return &[];
+    }
+    debug_assert!(
+        ptr.is_aligned(),
+        "dlpm_check_tensor accepted misaligned metadata"
+    );
+    // SAFETY: non-NULL and aligned (the facade refused it otherwise); ndim is in 0..=64 and
+    // the caller guarantees ndim readable entries at ptr for 'a.
+    unsafe { std::slice::from_raw_parts(ptr, ndim as usize) }
+}
+
 #[cold]
 fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
     Error::new(
@@ -218,19 +263,26 @@ fn misaligned_metadata(ptr: *const i64, what: &str) -> Error {
 /// export of a type after its first makes no facade call here.
 #[inline]
 pub(crate) fn check_element_size<T: Element>(flags: u64) -> Result<(), Error> {
-    let size = std::mem::size_of::<T>();
-    let key = element_size_key(T::DTYPE.0, size, flags);
-    let slot = key.map(|k| &ACCEPTED_ELEMENT_SIZES[element_size_slot(k)]);
-    if let (Some(k), Some(slot)) = (key, slot) {
-        if slot.load(Ordering::Relaxed) == k {
+    let memo = element_size_memo::<T>(flags);
+    if let Some((slot, key)) = memo {
+        if slot.load(Ordering::Relaxed) == key {
             return Ok(());
         }
     }
     facade_element_size_check::<T>(flags)?;
-    if let (Some(k), Some(slot)) = (key, slot) {
-        slot.store(k, Ordering::Relaxed);
+    if let Some((slot, key)) = memo {
+        slot.store(key, Ordering::Relaxed);
     }
     Ok(())
+}
+
+/// The memo's slot for `T` stored with `flags`, and the key that says the facade accepted
+/// its size there (`None`: a size the memo does not keep). For a bare tensor (flags 0) both
+/// are constants.
+#[inline(always)]
+fn element_size_memo<T: Element>(flags: u64) -> Option<(&'static AtomicU64, u64)> {
+    let key = element_size_key(T::DTYPE.0, std::mem::size_of::<T>(), flags)?;
+    Some((&ACCEPTED_ELEMENT_SIZES[element_size_slot(key)], key))
 }
 
 /// Triples (dtype, element size, padded) the facade has accepted, one per slot of a small

@@ -15,7 +15,7 @@ use std::ptr::NonNull;
 use dlpack_mdspan_sys as sys;
 
 use crate::checks::{
-    check_view_layout, dims_after_check_layout, is_contiguous, is_unique, Viewed, C_ORDER, MAX_NDIM,
+    check_view_layout, checked_dims, is_contiguous, is_unique, Viewed, C_ORDER, MAX_NDIM,
 };
 use crate::error::{check, Error, Status};
 use crate::order::Order;
@@ -130,8 +130,8 @@ impl<'a, T: Element> Elements<'a, T> {
         // entries valid for 'a (or ndim is 0, or strides are NULL).
         let (shape, own_strides) = unsafe {
             (
-                dims_after_check_layout(t.shape, t.ndim),
-                dims_after_check_layout(t.strides, t.ndim),
+                checked_dims(t.shape, t.ndim),
+                checked_dims(t.strides, t.ndim),
             )
         };
         let strides = if t.strides.is_null() && !shape.is_empty() {

@@ -37,6 +37,47 @@ struct NdParts<T, D> {
 }
 
 impl<T: Element> Elements<'_, T> {
+    /// The common case's parts, read straight from what the view's check proved: a
+    /// non-empty view of `D`'s rank whose strides are all non-negative, as `D`'s shape and
+    /// strides and its first element (the lowest address). `None` for every other view
+    /// (empty, another rank, a negative stride, a stride beyond `isize`), which
+    /// [`nd_parts`](Self::nd_parts) takes, with its errors.
+    #[inline(always)]
+    fn nd_direct<D: Dimension>(&self) -> Option<(D, D, *mut T)> {
+        let (shape, strides) = (self.shape(), self.strides());
+        if self.len == 0 || D::NDIM.is_some_and(|n| n != shape.len()) {
+            return None;
+        }
+        let mut dim = D::zeros(shape.len());
+        let mut steps = D::zeros(shape.len());
+        debug_assert_eq!(shape.len(), strides.len());
+        for (r, ((d, step), &n)) in dim
+            .slice_mut()
+            .iter_mut()
+            .zip(steps.slice_mut())
+            .zip(shape)
+            .enumerate()
+        {
+            // SAFETY: r < shape.len(), and a view has as many strides as extents (its own
+            // array of ndim entries, or the ndim the facade resolved).
+            let s = unsafe { *strides.get_unchecked(r) };
+            // Extents fit usize (as in nd_parts); a negative stride goes the general way.
+            *step = usize::try_from(isize::try_from(s).ok()?).ok()?;
+            *d = n as usize;
+        }
+        // Element [0, ..., 0], the lowest address when no stride is negative; non-NULL: the
+        // facade refuses NULL data for a tensor with elements (DLPM_E_NULL_DATA), and
+        // data + byte_offset lies in the allocation the tensor describes.
+        let first = self
+            .tensor
+            .data
+            .cast::<u8>()
+            .wrapping_add(self.tensor.byte_offset as usize)
+            .cast::<T>();
+        Some((dim, steps, first))
+    }
+
+    #[inline]
     fn nd_parts<D: Dimension>(&self) -> Result<NdParts<T, D>, Error> {
         let (shape, strides) = (self.shape(), self.strides());
         if let Some(n) = D::NDIM {
@@ -117,6 +158,14 @@ fn invert_axes(mut axes: u64, mut invert: impl FnMut(usize)) {
     }
 }
 
+/// `a` with the axes whose bit is set in `axes` inverted (out of line: only views with a
+/// negative stride come here).
+#[inline(never)]
+fn inverted<S: RawData, D: Dimension>(mut a: ArrayBase<S, D>, axes: u64) -> ArrayBase<S, D> {
+    invert_axes(axes, |r| a.invert_axis(Axis(r)));
+    a
+}
+
 fn span_error(stride: i64) -> Error {
     Error::new(
         Status::SPAN_OVERFLOW,
@@ -153,7 +202,26 @@ impl<'a, T: Element> TensorView<'a, T> {
     ///     t.view::<u8>().unwrap().as_array::<ndarray::Ix1>().unwrap()
     /// };
     /// ```
+    #[inline]
     pub fn as_array<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
+        if let Some((dim, strides, first)) = self.elements.nd_direct::<D>() {
+            // SAFETY: the facade validated the view for T (dtype, host device, non-NULL data
+            // of a tensor with elements, alignment of data + byte_offset and so of every
+            // element, every element inside the span, the span's bytes within isize): `first`
+            // is the lowest element address (no stride is negative), and moving from it by the
+            // strides reaches exactly the tensor's elements, which are valid for reads and
+            // unwritten for 'a (the view's contract). ndarray's own requirements of
+            // `from_shape_ptr` (non-NULL, aligned, non-negative strides, every offset within
+            // isize and one allocation) are those facts.
+            return Ok(unsafe { ArrayView::from_shape_ptr(dim.strides(strides), first) });
+        }
+        self.as_array_general()
+    }
+
+    /// [`as_array`](Self::as_array) of the views `nd_direct` leaves: empty ones, negative
+    /// strides, and the refusals.
+    #[inline(never)]
+    fn as_array_general<D: Dimension>(&self) -> Result<ArrayView<'a, T, D>, Error> {
         let p = self.elements.nd_parts::<D>()?;
         if p.empty {
             // SAFETY: no element is addressed; the pointer is dangling, aligned and non-NULL.
@@ -164,9 +232,11 @@ impl<'a, T: Element> TensorView<'a, T> {
         // span's bytes within isize): `low` is the lowest element address and moving by the
         // absolute strides reaches exactly the tensor's elements, which are valid for reads
         // and unwritten for 'a (the view's contract). Strides are non-negative.
-        let mut a = unsafe { ArrayView::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
-        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
-        Ok(a)
+        let a = unsafe { ArrayView::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
+        if p.inverted == 0 {
+            return Ok(a);
+        }
+        Ok(inverted(a, p.inverted))
     }
 }
 
@@ -185,6 +255,7 @@ impl<T: Element> TensorViewMut<'_, T> {
     /// assert_eq!(t.view::<f32>()?.as_slice()?, &[10.0, 20.0, 30.0, 40.0]);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn as_array_mut<D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>, Error> {
         self.require_exclusive()?;
         let p = self.elements.nd_parts::<D>()?;
@@ -196,10 +267,11 @@ impl<T: Element> TensorViewMut<'_, T> {
         // mutable view: not READ_ONLY); the view is exclusive, hence C- or F-contiguous (no
         // element reached twice) and nothing outside it reaches the elements; the borrow of
         // self excludes other access through this view while the array view lives.
-        let mut a =
-            unsafe { ArrayViewMut::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
-        invert_axes(p.inverted, |r| a.invert_axis(Axis(r)));
-        Ok(a)
+        let a = unsafe { ArrayViewMut::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
+        if p.inverted == 0 {
+            return Ok(a);
+        }
+        Ok(inverted(a, p.inverted))
     }
 }
 
