@@ -790,6 +790,76 @@ fn padded_sub_byte_types_are_viewed_through_the_flag() {
     assert_eq!(refused.status(), Status::SUBBYTE_NOT_VIEWABLE);
 }
 
+/// Views remember the element sizes the facade accepted too (the facade's element-size check
+/// is made once per type and storage, not per view): what is remembered is the size accepted
+/// for the dtype *stored with that padding flag*. A one-byte `Fp4` views padded storage, so it
+/// is remembered there; a bare tensor of the same dtype is packed and still refused, with the
+/// core's words, however the views alternate, and a refusal is never remembered as an
+/// acceptance. (A memo keyed without the padding flag accepts the packed tensor after the
+/// first padded view: this test fails.)
+#[test]
+fn views_remember_an_accepted_element_size_for_its_storage_alone() {
+    let mut values = vec![Fp4(1), Fp4(2), Fp4(3)];
+    let data = values.as_mut_ptr().cast();
+    // SAFETY: data points to 3 initialised one-byte values owned by `values`, which the
+    // tensor keeps; the dtype and the padded flag describe exactly that storage.
+    let padded = unsafe {
+        ManagedTensor::build_from_owner(values, data, Fp4::DTYPE, Device::CPU, &[3])
+            .flags(Flags::IS_SUBBYTE_TYPE_PADDED)
+            .finish()
+    }
+    .unwrap();
+    let mut bytes = [0x21u8, 0x43];
+    let mut shape = [4i64];
+    let packed = sys::DLTensor {
+        data: bytes.as_mut_ptr().cast(),
+        device: Device::CPU.0,
+        ndim: 1,
+        dtype: Fp4::DTYPE.0,
+        shape: shape.as_mut_ptr(),
+        strides: ptr::null_mut(),
+        byte_offset: 0,
+    };
+    let refused = || {
+        // SAFETY: bytes and shape outlive the view and are not written meanwhile.
+        let err = unsafe { TensorView::<Fp4>::from_raw(&packed) }.unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert_eq!(
+            err.message(),
+            "dtype float4_e2m1fn is packed, which cannot be viewed as one 1-byte element each"
+        );
+    };
+    for _ in 0..3 {
+        refused();
+        assert_eq!(padded.view::<Fp4>().unwrap().get(&[2]), Some(&Fp4(3)));
+        refused();
+        // SAFETY: as above.
+        let err = unsafe { TensorViewMut::<Fp4>::from_raw(&packed) }.unwrap_err();
+        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+    }
+    // The packed pair type views the packed tensor's storage (its own dtype) and not the
+    // padded one (another dtype: the requirements refuse it before any size is asked).
+    let mut pair_shape = [2i64];
+    let pairs = sys::DLTensor {
+        dtype: Fp4x2::DTYPE.0,
+        shape: pair_shape.as_mut_ptr(),
+        ..packed
+    };
+    for _ in 0..2 {
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { TensorView::<Fp4x2>::from_raw(&pairs) }
+                .unwrap()
+                .get(&[1]),
+            Some(&Fp4x2(0x43))
+        );
+        assert_eq!(
+            padded.view::<Fp4x2>().unwrap_err().status(),
+            Status::DTYPE_MISMATCH
+        );
+    }
+}
+
 // The padded rule of the contract, as DataType::storage_itemsize states it.
 #[test]
 fn storage_sizes() {

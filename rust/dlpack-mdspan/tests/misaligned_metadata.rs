@@ -250,3 +250,35 @@ fn the_same_tensor_with_aligned_arrays_is_accepted() {
     drop(t);
     assert_eq!(deleted.get(), 1);
 }
+
+// Rank 0 reads no entry of `shape` or `strides`, so the facade does not refuse misaligned
+// (or any) pointers there; the view's slices of such a tensor are empty without being built
+// over the pointers (a slice of length 0 over a misaligned pointer is still undefined
+// behaviour, which debug builds abort on: so does this test when the view's slices test
+// only for NULL).
+#[test]
+fn rank_zero_never_builds_a_slice_over_its_pointers() {
+    let mut value = 7.0f32;
+    let mut shape = Unaligned::new(&[]);
+    let mut strides = Unaligned::new(&[]);
+    for (shape, strides) in [
+        (shape.ptr(), strides.ptr()),
+        (shape.ptr(), ptr::null_mut()),
+        (ptr::null_mut(), strides.ptr()),
+    ] {
+        let t = sys::DLTensor {
+            data: ptr::addr_of_mut!(value).cast(),
+            device: Device::CPU.0,
+            ndim: 0,
+            dtype: DataType::F32.0,
+            shape,
+            strides,
+            byte_offset: 0,
+        };
+        // SAFETY: value outlives the view and is not written meanwhile; rank 0 reads
+        // neither array.
+        let v = unsafe { TensorView::<f32>::from_raw(&t) }.unwrap();
+        assert_eq!((v.shape(), v.strides(), v.len()), (&[][..], &[][..], 1));
+        assert_eq!(v.get(&[]), Some(&7.0));
+    }
+}

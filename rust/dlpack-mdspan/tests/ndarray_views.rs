@@ -135,6 +135,41 @@ fn empty_tensors_give_empty_arrays() {
     assert_eq!(a.iter().count(), 0);
 }
 
+// An empty tensor may have NULL data (nothing is addressed): its array view gets a dangling,
+// aligned pointer, never the NULL one (ndarray's views require a non-NULL pointer, which
+// its debug builds assert), whichever dimension type; and a non-zero byte_offset on NULL
+// data changes nothing. (Built from data + byte_offset as a non-empty view is, this test
+// aborts.)
+#[test]
+fn empty_tensors_with_null_data_give_empty_arrays() {
+    for (shape, strides, byte_offset) in [
+        ([0i64, 3], [3i64, 1], 0u64),
+        ([2, 0], [-1, 1], 0),
+        ([0, 3], [3, 1], 64),
+    ] {
+        let (mut shape, mut strides) = (shape, strides);
+        let t = sys::DLTensor {
+            data: std::ptr::null_mut(),
+            device: Device::CPU.0,
+            ndim: 2,
+            dtype: DataType::F32.0,
+            shape: shape.as_mut_ptr(),
+            strides: strides.as_mut_ptr(),
+            byte_offset,
+        };
+        // SAFETY: shape and strides outlive the view and are not written; no element.
+        let v = unsafe { TensorView::<f32>::from_raw(&t) }.unwrap();
+        assert!(v.is_empty());
+        let a = v.as_array::<Ix2>().unwrap();
+        assert_eq!(a.shape(), &shape.map(|n| n as usize));
+        assert!(!a.as_ptr().is_null());
+        assert_eq!(a.iter().count(), 0);
+        let d = v.as_array::<IxDyn>().unwrap();
+        assert_eq!(d.shape(), &shape.map(|n| n as usize));
+        assert!(!d.as_ptr().is_null());
+    }
+}
+
 #[test]
 fn a_fixed_rank_of_another_rank_is_refused() {
     let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3]).unwrap();
