@@ -273,13 +273,18 @@ impl<'a, T: Element> Elements<'a, T> {
         if self.len == 0 {
             return Ok(NonNull::dangling());
         }
-        let base = self
-            .tensor
+        NonNull::new(self.origin()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
+    }
+
+    /// The address of element [0, ..., 0], `data + byte_offset` (computed without a claim
+    /// that it lies in an allocation: an empty tensor's may be anything).
+    #[inline(always)]
+    fn origin(&self) -> *mut T {
+        self.tensor
             .data
             .cast::<u8>()
             .wrapping_add(self.tensor.byte_offset as usize)
-            .cast::<T>();
-        NonNull::new(base).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
+            .cast::<T>()
     }
 
     /// Why the view is no slice: the facade's refusal of the tensor as C-contiguous (the

@@ -68,13 +68,7 @@ impl<T: Element> Elements<'_, T> {
         // Element [0, ..., 0], the lowest address when no stride is negative; non-NULL: the
         // facade refuses NULL data for a tensor with elements (DLPM_E_NULL_DATA), and
         // data + byte_offset lies in the allocation the tensor describes.
-        let first = self
-            .tensor
-            .data
-            .cast::<u8>()
-            .wrapping_add(self.tensor.byte_offset as usize)
-            .cast::<T>();
-        Some((dim, steps, first))
+        Some((dim, steps, self.origin()))
     }
 
     #[inline]
@@ -138,12 +132,7 @@ impl<T: Element> Elements<'_, T> {
 
     /// Element [0, ..., 0] (`data + byte_offset`) of a non-empty view.
     fn first_element(&self) -> Result<NonNull<T>, Error> {
-        let p = self
-            .tensor
-            .data
-            .cast::<u8>()
-            .wrapping_add(self.tensor.byte_offset as usize);
-        NonNull::new(p.cast::<T>()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
+        NonNull::new(self.origin()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
     }
 }
 
