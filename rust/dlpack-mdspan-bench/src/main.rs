@@ -435,7 +435,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 },
             ),
         ],
-        "safe side: one dlpm_check_layout (no flags) and the view struct",
+        "safe side: one dlpm_check_tensor (no flags) and the view struct",
     );
 
     // 1b. The same with NULL strides: the facade resolves them, the view keeps them inline.
@@ -476,7 +476,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: one dlpm_check_layout writing the strides into the view, no allocation",
+        "safe side: one dlpm_check_tensor, its resolved strides copied into the view, no allocation",
     );
 
     // 1c. An ndarray view of the same tensor vs the view it is made from (feature ndarray).
@@ -526,7 +526,7 @@ fn run(opts: &Options) -> Vec<Row> {
                 black_box(&v);
             },
         )],
-        "safe side: one dlpm_check_layout (the tensor's flags) and the view struct",
+        "safe side: one dlpm_check_tensor (the tensor's flags) and the view struct",
     );
 
     // 3. The round trip: export a Vec, hand it out, take it back, view it, drop it.
