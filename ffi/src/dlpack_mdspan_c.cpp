@@ -642,10 +642,14 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   out->highest_index = summary.highest_index;
   out->implicit_strides = summary.implicit_strides;
   out->ndim = tensor->ndim;
-  if (tensor->strides != nullptr)  // stride_at's own strides, in one copy (ndim is 0 to 64: checked)
-    std::memcpy(out->strides, tensor->strides, sizeof(std::int64_t) * static_cast<std::size_t>(tensor->ndim));
-  else
-    for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
+  if (tensor->ndim > 0) {
+    // stride_at's own strides, in one copy (ndim is 1 to 64: checked). Not at rank 0, where
+    // the pointer was never read, so need not be aligned: memcpy's arguments must be.
+    if (tensor->strides != nullptr)
+      std::memcpy(out->strides, tensor->strides, sizeof(std::int64_t) * static_cast<std::size_t>(tensor->ndim));
+    else
+      for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
+  }
   return DLPM_OK;
 }
 
