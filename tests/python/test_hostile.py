@@ -490,6 +490,29 @@ def test_non_empty_strides_are_kept_as_given(np):
 
 # ---- 5. exchange-API tables with NULL entries -------------------------------------------------
 
+def test_own_tensor_import_checks_the_export_it_makes_itself(collect):
+    """An import of a dlpack_mdspan.Tensor through its own table makes the export itself
+    (dlpm_py__tensor_export) and checks the Tensor's kept checked form against the
+    requirements with the export's flags: the requirements are still applied, and a
+    legacy_writable import of a Tensor holding a legacy (READ_ONLY, writability unknown)
+    import is checked without READ_ONLY, as one through a foreign table is."""
+    t = dl.reexport(Hand(shape=(2, 3), strides=(3, 1)).capsule())
+    r = dl.consume(t, dtype=FLOAT32, ndim=2, shape=(2, 3), order="C")
+    assert r["shape"] == (2, 3) and r["strides"] == (3, 1) and r["borrowed"] is False
+    for refused, match in (({"dtype": FLOAT64}, "dtype"), ({"ndim": 3}, "ndim|rank"), ({"ndim": 2, "shape": (3, 2)}, "shape"),
+                           ({"order": "F"}, "order|F-contiguous|column-major")):
+        with pytest.raises(TypeError, match=match):
+            dl.consume(t, **refused)
+    legacy = dl.reexport(Hand(shape=(2, 3), strides=(3, 1), versioned=False).capsule())
+    assert dl.consume(legacy)["read_only"] is True
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        dl.consume(legacy, writable=True)
+    w = dl.consume(legacy, writable=True, legacy_writable=True)
+    assert w["read_only"] is False and w["borrowed"] is False
+    del t, legacy, r, w
+    collect()
+
+
 def our_table():
     capsule = type(dl.tensor((1,))).__dlpack_c_exchange_api__
     return DLPackExchangeAPI.from_address(_object_pointer(capsule, b"dlpack_exchange_api"))

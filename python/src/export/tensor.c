@@ -542,6 +542,13 @@ const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj) {
   return is_tensor(obj) ? &as_tensor(obj)->checked : NULL;
 }
 
+const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPackExchangeAPI* api) {
+  return api == &tensor_exchange_api && is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL ? &as_tensor(obj)->checked
+                                                                                                  : NULL;
+}
+
+int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) { return tensor_export(obj, out); }
+
 const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT {
   if (obj == NULL || !is_tensor(obj)) {
     PyErr_SetString(PyExc_TypeError, "expected a dlpack_mdspan.Tensor");

@@ -245,6 +245,17 @@ DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersio
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
+/* Whether `t`, the export dlpm_py__tensor_export made from `own` (NULL: none), describes
+ * own->tensor with its very arrays: dlpm_managed_new_checked makes such an export, and only
+ * such a one, with own->tensor's shape pointer (its copies have arrays of their own). Then
+ * dlpm_check_prechecked is given own->tensor itself, with t's flags (an import's
+ * legacy_writable may have dropped READ_ONLY), and compares no field; not where the borrow
+ * asks for the checked form of the tensor it lends (checked_out), which must name t. */
+static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManagedTensorVersioned* t,
+                                 const dlpm_checked_tensor* checked_out) {
+  return own != NULL && checked_out == NULL && t->dl_tensor.shape == own->tensor->shape;
+}
+
 /* The same for a borrowed view (no flags): dlpm_check's verdict. */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
                                     dlpm_checked_tensor* checked_out) {
@@ -289,6 +300,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   PyObject* publisher = NULL; /* obj, when its type publishes an exchange table (a Tensor's does) */
+  const dlpm_checked_tensor* own = NULL; /* obj is a dlpack_mdspan.Tensor exported here from this form */
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
@@ -301,7 +313,13 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
       api = facts.api;
-      s = take_through_exchange_api(facts.api, obj, &t);
+      /* Our own Tensor behind our own table: the export that table would make, made here
+       * (no indirect call; our export's version is ours). */
+      if ((own = dlpm_py__own_export_source(obj, facts.api)) != NULL)
+        s = dlpm_py__tensor_export(obj, &t) == 0 ? DLPM_OK
+                                                 : dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
+      else
+        s = take_through_exchange_api(facts.api, obj, &t);
     } else {
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
@@ -327,7 +345,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
-      (s = check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
+      (s = shares_checked_arrays(own, t, checked_out) ? dlpm_check_prechecked(own->tensor, t->flags, own, check)
+                                                       : check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);

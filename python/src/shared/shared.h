@@ -87,6 +87,19 @@ PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready r
  * exception. */
 const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj);
 
+/* export/tensor.c: the checked form dlpm_py__tensor_export makes obj's export from, when
+ * `api` (the table obj's type publishes, as the import found it) is dlpack_mdspan.Tensor's own
+ * and obj a Tensor carrying one; else NULL (the import calls `api` and checks what it made).
+ * Sets no exception. */
+const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPackExchangeAPI* api);
+
+/* export/tensor.c: the zero-copy export of the Tensor `obj` that its table's
+ * managed_tensor_from_py_object_no_sync makes (the same function, called without the table):
+ * 0, or -1 with an exception set. Made from dlpm_py__own_export_source's form by
+ * dlpm_managed_new_checked, so its shape pointer is that form's tensor's exactly when it
+ * describes that tensor with its very arrays (the facade's promise). */
+int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out);
+
 /* import/protocol.c: (device_type, device_id) from obj.__dlpack_device__(), each field
  * range-checked into DLDevice's (a malformed answer is BufferError, a raising one keeps its
  * exception): DLPM_OK, or the status with an exception set. */
