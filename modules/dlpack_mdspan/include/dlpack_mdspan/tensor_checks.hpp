@@ -377,6 +377,16 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // operands are positive, so no difference overflows.
     std::int64_t descending_gaps = 0, ascending_gaps = 0;
     std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
+    // The silent check of a typed import of elements of 2 bytes or more need not ask for
+    // the INT64_MIN refusal (3 instructions a dimension): the span refuses every tensor it
+    // refuses. A dimension of extent e >= 2 and stride INT64_MIN reaches (e - 1) * INT64_MIN,
+    // which overflows for e > 2; for e = 2 it adds INT64_MIN to low, which overflows unless
+    // low is 0 and then leaves low INT64_MIN to the end (any later negative reach
+    // overflows). The byte span's first byte is then (byte_offset / item + INT64_MIN) *
+    // item, with byte_offset / item <= INT64_MAX / item: below -2^63 for item >= 2, which
+    // refuses. The worded check, which words the first rule broken, still asks, and says
+    // stride_overflow; the silent one only says no, as before.
+    constexpr bool int64_min_refused_by_span = !detail::is_worded<Err> && Item >= 2;
     for (std::int32_t r = 0; r < ndim; ++r) {
       // A dimension with one index reaches only index 0: its stride never matters. Into
       // std::layout_stride it is skipped (neither its sign nor its place in an order
@@ -392,7 +402,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                       "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
                       "layout_stride_relaxed for broadcast or reversed views)",
                       r, static_cast<long long>(s));
-      } else if (s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1) [[unlikely]] {
+      } else if (!int64_min_refused_by_span && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1)
+          [[unlikely]] {
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
       }
       std::int64_t reach = 0;
