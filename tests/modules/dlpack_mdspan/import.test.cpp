@@ -375,6 +375,27 @@ TEST_CASE("rule 7: an INT64_MIN stride is refused through the silent rules too, 
   CHECK(v->stride(1) == 3);
 }
 
+// Into std::layout_stride the silent rules add a dimension's end (reach + stride) without
+// its overflow test for elements of 2 bytes or more: an end past INT64_MAX needs a highest
+// index of 2^62 or more, whose byte span overflows. Refused, silent or worded, as the span.
+TEST_CASE("rule 7: a dimension's end past INT64_MAX is refused by the byte span, through the silent rules too") {
+  const DLDataType i16 = dlpm_test::dt(kDLInt, 16);
+  alignas(8) std::int16_t buf[8] = {};
+  constexpr std::int64_t quarter = std::int64_t{1} << 62;
+  tensor_builder one(buf, i16, {2}, {quarter});  // end 2^63, highest index 2^62
+  tensor_builder two(buf, i16, {2, 2}, {1, quarter});
+  tensor_builder outer(buf, i16, {2, 2}, {quarter, quarter - 1});  // the outer end overflows, the inner fits
+  auto refused = []<class M>(const DLTensor& t, std::type_identity<M>) {
+    const auto r = dm::try_to_mdspan<M>(t);
+    CHECK_FALSE(r.has_value());
+    if (!r) CHECK(r.error().code() == dm::errc::span_overflow);
+    CHECK(thrown_code<M>(t) == dm::errc::span_overflow);
+  };
+  refused(one.get(), std::type_identity<strided<std::int16_t, 1>>{});
+  refused(two.get(), std::type_identity<strided<std::int16_t, 2>>{});
+  refused(outer.get(), std::type_identity<strided<std::int16_t, 2>>{});
+}
+
 TEST_CASE("rule 8: byte_offset is range-checked, then must be a multiple of the element size") {
   int buf[8] = {};
   tensor_builder odd(buf, i32, {2}, {1}, 2);
