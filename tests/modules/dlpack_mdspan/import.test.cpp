@@ -339,6 +339,63 @@ TEST_CASE("rule 7: the span is computed with overflow checks") {
         dm::errc::span_overflow);
 }
 
+// The silent import of elements of 2 bytes or more does not ask for the INT64_MIN refusal
+// (check_structure): the span refuses those tensors. The tightest cases: an int16 element
+// (the smallest such item), the largest byte_offset, the INT64_MIN stride on a dimension
+// of extent 2 while low is still 0 (its reach, exactly INT64_MIN, is the only one that
+// does not overflow). Each must still be refused by to_mdspan and try_to_mdspan without
+// requirements (the silent rules first): if the byte span's first byte stopped refusing
+// them, the silent form would hand out a view.
+TEST_CASE("rule 7: an INT64_MIN stride is refused through the silent rules too, as stride_overflow") {
+  constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  const DLDataType i16 = dlpm_test::dt(kDLInt, 16);
+  alignas(8) std::int16_t buf[8] = {};
+  auto refused = []<class M>(const DLTensor& t, std::type_identity<M>) {
+    const auto r = dm::try_to_mdspan<M>(t);
+    CHECK_FALSE(r.has_value());
+    if (!r) CHECK(r.error().code() == dm::errc::stride_overflow);
+    CHECK(thrown_code<M>(t) == dm::errc::stride_overflow);
+  };
+  for (const std::uint64_t offset : {std::uint64_t{0}, std::uint64_t{std::numeric_limits<std::int64_t>::max() - 1}}) {
+    tensor_builder one(buf, i16, {2}, {min}, offset);
+    refused(one.get(), std::type_identity<relaxed<std::int16_t, 1>>{});
+    tensor_builder middle(buf, i16, {2, 2, 3}, {1, min, 2}, offset);  // low is 0 when INT64_MIN comes
+    refused(middle.get(), std::type_identity<relaxed<std::int16_t, 3>>{});
+    tensor_builder last(buf, i16, {3, 2}, {-1, min}, offset);  // low is -2 first: the sum overflows
+    refused(last.get(), std::type_identity<relaxed<std::int16_t, 2>>{});
+    tensor_builder wide(buf, i16, {3}, {min}, offset);  // the reach itself overflows
+    refused(wide.get(), std::type_identity<relaxed<std::int16_t, 1>>{});
+  }
+  tensor_builder as_float(buf, f32, {2, 2}, {min, 1});
+  refused(as_float.get(), std::type_identity<relaxed<float, 2>>{});
+  // On an extent-1 dimension INT64_MIN addresses nothing and is accepted.
+  tensor_builder unit(buf, i16, {1, 2}, {min, 3});
+  const auto v = dm::try_to_mdspan<relaxed<std::int16_t, 2>>(unit.get());
+  REQUIRE(v.has_value());
+  CHECK(v->stride(1) == 3);
+}
+
+// Into std::layout_stride the silent rules add a dimension's end (reach + stride) without
+// its overflow test for elements of 2 bytes or more: an end past INT64_MAX needs a highest
+// index of 2^62 or more, whose byte span overflows. Refused, silent or worded, as the span.
+TEST_CASE("rule 7: a dimension's end past INT64_MAX is refused by the byte span, through the silent rules too") {
+  const DLDataType i16 = dlpm_test::dt(kDLInt, 16);
+  alignas(8) std::int16_t buf[8] = {};
+  constexpr std::int64_t quarter = std::int64_t{1} << 62;
+  tensor_builder one(buf, i16, {2}, {quarter});  // end 2^63, highest index 2^62
+  tensor_builder two(buf, i16, {2, 2}, {1, quarter});
+  tensor_builder outer(buf, i16, {2, 2}, {quarter, quarter - 1});  // the outer end overflows, the inner fits
+  auto refused = []<class M>(const DLTensor& t, std::type_identity<M>) {
+    const auto r = dm::try_to_mdspan<M>(t);
+    CHECK_FALSE(r.has_value());
+    if (!r) CHECK(r.error().code() == dm::errc::span_overflow);
+    CHECK(thrown_code<M>(t) == dm::errc::span_overflow);
+  };
+  refused(one.get(), std::type_identity<strided<std::int16_t, 1>>{});
+  refused(two.get(), std::type_identity<strided<std::int16_t, 2>>{});
+  refused(outer.get(), std::type_identity<strided<std::int16_t, 2>>{});
+}
+
 TEST_CASE("rule 8: byte_offset is range-checked, then must be a multiple of the element size") {
   int buf[8] = {};
   tensor_builder odd(buf, i32, {2}, {1}, 2);

@@ -377,6 +377,17 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // operands are positive, so no difference overflows.
     std::int64_t descending_gaps = 0, ascending_gaps = 0;
     std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
+    // The silent check of a typed import of elements of 2 bytes or more leaves two tests of
+    // this pass to the byte span below, which refuses every tensor they would refuse (the
+    // worded check, which words the first rule broken, still asks both):
+    // - the INT64_MIN refusal (3 instructions a dimension). A dimension of extent e >= 2
+    //   and stride INT64_MIN reaches (e - 1) * INT64_MIN, which overflows for e > 2; for
+    //   e = 2 it adds INT64_MIN to low, which overflows unless low is 0 and then leaves low
+    //   INT64_MIN to the end (any later negative reach overflows). The byte span's first
+    //   byte is then (byte_offset / item + INT64_MIN) * item, with byte_offset / item <=
+    //   INT64_MAX / item: below -2^63 for item >= 2, refused;
+    // - the end's overflow test (into std::layout_stride), which never refuses: see there.
+    constexpr bool span_decides_silently = !detail::is_worded<Err> && Item >= 2;
     for (std::int32_t r = 0; r < ndim; ++r) {
       // A dimension with one index reaches only index 0: its stride never matters. Into
       // std::layout_stride it is skipped (neither its sign nor its place in an order
@@ -392,7 +403,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                       "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
                       "layout_stride_relaxed for broadcast or reversed views)",
                       r, static_cast<long long>(s));
-      } else if (s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1) [[unlikely]] {
+      } else if (!span_decides_silently && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1)
+          [[unlikely]] {
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
       }
       std::int64_t reach = 0;
@@ -404,12 +416,20 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                     static_cast<long long>(t.shape[r]), static_cast<long long>(s));
       if constexpr (Order == stride_rule::positive) {
         std::int64_t end = 0;  // past the last index of this dimension
-        if (detail::add_overflows(reach, s, &end)) [[unlikely]] {
+        if constexpr (span_decides_silently) {
+          // An end past INT64_MAX, reach + stride with stride <= reach (extent >= 2), makes
+          // reach, and high, at least 2^62: the byte span (high + 1) * item overflows for
+          // item >= 2, refused. So the end may wrap (unsigned, no UB) where the checked
+          // pass would decide no order: the orders of a refused tensor are never read.
+          end = static_cast<std::int64_t>(static_cast<std::uint64_t>(reach) + static_cast<std::uint64_t>(s));
+        } else if (detail::add_overflows(reach, s, &end)) [[unlikely]] {
           descending_gaps = ascending_gaps = -1;  // overflowing: no order is decided here
           end = std::numeric_limits<std::int64_t>::max();
         }
-        descending_gaps |= outer_stride - end;
-        ascending_gaps |= s - outer_end;
+        // Differences of positive operands (a wrapped end only where the span refuses).
+        descending_gaps |=
+            static_cast<std::int64_t>(static_cast<std::uint64_t>(outer_stride) - static_cast<std::uint64_t>(end));
+        ascending_gaps |= static_cast<std::int64_t>(static_cast<std::uint64_t>(s) - static_cast<std::uint64_t>(outer_end));
         outer_stride = s;
         outer_end = end;
       }
