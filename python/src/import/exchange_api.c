@@ -50,8 +50,28 @@ static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm)
   return compatible(api);
 }
 
+/* The kept checked form `type` publishes (shared.h, dlpm_py_kept_form), found by the type's
+ * own attribute lookup (a metaclass's or a base's attribute is found too, and refused by the
+ * identity test), or NULL: a capsule of exactly DLPM_PY_KEPT_FORM_CAPSULE whose struct has this
+ * layout's version and size, the facade's checked-form version and a checked_of, and names
+ * `type` itself. Anything else (none, a forged or foreign capsule, an older or newer layout,
+ * a subclass of a Tensor type, a class that copied the attribute) is NULL: its instances are
+ * checked in full. No exception left set. */
+static const dlpm_py_kept_form* kept_form_of(PyObject* type, const dlpm_py_names* nm) {
+  const dlpm_py_kept_form* kept = NULL;
+  PyObject* attr = PyObject_GetAttr(type, nm->kept_form);
+  if (attr != NULL && PyCapsule_IsValid(attr, DLPM_PY_KEPT_FORM_CAPSULE))
+    kept = (const dlpm_py_kept_form*)PyCapsule_GetPointer(attr, DLPM_PY_KEPT_FORM_CAPSULE);
+  Py_XDECREF(attr);
+  PyErr_Clear(); /* "none" is not an error */
+  if (kept == NULL || kept->version != DLPM_PY_KEPT_FORM_VERSION || kept->size != sizeof(dlpm_py_kept_form) ||
+      kept->type != type || kept->checked_version != DLPM_CHECKED_TENSOR_VERSION || kept->checked_of == NULL)
+    return NULL;
+  return kept;
+}
+
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
-  static const dlpm_py_type_facts none = {NULL, 0, 0};
+  static const dlpm_py_type_facts none = {NULL, 0, 0, NULL};
   PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
   dlpm_py_type_facts facts;
@@ -69,6 +89,7 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   facts.api = look_up(type, nm);
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
   facts.announces = PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
+  facts.kept = kept_form_of(type, nm);
   slot = cache_next++ % DLPM_PY_TYPE_CACHE;
   Py_XDECREF(type_cache[slot].type);
   Py_CLEAR(type_cache[slot].method);

@@ -222,14 +222,31 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
   return DLPM_OK;
 }
 
+/* The checked form obj's Tensor kept: this copy's own (dlpm_py__tensor_checked), else the one
+ * another copy of the component publishes for obj's type (`kept`, from the facts of obj's type:
+ * exchange_api.c has checked the publication, and that it names that very type), when it has
+ * this facade's layout; else NULL. It is never trusted beyond dlpm_check_prechecked's
+ * comparison: a description that differs from the form's is checked in full. */
+DLPM_PY_BODY const dlpm_checked_tensor* kept_checked(PyObject* obj, const dlpm_py_kept_form* kept) {
+  const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
+  if (checked != NULL || kept == NULL) return checked;
+  checked = kept->checked_of(obj);
+  return checked != NULL && checked->version == DLPM_CHECKED_TENSOR_VERSION ? checked : NULL;
+}
+
+int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT {
+  if (obj == NULL || PyCapsule_CheckExact(obj)) return 0;
+  return kept_checked(obj, dlpm_py__type_facts(obj).kept) != NULL;
+}
+
 /* The verdict of check_tensor/check_view, with the checked form of `view` written to
  * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
  * own, copied, when `view` describes what it was made of (checked against `check` by what
  * that check learned), else dlpm_check_tensor's, which checks `check` too
  * (dlpm_check_prechecked_tensor). Either way one check, and checked_out->tensor is `view`. */
-DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_t flags, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out) {
-  return dlpm_check_prechecked_tensor(view, flags, obj ? dlpm_py__tensor_checked(obj) : NULL, check, checked_out);
+DLPM_PY_BODY dlpm_status check_into(const dlpm_checked_tensor* kept, const DLTensor* view, uint64_t flags,
+                                    const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
+  return dlpm_check_prechecked_tensor(view, flags, kept, check, checked_out);
 }
 
 /* dlpm_check_managed's verdict on `t`, taken from `obj`: an export of a dlpack_mdspan.Tensor
@@ -237,20 +254,18 @@ DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_
  * not validated again; an export that differs from the Tensor's view, a copy, is checked in
  * full by dlpm_check_prechecked). `obj` NULL: not asked (a capsule, or a type that publishes
  * no exchange table, as the Tensor's type does). */
-DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
-                                      dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked;
-  if (checked_out != NULL) return check_into(obj, &t->dl_tensor, t->flags, check, checked_out);
-  checked = obj ? dlpm_py__tensor_checked(obj) : NULL;
+DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const dlpm_py_kept_form* kept, const DLManagedTensorVersioned* t,
+                                      const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked = obj ? kept_checked(obj, kept) : NULL;
+  if (checked_out != NULL) return check_into(checked, &t->dl_tensor, t->flags, check, checked_out);
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
 /* The same for a borrowed view (no flags): dlpm_check's verdict. */
-DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked;
-  if (checked_out != NULL) return check_into(obj, view, 0, check, checked_out);
-  checked = dlpm_py__tensor_checked(obj);
+DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const dlpm_py_kept_form* kept, const DLTensor* view,
+                                    const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked = kept_checked(obj, kept);
+  if (checked_out != NULL) return check_into(checked, view, 0, check, checked_out);
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
 
@@ -289,6 +304,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   PyObject* publisher = NULL; /* obj, when its type publishes an exchange table (a Tensor's does) */
+  const dlpm_py_kept_form* kept = NULL; /* the kept form another copy publishes on obj's type */
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
@@ -298,6 +314,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       return s;
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL) publisher = obj;
+    kept = facts.kept;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
       api = facts.api;
@@ -327,7 +344,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
-      (s = check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
+      (s = check_tensor(publisher, kept, t, check, checked_out)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
@@ -455,7 +472,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = check_view(obj, &view, check, checked_out)) != DLPM_OK) {
+      if (check != NULL && (s = check_view(obj, facts.kept, &view, check, checked_out)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);
         return s;
       }

@@ -33,6 +33,8 @@ typedef struct dlpm_py_type_facts {
   const DLPackExchangeAPI* api; /* the table the type publishes, usable here, or NULL */
   unsigned semantic_bits;       /* producer_bits.c's rule for the type; 0: none */
   int announces;                /* the type has __dlpack_data_type__ (the array API's dtype protocol) */
+  const dlpm_py_kept_form* kept; /* the kept checked form another copy of the component publishes on its
+                                    Tensor type (shared.h), trusted as exchange_api.c's kept_form_of says; or NULL */
 } dlpm_py_type_facts;
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
 
