@@ -17,6 +17,7 @@ static struct {
   dlpm_py_type_facts facts;
   PyObject* method;
   unsigned int method_tag;
+  const dlpm_py_kept_form* kept; /* kept_form_of(type) */
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -71,7 +72,7 @@ static const dlpm_py_kept_form* kept_form_of(PyObject* type, const dlpm_py_names
 }
 
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
-  static const dlpm_py_type_facts none = {NULL, 0, 0, NULL};
+  static const dlpm_py_type_facts none = {NULL, 0, 0};
   PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
   dlpm_py_type_facts facts;
@@ -89,7 +90,6 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   facts.api = look_up(type, nm);
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
   facts.announces = PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
-  facts.kept = kept_form_of(type, nm);
   slot = cache_next++ % DLPM_PY_TYPE_CACHE;
   Py_XDECREF(type_cache[slot].type);
   Py_CLEAR(type_cache[slot].method);
@@ -97,8 +97,18 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   type_cache[slot].type = type;
   type_cache[slot].facts = facts;
   type_cache[slot].method_tag = 0;
+  type_cache[slot].kept = kept_form_of(type, nm);
   cache_last = slot;
   return facts;
+}
+
+const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
+  PyObject* type = (PyObject*)Py_TYPE(obj);
+  if (type_cache[cache_last].type != type) {
+    (void)dlpm_py__type_facts(obj); /* caches the type (the import has looked it up already) */
+    if (type_cache[cache_last].type != type) return NULL; /* MemoryError: not cached */
+  }
+  return type_cache[cache_last].kept;
 }
 
 PyObject* dlpm_py__dlpack_method(PyObject* obj) {

@@ -223,20 +223,21 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
 }
 
 /* The checked form obj's Tensor kept: this copy's own (dlpm_py__tensor_checked), else the one
- * another copy of the component publishes for obj's type (`kept`, from the facts of obj's type:
- * exchange_api.c has checked the publication, and that it names that very type), when it has
- * this facade's layout; else NULL. It is never trusted beyond dlpm_check_prechecked's
- * comparison: a description that differs from the form's is checked in full. */
-DLPM_PY_BODY const dlpm_checked_tensor* kept_checked(PyObject* obj, const dlpm_py_kept_form* kept) {
+ * another copy of the component publishes for obj's type (dlpm_py__kept_form: exchange_api.c
+ * has checked the publication, and that it names that very type), when it has this facade's
+ * layout; else NULL. It is never trusted beyond dlpm_check_prechecked's comparison: a
+ * description that differs from the form's is checked in full. */
+DLPM_PY_BODY const dlpm_checked_tensor* kept_checked(PyObject* obj) {
   const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
-  if (checked != NULL || kept == NULL) return checked;
+  const dlpm_py_kept_form* kept;
+  if (checked != NULL || (kept = dlpm_py__kept_form(obj)) == NULL) return checked;
   checked = kept->checked_of(obj);
   return checked != NULL && checked->version == DLPM_CHECKED_TENSOR_VERSION ? checked : NULL;
 }
 
 int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT {
   if (obj == NULL || PyCapsule_CheckExact(obj)) return 0;
-  return kept_checked(obj, dlpm_py__type_facts(obj).kept) != NULL;
+  return kept_checked(obj) != NULL;
 }
 
 /* The verdict of check_tensor/check_view, with the checked form of `view` written to
@@ -254,17 +255,17 @@ DLPM_PY_BODY dlpm_status check_into(const dlpm_checked_tensor* kept, const DLTen
  * not validated again; an export that differs from the Tensor's view, a copy, is checked in
  * full by dlpm_check_prechecked). `obj` NULL: not asked (a capsule, or a type that publishes
  * no exchange table, as the Tensor's type does). */
-DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const dlpm_py_kept_form* kept, const DLManagedTensorVersioned* t,
-                                      const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked = obj ? kept_checked(obj, kept) : NULL;
+DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
+                                      dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked = obj ? kept_checked(obj) : NULL;
   if (checked_out != NULL) return check_into(checked, &t->dl_tensor, t->flags, check, checked_out);
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
 /* The same for a borrowed view (no flags): dlpm_check's verdict. */
-DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const dlpm_py_kept_form* kept, const DLTensor* view,
-                                    const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked = kept_checked(obj, kept);
+DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
+                                    dlpm_checked_tensor* checked_out) {
+  const dlpm_checked_tensor* checked = kept_checked(obj);
   if (checked_out != NULL) return check_into(checked, view, 0, check, checked_out);
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
@@ -304,7 +305,6 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   PyObject* publisher = NULL; /* obj, when its type publishes an exchange table (a Tensor's does) */
-  const dlpm_py_kept_form* kept = NULL; /* the kept form another copy publishes on obj's type */
   dlpm_status s;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
@@ -314,7 +314,6 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       return s;
     if (!o->accept_semantic_bits) bits = facts.semantic_bits;
     if (facts.api != NULL) publisher = obj;
-    kept = facts.kept;
     if (facts.api != NULL && exchange_api_allowed(o)) {
       path = DLPM_PY_PATH_EXCHANGE_API;
       api = facts.api;
@@ -344,7 +343,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
-      (s = check_tensor(publisher, kept, t, check, checked_out)) != DLPM_OK)
+      (s = check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
@@ -472,7 +471,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = check_view(obj, facts.kept, &view, check, checked_out)) != DLPM_OK) {
+      if (check != NULL && (s = check_view(obj, &view, check, checked_out)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);
         return s;
       }
@@ -522,6 +521,14 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
     return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, out);
+  /* A binding's kept-form borrow (the Rust PyTensor's): validating, its checked form handed
+   * back, nothing kept alive or traced; expanded once more for the same reason. */
+  if (opts->validate && !opts->keep_alive && opts->provenance == NULL && checked_form_out(opts) != NULL) {
+    s = borrow_tensor(obj, opts, caller_writes(req, opts), req ? req : no_requirements(), req, 0, NULL, opts->checked,
+                      out);
+    if (s != DLPM_OK) opts->checked->tensor = NULL;
+    return s;
+  }
   s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
                     checked_form_out(opts), out);
   if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;
