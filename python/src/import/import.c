@@ -521,14 +521,6 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
     return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, out);
-  /* A binding's kept-form borrow (the Rust PyTensor's): validating, its checked form handed
-   * back, nothing kept alive or traced; expanded once more for the same reason. */
-  if (opts->validate && !opts->keep_alive && opts->provenance == NULL && checked_form_out(opts) != NULL) {
-    s = borrow_tensor(obj, opts, caller_writes(req, opts), req ? req : no_requirements(), req, 0, NULL, opts->checked,
-                      out);
-    if (s != DLPM_OK) opts->checked->tensor = NULL;
-    return s;
-  }
   s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
                     checked_form_out(opts), out);
   if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;
