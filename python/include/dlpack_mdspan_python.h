@@ -374,6 +374,14 @@ DLPM_PY_API PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t,
 /** The dlpack_mdspan.Tensor type (a new reference), or NULL with an exception set. */
 DLPM_PY_API PyObject* dlpm_py_tensor_type(void) DLPM_NOEXCEPT;
 
+/** Nonzero when a validating dlpm_py_borrow of `obj` checks it against a checked form its
+ * Tensor kept, and can hand that form back (dlpm_py_options.checked) at no check of its own:
+ * `obj` is a dlpack_mdspan.Tensor of this copy of the component, or of another copy whose
+ * type publishes its kept form (docs/python-interop.md, "A Tensor of another copy"); 0 for
+ * anything else (NULL included). For a binding choosing between that borrow and a check of
+ * its own. Sets no exception; the GIL must be held. */
+DLPM_PY_API int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT;
+
 /** The tensor a dlpack_mdspan.Tensor holds (borrowed: valid while `obj` lives), or NULL
  * with a TypeError set when `obj` is not one. */
 DLPM_PY_API const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT;

@@ -517,6 +517,29 @@ static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void*
   return dlpm_py__library_stream(device, out);
 }
 
+/* The kept checked form this copy's Tensor type publishes for other copies of the component
+ * (shared.h, dlpm_py_kept_form): a Tensor's own, or NULL for any other object. */
+static const dlpm_checked_tensor* kept_checked_of(PyObject* obj) {
+  return is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL ? &as_tensor(obj)->checked : NULL;
+}
+
+static dlpm_py_kept_form tensor_kept_form = {DLPM_PY_KEPT_FORM_VERSION, sizeof(dlpm_py_kept_form), NULL,
+                                             DLPM_CHECKED_TENSOR_VERSION, 0, kept_checked_of};
+
+/* Publishes tensor_kept_form, naming `type`, on `type`. 0, or -1 with an exception set. */
+static int publish_kept_form(PyObject* type) {
+  const dlpm_py_names* nm = dlpm_py__names();
+  PyObject* capsule;
+  int rc;
+  if (nm == NULL) return -1;
+  tensor_kept_form.type = type;
+  /* process-lifetime (a static, as the exchange table): no destructor */
+  if ((capsule = PyCapsule_New(&tensor_kept_form, DLPM_PY_KEPT_FORM_CAPSULE, NULL)) == NULL) return -1;
+  rc = PyObject_SetAttr(type, nm->kept_form, capsule);
+  Py_DECREF(capsule);
+  return rc;
+}
+
 static PyObject* ready_type(void) {
   static const dlpm_py_exchange_callbacks callbacks = {DLPM_PY_EXCHANGE_CALLBACKS_VERSION, exchange_to_managed,
                                                        exchange_to_dltensor, NULL, NULL, tensor_work_stream};
@@ -524,7 +547,7 @@ static PyObject* ready_type(void) {
   if (tensor_type) return tensor_type;
   if (dlpm_py_exchange_api_init(&tensor_exchange_api, &callbacks) != DLPM_OK) return NULL;
   if ((type = PyType_FromSpec(&tensor_spec)) == NULL) return NULL;
-  if (dlpm_py_publish_exchange_api(type, &tensor_exchange_api) != 0) {
+  if (dlpm_py_publish_exchange_api(type, &tensor_exchange_api) != 0 || publish_kept_form(type) != 0) {
     Py_DECREF(type);
     return NULL;
   }

@@ -17,6 +17,7 @@ static struct {
   dlpm_py_type_facts facts;
   PyObject* method;
   unsigned int method_tag;
+  const dlpm_py_kept_form* kept; /* kept_form_of(type) */
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -50,6 +51,26 @@ static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm)
   return compatible(api);
 }
 
+/* The kept checked form `type` publishes (shared.h, dlpm_py_kept_form), found by the type's
+ * own attribute lookup (a metaclass's or a base's attribute is found too, and refused by the
+ * identity test), or NULL: a capsule of exactly DLPM_PY_KEPT_FORM_CAPSULE whose struct has this
+ * layout's version and size, the facade's checked-form version and a checked_of, and names
+ * `type` itself. Anything else (none, a forged or foreign capsule, an older or newer layout,
+ * a subclass of a Tensor type, a class that copied the attribute) is NULL: its instances are
+ * checked in full. No exception left set. */
+static const dlpm_py_kept_form* kept_form_of(PyObject* type, const dlpm_py_names* nm) {
+  const dlpm_py_kept_form* kept = NULL;
+  PyObject* attr = PyObject_GetAttr(type, nm->kept_form);
+  if (attr != NULL && PyCapsule_IsValid(attr, DLPM_PY_KEPT_FORM_CAPSULE))
+    kept = (const dlpm_py_kept_form*)PyCapsule_GetPointer(attr, DLPM_PY_KEPT_FORM_CAPSULE);
+  Py_XDECREF(attr);
+  PyErr_Clear(); /* "none" is not an error */
+  if (kept == NULL || kept->version != DLPM_PY_KEPT_FORM_VERSION || kept->size != sizeof(dlpm_py_kept_form) ||
+      kept->type != type || kept->checked_version != DLPM_CHECKED_TENSOR_VERSION || kept->checked_of == NULL)
+    return NULL;
+  return kept;
+}
+
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   static const dlpm_py_type_facts none = {NULL, 0, 0};
   PyObject* type = (PyObject*)Py_TYPE(obj);
@@ -76,8 +97,18 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   type_cache[slot].type = type;
   type_cache[slot].facts = facts;
   type_cache[slot].method_tag = 0;
+  type_cache[slot].kept = kept_form_of(type, nm);
   cache_last = slot;
   return facts;
+}
+
+const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
+  PyObject* type = (PyObject*)Py_TYPE(obj);
+  if (type_cache[cache_last].type != type) {
+    (void)dlpm_py__type_facts(obj); /* caches the type (the import has looked it up already) */
+    if (type_cache[cache_last].type != type) return NULL; /* MemoryError: not cached */
+  }
+  return type_cache[cache_last].kept;
 }
 
 PyObject* dlpm_py__dlpack_method(PyObject* obj) {

@@ -222,14 +222,32 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
   return DLPM_OK;
 }
 
+/* The checked form obj's Tensor kept: this copy's own (dlpm_py__tensor_checked), else the one
+ * another copy of the component publishes for obj's type (dlpm_py__kept_form: exchange_api.c
+ * has checked the publication, and that it names that very type), when it has this facade's
+ * layout; else NULL. It is never trusted beyond dlpm_check_prechecked's comparison: a
+ * description that differs from the form's is checked in full. */
+DLPM_PY_BODY const dlpm_checked_tensor* kept_checked(PyObject* obj) {
+  const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
+  const dlpm_py_kept_form* kept;
+  if (checked != NULL || (kept = dlpm_py__kept_form(obj)) == NULL) return checked;
+  checked = kept->checked_of(obj);
+  return checked != NULL && checked->version == DLPM_CHECKED_TENSOR_VERSION ? checked : NULL;
+}
+
+int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT {
+  if (obj == NULL || PyCapsule_CheckExact(obj)) return 0;
+  return kept_checked(obj) != NULL;
+}
+
 /* The verdict of check_tensor/check_view, with the checked form of `view` written to
  * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
  * own, copied, when `view` describes what it was made of (checked against `check` by what
  * that check learned), else dlpm_check_tensor's, which checks `check` too
  * (dlpm_check_prechecked_tensor). Either way one check, and checked_out->tensor is `view`. */
-DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_t flags, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out) {
-  return dlpm_check_prechecked_tensor(view, flags, obj ? dlpm_py__tensor_checked(obj) : NULL, check, checked_out);
+DLPM_PY_BODY dlpm_status check_into(const dlpm_checked_tensor* kept, const DLTensor* view, uint64_t flags,
+                                    const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
+  return dlpm_check_prechecked_tensor(view, flags, kept, check, checked_out);
 }
 
 /* dlpm_check_managed's verdict on `t`, taken from `obj`: an export of a dlpack_mdspan.Tensor
@@ -239,9 +257,8 @@ DLPM_PY_BODY dlpm_status check_into(PyObject* obj, const DLTensor* view, uint64_
  * no exchange table, as the Tensor's type does). */
 DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
                                       dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked;
-  if (checked_out != NULL) return check_into(obj, &t->dl_tensor, t->flags, check, checked_out);
-  checked = obj ? dlpm_py__tensor_checked(obj) : NULL;
+  const dlpm_checked_tensor* checked = obj ? kept_checked(obj) : NULL;
+  if (checked_out != NULL) return check_into(checked, &t->dl_tensor, t->flags, check, checked_out);
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
@@ -259,9 +276,8 @@ static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManaged
 /* The same for a borrowed view (no flags): dlpm_check's verdict. */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
                                     dlpm_checked_tensor* checked_out) {
-  const dlpm_checked_tensor* checked;
-  if (checked_out != NULL) return check_into(obj, view, 0, check, checked_out);
-  checked = dlpm_py__tensor_checked(obj);
+  const dlpm_checked_tensor* checked = kept_checked(obj);
+  if (checked_out != NULL) return check_into(checked, view, 0, check, checked_out);
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
 

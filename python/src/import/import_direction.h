@@ -36,6 +36,12 @@ typedef struct dlpm_py_type_facts {
 } dlpm_py_type_facts;
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
 
+/* exchange_api.c: the kept checked form another copy of the component publishes on obj's type
+ * (shared.h, dlpm_py_kept_form), as its type's cache keeps it (trusted as kept_form_of there
+ * says), or NULL. Not one of the facts, which stay small enough to be returned in registers:
+ * asked only by a validating import of a type that is no Tensor of this copy. */
+const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj);
+
 /* exchange_api.c: obj's __dlpack__ as its type's cache keeps it, to be called with obj as
  * its first argument exactly as PyObject_VectorcallMethod(__dlpack__) would call it (a new
  * reference); NULL (no exception set) when the caller must look it up through

@@ -20,8 +20,10 @@ const dlpm_py_names* dlpm_py__names(void) {
   names.stream = intern("stream");
   names.our_max_version = Py_BuildValue("(ii)", 1, (int)DLPACK_MINOR_VERSION);
   names.kwnames_max_version = names.max_version ? PyTuple_Pack(1, names.max_version) : NULL;
+  names.kept_form = intern(DLPM_PY_KEPT_FORM_ATTRIBUTE);
   if (!names.dlpack || !names.dlpack_device || !names.dlpack_data_type || !names.exchange_capsule || !names.exchange_integer || !names.max_version ||
-      !names.dl_device || !names.copy || !names.stream || !names.our_max_version || !names.kwnames_max_version)
+      !names.dl_device || !names.copy || !names.stream || !names.our_max_version || !names.kwnames_max_version ||
+      !names.kept_form)
     return NULL; /* only under MemoryError; names made so far are leaked, the next call retries */
   names_ready = 1;
   return &names;

@@ -33,6 +33,7 @@ typedef struct dlpm_py_names {
   PyObject* stream;             /* "stream" */
   PyObject* our_max_version;    /* (1, DLPACK_MINOR_VERSION) */
   PyObject* kwnames_max_version; /* ("max_version",) */
+  PyObject* kept_form;          /* DLPM_PY_KEPT_FORM_ATTRIBUTE */
 } dlpm_py_names;
 
 /* The names, or NULL with an exception set. */
@@ -99,6 +100,31 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
  * dlpm_managed_new_checked, so its shape pointer is that form's tensor's exactly when it
  * describes that tensor with its very arrays (the facade's promise). */
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out);
+
+/* The kept checked form across copies of the component (docs/python-interop.md, "A Tensor of
+ * another copy"): each copy's Tensor type publishes, as the type attribute
+ * DLPM_PY_KEPT_FORM_ATTRIBUTE, a capsule named exactly DLPM_PY_KEPT_FORM_CAPSULE holding a
+ * process-lifetime dlpm_py_kept_form. Another copy (exchange_api.c) trusts it only when
+ * `version` and `size` are this layout's, `type` is the very type it was found on (a
+ * subclass, or a class that copied the attribute, is another type) and `checked_version` is
+ * the facade's DLPM_CHECKED_TENSOR_VERSION; then checked_of(obj), for an object of exactly
+ * that type, is the form that Tensor's check learned, which a borrow compares against the
+ * description it is lent (dlpm_check_prechecked: a description that differs is checked in
+ * full). A new layout or meaning takes a new capsule name. */
+#define DLPM_PY_KEPT_FORM_ATTRIBUTE "__dlpack_mdspan_kept_checked_form__"
+#define DLPM_PY_KEPT_FORM_CAPSULE "dlpack_mdspan.kept_checked_form.v1"
+#define DLPM_PY_KEPT_FORM_VERSION 1
+typedef struct dlpm_py_kept_form {
+  uint32_t version;         /* DLPM_PY_KEPT_FORM_VERSION */
+  uint32_t size;            /* sizeof(dlpm_py_kept_form) */
+  PyObject* type;           /* the type whose exact instances it describes (not a reference: the type lives
+                               for the process, and the consumer's type cache holds one) */
+  uint32_t checked_version; /* the dlpm_checked_tensor layout kept: DLPM_CHECKED_TENSOR_VERSION */
+  uint32_t reserved;        /* 0 */
+  /* obj (of exactly `type`, the GIL held): its kept form, or NULL (none: check in full). Sets no
+   * exception. */
+  const dlpm_checked_tensor* (*checked_of)(PyObject* obj);
+} dlpm_py_kept_form;
 
 /* import/protocol.c: (device_type, device_id) from obj.__dlpack_device__(), each field
  * range-checked into DLDevice's (a malformed answer is BufferError, a raising one keeps its

@@ -70,5 +70,10 @@ extern "C" {
     pub fn dlpm_py_borrow_end(b: *mut dlpm_py_borrowed);
     pub fn dlpm_py_tensor_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
     pub fn dlpm_py_tensor_type() -> *mut PyObject;
+    /// Nonzero when a validating `dlpm_py_borrow` of `obj` checks it against a checked form
+    /// its Tensor kept (a `dlpack_mdspan.Tensor` of this copy of the component, or of another
+    /// copy whose type publishes its kept form) and hands that form back; 0 otherwise. Sets
+    /// no exception.
+    pub fn dlpm_py_keeps_checked_form(obj: *mut PyObject) -> core::ffi::c_int;
     pub fn dlpm_py_raise(status: dlpm_status) -> *mut PyObject;
 }

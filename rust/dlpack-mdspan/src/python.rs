@@ -170,27 +170,30 @@ fn rust_options(validate: bool) -> &'static pysys::dlpm_py_options {
     &cell.get_or_init(|| make(validate)).0
 }
 
-/// Whether `obj` is a `dlpack_mdspan.Tensor` of this extension's copy of the component
-/// (a `ManagedTensor` it returned, given back): the one producer whose checked form the
-/// borrow keeps, made when the Tensor was made. A Tensor of another extension (the
-/// `dlpack_mdspan` package's, a C extension's) is another type, as any other producer.
-fn is_own_tensor(obj: &Borrowed<'_, '_, PyAny>) -> bool {
+/// Whether a validating borrow of `obj` checks it against a checked form its Tensor kept and
+/// hands that form back (`dlpm_py_keeps_checked_form`): a `dlpack_mdspan.Tensor` of this
+/// extension's copy of the component (a `ManagedTensor` it returned, given back) or of another
+/// copy that publishes its kept form (the `dlpack_mdspan` package's, a C extension's,
+/// another Rust extension's). The answer is kept for the last type of each kind, so that a
+/// run of calls with one type asks once; it only chooses the path: a stale answer (a freed
+/// type's address taken by another) makes the borrow check in full or the view check, never
+/// trust more (the component decides what it trusts on each call).
+fn keeps_checked_form(obj: &Borrowed<'_, '_, PyAny>) -> bool {
     use std::sync::atomic::{AtomicPtr, Ordering};
-    static TYPE: AtomicPtr<pyo3::ffi::PyObject> = AtomicPtr::new(ptr::null_mut());
-    let mut own = TYPE.load(Ordering::Relaxed);
-    if own.is_null() {
-        // SAFETY: the GIL is held (obj); a new reference to a type that lives for the
-        // process, kept (never released) so that the pointer stays that type's.
-        own = unsafe { pysys::dlpm_py_tensor_type() };
-        if own.is_null() {
-            // SAFETY: the GIL is held; the component set an exception, not ours to raise here.
-            unsafe { pyo3::ffi::PyErr_Clear() };
-            return false;
-        }
-        TYPE.store(own, Ordering::Relaxed);
+    static KEEPS: AtomicPtr<pyo3::ffi::PyTypeObject> = AtomicPtr::new(ptr::null_mut());
+    static KEEPS_NOT: AtomicPtr<pyo3::ffi::PyTypeObject> = AtomicPtr::new(ptr::null_mut());
+    // SAFETY: obj is a live object; its type pointer is read and compared, not dereferenced.
+    let ty = unsafe { pyo3::ffi::Py_TYPE(obj.as_ptr()) };
+    if ty == KEEPS.load(Ordering::Relaxed) {
+        return true;
     }
-    // SAFETY: obj is a live object; its type pointer is read, not dereferenced.
-    unsafe { pyo3::ffi::Py_TYPE(obj.as_ptr()) }.cast::<pyo3::ffi::PyObject>() == own
+    if ty == KEEPS_NOT.load(Ordering::Relaxed) {
+        return false;
+    }
+    // SAFETY: obj is live and the GIL is held (obj); the call sets no exception.
+    let keeps = unsafe { pysys::dlpm_py_keeps_checked_form(obj.as_ptr()) } != 0;
+    (if keeps { &KEEPS } else { &KEEPS_NOT }).store(ty, Ordering::Relaxed);
+    keeps
 }
 
 /// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which also tell the
@@ -219,8 +222,9 @@ fn borrow<T: Element>(
     Ok(Borrowing(unsafe { out.assume_init() }))
 }
 
-/// The borrow of this extension's own Tensor ([`is_own_tensor`]): the component checks the
-/// requirements of a view of `T` against the Tensor's kept checked form and hands that form
+/// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
+/// the component checks the requirements of a view of `T` against the Tensor's kept checked
+/// form (its own copy's, or the one another copy publishes: compared with the description lent) and hands that form
 /// back into `checked` (`dlpm_py_options.checked`). Returns the borrow and whether
 /// `checked` describes its tensor: true only when the component set `checked.tensor` to the
 /// very `dl_tensor` it wrote (its word that the checked form is of that description, with
@@ -228,7 +232,7 @@ fn borrow<T: Element>(
 /// producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper
 /// there than the component's check and hand-back (docs/performance.md, "Rust pyo3
 /// arguments").
-fn borrow_own<T: Element>(
+fn borrow_kept<T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
     checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
@@ -265,8 +269,8 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if is_own_tensor(&obj) {
-            return Self::extract_own(obj);
+        if keeps_checked_form(&obj) {
+            return Self::extract_kept(obj);
         }
         let borrow = borrow::<T>(&obj, false, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
@@ -288,13 +292,14 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
 }
 
 impl<'py, T: Element> PyTensor<'py, T> {
-    /// The extraction of this extension's own Tensor: the view made from the checked form
-    /// the component hands back ([`borrow_own`]). Out of line, so that the other producers'
+    /// The extraction of a Tensor whose checked form the component keeps (this extension's
+    /// copy's, or another copy's): the view made from the checked form the component hands
+    /// back ([`borrow_kept`]). Out of line, so that the other producers'
     /// extraction stays as it was.
     #[inline(never)]
-    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+    fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow_own::<T>(&obj, false, &mut checked)?;
+        let (borrow, described) = borrow_kept::<T>(&obj, false, &mut checked)?;
         // SAFETY: a live local, not written while the view is made (as in `extract`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
@@ -320,8 +325,8 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if is_own_tensor(&obj) {
-            return Self::extract_own(obj);
+        if keeps_checked_form(&obj) {
+            return Self::extract_kept(obj);
         }
         let borrow = borrow::<T>(&obj, true, rust_options(false))?;
         // The view copies the DLTensor's fields; this reference is read only while the
@@ -342,17 +347,17 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
 }
 
 impl<'py, T: Element> PyTensorMut<'py, T> {
-    /// As [`PyTensor`]'s `extract_own`, for a writer (the component's owning path, its
+    /// As [`PyTensor`]'s `extract_kept`, for a writer (the component's owning path, its
     /// check with the writable requirements refusing READ_ONLY).
     #[inline(never)]
-    fn extract_own(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+    fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow_own::<T>(&obj, true, &mut checked)?;
+        let (borrow, described) = borrow_kept::<T>(&obj, true, &mut checked)?;
         // SAFETY: a live local, not written while the view is made (as in `extract`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
         let tensor = Viewed::Flagged(tensor, borrow.0.flags);
         let view = if described {
-            // SAFETY: as PyTensor's `extract_own`; checked with the writable requirements.
+            // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements.
             unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
         } else {
             // SAFETY: as above; the view makes its own check.
