@@ -110,9 +110,10 @@ MISS_REASONS = (
                        + PROFILE),
     ("export view", "the int64 range test of size_t extents and strides, the empty-view rule, and get() building "
                     "its DLTensor beside the view's fields (by value, for clang's lifetime diagnostic) " + PROFILE),
-    ("Rust views", "the call a view makes, dlpm_check_layout, also counts the elements (the view's length; its raw "
-                   "row is in the Rust section); what Rust adds over that call is the slices, the length's range "
-                   "and the Result " + PROFILE),
+    ("Rust views", "the call a view makes, dlpm_check_tensor, also counts the elements and writes the checked "
+                   "form (the view's length and strides; its raw row is in the Rust section); what Rust adds over "
+                   "that call is the DLTensor's copy, the strides' inline buffer, the length's range and the "
+                   "Result " + PROFILE),
     ("NumPy ndarray: nanobind + our mdspan caster", "about nb::ndarray's instructions; the keep-alive "
                                                     "that stops a view inside std::optional, std::vector or "
                                                     "std::variant from outliving its tensor " + PROFILE),
@@ -301,10 +302,10 @@ def targets(rows):
         verdict("Rust views and element access <= 1.1x the raw facade calls",
                 "; ".join(f"{n.split(':')[0]}: {versus(r, get('Rust', r['baseline']))}" for n, r in rust),
                 max(ratio("Rust", n) for n, _ in rust) <= 1.1)
-    made = get("Rust", "view of a bare DLTensor: raw dlpm_check_layout (the call the view makes)")
+    made = get("Rust", "view of a bare DLTensor: raw dlpm_check_tensor (the call the view makes)")
     view = get("Rust", "view of a bare DLTensor: TensorView::<f32>::from_raw")
     if made and view:
-        out.append(("Rust view of a bare DLTensor against the one facade call it makes, dlpm_check_layout (no target)",
+        out.append(("Rust view of a bare DLTensor against the one facade call it makes, dlpm_check_tensor (no target)",
                     versus(view, made), "reported"))
     # Issue 37's ndarray target: the ndarray view at most 1.1x the view it is made from.
     for n, r in [(n, r) for (s, n), r in rows.items() if s == "Rust" and r["baseline"] and n.startswith("ndarray")]:

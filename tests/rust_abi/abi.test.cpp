@@ -27,7 +27,9 @@ namespace rust = dlpm_rust_abi;
   X(DLPM_E_MISALIGNED_METADATA) X(DLPM_E_UNSUPPORTED_VERSION) X(DLPM_E_PRODUCER_FAILED)                \
   X(DLPM_REQUIREMENTS_VERSION) X(DLPM_ANY_LEADING_DIM) X(DLPM_MAX_NDIM)                                 \
   X(DLPM_NULL_STRIDES_ROW_MAJOR) X(DLPM_NULL_STRIDES_REJECT)                                            \
-  X(DLPM_INLINE_OWNER_CAPACITY) X(DLPM_INLINE_OWNER_ALIGNMENT) X(DLPM_BUFFER_SIZE_UNKNOWN)
+  X(DLPM_INLINE_OWNER_CAPACITY) X(DLPM_INLINE_OWNER_ALIGNMENT) X(DLPM_BUFFER_SIZE_UNKNOWN)                \
+  X(DLPM_CHECKED_TENSOR_VERSION) X(DLPM_MESSAGE_SEND) X(DLPM_MESSAGE_RECEIVE) X(DLPM_MESSAGE_PLAN_VERSION) \
+  X(DLPM_MANAGED_OPTIONS_VERSION)
 
 // Before the C headers: rust_DLPM_OK = dlpm_rust_abi::DLPM_OK, and so on.
 #define DLPM_ABI_CAPTURE(name) constexpr auto rust_##name = rust::name;
@@ -119,7 +121,15 @@ constexpr bool same_repr() {
   } else if constexpr (std::is_class_v<C> && std::is_class_v<R>) {
     return sizeof(C) == sizeof(R) && alignof(C) == alignof(R);
   } else if constexpr (std::is_pointer_v<C> && std::is_pointer_v<R>) {
-    return std::is_function_v<std::remove_pointer_t<C>> && std::is_function_v<std::remove_pointer_t<R>>;
+    using PC = std::remove_pointer_t<C>;
+    using PR = std::remove_pointer_t<R>;
+    if constexpr (std::is_function_v<PC> && std::is_function_v<PR>) {
+      return true;
+    } else if constexpr (std::is_class_v<PC> && std::is_class_v<PR>) {  // a pointer to a mirrored struct
+      return std::is_const_v<PC> == std::is_const_v<PR> && same_repr<std::remove_cv_t<PC>, std::remove_cv_t<PR>>();
+    } else {
+      return false;
+    }
   } else {
     return false;
   }
@@ -197,6 +207,38 @@ DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, compact)
 DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, stride_order)
 DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, shape_divisors)
 DLPM_ABI_SAME_FIELD(dlpm_layout_requirements, stride_divisors)
+
+DLPM_ABI_SAME_STRUCT(dlpm_checked_tensor)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, version)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, row_major)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, tensor)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, flags)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, numel)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, itemsize)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, lowest_index)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, highest_index)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, implicit_strides)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, ndim)
+DLPM_ABI_SAME_FIELD(dlpm_checked_tensor, strides)
+
+DLPM_ABI_SAME_STRUCT(dlpm_message_plan)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, version)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, loops)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, element0)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, block)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, lower_bound)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, extent)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, dtype)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, itemsize)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, extents)
+DLPM_ABI_SAME_FIELD(dlpm_message_plan, byte_steps)
+
+DLPM_ABI_SAME_STRUCT(dlpm_managed_options)
+DLPM_ABI_SAME_FIELD(dlpm_managed_options, version)
+DLPM_ABI_SAME_FIELD(dlpm_managed_options, order)
+DLPM_ABI_SAME_FIELD(dlpm_managed_options, flags)
+DLPM_ABI_SAME_FIELD(dlpm_managed_options, release)
+DLPM_ABI_SAME_FIELD(dlpm_managed_options, ctx)
 
 // The deleters and the release callback take the same arguments.
 static_assert(std::is_same_v<decltype(::DLManagedTensor::deleter), void (*)(::DLManagedTensor*)>);

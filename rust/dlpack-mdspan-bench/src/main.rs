@@ -408,22 +408,18 @@ fn run(opts: &Options) -> Vec<Row> {
         }),
         vec![
             op(
-                "view of a bare DLTensor: raw dlpm_check_layout (the call the view makes)",
+                "view of a bare DLTensor: raw dlpm_check_tensor (the call the view makes)",
                 move || {
-                    let mut numel = 0i64;
-                    // SAFETY: t is a live DLTensor; req a valid requirements struct; NULL
-                    // strides out (t has its own); numel a valid out-parameter.
+                    let mut checked = std::mem::MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
+                    // SAFETY: t is a live DLTensor; req a valid requirements struct; `checked`
+                    // is writable storage for the struct, its version set before the call;
+                    // element size 0, as a view passes once its memo holds f32's size.
                     let s = unsafe {
-                        sys::dlpm_check_layout(
-                            black_box(t),
-                            0,
-                            &req,
-                            ptr::null_mut(),
-                            0,
-                            &mut numel,
-                        )
+                        ptr::addr_of_mut!((*checked.as_mut_ptr()).version)
+                            .write(sys::DLPM_CHECKED_TENSOR_VERSION);
+                        sys::dlpm_check_tensor(black_box(t), 0, &req, 0, checked.as_mut_ptr())
                     };
-                    black_box((s, numel));
+                    black_box((s, &checked));
                 },
             ),
             op(

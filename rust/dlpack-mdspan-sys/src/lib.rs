@@ -228,6 +228,34 @@ extern "C" {
         out: *mut dlpm_checked_tensor,
     ) -> dlpm_status;
 
+    /// `dlpm_check_managed`'s verdict, status and message for a tensor whose structure
+    /// [`dlpm_check_tensor`] has already accepted into `checked`: `tensor` with `flags`
+    /// against `req`, reading what that check learned instead of making the structure's pass
+    /// again, when `tensor` is `checked.tensor` or an equal description (the same data,
+    /// byte_offset, ndim, dtype, device, shape and strides) and `flags` carry
+    /// `checked.flags`' IS_SUBBYTE_TYPE_PADDED bit; otherwise (a NULL `checked.tensor`
+    /// included) the tensor is checked in full. `checked.tensor`, with its shape and strides,
+    /// must be unchanged since `checked` was filled.
+    pub fn dlpm_check_prechecked(
+        tensor: *const DLTensor,
+        flags: u64,
+        checked: *const dlpm_checked_tensor,
+        req: *const dlpm_requirements,
+    ) -> dlpm_status;
+
+    /// [`dlpm_check_prechecked`] that also writes the checked form to `*out` (its `version`
+    /// set by the caller), as [`dlpm_check_tensor`] writes it: `checked`'s learned fields with
+    /// `out.tensor = tensor` and `out.flags = flags` when the shortcut applies, else
+    /// `dlpm_check_tensor(tensor, flags, req, 0, out)`. `checked` and `req` may be NULL; `out`
+    /// may be `checked` itself. On failure `*out` is untouched.
+    pub fn dlpm_check_prechecked_tensor(
+        tensor: *const DLTensor,
+        flags: u64,
+        checked: *const dlpm_checked_tensor,
+        req: *const dlpm_requirements,
+        out: *mut dlpm_checked_tensor,
+    ) -> dlpm_status;
+
     /// Which tensors may travel as a message, and how: checks `tensor` once and admits it
     /// for `direction` ([`DLPM_MESSAGE_SEND`] or [`DLPM_MESSAGE_RECEIVE`]) by the core's
     /// rules, then writes the plan to `*out` (its `version` set by the caller).
@@ -298,6 +326,33 @@ extern "C" {
         release: dlpm_release_fn,
         owner: *const c_void,
         owner_size: usize,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// [`dlpm_managed_new`] with the description and the options by pointer (see
+    /// [`dlpm_managed_options`], starting from [`DLPM_MANAGED_OPTIONS_INIT`]): `order` 0 is
+    /// `dlpm_managed_new`, `b'C'` or `b'F'` is [`dlpm_managed_new_ordered`], with every rule
+    /// of theirs; `description`'s shape and strides are copied. Another `options.version` is
+    /// `DLPM_E_UNSUPPORTED_VERSION`, another order `DLPM_E_INVALID_ARGUMENT`. On failure
+    /// `*out` is untouched and `release` is not called; the options need not outlive the call.
+    pub fn dlpm_managed_new_from(
+        description: *const DLTensor,
+        options: *const dlpm_managed_options,
+        out: *mut *mut DLManagedTensorVersioned,
+    ) -> dlpm_status;
+
+    /// [`dlpm_managed_new`] of a description [`dlpm_check_tensor`] has checked
+    /// (`checked.tensor`): when it is non-empty, of rank above 0 with explicit strides, and
+    /// `flags` carry `checked.flags`' IS_SUBBYTE_TYPE_PADDED bit, it is not validated again and
+    /// the export's shape and strides ARE `checked.tensor`'s arrays (not copies), so the
+    /// owner `ctx` stands for must keep that tensor and its arrays alive and unchanged until
+    /// `release(ctx)` runs; otherwise it is the copying, validating `dlpm_managed_new`. On
+    /// failure `*out` is untouched and `release` is not called.
+    pub fn dlpm_managed_new_checked(
+        checked: *const dlpm_checked_tensor,
+        flags: u64,
+        release: dlpm_release_fn,
+        ctx: *mut c_void,
         out: *mut *mut DLManagedTensorVersioned,
     ) -> dlpm_status;
 
@@ -410,6 +465,15 @@ pub const DLPM_REQUIREMENTS_INIT: dlpm_requirements = dlpm_requirements {
     },
 };
 
+/// `DLPM_MANAGED_OPTIONS_INIT`: `dlpm_managed_new`'s reading, no flags, no release.
+pub const DLPM_MANAGED_OPTIONS_INIT: dlpm_managed_options = dlpm_managed_options {
+    version: DLPM_MANAGED_OPTIONS_VERSION,
+    order: 0,
+    flags: 0,
+    release: None,
+    ctx: core::ptr::null_mut(),
+};
+
 // Compile-time layout checks against the x86-64 / aarch64 Linux ABI. The authoritative,
 // field-by-field check against the C headers is the C++ test tests/rust_abi.
 #[cfg(target_pointer_width = "64")]
@@ -428,4 +492,5 @@ const _: () = {
     assert!(core::mem::offset_of!(dlpm_requirements, layout) == 64);
     assert!(size_of::<dlpm_checked_tensor>() == 64 + 8 * 64);
     assert!(size_of::<dlpm_message_plan>() == 56 + 16 * 64);
+    assert!(size_of::<dlpm_managed_options>() == 32);
 };

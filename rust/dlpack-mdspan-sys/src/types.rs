@@ -426,6 +426,28 @@ pub struct dlpm_checked_tensor {
     pub strides: [i64; 64],
 }
 
+/// `DLPM_MANAGED_OPTIONS_VERSION`: the layout of `dlpm_managed_options` this mirror describes.
+pub const DLPM_MANAGED_OPTIONS_VERSION: u32 = 1;
+
+/// `dlpm_managed_options`: what `dlpm_managed_new_from` needs besides the description (the
+/// versioned form of `dlpm_managed_new`'s scalar arguments). Start from
+/// `DLPM_MANAGED_OPTIONS_INIT`, which reads the description as `dlpm_managed_new` does.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct dlpm_managed_options {
+    /// `DLPM_MANAGED_OPTIONS_VERSION`, set by the caller.
+    pub version: u32,
+    /// 0: `dlpm_managed_new`'s reading (NULL strides row-major, explicit ones kept as given);
+    /// `b'C'` or `b'F'`: `dlpm_managed_new_ordered`'s; any other is refused.
+    pub order: c_char,
+    /// Stored in the tensor as given.
+    pub flags: u64,
+    /// Called with `ctx` exactly once when the tensor is deleted; may be `None`.
+    pub release: dlpm_release_fn,
+    /// `release`'s argument.
+    pub ctx: *mut c_void,
+}
+
 /// `DLPM_MESSAGE_SEND` and `DLPM_MESSAGE_RECEIVE`: `dlpm_plan_message`'s direction.
 pub const DLPM_MESSAGE_SEND: i32 = 0;
 /// See [`DLPM_MESSAGE_SEND`].

@@ -336,7 +336,8 @@ fn row_major_in_vec(shape: &[i64], len: usize) -> bool {
 pub(crate) enum InBoundsStrides<'a> {
     /// Compact row-major, computed from the shape.
     RowMajor,
-    /// These, one per extent.
+    /// These, one per extent (only ndarray's exports give them).
+    #[cfg_attr(not(feature = "ndarray"), allow(dead_code))]
     Given(&'a [i64]),
 }
 
