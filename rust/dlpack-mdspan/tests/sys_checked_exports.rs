@@ -49,10 +49,16 @@ fn newer_facade_entry_points_through_sys() {
     };
     let mut out = ptr::null_mut();
     // SAFETY: description, options and out are valid for the call; data outlives the tensor.
-    assert_eq!(unsafe { sys::dlpm_managed_new_from(&description, &options, &mut out) }, sys::DLPM_OK);
+    assert_eq!(
+        unsafe { sys::dlpm_managed_new_from(&description, &options, &mut out) },
+        sys::DLPM_OK
+    );
     // SAFETY: out is the live tensor the call made.
     let made = unsafe { &(*out).dl_tensor };
-    assert_ne!(made.shape, description.shape, "dlpm_managed_new_from copies the shape");
+    assert_ne!(
+        made.shape, description.shape,
+        "dlpm_managed_new_from copies the shape"
+    );
     // SAFETY: made.shape has ndim (2) entries.
     assert_eq!(unsafe { std::slice::from_raw_parts(made.shape, 2) }, &shape);
     // SAFETY: out is live and deleted once, here.
@@ -84,12 +90,21 @@ fn newer_facade_entry_points_through_sys() {
     let mut export = ptr::null_mut();
     // SAFETY: checked describes `description`, whose arrays outlive the export (deleted below).
     let s = unsafe {
-        sys::dlpm_managed_new_checked(&checked, 0, Some(count_release), 0x1234 as *mut c_void, &mut export)
+        sys::dlpm_managed_new_checked(
+            &checked,
+            0,
+            Some(count_release),
+            0x1234 as *mut c_void,
+            &mut export,
+        )
     };
     assert_eq!(s, sys::DLPM_OK);
     // SAFETY: export is the live tensor the call made.
     let shared = unsafe { &(*export).dl_tensor };
-    assert_eq!(shared.shape, description.shape, "the export shares the checked arrays");
+    assert_eq!(
+        shared.shape, description.shape,
+        "the export shares the checked arrays"
+    );
     assert_eq!(shared.strides, description.strides);
 
     // dlpm_check_prechecked(_tensor) of the export against the kept form.
@@ -98,10 +113,16 @@ fn newer_facade_entry_points_through_sys() {
     req.dtype = description.dtype;
     req.ndim = 2;
     // SAFETY: every pointer is valid for the call.
-    assert_eq!(unsafe { sys::dlpm_check_prechecked(shared, 0, &checked, &req) }, sys::DLPM_OK);
+    assert_eq!(
+        unsafe { sys::dlpm_check_prechecked(shared, 0, &checked, &req) },
+        sys::DLPM_OK
+    );
     req.ndim = 3;
     // SAFETY: as above.
-    assert_ne!(unsafe { sys::dlpm_check_prechecked(shared, 0, &checked, &req) }, sys::DLPM_OK);
+    assert_ne!(
+        unsafe { sys::dlpm_check_prechecked(shared, 0, &checked, &req) },
+        sys::DLPM_OK
+    );
     req.ndim = 2;
     let mut form = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
     // SAFETY: form is writable storage for the struct; its version is set before the call.
@@ -111,7 +132,10 @@ fn newer_facade_entry_points_through_sys() {
         assert_eq!(s, sys::DLPM_OK);
         form.assume_init()
     };
-    assert_eq!(form.tensor, shared as *const sys::DLTensor, "the form names the tensor it was lent");
+    assert_eq!(
+        form.tensor, shared as *const sys::DLTensor,
+        "the form names the tensor it was lent"
+    );
     assert_eq!((form.numel, form.ndim), (6, 2));
     assert_eq!(&form.strides[..2], &strides);
 
