@@ -2,7 +2,8 @@
 /* Making capsules: the one place that calls PyCapsule_New for a DLPack capsule or a table
  * (import/capsule.c renames capsules when a tensor is taken, and makes owner objects).
  *   export:  an owned tensor -> a "dltensor_versioned" or legacy "dltensor" capsule
- *   publish: an exchange table -> the "dlpack_exchange_api" capsule on a type */
+ *   publish: an exchange table -> the "dlpack_exchange_api" capsule on a type, and a
+ *            Tensor type's kept checked form -> its versioned capsule on that type */
 #include "export/export.h"
 
 /* A consumer renames the capsule when it takes the tensor, so only a capsule that still
@@ -42,16 +43,20 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
 
 int dlpm_py_publish_exchange_api(PyObject* type, const DLPackExchangeAPI* table) DLPM_NOEXCEPT {
   const dlpm_py_names* nm;
-  PyObject* capsule;
-  int rc;
   if (type == NULL || table == NULL || !PyType_Check(type)) {
     PyErr_SetString(PyExc_ValueError, "dlpm_py_publish_exchange_api: needs a type and a table");
     return -1;
   }
   if ((nm = dlpm_py__names()) == NULL) return -1;
   /* The table is process-lifetime (DLPack's rule), so the capsule has no destructor. */
-  if ((capsule = PyCapsule_New((void*)table, "dlpack_exchange_api", NULL)) == NULL) return -1;
-  rc = PyObject_SetAttr(type, nm->exchange_capsule, capsule);
+  return dlpm_py__publish_on_type(type, nm->exchange_capsule, (void*)table, "dlpack_exchange_api");
+}
+
+int dlpm_py__publish_on_type(PyObject* type, PyObject* attribute, void* pointer, const char* capsule_name) {
+  PyObject* capsule;
+  int rc;
+  if ((capsule = PyCapsule_New(pointer, capsule_name, NULL)) == NULL) return -1;
+  rc = PyObject_SetAttr(type, attribute, capsule);
   Py_DECREF(capsule);
   return rc;
 }

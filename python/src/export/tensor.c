@@ -529,15 +529,10 @@ static dlpm_py_kept_form tensor_kept_form = {DLPM_PY_KEPT_FORM_VERSION, sizeof(d
 /* Publishes tensor_kept_form, naming `type`, on `type`. 0, or -1 with an exception set. */
 static int publish_kept_form(PyObject* type) {
   const dlpm_py_names* nm = dlpm_py__names();
-  PyObject* capsule;
-  int rc;
   if (nm == NULL) return -1;
   tensor_kept_form.type = type;
-  /* process-lifetime (a static, as the exchange table): no destructor */
-  if ((capsule = PyCapsule_New(&tensor_kept_form, DLPM_PY_KEPT_FORM_CAPSULE, NULL)) == NULL) return -1;
-  rc = PyObject_SetAttr(type, nm->kept_form, capsule);
-  Py_DECREF(capsule);
-  return rc;
+  /* process-lifetime (a static, as the exchange table) */
+  return dlpm_py__publish_on_type(type, nm->kept_form, &tensor_kept_form, DLPM_PY_KEPT_FORM_CAPSULE);
 }
 
 static PyObject* ready_type(void) {
