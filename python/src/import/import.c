@@ -240,16 +240,6 @@ int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT {
   return kept_checked(obj) != NULL;
 }
 
-/* The verdict of check_tensor/check_view, with the checked form of `view` written to
- * `checked_out` (dlpm_py_options.checked; its version checked by check_options): a Tensor's
- * own, copied, when `view` describes what it was made of (checked against `check` by what
- * that check learned), else dlpm_check_tensor's, which checks `check` too
- * (dlpm_check_prechecked_tensor). Either way one check, and checked_out->tensor is `view`. */
-DLPM_PY_BODY dlpm_status check_into(const dlpm_checked_tensor* kept, const DLTensor* view, uint64_t flags,
-                                    const dlpm_requirements* check, dlpm_checked_tensor* checked_out) {
-  return dlpm_check_prechecked_tensor(view, flags, kept, check, checked_out);
-}
-
 /* dlpm_check_managed's verdict on `t`, taken from `obj`: an export of a dlpack_mdspan.Tensor
  * is checked against what the Tensor's own check learned when it was made (its structure is
  * not validated again; an export that differs from the Tensor's view, a copy, is checked in
@@ -258,7 +248,11 @@ DLPM_PY_BODY dlpm_status check_into(const dlpm_checked_tensor* kept, const DLTen
 DLPM_PY_BODY dlpm_status check_tensor(PyObject* obj, const DLManagedTensorVersioned* t, const dlpm_requirements* check,
                                       dlpm_checked_tensor* checked_out) {
   const dlpm_checked_tensor* checked = obj ? kept_checked(obj) : NULL;
-  if (checked_out != NULL) return check_into(checked, &t->dl_tensor, t->flags, check, checked_out);
+  /* With checked_out (dlpm_py_options.checked; its version checked by check_options): the
+   * kept form, copied, when the export describes what it was made of (checked against
+   * `check` by what that check learned), else dlpm_check_tensor's, which checks `check` too.
+   * Either way one check, and checked_out->tensor is the tensor checked. */
+  if (checked_out != NULL) return dlpm_check_prechecked_tensor(&t->dl_tensor, t->flags, checked, check, checked_out);
   return checked ? dlpm_check_prechecked(&t->dl_tensor, t->flags, checked, check) : dlpm_check_managed(t, check);
 }
 
@@ -277,7 +271,7 @@ static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManaged
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
                                     dlpm_checked_tensor* checked_out) {
   const dlpm_checked_tensor* checked = kept_checked(obj);
-  if (checked_out != NULL) return check_into(checked, view, 0, check, checked_out);
+  if (checked_out != NULL) return dlpm_check_prechecked_tensor(view, 0, checked, check, checked_out); /* as check_tensor's */
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
 
