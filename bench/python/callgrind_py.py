@@ -12,6 +12,13 @@ side's call floor (pyo3's empty #[pyfunction] and the C METH_O `noop`; selecting
 with -k counts both floors and its C row too).
 Hash randomisation and BLAS threads are turned off, so the counts repeat. -k runs only the
 cases whose name contains one of the TEXTs (`noop` always runs).
+
+--timed-loop counts each call in the loop bench_py.py times instead (timeit's `f(x)`, the
+function and its argument bound as globals: no attribute lookup, no loop variable stored),
+so that a ratio of two rows is the ratio of what the timed rows execute. The default loop's
+floor (`noop`) is about 640 instructions more than that loop's, which dilutes every ratio
+between two rows: the same difference over a larger whole (docs/performance.md, "The
+Tensor's exchange row in time").
 """
 import argparse
 import os
@@ -82,15 +89,26 @@ t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)
 if "tt" in {call!r}:
     import torch
     tt = torch.arange(24, dtype=torch.float32).reshape(4, 6)
-for _ in range(int(sys.argv[1])):
-    {call}
+{loop}
 """
+MODULE_LOOP = """for _ in range(int(sys.argv[1])):
+    {call}"""
+# bench_py.py's measure(): timeit.Timer("f(x)", globals={"f": fn, "x": arg}).
+TIMED_LOOP = """import timeit
+timeit.Timer("f(x)", globals={{"f": {function}, "x": {argument}}}).timeit(int(sys.argv[1]))"""
 
 
-def instructions(python, call, n):
+def program(call, timed):
+    if not timed:
+        return PROGRAM.format(call=call, loop=MODULE_LOOP.format(call=call))
+    function, argument = re.fullmatch(r"([\w.]+)\((\w+)\)", call).groups()  # every case is f(x)
+    return PROGRAM.format(call=call, loop=TIMED_LOOP.format(function=function, argument=argument))
+
+
+def instructions(python, call, n, timed=False):
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c",
-                          PROGRAM.format(call=call), str(n)], env=env, capture_output=True, text=True, check=True)
+                          program(call, timed), str(n)], env=env, capture_output=True, text=True, check=True)
     return int(re.search(r"Collected : (\d+)", out.stderr).group(1))
 
 
@@ -99,6 +117,8 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("-k", dest="keep", action="append", default=[], metavar="TEXT",
                         help="only the cases whose name contains TEXT (repeatable)")
+    parser.add_argument("--timed-loop", action="store_true",
+                        help="count in bench_py.py's timed loop (timeit's f(x)) instead of a module-level loop")
     args = parser.parse_args()
     print("| case | instructions per call |\n|---|---|")
     cases = dict(CASES)
@@ -113,7 +133,8 @@ def main():
         cases.update({c: (CASES | RUST_CASES)[c] for n, c in RUST_VERSUS.items() if n in cases})
     counts = {}
     for name, call in cases.items():
-        per_call = (instructions(args.python, call, 22000) - instructions(args.python, call, 2000)) // 20000
+        per_call = (instructions(args.python, call, 22000, args.timed_loop) -
+                    instructions(args.python, call, 2000, args.timed_loop)) // 20000
         counts[name] = per_call
         print(f"| {name} | {per_call} |", flush=True)
     print_net(counts)
