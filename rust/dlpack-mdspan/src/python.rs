@@ -263,10 +263,23 @@ fn borrow_kept<'b, T: Element>(
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
+    /// The path chosen ([`keeps_checked_form`]), each out of line, so that this stays a
+    /// type test and a jump: one frame's setup per argument, not two.
+    #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
-            return Self::extract_kept(obj);
+            Self::extract_kept(obj)
+        } else {
+            Self::extract_checked(obj)
         }
+    }
+}
+
+impl<'py, T: Element> PyTensor<'py, T> {
+    /// The extraction of any other producer: the component's borrow with `validate = 0`, and
+    /// the view's one check.
+    #[inline(never)]
+    fn extract_checked(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let mut out = MaybeUninit::uninit();
         let borrow = borrow::<T>(&obj, false, rust_options(false), &mut out)?;
         let (tensor, flags) = borrow.tensor();
@@ -285,9 +298,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
             borrow: borrow.into_parts(),
         })
     }
-}
 
-impl<'py, T: Element> PyTensor<'py, T> {
     /// The extraction of a Tensor whose checked form the component keeps (this extension's
     /// copy's, or another copy's): the view made from the checked form the component hands
     /// back ([`borrow_kept`]). Out of line, so that the other producers'
@@ -321,10 +332,23 @@ impl<'py, T: Element> PyTensor<'py, T> {
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
+    /// The path chosen ([`keeps_checked_form`]), each out of line, so that this stays a
+    /// type test and a jump: one frame's setup per argument, not two.
+    #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
-            return Self::extract_kept(obj);
+            Self::extract_kept(obj)
+        } else {
+            Self::extract_checked(obj)
         }
+    }
+}
+
+impl<'py, T: Element> PyTensorMut<'py, T> {
+    /// The extraction of any other producer: the component's borrow with `validate = 0`, and
+    /// the view's one check.
+    #[inline(never)]
+    fn extract_checked(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let mut out = MaybeUninit::uninit();
         let borrow = borrow::<T>(&obj, true, rust_options(false), &mut out)?;
         let (tensor, flags) = borrow.tensor();
@@ -342,9 +366,7 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
             borrow: borrow.into_parts(),
         })
     }
-}
 
-impl<'py, T: Element> PyTensorMut<'py, T> {
     /// As [`PyTensor`]'s `extract_kept`, for a writer (the component's owning path, its
     /// check with the writable requirements refusing READ_ONLY).
     #[inline(never)]
