@@ -263,8 +263,8 @@ fn borrow_kept<'b, T: Element>(
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
-    /// The path chosen ([`keeps_checked_form`]), each out of line, so that this stays a
-    /// type test and a jump: one frame's setup per argument, not two.
+    // The path chosen (keeps_checked_form), each out of line, so that this stays a type
+    // test and a jump: one frame's setup per argument, not two.
     #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
@@ -308,10 +308,10 @@ impl<'py, T: Element> PyTensor<'py, T> {
         let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
         let (borrow, described) = borrow_kept::<T>(&obj, false, &mut checked, &mut out)?;
         let (tensor, flags) = borrow.tensor();
-        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
-        // As `extract`'s, and with `described` the component checked this very tensor with
+        // As `extract_checked`'s, and with `described` the component checked this very tensor with
         // its flags against a view of T's requirements, and `checked` is what that check
         // learned (its contract, dlpm_py_options.checked); otherwise the view checks.
         let view = if described {
@@ -332,8 +332,8 @@ impl<'py, T: Element> PyTensor<'py, T> {
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
-    /// The path chosen ([`keeps_checked_form`]), each out of line, so that this stays a
-    /// type test and a jump: one frame's setup per argument, not two.
+    // The path chosen (keeps_checked_form), each out of line, so that this stays a type
+    // test and a jump: one frame's setup per argument, not two.
     #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
@@ -374,7 +374,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
         let (borrow, described) = borrow_kept::<T>(&obj, true, &mut checked, &mut out)?;
         let (tensor, flags) = borrow.tensor();
-        // SAFETY: a live local, not written while the view is made (as in `extract`).
+        // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
         let view = if described {
