@@ -102,11 +102,17 @@ impl Borrow {
     }
 }
 
-/// A borrow during the extraction, ended by its Drop unless the argument takes it
+/// A borrow during the extraction, in the place the component wrote it (a local of the
+/// extraction, so that it is not moved), ended by its Drop unless the argument takes it
 /// ([`Self::into_parts`]): a refusal of the view ends it.
-struct Borrowing(pysys::dlpm_py_borrowed);
+struct Borrowing<'b>(&'b mut pysys::dlpm_py_borrowed);
 
-impl Borrowing {
+impl Borrowing<'_> {
+    /// The borrowed tensor's description and flags, as the component wrote them.
+    fn tensor(&self) -> (&sys::DLTensor, u64) {
+        (&self.0.dl_tensor, self.0.flags)
+    }
+
     /// The borrow's owner and kept object for the argument, which ends it (its Drop).
     fn into_parts(self) -> Borrow {
         let borrow = Borrow {
@@ -118,11 +124,11 @@ impl Borrowing {
     }
 }
 
-impl Drop for Borrowing {
+impl Drop for Borrowing<'_> {
     fn drop(&mut self) {
         // SAFETY: the borrow made at extraction, ended once (here, or by the argument that
         // took it instead: into_parts forgets self), on the attached thread.
-        unsafe { pysys::dlpm_py_borrow_end(&mut self.0) }
+        unsafe { pysys::dlpm_py_borrow_end(self.0) }
     }
 }
 
@@ -197,13 +203,14 @@ fn keeps_checked_form(obj: &Borrowed<'_, '_, PyAny>) -> bool {
 }
 
 /// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which also tell the
-/// component whether the caller writes) and `options`.
-fn borrow<T: Element>(
+/// component whether the caller writes) and `options`, written into `out`, where it stays
+/// until the argument takes its owner ([`Borrowing::into_parts`]).
+fn borrow<'b, T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
     options: &pysys::dlpm_py_options,
-) -> PyResult<Borrowing> {
-    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::uninit();
+    out: &'b mut MaybeUninit<pysys::dlpm_py_borrowed>,
+) -> PyResult<Borrowing<'b>> {
     // SAFETY: obj is a live object and the GIL is held; the requirements are a static and
     // the options valid for the call (any pointer in them live for it); out is a valid
     // out-parameter.
@@ -219,7 +226,7 @@ fn borrow<T: Element>(
         return Err(PyErr::fetch(obj.py()));
     }
     // SAFETY: written by the component on success.
-    Ok(Borrowing(unsafe { out.assume_init() }))
+    Ok(Borrowing(unsafe { out.assume_init_mut() }))
 }
 
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
@@ -228,15 +235,16 @@ fn borrow<T: Element>(
 /// back into `checked` (`dlpm_py_options.checked`). Returns the borrow and whether
 /// `checked` describes its tensor: true only when the component set `checked.tensor` to the
 /// very `dl_tensor` it wrote (its word that the checked form is of that description, with
-/// the flags it reports); the pointer itself is not used after the borrow moves. Any other
+/// the flags it reports). Any other
 /// producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper
 /// there than the component's check and hand-back (docs/performance.md, "Rust pyo3
 /// arguments").
-fn borrow_kept<T: Element>(
+fn borrow_kept<'b, T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
     checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
-) -> PyResult<(Borrowing, bool)> {
+    out: &'b mut MaybeUninit<pysys::dlpm_py_borrowed>,
+) -> PyResult<(Borrowing<'b>, bool)> {
     let form = checked.as_mut_ptr();
     // SAFETY: `form` is valid for writes; the component reads only the version before it
     // writes the rest.
@@ -245,39 +253,40 @@ fn borrow_kept<T: Element>(
         checked: form,
         ..*rust_options(true)
     };
-    let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::uninit();
-    // SAFETY: as `borrow`'s; `checked` points to `form`, live for the call.
-    let status = unsafe {
-        pysys::dlpm_py_borrow(
-            obj.as_ptr(),
-            view_requirements::<T>(writable),
-            &options,
-            out.as_mut_ptr(),
-        )
-    };
-    if status != sys::DLPM_OK {
-        return Err(PyErr::fetch(obj.py()));
-    }
+    let borrowing = borrow::<T>(obj, writable, &options, out)?;
     // SAFETY: on success the component has written `form->tensor` (NULL, or the address of
-    // out's dl_tensor).
-    let described = unsafe { (*form).tensor == ptr::addr_of!((*out.as_ptr()).dl_tensor) };
-    // SAFETY: written by the component on success.
-    Ok((Borrowing(unsafe { out.assume_init() }), described))
+    // the dl_tensor it wrote).
+    let described = unsafe { (*form).tensor } == ptr::addr_of!(borrowing.0.dl_tensor);
+    Ok((borrowing, described))
 }
 
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
     type Error = PyErr;
 
+    // The path chosen (keeps_checked_form), each out of line, so that this stays a type
+    // test and a jump: one frame's setup per argument, not two.
+    #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
-            return Self::extract_kept(obj);
+            Self::extract_kept(obj)
+        } else {
+            Self::extract_checked(obj)
         }
-        let borrow = borrow::<T>(&obj, false, rust_options(false))?;
+    }
+}
+
+impl<'py, T: Element> PyTensor<'py, T> {
+    /// The extraction of any other producer: the component's borrow with `validate = 0`, and
+    /// the view's one check.
+    #[inline(never)]
+    fn extract_checked(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = MaybeUninit::uninit();
+        let borrow = borrow::<T>(&obj, false, rust_options(false), &mut out)?;
+        let (tensor, flags) = borrow.tensor();
         // The view copies the DLTensor's fields; this reference is read only while the
-        // view is made, before `borrow` moves into the argument.
+        // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
-        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let flags = borrow.0.flags;
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
         // the borrow ends (Drop), after the view, which is only lent for borrows of self;
         // its elements are not written by Rust while a read borrow lives (the producer's
@@ -289,21 +298,20 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
             borrow: borrow.into_parts(),
         })
     }
-}
 
-impl<'py, T: Element> PyTensor<'py, T> {
     /// The extraction of a Tensor whose checked form the component keeps (this extension's
     /// copy's, or another copy's): the view made from the checked form the component hands
     /// back ([`borrow_kept`]). Out of line, so that the other producers'
     /// extraction stays as it was.
     #[inline(never)]
     fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow_kept::<T>(&obj, false, &mut checked)?;
-        // SAFETY: a live local, not written while the view is made (as in `extract`).
-        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
-        // As `extract`'s, and with `described` the component checked this very tensor with
+        let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+        let (borrow, described) = borrow_kept::<T>(&obj, false, &mut checked, &mut out)?;
+        let (tensor, flags) = borrow.tensor();
+        // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
+        let tensor = Viewed::Flagged(tensor, flags);
+        // As `extract_checked`'s, and with `described` the component checked this very tensor with
         // its flags against a view of T's requirements, and `checked` is what that check
         // learned (its contract, dlpm_py_options.checked); otherwise the view checks.
         let view = if described {
@@ -324,16 +332,30 @@ impl<'py, T: Element> PyTensor<'py, T> {
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
     type Error = PyErr;
 
+    // The path chosen (keeps_checked_form), each out of line, so that this stays a type
+    // test and a jump: one frame's setup per argument, not two.
+    #[inline]
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         if keeps_checked_form(&obj) {
-            return Self::extract_kept(obj);
+            Self::extract_kept(obj)
+        } else {
+            Self::extract_checked(obj)
         }
-        let borrow = borrow::<T>(&obj, true, rust_options(false))?;
+    }
+}
+
+impl<'py, T: Element> PyTensorMut<'py, T> {
+    /// The extraction of any other producer: the component's borrow with `validate = 0`, and
+    /// the view's one check.
+    #[inline(never)]
+    fn extract_checked(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
+        let mut out = MaybeUninit::uninit();
+        let borrow = borrow::<T>(&obj, true, rust_options(false), &mut out)?;
+        let (tensor, flags) = borrow.tensor();
         // The view copies the DLTensor's fields; this reference is read only while the
-        // view is made, before `borrow` moves into the argument.
+        // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
-        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let flags = borrow.0.flags;
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
         // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
         // share the memory.
@@ -344,18 +366,17 @@ impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensorMut<'py, T> {
             borrow: borrow.into_parts(),
         })
     }
-}
 
-impl<'py, T: Element> PyTensorMut<'py, T> {
     /// As [`PyTensor`]'s `extract_kept`, for a writer (the component's owning path, its
     /// check with the writable requirements refusing READ_ONLY).
     #[inline(never)]
     fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
-        let mut checked = MaybeUninit::uninit();
-        let (borrow, described) = borrow_kept::<T>(&obj, true, &mut checked)?;
-        // SAFETY: a live local, not written while the view is made (as in `extract`).
-        let tensor: &'py sys::DLTensor = unsafe { &*ptr::addr_of!(borrow.0.dl_tensor) };
-        let tensor = Viewed::Flagged(tensor, borrow.0.flags);
+        let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
+        let (borrow, described) = borrow_kept::<T>(&obj, true, &mut checked, &mut out)?;
+        let (tensor, flags) = borrow.tensor();
+        // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
+        let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
+        let tensor = Viewed::Flagged(tensor, flags);
         let view = if described {
             // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements.
             unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
