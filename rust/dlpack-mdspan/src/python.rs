@@ -52,7 +52,9 @@ pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
     PyBufferError::new_err(format!("{} ({})", e.message(), e.status().name()))
 }
 
-/// A tensor argument borrowed for the call, checked for reading as `T`.
+/// A tensor argument borrowed for the call, checked for reading as `T`. It keeps what owns
+/// the tensor (the Python object itself where the producer lends its tensor), so it may
+/// outlive the `Bound` it was extracted from.
 ///
 /// ```ignore
 /// #[pyfunction]
@@ -78,7 +80,7 @@ pub struct PyTensorMut<'py, T: Element> {
 }
 
 /// What a `dlpm_py_borrow` holds beyond the tensor's description: the owner and the object
-/// kept alive, released once by `dlpm_py_borrow_end` when the argument drops. The
+/// kept alive (on the borrowed path, the argument's object itself: [`borrow`]), released once by `dlpm_py_borrow_end` when the argument drops. The
 /// `DLTensor` and flags the component wrote are the view's copy ([`Borrow::end`] puts the
 /// struct back together), so an argument is moved without them (`*mut` fields: not Send).
 struct Borrow {
@@ -226,7 +228,15 @@ fn borrow<'b, T: Element>(
         return Err(PyErr::fetch(obj.py()));
     }
     // SAFETY: written by the component on success.
-    Ok(Borrowing(unsafe { out.assume_init_mut() }))
+    let out = unsafe { out.assume_init_mut() };
+    if out.owner.is_null() && out.keep_alive.is_null() {
+        // The borrowed path: the view is valid while `obj` is alive, and an extracted
+        // argument is not tied to `obj`'s lifetime (`obj.extract()` of a temporary), so the
+        // borrow keeps `obj` itself, as the component's keep-alive object, which
+        // `dlpm_py_borrow_end` drops.
+        out.keep_alive = Borrowed::to_owned(*obj).into_ptr();
+    }
+    Ok(Borrowing(out))
 }
 
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):

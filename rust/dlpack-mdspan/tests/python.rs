@@ -279,6 +279,48 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
     });
 }
 
+/// A `PyTensor` keeps its tensor alive, though the `Bound` it was extracted from is gone:
+/// our Tensor lends its tensor through the exchange API (nothing owned by the borrow), so
+/// the borrow holds the Tensor itself until the argument drops. Without it the view read a
+/// freed Tensor's memory.
+#[test]
+fn a_borrowed_tensor_outlives_the_object_it_was_extracted_from() {
+    Python::attach(|py| {
+        let sys = py.import("sys").unwrap();
+        let refs = |a: &Bound<'_, PyAny>| -> isize {
+            sys.call_method1("getrefcount", (a,))
+                .unwrap()
+                .extract()
+                .unwrap()
+        };
+        let values: Vec<f32> = (0..6).map(|v| v as f32).collect();
+        let tensor = || {
+            ManagedTensor::from_vec(values.clone(), &[2, 3])
+                .unwrap()
+                .into_pyobject(py)
+                .unwrap()
+        };
+        let a = tensor();
+        let before = refs(&a);
+        let t = a.extract::<PyTensor<'_, f32>>().unwrap();
+        assert_eq!(refs(&a), before + 1, "the borrow holds the Tensor");
+        drop(t);
+        assert_eq!(refs(&a), before, "and lets it go when it drops");
+        // The last reference to the Tensor is the temporary's, dropped at once.
+        let t = tensor().extract::<PyTensor<'_, f32>>().unwrap();
+        let others: Vec<_> = (0..64)
+            .map(|_| {
+                ManagedTensor::from_vec(vec![-1.0f32; 6], &[2, 3])
+                    .unwrap()
+                    .into_pyobject(py)
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(t.view_ref().to_vec(), values);
+        drop(others);
+    });
+}
+
 /// The borrow of a Python tensor ends once, when the argument drops (or when its view is
 /// refused): NumPy's export holds a reference to the array (`__dlpack__`'s capsule, the
 /// component's owner) until `dlpm_py_borrow_end` releases it, so the array's reference
