@@ -46,7 +46,7 @@ struct structure_options {
 /// What the structural checks learned about a tensor, in elements relative to the first
 /// element (data + byte_offset).
 struct tensor_summary {
-  std::int64_t numel = 0;         ///< number of elements (0 for an empty tensor)
+  std::int64_t numel = 0;         ///< number of elements (0 for an empty tensor; see check_structure for one exception)
   std::int64_t lowest_index = 0;  ///< smallest element index reached (<= 0 with negative strides)
   std::int64_t highest_index = 0; ///< largest element index reached
   std::uint64_t itemsize = 0;     ///< bytes per element, 0 for sub-byte dtypes
@@ -323,6 +323,9 @@ DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t by
 /// they must be positive (non_positive_stride), so the span starts at 0. Compact strides
 /// (seen while counting) make the span exact for every rule. DirectAddress: the caller
 /// knows the device has plain addresses (a typed import whose accessor accepts no other).
+/// The silent instance into std::layout_stride does not count a strided tensor's elements
+/// (summary numel detail::not_counted): its count past INT64_MAX is refused by the
+/// uniqueness that import_rules, its one caller, asks next (the proof at the end).
 template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false, class Err>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
                                             Err err) noexcept {
@@ -339,7 +342,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
   // The silent check of a typed import into std::layout_stride counts the elements only
   // while the strides are C-contiguous ones (what lets a compact tensor skip the span
-  // pass); a strided tensor's count is never needed there, see `strided` below.
+  // pass); a strided tensor's count is never needed there (the proof at the end).
   constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
   std::int64_t numel = 0;
   bool row_major = true;
@@ -441,8 +444,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         // costs more); a positive stride, every one into std::layout_stride, adds to high.
         if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
             (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
-          DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)", r,
-                      static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+          DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
+                      r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
         if constexpr (Order == stride_rule::positive) {
           std::int64_t end = 0;  // past the last index of this dimension
           if constexpr (span_decides_silently) {
@@ -520,6 +523,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // import_rules asks that no two indices share an element (ordered_unique, else
     // layout_stride_unique). Unique, the indices reach numel distinct elements in
     // [0, high], so numel <= high + 1; and the byte span refuses high + 1 > INT64_MAX / Item.
+    // (The pass stops at an extent 0 before it writes lowest_index and highest_index.)
     if (!row_major) {
       if (addressed()) return true;
       if (!detail::irregular_extents_empty(t.shape, ndim, err)) return false;
