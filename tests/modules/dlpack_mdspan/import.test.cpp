@@ -526,6 +526,88 @@ TEST_CASE("layout_stride: extent-1 dimensions have no stride that matters") {
   CHECK(&s[0, 2] == buf + 2);
 }
 
+// The silent rules into std::layout_stride count a tensor's elements only while its strides
+// are C-contiguous (check_structure's `uncounted`): from the first stride that is not, from
+// the innermost dimension out, the span pass reads the extents. So what the count decided
+// must come out the same without it, silent (to_mdspan, try_to_mdspan) and worded (with
+// requirements): an extent 0 outside the counted dimensions (an empty tensor, accepted
+// whatever its strides and data), a negative one (refused), a count past INT64_MAX (refused,
+// by the span and uniqueness) and past the index_type (refused). The tightest tensors: the
+// zero extent behind each refusal of the pass; a unique tensor of 2^63 int8 elements, whose
+// highest index is INT64_MAX exactly (so its byte span, not its index span, refuses it); a
+// column-major one of 128 elements into int8 extents, highest index 127.
+TEST_CASE("layout_stride: a strided tensor's elements are not counted by the silent rules, and the count's verdicts hold") {
+  using i8_strided = std::mdspan<std::int8_t, std::dextents<std::int64_t, 2>, std::layout_stride>;
+  using narrow = std::mdspan<int, std::dextents<std::int8_t, 2>, std::layout_stride>;
+  using unsigned_strided = std::mdspan<int, std::dextents<std::uint32_t, 2>, std::layout_stride>;
+  const DLDataType i8 = dlpm_test::dt(kDLInt, 8);
+  constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t quarter = std::int64_t{1} << 62;
+  alignas(8) int buf[256] = {};
+  // The same verdict by the silent rules (first) and the worded ones, the same view if any.
+  auto verdict = []<class M>(const DLTensor& t, std::type_identity<M>) {
+    const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
+    const dm::errc want = worded ? dm::errc::ok : worded.error().code();
+    CHECK(thrown_code<M>(t) == want);
+#ifndef DLPM_USE_MODULE  // the silent instance alone (internal, so the header form only): a refusal there is no error
+    dm::detail::import_plan<M> plan;
+    CHECK(dm::detail::import_rules<M, false>(t, 0, dm::detail::no_requirements, plan, dm::detail::silent{}) ==
+          worded.has_value());
+#endif
+    const auto silent = dm::try_to_mdspan<M>(t);
+    REQUIRE(silent.has_value() == worded.has_value());
+    if (silent) {
+      CHECK(silent->data_handle() == worded->data_handle());
+      CHECK(silent->mapping() == worded->mapping());
+      CHECK(meets_layout_stride_preconditions(silent->mapping()));
+      CHECK(dm::to_mdspan<M>(t).mapping() == worded->mapping());
+    }
+    return want;
+  };
+  using M3 = strided<int, 3>;
+  SUBCASE("an extent 0 outside the counted dimensions: empty, whatever the pass would refuse") {
+    tensor_builder negative_stride(buf, i32, {2, 0, 3}, {-5, 1, 2});
+    tensor_builder zero_stride(buf, i32, {2, 0, 3}, {0, 1, 2});
+    tensor_builder span(buf, i32, {3, 0, 2}, {max, 1, 2});
+    tensor_builder overlap(buf, i32, {4, 0, 4}, {1, 1, 2});
+    tensor_builder outermost(buf, i32, {0, 2, 3}, {1, 1, 2});
+    tensor_builder null_data(nullptr, i32, {0, 2, 3}, {1, 7, 2});
+    for (tensor_builder* b : {&negative_stride, &zero_stride, &span, &overlap, &outermost, &null_data}) {
+      INFO("shape " << b->shape[0] << "x" << b->shape[1] << "x" << b->shape[2]);
+      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::ok);
+      CHECK(dm::to_mdspan<M3>(b->get()).size() == 0);
+    }
+    CHECK(dm::to_mdspan<M3>(null_data.get()).data_handle() == nullptr);
+    // An empty tensor's data + byte_offset must still not wrap.
+    tensor_builder wrap(reinterpret_cast<void*>(~std::uintptr_t{0} - 64), i32, {0, 2, 3}, {1, 1, 2}, std::uint64_t{1} << 40);
+    CHECK(verdict(wrap.get(), std::type_identity<M3>{}) == dm::errc::byte_offset_overflow);
+  }
+  SUBCASE("a negative extent outside the counted dimensions is refused, beside a zero one too") {
+    tensor_builder alone(buf, i32, {-1, 2, 3}, {1, 1, 2});
+    tensor_builder with_zero(buf, i32, {0, -1, 3}, {1, 1, 2});
+    tensor_builder behind_refusal(buf, i32, {2, -3, 3}, {-5, 1, 2});
+    for (tensor_builder* b : {&alone, &with_zero, &behind_refusal})
+      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::negative_extent);
+  }
+  SUBCASE("a count past INT64_MAX is refused without the count") {
+    std::int8_t bytes[8] = {};
+    tensor_builder unique(bytes, i8, {quarter, 2}, {1, quarter});  // 2^63 elements, highest index INT64_MAX
+    CHECK(verdict(unique.get(), std::type_identity<i8_strided>{}) == dm::errc::span_overflow);
+    tensor_builder overlapping(bytes, i8, {std::int64_t{1} << 32, std::int64_t{1} << 32}, {1, 1});  // 2^64, span 2^33 - 2
+    CHECK(verdict(overlapping.get(), std::type_identity<i8_strided>{}) == dm::errc::span_overflow);
+    tensor_builder fits(bytes, i8, {quarter - 1, 2}, {1, quarter});  // 2^63 - 2 elements, highest index 2^63 - 2
+    CHECK(verdict(fits.get(), std::type_identity<i8_strided>{}) == dm::errc::ok);
+  }
+  SUBCASE("a count past the index_type is refused without the count, at the limit") {
+    tensor_builder over(buf, i32, {64, 2}, {1, 64});  // 128 elements, highest index 127
+    CHECK(verdict(over.get(), std::type_identity<narrow>{}) == dm::errc::extent_overflow);
+    tensor_builder at(buf, i32, {63, 2}, {1, 64});  // 126 elements, highest index 126
+    CHECK(verdict(at.get(), std::type_identity<narrow>{}) == dm::errc::ok);
+    tensor_builder slice(buf, i32, {2, 3}, {4, 1});  // an unsigned index_type is no reason to refuse
+    CHECK(verdict(slice.get(), std::type_identity<unsigned_strided>{}) == dm::errc::ok);
+  }
+}
+
 TEST_CASE("tensor_requirements are checked for empty tensors too") {
   tensor_builder empty(nullptr, i32, {0, 4}, {4, 1});
   dm::tensor_requirements bad_alignment;

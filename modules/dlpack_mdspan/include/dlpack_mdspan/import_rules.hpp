@@ -101,7 +101,9 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       DLPM_REFUSE(err, errc::shape_mismatch, "shape[%zu] = %lld but the view's static extent is %zu", r,
                   static_cast<long long>(e), static_cast<std::size_t>(extents_type::static_extent(r)));
   }
-  if (!std::in_range<index_type>(checked.numel()))
+  // Not counted (the silent check of a strided tensor into std::layout_stride, see
+  // check_structure): its count is at most highest_index + 1, whose range is asked below.
+  if (checked.numel() != not_counted && !std::in_range<index_type>(checked.numel()))
     DLPM_REFUSE(err, errc::extent_overflow, "%lld elements do not fit the view's index_type",
                 static_cast<long long>(checked.numel()));
   const bool empty = checked.numel() == 0;

@@ -46,7 +46,7 @@ struct structure_options {
 /// What the structural checks learned about a tensor, in elements relative to the first
 /// element (data + byte_offset).
 struct tensor_summary {
-  std::int64_t numel = 0;         ///< number of elements (0 for an empty tensor)
+  std::int64_t numel = 0;         ///< number of elements (0 for an empty tensor; see check_structure for one exception)
   std::int64_t lowest_index = 0;  ///< smallest element index reached (<= 0 with negative strides)
   std::int64_t highest_index = 0; ///< largest element index reached
   std::uint64_t itemsize = 0;     ///< bytes per element, 0 for sub-byte dtypes
@@ -128,6 +128,9 @@ DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, Err err) 
 }
 
 namespace detail {
+// What count_elements leaves in *numel when it stops at a stride (StopAtStride): no count.
+inline constexpr std::int64_t not_counted = -1;
+
 // count_elements' rare case, out of line: true when the extents are non-negative and one is
 // zero (an empty tensor); false, worded, for a negative extent or a product past INT64_MAX.
 // With positive extents the partial products only grow, so the overflow is worded where
@@ -156,8 +159,12 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// empty tensor are), learned from the same loop: counting from the innermost dimension
 /// out, the running count is the row-major stride of the next dimension. Call after
 /// check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
-template <int Rank = -1, class Err>
+/// StopAtStride (a known rank only): the loop stops at the first stride that is not
+/// C-contiguous, *row_major false and *numel detail::not_counted; the extents from there
+/// out are the caller's to check (check_structure's silent check into std::layout_stride).
+template <int Rank = -1, bool StopAtStride = false, class Err>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err) noexcept {
+  static_assert(!StopAtStride || Rank >= 0, "count_elements: StopAtStride needs a known rank");
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
   const std::int64_t* const shape = t.shape;
   const std::int64_t* const strides = t.strides;
@@ -184,7 +191,15 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         // An extent-1 dimension may have any stride. Asked first and short-circuited: a
         // compare and a jump for it, not a flag per comparison kept live to the end of the
         // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance.md).
-        compact &= e == 1 || strides[r] == n;
+        if constexpr (StopAtStride) {
+          if (e != 1 && strides[r] != n) {
+            *numel = detail::not_counted;
+            *row_major = false;
+            return true;
+          }
+        } else {
+          compact &= e == 1 || strides[r] == n;
+        }
         if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
       }
     }
@@ -308,6 +323,9 @@ DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t by
 /// they must be positive (non_positive_stride), so the span starts at 0. Compact strides
 /// (seen while counting) make the span exact for every rule. DirectAddress: the caller
 /// knows the device has plain addresses (a typed import whose accessor accepts no other).
+/// The silent instance into std::layout_stride does not count a strided tensor's elements
+/// (summary numel detail::not_counted): its count past INT64_MAX is refused by the
+/// uniqueness that import_rules, its one caller, asks next (the proof at the end).
 template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false, class Err>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
                                             Err err) noexcept {
@@ -322,9 +340,13 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   if (!check_metadata_pointers<Rank>(t, err)) return false;
   if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject)
     DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
+  // The silent check of a typed import into std::layout_stride counts the elements only
+  // while the strides are C-contiguous ones (what lets a compact tensor skip the span
+  // pass); a strided tensor's count is never needed there (the proof at the end).
+  constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
   std::int64_t numel = 0;
   bool row_major = true;
-  if (!count_elements<Rank>(t, &numel, &row_major, err)) return false;
+  if (!count_elements<Rank, uncounted>(t, &numel, &row_major, err)) return false;
   const std::uint64_t itemsize = Item != 0 ? Item : storage_itemsize(t.dtype, opts.subbyte_padded);
   out.numel = numel;
   out.itemsize = itemsize;
@@ -348,136 +370,169 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // span ends past data + byte_offset.
   const bool direct = DirectAddress || is_direct_address_device(t.device.device_type);
   const auto base = reinterpret_cast<std::uintptr_t>(t.data);
-  if (numel == 0 || itemsize == 0) {
+  auto handle_fits = [&]() DLPM_HOT_INLINE {
     if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset)
       DLPM_REFUSE(err, errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
                   static_cast<unsigned long long>(byte_offset));
+    return true;
+  };
+  if (numel == 0 || itemsize == 0) {
+    if (!handle_fits()) return false;
     if (numel == 0) return true;  // no element is addressed: strides and data are free
   }
-
-  if (base == 0)
-    DLPM_REFUSE(err, errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
-  std::int64_t low = 0, high = numel - 1;  // exact for compact strides: the partial sums telescope
-  if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
-    if constexpr (Order == stride_rule::row_major) {
-      // Compared while counting (a non-empty tensor here): the walk only words the refusal.
-      if (!row_major) {
-        (void)check_compact_strides<Order>(t, ndim, err);
+  // The rules of a tensor with elements (numel > 0, or not counted: see `uncounted`): data
+  // is not NULL, the index span [low, high] of the strides (with Order's stride rule and the
+  // order of the strides into std::layout_stride), the byte span.
+  auto addressed = [&]() DLPM_HOT_INLINE -> bool {
+    if (base == 0)
+      DLPM_REFUSE(err, errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
+    std::int64_t low = 0, high = numel - 1;  // exact for compact strides: the partial sums telescope
+    if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
+      if constexpr (Order == stride_rule::row_major) {
+        // Compared while counting (a non-empty tensor here): the walk only words the refusal.
+        if (!row_major) {
+          (void)check_compact_strides<Order>(t, ndim, err);
+          return false;
+        }
+      } else if (!check_compact_strides<Order>(t, ndim, err)) {
         return false;
       }
-    } else if (!check_compact_strides<Order>(t, ndim, err)) {
-      return false;
-    }
-  } else if (!row_major) {
-    high = 0;
-    // Into std::layout_stride the same pass notes whether the strides are unique in the
-    // order of the dimensions (a slice of a row-major array: each stride at least the end,
-    // stride times extent, of the dimension inside it) or in its reverse (a transpose).
-    // Each order is one OR of differences, negative once a link of its chain fails: the
-    // operands are positive, so no difference overflows.
-    std::int64_t descending_gaps = 0, ascending_gaps = 0;
-    std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
-    // The silent check of a typed import of elements of 2 bytes or more leaves two tests of
-    // this pass to the byte span below, which refuses every tensor they would refuse (the
-    // worded check, which words the first rule broken, still asks both):
-    // - the INT64_MIN refusal (3 instructions a dimension). A dimension of extent e >= 2
-    //   and stride INT64_MIN reaches (e - 1) * INT64_MIN, which overflows for e > 2; for
-    //   e = 2 it adds INT64_MIN to low, which overflows unless low is 0 and then leaves low
-    //   INT64_MIN to the end (any later negative reach overflows). The byte span's first
-    //   byte is then (byte_offset / item + INT64_MIN) * item, with byte_offset / item <=
-    //   INT64_MAX / item: below -2^63 for item >= 2, refused;
-    // - the end's overflow test (into std::layout_stride), which never refuses: see there.
-    constexpr bool span_decides_silently = !detail::is_worded<Err> && Item >= 2;
-    for (std::int32_t r = 0; r < ndim; ++r) {
-      // A dimension with one index reaches only index 0: its stride never matters. Into
-      // std::layout_stride it is skipped (neither its sign nor its place in an order
-      // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
-      // refusal (off the hot path) asks for its extent.
-      if constexpr (Order == stride_rule::positive) {
-        if (t.shape[r] == 1) continue;
-      }
-      const std::int64_t s = t.strides[r];
-      if constexpr (Order == stride_rule::positive) {
-        if (s <= 0)
-          DLPM_REFUSE(err, errc::non_positive_stride,
-                      "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
-                      "layout_stride_relaxed for broadcast or reversed views)",
-                      r, static_cast<long long>(s));
-      } else if (!span_decides_silently && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1)
-          [[unlikely]] {
-        DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
-      }
-      std::int64_t reach = 0;
-      // The reach goes to low or high by a branch on the sign (a select of the two sums
-      // costs more); a positive stride, every one into std::layout_stride, adds to high.
-      if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-          (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
-        DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)", r,
-                    static_cast<long long>(t.shape[r]), static_cast<long long>(s));
-      if constexpr (Order == stride_rule::positive) {
-        std::int64_t end = 0;  // past the last index of this dimension
-        if constexpr (span_decides_silently) {
-          // An end past INT64_MAX, reach + stride with stride <= reach (extent >= 2), makes
-          // reach, and high, at least 2^62: the byte span (high + 1) * item overflows for
-          // item >= 2, refused. So the end may wrap (unsigned, no UB) where the checked
-          // pass would decide no order: the orders of a refused tensor are never read.
-          end = static_cast<std::int64_t>(static_cast<std::uint64_t>(reach) + static_cast<std::uint64_t>(s));
-        } else if (detail::add_overflows(reach, s, &end)) [[unlikely]] {
-          descending_gaps = ascending_gaps = -1;  // overflowing: no order is decided here
-          end = std::numeric_limits<std::int64_t>::max();
+    } else if (!row_major) {
+      high = 0;
+      // Into std::layout_stride the same pass notes whether the strides are unique in the
+      // order of the dimensions (a slice of a row-major array: each stride at least the end,
+      // stride times extent, of the dimension inside it) or in its reverse (a transpose).
+      // Each order is one OR of differences, negative once a link of its chain fails: the
+      // operands are positive, so no difference overflows.
+      std::int64_t descending_gaps = 0, ascending_gaps = 0;
+      std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
+      // The silent check of a typed import of elements of 2 bytes or more leaves two tests of
+      // this pass to the byte span below, which refuses every tensor they would refuse (the
+      // worded check, which words the first rule broken, still asks both):
+      // - the INT64_MIN refusal (3 instructions a dimension). A dimension of extent e >= 2
+      //   and stride INT64_MIN reaches (e - 1) * INT64_MIN, which overflows for e > 2; for
+      //   e = 2 it adds INT64_MIN to low, which overflows unless low is 0 and then leaves low
+      //   INT64_MIN to the end (any later negative reach overflows). The byte span's first
+      //   byte is then (byte_offset / item + INT64_MIN) * item, with byte_offset / item <=
+      //   INT64_MAX / item: below -2^63 for item >= 2, refused;
+      // - the end's overflow test (into std::layout_stride), which never refuses: see there.
+      constexpr bool span_decides_silently = !detail::is_worded<Err> && Item >= 2;
+      for (std::int32_t r = 0; r < ndim; ++r) {
+        // A dimension with one index reaches only index 0: its stride never matters. Into
+        // std::layout_stride it is skipped (neither its sign nor its place in an order
+        // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
+        // refusal (off the hot path) asks for its extent.
+        if constexpr (Order == stride_rule::positive) {
+          if (t.shape[r] == 1) continue;
+          if constexpr (uncounted) {  // an extent count_elements did not read: below 1, check_structure decides
+            if (t.shape[r] < 1) return false;
+          }
         }
-        // Differences of positive operands (a wrapped end only where the span refuses).
-        descending_gaps |=
-            static_cast<std::int64_t>(static_cast<std::uint64_t>(outer_stride) - static_cast<std::uint64_t>(end));
-        ascending_gaps |= static_cast<std::int64_t>(static_cast<std::uint64_t>(s) - static_cast<std::uint64_t>(outer_end));
-        outer_stride = s;
-        outer_end = end;
+        const std::int64_t s = t.strides[r];
+        if constexpr (Order == stride_rule::positive) {
+          if (s <= 0)
+            DLPM_REFUSE(err, errc::non_positive_stride,
+                        "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
+                        "layout_stride_relaxed for broadcast or reversed views)",
+                        r, static_cast<long long>(s));
+        } else if (!span_decides_silently && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1)
+            [[unlikely]] {
+          DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
+        }
+        std::int64_t reach = 0;
+        // The reach goes to low or high by a branch on the sign (a select of the two sums
+        // costs more); a positive stride, every one into std::layout_stride, adds to high.
+        if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
+            (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
+          DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
+                      r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
+        if constexpr (Order == stride_rule::positive) {
+          std::int64_t end = 0;  // past the last index of this dimension
+          if constexpr (span_decides_silently) {
+            // An end past INT64_MAX, reach + stride with stride <= reach (extent >= 2), makes
+            // reach, and high, at least 2^62: the byte span (high + 1) * item overflows for
+            // item >= 2, refused. So the end may wrap (unsigned, no UB) where the checked
+            // pass would decide no order: the orders of a refused tensor are never read.
+            end = static_cast<std::int64_t>(static_cast<std::uint64_t>(reach) + static_cast<std::uint64_t>(s));
+          } else if (detail::add_overflows(reach, s, &end)) [[unlikely]] {
+            descending_gaps = ascending_gaps = -1;  // overflowing: no order is decided here
+            end = std::numeric_limits<std::int64_t>::max();
+          }
+          // Differences of positive operands (a wrapped end only where the span refuses).
+          descending_gaps |=
+              static_cast<std::int64_t>(static_cast<std::uint64_t>(outer_stride) - static_cast<std::uint64_t>(end));
+          ascending_gaps |= static_cast<std::int64_t>(static_cast<std::uint64_t>(s) - static_cast<std::uint64_t>(outer_end));
+          outer_stride = s;
+          outer_end = end;
+        }
       }
+      out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
     }
-    out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
-  }
-  out.lowest_index = low;
-  out.highest_index = high;
+    out.lowest_index = low;
+    out.highest_index = high;
 
-  // The byte range [first_byte, last_byte) from data the elements occupy must be
-  // representable, and on devices with plain addresses it must not wrap around the
-  // address space.
-  if (itemsize != 0) {
-    const auto item = static_cast<std::int64_t>(itemsize);
-    std::int64_t first_byte = 0, last_byte = 0, end = 0;
-    bool overflows = false;
-    if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
-      if constexpr (Item != 0) {
-        // (high + 1) * Item fits exactly when high + 1 <= INT64_MAX / Item (high >= 0): one
-        // compare with a constant.
-        overflows = high >= std::numeric_limits<std::int64_t>::max() / item;
-        // Unsigned, so that it wraps (only when overflows, which refuses) without UB.
-        last_byte = static_cast<std::int64_t>((static_cast<std::uint64_t>(high) + 1) * itemsize);
+    // The byte range [first_byte, last_byte) from data the elements occupy must be
+    // representable, and on devices with plain addresses it must not wrap around the
+    // address space.
+    if (itemsize != 0) {
+      const auto item = static_cast<std::int64_t>(itemsize);
+      std::int64_t first_byte = 0, last_byte = 0, end = 0;
+      bool overflows = false;
+      if (offset_zero && low == 0) {  // the usual case: the span starts at data itself
+        if constexpr (Item != 0) {
+          // (high + 1) * Item fits exactly when high + 1 <= INT64_MAX / Item (high >= 0): one
+          // compare with a constant.
+          overflows = high >= std::numeric_limits<std::int64_t>::max() / item;
+          // Unsigned, so that it wraps (only when overflows, which refuses) without UB.
+          last_byte = static_cast<std::int64_t>((static_cast<std::uint64_t>(high) + 1) * itemsize);
+        } else {
+          overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+        }
       } else {
-        overflows = detail::add_overflows(high, 1, &end) || detail::mul_overflows(end, item, &last_byte);
+        const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
+        std::int64_t last = 0, first = 0;
+        overflows = detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
+                    detail::mul_overflows(end, item, &last_byte) || detail::add_overflows(offset_items, low, &first) ||
+                    detail::mul_overflows(first, item, &first_byte);
       }
-    } else {
-      const auto offset_items = static_cast<std::int64_t>(byte_offset / itemsize);
-      std::int64_t last = 0, first = 0;
-      overflows = detail::add_overflows(offset_items, high, &last) || detail::add_overflows(last, 1, &end) ||
-                  detail::mul_overflows(end, item, &last_byte) || detail::add_overflows(offset_items, low, &first) ||
-                  detail::mul_overflows(first, item, &first_byte);
+      if (overflows) DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
+      // The lowest element may not sit at address 0 either: no object lives there, and a
+      // view rebased on it would be formed by arithmetic that yields a null pointer. (Data is
+      // not NULL here, so a span from data itself, first_byte 0, starts above 0; and
+      // last_byte, (byte_offset / item + high + 1) * item, is positive.)
+      if (direct && ((first_byte < 0 && base <= detail::magnitude_below_zero(first_byte)) ||
+                     base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte)))
+        DLPM_REFUSE(err, errc::byte_offset_overflow,
+                    "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
+                    static_cast<unsigned long long>(byte_offset));
+    } else if constexpr (Item == 0) {  // packed sub-byte elements: their bytes must be representable too (byte_span)
+      if (!detail::packed_bytes_fit(t.dtype, byte_offset, low, high))
+        DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
     }
-    if (overflows) DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
-    // The lowest element may not sit at address 0 either: no object lives there, and a
-    // view rebased on it would be formed by arithmetic that yields a null pointer. (Data is
-    // not NULL here, so a span from data itself, first_byte 0, starts above 0; and
-    // last_byte, (byte_offset / item + high + 1) * item, is positive.)
-    if (direct && ((first_byte < 0 && base <= detail::magnitude_below_zero(first_byte)) ||
-                   base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte)))
-      DLPM_REFUSE(err, errc::byte_offset_overflow,
-                  "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
-                  static_cast<unsigned long long>(byte_offset));
-  } else if constexpr (Item == 0) {  // packed sub-byte elements: their bytes must be representable too (byte_span)
-    if (!detail::packed_bytes_fit(t.dtype, byte_offset, low, high))
-      DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
+    return true;
+  };
+  if constexpr (uncounted) {
+    // A strided tensor here (count_elements stopped at its first stride that is not
+    // C-contiguous) was not counted, and the extents from there out were not read: the span
+    // pass reads them, and refuses (silently) where one is 0 or negative. So any refusal is
+    // final only when the tensor has elements; an empty one (an extent 0, none negative) is
+    // accepted as the count would have found it, its strides and data free.
+    //
+    // What the count would have refused, a product past INT64_MAX, is refused by the rules
+    // of std::layout_stride: a tensor the pass accepts has every extent at least 1, and
+    // import_rules asks that no two indices share an element (ordered_unique, else
+    // layout_stride_unique). Unique, the indices reach numel distinct elements in
+    // [0, high], so numel <= high + 1; and the byte span refuses high + 1 > INT64_MAX / Item.
+    // (The pass stops at an extent 0 before it writes lowest_index and highest_index.)
+    if (!row_major) {
+      if (addressed()) return true;
+      if (!detail::irregular_extents_empty(t.shape, ndim, err)) return false;
+      out.numel = 0;
+      out.row_major = out.ordered_unique = true;
+      return handle_fits();
+    }
   }
-  return true;
+  return addressed();
 }
 
 }  // inline namespace DLPM_ABI
