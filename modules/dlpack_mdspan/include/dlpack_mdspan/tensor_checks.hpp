@@ -435,9 +435,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
                         "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
                         "layout_stride_relaxed for broadcast or reversed views)",
                         r, static_cast<long long>(s));
-        } else if (!span_decides_silently && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1)
-            [[unlikely]] {
-          DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
+        } else {
+          // Not `else if (...) [[unlikely]] {`: nvcc 13's front end drops the declarations
+          // after such a discarded branch inside a lambda ("reach" undefined below).
+          if (!span_decides_silently && s == std::numeric_limits<std::int64_t>::min() && t.shape[r] != 1) [[unlikely]]
+            DLPM_REFUSE(err, errc::stride_overflow, "strides[%d] = INT64_MIN cannot be used in address arithmetic", r);
         }
         std::int64_t reach = 0;
         // The reach goes to low or high by a branch on the sign (a select of the two sums
