@@ -279,6 +279,16 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
     });
 }
 
+/// `sys.getrefcount(a)`.
+fn refs(py: Python<'_>, a: &Bound<'_, PyAny>) -> isize {
+    py.import("sys")
+        .unwrap()
+        .call_method1("getrefcount", (a,))
+        .unwrap()
+        .extract()
+        .unwrap()
+}
+
 /// A `PyTensor` keeps its tensor alive, though the `Bound` it was extracted from is gone:
 /// our Tensor lends its tensor through the exchange API (nothing owned by the borrow), so
 /// the borrow holds the Tensor itself until the argument drops. Without it the view read a
@@ -286,13 +296,6 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
 #[test]
 fn a_borrowed_tensor_outlives_the_object_it_was_extracted_from() {
     Python::attach(|py| {
-        let sys = py.import("sys").unwrap();
-        let refs = |a: &Bound<'_, PyAny>| -> isize {
-            sys.call_method1("getrefcount", (a,))
-                .unwrap()
-                .extract()
-                .unwrap()
-        };
         let values: Vec<f32> = (0..6).map(|v| v as f32).collect();
         let tensor = || {
             ManagedTensor::from_vec(values.clone(), &[2, 3])
@@ -301,11 +304,11 @@ fn a_borrowed_tensor_outlives_the_object_it_was_extracted_from() {
                 .unwrap()
         };
         let a = tensor();
-        let before = refs(&a);
+        let before = refs(py, &a);
         let t = a.extract::<PyTensor<'_, f32>>().unwrap();
-        assert_eq!(refs(&a), before + 1, "the borrow holds the Tensor");
+        assert_eq!(refs(py, &a), before + 1, "the borrow holds the Tensor");
         drop(t);
-        assert_eq!(refs(&a), before, "and lets it go when it drops");
+        assert_eq!(refs(py, &a), before, "and lets it go when it drops");
         // The last reference to the Tensor is the temporary's, dropped at once.
         let t = tensor().extract::<PyTensor<'_, f32>>().unwrap();
         let others: Vec<_> = (0..64)
@@ -329,50 +332,43 @@ fn a_borrowed_tensor_outlives_the_object_it_was_extracted_from() {
 #[test]
 fn borrows_end_once_when_the_argument_drops() {
     Python::attach(|py| {
-        let sys = py.import("sys").unwrap();
-        let refs = |a: &Bound<'_, PyAny>| -> isize {
-            sys.call_method1("getrefcount", (a,))
-                .unwrap()
-                .extract()
-                .unwrap()
-        };
         let a = eval(py, "result = np.arange(6, dtype=np.float32).reshape(2, 3)");
-        let before = refs(&a);
+        let before = refs(py, &a);
         let t = a.extract::<PyTensor<'_, f32>>().unwrap();
         assert!(
-            refs(&a) > before,
+            refs(py, &a) > before,
             "the export holds the array while borrowed"
         );
         assert_eq!(t.view_ref().len(), 6);
         drop(t);
-        assert_eq!(refs(&a), before, "PyTensor's drop ends the borrow once");
+        assert_eq!(refs(py, &a), before, "PyTensor's drop ends the borrow once");
         // A writer takes the owning path (NumPy's export is read-only here: our Tensor's).
         let w = ManagedTensor::from_vec(vec![0.0f32; 6], &[2, 3])
             .unwrap()
             .into_pyobject(py)
             .unwrap();
-        let w_before = refs(&w);
+        let w_before = refs(py, &w);
         let mut m = w.extract::<PyTensorMut<'_, f32>>().unwrap();
-        assert!(refs(&w) > w_before, "the owning path holds the Tensor");
+        assert!(refs(py, &w) > w_before, "the owning path holds the Tensor");
         m.view_mut().set(&[0, 0], 7.0).unwrap();
         drop(m);
         assert_eq!(
-            refs(&w),
+            refs(py, &w),
             w_before,
             "PyTensorMut's drop ends the borrow once"
         );
         // A borrow whose view is refused (the dtype, checked by the view) ends at once.
         let e = a.extract::<PyTensor<'_, f64>>().err().unwrap();
         assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
-        assert_eq!(refs(&a), before, "a refused view ends its borrow once");
+        assert_eq!(refs(py, &a), before, "a refused view ends its borrow once");
         // Several arguments of one array, dropped in any order.
         let (x, y) = (
             a.extract::<PyTensor<'_, f32>>().unwrap(),
             a.extract::<PyTensor<'_, f32>>().unwrap(),
         );
         drop(x);
-        assert!(refs(&a) > before);
+        assert!(refs(py, &a) > before);
         drop(y);
-        assert_eq!(refs(&a), before);
+        assert_eq!(refs(py, &a), before);
     });
 }
