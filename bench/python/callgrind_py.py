@@ -17,8 +17,8 @@ cases whose name contains one of the TEXTs (`noop` always runs).
 function and its argument bound as globals: no attribute lookup, no loop variable stored),
 so that a ratio of two rows is the ratio of what the timed rows execute. The default loop's
 floor (`noop`) is about 640 instructions more than that loop's, which dilutes every ratio
-between two rows: the same difference over a larger whole (docs/performance.md, "The
-Tensor's exchange row in time").
+between two rows: the same difference over a larger whole (docs/performance.md, "The Python
+rows in time, not instructions").
 """
 import argparse
 import os
