@@ -86,7 +86,7 @@ typedef struct dlpm_py_provenance {
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
  * later version only appends fields, and a struct of an earlier version stays accepted. */
-#define DLPM_PY_OPTIONS_VERSION 3
+#define DLPM_PY_OPTIONS_VERSION 4
 
 /** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
  * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
@@ -158,15 +158,32 @@ typedef struct dlpm_py_options {
                                  the Tensor's (the same data, shape and strides pointers); otherwise
                                  what the borrow's own check computed, at no extra check. Valid
                                  until dlpm_py_borrow_end, while out->dl_tensor is unchanged */
+  /* version 4 */
+  const dlpm_checked_tensor** lent; /**< dlpm_py_borrow only (dlpm_py_import refuses it): NULL (default),
+                                 or where a validating borrow lends, instead of copying into
+                                 `checked`, the checked form a dlpack_mdspan.Tensor kept (this
+                                 copy's, or the one another copy publishes): *lent is set to it when
+                                 the borrow lends the Tensor's description through its exchange
+                                 table (a borrow for reading) and that description is, byte for byte,
+                                 the form's own `tensor` (so `*lent`'s learned fields describe
+                                 out->dl_tensor, though its `tensor` is the Tensor's DLTensor, not
+                                 &out->dl_tensor), checked with out->flags (0: no flags, and no
+                                 sub-byte padding in the form) against `req`, as `checked` would have
+                                 been. `checked` is then not written (its tensor NULL). Otherwise
+                                 *lent is NULL (validate 0, another producer, a writable borrow's
+                                 owning path, a description other than the form's, a failure) and
+                                 `checked` is handed back as version 3 says. The form is the
+                                 Tensor's, not the caller's: read it only, while `obj` is alive (the
+                                 Tensor never changes its description) */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
  * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance, no
- * checked form)
- * and opts->version to `version`, 1 to 3 (DLPM_PY_OPTIONS_VERSION); a struct of an earlier
+ * checked form, none lent)
+ * and opts->version to `version`, 1 to 4 (DLPM_PY_OPTIONS_VERSION); a struct of an earlier
  * version (built against an older header) ends before the fields a later one appended
- * (version 1 before semantic_bits_option, version 2 before checked), which are neither written
- * nor read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
+ * (version 1 before semantic_bits_option, version 2 before checked, version 3 before lent),
+ * which are neither written nor read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
  * *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
 

@@ -707,11 +707,11 @@ static PyObject* options(PyObject* module, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
   memset(&o, 0xAB, sizeof o);
   if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  defaults = o.version == 3 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+  defaults = o.version == 4 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
              o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
              o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
              o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL &&
-             o.checked == NULL;
+             o.checked == NULL && o.lent == NULL;
   /* a version-1 struct (0.2.0's header) ends before semantic_bits_option: init writes nothing past it */
   memset(&bad, 0xAB, sizeof bad);
   defaults = defaults && dlpm_py_options_init(&bad, 1) == DLPM_OK && bad.version == 1 && bad.copy == -1 &&
@@ -721,6 +721,10 @@ static PyObject* options(PyObject* module, PyObject* args) {
   memset(&bad, 0xAB, sizeof bad);
   defaults = defaults && dlpm_py_options_init(&bad, 2) == DLPM_OK && bad.version == 2 && bad.semantic_bits_option == NULL &&
              ((const unsigned char*)&bad)[offsetof(dlpm_py_options, checked)] == 0xAB;
+  /* a version-3 struct ends before lent */
+  memset(&bad, 0xAB, sizeof bad);
+  defaults = defaults && dlpm_py_options_init(&bad, 3) == DLPM_OK && bad.version == 3 && bad.checked == NULL &&
+             ((const unsigned char*)&bad)[offsetof(dlpm_py_options, lent)] == 0xAB;
   memset(&bad, 0xAB, sizeof bad);
   refused_next = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION &&
               PyErr_ExceptionMatches(PyExc_ValueError) && bad.version == 0xABABABABu;
@@ -771,34 +775,41 @@ static PyObject* options(PyObject* module, PyObject* args) {
 }
 
 /* borrow_checked(obj, options_version=DLPM_PY_OPTIONS_VERSION, checked_version=DLPM_CHECKED_TENSOR_VERSION,
- * validate=True, writable=False): dlpm_py_borrow with dlpm_py_options.checked pointing to a
- * checked form filled with 0xAB but its version, and `writable` a float32 requirement
- * (writes take the owning path). Returns a dict: status; described (checked->tensor is
- * &out->dl_tensor); matches (what it says equals dlpm_check_tensor's checked form of
- * out->dl_tensor with out->flags, strides included); untouched (no byte past the version
- * written); strides (the checked form's, when described); import_refuses (dlpm_py_import
- * with the same options: DLPM_E_INVALID_ARGUMENT when the field is set, else its status). */
+ * validate=True, writable=False, lend=False): dlpm_py_borrow with dlpm_py_options.checked
+ * pointing to a checked form filled with 0xAB but its version (and with `lend`, .lent pointing
+ * to a pointer set to a sentinel), and `writable` a float32 requirement (writes take the owning
+ * path). Returns a dict: status; described (checked->tensor is &out->dl_tensor); lent (*lent a
+ * form, whose tensor equals out->dl_tensor byte for byte); lent_untouched (*lent still the
+ * sentinel); matches (what the form handed back, the lent one or else `checked`, says equals
+ * dlpm_check_tensor's checked form of out->dl_tensor with out->flags, strides included);
+ * untouched (no byte of `checked` past the version written); strides (that form's, when there
+ * is one); import_refuses (dlpm_py_import with the same options, with `lend` .lent alone:
+ * DLPM_E_INVALID_ARGUMENT when a field is set, else its status). */
 static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwargs) {
-  static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", NULL};
+  static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", "lend", NULL};
+  static const dlpm_checked_tensor sentinel;
   PyObject *obj, *strides = NULL, *result;
   unsigned options_version = DLPM_PY_OPTIONS_VERSION, checked_version = DLPM_CHECKED_TENSOR_VERSION;
-  int validate = 1, writable = 0, described = 0, matches = 0, untouched = 1, import_refuses;
+  int validate = 1, writable = 0, lend = 0, described = 0, is_lent = 0, matches = 0, untouched = 1, import_refuses;
   size_t i;
   dlpm_py_options opts;
   dlpm_requirements req;
   dlpm_checked_tensor checked, reference;
+  const dlpm_checked_tensor* lent = &sentinel;
+  const dlpm_checked_tensor* form = NULL;
   dlpm_py_borrowed b;
   dlpm_status s;
   DLManagedTensorVersioned* t = NULL;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IIpp", keywords, &obj, &options_version, &checked_version,
-                                   &validate, &writable))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IIppp", keywords, &obj, &options_version, &checked_version,
+                                   &validate, &writable, &lend))
     return NULL;
   memset(&opts, 0, sizeof opts);
   if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;
   opts.validate = validate;
-  /* set whatever the version: a version-2 borrow must neither read nor write it */
+  /* set whatever the version: a borrow of an earlier version must neither read nor write them */
   opts.checked = &checked;
+  if (lend) opts.lent = &lent;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.writable = writable;
   memset(&checked, 0xAB, sizeof checked);
@@ -808,31 +819,37 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
     if (((const unsigned char*)&checked)[i] != 0xAB) untouched = 0;
   if (s == DLPM_OK) {
     described = checked.tensor == &b.dl_tensor;
+    is_lent = lent != &sentinel && lent != NULL && memcmp(lent->tensor, &b.dl_tensor, sizeof b.dl_tensor) == 0;
+    form = is_lent ? lent : described ? &checked : NULL;
     memset(&reference, 0, sizeof reference);
     reference.version = DLPM_CHECKED_TENSOR_VERSION;
-    if (described && dlpm_check_tensor(&b.dl_tensor, b.flags, NULL, 0, &reference) == DLPM_OK) {
-      matches = checked.flags == reference.flags && checked.row_major == reference.row_major &&
-                checked.numel == reference.numel && checked.itemsize == reference.itemsize &&
-                checked.lowest_index == reference.lowest_index && checked.highest_index == reference.highest_index &&
-                checked.implicit_strides == reference.implicit_strides && checked.ndim == reference.ndim;
-      for (i = 0; matches && i < (size_t)reference.ndim; ++i) matches = checked.strides[i] == reference.strides[i];
+    if (form != NULL && dlpm_check_tensor(&b.dl_tensor, b.flags, NULL, 0, &reference) == DLPM_OK) {
+      /* the lent form's flags are the Tensor's: it was checked without them, as out->flags (0) */
+      matches = (is_lent ? b.flags == 0 : form->flags == reference.flags) && form->row_major == reference.row_major &&
+                form->numel == reference.numel && form->itemsize == reference.itemsize &&
+                form->lowest_index == reference.lowest_index && form->highest_index == reference.highest_index &&
+                form->implicit_strides == reference.implicit_strides && form->ndim == reference.ndim;
+      for (i = 0; matches && i < (size_t)reference.ndim; ++i) matches = form->strides[i] == reference.strides[i];
     }
-    if (described && !(strides = PyTuple_New(checked.ndim))) {
+    if (form != NULL && !(strides = PyTuple_New(form->ndim))) {
       dlpm_py_borrow_end(&b);
       return NULL;
     }
-    for (i = 0; described && i < (size_t)checked.ndim; ++i)
-      PyTuple_SET_ITEM(strides, (Py_ssize_t)i, PyLong_FromLongLong(checked.strides[i]));
+    for (i = 0; form != NULL && i < (size_t)form->ndim; ++i)
+      PyTuple_SET_ITEM(strides, (Py_ssize_t)i, PyLong_FromLongLong(form->strides[i]));
     dlpm_py_borrow_end(&b);
   } else {
     PyErr_Clear();
   }
+  if (lend) opts.checked = NULL; /* the import is given .lent alone */
   import_refuses = dlpm_py_import(obj, NULL, &opts, &t);
   if (t) dlpm_managed_delete(t);
   PyErr_Clear();
-  result = Py_BuildValue("{s:i,s:O,s:O,s:O,s:O,s:i}", "status", (int)s, "described", described ? Py_True : Py_False,
-                         "matches", matches ? Py_True : Py_False, "untouched", untouched ? Py_True : Py_False,
-                         "strides", strides ? strides : Py_None, "import_refuses", (int)import_refuses);
+  result = Py_BuildValue("{s:i,s:O,s:O,s:O,s:O,s:O,s:O,s:i}", "status", (int)s, "described",
+                         described ? Py_True : Py_False, "lent", is_lent ? Py_True : Py_False, "lent_untouched",
+                         lent == &sentinel ? Py_True : Py_False, "matches", matches ? Py_True : Py_False, "untouched",
+                         untouched ? Py_True : Py_False, "strides", strides ? strides : Py_None, "import_refuses",
+                         (int)import_refuses);
   Py_XDECREF(strides);
   return result;
 }

@@ -425,27 +425,36 @@ def test_borrow_hands_back_the_checked_form(np, make):
         "numpy reversed": (lambda: a[::-1], (-4, 1)),
     }[make]
     obj = obj()
-    for writable in (False, True):
-        r = dl.borrow_checked(obj, writable=writable)
+    for writable, lend in ((False, False), (True, False), (False, True), (True, True)):
+        r = dl.borrow_checked(obj, writable=writable, lend=lend)
         if writable and r["status"] != 0 and (make.startswith("numpy") or "reexported" in make):
             # an older NumPy's legacy capsule (and its re-export) is READ_ONLY to a writer
             assert not r["described"] and np.lib.NumpyVersion(np.__version__) < "1.25.0", r
             continue
-        assert r["status"] == 0 and r["described"] and r["matches"], (writable, r)
+        # dlpm_py_options.lent (version 4): a reading borrow of a Tensor lends the form it kept
+        # instead of copying it; a writer's owning path and another producer copy it
+        lent = lend and not writable and make.startswith("tensor")
+        assert r["status"] == 0 and r["lent"] == lent and r["described"] != lent and r["matches"], (writable, r)
+        assert r["lent_untouched"] != lend  # written when asked: the form, or NULL
         assert r["strides"] == strides
-        assert r["import_refuses"] != 0  # dlpm_py_import refuses the field: it is the borrow's
+        assert r["import_refuses"] != 0  # dlpm_py_import refuses the fields: they are the borrow's
 
 
 def test_borrow_checked_form_versions(np):
-    """The field is version 3's: a version-2 (or 1) options struct neither reads nor writes
-    it; without validation none is handed back; a checked form of another version is a
+    """`checked` is version 3's and `lent` version 4's: an options struct of an earlier version
+    neither reads nor writes them (version 3 copies the form a version-4 borrow lends);
+    without validation none is handed back; a checked form of another version is a
     ValueError."""
     t = dl.tensor((2, 3), DTYPES["float32"])
     for version in (1, 2):
-        r = dl.borrow_checked(t, options_version=version)
+        r = dl.borrow_checked(t, options_version=version, lend=True)
         assert r["status"] == 0 and r["untouched"] and not r["described"] and r["import_refuses"] == 0
-    r = dl.borrow_checked(t, validate=False)
-    assert r["status"] == 0 and not r["described"] and r["strides"] is None
+        assert r["lent_untouched"] and not r["lent"]
+    r = dl.borrow_checked(t, options_version=3, lend=True)  # the import, given .lent alone, ignores it
+    assert r["status"] == 0 and r["described"] and r["matches"] and r["lent_untouched"] and r["import_refuses"] == 0
+    r = dl.borrow_checked(t, validate=False, lend=True)
+    assert r["status"] == 0 and not r["described"] and not r["lent"] and not r["lent_untouched"]
+    assert r["strides"] is None
     r = dl.borrow_checked(np.arange(3.0), validate=False)
     assert r["status"] == 0 and not r["described"]
     r = dl.borrow_checked(t, checked_version=2)

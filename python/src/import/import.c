@@ -18,11 +18,12 @@
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
-/* The bytes of a dlpm_py_options of `version` (1 to 3): a struct of an earlier version ends
+/* The bytes of a dlpm_py_options of `version` (1 to 4): a struct of an earlier version ends
  * before the fields a later one appended. */
 static size_t options_size(uint32_t version) {
   return version == 1   ? offsetof(dlpm_py_options, semantic_bits_option)
          : version == 2 ? offsetof(dlpm_py_options, checked)
+         : version == 3 ? offsetof(dlpm_py_options, lent)
                         : sizeof(dlpm_py_options);
 }
 
@@ -45,6 +46,11 @@ static const char* semantic_bits_option(const dlpm_py_options* o) {
 /* The version-3 field: where a borrow hands back its checked form, or NULL. */
 static dlpm_checked_tensor* checked_form_out(const dlpm_py_options* o) {
   return o->version >= 3 ? o->checked : NULL;
+}
+
+/* The version-4 field: where a borrow lends the checked form a Tensor kept, or NULL. */
+static const dlpm_checked_tensor** lent_form_out(const dlpm_py_options* o) {
+  return o->version >= 4 ? o->lent : NULL;
 }
 
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
@@ -267,10 +273,28 @@ static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManaged
   return own != NULL && checked_out == NULL && t->dl_tensor.shape == own->tensor->shape;
 }
 
-/* The same for a borrowed view (no flags): dlpm_check's verdict. */
+/* `kept` (a Tensor's kept form, or NULL) when `view` is its very description, byte for byte,
+ * and it was checked as a borrowed view reads it (no sub-byte padding: the view has no flags),
+ * so that it may be lent as the view's checked form (dlpm_py_options.lent); else NULL. */
+static const dlpm_checked_tensor* lendable(const dlpm_checked_tensor* kept, const DLTensor* view) {
+  return kept != NULL && kept->tensor != NULL && (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 &&
+                 memcmp(kept->tensor, view, sizeof *view) == 0
+             ? kept
+             : NULL;
+}
+
+/* The same for a borrowed view (no flags): dlpm_check's verdict. With lent_out
+ * (dlpm_py_options.lent), the kept form itself when it is lendable: its own tensor checked
+ * (the same bytes as the view), and its address handed back instead of a copy. */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out) {
+                                    dlpm_checked_tensor* checked_out, const dlpm_checked_tensor** lent_out) {
   const dlpm_checked_tensor* checked = kept_checked(obj);
+  const dlpm_checked_tensor* lent;
+  if (lent_out != NULL && (lent = lendable(checked, view)) != NULL) {
+    const dlpm_status s = dlpm_check_prechecked(lent->tensor, 0, lent, check);
+    if (s == DLPM_OK) *lent_out = lent;
+    return s;
+  }
   if (checked_out != NULL) return dlpm_check_prechecked_tensor(view, 0, checked, check, checked_out); /* as check_tensor's */
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
@@ -434,6 +458,9 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   if (checked_form_out(o) != NULL)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_tensor_import: dlpm_py_options.checked is for dlpm_py_borrow");
+  if (lent_form_out(o) != NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_tensor_import: dlpm_py_options.lent is for dlpm_py_borrow");
   return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
 }
 
@@ -455,6 +482,10 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.checked is for dlpm_py_borrow (an import's tensor is checked by "
                          "dlpm_check_tensor on it)");
+  if (lent_form_out(opts) != NULL)
+    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                         "dlpm_py_import: dlpm_py_options.lent is for dlpm_py_borrow (an import's tensor is checked by "
+                         "dlpm_check_tensor on it)");
   return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
                        NULL, NULL);
 }
@@ -468,11 +499,12 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
                                        const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
                                        dlpm_py_provenance* how, dlpm_checked_tensor* checked_out,
-                                       dlpm_py_borrowed* out) {
+                                       const dlpm_checked_tensor** lent_out, dlpm_py_borrowed* out) {
   DLManagedTensorVersioned* t = NULL;
   PyObject* capsule = NULL;
   dlpm_status s;
   if (checked_out != NULL) checked_out->tensor = NULL; /* none handed back until the end */
+  if (lent_out != NULL) *lent_out = NULL;               /* none lent but by check_view */
   if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
@@ -484,7 +516,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = check_view(obj, &view, check, checked_out)) != DLPM_OK) {
+      if (check != NULL && (s = check_view(obj, &view, check, checked_out, lent_out)) != DLPM_OK) {
         dlpm_py__raise_refused(&view, s);
         return s;
       }
@@ -498,7 +530,10 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
           return s;
         }
       }
-      if (forbids != NULL) out->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* no owner to carry the reason: a borrow is not re-exported */
+      if (forbids != NULL) { /* no owner to carry the reason: a borrow is not re-exported */
+        out->flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+        if (lent_out != NULL) *lent_out = NULL; /* the lent form was checked without flags */
+      }
       if (checked_out != NULL) hand_back_checked(checked_out, &view, out);
       return DLPM_OK;
     }
@@ -529,14 +564,15 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   if (s != DLPM_OK) return s;
   if (opts == NULL)
     return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         req, 0, NULL, NULL, out);
+                         req, 0, NULL, NULL, NULL, out);
   /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
-    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, out);
+    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, NULL, out);
   s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
-                    checked_form_out(opts), out);
+                    checked_form_out(opts), lent_form_out(opts), out);
   if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;
+  if (s != DLPM_OK && lent_form_out(opts) != NULL) *lent_form_out(opts) = NULL;
   return s;
 }
 

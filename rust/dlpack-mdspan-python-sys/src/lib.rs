@@ -13,7 +13,7 @@ use dlpack_mdspan_sys::{
 use pyo3_ffi::PyObject;
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
-pub const DLPM_PY_OPTIONS_VERSION: u32 = 3;
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 4;
 
 /// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
 #[repr(C)]
@@ -41,6 +41,12 @@ pub struct dlpm_py_options {
     /// tensor it lends (NULL: none). Its `tensor` is `&out->dl_tensor` when it describes
     /// exactly that tensor with `out->flags`, NULL otherwise.
     pub checked: *mut dlpm_checked_tensor,
+    /// Version 4: where a validating `dlpm_py_borrow` lends, instead of copying into
+    /// `checked`, the checked form a `dlpack_mdspan.Tensor` kept, when the description it lends
+    /// is that form's own byte for byte (NULL: none lent; `checked` is then handed back as
+    /// version 3 says). The form is the Tensor's: read-only, valid while the borrowed object
+    /// is alive.
+    pub lent: *mut *const dlpm_checked_tensor,
 }
 
 /// `dlpm_py_borrowed`: a tensor borrowed for one call.

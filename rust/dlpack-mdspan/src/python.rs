@@ -241,33 +241,49 @@ fn borrow<'b, T: Element>(
 
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
 /// the component checks the requirements of a view of `T` against the Tensor's kept checked
-/// form (its own copy's, or the one another copy publishes: compared with the description lent) and hands that form
-/// back into `checked` (`dlpm_py_options.checked`). Returns the borrow and whether
-/// `checked` describes its tensor: true only when the component set `checked.tensor` to the
-/// very `dl_tensor` it wrote (its word that the checked form is of that description, with
-/// the flags it reports). Any other
-/// producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper
-/// there than the component's check and hand-back (docs/performance.md, "Rust pyo3
+/// form (its own copy's, or the one another copy publishes: compared with the description
+/// lent) and either lends that very form (`dlpm_py_options.lent`: a borrow for reading of the
+/// form's own description) or hands a copy back into `checked` (`dlpm_py_options.checked`).
+/// Returns the borrow and the checked form of its tensor, when the component gave one: the
+/// lent form, or `checked` when the component set `checked.tensor` to the very `dl_tensor` it
+/// wrote (its word that the checked form is of that description, with the flags it reports).
+/// Any other producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`,
+/// cheaper there than the component's check and hand-back (docs/performance.md, "Rust pyo3
 /// arguments").
-fn borrow_kept<'b, T: Element>(
-    obj: &Borrowed<'_, '_, PyAny>,
+///
+/// The form is lent for `'f`, which `'a` outlives: the lent form is the Tensor's, alive with
+/// `obj` (the component's contract), and `checked` is the caller's local; neither is kept by
+/// the argument, whose view copies what it reads of the form.
+fn borrow_kept<'a: 'f, 'f, 'b, T: Element>(
+    obj: &Borrowed<'a, '_, PyAny>,
     writable: bool,
-    checked: &mut MaybeUninit<sys::dlpm_checked_tensor>,
+    checked: &'f mut MaybeUninit<sys::dlpm_checked_tensor>,
     out: &'b mut MaybeUninit<pysys::dlpm_py_borrowed>,
-) -> PyResult<(Borrowing<'b>, bool)> {
+) -> PyResult<(Borrowing<'b>, Option<&'f sys::dlpm_checked_tensor>)> {
     let form = checked.as_mut_ptr();
+    let mut lent: *const sys::dlpm_checked_tensor = ptr::null();
     // SAFETY: `form` is valid for writes; the component reads only the version before it
     // writes the rest.
     unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
     let options = pysys::dlpm_py_options {
         checked: form,
+        lent: &mut lent,
         ..*rust_options(true)
     };
     let borrowing = borrow::<T>(obj, writable, &options, out)?;
-    // SAFETY: on success the component has written `form->tensor` (NULL, or the address of
-    // the dl_tensor it wrote).
-    let described = unsafe { (*form).tensor } == ptr::addr_of!(borrowing.0.dl_tensor);
-    Ok((borrowing, described))
+    // SAFETY: on success the component has written `lent` (NULL, or a kept form: read-only,
+    // alive while `obj` is, so for 'a, which outlives 'f) and `form->tensor` (NULL, or the
+    // address of the dl_tensor it wrote, when the rest of `checked` is that tensor's form).
+    let form = unsafe {
+        if !lent.is_null() {
+            Some(&*lent)
+        } else if (*form).tensor == ptr::addr_of!(borrowing.0.dl_tensor) {
+            Some(checked.assume_init_ref())
+        } else {
+            None
+        }
+    };
+    Ok((borrowing, form))
 }
 
 impl<'a, 'py, T: Element> FromPyObject<'a, 'py> for PyTensor<'py, T> {
@@ -316,17 +332,17 @@ impl<'py, T: Element> PyTensor<'py, T> {
     #[inline(never)]
     fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-        let (borrow, described) = borrow_kept::<T>(&obj, false, &mut checked, &mut out)?;
+        let (borrow, form) = borrow_kept::<T>(&obj, false, &mut checked, &mut out)?;
         let (tensor, flags) = borrow.tensor();
         // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
-        // As `extract_checked`'s, and with `described` the component checked this very tensor with
-        // its flags against a view of T's requirements, and `checked` is what that check
-        // learned (its contract, dlpm_py_options.checked); otherwise the view checks.
-        let view = if described {
-            // SAFETY: as above; `described` says `checked` was written, of this tensor.
-            unsafe { TensorView::from_checked_form(tensor, checked.assume_init_ref()) }
+        // As `extract_checked`'s, and with a form the component checked this very description
+        // with its flags against a view of T's requirements, and the form is what that check
+        // learned (its contract: dlpm_py_options.lent and .checked); otherwise the view checks.
+        let view = if let Some(form) = form {
+            // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
+            unsafe { TensorView::from_checked_form(tensor, form) }
         } else {
             // SAFETY: as above; the view makes its own check.
             unsafe { TensorView::checked(tensor) }
@@ -382,14 +398,14 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
     #[inline(never)]
     fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
-        let (borrow, described) = borrow_kept::<T>(&obj, true, &mut checked, &mut out)?;
+        let (borrow, form) = borrow_kept::<T>(&obj, true, &mut checked, &mut out)?;
         let (tensor, flags) = borrow.tensor();
         // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
-        let view = if described {
+        let view = if let Some(form) = form {
             // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements.
-            unsafe { TensorViewMut::from_checked_form(tensor, checked.assume_init_ref()) }
+            unsafe { TensorViewMut::from_checked_form(tensor, form) }
         } else {
             // SAFETY: as above; the view makes its own check.
             unsafe { TensorViewMut::checked(tensor, true, false) }
