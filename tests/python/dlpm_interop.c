@@ -779,9 +779,9 @@ static PyObject* options(PyObject* module, PyObject* args) {
  * pointing to a checked form filled with 0xAB but its version (and with `lend`, .lent pointing
  * to a pointer set to a sentinel), and `writable` a float32 requirement (writes take the owning
  * path). Returns a dict: status; described (checked->tensor is &out->dl_tensor); lent (*lent a
- * form, whose tensor equals out->dl_tensor byte for byte); lent_untouched (*lent still the
- * sentinel); matches (what the form handed back, the lent one or else `checked`, says equals
- * dlpm_check_tensor's checked form of out->dl_tensor with out->flags, strides included);
+ * form); lent_untouched (*lent still the sentinel); matches (what the form handed back, the
+ * lent one or else `checked`, says equals dlpm_check_tensor's checked form of out->dl_tensor
+ * with out->flags, strides included, and a lent form's tensor is out->dl_tensor byte for byte);
  * untouched (no byte of `checked` past the version written); strides (that form's, when there
  * is one); import_refuses (dlpm_py_import with the same options, with `lend` .lent alone:
  * DLPM_E_INVALID_ARGUMENT when a field is set, else its status). */
@@ -819,13 +819,15 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
     if (((const unsigned char*)&checked)[i] != 0xAB) untouched = 0;
   if (s == DLPM_OK) {
     described = checked.tensor == &b.dl_tensor;
-    is_lent = lent != &sentinel && lent != NULL && memcmp(lent->tensor, &b.dl_tensor, sizeof b.dl_tensor) == 0;
+    is_lent = lent != &sentinel && lent != NULL;
     form = is_lent ? lent : described ? &checked : NULL;
     memset(&reference, 0, sizeof reference);
     reference.version = DLPM_CHECKED_TENSOR_VERSION;
     if (form != NULL && dlpm_check_tensor(&b.dl_tensor, b.flags, NULL, 0, &reference) == DLPM_OK) {
       /* the lent form's flags are the Tensor's: it was checked without them, as out->flags (0) */
-      matches = (is_lent ? b.flags == 0 : form->flags == reference.flags) && form->row_major == reference.row_major &&
+      matches = (is_lent ? b.flags == 0 && memcmp(lent->tensor, &b.dl_tensor, sizeof b.dl_tensor) == 0
+                         : form->flags == reference.flags) &&
+                form->row_major == reference.row_major &&
                 form->numel == reference.numel && form->itemsize == reference.itemsize &&
                 form->lowest_index == reference.lowest_index && form->highest_index == reference.highest_index &&
                 form->implicit_strides == reference.implicit_strides && form->ndim == reference.ndim;

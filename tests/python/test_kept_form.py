@@ -80,6 +80,7 @@ SCRIPT = textwrap.dedent(
         print("trusted")
     except TypeError as e:
         print("checked in full:", e)
+    print("lent" if dl.borrow_checked(t, lend=True)["lent"] else "not lent")  # dlpm_py_options.lent
     """
 )
 
@@ -94,7 +95,7 @@ def run(case):
 def test_kept_form_of_another_copy_is_trusted():
     """A well-formed publication is used: the lie it carries is believed (so the cases below
     show a guard, not an unused path)."""
-    assert run("valid") == "trusted", "the other copy's kept form was not used"
+    assert run("valid") == "trusted\nlent", "the other copy's kept form was not used (or not lent)"
 
 
 @pytest.mark.parametrize("case", ["name", "plain_object", "version", "size", "type", "checked_version", "no_function",
@@ -103,5 +104,7 @@ def test_kept_form_refused_falls_back_to_the_full_check(case):
     """A capsule of another name or none, another layout version or size, a struct naming
     another type (a publication copied from one), another checked-form version, no function,
     a kept form of another version or of another description: never trusted, the tensor is
-    checked in full (and refused: it is not C-contiguous)."""
-    assert run(case).startswith("checked in full: "), case
+    checked in full (and refused: it is not C-contiguous); nor lent (dlpm_py_options.lent),
+    not even a form of the right version whose description is another's."""
+    out = run(case)
+    assert out.startswith("checked in full: ") and out.endswith("\nnot lent"), (case, out)
