@@ -170,9 +170,11 @@ typedef struct dlpm_py_options {
                                  &out->dl_tensor), checked with out->flags (0: no flags, and no
                                  sub-byte padding in the form) against `req`, as `checked` would have
                                  been. `checked` is then not written (its tensor NULL). Otherwise
-                                 *lent is NULL (validate 0, another producer, a writable borrow's
-                                 owning path, a description other than the form's, a failure) and
-                                 `checked` is handed back as version 3 says. The form is the
+                                 a validating borrow sets *lent to NULL (another producer, a
+                                 writable borrow's owning path, a description other than the
+                                 form's, a refusal) and hands `checked` back as version 3 says; a
+                                 borrow with validate 0 lends nothing and may leave *lent as it
+                                 was (set it to NULL before the call). The form is the
                                  Tensor's, not the caller's: read it only, while `obj` is alive (the
                                  Tensor never changes its description) */
 } dlpm_py_options;
