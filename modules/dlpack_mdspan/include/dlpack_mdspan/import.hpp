@@ -27,7 +27,7 @@ template <class M>
 DLPM_HOT_INLINE inline result<M> import_view(const DLTensor& t, std::uint64_t flags) noexcept {
   import_plan<M> plan;
   if (import_rules<M, false>(t, flags, no_requirements, plan, silent{})) [[likely]] return build_view<M>(t, plan);
-  return import_view_worded<M, false>(t, flags, no_requirements);
+  return import_view_refused<M>(t, flags);
 }
 
 // try_view's refusal of a mutable element type over a READ_ONLY tensor, worded off the hot path.
@@ -67,7 +67,7 @@ template <pointer_mdspan M>
   detail::import_plan<M> plan;
   if (detail::import_rules<M, false>(tensor, 0, detail::no_requirements, plan, detail::silent{})) [[likely]]
     return detail::build_view<M>(tensor, plan);
-  return detail::value_or_throw(detail::import_view_worded<M, false>(tensor, 0, detail::no_requirements));
+  return detail::import_view_or_throw<M>(tensor);
 }
 
 /// The same, with tensor_requirements.

@@ -225,6 +225,20 @@ DLPM_NOINLINE result<M> import_view_worded(const DLTensor& t, std::uint64_t flag
   return build_view<M>(t, plan);
 }
 
+// The refusal of an import without requirements (import_view's, to_mdspan's): the worded
+// rules, called with the tensor alone. The inline success path then keeps nothing live for
+// it, neither no_requirements' address nor a result<M> on the stack for to_mdspan to throw
+// from: compiled into a caller's loop, those took registers that the span pass needed
+// (docs/performance.md).
+template <class M>
+DLPM_NOINLINE result<M> import_view_refused(const DLTensor& t, std::uint64_t flags) noexcept {
+  return import_view_worded<M, false>(t, flags, no_requirements);
+}
+template <class M>
+DLPM_NOINLINE M import_view_or_throw(const DLTensor& t) {
+  return value_or_throw(import_view_worded<M, false>(t, 0, no_requirements));
+}
+
 }  // namespace detail
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
