@@ -503,7 +503,8 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
  * makes no frame: its own work is the choice. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
-  if (opts != NULL || obj == NULL || out == NULL) return import_with_options(obj, req, opts, out);
+  if (opts != NULL) return import_with_options(obj, req, opts, out);
+  if (obj == NULL || out == NULL) return import_with_options(obj, req, NULL, out); /* ValueError */
   return (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object ? import_own_tensor(obj, req, out)
                                                                 : import_with_defaults(obj, req, out);
 }
