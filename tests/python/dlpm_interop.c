@@ -210,10 +210,11 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
                              "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits",
-                             "semantic_bits_option", "options_version", "validate", NULL};
+                             "semantic_bits_option", "options_version", "validate", "options", NULL};
   PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
   int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0, validate = 1;
+  int with_options = 1; /* 0: NULL options (the usual call), the option keywords unused */
   unsigned options_version = DLPM_PY_OPTIONS_VERSION;
   const char *order = NULL, *semantic_bits_option = NULL;
   int64_t want_shape[64];
@@ -223,9 +224,10 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzIp", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzIpp", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
                                    &order, &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow,
-                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version, &validate))
+                                   &write, &accept_semantic_bits, &semantic_bits_option, &options_version, &validate,
+                                   &with_options))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   /* options_version 1: a struct as an extension built against 0.2.0's header fills it (the
@@ -262,10 +264,10 @@ static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
     }
   }
   if (borrow) {
-    if (dlpm_py_borrow(obj, &req, &opts, &view) != DLPM_OK) return NULL;
+    if (dlpm_py_borrow(obj, &req, with_options ? &opts : NULL, &view) != DLPM_OK) return NULL;
   } else {
     DLManagedTensorVersioned* owned;
-    if (dlpm_py_import(obj, &req, &opts, &owned) != DLPM_OK) return NULL;
+    if (dlpm_py_import(obj, &req, with_options ? &opts : NULL, &owned) != DLPM_OK) return NULL;
     view.dl_tensor = owned->dl_tensor;
     view.flags = owned->flags;
     view.owner = owned;

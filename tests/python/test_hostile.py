@@ -513,6 +513,31 @@ def test_own_tensor_import_checks_the_export_it_makes_itself(collect):
     collect()
 
 
+def test_own_tensor_import_without_options_checks_the_export(collect):
+    """dlpm_py_import with NULL options (the usual call) of a dlpack_mdspan.Tensor takes a path
+    of its own (import_own_tensor: the export, then its check, without the options' body):
+    the requirements are still applied to the export, with its flags (READ_ONLY refuses a
+    writer), and a Tensor without shared arrays (an empty one: its export is a copy) is
+    checked too."""
+    t = dl.reexport(Hand(shape=(2, 3), strides=(3, 1)).capsule())
+    r = dl.consume(t, dtype=FLOAT32, ndim=2, shape=(2, 3), order="C", options=False)
+    assert r["shape"] == (2, 3) and r["strides"] == (3, 1) and r["borrowed"] is False
+    for refused, match in (({"dtype": FLOAT64}, "dtype"), ({"ndim": 3}, "ndim|rank"), ({"ndim": 2, "shape": (3, 2)}, "shape"),
+                           ({"order": "F"}, "order|F-contiguous|column-major")):
+        with pytest.raises(TypeError, match=match):
+            dl.consume(t, options=False, **refused)
+    legacy = dl.reexport(Hand(shape=(2, 3), strides=(3, 1), versioned=False).capsule())
+    assert dl.consume(legacy, options=False)["read_only"] is True
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        dl.consume(legacy, writable=True, options=False)
+    empty = dl.reexport(Hand(shape=(0, 3), strides=(3, 1)).capsule())
+    assert dl.consume(empty, ndim=2, options=False)["shape"] == (0, 3)
+    with pytest.raises(TypeError, match="ndim|rank"):
+        dl.consume(empty, ndim=3, options=False)
+    del t, legacy, empty, r
+    collect()
+
+
 def our_table():
     capsule = type(dl.tensor((1,))).__dlpack_c_exchange_api__
     return DLPackExchangeAPI.from_address(_object_pointer(capsule, b"dlpack_exchange_api"))

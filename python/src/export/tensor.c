@@ -23,12 +23,14 @@ typedef struct {
   uint64_t copies_queued[DLPM_PY_RUNTIMES]; /* by runtime, bit d: a copy queued on its device d may still read the memory */
 } tensor_object;
 
-static PyObject* tensor_type; /* created on first use, lives for the process */
+PyObject* dlpm_py__tensor_type_object; /* created on first use, lives for the process (shared.h) */
 static DLPackExchangeAPI tensor_exchange_api;
 
 static tensor_object* as_tensor(PyObject* obj) { return (tensor_object*)obj; }
 
-static int is_tensor(PyObject* obj) { return tensor_type != NULL && (PyObject*)Py_TYPE(obj) == tensor_type; }
+static int is_tensor(PyObject* obj) {
+  return dlpm_py__tensor_type_object != NULL && (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object;
+}
 
 /* ---- exports ------------------------------------------------------------------------------ */
 
@@ -539,14 +541,14 @@ static PyObject* ready_type(void) {
   static const dlpm_py_exchange_callbacks callbacks = {DLPM_PY_EXCHANGE_CALLBACKS_VERSION, exchange_to_managed,
                                                        exchange_to_dltensor, NULL, NULL, tensor_work_stream};
   PyObject* type;
-  if (tensor_type) return tensor_type;
+  if (dlpm_py__tensor_type_object) return dlpm_py__tensor_type_object;
   if (dlpm_py_exchange_api_init(&tensor_exchange_api, &callbacks) != DLPM_OK) return NULL;
   if ((type = PyType_FromSpec(&tensor_spec)) == NULL) return NULL;
   if (dlpm_py_publish_exchange_api(type, &tensor_exchange_api) != 0 || publish_kept_form(type) != 0) {
     Py_DECREF(type);
     return NULL;
   }
-  tensor_type = type;
+  dlpm_py__tensor_type_object = type;
   return type;
 }
 

@@ -273,6 +273,15 @@ static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManaged
   return own != NULL && checked_out == NULL && t->dl_tensor.shape == own->tensor->shape;
 }
 
+/* The check of `t`, the export made from `own` of obj (dlpm_py__tensor_export), against
+ * `check`: by own->tensor itself where t shares its arrays, else as check_tensor checks it. */
+DLPM_PY_BODY dlpm_status checked_own_export(PyObject* obj, const dlpm_checked_tensor* own,
+                                            const DLManagedTensorVersioned* t, const dlpm_requirements* check,
+                                            dlpm_checked_tensor* checked_out) {
+  return shares_checked_arrays(own, t, checked_out) ? dlpm_check_prechecked(own->tensor, t->flags, own, check)
+                                                    : check_tensor(obj, t, check, checked_out);
+}
+
 /* `kept` (a Tensor's kept form, or NULL) when `view` is its very description, byte for byte,
  * and it was checked as a borrowed view reads it (no sub-byte padding: the view has no flags),
  * so that it may be lent as the view's checked form (dlpm_py_options.lent); else NULL. */
@@ -283,7 +292,7 @@ static const dlpm_checked_tensor* lendable(const dlpm_checked_tensor* kept, cons
              : NULL;
 }
 
-/* The same for a borrowed view (no flags): dlpm_check's verdict. With lent_out
+/* check_tensor's counterpart for a borrowed view (no flags): dlpm_check's verdict. With lent_out
  * (dlpm_py_options.lent), the kept form itself when it is lendable: its own tensor checked
  * (the same bytes as the view), and its address handed back instead of a copy. */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
@@ -379,8 +388,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
        (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
-      (s = shares_checked_arrays(own, t, checked_out) ? dlpm_check_prechecked(own->tensor, t->flags, own, check)
-                                                       : check_tensor(publisher, t, check, checked_out)) != DLPM_OK)
+      (s = checked_own_export(publisher, own, t, check, checked_out)) != DLPM_OK)
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
@@ -464,16 +472,46 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
 }
 
-/* The entry points expand their body twice: for NULL options (the usual call) with the
- * defaults as a constant, so that every option test folds away, and for the caller's. */
-dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
-                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+/* dlpm_py_import with NULL options (the usual call), its arguments usable: the body with the
+ * defaults as a constant, so that every option test folds away. */
+static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj, const dlpm_requirements* req,
+                                                                  DLManagedTensorVersioned** out) {
+  return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+                       req, out, NULL, NULL, NULL, NULL);
+}
+
+/* The same for obj of this copy's Tensor type: when its type publishes the Tensor type's own
+ * table and no semantic-bits rule, the body's own-table path alone (the export, then its
+ * check; with the defaults nothing else applies: no announcement is asked of a type with a
+ * table, nothing honoured, no legacy flag dropped), in a function whose frame is only that
+ * path's; else the body. */
+static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, const dlpm_requirements* req,
+                                                               DLManagedTensorVersioned** out) {
+  const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
+  const dlpm_checked_tensor* own;
+  DLManagedTensorVersioned* t = NULL;
+  dlpm_status s;
+  if (facts.semantic_bits != 0 || (own = dlpm_py__own_export_source(obj, facts.api)) == NULL)
+    return import_with_defaults(obj, req, out);
+  if (dlpm_py__tensor_export(obj, &t) != 0)
+    return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
+  if ((s = checked_own_export(obj, own, t, checks_for(req, &default_options), NULL)) != DLPM_OK) {
+    dlpm_py__raise_refused(&t->dl_tensor, s);
+    release_keeping_error(t, NULL);
+    return s;
+  }
+  *out = t;
+  return DLPM_OK;
+}
+
+/* dlpm_py_import with the caller's options, or unusable arguments. */
+static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
+                                                                 const dlpm_py_options* opts,
+                                                                 DLManagedTensorVersioned** out) {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL)
-    return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
-                         req, out, NULL, NULL, NULL, NULL);
+  if (opts == NULL) return import_with_defaults(obj, req, out);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
@@ -488,6 +526,18 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
                          "dlpm_check_tensor on it)");
   return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
                        NULL, NULL);
+}
+
+/* The entry points expand their body twice: for NULL options (the usual call) with the
+ * defaults as a constant, so that every option test folds away, and for the caller's. Each
+ * expansion is a function of its own, and so is a Tensor's usual call, so that this entry
+ * makes no frame: its own work is the choice. */
+dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                           DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
+  if (opts != NULL) return import_with_options(obj, req, opts, out);
+  if (obj == NULL || out == NULL) return import_with_options(obj, req, NULL, out); /* ValueError */
+  return (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object ? import_own_tensor(obj, req, out)
+                                                                : import_with_defaults(obj, req, out);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */

@@ -88,6 +88,11 @@ PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready r
  * exception. */
 const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj);
 
+/* export/tensor.c: this copy's dlpack_mdspan.Tensor type, or NULL before its first use (no
+ * reference: it lives for the process). An object whose type is this one is this copy's
+ * Tensor: dlpm_py_import tells it from every other argument by this one compare. */
+extern PyObject* dlpm_py__tensor_type_object;
+
 /* export/tensor.c: the checked form dlpm_py__tensor_export makes obj's export from, when
  * `api` (the table obj's type publishes, as the import found it) is dlpack_mdspan.Tensor's own
  * and obj a Tensor carrying one; else NULL (the import calls `api` and checks what it made).
