@@ -703,7 +703,7 @@ static PyObject* options(PyObject* module, PyObject* args) {
   uint64_t flags = 0;
   PyObject *obj, *bits, *grad;
   int defaults, refused_next, refused_0, import_refuses_0, import_refuses_next, validated_refuses, unvalidated_accepts,
-      import_refuses_keep_alive, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
+      import_refuses_keep_alive, import_refuses_null, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
       grad_writable_unvalidated_refused = -1, grad_req_writable_unvalidated_refused = -1, grad_read_only = -1;
   (void)module;
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
@@ -747,6 +747,20 @@ static PyObject* options(PyObject* module, PyObject* args) {
   o.keep_alive = 1;
   import_refuses_keep_alive = import_status(obj, NULL, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
   o.keep_alive = 0;
+  /* NULL obj or out, with and without options: a ValueError, never a dereference */
+  import_refuses_null = 1;
+  {
+    const dlpm_py_options* const with[] = {NULL, &o};
+    size_t k;
+    for (k = 0; k < 2; ++k) {
+      import_refuses_null = import_refuses_null && dlpm_py_import(NULL, NULL, with[k], &t) == DLPM_E_NULL_POINTER &&
+                            PyErr_ExceptionMatches(PyExc_ValueError) && t == NULL;
+      PyErr_Clear();
+      import_refuses_null = import_refuses_null && dlpm_py_import(obj, NULL, with[k], NULL) == DLPM_E_NULL_POINTER &&
+                            PyErr_ExceptionMatches(PyExc_ValueError);
+      PyErr_Clear();
+    }
+  }
   if (bits != Py_None) {
     bits_refused = dlpm_py_import(bits, NULL, &o, &t) == DLPM_E_INVALID_ARGUMENT && PyErr_ExceptionMatches(PyExc_BufferError);
     if (t) dlpm_managed_delete(t);
@@ -767,10 +781,11 @@ static PyObject* options(PyObject* module, PyObject* args) {
     grad_read_only = import_status(grad, NULL, &o, &flags) == DLPM_OK && (flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0;
     o.validate = 1;
   }
-  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_next",
+  return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_next",
                        refused_next, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_next",
                        import_refuses_next, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
-                       "import_refuses_keep_alive", import_refuses_keep_alive, "bits_refused", bits_refused, "bits_accepted",
+                       "import_refuses_keep_alive", import_refuses_keep_alive, "import_refuses_null", import_refuses_null,
+                       "bits_refused", bits_refused, "bits_accepted",
                        bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
                        grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",
                        grad_req_writable_unvalidated_refused, "grad_read_only", grad_read_only);

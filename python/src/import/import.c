@@ -504,14 +504,14 @@ static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, co
   return DLPM_OK;
 }
 
-/* dlpm_py_import with the caller's options, or unusable arguments. */
+/* dlpm_py_import with the caller's options, or with unusable arguments (opts NULL only then:
+ * entry_arguments refuses them). */
 static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
                                                                  const dlpm_py_options* opts,
                                                                  DLManagedTensorVersioned** out) {
   const dlpm_py_options* o;
   const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
-  if (opts == NULL) return import_with_defaults(obj, req, out);
   if (opts->keep_alive)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
