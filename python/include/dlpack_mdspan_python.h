@@ -230,7 +230,8 @@ typedef struct dlpm_py_borrowed {
 /** Like dlpm_py_import, but for use within the current call only: through the exchange
  * API's dltensor_from_py_object_no_sync where the type publishes it (no allocation, no
  * deleter), else through dlpm_py_import. The view is valid until dlpm_py_borrow_end, which
- * must be called before control returns to Python, and while `obj` is alive. A borrowed
+ * must be called before control returns to Python (unless the borrow holds nothing: see
+ * dlpm_py_borrow_end), and while `obj` is alive. A borrowed
  * DLTensor carries no flags, so a writable borrow (opts->writable or req->writable) always
  * takes the owning path (whose READ_ONLY flag is known). A caller that keeps the tensor may
  * take out->owner (setting it to NULL before dlpm_py_borrow_end).
@@ -251,7 +252,9 @@ DLPM_PY_API dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* r
                                     dlpm_py_borrowed* out) DLPM_NOEXCEPT;
 
 /** Ends a borrow: releases the owned tensor and the keep-alive object, if any, and zeroes
- * *b. NULL is a no-op. */
+ * *b. NULL is a no-op. A borrow whose owner and keep_alive are both NULL (the borrowed path,
+ * or both taken) holds nothing: ending it releases nothing, and a caller may leave it
+ * unended. */
 DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
 
 /** Asks obj's producer, without an export, what it would hand over (the array API's

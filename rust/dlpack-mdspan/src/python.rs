@@ -79,28 +79,41 @@ pub struct PyTensorMut<'py, T: Element> {
     borrow: Borrow,
 }
 
-/// What a `dlpm_py_borrow` holds beyond the tensor's description: the owner and the object
-/// kept alive (on the borrowed path, the argument's object itself: [`borrow`]), released once by `dlpm_py_borrow_end` when the argument drops. The
-/// `DLTensor` and flags the component wrote are the view's copy ([`Borrow::end`] puts the
-/// struct back together), so an argument is moved without them (`*mut` fields: not Send).
+/// What a `dlpm_py_borrow` holds beyond the tensor's description: the component's owner
+/// (the owning path), released by `dlpm_py_borrow_end` when the argument drops, and the
+/// object kept alive, a reference the argument owns (taken from the component, which the
+/// header allows, or, on the borrowed path, the argument's object itself: [`borrow`]) and
+/// drops itself. The borrowed path leaves the component nothing to release (owner and
+/// keep-alive both NULL, or taken), so its end is no call. The `DLTensor` and flags the
+/// component wrote are the view's copy ([`Borrow::end`] puts the struct back together), so
+/// an argument is moved without them (`*mut` fields: not Send).
 struct Borrow {
     owner: *mut sys::DLManagedTensorVersioned,
     keep_alive: *mut pyo3::ffi::PyObject,
 }
 
 impl Borrow {
-    /// `dlpm_py_borrow_end` of the borrow whose description the component wrote as `tensor`
-    /// with `flags` (the view's copy of it: the same fields).
+    /// Ends the borrow whose description the component wrote as `tensor` with `flags` (the
+    /// view's copy of it: the same fields): `dlpm_py_borrow_end` of the owner, if any, and
+    /// the kept object's reference dropped.
     fn end(&self, tensor: &sys::DLTensor, flags: u64) {
-        let mut whole = pysys::dlpm_py_borrowed {
-            dl_tensor: *tensor,
-            flags,
-            owner: self.owner,
-            keep_alive: self.keep_alive,
-        };
-        // SAFETY: the struct the component wrote at extraction (its fields, put back
-        // together), ended once (the argument's Drop), on the attached thread.
-        unsafe { pysys::dlpm_py_borrow_end(&mut whole) }
+        if !self.owner.is_null() {
+            let mut whole = pysys::dlpm_py_borrowed {
+                dl_tensor: *tensor,
+                flags,
+                owner: self.owner,
+                keep_alive: ptr::null_mut(),
+            };
+            // SAFETY: the struct the component wrote at extraction (its fields, put back
+            // together, the keep-alive taken), ended once (the argument's Drop), on the
+            // attached thread.
+            unsafe { pysys::dlpm_py_borrow_end(&mut whole) }
+        }
+        if !self.keep_alive.is_null() {
+            // SAFETY: a reference this argument owns (Borrowing::into_parts), dropped once,
+            // with the GIL held (the argument carries Python<'py>).
+            unsafe { pyo3::ffi::Py_DECREF(self.keep_alive) }
+        }
     }
 }
 
@@ -115,7 +128,9 @@ impl Borrowing<'_> {
         (&self.0.dl_tensor, self.0.flags)
     }
 
-    /// The borrow's owner and kept object for the argument, which ends it (its Drop).
+    /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
+    /// keep-alive reference is taken, as `dlpm_py_borrowed` allows, and the argument drops
+    /// it without the component.
     fn into_parts(self) -> Borrow {
         let borrow = Borrow {
             owner: self.0.owner,
@@ -232,8 +247,8 @@ fn borrow<'b, T: Element>(
     if out.owner.is_null() && out.keep_alive.is_null() {
         // The borrowed path: the view is valid while `obj` is alive, and an extracted
         // argument is not tied to `obj`'s lifetime (`obj.extract()` of a temporary), so the
-        // borrow keeps `obj` itself, as the component's keep-alive object, which
-        // `dlpm_py_borrow_end` drops.
+        // borrow keeps `obj` itself, in the keep-alive field: the argument drops it
+        // ([`Borrow::end`]), a refused view's `dlpm_py_borrow_end` ([`Borrowing`]'s Drop).
         out.keep_alive = Borrowed::to_owned(*obj).into_ptr();
     }
     Ok(Borrowing(out))
