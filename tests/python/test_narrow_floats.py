@@ -139,3 +139,13 @@ def test_jax_has_no_fp6_dlpack_export(np, ml, jnp, name):
     """Why fp6 is tested through narrow_tensor only: JAX 0.10's CPU backend cannot hold it."""
     with pytest.raises(Exception, match="PrimitiveType"):
         jnp.asarray(np.zeros(4, dtype=getattr(ml, name))).__dlpack__()
+
+
+@pytest.mark.parametrize("name", SUB_BYTE)
+def test_a_padded_tensor_is_not_lent_its_checked_form(name):
+    """dlpm_py_options.lent: our Tensor's kept form is lent to a borrow of its own view, but not
+    one with sub-byte padding (checked with IS_SUBBYTE_TYPE_PADDED, which a borrowed view, with no
+    flags, lacks): the borrow checks the view itself and lends nothing."""
+    t = dl.narrow_tensor(name, bytes(range(0, 2 ** CODES[name][1], 3)))
+    r = dl.borrow_checked(t, lend=True)
+    assert r["status"] == 0 and not r["lent"] and r["described"] and r["matches"], r

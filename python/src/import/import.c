@@ -292,14 +292,24 @@ static const dlpm_checked_tensor* lendable(const dlpm_checked_tensor* kept, cons
              : NULL;
 }
 
+/* check_view's counterpart for this copy's own Tensor behind its own table, `own` its form
+ * (dlpm_py__own_export_source): that table lends own->tensor itself (the Tensor's view,
+ * exchange_to_dltensor), so the view is own's bytes without the call or their comparison;
+ * lendable but for sub-byte padding. */
+static const dlpm_checked_tensor* lendable_own(const dlpm_checked_tensor* own) {
+  return (own->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 ? own : NULL;
+}
+
 /* check_tensor's counterpart for a borrowed view (no flags): dlpm_check's verdict. With lent_out
  * (dlpm_py_options.lent), the kept form itself when it is lendable: its own tensor checked
- * (the same bytes as the view), and its address handed back instead of a copy. */
+ * (the same bytes as the view), and its address handed back instead of a copy. `own`: this
+ * copy's Tensor's form, whose tensor the view is (borrow_tensor), or NULL. */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
-                                    dlpm_checked_tensor* checked_out, const dlpm_checked_tensor** lent_out) {
-  const dlpm_checked_tensor* checked = kept_checked(obj);
+                                    dlpm_checked_tensor* checked_out, const dlpm_checked_tensor** lent_out,
+                                    const dlpm_checked_tensor* own) {
+  const dlpm_checked_tensor* checked = own ? own : kept_checked(obj);
   const dlpm_checked_tensor* lent;
-  if (lent_out != NULL && (lent = lendable(checked, view)) != NULL) {
+  if (lent_out != NULL && (lent = own ? lendable_own(own) : lendable(checked, view)) != NULL) {
     const dlpm_status s = dlpm_check_prechecked(lent->tensor, 0, lent, check);
     if (s == DLPM_OK) *lent_out = lent;
     return s;
@@ -558,24 +568,34 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
   if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
-      DLTensor view;
+      DLTensor lent_view;
+      const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
-      if (facts.api->dltensor_from_py_object_no_sync(obj, &view) != 0)
+      /* A borrow that may be lent a form, of this copy's Tensor behind its own table: the
+       * view that table lends is own->tensor itself (exchange_to_dltensor), read in place (no
+       * call; its bytes need no comparison with the form's) */
+      const dlpm_checked_tensor* own = check != NULL && lent_out != NULL &&
+                                               (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
+                                           ? dlpm_py__own_export_source(obj, facts.api)
+                                           : NULL;
+      if (own != NULL)
+        view = own->tensor;
+      else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
-          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view.dtype, 0, 0, semantic_bits_option(o),
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, semantic_bits_option(o),
                                             &forbids)) != DLPM_OK)
         return s;
-      if (check != NULL && (s = check_view(obj, &view, check, checked_out, lent_out)) != DLPM_OK) {
-        dlpm_py__raise_refused(&view, s);
+      if (check != NULL && (s = check_view(obj, view, check, checked_out, lent_out, own)) != DLPM_OK) {
+        dlpm_py__raise_refused(view, s);
         return s;
       }
-      out->dl_tensor = view;
+      out->dl_tensor = *view;
       if (how != NULL) {
         how->path = DLPM_PY_PATH_EXCHANGE_API;
         how->legacy = how->pre_1_0_call = 0;
         how->dlpack_version = facts.api->header.version;
-        if ((s = note_stream_order(how, view.device, facts.api, o, DLPM_PY_PATH_EXCHANGE_API, NULL, 0)) != DLPM_OK) {
+        if ((s = note_stream_order(how, view->device, facts.api, o, DLPM_PY_PATH_EXCHANGE_API, NULL, 0)) != DLPM_OK) {
           memset(out, 0, sizeof *out);
           return s;
         }
@@ -584,7 +604,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         out->flags = DLPACK_FLAG_BITMASK_READ_ONLY;
         if (lent_out != NULL) *lent_out = NULL; /* the lent form was checked without flags */
       }
-      if (checked_out != NULL) hand_back_checked(checked_out, &view, out);
+      if (checked_out != NULL) hand_back_checked(checked_out, view, out);
       return DLPM_OK;
     }
   }
