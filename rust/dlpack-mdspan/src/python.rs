@@ -257,14 +257,17 @@ fn borrow<'b, T: Element>(
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
 /// the component checks the requirements of a view of `T` against the Tensor's kept checked
 /// form (its own copy's, or the one another copy publishes: compared with the description
-/// lent) and either lends that very form (`dlpm_py_options.lent`: a borrow for reading of the
-/// form's own description) or hands a copy back into `checked` (`dlpm_py_options.checked`).
-/// Returns the borrow and the checked form of its tensor, when the component gave one: the
-/// lent form, or `checked` when the component set `checked.tensor` to the very `dl_tensor` it
-/// wrote (its word that the checked form is of that description, with the flags it reports).
-/// Any other producer is borrowed with `validate = 0` and the view's one `dlpm_check_tensor`,
-/// cheaper there than the component's check and hand-back (docs/performance.md, "Rust pyo3
-/// arguments").
+/// lent) and, for a reader, lends that very form (`dlpm_py_options.lent`: a borrow for
+/// reading of the form's own description), or, for a writer (the owning path, where nothing
+/// is lent), hands a copy back into `checked` (`dlpm_py_options.checked`). A reader asks for
+/// no copy: where the form is not lent (sub-byte padding, a description other than the
+/// form's) the view makes its own check, and the copy's option cost every reader's call more
+/// than that rare check (docs/performance.md). Returns the borrow and the checked form of its
+/// tensor, when the component gave one: the lent form, or `checked` when the component set
+/// `checked.tensor` to the very `dl_tensor` it wrote (its word that the checked form is of
+/// that description, with the flags it reports). Any other producer is borrowed with
+/// `validate = 0` and the view's one `dlpm_check_tensor`, cheaper there than the component's
+/// check and hand-back (docs/performance.md, "Rust pyo3 arguments").
 ///
 /// The form is lent for `'f`, which `'a` outlives: the lent form is the Tensor's, alive with
 /// `obj` (the component's contract), and `checked` is the caller's local; neither is kept by
@@ -277,22 +280,25 @@ fn borrow_kept<'a: 'f, 'f, 'b, T: Element>(
 ) -> PyResult<(Borrowing<'b>, Option<&'f sys::dlpm_checked_tensor>)> {
     let form = checked.as_mut_ptr();
     let mut lent: *const sys::dlpm_checked_tensor = ptr::null();
-    // SAFETY: `form` is valid for writes; the component reads only the version before it
-    // writes the rest.
-    unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    if writable {
+        // SAFETY: `form` is valid for writes; the component reads only the version before it
+        // writes the rest.
+        unsafe { ptr::addr_of_mut!((*form).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
+    }
     let options = pysys::dlpm_py_options {
-        checked: form,
-        lent: &mut lent,
+        checked: if writable { form } else { ptr::null_mut() },
+        lent: if writable { ptr::null_mut() } else { &mut lent },
         ..*rust_options(true)
     };
     let borrowing = borrow::<T>(obj, writable, &options, out)?;
-    // SAFETY: on success the component has written `lent` (NULL, or a kept form: read-only,
-    // alive while `obj` is, so for 'a, which outlives 'f) and `form->tensor` (NULL, or the
-    // address of the dl_tensor it wrote, when the rest of `checked` is that tensor's form).
+    // SAFETY: on success the component has written `lent` for a reader (NULL, or a kept form:
+    // read-only, alive while `obj` is, so for 'a, which outlives 'f) and `form->tensor` for a
+    // writer (NULL, or the address of the dl_tensor it wrote, when the rest of `checked` is
+    // that tensor's form).
     let form = unsafe {
         if !lent.is_null() {
             Some(&*lent)
-        } else if (*form).tensor == ptr::addr_of!(borrowing.0.dl_tensor) {
+        } else if writable && (*form).tensor == ptr::addr_of!(borrowing.0.dl_tensor) {
             Some(checked.assume_init_ref())
         } else {
             None
