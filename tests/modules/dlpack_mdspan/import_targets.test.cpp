@@ -171,12 +171,13 @@ TEST_CASE("layout_stride needs unique elements in some order of the dimensions, 
   CHECK(refusal<relaxed<std::int64_t, 3>>(overlapping.get()) == dm::errc::ok);
 }
 
-// A permutation of rank 4 or less is decided by its pairs of dimensions (each pair
-// disjoint: one's stride at least the other's stride times extent), without a sort. The
-// edges of that test: a stride exactly at the other's end (unique), one below (an overlap,
-// worded by the sorted order's first broken link), an extent-1 axis whose stride (negative,
-// zero) takes no part, and an end past INT64_MAX, which no stride reaches.
-TEST_CASE("layout_stride's uniqueness of a permutation by its pairs of dimensions: the edges") {
+// A permutation that is neither the order of the dimensions nor its reverse is decided by
+// the order sorted by (stride, end), end = stride * extent (layout_stride_unique). The
+// edges: a stride exactly at the end before it (unique), one below (an overlap, worded by
+// the first broken link), extent-1 axes whose strides (negative, zero, or between the
+// others' strides and ends) take no part, equal (stride, extent) values worded in the order
+// of their dimensions, and an end past INT64_MAX, which no stride reaches.
+TEST_CASE("layout_stride's uniqueness of a permutation by the sorted order: the edges") {
   float buf[64] = {};
   using M3 = strided<std::int64_t, 3>;
   using M4 = strided<std::int64_t, 4>;
@@ -197,6 +198,30 @@ TEST_CASE("layout_stride's uniqueness of a permutation by its pairs of dimension
   tensor_builder below_end4(buf, f32, {2, 1, 3, 2}, {3, 7, 1, 5});
   CHECK(refusal<M4>(below_end4.get()) == dm::errc::overlapping_strides);
   CHECK(has_text(message<M4>(below_end4.get()), "dimensions 3 (stride 5) and 0 (shape 2, stride 3) overlap"));
+  // Extent-1 axes of stride 2 and 4, each inside an end of the chain 1 (end 3), 3 (end 6),
+  // 6: sorted by their own strides, they would break it (rank 5, and rank 8 with three more).
+  using M5 = strided<std::int64_t, 5>;
+  tensor_builder inside5(buf, f32, {2, 1, 3, 2, 1}, {3, 2, 1, 6, 4});
+  CHECK(message<M5>(inside5.get()) == "ok");
+  CHECK(dm::to_mdspan<M5>(inside5.get()).stride(3) == 6);
+  using M8x = strided<std::int64_t, 8>;
+  tensor_builder inside8(buf, f32, {1, 2, 1, 3, 1, 2, 1, 1}, {5, 3, 2, 1, 4, 6, 2, 12});
+  CHECK(message<M8x>(inside8.get()) == "ok");
+  CHECK(dm::to_mdspan<M8x>(inside8.get()).stride(5) == 6);
+  // The same chain broken by dimension 4's stride 5 (below dimension 0's end 6), with the
+  // extent-1 axes about it: the link worded is the one between real dimensions.
+  tensor_builder broken5(buf, f32, {2, 1, 3, 1, 2}, {3, 4, 1, 2, 5});
+  CHECK(refusal<M5>(broken5.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<M5>(broken5.get()), "dimensions 4 (stride 5) and 0 (shape 2, stride 3) overlap"));
+  CHECK_THROWS_AS((void)dm::to_mdspan<M5>(broken5.get()), dm::dlpack_error);
+  // Equal (stride, extent) values: dimensions 0 and 1 (stride 3, extent 2) follow dimension
+  // 2 (stride 1, end 3); the lower dimension comes first, and the link between them breaks.
+  tensor_builder equal(buf, f32, {2, 2, 3, 1}, {3, 3, 1, 9});
+  CHECK(refusal<M4>(equal.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<M4>(equal.get()), "dimensions 1 (stride 3) and 0 (shape 2, stride 3) overlap"));
+  // The extent in the message is the dimension's own (the sort keeps stride and end).
+  tensor_builder long_axis(buf, f32, {1000, 2, 3}, {3, 2999, 1});
+  CHECK(has_text(message<M3>(long_axis.get()), "dimensions 1 (stride 2999) and 0 (shape 1000, stride 3) overlap"));
   // int8 elements, so that a span of 2^63 - 1 bytes fits: dimension 2 (stride 2^62, extent
   // 2) ends at 2^63, past INT64_MAX; dimension 0's end, 3 * (2^61 - 1), passes 2^62, so
   // dimension 2 starts inside dimension 0. Refused, by both instances.

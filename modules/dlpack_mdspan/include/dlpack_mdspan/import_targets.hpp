@@ -231,64 +231,49 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // the view's copies of them are the same values), never NULL here: NULL strides are
 // C-contiguous, which check_structure found ordered.
 //
-// Such an order exists exactly when every two dimensions with more than one index are
-// disjoint, one's stride at least the other's end (stride times extent): the order sorted
-// by (stride, extent) is then a chain, and a chain makes every later stride at least every
-// earlier end. For a small rank that pass over the pairs, rank * (rank - 1) / 2 compares
-// of values, accepts without a sort; the ends are unsigned, since check_structure proved
-// each (extent - 1) * stride fits int64 with a positive stride, so stride * extent, one
-// stride more, is below 2^64 and exact; an extent-1 dimension gets end 0, which every stride
-// passes. Whatever it does not accept is decided by the sorted order below.
-//
-// The dimensions are sorted as values (stride, extent, dimension) in an array of the
-// view's rank, largest first (an axis permutation of a row-major array is nearly in that
-// order: a few moves), by insertion: no loads through an index. Read from the end, the
+// The dimensions are sorted as values (stride, end), end = stride * extent, in an array of
+// the view's rank, largest first (an axis permutation of a row-major array is nearly in
+// that order: a few moves), by insertion: no loads through an index. The values are
+// unsigned: check_structure proved each (extent - 1) * stride fits int64 with a positive
+// stride, so the end, one stride more, is below 2^64 and exact; for equal strides it orders
+// as the extent does, and a link breaks exactly when the next stride is below the end. An
+// extent-1 dimension is (0, 0): sorted last, below every other, its links break nothing,
+// and every position of the array is known at compile time (skipped, the count of those
+// sorted was a variable, and each insertion computed its address). Read from the end, the
 // array is the ascending order by (stride, extent, dimension), and the first link that
-// breaks there is the one worded. Out of line (inlined, every layout_stride import counted
-// more instructions, the permutations too), but not cold: a permutation of the axes is an
-// everyday view, and a cold function is compiled for size.
-template <std::size_t Rank>
-inline constexpr bool unique_by_pairs = Rank <= 4;
-
+// breaks there is the one worded; the dimension's index is carried only where a refusal is
+// worded (equal values are the same to the silent decision). Out of line (inlined, every
+// layout_stride import counted more instructions, the permutations too), but not cold: a
+// permutation of the axes is an everyday view, and a cold function is compiled for size.
 template <std::size_t Rank, class Err>
 DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, Err err) noexcept {
   const std::int64_t* const strides = t.strides;
-  if constexpr (unique_by_pairs<Rank>) {
-    std::uint64_t stride[Rank > 0 ? Rank : 1], end[Rank > 0 ? Rank : 1];
-    for (std::size_t r = 0; r < Rank; ++r) {
-      stride[r] = static_cast<std::uint64_t>(strides[r]);
-      end[r] = t.shape[r] > 1 ? stride[r] * static_cast<std::uint64_t>(t.shape[r]) : 0;
-    }
-    bool disjoint = true;
-    for (std::size_t i = 0; i < Rank; ++i)
-      for (std::size_t j = i + 1; j < Rank; ++j) disjoint &= (stride[j] >= end[i]) | (stride[i] >= end[j]);
-    if (disjoint) return true;
-  }
   struct dimension {
-    std::int64_t stride, extent;
-    std::size_t index;
+    std::uint64_t stride, end;
   };
+  constexpr bool worded = is_worded<Err>;
   dimension sorted[Rank > 0 ? Rank : 1];
-  std::size_t count = 0;
+  std::size_t index[worded && Rank > 0 ? Rank : 1];
   for (std::size_t r = 0; r < Rank; ++r) {
-    if (t.shape[r] <= 1) continue;
-    // Inserted after every smaller (stride, extent) and every equal one: the dimensions
+    // Inserted after every smaller (stride, end) and every equal one: the dimensions
     // before it all have a smaller index.
-    const dimension d{strides[r], t.shape[r], r};
-    std::size_t j = count++;
-    for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].extent <= d.extent));
-         --j)
+    const auto stride = t.shape[r] > 1 ? static_cast<std::uint64_t>(strides[r]) : 0;
+    const dimension d{stride, stride * static_cast<std::uint64_t>(t.shape[r])};
+    std::size_t j = r;
+    for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].end <= d.end)); --j) {
       sorted[j] = sorted[j - 1];
+      if constexpr (worded) index[j] = index[j - 1];
+    }
     sorted[j] = d;
+    if constexpr (worded) index[j] = r;
   }
-  for (std::size_t i = count; i-- > 1;) {
+  for (std::size_t i = Rank; i-- > 1;) {
     const dimension &prev = sorted[i], &cur = sorted[i - 1];
-    std::int64_t reach = 0;
-    if (mul_overflows(prev.stride, prev.extent, &reach) || cur.stride < reach)
+    if (cur.stride < prev.end)
       DLPM_REFUSE(err, errc::overlapping_strides,
                   "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs unique "
                   "elements (use layout_stride_relaxed)",
-                  cur.index, static_cast<long long>(cur.stride), prev.index, static_cast<long long>(prev.extent),
+                  index[i - 1], static_cast<long long>(cur.stride), index[i], static_cast<long long>(prev.end / prev.stride),
                   static_cast<long long>(prev.stride));
   }
   return true;
