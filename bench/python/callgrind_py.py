@@ -39,6 +39,8 @@ CASES = {
     "pybind11 py::array_t argument: NumPy": "pbb.consume_array(a)",
     "pybind11 call floor (py::handle)": "pbb.noop(a)",
     "nanobind call floor (nb::handle)": "nbb.noop(a)",
+    "ours: dlpack_mdspan.Tensor through __dlpack__": "b.import_protocol_f32_2d(t)",
+    "nanobind ndarray argument: dlpack_mdspan.Tensor": "nbb.consume_f32_2d(t)",
     "numpy.from_dlpack(dlpack_mdspan.Tensor)": "np.from_dlpack(t)",
     "numpy.from_dlpack(numpy array)": "np.from_dlpack(a)",
 }

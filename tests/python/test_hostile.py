@@ -448,6 +448,31 @@ def test_negative_device_id_is_a_buffer_error_on_every_path(collect):
     assert [h.deletes() for h in hands] == [1, 1, 1] and ok.deletes() == 1
 
 
+_capsule_new_named_at = _api["PyCapsule_New"]  # the name given by its address
+_capsule_new_named_at.restype = ctypes.py_object
+_capsule_new_named_at.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+
+
+def test_capsule_name_at_a_reused_address_is_read_again(collect):
+    """The import guesses a capsule's kind by its name's address (the last DLPack name
+    taken); a name that now says something else at that address is read, not trusted."""
+    name = ctypes.create_string_buffer(b"dltensor_versioned", 32)
+    destructor = ctypes.cast(_capsule_destructor, ctypes.c_void_p)
+    first, legacy, other = Hand(), Hand(versioned=False), Hand()
+    assert dl.consume(_capsule_new_named_at(first.address, ctypes.addressof(name), destructor))["shape"] == (2, 3)
+    name.value = b"dltensor"  # the same address, a legacy name: taken as legacy
+    r = dl.consume(_capsule_new_named_at(legacy.address, ctypes.addressof(name), destructor))
+    assert r["shape"] == (2, 3) and r["read_only"] is True
+    name.value = b"dltensor_versioned!"  # the same address, no DLPack name: refused
+    capsule = _capsule_new_named_at(other.address, ctypes.addressof(name), destructor)
+    with pytest.raises(TypeError, match="is not a DLPack tensor"):
+        dl.consume(capsule)
+    name.value = b"dltensor_versioned"  # the destructor reads the name: the untaken tensor is deleted
+    del capsule
+    collect()
+    assert (first.deletes(), legacy.deletes(), other.deletes()) == (1, 1, 1)
+
+
 # ---- 4. an empty tensor leaves with canonical strides -----------------------------------------
 
 # (shape, the producer's strides) -> the row-major strides the re-export carries

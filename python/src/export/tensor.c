@@ -187,6 +187,31 @@ static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
   return -1;
 }
 
+/* max_version's major from the usual argument, a tuple of two ints each in [0, UINT32_MAX],
+ * read with the tuple's and the ints' own accessors: 1 and *major set; 0 for anything else,
+ * which the checked reading in tensor_dlpack takes (and words, where it is refused). */
+static int usual_major(PyObject* max_version, long long* major) {
+#if DLPM_PY_FULL_API
+  PyObject *first, *second;
+  long long values[2];
+  int overflow[2] = {0, 0};
+  if (!PyTuple_CheckExact(max_version) || PyTuple_GET_SIZE(max_version) != 2) return 0;
+  first = PyTuple_GET_ITEM(max_version, 0);
+  second = PyTuple_GET_ITEM(max_version, 1);
+  if (!PyLong_CheckExact(first) || !PyLong_CheckExact(second)) return 0;
+  values[0] = PyLong_AsLongLongAndOverflow(first, &overflow[0]); /* an exact int raises nothing */
+  values[1] = PyLong_AsLongLongAndOverflow(second, &overflow[1]);
+  for (int i = 0; i < 2; ++i)
+    if (overflow[i] != 0 || values[i] < 0 || values[i] > (long long)UINT32_MAX) return 0;
+  *major = values[0];
+  return 1;
+#else
+  (void)max_version;
+  (void)major;
+  return 0;
+#endif
+}
+
 /* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None) */
 static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const dlpm_py_names* nm = dlpm_py__names();
@@ -216,16 +241,19 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     /* DLPackVersion's fields are uint32_t; the minor is checked too, though only the major
      * decides (a versioned capsule from 1 on). */
     long long major, minor;
-    if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
+    if (usual_major(max_version, &major)) {
+      versioned = major >= 1;
+    } else if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
       return NULL;
+    } else {
+      if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0, UINT32_MAX, NULL,
+                                   &major) != 0 ||
+          dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0, UINT32_MAX, NULL,
+                                   &minor) != 0)
+        return NULL;
+      versioned = major >= 1;
     }
-    if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0, UINT32_MAX, NULL,
-                                 &major) != 0 ||
-        dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0, UINT32_MAX, NULL,
-                                 &minor) != 0)
-      return NULL;
-    versioned = major >= 1;
   }
   if (dl_device != Py_None) {
     long long type, id; /* DLDevice's fields: a non-negative int32 each */

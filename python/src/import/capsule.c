@@ -43,6 +43,36 @@ int32_t dlpm_py_capsule_peek(PyObject* obj, const dlpm_py_options* opts, DLTenso
   return 0;
 }
 
+#if !defined(Py_GIL_DISABLED)
+/* The name pointers of the last versioned and legacy capsules taken. A producer names its
+ * capsules with one string, so a capsule's name is usually the very pointer the last one had,
+ * and its kind is guessed without a string comparison; the guess is then checked by
+ * PyCapsule_GetPointer under the DLPack name itself (one comparison, where reading the name
+ * and then the pointer made two). A wrong guess (another name at an address that held a
+ * DLPack one) costs an exception cleared, and the name is read as before. */
+static const char *seen_versioned, *seen_legacy;
+#endif
+
+/* The capsule's tensor and kind: by the guess above where it holds, else by its name (kind_of). */
+static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void** pointer) {
+  enum capsule_kind kind = NOT_DLPACK;
+#if !defined(Py_GIL_DISABLED)
+  if (name != NULL && (name == seen_versioned || name == seen_legacy)) {
+    kind = name == seen_versioned ? VERSIONED : LEGACY;
+    if ((*pointer = PyCapsule_GetPointer(capsule, kind == VERSIONED ? "dltensor_versioned" : "dltensor")) != NULL)
+      return kind;
+    PyErr_Clear();
+  }
+#endif
+  if ((kind = kind_of(name)) == NOT_DLPACK) return kind;
+  *pointer = PyCapsule_GetPointer(capsule, name); /* the name just compared: never NULL */
+#if !defined(Py_GIL_DISABLED)
+  if (kind == VERSIONED) seen_versioned = name;
+  else seen_legacy = name;
+#endif
+  return kind;
+}
+
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
  * the tensor stays with the capsule), then version-checked, legacy moved to versioned
  * (*legacy set). `not_dlpack` is the exception for a capsule (or object) that is not a
@@ -52,17 +82,18 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
   /* An exact capsule always has a pointer (PyCapsule_New refuses NULL), so its name decides;
    * a capsule without a name is none of DLPack's. */
   const char* name = PyCapsule_CheckExact(capsule) ? PyCapsule_GetName(capsule) : NULL;
-  const enum capsule_kind kind = kind_of(name);
+  void* pointer = NULL;
+  const enum capsule_kind kind = name != NULL ? take_pointer(capsule, name, &pointer) : NOT_DLPACK;
   dlpm_status s;
   *legacy = 0;
   if (kind == VERSIONED) {
-    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, name);
+    DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)pointer;
     if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
     if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
     return s;
   }
   if (kind == LEGACY) {
-    DLManagedTensor* old = (DLManagedTensor*)PyCapsule_GetPointer(capsule, name);
+    DLManagedTensor* old = (DLManagedTensor*)pointer;
     if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
     s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
