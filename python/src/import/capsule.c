@@ -50,15 +50,16 @@ int32_t dlpm_py_capsule_peek(PyObject* obj, const dlpm_py_options* opts, DLTenso
  * PyCapsule_GetPointer under the DLPack name itself (one comparison, where reading the name
  * and then the pointer made two). A wrong guess (another name at an address that held a
  * DLPack one) costs an exception cleared, and the name is read as before. */
-static const char *seen_versioned, *seen_legacy;
+static uintptr_t seen_versioned, seen_legacy; /* addresses as integers: the names may be gone */
 #endif
 
 /* The capsule's tensor and kind: by the guess above where it holds, else by its name (kind_of). */
 static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void** pointer) {
   enum capsule_kind kind = NOT_DLPACK;
 #if !defined(Py_GIL_DISABLED)
-  if (name != NULL && (name == seen_versioned || name == seen_legacy)) {
-    kind = name == seen_versioned ? VERSIONED : LEGACY;
+  const uintptr_t address = (uintptr_t)name;
+  if (name != NULL && (address == seen_versioned || address == seen_legacy)) {
+    kind = address == seen_versioned ? VERSIONED : LEGACY;
     if ((*pointer = PyCapsule_GetPointer(capsule, kind == VERSIONED ? "dltensor_versioned" : "dltensor")) != NULL)
       return kind;
     PyErr_Clear();
@@ -67,8 +68,8 @@ static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void*
   if ((kind = kind_of(name)) == NOT_DLPACK) return kind;
   *pointer = PyCapsule_GetPointer(capsule, name); /* the name just compared: never NULL */
 #if !defined(Py_GIL_DISABLED)
-  if (kind == VERSIONED) seen_versioned = name;
-  else seen_legacy = name;
+  if (kind == VERSIONED) seen_versioned = (uintptr_t)name;
+  else seen_legacy = (uintptr_t)name;
 #endif
   return kind;
 }
