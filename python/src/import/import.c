@@ -282,22 +282,23 @@ DLPM_PY_BODY dlpm_status checked_own_export(PyObject* obj, const dlpm_checked_te
                                                     : check_tensor(obj, t, check, checked_out);
 }
 
+/* The lend's rule for this copy's own Tensor behind its own table, `own` its form
+ * (dlpm_py__own_export_source): that table lends own->tensor itself (the Tensor's view,
+ * exchange_to_dltensor), so the view is own's bytes without the call or their comparison;
+ * `own` when it was checked as a borrowed view reads it (no sub-byte padding: the view has
+ * no flags), else NULL. */
+static const dlpm_checked_tensor* lendable_own(const dlpm_checked_tensor* own) {
+  return (own->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 ? own : NULL;
+}
+
 /* `kept` (a Tensor's kept form, or NULL) when `view` is its very description, byte for byte,
- * and it was checked as a borrowed view reads it (no sub-byte padding: the view has no flags),
- * so that it may be lent as the view's checked form (dlpm_py_options.lent); else NULL. */
+ * and lendable_own would lend it, so that it may be lent as the view's checked form
+ * (dlpm_py_options.lent); else NULL. */
 static const dlpm_checked_tensor* lendable(const dlpm_checked_tensor* kept, const DLTensor* view) {
-  return kept != NULL && kept->tensor != NULL && (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 &&
+  return kept != NULL && kept->tensor != NULL && lendable_own(kept) != NULL &&
                  memcmp(kept->tensor, view, sizeof *view) == 0
              ? kept
              : NULL;
-}
-
-/* check_view's counterpart for this copy's own Tensor behind its own table, `own` its form
- * (dlpm_py__own_export_source): that table lends own->tensor itself (the Tensor's view,
- * exchange_to_dltensor), so the view is own's bytes without the call or their comparison;
- * lendable but for sub-byte padding. */
-static const dlpm_checked_tensor* lendable_own(const dlpm_checked_tensor* own) {
-  return (own->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 ? own : NULL;
 }
 
 /* check_tensor's counterpart for a borrowed view (no flags): dlpm_check's verdict. With lent_out
