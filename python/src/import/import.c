@@ -53,22 +53,38 @@ static const dlpm_checked_tensor** lent_form_out(const dlpm_py_options* o) {
   return o->version >= 4 ? o->lent : NULL;
 }
 
+/* What check_options refuses, each stated once: its refusals test them one by one, and
+ * options_usable, inline in each entry point, tests them all, so that usual options pay for no
+ * call and only unusable ones go out of line to check_options for the refusal. */
+DLPM_PY_BODY int version_known(uint32_t version, uint32_t newest) { return version - 1u < newest; } /* 1..newest */
+DLPM_PY_BODY int copy_known(int32_t copy) { return copy >= -1 && copy <= 1; }
+DLPM_PY_BODY int provenance_known(const dlpm_py_options* o) {
+  return o->provenance == NULL || version_known(o->provenance->version, DLPM_PY_PROVENANCE_VERSION);
+}
+DLPM_PY_BODY int checked_known(const dlpm_py_options* o) {
+  return checked_form_out(o) == NULL || checked_form_out(o)->version == DLPM_CHECKED_TENSOR_VERSION;
+}
+DLPM_PY_BODY int options_usable(const dlpm_py_options* o) {
+  return version_known(o->version, DLPM_PY_OPTIONS_VERSION) && copy_known(o->copy) && provenance_known(o) &&
+         checked_known(o);
+}
+
 static dlpm_status check_options(const dlpm_py_options* o, const char* function) {
-  if (o->version < 1 || o->version > DLPM_PY_OPTIONS_VERSION)
+  if (!version_known(o->version, DLPM_PY_OPTIONS_VERSION))
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "%s: dlpm_py_options version %u is not supported (this library knows versions 1 to %u); %s",
                          function,
                          o->version, (unsigned)DLPM_PY_OPTIONS_VERSION,
                          o->version == 0 ? "initialise it with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION)"
                                          : "the extension was built against a newer dlpack_mdspan_python.h");
-  if (o->copy < -1 || o->copy > 1)
+  if (!copy_known(o->copy))
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
                          "%s: dlpm_py_options.copy = %d is not -1 (None), 0 (False) or 1 (True)", function, o->copy);
-  if (o->provenance != NULL && (o->provenance->version < 1 || o->provenance->version > DLPM_PY_PROVENANCE_VERSION))
+  if (!provenance_known(o))
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "%s: dlpm_py_options.provenance has version %u, not 1 to DLPM_PY_PROVENANCE_VERSION (%u)",
                          function, o->provenance->version, (unsigned)DLPM_PY_PROVENANCE_VERSION);
-  if (checked_form_out(o) != NULL && checked_form_out(o)->version != DLPM_CHECKED_TENSOR_VERSION)
+  if (!checked_known(o))
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_UNSUPPORTED_VERSION,
                          "%s: dlpm_py_options.checked has version %u, not DLPM_CHECKED_TENSOR_VERSION (%u)", function,
                          checked_form_out(o)->version, (unsigned)DLPM_CHECKED_TENSOR_VERSION);
@@ -161,7 +177,7 @@ DLPM_PY_BODY dlpm_status entry_arguments(const char* function, PyObject* obj, co
   if (obj == NULL || out == NULL)
     return dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "%s: %s is NULL", function, obj ? "out" : "obj");
   *o = opts ? opts : &default_options;
-  return opts ? check_options(opts, function) : DLPM_OK;
+  return opts == NULL || options_usable(opts) ? DLPM_OK : check_options(opts, function);
 }
 
 /* What a validating call checks the tensor against (`req`, or "anything"), or NULL when

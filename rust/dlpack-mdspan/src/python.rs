@@ -361,14 +361,30 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // As `extract_checked`'s, and with a form the component checked this very description
         // with its flags against a view of T's requirements, and the form is what that check
         // learned (its contract: dlpm_py_options.lent and .checked); otherwise the view checks.
-        let view = if let Some(form) = form {
-            // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
-            unsafe { TensorView::from_checked_form(tensor, form) }
-        } else {
-            // SAFETY: as above; the view makes its own check.
-            unsafe { TensorView::checked(tensor) }
-        }
-        .map_err(|e| to_pyerr(obj.py(), &e))?;
+        let Some(form) = form else {
+            return Self::unlent(obj, tensor, borrow);
+        };
+        // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
+        let view = unsafe { TensorView::from_checked_form(tensor, form) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Ok(PyTensor {
+            view,
+            borrow: borrow.into_parts(),
+        })
+    }
+
+    /// `extract_kept`'s rare end, where nothing was lent (a padded form, a description other
+    /// than the form's): the view checks the tensor itself. Out of line, so that the lent
+    /// path builds its view in place, with no join of the two views.
+    #[cold]
+    #[inline(never)]
+    fn unlent(
+        obj: Borrowed<'_, 'py, PyAny>,
+        tensor: Viewed<'py>,
+        borrow: Borrowing<'_>,
+    ) -> PyResult<Self> {
+        // SAFETY: as `extract_kept`'s; the view makes its own check.
+        let view = unsafe { TensorView::checked(tensor) }.map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensor {
             view,
             borrow: borrow.into_parts(),

@@ -155,6 +155,43 @@ fn bad_arguments_raise_the_components_exceptions() {
     });
 }
 
+/// The component refuses options it cannot use (`check_options`, tested first inline in each
+/// entry point by `options_usable`): a `copy` outside -1..=1, at both ends of `i32` too, is a
+/// ValueError, whatever the tensor.
+#[test]
+fn options_out_of_range_are_refused() {
+    use dlpack_mdspan_python_sys as pysys;
+    use dlpack_mdspan_sys as sys;
+    use std::mem::MaybeUninit;
+    Python::attach(|py| {
+        let a = eval(py, "result = np.zeros(2, dtype=np.float32)");
+        for copy in [2, -2, i32::MAX, i32::MIN] {
+            let mut o = MaybeUninit::<pysys::dlpm_py_options>::zeroed();
+            // SAFETY: a valid out-parameter of the struct's size.
+            let status = unsafe {
+                pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION)
+            };
+            assert_eq!(status, sys::DLPM_OK);
+            // SAFETY: written by dlpm_py_options_init.
+            let mut o = unsafe { o.assume_init() };
+            o.copy = copy;
+            let mut out = MaybeUninit::<pysys::dlpm_py_borrowed>::zeroed();
+            // SAFETY: a live object, the GIL held, the options valid for the call, out a
+            // valid out-parameter.
+            let status = unsafe {
+                pysys::dlpm_py_borrow(a.as_ptr(), std::ptr::null(), &o, out.as_mut_ptr())
+            };
+            assert_ne!(status, sys::DLPM_OK, "copy = {copy}");
+            let e = PyErr::fetch(py);
+            assert!(
+                e.is_instance_of::<PyValueError>(py)
+                    && e.to_string().contains("dlpm_py_options.copy"),
+                "copy = {copy}: {e}"
+            );
+        }
+    });
+}
+
 #[test]
 fn managed_tensors_go_to_python_and_back() {
     Python::attach(|py| {
