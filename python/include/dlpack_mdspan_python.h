@@ -210,8 +210,8 @@ DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t ver
  * On success *out owns the tensor: release it with dlpm_managed_delete. On failure *out is
  * untouched, any tensor received has been deleted, and a Python exception is set:
  * TypeError when the tensor does not meet `req` (dtype, rank, shape, layout, device,
- * alignment, divisibility, writability), ValueError for invalid `req`/`opts` (keep_alive is
- * dlpm_py_borrow's; a provenance struct of another version), MemoryError,
+ * alignment, divisibility, writability), ValueError for invalid `req`/`opts` (keep_alive,
+ * checked and lent are dlpm_py_borrow's; a provenance struct of another version), MemoryError,
  * or the producer's own exception (DLPM_E_PRODUCER_FAILED); BufferError otherwise (a
  * semantic bit set, too). The message is the facade's, followed by the status name in
  * parentheses. */

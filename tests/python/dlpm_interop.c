@@ -41,6 +41,7 @@
 #include <dlpack_mdspan_python.h>
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -689,21 +690,58 @@ static dlpm_status import_status(PyObject* obj, const dlpm_requirements* req, co
   return s;
 }
 
+/* Whether dlpm_py_import and dlpm_py_tensor_import each refuse `o`, whose only unusual field
+ * is `field` (one a borrow alone reads), with a ValueError that names the call and the field. */
+static int entries_refuse_borrow_field(PyObject* obj, const dlpm_py_options* o, const char* field) {
+  const char* const entry[2] = {"dlpm_py_import", "dlpm_py_tensor_import"};
+  int refused = 1;
+  for (int k = 0; k < 2; ++k) {
+    DLManagedTensorVersioned* t = NULL;
+    PyObject *kind, *value, *trace, *text, *imported = NULL;
+    char expected[128];
+    int named = 0;
+    if (k == 0) {
+      refused = refused && dlpm_py_import(obj, NULL, o, &t) == DLPM_E_INVALID_ARGUMENT && t == NULL;
+      if (t) dlpm_managed_delete(t);
+    } else {
+      imported = dlpm_py_tensor_import(obj, NULL, o);
+      refused = refused && imported == NULL;
+      Py_XDECREF(imported);
+    }
+    refused = refused && PyErr_ExceptionMatches(PyExc_ValueError);
+    PyErr_Fetch(&kind, &value, &trace);
+    snprintf(expected, sizeof expected, "%s: dlpm_py_options.%s is for dlpm_py_borrow", entry[k], field);
+    if (value != NULL && (text = PyObject_Str(value)) != NULL) {
+      const char* utf8 = PyUnicode_AsUTF8(text);
+      named = utf8 != NULL && strstr(utf8, expected) != NULL;
+      Py_DECREF(text);
+    }
+    Py_XDECREF(kind);
+    Py_XDECREF(value);
+    Py_XDECREF(trace);
+    PyErr_Clear();
+    refused = refused && named;
+  }
+  return refused;
+}
+
 /* options(obj, bits, grad): dlpm_py_options, version 1 (the only one): initialised to the
  * defaults, other versions refused (at init and at import), `validate` (an impossible ndim
- * refused, or not checked), keep_alive refused by an import. `bits` (when not None) is a
+ * refused, or not checked), keep_alive, checked and lent refused by both imports. `bits` (when not None) is a
  * tensor with a semantic bit set: refused by default (BufferError), taken with
  * accept_semantic_bits. `grad` (when not None) is a tensor whose producer forbids writes:
  * refused by a writable import (`writable` or req->writable), validated or not, and
  * READ_ONLY for a reading one. */
 static PyObject* options(PyObject* module, PyObject* args) {
   dlpm_py_options o, bad;
+  dlpm_checked_tensor checked;
+  const dlpm_checked_tensor* lent = NULL;
   dlpm_requirements req, writer;
   DLManagedTensorVersioned* t = NULL;
   uint64_t flags = 0;
   PyObject *obj, *bits, *grad;
   int defaults, refused_next, refused_0, import_refuses_0, import_refuses_next, validated_refuses, unvalidated_accepts,
-      import_refuses_keep_alive, import_refuses_null, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
+      imports_refuse_borrow_fields, import_refuses_null, bits_refused = -1, bits_accepted = -1, grad_writable_refused = -1,
       grad_writable_unvalidated_refused = -1, grad_req_writable_unvalidated_refused = -1, grad_read_only = -1;
   (void)module;
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
@@ -744,9 +782,18 @@ static PyObject* options(PyObject* module, PyObject* args) {
   o.validate = 0;
   unvalidated_accepts = import_status(obj, &req, &o, NULL) == DLPM_OK;
   o.validate = 1;
+  /* the fields only a borrow reads, refused by both calls that hand over a tensor */
   o.keep_alive = 1;
-  import_refuses_keep_alive = import_status(obj, NULL, &o, NULL) == DLPM_E_INVALID_ARGUMENT;
+  imports_refuse_borrow_fields = entries_refuse_borrow_field(obj, &o, "keep_alive");
   o.keep_alive = 0;
+  memset(&checked, 0, sizeof checked);
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  o.checked = &checked;
+  imports_refuse_borrow_fields = imports_refuse_borrow_fields && entries_refuse_borrow_field(obj, &o, "checked");
+  o.checked = NULL;
+  o.lent = &lent;
+  imports_refuse_borrow_fields = imports_refuse_borrow_fields && entries_refuse_borrow_field(obj, &o, "lent");
+  o.lent = NULL;
   /* NULL obj or out, with and without options: a ValueError, never a dereference */
   import_refuses_null = 1;
   {
@@ -784,7 +831,7 @@ static PyObject* options(PyObject* module, PyObject* args) {
   return Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "defaults", defaults, "init_refuses_next",
                        refused_next, "init_refuses_0", refused_0, "import_refuses_0", import_refuses_0, "import_refuses_next",
                        import_refuses_next, "validated_refuses", validated_refuses, "unvalidated_accepts", unvalidated_accepts,
-                       "import_refuses_keep_alive", import_refuses_keep_alive, "import_refuses_null", import_refuses_null,
+                       "imports_refuse_borrow_fields", imports_refuse_borrow_fields, "import_refuses_null", import_refuses_null,
                        "bits_refused", bits_refused, "bits_accepted",
                        bits_accepted, "grad_writable_refused", grad_writable_refused, "grad_writable_unvalidated_refused",
                        grad_writable_unvalidated_refused, "grad_req_writable_unvalidated_refused",

@@ -902,12 +902,12 @@ def test_provenance_says_how_the_tensor_came(np):
 
 OPTIONS = {
     "defaults": 1, "init_refuses_next": 1, "init_refuses_0": 1, "import_refuses_0": 1, "import_refuses_next": 1,
-    "validated_refuses": 1, "unvalidated_accepts": 1, "import_refuses_keep_alive": 1, "import_refuses_null": 1}
+    "validated_refuses": 1, "unvalidated_accepts": 1, "imports_refuse_borrow_fields": 1, "import_refuses_null": 1}
 
 
 def test_options(np):
     """dlpm_py_options, version 1: its defaults, other versions refused, `validate`, and
-    keep_alive refused by an import, a NULL object or out refused with and without options. (Semantic bits and `writable` with PyTorch tensors:
+    keep_alive, checked and lent (a borrow's) refused by both imports, a NULL object or out refused with and without options. (Semantic bits and `writable` with PyTorch tensors:
     test_frameworks_torch.py, and with PyTorch 1.13 test_torch_legacy_semantic_bits below.)"""
     assert dl.options(np.arange(4.0), None, None) == {
         **OPTIONS, "bits_refused": -1, "bits_accepted": -1, "grad_writable_refused": -1,

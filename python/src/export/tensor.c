@@ -187,9 +187,13 @@ static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
   return -1;
 }
 
-/* max_version's major from the usual argument, a tuple of two ints each in [0, UINT32_MAX],
- * read with the tuple's and the ints' own accessors: 1 and *major set; 0 for anything else,
- * which the checked reading in tensor_dlpack takes (and words, where it is refused). */
+/* DLPackVersion's fields are uint32_t: the range of max_version's major and minor. */
+#define DLPACK_VERSION_FIELD_MAX ((long long)UINT32_MAX)
+
+/* max_version's major from the usual argument, a tuple of two ints each in
+ * [0, DLPACK_VERSION_FIELD_MAX], read with the tuple's and the ints' own accessors: 1 and
+ * *major set; 0 for anything else, which the checked reading in tensor_dlpack takes (and
+ * words, where it is refused). */
 static int usual_major(PyObject* max_version, long long* major) {
 #if DLPM_PY_FULL_API
   PyObject *first, *second;
@@ -202,7 +206,7 @@ static int usual_major(PyObject* max_version, long long* major) {
   values[0] = PyLong_AsLongLongAndOverflow(first, &overflow[0]); /* an exact int raises nothing */
   values[1] = PyLong_AsLongLongAndOverflow(second, &overflow[1]);
   for (int i = 0; i < 2; ++i)
-    if (overflow[i] != 0 || values[i] < 0 || values[i] > (long long)UINT32_MAX) return 0;
+    if (overflow[i] != 0 || values[i] < 0 || values[i] > DLPACK_VERSION_FIELD_MAX) return 0;
   *major = values[0];
   return 1;
 #else
@@ -238,8 +242,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     *slot[k] = args[i];
   }
   if (max_version != Py_None) {
-    /* DLPackVersion's fields are uint32_t; the minor is checked too, though only the major
-     * decides (a versioned capsule from 1 on). */
+    /* the minor is checked too, though only the major decides (a versioned capsule from 1 on) */
     long long major, minor;
     if (usual_major(max_version, &major)) {
       versioned = major >= 1;
@@ -247,10 +250,10 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
       return NULL;
     } else {
-      if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0, UINT32_MAX, NULL,
-                                   &major) != 0 ||
-          dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0, UINT32_MAX, NULL,
-                                   &minor) != 0)
+      if (dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 0), "__dlpack__: max_version major", 0,
+                                   DLPACK_VERSION_FIELD_MAX, NULL, &major) != 0 ||
+          dlpm_py_integer_in_range(PyTuple_GetItem(max_version, 1), "__dlpack__: max_version minor", 0,
+                                   DLPACK_VERSION_FIELD_MAX, NULL, &minor) != 0)
         return NULL;
       versioned = major >= 1;
     }

@@ -479,6 +479,17 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
   return DLPM_OK;
 }
 
+/* The options only a borrow reads (keep_alive, checked, lent), refused by the calls that
+ * hand over a tensor: `function`'s refusal of the first one set, or DLPM_OK. */
+static dlpm_status refuse_borrow_fields(const dlpm_py_options* o, const char* function) {
+  const char* const field = o->keep_alive ? "keep_alive" : checked_form_out(o) ? "checked" : lent_form_out(o) ? "lent" : NULL;
+  return field == NULL ? DLPM_OK
+                       : dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
+                                       "%s: dlpm_py_options.%s is for dlpm_py_borrow (%s)", function, field,
+                                       o->keep_alive ? "an import hands over the tensor itself"
+                                                     : "an imported tensor is checked by dlpm_check_tensor on it");
+}
+
 dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                                   DLManagedTensorVersioned** out, dlpm_py_ready* ready) {
   const dlpm_py_options* o;
@@ -486,16 +497,9 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   ready->event = NULL;
   ready->device.device_type = kDLCPU;
   ready->device.device_id = 0;
-  if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK) return s;
-  if (o->keep_alive)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_tensor_import: dlpm_py_options.keep_alive is for dlpm_py_borrow");
-  if (checked_form_out(o) != NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_tensor_import: dlpm_py_options.checked is for dlpm_py_borrow");
-  if (lent_form_out(o) != NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_tensor_import: dlpm_py_options.lent is for dlpm_py_borrow");
+  if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK ||
+      (s = refuse_borrow_fields(o, "dlpm_py_tensor_import")) != DLPM_OK)
+    return s;
   return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
 }
 
@@ -537,20 +541,10 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
                                                                  const dlpm_py_options* opts,
                                                                  DLManagedTensorVersioned** out) {
   const dlpm_py_options* o;
-  const dlpm_status s = entry_arguments("dlpm_py_import", obj, out, opts, &o);
-  if (s != DLPM_OK) return s;
-  if (opts->keep_alive)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_import: dlpm_py_options.keep_alive is for dlpm_py_borrow (an import hands over the "
-                         "tensor itself)");
-  if (checked_form_out(opts) != NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_import: dlpm_py_options.checked is for dlpm_py_borrow (an import's tensor is checked by "
-                         "dlpm_check_tensor on it)");
-  if (lent_form_out(opts) != NULL)
-    return dlpm_py__fail(PyExc_ValueError, DLPM_E_INVALID_ARGUMENT,
-                         "dlpm_py_import: dlpm_py_options.lent is for dlpm_py_borrow (an import's tensor is checked by "
-                         "dlpm_check_tensor on it)");
+  dlpm_status s;
+  if ((s = entry_arguments("dlpm_py_import", obj, out, opts, &o)) != DLPM_OK ||
+      (s = refuse_borrow_fields(o, "dlpm_py_import")) != DLPM_OK)
+    return s;
   return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
                        NULL, NULL);
 }
