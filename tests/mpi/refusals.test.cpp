@@ -261,20 +261,27 @@ int the_choice() {
     dlpm_mpi_datatype_free(&d);
   }
 
-  // The tiles: transposes past several tiles and blocks (300 x 257, and a rank-3 permutation
+  // The tiles: transposes past several tiles and blocks (300 x 257, whole tiles and partial
+  // ones; with its inner axis reversed, and its outer one; and a rank-3 permutation
   // 7 x 150 x 130 with strides (1, 7 * 130, 7)), for every element size (3 bytes: the
-  // generic move), packed and unpacked, each byte compared with index arithmetic.
+  // generic move; 4 bytes: whole tiles in registers where SSE2 is, dlpm_mpi_square4_),
+  // packed and unpacked, each byte compared with index arithmetic.
   struct view {
     std::vector<std::int64_t> shape, strides;
+    std::int64_t offset;
   };
-  const view views[] = {{{300, 257}, {1, 300}}, {{7, 150, 130}, {1, 7 * 130, 7}}};
+  const view views[] = {{{300, 257}, {1, 300}, 0},
+                        {{300, 257}, {1, -300}, 256 * 300},
+                        {{300, 257}, {-1, 300}, 299},
+                        {{7, 150, 130}, {1, 7 * 130, 7}, 0}};
   const DLDataType types[] = {{kDLInt, 8, 1}, {kDLInt, 16, 1}, {kDLFloat, 32, 1}, {kDLFloat, 64, 1}, {kDLComplex, 128, 1}, {kDLUInt, 8, 3}};
   for (const view& v : views)
     for (const DLDataType& type : types) {
       const std::int64_t item = static_cast<std::int64_t>(itemsize(type)), n = product(v.shape);
       std::vector<unsigned char> source(static_cast<std::size_t>(n * item)), back(source.size(), sentinel);
       for (std::size_t k = 0; k < source.size(); ++k) source[k] = static_cast<unsigned char>(k * 7 % 251);
-      tensor from(source.data(), type, v.shape, {v.strides, 0, n}), into_view(back.data(), type, v.shape, {v.strides, 0, n});
+      tensor from(source.data(), type, v.shape, {v.strides, v.offset, n}),
+          into_view(back.data(), type, v.shape, {v.strides, v.offset, n});
       auto out = mpi::try_send_buffer(from.t, 0, mpi::transfer::chosen);
       auto in = mpi::try_receive_buffer(into_view.t, 0, mpi::transfer::chosen);
       if (!out || !in || !out->packed() || !in->packed()) {
@@ -285,7 +292,7 @@ int the_choice() {
       std::vector<std::int64_t> index(v.shape.size(), 0);
       bool in_order = true;
       for (std::int64_t e = 0; e < n; ++e) {
-        std::int64_t at = 0;
+        std::int64_t at = v.offset;
         for (std::size_t r = 0; r < v.shape.size(); ++r) at += index[r] * v.strides[r];
         in_order &= std::memcmp(message + e * item, source.data() + at * item, static_cast<std::size_t>(item)) == 0;
         for (std::size_t r = v.shape.size(); r-- > 0;)
@@ -314,10 +321,10 @@ int the_choice() {
         for (std::int64_t first = 0; first < total; first += fragment) {
           const std::int64_t bytes = std::min(fragment, total - first);
           std::vector<unsigned char> one(static_cast<std::size_t>(bytes));
-          loops.tensor = reinterpret_cast<char*>(source.data());
+          loops.tensor = reinterpret_cast<char*>(source.data()) + v.offset * item;  // element 0
           dlpm_mpi_copy_range(&loops, reinterpret_cast<char*>(one.data()), first, bytes, 1);
           std::memcpy(fragments.data() + first, one.data(), one.size());
-          loops.tensor = reinterpret_cast<char*>(landed.data());
+          loops.tensor = reinterpret_cast<char*>(landed.data()) + v.offset * item;
           dlpm_mpi_copy_range(&loops, reinterpret_cast<char*>(one.data()), first, bytes, 0);
         }
         expect(fragment % item == 0 && fragment > 0, "a fragment is a whole number of elements");

@@ -27,6 +27,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__) && !defined(__CUDA_ARCH__)
+#include <emmintrin.h> /* the 4 x 4 register transpose of dlpm_mpi_square4_ */
+#define DLPM_MPI_SQUARE4_ 1
+#else
+#define DLPM_MPI_SQUARE4_ 0
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -232,13 +238,40 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_line_(char* to, int64_t to_step, const cha
     for (i = 0; i < n; ++i) memcpy(to + i * to_step, from + i * from_step, (size_t)item);
 }
 
+#if DLPM_MPI_SQUARE4_
+/* A whole `tile` x `tile` tile of 4-byte elements whose source runs along `a` and destination
+ * along `b` (from_a == to_b == 4, the callers' plain transpose): 4 x 4 squares, each four
+ * 16-byte loads transposed in registers and four 16-byte stores, the squares `a` innermost so
+ * that each source line is read whole at once (element by element, a tile's source lines,
+ * a large power of two apart, share one L1 set and are read again for each `a`). */
+static DLPM_MPI_INLINE_ void dlpm_mpi_square4_(char* to, int64_t to_a, const char* from, int64_t from_b, int64_t tile) {
+  int64_t a, b;
+  for (b = 0; b < tile; b += 4)
+    for (a = 0; a < tile; a += 4) {
+      const char* f = from + a * 4 + b * from_b;
+      char* o = to + a * to_a + b * 4;
+      const __m128i r0 = _mm_loadu_si128((const __m128i*)f), r1 = _mm_loadu_si128((const __m128i*)(f + from_b)),
+                    r2 = _mm_loadu_si128((const __m128i*)(f + 2 * from_b)),
+                    r3 = _mm_loadu_si128((const __m128i*)(f + 3 * from_b));
+      const __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpacklo_epi32(r2, r3), t2 = _mm_unpackhi_epi32(r0, r1),
+                    t3 = _mm_unpackhi_epi32(r2, r3);
+      _mm_storeu_si128((__m128i*)o, _mm_unpacklo_epi64(t0, t1));
+      _mm_storeu_si128((__m128i*)(o + to_a), _mm_unpackhi_epi64(t0, t1));
+      _mm_storeu_si128((__m128i*)(o + 2 * to_a), _mm_unpacklo_epi64(t2, t3));
+      _mm_storeu_si128((__m128i*)(o + 3 * to_a), _mm_unpackhi_epi64(t2, t3));
+    }
+}
+#endif
+
 /* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`) in tiles of
  * `tile` x `tile` elements, so that both sides' cache lines of a tile are used whole while they
  * are in cache (a transpose reads and writes whole lines instead of one element per line),
  * the tiles in blocks of 8 x 8 tiles, so that the pages a block touches on either side stay
  * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
  * along `b`, where the callers put the destination's small step: the writes are
- * contiguous. */
+ * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
+ * transpose, packed or unpacked) is moved in registers where SSE2 is (dlpm_mpi_square4_);
+ * partial tiles, other sizes and other machines take the element loop. */
 static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
                                              int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
   const int64_t block = 8 * tile;
@@ -249,6 +282,12 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
       for (a0 = A0; a0 < A1; a0 += tile)
         for (b0 = B0; b0 < B1; b0 += tile) {
           const int64_t a1 = a0 + tile < A1 ? a0 + tile : A1, b1 = b0 + tile < B1 ? b0 + tile : B1;
+#if DLPM_MPI_SQUARE4_
+          if (item == 4 && from_a == 4 && to_b == 4 && a1 - a0 == tile && b1 - b0 == tile) {
+            dlpm_mpi_square4_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
+            continue;
+          }
+#endif
           for (a = a0; a < a1; ++a)
             dlpm_mpi_line_(to + a * to_a + b0 * to_b, to_b, from + a * from_a + b0 * from_b, from_b, b1 - b0, item);
         }
