@@ -577,3 +577,26 @@ fn a_form_kept_of_another_description_is_not_lent() {
 fn ptr_of<T>(r: &'static T) -> *const c_void {
     std::ptr::from_ref(r).cast()
 }
+
+/// Our Tensor's argument is checked against the requirements of its view (the component's
+/// borrow, which lends the Tensor's kept form only once that form passed them): a float32
+/// Tensor is no `PyTensor<f64>` nor `PyTensorMut<i32>`. A borrow that checked the form
+/// against anything else lent it, and the view read float32 elements as float64.
+#[test]
+fn our_tensors_are_checked_against_the_views_requirements() {
+    Python::attach(|py| {
+        let t = ManagedTensor::from_vec(vec![1.0f32; 6], &[2, 3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let e = t.extract::<PyTensor<'_, f64>>().err().expect("refused");
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(
+            e.to_string().contains("float32") && e.to_string().contains("float64"),
+            "{e}"
+        );
+        let e = t.extract::<PyTensorMut<'_, i32>>().err().expect("refused");
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(t.extract::<PyTensor<'_, f32>>().is_ok());
+    });
+}
