@@ -650,6 +650,12 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
     return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, NULL, out);
+  /* A validating reader that asks for the lent form alone (the Rust crate's PyTensor): the
+   * call below, its body expanded a fourth time with what this caller does not ask as
+   * constants (nothing is lent before a failure without provenance: no tail). */
+  if (lent_form_out(opts) != NULL && checked_form_out(opts) == NULL && opts->validate && !opts->keep_alive &&
+      opts->provenance == NULL && !caller_writes(req, opts))
+    return borrow_tensor(obj, opts, 0, checks_for(req, opts), req, 0, NULL, NULL, lent_form_out(opts), out);
   s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
                     checked_form_out(opts), lent_form_out(opts), out);
   if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;

@@ -4,7 +4,9 @@
 //! and the library's messages, and ManagedTensor returned as a dlpack_mdspan.Tensor.
 #![cfg(feature = "pyo3")]
 
-use dlpack_mdspan::{Flags, ManagedTensor, PyTensor, PyTensorMut};
+use std::ffi::c_void;
+
+use dlpack_mdspan::{sys, Flags, ManagedTensor, PyTensor, PyTensorMut};
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -407,5 +409,194 @@ fn borrows_end_once_when_the_argument_drops() {
         assert!(refs(py, &a) > before);
         drop(y);
         assert_eq!(refs(py, &a), before);
+    });
+}
+
+/// The type [`a_form_kept_of_another_description_is_not_lent`] makes publishes what another
+/// copy of the component would (docs/python-interop.md, "A Tensor of another copy"): an
+/// exchange table whose borrowing entry lends `lent`, and a kept checked form, `form`, made by
+/// the facade's check of `kept`, another description of the same elements. Made once, read
+/// only, for the process (the published pointers stay valid while the type lives).
+struct Published {
+    lent: sys::DLTensor,
+    kept: sys::DLTensor,
+    form: sys::dlpm_checked_tensor,
+}
+// SAFETY: written once, before it is published, and only read afterwards; its pointers are
+// to leaked arrays that are never written.
+unsafe impl Sync for Published {}
+// SAFETY: as Sync.
+unsafe impl Send for Published {}
+
+static PUBLISHED: std::sync::OnceLock<&'static Published> = std::sync::OnceLock::new();
+
+/// `DLPackExchangeAPI` (dlpack.h): only `dltensor_from_py_object_no_sync` is called here (a
+/// reader's borrow); the entries DLPack says are never NULL are a function that refuses
+/// (never called).
+#[repr(C)]
+struct ExchangeApi {
+    version: sys::DLPackVersion,
+    prev_api: *const c_void,
+    managed_tensor_allocator: *const c_void,
+    managed_tensor_from_py_object_no_sync: *const c_void,
+    managed_tensor_to_py_object_no_sync: *const c_void,
+    dltensor_from_py_object_no_sync: unsafe extern "C" fn(*mut c_void, *mut sys::DLTensor) -> i32,
+    current_work_stream: *const c_void,
+}
+
+/// `dlpm_py_kept_form` (python/src/shared/shared.h), version 1.
+#[repr(C)]
+struct KeptForm {
+    version: u32,
+    size: u32,
+    type_: *mut pyo3::ffi::PyObject,
+    checked_version: u32,
+    reserved: u32,
+    checked_of: unsafe extern "C" fn(*mut pyo3::ffi::PyObject) -> *const sys::dlpm_checked_tensor,
+}
+
+unsafe extern "C" fn refuse() -> i32 {
+    -1
+}
+
+unsafe extern "C" fn lend(_obj: *mut c_void, out: *mut sys::DLTensor) -> i32 {
+    // SAFETY: out is the caller's DLTensor to write.
+    unsafe { out.write(PUBLISHED.get().unwrap().lent) };
+    0
+}
+
+unsafe extern "C" fn kept_form_of(
+    _obj: *mut pyo3::ffi::PyObject,
+) -> *const sys::dlpm_checked_tensor {
+    &PUBLISHED.get().unwrap().form
+}
+
+/// A `PyTensor` of a Tensor of another copy whose kept form is not of the description its
+/// table lends (here the same six elements as 2x3, lent as 3x2): the component lends no form
+/// (`dlpm_py_options.lent` stays NULL: only a form of the very description is lent) and checks
+/// the description in full, and the argument's view checks the tensor itself (the unlent path
+/// of `PyTensor`'s extraction): a view of the description lent, not of the form. An extraction
+/// that refused there, or a view made from the form, fails this test.
+#[test]
+fn a_form_kept_of_another_description_is_not_lent() {
+    use dlpack_mdspan::{Device, Element};
+    Python::attach(|py| {
+        // Never written: read by the view alone.
+        let values: &'static [f32] = Box::leak((0..6).map(|v| v as f32).collect());
+        let shape = |s: [i64; 2]| Box::leak(Box::new(s)).as_mut_ptr();
+        let described = |shape| sys::DLTensor {
+            data: values.as_ptr().cast_mut().cast(),
+            device: Device::CPU.0,
+            ndim: 2,
+            dtype: f32::DTYPE.0,
+            shape,
+            strides: std::ptr::null_mut(),
+            byte_offset: 0,
+        };
+        let published: &'static mut Published = Box::leak(Box::new(Published {
+            lent: described(shape([3, 2])),
+            kept: described(shape([2, 3])),
+            // SAFETY: plain data; written by the facade's check below.
+            form: unsafe { std::mem::zeroed() },
+        }));
+        published.form.version = sys::DLPM_CHECKED_TENSOR_VERSION;
+        // SAFETY: a valid tensor (its arrays leaked) and out-parameter.
+        let status = unsafe {
+            sys::dlpm_check_tensor(&published.kept, 0, std::ptr::null(), 0, &mut published.form)
+        };
+        assert_eq!(status, sys::DLPM_OK);
+        assert!(PUBLISHED.set(published).is_ok());
+
+        let globals = PyDict::new(py);
+        py.run(
+            c"class AnotherCopysTensor:\n    pass\n",
+            Some(&globals),
+            None,
+        )
+        .unwrap();
+        let class = globals.get_item("AnotherCopysTensor").unwrap().unwrap();
+        let unused = refuse as *const c_void;
+        let table: &'static ExchangeApi = Box::leak(Box::new(ExchangeApi {
+            version: sys::DLPackVersion {
+                major: sys::DLPACK_MAJOR_VERSION,
+                minor: sys::DLPACK_MINOR_VERSION,
+            },
+            prev_api: std::ptr::null(),
+            managed_tensor_allocator: unused,
+            managed_tensor_from_py_object_no_sync: unused,
+            managed_tensor_to_py_object_no_sync: unused,
+            dltensor_from_py_object_no_sync: lend,
+            current_work_stream: unused,
+        }));
+        let kept: &'static KeptForm = Box::leak(Box::new(KeptForm {
+            version: 1,
+            size: std::mem::size_of::<KeptForm>() as u32,
+            type_: class.as_ptr(),
+            checked_version: sys::DLPM_CHECKED_TENSOR_VERSION,
+            reserved: 0,
+            checked_of: kept_form_of,
+        }));
+        let capsule = |p: *const c_void, name: &'static std::ffi::CStr| {
+            // SAFETY: a process-lifetime struct and name, no destructor; a new reference.
+            unsafe {
+                Bound::from_owned_ptr_or_err(
+                    py,
+                    pyo3::ffi::PyCapsule_New(p.cast_mut(), name.as_ptr(), None),
+                )
+            }
+            .unwrap()
+        };
+        class
+            .setattr(
+                "__dlpack_c_exchange_api__",
+                capsule(ptr_of(table), c"dlpack_exchange_api"),
+            )
+            .unwrap();
+        class
+            .setattr(
+                "__dlpack_mdspan_kept_checked_form__",
+                capsule(ptr_of(kept), c"dlpack_mdspan.kept_checked_form.v1"),
+            )
+            .unwrap();
+        let obj = class.call0().unwrap();
+        // SAFETY: a live object, the GIL held.
+        let keeps = unsafe { dlpack_mdspan_python_sys::dlpm_py_keeps_checked_form(obj.as_ptr()) };
+        assert_ne!(
+            keeps, 0,
+            "the publication is trusted: the argument asks for a lent form"
+        );
+
+        let t = obj.extract::<PyTensor<'_, f32>>().unwrap();
+        let v = t.view_ref();
+        assert_eq!((v.shape(), v.strides()), (&[3i64, 2][..], &[2i64, 1][..]));
+        assert_eq!(v.get(&[2, 1]), Some(&5.0));
+        assert_eq!(v.to_vec(), values.to_vec());
+    });
+}
+
+fn ptr_of<T>(r: &'static T) -> *const c_void {
+    std::ptr::from_ref(r).cast()
+}
+
+/// Our Tensor's argument is checked against the requirements of its view (the component's
+/// borrow, which lends the Tensor's kept form only once that form passed them): a float32
+/// Tensor is no `PyTensor<f64>` nor `PyTensorMut<i32>`. A borrow that checked the form
+/// against anything else lent it, and the view read float32 elements as float64.
+#[test]
+fn our_tensors_are_checked_against_the_views_requirements() {
+    Python::attach(|py| {
+        let t = ManagedTensor::from_vec(vec![1.0f32; 6], &[2, 3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let e = t.extract::<PyTensor<'_, f64>>().err().expect("refused");
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(
+            e.to_string().contains("float32") && e.to_string().contains("float64"),
+            "{e}"
+        );
+        let e = t.extract::<PyTensorMut<'_, i32>>().err().expect("refused");
+        assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
+        assert!(t.extract::<PyTensor<'_, f32>>().is_ok());
     });
 }
