@@ -115,6 +115,63 @@ TEST_CASE("an extent-1 dimension's stride: 1 for layout_stride, the producer's f
   CHECK(n->stride(2) == 1);
 }
 
+TEST_CASE("layout_stride from a strided tensor: its own strides where no extent is 1, stride 1 where one is") {
+  float buf[512] = {};
+  using M4 = strided<std::int64_t, 4>;
+  // A slice of a row-major 2x3x4x8 array, and a transpose: no extent 1, the tensor's strides.
+  const std::array<std::int64_t, 4> slice_strides{96, 32, 8, 1}, transpose_strides{1, 2, 6, 24};
+  for (const auto& given : {slice_strides, transpose_strides}) {
+    tensor_builder b(buf, f32, {2, 3, 4, 5}, {given[0], given[1], given[2], given[3]});
+    const auto v = dm::to_mdspan<M4>(b.get());
+    const auto tried = dm::try_to_mdspan<M4>(b.get());
+    REQUIRE_MESSAGE(tried.has_value(), message<M4>(b.get()));
+    for (std::size_t r = 0; r < 4; ++r) {
+      CHECK(v.stride(r) == given[r]);
+      CHECK(tried->stride(r) == given[r]);
+    }
+  }
+  // The slice with an extent-1 dimension in each place, its stride one no order would take
+  // (negative, zero, inside the chain, far outside it): that dimension's stride is 1, the
+  // others the tensor's, through the silent rules and the worded ones alike.
+  for (std::size_t unit = 0; unit < 4; ++unit) {
+    for (const std::int64_t odd : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{7}, std::int64_t{1000}}) {
+      std::array<std::int64_t, 4> shape{2, 3, 4, 5}, strides = slice_strides;
+      shape[unit] = 1;
+      strides[unit] = odd;
+      tensor_builder b(buf, f32, {shape[0], shape[1], shape[2], shape[3]}, {strides[0], strides[1], strides[2], strides[3]});
+      CAPTURE(unit);
+      CAPTURE(odd);
+      const auto v = dm::to_mdspan<M4>(b.get());
+      const auto tried = dm::try_to_mdspan<M4>(b.get());
+      const auto worded = dm::try_to_mdspan<M4>(b.get(), dm::tensor_requirements{});
+      REQUIRE_MESSAGE(tried.has_value(), message<M4>(b.get()));
+      REQUIRE(worded.has_value());
+      for (std::size_t r = 0; r < 4; ++r) {
+        const std::int64_t want = r == unit ? 1 : strides[r];
+        CHECK(v.stride(r) == want);
+        CHECK(tried->stride(r) == want);
+        CHECK(worded->stride(r) == want);
+      }
+      CHECK(layout_stride_precondition_holds(v));
+    }
+  }
+  // Rank 2: the inner dimension of extent 1, stride -5; the outer a slice's.
+  tensor_builder pair(buf, f32, {8, 1}, {11, -5});
+  const auto p = dm::to_mdspan<strided<std::int64_t, 2>>(pair.get());
+  CHECK(p.stride(0) == 11);
+  CHECK(p.stride(1) == 1);
+  // The strided tensor's byte_offset rules hold as for any other: a byte_offset that is not a
+  // multiple of the element size is refused by the silent rules and worded, here where
+  // data + byte_offset is aligned (data one byte past an aligned address, byte_offset 3), so
+  // that no later rule refuses it instead.
+  alignas(16) static unsigned char bytes[1024] = {};
+  tensor_builder misaligned(bytes + 1, f32, {2, 3, 4, 5}, {96, 32, 8, 1}, 3);
+  CHECK(refusal<M4>(misaligned.get()) == dm::errc::misaligned_byte_offset);
+  CHECK_THROWS((void)dm::to_mdspan<M4>(misaligned.get()));
+  tensor_builder aligned(bytes + 1, f32, {2, 3, 4, 5}, {96, 32, 8, 1}, 7);
+  CHECK(refusal<M4>(aligned.get()) == dm::errc::misaligned_byte_offset);
+}
+
 TEST_CASE("an empty tensor's layout_stride view gets strides that keep the mapping's precondition") {
   float buf[4] = {};
   // The producer's strides are anything for an empty tensor (here zeros and a negative one).

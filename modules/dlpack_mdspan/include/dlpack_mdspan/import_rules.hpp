@@ -36,6 +36,7 @@ struct import_plan {
   typename M::data_handle_type handle = nullptr;
   typename M::index_type offset = 0;  // layout_stride_relaxed's
   bool empty = false;                 // std::layout_stride's: no element, strides of the library's choosing
+  bool own_strides = false;           // std::layout_stride's: the tensor's strides are the view's (import_summary)
 };
 
 // The requirements of an import given none: every field "anything". import_rules<M, false>
@@ -85,7 +86,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   const bool padded = (flags & flag_is_subbyte_type_padded) != 0;
   if (!check_element_bytes(dtype, padded, sizeof(element_type), err)) return false;
 
-  tensor_summary summary;
+  import_summary summary;
   const null_strides_policy null_strides = Given ? req.null_strides : null_strides_policy::row_major;
   if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule, direct>(t, structure_options{null_strides, padded},
                                                                                    summary, err))
@@ -190,6 +191,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       }
     }
     if (!checked.ordered_unique() && !layout_stride_unique<rank>(t, err)) return false;
+    out.own_strides = summary.every_stride_checked;
     if (!std::in_range<index_type>(checked.highest_index() + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {
@@ -210,6 +212,7 @@ DLPM_HOT_INLINE inline M build_view(const DLTensor& t, const import_plan<M>& pla
       (void)empty_tensor_strides<typename M::index_type>(t, strides, silent{});  // import_rules found them
       return make_view<M>(plan.handle, mapping_type(extents, strides));
     }
+    if (plan.own_strides) return make_view<M>(plan.handle, mapping_type(extents, view_strides<M>::own(t)));
     return make_view<M>(plan.handle, mapping_type(extents, view_strides<M>::of(t)));
   }
   else return make_view<M>(plan.handle, mapping_type(extents));

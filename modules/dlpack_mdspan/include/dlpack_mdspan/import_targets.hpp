@@ -122,6 +122,12 @@ struct view_strides {
     }
     return read(t, std::make_index_sequence<M::rank()>{});
   }
+  // The tensor's explicit strides as they are, where `of` would replace none: every
+  // dimension has more than one index and every stride fits the index_type (the span pass
+  // of an import into std::layout_stride saw them all, import_summary).
+  static DLPM_HOT_INLINE type own(const DLTensor& t) noexcept {
+    return own_strides(t, std::make_index_sequence<M::rank()>{});
+  }
 
  private:
   static DLPM_HOT_INLINE typename M::index_type take(std::int64_t e, std::int64_t s) noexcept {
@@ -132,6 +138,10 @@ struct view_strides {
   template <std::size_t... R>
   static DLPM_HOT_INLINE type read(const DLTensor& t, std::index_sequence<R...>) noexcept {
     return {take(t.shape[R], t.strides[R])...};
+  }
+  template <std::size_t... R>
+  static DLPM_HOT_INLINE type own_strides(const DLTensor& t, std::index_sequence<R...>) noexcept {
+    return {static_cast<typename M::index_type>(t.strides[R])...};
   }
 };
 

@@ -131,6 +131,15 @@ namespace detail {
 // What count_elements leaves in *numel when it stops at a stride (StopAtStride): no count.
 inline constexpr std::int64_t not_counted = -1;
 
+// What check_structure learns for a typed import into std::layout_stride beyond the public
+// summary (import_rules' own). every_stride_checked: the silent check's span pass (a
+// strided tensor, rank 4 or less) met no dimension of extent 1, so it checked every stride
+// (positive, in the span, in an order) and the view's strides are the tensor's own
+// (view_strides' rule for extent-1 dimensions replaces none). False says nothing.
+struct import_summary : tensor_summary {
+  bool every_stride_checked = false;
+};
+
 // count_elements' rare case, out of line: true when the extents are non-negative and one is
 // zero (an empty tensor); false, worded, for a negative extent or a product past INT64_MAX.
 // With positive extents the partial products only grow, so the overflow is worded where
@@ -298,6 +307,20 @@ inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_
          !add_overflows(base, first, begin) && !add_overflows(base, last, end);
 }
 
+// byte_offset's rules: at most INT64_MAX, a multiple of the element size (itemsize 0:
+// packed sub-byte elements, any offset). offset_zero: byte_offset == 0.
+template <class Err>
+DLPM_HOT_INLINE inline bool byte_offset_fits(std::uint64_t byte_offset, bool offset_zero, std::uint64_t itemsize,
+                                             Err err) noexcept {
+  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+    DLPM_REFUSE(err, errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
+                static_cast<unsigned long long>(byte_offset));
+  if (!offset_zero && itemsize != 0 && byte_offset % itemsize != 0)
+    DLPM_REFUSE(err, errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
+                static_cast<unsigned long long>(byte_offset), static_cast<unsigned long long>(itemsize));
+  return true;
+}
+
 // Whether the bytes packed sub-byte elements lowest..highest reach fit int64 (bit_span):
 // out of line and cold, so that the whole-byte path of check_structure keeps its code.
 DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t byte_offset, std::int64_t lowest,
@@ -326,9 +349,10 @@ DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t by
 /// The silent instance into std::layout_stride does not count a strided tensor's elements
 /// (summary numel detail::not_counted): its count past INT64_MAX is refused by the
 /// uniqueness that import_rules, its one caller, asks next (the proof at the end).
-template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false, class Err>
-DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, tensor_summary& out,
-                                            Err err) noexcept {
+template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false,
+          class Summary, class Err>
+DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, Summary& out, Err err) noexcept {
+  static_assert(std::is_base_of_v<tensor_summary, Summary>, "check_structure fills a tensor_summary");
   DLPM_COUNT_STRUCTURE_CHECK();
   constexpr bool typed = Rank >= 0;
   if constexpr (!typed) {
@@ -344,6 +368,16 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // while the strides are C-contiguous ones (what lets a compact tensor skip the span
   // pass); a strided tensor's count is never needed there (the proof at the end).
   constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
+  // Its span pass runs a first loop without the extent-1 skip (below) up to rank 4: at rank
+  // 8 (ranks 5 to 7 were not measured) the flag it yields cost the compact and extent-1
+  // imports more than 2 % (docs/performance.md).
+  constexpr bool first_loop = uncounted && Rank <= 4;
+  // That check asks byte_offset's rules before the count (a silent refusal says nothing, so
+  // its order is free): the count's stop then leads straight to the span pass, not through
+  // the tests of what the count found (numel, row_major) after them.
+  if constexpr (uncounted) {
+    if (!detail::byte_offset_fits(t.byte_offset, t.byte_offset == 0, Item, err)) return false;
+  }
   std::int64_t numel = 0;
   bool row_major = true;
   if (!count_elements<Rank, uncounted>(t, &numel, &row_major, err)) return false;
@@ -357,13 +391,10 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   out.highest_index = 0;
 
   const std::uint64_t byte_offset = t.byte_offset;
-  if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
-    DLPM_REFUSE(err, errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
-                static_cast<unsigned long long>(byte_offset));
   const bool offset_zero = byte_offset == 0;  // the usual case, a multiple of anything: no division
-  if (!offset_zero && itemsize != 0 && byte_offset % itemsize != 0)
-    DLPM_REFUSE(err, errc::misaligned_byte_offset, "byte_offset = %llu is not a multiple of the element size %llu",
-                static_cast<unsigned long long>(byte_offset), static_cast<unsigned long long>(itemsize));
+  if constexpr (!uncounted) {
+    if (!detail::byte_offset_fits(byte_offset, offset_zero, itemsize, err)) return false;
+  }
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
   // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3). With
   // elements of whole bytes, the byte span's check below covers a tensor that has some: its
@@ -417,17 +448,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       //   INT64_MAX / item: below -2^63 for item >= 2, refused;
       // - the end's overflow test (into std::layout_stride), which never refuses: see there.
       constexpr bool span_decides_silently = !detail::is_worded<Err> && Item >= 2;
-      for (std::int32_t r = 0; r < ndim; ++r) {
-        // A dimension with one index reaches only index 0: its stride never matters. Into
-        // std::layout_stride it is skipped (neither its sign nor its place in an order
-        // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
-        // refusal (off the hot path) asks for its extent.
-        if constexpr (Order == stride_rule::positive) {
-          if (t.shape[r] == 1) continue;
-          if constexpr (uncounted) {  // an extent count_elements did not read: below 1, check_structure decides
-            if (t.shape[r] < 1) return false;
-          }
-        }
+      auto dimension = [&](std::int32_t r) DLPM_HOT_INLINE -> bool {
         const std::int64_t s = t.strides[r];
         if constexpr (Order == stride_rule::positive) {
           if (s <= 0)
@@ -467,7 +488,38 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
           outer_stride = s;
           outer_end = end;
         }
+        return true;
+      };
+      // The silent check of a typed import (the strided tensors count_elements did not
+      // count) runs the pass without the extent-1 test while every extent is above 1, and
+      // leaves the rest, from the first extent of 1 or less, to the loop below, where the
+      // rules for those extents are: no branch per dimension joins the skip (its moves, the
+      // orders' registers), and a pass that meets none has checked every stride.
+      std::int32_t r = 0;
+      [[maybe_unused]] bool unit = false;  // an extent-1 dimension skipped
+      if constexpr (first_loop) {
+        for (; r < ndim; ++r) {
+          if (t.shape[r] <= 1) [[unlikely]] break;
+          if (!dimension(r)) return false;
+        }
       }
+      for (; r < ndim; ++r) {
+        // A dimension with one index reaches only index 0: its stride never matters. Into
+        // std::layout_stride it is skipped (neither its sign nor its place in an order
+        // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
+        // refusal (off the hot path) asks for its extent.
+        if constexpr (Order == stride_rule::positive) {
+          if (t.shape[r] == 1) {
+            unit = true;
+            continue;
+          }
+          if constexpr (uncounted) {  // an extent count_elements did not read: below 1, check_structure decides
+            if (t.shape[r] < 1) return false;
+          }
+        }
+        if (!dimension(r)) return false;
+      }
+      if constexpr (first_loop && requires { out.every_stride_checked; }) out.every_stride_checked = !unit;
       out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
     }
     out.lowest_index = low;
