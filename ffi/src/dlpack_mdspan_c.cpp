@@ -181,7 +181,16 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
 // fast half refused.
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
                                                 dm::tensor_summary* summary = nullptr) noexcept {
-  if (sets_layout(req.layout)) return check_tensor_with_layout(tensor, flags, req, summary);
+  if (sets_layout(req.layout)) {
+    // The out-of-line half learns into a summary of its own: handed the caller's, it made
+    // that one's address escape, which kept the usual path's summary in memory (stored by
+    // the check, read back by the caller) instead of in registers.
+    if (summary == nullptr) return check_tensor_with_layout(tensor, flags, req, nullptr);
+    dm::tensor_summary learned = *summary;
+    const dlpm_status s = check_tensor_with_layout(tensor, flags, req, &learned);
+    *summary = learned;
+    return s;
+  }
   if (dm::detail::requirements_met(tensor, flags, to_core_without_layout(req), summary)) return DLPM_OK;
   return requirements_failed(tensor, flags, req);
 }
@@ -629,10 +638,11 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
     if (!checked) return fail(checked.error());
     summary = checked->summary();
   }
-  dm::error e;
-  if (element_size != 0 && !dm::check_element_bytes(tensor->dtype, (flags & dm::flag_is_subbyte_type_padded) != 0,
-                                                    element_size, &e))
-    return fail(e);
+  if (element_size != 0) {
+    dm::error e;
+    if (!dm::check_element_bytes(tensor->dtype, (flags & dm::flag_is_subbyte_type_padded) != 0, element_size, &e))
+      return fail(e);
+  }
   out->row_major = summary.row_major;
   out->tensor = tensor;
   out->flags = flags;

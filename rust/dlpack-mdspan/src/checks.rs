@@ -215,30 +215,29 @@ pub(crate) unsafe fn dims_after_check_layout<'a>(ptr: *const i64, ndim: i32) -> 
 /// [`dims_after_check_layout`] for a tensor that `dlpm_check_tensor` (or
 /// `dlpm_check_layout`) has accepted, reading what that check proved instead of testing it
 /// again: `ndim` is in `0..=DLPM_MAX_NDIM`, and a tensor of rank above 0 has a non-NULL shape
-/// (the facade refuses a NULL one with `DLPM_E_NULL_SHAPE`), so the rank is not tested for
-/// being negative. Rank 0 gives an empty slice whatever `ptr` is; a NULL `ptr` of a higher
-/// rank (NULL strides) gives an empty slice too, which only the strides can be (their
-/// resolution is the facade's, not this slice).
+/// (the facade refuses a NULL one with `DLPM_E_NULL_SHAPE`), so neither the rank's sign nor
+/// the pointer is tested. Rank 0 gives an empty slice whatever `ptr` is.
 ///
 /// # Safety
 ///
-/// The facade accepted the tensor; `ptr` is its `shape` or `strides`, valid and unmodified
-/// for `'a`.
+/// The facade accepted the tensor; `ptr` is its `shape`, or its strides when they are not
+/// NULL, valid and unmodified for `'a`.
 #[inline(always)]
 pub(crate) unsafe fn checked_dims<'a>(ptr: *const i64, ndim: i32) -> &'a [i64] {
     debug_assert!(
         (0..=MAX_NDIM as i32).contains(&ndim),
         "the facade accepted ndim = {ndim}"
     );
-    // Rank 0: nothing to read, and a pointer the facade did not read need not be aligned.
-    if ptr.is_null() || ndim == 0 {
+    // Rank 0: nothing to read, and a pointer the facade did not read need not be aligned
+    // (nor be non-NULL).
+    if ndim == 0 {
         return &[];
     }
     debug_assert!(
-        ptr.is_aligned(),
-        "dlpm_check_tensor accepted misaligned metadata"
+        !ptr.is_null() && ptr.is_aligned(),
+        "dlpm_check_tensor accepted a NULL or misaligned array of rank {ndim}"
     );
-    // SAFETY: non-NULL and aligned (the facade refused it otherwise); ndim is in 0..=64 and
+    // SAFETY: non-NULL and aligned (the facade refused it otherwise); ndim is in 1..=64 and
     // the caller guarantees ndim readable entries at ptr for 'a.
     unsafe { std::slice::from_raw_parts(ptr, ndim as usize) }
 }

@@ -128,13 +128,8 @@ impl<'a, T: Element> Elements<'a, T> {
         // i64) and the strides (aligned).
         // SAFETY: dlpm_check_tensor accepted the tensor: shape and strides hold ndim
         // entries valid for 'a (or ndim is 0, or strides are NULL).
-        let (shape, own_strides) = unsafe {
-            (
-                checked_dims(t.shape, t.ndim),
-                checked_dims(t.strides, t.ndim),
-            )
-        };
-        let strides = if t.strides.is_null() && !shape.is_empty() {
+        let shape = unsafe { checked_dims(t.shape, t.ndim) };
+        let strides = if t.strides.is_null() {
             // The facade wrote strides[..ndim] (ndim = shape.len()); the rest stay
             // uninitialised and are only ever copied as MaybeUninit, never read.
             // SAFETY: a field address of the struct, no reference to uninitialised memory.
@@ -159,7 +154,9 @@ impl<'a, T: Element> Elements<'a, T> {
                 )
             }
         } else {
-            Strides::Own(own_strides)
+            // SAFETY: not NULL, so aligned (the facade checked it) and holding ndim entries
+            // valid for 'a (or ndim is 0).
+            Strides::Own(unsafe { checked_dims(t.strides, t.ndim) })
         };
         let size = std::mem::size_of::<T>();
         let len = usize::try_from(numel)
