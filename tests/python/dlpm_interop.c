@@ -211,26 +211,36 @@ static PyObject* fill(PyObject* module, PyObject* args) {
 static PyObject* consume(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj",  "dtype", "ndim",   "shape",    "order",  "writable", "legacy_writable",
                              "copy", "dl_device", "stream", "exchange", "borrow", "write", "accept_semantic_bits",
-                             "semantic_bits_option", "options_version", "validate", "options", NULL};
-  PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None,
+                             "semantic_bits_option", "options_version", "validate", "options", "device_types", NULL};
+  PyObject *obj, *dtype_obj = Py_None, *shape_obj = Py_None, *copy = Py_None, *device_obj = Py_None, *device_types = Py_None,
                  *stream = Py_None, *write = Py_None, *bytes = NULL, *data_ptr = NULL, *shape_tuple = NULL, *strides = NULL, *result = NULL;
   int ndim = -1, writable = 0, legacy_writable = 0, exchange = 1, borrow = 0, accept_semantic_bits = 0, validate = 1;
   int with_options = 1; /* 0: NULL options (the usual call), the option keywords unused */
   unsigned options_version = DLPM_PY_OPTIONS_VERSION;
   const char *order = NULL, *semantic_bits_option = NULL;
   int64_t want_shape[64];
-  int32_t want_ndim;
+  int32_t want_ndim, want_devices[4]; /* on the stack: each call's at the same address */
   dlpm_requirements req;
   dlpm_py_options opts;
   dlpm_py_borrowed view;
   const DLTensor* t;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzIpp", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OiOzppOOOppOpzIppO", keywords, &obj, &dtype_obj, &ndim, &shape_obj,
                                    &order, &writable, &legacy_writable, &copy, &device_obj, &stream, &exchange, &borrow,
                                    &write, &accept_semantic_bits, &semantic_bits_option, &options_version, &validate,
-                                   &with_options))
+                                   &with_options, &device_types))
     return NULL;
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
+  if (device_types != Py_None) { /* a tuple of at most 4 DLDeviceType values */
+    if (!PyTuple_Check(device_types) || PyTuple_Size(device_types) > 4) {
+      PyErr_SetString(PyExc_ValueError, "device_types must be a tuple of at most 4 device types");
+      return NULL;
+    }
+    req.num_device_types = (int32_t)PyTuple_Size(device_types);
+    for (int32_t i = 0; i < req.num_device_types; ++i) want_devices[i] = (int32_t)PyLong_AsLong(PyTuple_GetItem(device_types, i));
+    if (PyErr_Occurred()) return NULL;
+    req.device_types = want_devices;
+  }
   /* options_version 1: a struct as an extension built against 0.2.0's header fills it (the
    * version-2 field is set below only for version 2) */
   if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;

@@ -563,6 +563,37 @@ def test_own_tensor_import_without_options_checks_the_export(collect):
     collect()
 
 
+def test_own_tensor_requirements_met_are_compared_not_trusted(collect):
+    """An import of a dlpack_mdspan.Tensor's own export keeps the last requirements its view met
+    (import/requirements_met.h) and answers equal ones without checking again; anything else is
+    checked. consume's requirements and device-type list are on its stack, so calls made the
+    same way (ask, called without ** so that each call nests alike) put them at the same
+    addresses: requirements that differ there only in content, device types rewritten in
+    place, and the same requirements met with other flags are each refused."""
+    t = dl.reexport(Hand(shape=(2, 3), strides=(3, 1)).capsule())
+
+    def ask(obj, options, changed=None):
+        asked = {"dtype": FLOAT32, "ndim": 2, "order": "C", "device_types": (KDLCPU,), "options": options}
+        return dl.consume(obj, **(asked | (changed or {})))
+
+    for options in (False, True):  # import_own_tensor, and the body's own-table path
+        for _ in range(2):  # checked, then answered as met
+            assert ask(t, options)["shape"] == (2, 3)
+        for refused, match in (({"dtype": FLOAT64}, "dtype"), ({"ndim": 3}, "ndim|rank"),
+                               ({"order": "F"}, "order|F-contiguous|column-major"),
+                               ({"device_types": (KDLCUDA,)}, "device")):
+            with pytest.raises(TypeError, match=match):
+                ask(t, options, refused)
+            assert ask(t, options)["shape"] == (2, 3)  # met again
+    # READ_ONLY dropped by legacy_writable meets a writer; the same requirements with it kept do not
+    legacy = dl.reexport(Hand(shape=(2, 3), strides=(3, 1), versioned=False).capsule())
+    assert ask(legacy, True, {"writable": True, "legacy_writable": True})["read_only"] is False
+    with pytest.raises(TypeError, match="READ_ONLY"):
+        ask(legacy, False, {"writable": True, "legacy_writable": False})
+    del t, legacy
+    collect()
+
+
 def our_table():
     capsule = type(dl.tensor((1,))).__dlpack_c_exchange_api__
     return DLPackExchangeAPI.from_address(_object_pointer(capsule, b"dlpack_exchange_api"))

@@ -15,6 +15,7 @@ typedef struct {
   int64_t* strides;               /* in elements, never NULL for ndim > 0: base's, or our own row-major ones (NULL or empty) */
   DLTensor view;                  /* what every zero-copy export describes: base's fields with `strides` */
   dlpm_checked_tensor checked;    /* view's check, made once with base's flags: nothing changes view afterwards */
+  dlpm_py_met met;                /* the requirements view last met (import/requirements_met.h) */
   PyObject* device;               /* (device_type, device_id), made once: every consumer asks first */
   dlpm_py_device_hooks hooks;     /* zeroed when the producer lends none */
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
@@ -597,6 +598,8 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
   return api == &tensor_exchange_api && is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL ? &as_tensor(obj)->checked
                                                                                                   : NULL;
 }
+
+dlpm_py_met* dlpm_py__tensor_met(PyObject* obj) { return &as_tensor(obj)->met; }
 
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) { return tensor_export(obj, out); }
 

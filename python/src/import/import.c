@@ -6,6 +6,7 @@
  * checked here on every path but the bare capsule, which has no object to ask
  * (producer_bits.c). Every path either hands the tensor to the caller or deletes it. */
 #include "import/import_direction.h"
+#include "import/requirements_met.h"
 #include "shared/device_runtime.h"
 
 #include <stddef.h>
@@ -290,11 +291,12 @@ static int shares_checked_arrays(const dlpm_checked_tensor* own, const DLManaged
 }
 
 /* The check of `t`, the export made from `own` of obj (dlpm_py__tensor_export), against
- * `check`: by own->tensor itself where t shares its arrays, else as check_tensor checks it. */
+ * `check`: by own->tensor itself where t shares its arrays (or by the last requirements it
+ * met), else as check_tensor checks it. */
 DLPM_PY_BODY dlpm_status checked_own_export(PyObject* obj, const dlpm_checked_tensor* own,
                                             const DLManagedTensorVersioned* t, const dlpm_requirements* check,
                                             dlpm_checked_tensor* checked_out) {
-  return shares_checked_arrays(own, t, checked_out) ? dlpm_check_prechecked(own->tensor, t->flags, own, check)
+  return shares_checked_arrays(own, t, checked_out) ? own_view_meets(obj, own, t->flags, check)
                                                     : check_tensor(obj, t, check, checked_out);
 }
 
@@ -327,7 +329,7 @@ DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const d
   const dlpm_checked_tensor* checked = own ? own : kept_checked(obj);
   const dlpm_checked_tensor* lent;
   if (lent_out != NULL && (lent = own ? lendable_own(own) : lendable(checked, view)) != NULL) {
-    const dlpm_status s = dlpm_check_prechecked(lent->tensor, 0, lent, check);
+    const dlpm_status s = own ? own_view_meets(obj, own, 0, check) : dlpm_check_prechecked(lent->tensor, 0, lent, check);
     if (s == DLPM_OK) *lent_out = lent;
     return s;
   }

@@ -88,6 +88,21 @@ PyObject* dlpm_py__tensor_new_ready(DLManagedTensorVersioned* t, dlpm_py_ready r
  * exception. */
 const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj);
 
+/* The requirements a Tensor's own view last met, with the flags it was checked with
+ * (import/requirements_met.h keeps and compares them); zeroed (valid 0) when the Tensor is
+ * made. */
+#define DLPM_PY_MET_DEVICE_TYPES 4
+typedef struct dlpm_py_met {
+  int valid;
+  uint64_t flags;
+  dlpm_requirements req;                            /* device_types: NULL, or device_types below */
+  int32_t device_types[DLPM_PY_MET_DEVICE_TYPES]; /* req.num_device_types of them */
+} dlpm_py_met;
+
+/* export/tensor.c: obj's dlpm_py_met; obj is a Tensor of this copy (dlpm_py__own_export_source
+ * gave its form). */
+dlpm_py_met* dlpm_py__tensor_met(PyObject* obj);
+
 /* export/tensor.c: this copy's dlpack_mdspan.Tensor type, or NULL before its first use (no
  * reference: it lives for the process). An object whose type is this one is this copy's
  * Tensor: dlpm_py_import tells it from every other argument by this one compare. */
