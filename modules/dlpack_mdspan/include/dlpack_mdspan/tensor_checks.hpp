@@ -466,9 +466,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         }
         std::int64_t reach = 0;
         // The reach goes to low or high by a branch on the sign (a select of the two sums
-        // costs more); a positive stride, every one into std::layout_stride, adds to high.
+        // costs more), a negative stride the rare side (laid out off the usual path, the
+        // rank-8 pass has no moves at a join of the two); a positive stride, every one into
+        // std::layout_stride, adds to high.
         if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-            (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
+            (DLPM_RARELY(s < 0) ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
           DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
                       r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
         if constexpr (Order == stride_rule::positive) {
