@@ -65,10 +65,14 @@
 #define DLPM_HOT_INLINE __attribute__((always_inline))
 #define DLPM_COLD __attribute__((cold, noinline))
 #define DLPM_NOINLINE __attribute__((noinline))
+// A condition usually false, where [[unlikely]] has no statement to stand on (an operand of
+// ?:): the rare side is laid out off the usual path.
+#define DLPM_RARELY(cond) __builtin_expect(static_cast<bool>(cond), false)
 #else
 #define DLPM_HOT_INLINE
 #define DLPM_COLD
 #define DLPM_NOINLINE
+#define DLPM_RARELY(cond) static_cast<bool>(cond)
 #endif
 
 // __bf16 is a usable type in clang >= 17 on x86-64 (SSE2) and AArch64, and in GCC >= 13,

@@ -308,12 +308,11 @@ inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_
 }
 
 // byte_offset's rules: at most INT64_MAX, a multiple of the element size (itemsize 0:
-// packed sub-byte elements, any offset). offset_zero: byte_offset == 0, the usual case,
-// which meets both: one test, so that the usual offset pays for no other.
+// packed sub-byte elements, any offset). A zero offset, the usual case, meets both: one
+// test, so that the usual offset pays for no other.
 template <class Err>
-DLPM_HOT_INLINE inline bool byte_offset_fits(std::uint64_t byte_offset, bool offset_zero, std::uint64_t itemsize,
-                                             Err err) noexcept {
-  if (offset_zero) [[likely]]
+DLPM_HOT_INLINE inline bool byte_offset_fits(std::uint64_t byte_offset, std::uint64_t itemsize, Err err) noexcept {
+  if (byte_offset == 0) [[likely]]
     return true;
   if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
     DLPM_REFUSE(err, errc::byte_offset_overflow, "byte_offset = %llu is larger than INT64_MAX",
@@ -379,7 +378,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // its order is free): the count's stop then leads straight to the span pass, not through
   // the tests of what the count found (numel, row_major) after them.
   if constexpr (uncounted) {
-    if (!detail::byte_offset_fits(t.byte_offset, t.byte_offset == 0, Item, err)) return false;
+    if (!detail::byte_offset_fits(t.byte_offset, Item, err)) return false;
   }
   std::int64_t numel = 0;
   bool row_major = true;
@@ -396,7 +395,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   const std::uint64_t byte_offset = t.byte_offset;
   const bool offset_zero = byte_offset == 0;  // the usual case, a multiple of anything: no division
   if constexpr (!uncounted) {
-    if (!detail::byte_offset_fits(byte_offset, offset_zero, itemsize, err)) return false;
+    if (!detail::byte_offset_fits(byte_offset, itemsize, err)) return false;
   }
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
   // must not wrap either (found by fuzz_to_mdspan: data 0xff..ff with byte_offset 3). With
@@ -467,9 +466,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         }
         std::int64_t reach = 0;
         // The reach goes to low or high by a branch on the sign (a select of the two sums
-        // costs more); a positive stride, every one into std::layout_stride, adds to high.
+        // costs more), a negative stride the rare side (laid out off the usual path, the
+        // rank-8 pass has no moves at a join of the two); a positive stride, every one into
+        // std::layout_stride, adds to high.
         if (detail::mul_overflows(t.shape[r] - 1, s, &reach) ||
-            (s < 0 ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
+            (DLPM_RARELY(s < 0) ? detail::add_overflows(low, reach, &low) : detail::add_overflows(high, reach, &high)))
           DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
                       r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
         if constexpr (Order == stride_rule::positive) {
