@@ -393,7 +393,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   out.highest_index = 0;
 
   const std::uint64_t byte_offset = t.byte_offset;
-  const bool offset_zero = byte_offset == 0;  // the usual case, a multiple of anything: no division
+  const bool offset_zero = byte_offset == 0;  // the usual case: the byte span below needs no sums
   if constexpr (!uncounted) {
     if (!detail::byte_offset_fits(byte_offset, itemsize, err)) return false;
   }
