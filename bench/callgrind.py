@@ -54,6 +54,23 @@ def read_dumps(directory):
     return counts
 
 
+def run_harness(exe, n, work, catch_args, valgrind_args=()):
+    """Runs `exe --instructions n` under callgrind, its dumps in `work`: the harness's rows as
+    [(row, index)], each row a dict of its TSV columns, or None (the failure written to stderr)."""
+    os.makedirs(work, exist_ok=True)
+    index_tsv = os.path.join(work, "index.tsv")
+    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no", *valgrind_args,
+           f"--callgrind-out-file={os.path.join(work, 'cg.out')}",
+           exe, "--instructions", str(n), "--tsv", index_tsv, *catch_args]
+    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stdout)
+        print(f"bench/callgrind.py: {' '.join(cmd)} failed ({run.returncode})", file=sys.stderr)
+        return None
+    with open(index_tsv) as f:
+        return [(r, int(float(r["value"]))) for r in csv.DictReader(f, delimiter="\t")]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--exe", default="build/bench/bench/dlpm_bench_cpp")
@@ -66,26 +83,17 @@ def main():
         print("bench/callgrind.py: valgrind is not installed", file=sys.stderr)
         return 2
     work = args.keep or tempfile.mkdtemp(prefix="dlpm-callgrind-")
-    os.makedirs(work, exist_ok=True)
-    index_tsv = os.path.join(work, "index.tsv")
-    cmd = ["valgrind", "--tool=callgrind", "--collect-atstart=no",
-           f"--callgrind-out-file={os.path.join(work, 'cg.out')}",
-           args.exe, "--instructions", str(args.n), "--tsv", index_tsv, *args.catch_args]
-    run = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if run.returncode != 0:
-        sys.stderr.write(run.stdout)
-        print(f"bench/callgrind.py: {' '.join(cmd)} failed ({run.returncode})", file=sys.stderr)
+    index = run_harness(args.exe, args.n, work, args.catch_args)
+    if index is None:
         return 1
     counts = read_dumps(work)
     rows, missing = [], []
-    with open(index_tsv) as f:
-        for r in csv.DictReader(f, delimiter="\t"):
-            i = int(float(r["value"]))
-            a, b = counts.get((i, args.n)), counts.get((i, 2 * args.n))
-            if a is None or b is None:
-                missing.append(r["name"])
-                continue
-            rows.append(dict(r, value=f"{(b - a) / args.n:.2f}", unit="instr", allocs=""))
+    for r, i in index:
+        a, b = counts.get((i, args.n)), counts.get((i, 2 * args.n))
+        if a is None or b is None:
+            missing.append(r["name"])
+            continue
+        rows.append(dict(r, value=f"{(b - a) / args.n:.2f}", unit="instr", allocs=""))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     if missing:

@@ -61,6 +61,7 @@ template <pointer_mdspan M>
 /// View a DLTensor as M. Throws dlpack_error (with an errc) when the tensor does not fit.
 template <pointer_mdspan M>
 [[nodiscard]] DLPM_HOT_INLINE inline M to_mdspan(const DLTensor& tensor) {
+  // profile: entry
   DLPM_IMPORTABLE_ASSERT(M);
   // The view goes straight to the caller: copied out of a result<M> it was stored field
   // by field and read back wider, which stalls store-to-load forwarding.

@@ -33,6 +33,7 @@ namespace detail {
 // into the mapping with wider loads stalls store-to-load forwarding (docs/performance.md).
 template <class M>
 struct import_plan {
+  // profile: view
   typename M::data_handle_type handle = nullptr;
   typename M::index_type offset = 0;  // layout_stride_relaxed's
   bool empty = false;                 // std::layout_stride's: no element, strides of the library's choosing
@@ -52,6 +53,7 @@ inline constexpr tensor_requirements no_requirements{};
 template <class M, bool Given, class Err>
 DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
                                          import_plan<M>& out, Err err) noexcept {
+  // profile: dispatch
   using element_type = typename M::element_type;
   using index_type = typename M::index_type;
   using extents_type = typename M::extents_type;
@@ -68,12 +70,15 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     if (!check_requirements_valid(req, err)) return false;
   }
   // The cheap equality tests decide; the generic checks only word a failure.
+  // profile: rank
   if (t.ndim != static_cast<std::int32_t>(rank)) {
     (void)check_rank(t, rank, err);
     return false;
   }
+  // profile: device-type
   auto accepts = [](std::int32_t type) { return device_traits<accessor_type>::accepts(type); };
   if (!check_device(t.device, accepts, device_type_name(device_traits<accessor_type>::device_type), -1, err)) return false;
+  // profile: dtype
   if (!same_dtype(t.dtype, dtype)) {
     (void)check_dtype_equals(t.dtype, dtype, err);
     return false;
@@ -86,6 +91,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   const bool padded = (flags & flag_is_subbyte_type_padded) != 0;
   if (!check_element_bytes(dtype, padded, sizeof(element_type), err)) return false;
 
+  // profile: dispatch
   import_summary summary;
   const null_strides_policy null_strides = Given ? req.null_strides : null_strides_policy::row_major;
   if (!check_structure<static_cast<int>(rank), sizeof(element_type), rule, direct>(t, structure_options{null_strides, padded},
@@ -93,6 +99,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     return false;
   // From here on the layout stage reads the checked tensor: what the structure's pass learned.
   const checked_tensor checked = checked_tensor_access::make(t, flags, summary);
+  // profile: index-range
   for (std::size_t r = 0; r < rank; ++r) {
     const std::int64_t e = t.shape[r];
     if (!std::in_range<index_type>(e))
@@ -107,6 +114,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   if (checked.numel() != not_counted && !std::in_range<index_type>(checked.numel()))
     DLPM_REFUSE(err, errc::extent_overflow, "%lld elements do not fit the view's index_type",
                 static_cast<long long>(checked.numel()));
+  // profile: dispatch
   const bool empty = checked.numel() == 0;
   std::uint64_t align = alignof(element_type);
   if constexpr (Given) {
@@ -115,28 +123,34 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       return false;
     if (req.min_alignment > align) align = req.min_alignment;
   }
+  // profile: data-alignment
   if (!check_data_alignment(t, empty, align, err, direct)) return false;
   if constexpr (Given) {
     if (!required_writable(flags, req, err)) return false;
   }
 
   // M's layout.
+  // profile: view
   const auto byte_offset = static_cast<std::int64_t>(t.byte_offset);
   // data is not NULL when the tensor has elements (check_structure); an empty one may have NULL.
   out.handle = !empty || t.data != nullptr ? offset_pointer<element_type>(t.data, byte_offset) : nullptr;
   if constexpr (relaxed_layout_mdspan<M>) {
     for (std::size_t r = 0; r < rank; ++r) {
+      // profile: index-range
       const std::int64_t s = stride_at(t, static_cast<std::int32_t>(r));
       // A stride that no index uses (an empty tensor's, an extent-1 dimension's) becomes 0.
       if (!std::in_range<index_type>(s) && !empty && t.shape[r] != 1)
         DLPM_REFUSE(err, errc::stride_overflow, "strides[%zu] = %lld does not fit the view's index_type%s", r,
                     static_cast<long long>(s), s < 0 ? " (negative strides need a signed index_type)" : "");
     }
+    // profile: dispatch
     if (empty) return true;  // the handle as for the other layouts, offset 0
+    // profile: view
     out.handle = static_cast<element_type*>(t.data);  // the offset carries byte_offset
     // check_structure verified the byte span [(offset_items + lowest) * item,
     // (offset_items + highest + 1) * item): those sums fit int64.
     const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
+    // profile: rebase
     const std::int64_t first = offset_items + checked.lowest_index();
     std::int64_t mapped_offset = offset_items, span = offset_items + checked.highest_index() + 1;
     if (first < 0) {
@@ -149,8 +163,10 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
         DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
       out.handle = offset_pointer<element_type>(t.data, first * static_cast<std::int64_t>(sizeof(element_type)));
     }
+    // profile: index-range
     if (!std::in_range<index_type>(span))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
+    // profile: view
     out.offset = static_cast<index_type>(mapped_offset);
   } else if constexpr (compact_layout_mdspan<M>) {
     if constexpr (rank > 1) {
@@ -171,6 +187,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
       }
     }
   } else if constexpr (strided_layout_mdspan<M>) {
+    // profile: dispatch
     if (empty) {
       // No element is addressed, but the mapping's preconditions still hold for the
       // strides the library chooses (the producer's may be anything).
@@ -182,6 +199,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     // narrower than int64; C-contiguous strides are at most numel, which fits). Unique in
     // the order of the dimensions or in its reverse (check_structure saw it, as it saw
     // C-contiguous strides): nothing more to do; any other order gets the full check.
+    // profile: index-range
     if constexpr (std::numeric_limits<index_type>::max() < std::numeric_limits<std::int64_t>::max()) {
       for (std::size_t i = rank; i-- > 0 && !checked.row_major();) {
         const std::int64_t s = stride_at(t, static_cast<std::int32_t>(i));
@@ -190,8 +208,11 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
                       static_cast<long long>(s));
       }
     }
+    // profile: uniqueness
     if (!checked.ordered_unique() && !layout_stride_unique<rank>(t, err)) return false;
+    // profile: view
     out.own_strides = summary.every_stride_checked;
+    // profile: index-range
     if (!std::in_range<index_type>(checked.highest_index() + 1))
       DLPM_REFUSE(err, errc::span_overflow, "the required span does not fit the view's index_type");
   } else {
@@ -203,6 +224,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
 // The view import_rules accepted, built where it is returned.
 template <class M>
 DLPM_HOT_INLINE inline M build_view(const DLTensor& t, const import_plan<M>& plan) noexcept {
+  // profile: view
   using mapping_type = typename M::mapping_type;
   const typename M::extents_type extents = make_extents<M>(t, std::make_index_sequence<M::rank()>{});
   if constexpr (relaxed_layout_mdspan<M>) return make_view<M>(plan.handle, mapping_type(extents, view_strides<M>::of(t), plan.offset));

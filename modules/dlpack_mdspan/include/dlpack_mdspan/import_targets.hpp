@@ -65,11 +65,13 @@ namespace detail {
 
 template <class M, std::size_t... R>
 constexpr typename M::extents_type make_extents(const DLTensor& t, std::index_sequence<R...>) noexcept {
+  // profile: view
   return typename M::extents_type(static_cast<typename M::index_type>(t.shape[R])...);
 }
 
 template <class M>
 M make_view(typename M::data_handle_type handle, const typename M::mapping_type& mapping) {
+  // profile: view
   if constexpr (std::is_default_constructible_v<typename M::accessor_type>)
     return M(handle, mapping, typename M::accessor_type{});
   else
@@ -111,6 +113,7 @@ template <class M>
 struct view_strides {
   using type = typename view_stride_array<M>::type;
   static DLPM_HOT_INLINE type of(const DLTensor& t) noexcept {
+    // profile: view
     if (t.strides == nullptr) [[unlikely]] {
       type out{};
       std::int64_t s = 1;
@@ -126,21 +129,25 @@ struct view_strides {
   // dimension has more than one index and every stride fits the index_type (the span pass
   // of an import into std::layout_stride saw them all, import_summary).
   static DLPM_HOT_INLINE type own(const DLTensor& t) noexcept {
+    // profile: view
     return own_strides(t, std::make_index_sequence<M::rank()>{});
   }
 
  private:
   static DLPM_HOT_INLINE typename M::index_type take(std::int64_t e, std::int64_t s) noexcept {
+    // profile: extent-1-rule
     using I = typename M::index_type;
     if constexpr (!relaxed_layout_mdspan<M>) return static_cast<I>(e == 1 ? 1 : s);
     else return std::in_range<I>(s) ? static_cast<I>(s) : I{0};
   }
   template <std::size_t... R>
   static DLPM_HOT_INLINE type read(const DLTensor& t, std::index_sequence<R...>) noexcept {
+    // profile: view
     return {take(t.shape[R], t.strides[R])...};
   }
   template <std::size_t... R>
   static DLPM_HOT_INLINE type own_strides(const DLTensor& t, std::index_sequence<R...>) noexcept {
+    // profile: view
     return {static_cast<typename M::index_type>(t.strides[R])...};
   }
 };
@@ -148,6 +155,7 @@ struct view_strides {
 template <class T>
 T* offset_pointer(void* data, std::int64_t bytes) noexcept {
   // Only called with non-NULL data: the checks above never do arithmetic on NULL.
+  // profile: view
   return reinterpret_cast<T*>(static_cast<unsigned char*>(data) + bytes);
 }
 
@@ -257,6 +265,7 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // permutation of the axes is an everyday view, and a cold function is compiled for size.
 template <std::size_t Rank, class Err>
 DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, Err err) noexcept {
+  // profile: uniqueness
   const std::int64_t* const strides = t.strides;
   struct dimension {
     std::uint64_t stride, end;

@@ -117,8 +117,10 @@ DLPM_HOT_INLINE inline bool check_dtype(const DLDataType& d, Err err) noexcept {
 template <int Rank = -1, class Err>
 DLPM_HOT_INLINE inline bool check_metadata_pointers(const DLTensor& t, Err err) noexcept {
   if ((Rank >= 0 ? Rank : t.ndim) == 0) return true;
+  // profile: shape-null
   const auto shape = reinterpret_cast<std::uintptr_t>(t.shape);
   if (shape == 0) DLPM_REFUSE(err, errc::null_shape, "shape is NULL while ndim = %d", t.ndim);
+  // profile: metadata-alignment
   constexpr auto align = alignof(std::int64_t);
   if ((shape | reinterpret_cast<std::uintptr_t>(t.strides)) % align != 0)  // NULL strides are aligned
     DLPM_REFUSE(err, errc::misaligned_metadata, "%s = %p is not aligned to %zu bytes, as an int64_t array must be",
@@ -173,6 +175,7 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// out are the caller's to check (check_structure's silent check into std::layout_stride).
 template <int Rank = -1, bool StopAtStride = false, class Err>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err) noexcept {
+  // profile: dispatch
   static_assert(!StopAtStride || Rank >= 0, "count_elements: StopAtStride needs a known rank");
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
   const std::int64_t* const shape = t.shape;
@@ -196,17 +199,20 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
     } else {
       for (std::int32_t r = ndim; r-- > 0;) {
+        // profile: extent-sign; arithmetic: count-overflow
         const std::int64_t e = shape[r];
         // An extent-1 dimension may have any stride. Asked first and short-circuited: a
         // compare and a jump for it, not a flag per comparison kept live to the end of the
         // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance.md).
         if constexpr (StopAtStride) {
+          // profile: row-major-comparison
           if (e != 1 && strides[r] != n) {
             *numel = detail::not_counted;
             *row_major = false;
             return true;
           }
         } else {
+          // profile: row-major-comparison
           compact &= e == 1 || strides[r] == n;
         }
         if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
@@ -312,6 +318,7 @@ inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_
 // test, so that the usual offset pays for no other.
 template <class Err>
 DLPM_HOT_INLINE inline bool byte_offset_fits(std::uint64_t byte_offset, std::uint64_t itemsize, Err err) noexcept {
+  // profile: byte-offset
   if (byte_offset == 0) [[likely]]
     return true;
   if (byte_offset > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
@@ -354,6 +361,7 @@ DLPM_COLD inline bool packed_bytes_fit(const DLDataType& dtype, std::uint64_t by
 template <int Rank = -1, std::uint64_t Item = 0, stride_rule Order = stride_rule::any, bool DirectAddress = false,
           class Summary, class Err>
 DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_options& opts, Summary& out, Err err) noexcept {
+  // profile: dispatch
   static_assert(std::is_base_of_v<tensor_summary, Summary>, "check_structure fills a tensor_summary");
   DLPM_COUNT_STRUCTURE_CHECK();
   constexpr bool typed = Rank >= 0;
@@ -361,8 +369,10 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     if (!check_ndim(t, err) || !check_dtype(t.dtype, err)) return false;
   }
   const std::int32_t ndim = typed ? Rank : t.ndim;
+  // profile: device-id
   if (t.device.device_id < 0)
     DLPM_REFUSE(err, errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
+  // profile: dispatch
   if (!check_metadata_pointers<Rank>(t, err)) return false;
   if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject)
     DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
@@ -404,6 +414,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   const bool direct = DirectAddress || is_direct_address_device(t.device.device_type);
   const auto base = reinterpret_cast<std::uintptr_t>(t.data);
   auto handle_fits = [&]() DLPM_HOT_INLINE {
+    // profile: address-space
     if (base != 0 && direct && base > std::numeric_limits<std::uintptr_t>::max() - byte_offset)
       DLPM_REFUSE(err, errc::byte_offset_overflow, "data %p + byte_offset %llu wraps around the address space", t.data,
                   static_cast<unsigned long long>(byte_offset));
@@ -417,8 +428,10 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // is not NULL, the index span [low, high] of the strides (with Order's stride rule and the
   // order of the strides into std::layout_stride), the byte span.
   auto addressed = [&]() DLPM_HOT_INLINE -> bool {
+    // profile: data-null
     if (base == 0)
       DLPM_REFUSE(err, errc::null_data, "data is NULL but the tensor has %lld elements", static_cast<long long>(numel));
+    // profile: dispatch
     std::int64_t low = 0, high = numel - 1;  // exact for compact strides: the partial sums telescope
     if constexpr (Order == stride_rule::row_major || Order == stride_rule::column_major) {
       if constexpr (Order == stride_rule::row_major) {
@@ -431,14 +444,17 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         return false;
       }
     } else if (!row_major) {
+      // profile: span-pass
       high = 0;
       // Into std::layout_stride the same pass notes whether the strides are unique in the
       // order of the dimensions (a slice of a row-major array: each stride at least the end,
       // stride times extent, of the dimension inside it) or in its reverse (a transpose).
       // Each order is one OR of differences, negative once a link of its chain fails: the
       // operands are positive, so no difference overflows.
+      // profile: uniqueness
       std::int64_t descending_gaps = 0, ascending_gaps = 0;
       std::int64_t outer_stride = std::numeric_limits<std::int64_t>::max(), outer_end = 0;
+      // profile: span-pass
       // The silent check of a typed import of elements of 2 bytes or more leaves two tests of
       // this pass to the byte span below, which refuses every tensor they would refuse (the
       // worded check, which words the first rule broken, still asks both):
@@ -453,6 +469,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       auto dimension = [&](std::int32_t r) DLPM_HOT_INLINE -> bool {
         const std::int64_t s = t.strides[r];
         if constexpr (Order == stride_rule::positive) {
+          // profile: stride-sign
           if (s <= 0)
             DLPM_REFUSE(err, errc::non_positive_stride,
                         "strides[%d] = %lld; std::layout_stride needs positive strides (import through "
@@ -474,6 +491,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
           DLPM_REFUSE(err, errc::span_overflow, "the index span overflows int64 at dimension %d (shape %lld, stride %lld)",
                       r, static_cast<long long>(t.shape[r]), static_cast<long long>(s));
         if constexpr (Order == stride_rule::positive) {
+          // profile: uniqueness
           std::int64_t end = 0;  // past the last index of this dimension
           if constexpr (span_decides_silently) {
             // An end past INT64_MAX, reach + stride with stride <= reach (extent >= 2), makes
@@ -499,6 +517,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       // leaves the rest, from the first extent of 1 or less, to the loop below, where the
       // rules for those extents are: no branch per dimension joins the skip (its moves, the
       // orders' registers), and a pass that meets none has checked every stride.
+      // profile: dispatch
       std::int32_t r = 0;
       [[maybe_unused]] bool unit = false;  // an extent-1 dimension skipped
       if constexpr (first_loop) {
@@ -513,19 +532,24 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         // counts); otherwise its reach, 0 * stride, adds nothing, and only the INT64_MIN
         // refusal (off the hot path) asks for its extent.
         if constexpr (Order == stride_rule::positive) {
+          // profile: extent-1-rule
           if (t.shape[r] == 1) {
             unit = true;
             continue;
           }
           if constexpr (uncounted) {  // an extent count_elements did not read: below 1, check_structure decides
+            // profile: extent-sign
             if (t.shape[r] < 1) return false;
           }
         }
         if (!dimension(r)) return false;
       }
+      // profile: dispatch
       if constexpr (first_loop && requires { out.every_stride_checked; }) out.every_stride_checked = !unit;
+      // profile: uniqueness
       out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
     }
+    // profile: dispatch
     out.lowest_index = low;
     out.highest_index = high;
 
@@ -533,6 +557,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // representable, and on devices with plain addresses it must not wrap around the
     // address space.
     if (itemsize != 0) {
+      // profile: byte-span
       const auto item = static_cast<std::int64_t>(itemsize);
       std::int64_t first_byte = 0, last_byte = 0, end = 0;
       bool overflows = false;
@@ -558,12 +583,14 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       // view rebased on it would be formed by arithmetic that yields a null pointer. (Data is
       // not NULL here, so a span from data itself, first_byte 0, starts above 0; and
       // last_byte, (byte_offset / item + high + 1) * item, is positive.)
+      // profile: address-space
       if (direct && ((first_byte < 0 && base <= detail::magnitude_below_zero(first_byte)) ||
                      base > std::numeric_limits<std::uintptr_t>::max() - static_cast<std::uintptr_t>(last_byte)))
         DLPM_REFUSE(err, errc::byte_offset_overflow,
                     "data %p with byte_offset %llu and these strides addresses memory outside the address space", t.data,
                     static_cast<unsigned long long>(byte_offset));
     } else if constexpr (Item == 0) {  // packed sub-byte elements: their bytes must be representable too (byte_span)
+      // profile: byte-span
       if (!detail::packed_bytes_fit(t.dtype, byte_offset, low, high))
         DLPM_REFUSE(err, errc::span_overflow, "the byte span of the tensor overflows int64");
     }
@@ -639,6 +666,7 @@ DLPM_HOT_INLINE inline bool check_dtype_equals(const DLDataType& have, const DLD
 template <class Accepts, class Err>
 DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, const char* what, std::int32_t device_id,
                                          Err err) noexcept {
+  // profile: device-type
   if (!accepted(d.device_type))
     DLPM_REFUSE(err, errc::device_mismatch, "device %s (type %d) is not accepted by the target, whose memory is %s",
                 device_type_name(d.device_type), static_cast<int>(d.device_type), what);
@@ -654,6 +682,7 @@ DLPM_HOT_INLINE inline bool check_device(const DLDevice& d, Accepts&& accepted, 
 template <class Err>
 DLPM_HOT_INLINE inline bool check_data_alignment(const DLTensor& t, bool empty, std::uint64_t align, Err err,
                                                  bool direct_address = false) noexcept {
+  // profile: data-alignment
   const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(t.data) + static_cast<std::uintptr_t>(t.byte_offset);
   if (!empty && (direct_address || is_direct_address_device(t.device.device_type)) && (first & (align - 1)) != 0)
     DLPM_REFUSE(err, errc::misaligned_data, "data + byte_offset = %p is not aligned to %llu bytes",
