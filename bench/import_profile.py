@@ -20,9 +20,13 @@ up to the end of the block it stands in (a nested block inherits it) or to the n
 of that block; `arithmetic` gives the instructions of checked_arithmetic.hpp's helpers
 called from those lines to OTHER (count_elements' loop line tests an extent's sign, which
 CCCL also tests, and its product's overflow, which it does not). The helpers have no
-marker, so their instructions go to the line that called them. An instruction of a core
-header on no marked line is "unmarked: <function>"; one with no core frame at all is the
-bench's (the batch loop, launder, escape) or CCCL's.
+marker, so their instructions go to the line that called them. A conditional jump, set or
+move goes where the instruction that set its flags goes (objdump): clang often gives the
+branch on an inlined check's answer the calling line. An instruction of a core header on
+line 0 (code the compiler merged: a flag's accumulation, a move at a join) is "line 0",
+which no neighbour decides reliably; on no marked line, "unmarked: <function>";
+one with no core frame at all is the bench's (the batch loop, launder, escape) or CCCL's.
+--detail REGEX lists the rows' instructions one by one, with their group and line.
 
 GROUPS below says, per group, whether CCCL 3.5's cuda::to_host_mdspan makes the same check
 (read in its cuda/__mdspan/dlpack_to_mdspan.h) and why a user needs it where it does not.
@@ -47,7 +51,8 @@ import callgrind  # noqa: E402  (run_harness, read_dumps, TAG)
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORE = "modules/dlpack_mdspan/include/dlpack_mdspan/"
 ARITHMETIC = "checked_arithmetic.hpp"
-OVERFLOW_TESTS = {"jo", "jno", "seto", "setno", "cmovo", "cmovno"}
+FLAG_READER = re.compile(r"^(j(?!mp)[a-z]+|set[a-z]+|cmov[a-z]+)$")  # conditional jumps, sets, moves
+FLAG_KEEPER = re.compile(r"^(mov[a-z]*|lea|push|pop|nop[a-z]*|xchg|bswap|not|cmov[a-z]+|set[a-z]+)$")
 MARKER = re.compile(r"^\s*//\s*profile:\s*([\w-]+)\s*(?:;\s*arithmetic:\s*([\w-]+)\s*)?$")
 
 ALSO, NOT, NONE = "checks CCCL also makes", "checks CCCL does not make", "not a check"
@@ -60,8 +65,8 @@ GROUPS = {
     "extent-sign": (ALSO, "every extent at least 0 (the span pass of a strided tensor: at least 1, or empty)", ""),
     "stride-sign": (ALSO, "std::layout_stride: every stride positive", ""),
     "data-null": (ALSO, "data not NULL for a tensor with elements", ""),
-    "byte-offset": (ALSO, "byte_offset a multiple of the element size (CCCL: into layout_stride_relaxed; "
-                    "into std::layout_stride its alignment test of data + byte_offset)", ""),
+    "byte-offset": (ALSO, "byte_offset at most INT64_MAX and a multiple of the element size (CCCL: the multiple, "
+                    "into layout_stride_relaxed; into std::layout_stride its alignment test of data + byte_offset)", ""),
     "data-alignment": (ALSO, "data + byte_offset aligned for the element", ""),
     "device-id": (NOT, "device_id not negative",
                   "a negative ordinal names no device; the view's accessor and a copy would use it"),
@@ -72,20 +77,22 @@ GROUPS = {
     "span-pass": (NOT, "each dimension's reach (extent - 1) * stride and the index span, checked against int64 "
                   "overflow; the INT64_MIN stride",
                   "an index span past int64 makes the mapping's offsets overflow (undefined behaviour in "
-                  "mapping(i...)), and the byte span below is computed from it"),
+                  "mapping(i...)), and the byte span below is computed from it; CCCL's layout_stride mapping "
+                  "states it as a _CCCL_ASSERT, compiled out unless CCCL_ENABLE_ASSERTIONS or DEBUG"),
     "uniqueness": (NOT, "std::layout_stride: no two indices share an element (the two orders of the span pass, "
                    "layout_stride_unique for a permutation)",
-                   "the mapping's precondition (is_unique() is true for layout_stride); CCCL builds an "
-                   "overlapping view that breaks it"),
+                   "the mapping's precondition (is_unique() is true for layout_stride); CCCL's mapping states "
+                   "it as a _CCCL_ASSERT, compiled out in a release build, and builds the overlapping view"),
     "extent-1-rule": (NOT, "std::layout_stride: an extent-1 dimension's stride replaced by 1",
-                      "the mapping's preconditions hold for any stride the producer put there "
-                      "(PyTorch and DrJit write 0 or anything)"),
+                      "PyTorch and DrJit put 0 or anything there: the view is accepted and the mapping's "
+                      "preconditions (positive strides) still hold; CCCL refuses such a stride of 0"),
     "byte-span": (NOT, "the byte span (offset + lowest .. highest + 1) * size within int64",
                   "every byte the view reaches must have an address: a span past int64 wraps pointer arithmetic"),
     "address-space": (NOT, "data + byte_offset and the span's ends do not wrap the address space, nor reach address 0",
                       "pointer arithmetic that wraps is undefined behaviour; the view would read other memory"),
     "rebase": (NOT, "layout_stride_relaxed: a view reaching below data is rebased on its lowest element, checked",
-               "a mapping yields no negative index: without the rebase a reversed axis reads before its base"),
+               "our mapping's precondition, its smallest reachable index at least 0 (layout_stride_relaxed.hpp); "
+               "CCCL's relaxed mapping lets an index be negative, so it has no rebase to make"),
     "index-range": (NOT, "extents, strides, the element count and the span within the view's index_type",
                     "a value past the index_type wraps the mapping (none for int64_t: folded away)"),
     "row-major-comparison": (NONE, "count_elements' C-contiguity test per dimension (lets a compact tensor skip the span pass)", ""),
@@ -94,7 +101,8 @@ GROUPS = {
     "view": (NONE, "the view: handle, extents, strides, the mapping's construction", ""),
     "entry": (NONE, "to_mdspan's own test of the rules' answer", ""),
     "bench": (NONE, "the bench's batch loop, launder and escape (in every row: the CCCL one too)", ""),
-    "line 0": (NONE, "instructions the compiler gave no source line (code merged from several)", ""),
+    "line 0": (NONE, "instructions the compiler gave no source line (merged code: a flag's accumulation, "
+               "a move at a join, a spill)", ""),
 }
 
 
@@ -165,11 +173,9 @@ def core_name(path):
     return path[i + len(CORE):] if i >= 0 else None
 
 
-def group_of(frames, headers, mnemonic=""):
-    """The group of one instruction from its inlined frames [(function, file, line)], innermost
-    first. A jump on the overflow flag is the checked arithmetic's too: clang gives it the
-    calling line."""
-    via_arithmetic, unmarked = mnemonic in OVERFLOW_TESTS, None
+def group_of(frames, headers):
+    """The group of one instruction from its inlined frames [(function, file, line)], innermost first."""
+    via_arithmetic, unmarked = False, None
     for function, path, line in frames:
         name = core_name(path)
         if name is None:
@@ -241,17 +247,28 @@ def load_bias(exe, lowest):
     return diffs.most_common(1)[0][0]
 
 
-def mnemonics(exe, addresses):
-    """{address: mnemonic} for the instructions at `addresses` (one objdump over their range)."""
+def disassemble(exe, addresses):
+    """{address: (mnemonic, flag setter)} for the instructions at `addresses` (one objdump over
+    their range). The flag setter of a conditional jump, set or move is the nearest instruction
+    before it that writes the flags (moves, lea, push and pop do not), else None."""
     if not addresses:
         return {}
     run = subprocess.run(["objdump", "-d", "--no-show-raw-insn", f"--start-address={min(addresses):#x}",
                           f"--stop-address={max(addresses) + 16:#x}", exe], stdout=subprocess.PIPE, text=True, check=True)
-    wanted, out = set(addresses), {}
+    wanted, out, setter = set(addresses), {}, None
     for line in run.stdout.splitlines():
         m = re.match(r"^\s*([0-9a-f]+):\s+(\S+)", line)
-        if m and int(m.group(1), 16) in wanted:
-            out[int(m.group(1), 16)] = m.group(2)
+        if not m:
+            setter = None  # a new function, or a gap
+            continue
+        address, mnemonic = int(m.group(1), 16), m.group(2)
+        if address in wanted:
+            out[address] = (mnemonic, setter if FLAG_READER.match(mnemonic) else None)
+        if FLAG_READER.match(mnemonic) or mnemonic in ("jmp", "ret", "call"):
+            if mnemonic in ("jmp", "ret", "call"):
+                setter = None
+        elif not FLAG_KEEPER.match(mnemonic):
+            setter = address
     return out
 
 
@@ -303,16 +320,18 @@ def short_name(function):
 
 
 def markdown(rows):
-    lines = ["| row | ours | CCCL | checks CCCL also makes | checks CCCL does not make | not a check |",
-             "|---|---:|---:|---|---|---|"]
+    lines = ["| row | ours | CCCL | ours less the checks CCCL does not make | checks CCCL also makes | "
+             "checks CCCL does not make | not a check |",
+             "|---|---:|---:|---:|---|---|---|"]
     for label, ours, cccl, per_group in rows:
         cells = []
         for kind in (ALSO, NOT, NONE):
             total, parts = breakdown(per_group, kind)
             cells.append(f"**{total:.0f}**: {parts}" if parts else "0")
+        cells.insert(0, f"{ours - breakdown(per_group, NOT)[0]:.0f}")
         other = {g: v for g, v in per_group.items() if g not in GROUPS and round(v) != 0}
         if other:
-            cells[2] += "; " + ", ".join(f"{g} {v:.0f}" for g, v in sorted(other.items()))
+            cells[3] += "; " + ", ".join(f"{g} {v:.0f}" for g, v in sorted(other.items()))
         cccl_cell = f"{cccl:.0f}" if cccl is not None else "—"
         lines.append(f"| {label} | {ours:.0f} | {cccl_cell} | " + " | ".join(cells) + " |")
     lines += ["", "| group | kind | what | why a user needs it (where CCCL does not check it) |", "|---|---|---|---|"]
@@ -350,21 +369,37 @@ def profile(args):
             delta.subtract(dumps[(i, args.n)])
             deltas[label] = ({k: v / args.n for k, v in delta.items() if v}, (b - a) / args.n)
     addresses = sorted({addr - bias for d, _ in deltas.values() for (ob, addr) in d if ob == exe})
-    frames = symbolize(exe, addresses)
-    mnemonic = mnemonics(exe, addresses)
-    rows = []
+    # A conditional jump (set, move) belongs to the test that set its flags: clang often gives
+    # the branch on an inlined check's answer the calling line (its `if (!check(...))`).
+    # A conditional jump (set, move) belongs to the test that set its flags: clang often gives
+    # the branch on an inlined check's answer the calling line (its `if (!check(...))`).
+    code = disassemble(exe, addresses)
+    setters = {s for _, s in code.values() if s is not None}
+    frames = symbolize(exe, sorted(set(addresses) | setters))
+
+    def group_at(address):
+        setter = code.get(address, ("", None))[1]
+        return group_of(frames.get(setter if setter is not None else address, []), headers)
+    rows, details = [], collections.defaultdict(list)
     for label, (delta, total) in deltas.items():
         per_group = collections.Counter()
         for (ob, addr), v in delta.items():
-            group = (group_of(frames.get(addr - bias, []), headers, mnemonic.get(addr - bias, "")) if ob == exe
-                     else f"outside: {os.path.basename(ob)}")
+            group = group_at(addr - bias) if ob == exe else f"outside: {os.path.basename(ob)}"
             per_group[group] += v
+            if args.detail and re.search(args.detail, label):
+                f = frames.get(addr - bias, [])
+                core = next((f"{core_name(path)}:{line}" for _, path, line in f if core_name(path)), "")
+                details[label].append((addr - bias, code.get(addr - bias, ("",))[0], v, group, core))
         if abs(sum(per_group.values()) - total) > 0.01:
             raise SystemExit(f"bench/import_profile.py: {label}: the instructions sum to {sum(per_group.values())}, "
                              f"the dumps' totals to {total}")
         rows.append((label, total, cccl_totals.get(label), per_group))
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
+    for label, instructions in details.items():  # --detail: one line per instruction, in address order
+        print(f"{label}:", file=sys.stderr)
+        for addr, mnem, v, group, core in sorted(instructions):
+            print(f"  {addr:#x} {mnem:<8} {v:5.2f}  {group:<22} {core}", file=sys.stderr)
     text = markdown(rows)
     if args.markdown:
         with open(args.markdown, "w") as f:
@@ -401,7 +436,6 @@ def self_test():
     core = lambda n: f"/any/checkout/{CORE}{n}"  # noqa: E731
     assert group_of([("mul_overflows", core(ARITHMETIC), 9), ("f", core("x.hpp"), 7)], headers) == "count-overflow"
     assert group_of([("f", core("x.hpp"), 7)], headers) == "extent-sign"
-    assert group_of([("f", core("x.hpp"), 7)], headers, "jo") == "count-overflow"
     assert group_of([("f", core("x.hpp"), 0)], headers) == "line 0"
     assert group_of([("h", core("y.hpp"), 1), ("f", core("x.hpp"), 3)], headers) == "shape-null"
     assert group_of([("h", core("y.hpp"), 1), ("main", "/b/bench/cpp/x.cpp", 1)], headers) == "unmarked: h"
@@ -422,6 +456,7 @@ def main():
     ap.add_argument("--rows", default=r": to_mdspan<M>\(t\)$", help="the rows of ours to profile (a regex of the name)")
     ap.add_argument("--keep", help="keep the callgrind dumps in this directory")
     ap.add_argument("--markdown", help="also write the table here")
+    ap.add_argument("--detail", help="also list each instruction of the rows matching this regex (stderr)")
     ap.add_argument("--self-test", action="store_true", help="test the marker parser and the headers' groups")
     args = ap.parse_args()
     return self_test() if args.self_test else profile(args)

@@ -372,8 +372,10 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // profile: device-id
   if (t.device.device_id < 0)
     DLPM_REFUSE(err, errc::device_id_mismatch, "device_id = %d is negative", static_cast<int>(t.device.device_id));
-  // profile: dispatch
+  // profile: metadata-alignment
+  // (clang gives the alignment test, inlined, this calling line)
   if (!check_metadata_pointers<Rank>(t, err)) return false;
+  // profile: dispatch
   if (ndim > 0 && t.strides == nullptr && opts.null_strides == null_strides_policy::reject)
     DLPM_REFUSE(err, errc::null_strides, "strides are NULL (ndim = %d) and the strict policy requires explicit strides", ndim);
   // The silent check of a typed import into std::layout_stride counts the elements only
