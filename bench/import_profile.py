@@ -92,7 +92,8 @@ GROUPS = {
                       "pointer arithmetic that wraps is undefined behaviour; the view would read other memory"),
     "rebase": (NOT, "layout_stride_relaxed: a view reaching below data is rebased on its lowest element, checked",
                "our mapping's precondition, its smallest reachable index at least 0 (layout_stride_relaxed.hpp); "
-               "CCCL's relaxed mapping lets an index be negative, so it has no rebase to make"),
+               "CCCL's import passes data and byte_offset / size on as they are, without a test of where the "
+               "lowest element lies"),
     "index-range": (NOT, "extents, strides, the element count and the span within the view's index_type",
                     "a value past the index_type wraps the mapping (none for int64_t: folded away)"),
     "row-major-comparison": (NONE, "count_elements' C-contiguity test per dimension (lets a compact tensor skip the span pass)", ""),
