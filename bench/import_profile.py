@@ -2,6 +2,7 @@
 """Instructions per call of each strided import row, by the check of the core headers they run.
 
     python3 bench/import_profile.py [--exe PATH] [--n N] [--rows REGEX] [--keep DIR] [--markdown FILE]
+                                    [--detail REGEX]
     python3 bench/import_profile.py --self-test
 
 Runs dlpm_bench_cpp "[strided]" the way bench/callgrind.py does (its run_harness: N and 2N
@@ -15,7 +16,7 @@ a core header (modules/dlpack_mdspan/include/dlpack_mdspan/*.hpp):
     // profile: GROUP
     // profile: GROUP; arithmetic: OTHER
 
-A marker is a comment line of its own inside a function body. It names the lines after it
+A marker is a comment line of its own inside a function's (or a class's) body. It names the lines after it
 up to the end of the block it stands in (a nested block inherits it) or to the next marker
 of that block; `arithmetic` gives the instructions of checked_arithmetic.hpp's helpers
 called from those lines to OTHER (count_elements' loop line tests an extent's sign, which
@@ -372,8 +373,6 @@ def profile(args):
     addresses = sorted({addr - bias for d, _ in deltas.values() for (ob, addr) in d if ob == exe})
     # A conditional jump (set, move) belongs to the test that set its flags: clang often gives
     # the branch on an inlined check's answer the calling line (its `if (!check(...))`).
-    # A conditional jump (set, move) belongs to the test that set its flags: clang often gives
-    # the branch on an inlined check's answer the calling line (its `if (!check(...))`).
     code = disassemble(exe, addresses)
     setters = {s for _, s in code.values() if s is not None}
     frames = symbolize(exe, sorted(set(addresses) | setters))
@@ -381,6 +380,7 @@ def profile(args):
     def group_at(address):
         setter = code.get(address, ("", None))[1]
         return group_of(frames.get(setter if setter is not None else address, []), headers)
+
     rows, details = [], collections.defaultdict(list)
     for label, (delta, total) in deltas.items():
         per_group = collections.Counter()
