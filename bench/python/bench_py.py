@@ -13,9 +13,13 @@ scripts/bench runs this with the frameworks venv's python for that), and a 4x6 f
 dlpack_mdspan.Tensor made by dlpm_py_tensor_new. For each: our import (the type's exchange
 API where it publishes one, else __dlpack__), our import through __dlpack__ only, our
 borrow, the raw exchange-API calls (the floor of the exchange path: no checks), nanobind's
-nb::ndarray<float, nb::ndim<2>, nb::c_contig> argument, tvm_ffi.from_dlpack and the call
-floors. The producer side: numpy.from_dlpack and torch.from_dlpack of a dlpack_mdspan.Tensor
-against the same function on the framework's own array. With --abi3 DIR, the dlpm_bench
+nb::ndarray<float, nb::ndim<2>, nb::c_contig> argument, tvm_ffi.from_dlpack, the call
+floors, and bench/rust_python's pyo3 arguments (PyTensor<f32>, ManagedTensor) beside the
+component's borrow and import: on a dlpack_mdspan.Tensor each side takes a Tensor of its
+own copy of the component (the C bench's Tensor, another copy's to the Rust extension, is
+timed beside them with no target), as callgrind_py.py counts them. The producer side:
+numpy.from_dlpack and torch.from_dlpack of a dlpack_mdspan.Tensor against the same function
+on the framework's own array. With --abi3 DIR, the dlpm_bench
 built over the limited-API (abi3) component in DIR is loaded beside the full-API one and
 its imports are timed in the same interleaved measurement.
 
@@ -61,6 +65,8 @@ OURS_PROTOCOL = "ours: dlpm_py_import through __dlpack__ (use_exchange_api = 0)"
 OURS_BORROW = "ours: dlpm_py_borrow + dlpm_py_borrow_end"
 RUST_BORROW = "ours, Rust pyo3: PyTensor<f32> argument (dlpm_py_borrow, a view's checks)"
 RUST_IMPORT = "ours, Rust pyo3: ManagedTensor argument (dlpm_py_import)"
+RUST_BORROW_OTHER = "Rust pyo3 on the C bench's Tensor: PyTensor<f32> argument (another copy's Tensor)"
+RUST_IMPORT_OTHER = "Rust pyo3 on the C bench's Tensor: ManagedTensor argument (another copy's Tensor)"
 ABI3_IMPORT = "ours, abi3 component: dlpm_py_import, default options"
 ABI3_PROTOCOL = "ours, abi3 component: dlpm_py_import through __dlpack__"
 NB = "nanobind: nb::ndarray<float, ndim<2>, c_contig> argument"
@@ -181,9 +187,16 @@ def run(args):
         add(section, OURS_BORROW, dlpm.borrow_f32_2d, x, RAW_BORROW if has_borrow else NB,
             "dltensor_from_py_object_no_sync" if has_borrow else "falls back to dlpm_py_import")
         # The Rust rows against the component's own calls (which also ask for ndim 2 and C
-        # order: a little more checking than the Rust arguments, which ask for none).
-        add(section, RUST_BORROW, rust and rust.borrow_f32, x, OURS_BORROW, "pyo3 over the same component")
-        add(section, RUST_IMPORT, rust and rust.import_managed, x, OURS_IMPORT, "pyo3 over the same component")
+        # order: a little more checking than the Rust arguments, which ask for none). On a
+        # dlpack_mdspan.Tensor each side takes a Tensor of its own copy of the component (the
+        # C bench's `ours` is another copy's Tensor to the Rust extension, which takes other
+        # paths: no lent form, no requirements met kept); callgrind_py.py counts the same.
+        own = rust.make_tensor() if rust is not None and x is ours else x
+        add(section, RUST_BORROW, rust and rust.borrow_f32, own, OURS_BORROW, "pyo3 over the same component")
+        add(section, RUST_IMPORT, rust and rust.import_managed, own, OURS_IMPORT, "pyo3 over the same component")
+        if own is not x:  # reported, no target: the Rust extension on the C bench's Tensor
+            add(section, RUST_BORROW_OTHER, rust.borrow_f32, x, OURS_BORROW, "another copy's Tensor: no target")
+            add(section, RUST_IMPORT_OTHER, rust.import_managed, x, OURS_IMPORT, "another copy's Tensor: no target")
         if abi3 is not None:
             add(section, ABI3_IMPORT, abi3.import_f32_2d, x, OURS_IMPORT, "the limited-API (abi3) component")
             add(section, ABI3_PROTOCOL, abi3.import_protocol_f32_2d, x, OURS_PROTOCOL,

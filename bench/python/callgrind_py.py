@@ -5,20 +5,23 @@
 
 Each case runs in its own process under callgrind twice, with 2,000 and 22,000 calls; the
 difference over 20,000 is the cost of one call, the Python loop and call floor included
-(`noop`). With bench/rust_python's module on PYTHONPATH too (scripts/bench builds it into
-build/bench/rust-python), the pyo3 arguments' rows are counted beside the component's, and
-a second table sets each against the component's own call from C, gross and net of each
-side's call floor (pyo3's empty #[pyfunction] and the C METH_O `noop`; selecting a pyo3 row
+(`noop`). The loop is the one bench_py.py times (timeit's `f(x)`, the function and its
+argument bound as globals), on bench_py.py's objects (NumPy's and torch's `ones((4, 6))`,
+the C bench's Tensor; the Rust rows on a Tensor take the Rust extension's own), so that a
+ratio of two rows is the ratio of what the timed rows execute. With bench/rust_python's
+module on PYTHONPATH too (scripts/bench builds it into build/bench/rust-python), the pyo3
+arguments' rows are counted beside the component's, and a second table sets each against
+the component's own call from C, gross and net of each side's call floor (pyo3's empty #[pyfunction] and the C METH_O `noop`; selecting a pyo3 row
 with -k counts both floors and its C row too).
 Hash randomisation and BLAS threads are turned off, so the counts repeat. -k runs only the
 cases whose name contains one of the TEXTs (`noop` always runs).
 
---timed-loop counts each call in the loop bench_py.py times instead (timeit's `f(x)`, the
-function and its argument bound as globals: no attribute lookup, no loop variable stored),
-so that a ratio of two rows is the ratio of what the timed rows execute. The default loop's
-floor (`noop`) is about 640 instructions more than that loop's, which dilutes every ratio
-between two rows: the same difference over a larger whole (docs/performance.md, "The Python
-rows in time, not instructions").
+--module-loop counts each call in a module-level loop instead (`for _ in range(n): b.noop(t)`:
+the loop variable stored, the module and its argument looked up by name, the attribute
+looked up), the default before 2026-11-30's afternoon and the loop of the counts that
+docs/performance.md's earlier sections quote. Its floor (`noop`) is about 640 instructions
+more than the timed loop's, which dilutes every ratio between two rows: the same difference
+over a larger whole (docs/performance.md, "The Python rows in time, not instructions").
 """
 import argparse
 import os
@@ -65,6 +68,11 @@ RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importabl
     "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "rust.borrow_f32(rt)",
     "rust ManagedTensor: NumPy": "rust.import_managed(a)",
     "rust ManagedTensor: dlpack_mdspan.Tensor": "rust.import_managed(t)",
+    "rust ManagedTensor: its own dlpack_mdspan.Tensor": "rust.import_managed(rt)",
+}
+RUST_TORCH_CASES = {  # when both are importable
+    "rust PyTensor + view_ref: torch": "rust.borrow_f32(tt)",
+    "rust ManagedTensor: torch": "rust.import_managed(tt)",
 }
 C_FLOOR, PYO3_FLOOR = "noop", "rust noop (pyo3's call floor)"
 # Each pyo3 row against the component's own call from a C METH_O function (issue 37's and
@@ -78,7 +86,15 @@ RUST_VERSUS = {
     "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor borrowed",
     "rust ManagedTensor: NumPy": "ours: NumPy imported",
     "rust ManagedTensor: dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor through the exchange API",
+    "rust ManagedTensor: its own dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor through the exchange API",
+    "rust PyTensor + view_ref: torch": "ours: torch borrowed",
+    "rust ManagedTensor: torch": "ours: torch through the exchange API",
 }
+# The rows bench_py.py judges on a dlpack_mdspan.Tensor: each side on a Tensor of its own copy
+# of the component. The C bench's Tensor is another copy's to the Rust extension (no lent
+# form, no requirements met kept): its rows are reported beside them.
+RUST_OTHER_COPY = {"rust PyTensor + view_ref: dlpack_mdspan.Tensor", "rust PyTensor + view (a copy): dlpack_mdspan.Tensor",
+                   "rust ManagedTensor: dlpack_mdspan.Tensor"}
 
 PROGRAM = """
 import sys, numpy as np, dlpm_bench as b, nb_bench as nbb
@@ -87,10 +103,10 @@ if "rust." in {call!r}:
     rt = rust.make_tensor() if hasattr(rust, "make_tensor") else None
 if "pbb" in {call!r}:
     import pb_bench as pbb
-t = b.make_tensor(); a = np.arange(24, dtype=np.float32).reshape(4, 6)
+t = b.make_tensor(); a = np.ones((4, 6), dtype=np.float32)
 if "tt" in {call!r}:
     import torch
-    tt = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    tt = torch.ones((4, 6), dtype=torch.float32)
 {loop}
 """
 MODULE_LOOP = """for _ in range(int(sys.argv[1])):
@@ -119,24 +135,27 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("-k", dest="keep", action="append", default=[], metavar="TEXT",
                         help="only the cases whose name contains TEXT (repeatable)")
-    parser.add_argument("--timed-loop", action="store_true",
-                        help="count in bench_py.py's timed loop (timeit's f(x)) instead of a module-level loop")
+    parser.add_argument("--module-loop", action="store_true",
+                        help="count in a module-level loop instead of bench_py.py's timed loop (timeit's f(x))")
     args = parser.parse_args()
+    print(f"{'module-level loop' if args.module_loop else 'timed loop (timeit f(x))'}\n")
     print("| case | instructions per call |\n|---|---|")
     cases = dict(CASES)
     if subprocess.run([args.python, "-c", "import torch"], capture_output=True).returncode == 0:
         cases.update(TORCH_CASES)
     if subprocess.run([args.python, "-c", "import dlpm_rust_bench"], capture_output=True).returncode == 0:
         cases.update(RUST_CASES)
+        if "ours: torch borrowed" in cases:
+            cases.update(RUST_TORCH_CASES)
     if args.keep:
         cases = {name: call for name, call in cases.items() if name == "noop" or any(k in name for k in args.keep)}
     if any(name in RUST_VERSUS for name in cases):  # the net comparison needs both floors
         cases.setdefault(PYO3_FLOOR, RUST_CASES[PYO3_FLOOR])
-        cases.update({c: (CASES | RUST_CASES)[c] for n, c in RUST_VERSUS.items() if n in cases})
+        cases.update({c: (CASES | TORCH_CASES | RUST_CASES)[c] for n, c in RUST_VERSUS.items() if n in cases})
     counts = {}
     for name, call in cases.items():
-        per_call = (instructions(args.python, call, 22000, args.timed_loop) -
-                    instructions(args.python, call, 2000, args.timed_loop)) // 20000
+        timed = not args.module_loop
+        per_call = (instructions(args.python, call, 22000, timed) - instructions(args.python, call, 2000, timed)) // 20000
         counts[name] = per_call
         print(f"| {name} | {per_call} |", flush=True)
     print_net(counts)
@@ -158,7 +177,8 @@ def print_net(counts):
         excepted = counts[n] - pyo3_floor + c_floor
         rust_net, c_net = counts[n] - pyo3_floor, counts[c] - c_floor
         net_ratio = f"{rust_net / c_net:.2f}x" if c_net > 0 else "n/a"
-        print(f"| {n} | {c} | {counts[n]} vs {counts[c]} | {counts[n] / counts[c]:.2f}x "
+        label = f"{n} (another copy's Tensor: reported, no target)" if n in RUST_OTHER_COPY else n
+        print(f"| {label} | {c} | {counts[n]} vs {counts[c]} | {counts[n] / counts[c]:.2f}x "
               f"| {excepted} vs {counts[c]} | {excepted / counts[c]:.2f}x | {rust_net} vs {c_net} | {net_ratio} |")
 
 
