@@ -200,9 +200,9 @@ void check_view_strides(const std::array<std::int64_t, R>& shape, const std::arr
 }
 
 // Ranks 5 and 8 (the silent check's first loop of the span pass is at every rank): a
-// slice, a transpose and a permutation of the axes take the tensor's strides; the same
-// with an extent-1 dimension in each place, its stride one no order would take, take 1
-// there.
+// slice, a transpose and a permutation of the axes take the tensor's strides; a slice or
+// a transpose with one link of its order one below its end is refused; the three with an
+// extent-1 dimension in each place, its stride one no order would take, take 1 there.
 template <std::size_t R>
 void check_view_strides_at_rank(const std::array<std::int64_t, R>& shape) {
   std::array<std::int64_t, R> parent = shape, slice{}, transpose{}, permutation{};
@@ -232,6 +232,26 @@ void check_view_strides_at_rank(const std::array<std::int64_t, R>& shape) {
   check_view_strides<R>(shape, slice);
   check_view_strides<R>(shape, transpose);
   check_view_strides<R>(permuted_shape, permutation);
+  // Each link of the slice's order, and of the transpose's, one below its end: those two
+  // dimensions overlap, refused by every form (the order test of the pass accepts no such
+  // tensor, and the sorted order words it).
+  for (std::size_t link = 0; link + 1 < R; ++link) {
+    CAPTURE(link);
+    std::array<std::int64_t, R> broken_slice = slice, broken_transpose = transpose;
+    broken_slice[link] = slice[link + 1] * shape[link + 1] - 1;
+    broken_transpose[link + 1] = transpose[link] * shape[link] - 1;
+    for (const auto* broken : {&broken_slice, &broken_transpose}) {
+      static float buf[4096] = {};
+      tensor_builder b(buf, f32, {}, {});
+      b.shape.assign(shape.begin(), shape.end());
+      b.strides.assign(broken->begin(), broken->end());
+      b.tensor.ndim = static_cast<std::int32_t>(R);
+      using M = strided<std::int64_t, R>;
+      CHECK(refusal<M>(b.get()) == dm::errc::overlapping_strides);
+      CHECK_FALSE(dm::try_to_mdspan<M>(b.get(), dm::tensor_requirements{}).has_value());
+      CHECK_THROWS_AS((void)dm::to_mdspan<M>(b.get()), dm::dlpack_error);
+    }
+  }
   for (std::size_t unit = 0; unit < R; ++unit) {
     for (const std::int64_t odd : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{7}, std::int64_t{1} << 40}) {
       CAPTURE(unit);
@@ -247,7 +267,7 @@ void check_view_strides_at_rank(const std::array<std::int64_t, R>& shape) {
 }
 }  // namespace
 
-TEST_CASE("layout_stride from a strided tensor at ranks 5 and 8: its own strides where no extent is 1, stride 1 where one is") {
+TEST_CASE("layout_stride from a strided tensor at ranks 5 and 8: its own strides where no extent is 1, stride 1 where one is, overlaps refused") {
   check_view_strides_at_rank<5>({2, 3, 2, 4, 3});
   check_view_strides_at_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
 }
