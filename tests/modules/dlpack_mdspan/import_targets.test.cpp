@@ -172,6 +172,106 @@ TEST_CASE("layout_stride from a strided tensor: its own strides where no extent 
   CHECK(refusal<M4>(aligned.get()) == dm::errc::misaligned_byte_offset);
 }
 
+namespace {
+// to_mdspan, try_to_mdspan and the worded rules (requirements given) into
+// std::layout_stride of rank R accept the tensor, and the view's strides are the tensor's
+// but 1 for each extent-1 dimension.
+template <std::size_t R>
+void check_view_strides(const std::array<std::int64_t, R>& shape, const std::array<std::int64_t, R>& strides) {
+  static float buf[4096] = {};
+  using M = strided<std::int64_t, R>;
+  tensor_builder b(buf, f32, {}, {});
+  b.shape.assign(shape.begin(), shape.end());
+  b.strides.assign(strides.begin(), strides.end());
+  b.tensor.ndim = static_cast<std::int32_t>(R);
+  const DLTensor& t = b.get();
+  const auto tried = dm::try_to_mdspan<M>(t);
+  const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
+  REQUIRE_MESSAGE(tried.has_value(), message<M>(t));
+  REQUIRE(worded.has_value());
+  const auto v = dm::to_mdspan<M>(t);
+  for (std::size_t r = 0; r < R; ++r) {
+    CAPTURE(r);
+    const std::int64_t want = shape[r] == 1 ? 1 : strides[r];
+    CHECK(v.stride(r) == want);
+    CHECK(tried->stride(r) == want);
+    CHECK(worded->stride(r) == want);
+  }
+}
+
+// Ranks 5 and 8 (the silent check's first loop of the span pass is at every rank): a
+// slice, a transpose and a permutation of the axes take the tensor's strides; a slice or
+// a transpose with one link of its order one below its end is refused; the three with an
+// extent-1 dimension in each place, its stride one no order would take, take 1 there.
+template <std::size_t R>
+void check_view_strides_at_rank(const std::array<std::int64_t, R>& shape) {
+  std::array<std::int64_t, R> parent = shape, slice{}, transpose{}, permutation{};
+  parent[R - 1] += 3;
+  std::int64_t s = 1;
+  for (std::size_t r = R; r-- > 0;) {
+    slice[r] = s;
+    s *= parent[r];
+  }
+  s = 1;
+  for (std::size_t r = 0; r < R; ++r) {
+    transpose[r] = s;
+    s *= shape[r];
+  }
+  // View axis r is axis r ^ 1 of a row-major array (the last axis itself at an odd rank).
+  const auto partner = [](std::size_t r) { return (r ^ 1) < R ? (r ^ 1) : r; };
+  std::array<std::int64_t, R> swapped{}, swapped_strides{};
+  for (std::size_t r = 0; r < R; ++r) swapped[r] = shape[partner(r)];
+  s = 1;
+  for (std::size_t r = R; r-- > 0;) {
+    swapped_strides[r] = s;
+    s *= swapped[r];
+  }
+  for (std::size_t r = 0; r < R; ++r) permutation[r] = swapped_strides[partner(r)];
+  std::array<std::int64_t, R> permuted_shape{};
+  for (std::size_t r = 0; r < R; ++r) permuted_shape[r] = swapped[partner(r)];
+  check_view_strides<R>(shape, slice);
+  check_view_strides<R>(shape, transpose);
+  check_view_strides<R>(permuted_shape, permutation);
+  // Each link of the slice's order, and of the transpose's, one below its end: those two
+  // dimensions overlap, refused by every form (the order test of the pass accepts no such
+  // tensor, and the sorted order words it).
+  for (std::size_t link = 0; link + 1 < R; ++link) {
+    CAPTURE(link);
+    std::array<std::int64_t, R> broken_slice = slice, broken_transpose = transpose;
+    broken_slice[link] = slice[link + 1] * shape[link + 1] - 1;
+    broken_transpose[link + 1] = transpose[link] * shape[link] - 1;
+    for (const auto* broken : {&broken_slice, &broken_transpose}) {
+      static float buf[4096] = {};
+      tensor_builder b(buf, f32, {}, {});
+      b.shape.assign(shape.begin(), shape.end());
+      b.strides.assign(broken->begin(), broken->end());
+      b.tensor.ndim = static_cast<std::int32_t>(R);
+      using M = strided<std::int64_t, R>;
+      CHECK(refusal<M>(b.get()) == dm::errc::overlapping_strides);
+      CHECK_FALSE(dm::try_to_mdspan<M>(b.get(), dm::tensor_requirements{}).has_value());
+      CHECK_THROWS_AS((void)dm::to_mdspan<M>(b.get()), dm::dlpack_error);
+    }
+  }
+  for (std::size_t unit = 0; unit < R; ++unit) {
+    for (const std::int64_t odd : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{7}, std::int64_t{1} << 40}) {
+      CAPTURE(unit);
+      CAPTURE(odd);
+      for (const auto* given : {&slice, &transpose, &permutation}) {
+        std::array<std::int64_t, R> unit_shape = given == &permutation ? permuted_shape : shape, unit_strides = *given;
+        unit_shape[unit] = 1;
+        unit_strides[unit] = odd;
+        check_view_strides<R>(unit_shape, unit_strides);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("layout_stride from a strided tensor at ranks 5 and 8: its own strides where no extent is 1, stride 1 where one is, overlaps refused") {
+  check_view_strides_at_rank<5>({2, 3, 2, 4, 3});
+  check_view_strides_at_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
+}
+
 TEST_CASE("an empty tensor's layout_stride view gets strides that keep the mapping's precondition") {
   float buf[4] = {};
   // The producer's strides are anything for an empty tensor (here zeros and a negative one).

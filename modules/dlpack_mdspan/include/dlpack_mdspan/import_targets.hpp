@@ -276,7 +276,10 @@ DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, Err err) noexcept {
   for (std::size_t r = 0; r < Rank; ++r) {
     // Inserted after every smaller (stride, end) and every equal one: the dimensions
     // before it all have a smaller index.
-    const auto stride = t.shape[r] > 1 ? static_cast<std::uint64_t>(strides[r]) : 0;
+    // Every stride is loaded, and an extent-1 dimension's set to 0 by a select, not a branch
+    // around the load (15 fewer instructions at rank 8).
+    const auto loaded = static_cast<std::uint64_t>(strides[r]);
+    const auto stride = t.shape[r] > 1 ? loaded : 0;
     const dimension d{stride, stride * static_cast<std::uint64_t>(t.shape[r])};
     std::size_t j = r;
     for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].end <= d.end)); --j) {

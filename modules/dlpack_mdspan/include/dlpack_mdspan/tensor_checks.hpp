@@ -135,7 +135,7 @@ inline constexpr std::int64_t not_counted = -1;
 
 // What check_structure learns for a typed import into std::layout_stride beyond the public
 // summary (import_rules' own). every_stride_checked: the silent check's span pass (a
-// strided tensor, rank 4 or less) met no dimension of extent 1, so it checked every stride
+// strided tensor, at every rank) met no dimension of extent 1, so it checked every stride
 // (positive, in the span, in an order) and the view's strides are the tensor's own
 // (view_strides' rule for extent-1 dimensions replaces none). False says nothing.
 struct import_summary : tensor_summary {
@@ -385,10 +385,6 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // while the strides are C-contiguous ones (what lets a compact tensor skip the span
   // pass); a strided tensor's count is never needed there (the proof at the end).
   constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
-  // Its span pass runs a first loop without the extent-1 skip (below) up to rank 4: at rank
-  // 8 (ranks 5 to 7 were not measured) the flag it yields cost the compact and extent-1
-  // imports more than 2 % (docs/performance.md).
-  constexpr bool first_loop = uncounted && Rank <= 4;
   // That check asks byte_offset's rules before the count (a silent refusal says nothing, so
   // its order is free): the count's stop then leads straight to the span pass, not through
   // the tests of what the count found (numel, row_major) after them.
@@ -525,7 +521,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       // profile: dispatch
       std::int32_t r = 0;
       [[maybe_unused]] bool unit = false;  // an extent-1 dimension skipped
-      if constexpr (first_loop) {
+      if constexpr (uncounted) {
         for (; r < ndim; ++r) {
           if (t.shape[r] <= 1) [[unlikely]] break;
           if (!dimension(r)) return false;
@@ -550,7 +546,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         if (!dimension(r)) return false;
       }
       // profile: dispatch
-      if constexpr (first_loop && requires { out.every_stride_checked; }) out.every_stride_checked = !unit;
+      if constexpr (uncounted && requires { out.every_stride_checked; }) out.every_stride_checked = !unit;
       // profile: uniqueness
       out.ordered_unique = Order == stride_rule::positive && (descending_gaps >= 0 || ascending_gaps >= 0);
     }
