@@ -411,19 +411,21 @@ def check_instructions(md_path, paths):
             for r in csv.DictReader(f, delimiter="\t"):
                 if r["unit"] == "instr":
                     measured.setdefault((r["section"], r["name"]), []).append(float(r["value"]))
-    risen, fallen, new = [], 0, []
+    risen, fallen, rose, change, new = [], 0, 0, 0.0, []
     for key, values in measured.items():
         now = statistics.median(values)
         before = committed.get(key)
         if before is None:
             new.append(key)
-        elif now > RISE_LIMIT * before:
+            continue
+        change += now - before
+        fallen += now < before
+        rose += now > before
+        if now > RISE_LIMIT * before:
             risen.append((key, before, now))
-        elif now < before:
-            fallen += 1
     compared = len(measured) - len(new)
-    print(f"instruction check against {md_path}: {compared} rows compared ({fallen} fewer instructions), "
-          f"{len(new)} rows not in the committed table")
+    print(f"instruction check against {md_path}: {compared} rows compared: {fallen} fell, {rose} rose, "
+          f"{change:+.0f} instructions over all of them; {len(new)} rows not in the committed table")
     for section, name in new:
         print(f"  new: {section}: {name}")
     if risen:
