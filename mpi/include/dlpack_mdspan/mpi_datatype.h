@@ -27,11 +27,30 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+/* The tiles' register transposes: dlpm_mpi_square4_ (SSE2) where the compiler targets SSE2,
+ * dlpm_mpi_square8_ (AVX2, chosen at run time by the processor) where it can compile a
+ * function for AVX2 (GCC and clang on x86); never in a device pass. Either may be defined 0
+ * before this header to take it out (the tests build the portable paths so). */
+#ifndef DLPM_MPI_SQUARE4_
 #if defined(__SSE2__) && !defined(__CUDA_ARCH__)
-#include <emmintrin.h> /* the 4 x 4 register transpose of dlpm_mpi_square4_ */
 #define DLPM_MPI_SQUARE4_ 1
 #else
 #define DLPM_MPI_SQUARE4_ 0
+#endif
+#endif
+#ifndef DLPM_MPI_SQUARE8_
+#if DLPM_MPI_SQUARE4_ && (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__NVCOMPILER)
+#define DLPM_MPI_SQUARE8_ 1
+#else
+#define DLPM_MPI_SQUARE8_ 0
+#endif
+#endif
+#if DLPM_MPI_SQUARE4_
+#include <emmintrin.h>
+#endif
+#if DLPM_MPI_SQUARE8_
+#include <immintrin.h>
 #endif
 
 #ifdef __cplusplus
@@ -263,6 +282,55 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_square4_(char* to, int64_t to_a, const cha
 }
 #endif
 
+#if DLPM_MPI_SQUARE8_
+/* 1 when this processor runs AVX2 (compiled for it, or asked: GCC's and clang's cpu model,
+ * which also checks that the OS saves the ymm registers). */
+static inline int dlpm_mpi_avx2_(void) {
+#if defined(__AVX2__)
+  return 1;
+#else
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+#endif
+}
+
+/* dlpm_mpi_square4_'s tile in 8 x 8 squares of AVX2: eight 32-byte loads (eight source lines,
+ * at most an L1 set's ways, each read half at once and whole over the two squares of a row of
+ * squares), the transpose in registers (unpacks, shuffles, lane permutes), eight 32-byte
+ * stores (each destination line written in two halves, where 4 x 4 squares write it in four
+ * quarters). Compiled for AVX2 alone, called only where dlpm_mpi_avx2_ says so. */
+__attribute__((target("avx2"))) static inline void dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
+                                                                     int64_t tile) {
+  int64_t a, b;
+  for (b = 0; b < tile; b += 8)
+    for (a = 0; a < tile; a += 8) {
+      const char* f = from + a * 4 + b * from_b;
+      char* o = to + a * to_a + b * 4;
+      const __m256 r0 = _mm256_loadu_ps((const float*)f), r1 = _mm256_loadu_ps((const float*)(f + from_b)),
+                   r2 = _mm256_loadu_ps((const float*)(f + 2 * from_b)), r3 = _mm256_loadu_ps((const float*)(f + 3 * from_b)),
+                   r4 = _mm256_loadu_ps((const float*)(f + 4 * from_b)), r5 = _mm256_loadu_ps((const float*)(f + 5 * from_b)),
+                   r6 = _mm256_loadu_ps((const float*)(f + 6 * from_b)), r7 = _mm256_loadu_ps((const float*)(f + 7 * from_b));
+      /* pairs of rows interleaved, then quads, within each 16-byte lane */
+      const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+                   t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+      const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+                   s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+                   s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+                   s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+      /* the low lanes are columns 0 to 3, the high lanes 4 to 7 */
+      _mm256_storeu_ps((float*)o, _mm256_permute2f128_ps(s0, s4, 0x20));
+      _mm256_storeu_ps((float*)(o + to_a), _mm256_permute2f128_ps(s1, s5, 0x20));
+      _mm256_storeu_ps((float*)(o + 2 * to_a), _mm256_permute2f128_ps(s2, s6, 0x20));
+      _mm256_storeu_ps((float*)(o + 3 * to_a), _mm256_permute2f128_ps(s3, s7, 0x20));
+      _mm256_storeu_ps((float*)(o + 4 * to_a), _mm256_permute2f128_ps(s0, s4, 0x31));
+      _mm256_storeu_ps((float*)(o + 5 * to_a), _mm256_permute2f128_ps(s1, s5, 0x31));
+      _mm256_storeu_ps((float*)(o + 6 * to_a), _mm256_permute2f128_ps(s2, s6, 0x31));
+      _mm256_storeu_ps((float*)(o + 7 * to_a), _mm256_permute2f128_ps(s3, s7, 0x31));
+    }
+}
+#endif
+
 /* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`) in tiles of
  * `tile` x `tile` elements, so that both sides' cache lines of a tile are used whole while they
  * are in cache (a transpose reads and writes whole lines instead of one element per line),
@@ -270,12 +338,20 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_square4_(char* to, int64_t to_a, const cha
  * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
  * along `b`, where the callers put the destination's small step: the writes are
  * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
- * transpose, packed or unpacked) is moved in registers where SSE2 is (dlpm_mpi_square4_);
- * partial tiles, other sizes and other machines take the element loop. */
+ * transpose, packed or unpacked) is moved in registers: 8 x 8 squares where the processor
+ * has AVX2 (dlpm_mpi_square8_, asked once per call), else 4 x 4 where SSE2 is
+ * (dlpm_mpi_square4_); partial tiles, other sizes, a reversed source and other machines take
+ * the element loop. */
 static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
                                              int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
   const int64_t block = 8 * tile;
   int64_t A0, B0, a0, b0, a;
+#if DLPM_MPI_SQUARE4_
+  const int squares = item == 4 && from_a == 4 && to_b == 4; /* a plain transpose of 4-byte elements */
+#if DLPM_MPI_SQUARE8_
+  const int wide = squares && dlpm_mpi_avx2_();
+#endif
+#endif
   for (A0 = 0; A0 < na; A0 += block)
     for (B0 = 0; B0 < nb; B0 += block) {
       const int64_t A1 = A0 + block < na ? A0 + block : na, B1 = B0 + block < nb ? B0 + block : nb;
@@ -283,8 +359,12 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
         for (b0 = B0; b0 < B1; b0 += tile) {
           const int64_t a1 = a0 + tile < A1 ? a0 + tile : A1, b1 = b0 + tile < B1 ? b0 + tile : B1;
 #if DLPM_MPI_SQUARE4_
-          if (item == 4 && from_a == 4 && to_b == 4 && a1 - a0 == tile && b1 - b0 == tile) {
-            dlpm_mpi_square4_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
+          if (squares && a1 - a0 == tile && b1 - b0 == tile) {
+#if DLPM_MPI_SQUARE8_
+            if (wide) dlpm_mpi_square8_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
+            else
+#endif
+              dlpm_mpi_square4_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
             continue;
           }
 #endif

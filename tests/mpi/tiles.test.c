@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+/* The library's tiled pack (dlpm_mpi_copy on a transpose's loops) moves every element of
+ * 4-byte transposes to its place, whichever tile kernel this build has: compiled three times
+ * (CMakeLists.txt), with the AVX2 squares where the processor has AVX2
+ * (dlpm_mpi_square8_), with the SSE2 squares alone (DLPM_MPI_SQUARE8_ 0), and with the
+ * element loop alone (both 0). Layouts: transposes of every shape from 1 to 41 by 1 to 41
+ * (partial tiles on either side, one, two and three whole tiles) and of 129 x 300 (several
+ * blocks of tiles), each with its steps as they are, the inner one reversed, the outer one
+ * reversed, both, and with padded rows (source lines not a power of two apart); a rank-3
+ * permutation; int32 and float32 elements, all distinct. Packed: the message must hold the
+ * elements in row-major index order (index arithmetic, no MPI); unpacked into a buffer of
+ * sentinels: every element back at its place, no other byte written. Also by fragments
+ * (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere. No MPI call is made. */
+#include <dlpack_mdspan/mpi_datatype.h>
+
+#include <stdio.h>
+
+static int failures = 0;
+
+static void check(int ok, const char* what, const char* layout) {
+  if (!ok && ++failures <= 20) fprintf(stderr, "FAIL tiles: %s (%s)\n", what, layout);
+}
+
+/* One layout: `rank` extents and steps in elements, element 0 at `offset` elements into a
+ * buffer of `span` elements. */
+typedef struct layout {
+  int32_t rank;
+  int64_t extents[3], steps[3], offset, span;
+} layout;
+
+/* The buffer offset of the element of row-major index `e`. */
+static int64_t place(const layout* l, int64_t e) {
+  int64_t at = l->offset, r;
+  for (r = l->rank - 1; r >= 0; --r) at += (e % l->extents[r]) * l->steps[r], e /= l->extents[r];
+  return at;
+}
+
+/* A layout's steps and offset, each mode's step reversed where `reversed` has its bit. */
+static layout reverse(layout l, int reversed) {
+  int32_t r;
+  for (r = 0; r < l.rank; ++r)
+    if (reversed >> r & 1) l.offset += (l.extents[r] - 1) * l.steps[r], l.steps[r] = -l.steps[r];
+  return l;
+}
+
+static void one(const layout* l, int is_float, const char* name) {
+  int64_t n = 1, e, k, bytes[4];
+  int32_t r;
+  dlpm_mpi_packing p;
+  int64_t extents[3], steps[3];
+  uint32_t *source, *message, *back, *fragment;
+  for (r = 0; r < l->rank; ++r) n *= l->extents[r];
+  source = (uint32_t*)malloc((size_t)l->span * 4 + 4);
+  back = (uint32_t*)malloc((size_t)l->span * 4 + 4);
+  message = (uint32_t*)malloc((size_t)n * 4 + 4);
+  fragment = (uint32_t*)malloc((size_t)n * 4 + 4);
+  for (k = 0; k < l->span; ++k) {
+    if (is_float) {
+      const float v = (float)k + 0.5f;
+      memcpy(&source[k], &v, 4);
+    } else
+      source[k] = (uint32_t)(k * 2654435761u) | 1u; /* distinct for spans under 2^32, never 0 */
+  }
+  memset(back, 0, (size_t)l->span * 4);
+  /* the coalesced loops as the library builds them: here the modes are already coalesced */
+  for (r = 0; r < l->rank; ++r) extents[r] = l->extents[r], steps[r] = l->steps[r] * 4;
+  p.modes = l->rank, p.extents = extents, p.steps = steps, p.run_bytes = 4, p.item = 4, p.unpack_pending = 0, p.bytes = 0;
+  {
+    int32_t tile_mode;
+    check(dlpm_mpi_pack_loops(p.modes, p.steps, 4, 4, &tile_mode) == DLPM_MPI_TILES, "the layout takes the tiles", name);
+  }
+  p.tensor = (char*)(source + l->offset), p.message = (char*)message;
+  dlpm_mpi_copy(&p, 1);
+  for (e = 0; e < n; ++e) check(message[e] == source[place(l, e)], "packed: an element out of row-major index order", name);
+  p.tensor = (char*)(back + l->offset);
+  dlpm_mpi_copy(&p, 0);
+  for (e = 0; e < n; ++e) back[place(l, e)] ^= source[place(l, e)]; /* every element's place: 0 when right */
+  for (k = 0; k < l->span; ++k) check(back[k] == 0, "unpacked: an element not at its place, or a byte between them written", name);
+  /* By fragments: 1 element, 37, 1000 and 4099 bytes' worth (rounded down to whole elements). */
+  bytes[0] = 4, bytes[1] = 37 * 4, bytes[2] = 1000 * 4, bytes[3] = 4096;
+  for (k = 0; k < 4; ++k) {
+    int64_t first;
+    const int64_t piece = dlpm_mpi_fragment_bytes(bytes[k], 4, 1), total = n * 4;
+    memset(back, 0, (size_t)l->span * 4);
+    for (first = 0; first < total; first += piece) {
+      const int64_t size = piece < total - first ? piece : total - first;
+      p.tensor = (char*)(source + l->offset);
+      dlpm_mpi_copy_range(&p, (char*)fragment + first, first, size, 1);
+      p.tensor = (char*)(back + l->offset);
+      dlpm_mpi_copy_range(&p, (char*)fragment + first, first, size, 0);
+    }
+    check(memcmp(fragment, message, (size_t)total) == 0, "packed by fragments: not the whole message's bytes", name);
+    for (e = 0; e < n; ++e) back[place(l, e)] ^= source[place(l, e)];
+    for (e = 0; e < l->span; ++e) check(back[e] == 0, "unpacked by fragments: an element not at its place", name);
+  }
+  free(source), free(back), free(message), free(fragment);
+}
+
+static void both_types(const layout* l) {
+  char name[160];
+  int is_float;
+  for (is_float = 0; is_float < 2; ++is_float) {
+    if (l->rank == 2)
+      snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld", is_float ? "float32" : "int32",
+               (long long)l->extents[0], (long long)l->extents[1], (long long)l->steps[0], (long long)l->steps[1],
+               (long long)l->offset);
+    else
+      snprintf(name, sizeof name, "%s, rank 3", is_float ? "float32" : "int32");
+    one(l, is_float, name);
+  }
+}
+
+int main(void) {
+  int64_t rows, columns, pad;
+  int reversed;
+  const char* kernel = "the element loop";
+  int64_t count = 0;
+#if DLPM_MPI_SQUARE8_
+  kernel = dlpm_mpi_avx2_() ? "8 x 8 AVX2 squares" : "4 x 4 SSE2 squares (this processor has no AVX2)";
+#elif DLPM_MPI_SQUARE4_
+  kernel = "4 x 4 SSE2 squares";
+#endif
+  /* A transpose: `rows` x `columns` with steps (1, rows + pad): the tile mode is the outer one
+   * (step 1), the source contiguous along it. */
+  for (pad = 0; pad <= 3; pad += 3)
+    for (rows = 1; rows <= 41; ++rows)
+      for (columns = 1; columns <= 41; ++columns)
+        for (reversed = 0; reversed < 4; ++reversed) {
+          const layout plain = {2, {rows, columns}, {1, rows + pad}, 0, (rows + pad) * columns};
+          const layout l = reverse(plain, reversed);
+          if (rows == 1 || columns == 1) continue; /* a single mode steps: the line, not the tiles */
+          both_types(&l);
+          ++count;
+        }
+  for (reversed = 0; reversed < 4; ++reversed) {
+    const layout plain = {2, {129, 300}, {1, 129}, 0, 129 * 300}, padded = {2, {300, 129}, {1, 301}, 1, 301 * 129 + 1};
+    const layout l = reverse(plain, reversed), m = reverse(padded, reversed);
+    both_types(&l);
+    both_types(&m);
+    count += 2;
+  }
+  {
+    /* a rank-3 permutation 7 x 150 x 130, steps (1, 7 * 130, 7): the tile mode is mode 0 */
+    const layout l = {3, {7, 150, 130}, {1, 7 * 130, 7}, 0, 7 * 150 * 130};
+    both_types(&l);
+    ++count;
+  }
+  printf("tiles (%s): %lld layouts, int32 and float32, packed and unpacked, whole and by fragments: %d failures\n", kernel,
+         (long long)count, failures);
+  return failures == 0 ? 0 : 1;
+}
