@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* The library's tiled pack (dlpm_mpi_copy on a transpose's loops) moves every element of
- * 4-byte transposes to its place, whichever tile kernel this build has: compiled three times
- * (CMakeLists.txt), with the AVX2 squares where the processor has AVX2
- * (dlpm_mpi_square8_), with the SSE2 squares alone (DLPM_MPI_SQUARE8_ 0), and with the
- * element loop alone (both 0). Layouts: transposes of every shape from 1 to 41 by 1 to 41
- * (partial tiles on either side, one, two and three whole tiles) and of 129 x 300 (several
- * blocks of tiles), each with its steps as they are, the inner one reversed, the outer one
- * reversed, both, and with padded rows (source lines not a power of two apart); a rank-3
- * permutation; int32 and float32 elements, all distinct. Packed: the message must hold the
+/* The library's pack (dlpm_mpi_copy) moves every element of 4-byte transposes (the tiles) and
+ * of every other column (the line at stride 2) to its place, whichever register kernels this
+ * build has: compiled three times (CMakeLists.txt), with the AVX2 squares where the processor
+ * has AVX2 (dlpm_mpi_square8_), with the SSE2 squares alone (DLPM_MPI_SQUARE8_ 0), and with
+ * the element loop alone (both 0; the stride-2 line is SSE2's). Layouts: transposes of every
+ * shape from 1 to 41 by 1 to 41 (partial tiles on either side, one, two and three whole tiles)
+ * and of 129 x 300 (several blocks of tiles), each with its steps as they are, the inner one
+ * reversed, the outer one reversed, both, and with padded rows (source lines not a power of
+ * two apart); a rank-3 permutation; every other column of 1 to 3 rows of 2 to 41 columns,
+ * every step sign; int32 and float32 elements, all distinct. Packed: the message must hold the
  * elements in row-major index order (index arithmetic, no MPI); unpacked into a buffer of
  * sentinels: every element back at its place, no other byte written. Also by fragments
  * (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere. No MPI call is made. */
@@ -43,7 +44,7 @@ static layout reverse(layout l, int reversed) {
   return l;
 }
 
-static void one(const layout* l, int is_float, const char* name) {
+static void one(const layout* l, int kind, int is_float, const char* name) {
   int64_t n = 1, e, k, bytes[4];
   int32_t r;
   dlpm_mpi_packing p;
@@ -67,7 +68,7 @@ static void one(const layout* l, int is_float, const char* name) {
   p.modes = l->rank, p.extents = extents, p.steps = steps, p.run_bytes = 4, p.item = 4, p.unpack_pending = 0, p.bytes = 0;
   {
     int32_t tile_mode;
-    check(dlpm_mpi_pack_loops(p.modes, p.steps, 4, 4, &tile_mode) == DLPM_MPI_TILES, "the layout takes the tiles", name);
+    check(dlpm_mpi_pack_loops(p.modes, p.steps, 4, 4, &tile_mode) == kind, "the layout takes the loops meant", name);
   }
   p.tensor = (char*)(source + l->offset), p.message = (char*)message;
   dlpm_mpi_copy(&p, 1);
@@ -96,7 +97,7 @@ static void one(const layout* l, int is_float, const char* name) {
   free(source), free(back), free(message), free(fragment);
 }
 
-static void both_types(const layout* l) {
+static void both_types(const layout* l, int kind) {
   char name[160];
   int is_float;
   for (is_float = 0; is_float < 2; ++is_float) {
@@ -106,7 +107,7 @@ static void both_types(const layout* l) {
                (long long)l->offset);
     else
       snprintf(name, sizeof name, "%s, rank 3", is_float ? "float32" : "int32");
-    one(l, is_float, name);
+    one(l, kind, is_float, name);
   }
 }
 
@@ -129,23 +130,34 @@ int main(void) {
           const layout plain = {2, {rows, columns}, {1, rows + pad}, 0, (rows + pad) * columns};
           const layout l = reverse(plain, reversed);
           if (rows == 1 || columns == 1) continue; /* a single mode steps: the line, not the tiles */
-          both_types(&l);
+          both_types(&l, DLPM_MPI_TILES);
           ++count;
         }
   for (reversed = 0; reversed < 4; ++reversed) {
     const layout plain = {2, {129, 300}, {1, 129}, 0, 129 * 300}, padded = {2, {300, 129}, {1, 301}, 1, 301 * 129 + 1};
     const layout l = reverse(plain, reversed), m = reverse(padded, reversed);
-    both_types(&l);
-    both_types(&m);
+    both_types(&l, DLPM_MPI_TILES);
+    both_types(&m, DLPM_MPI_TILES);
     count += 2;
   }
   {
     /* a rank-3 permutation 7 x 150 x 130, steps (1, 7 * 130, 7): the tile mode is mode 0 */
     const layout l = {3, {7, 150, 130}, {1, 7 * 130, 7}, 0, 7 * 150 * 130};
-    both_types(&l);
+    both_types(&l, DLPM_MPI_TILES);
     ++count;
   }
-  printf("tiles (%s): %lld layouts, int32 and float32, packed and unpacked, whole and by fragments: %d failures\n", kernel,
+  /* Every other column: `rows` x `columns` with steps (2 * columns + pad, 2), the line's
+   * stride-2 pack (4 at a time in SSE2 shuffles), each step sign. */
+  for (pad = 0; pad <= 1; ++pad)
+    for (rows = 1; rows <= 3; ++rows)
+      for (columns = 2; columns <= 41; ++columns)
+        for (reversed = 0; reversed < 4; ++reversed) {
+          const layout plain = {2, {rows, columns}, {2 * columns + pad, 2}, 0, (2 * columns + pad) * rows};
+          const layout l = reverse(plain, reversed);
+          both_types(&l, DLPM_MPI_LINE);
+          ++count;
+        }
+  printf("the pack (%s): %lld layouts, int32 and float32, packed and unpacked, whole and by fragments: %d failures\n", kernel,
          (long long)count, failures);
   return failures == 0 ? 0 : 1;
 }
