@@ -10,8 +10,9 @@
  * two apart); a rank-3 permutation; every other column of 1 to 3 rows of 2 to 41 columns,
  * every step sign; int32 and float32 elements, all distinct. Packed: the message must hold the
  * elements in row-major index order (index arithmetic, no MPI); unpacked into a buffer of
- * sentinels: every element back at its place, no other byte written. Also by fragments
- * (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere. No MPI call is made. */
+ * zeros (no element is zero): every element back at its place, no other place written. Also by
+ * fragments (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere. No MPI call is
+ * made. */
 #include <dlpack_mdspan/mpi_datatype.h>
 
 #include <stdio.h>
