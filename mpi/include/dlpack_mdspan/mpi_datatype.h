@@ -354,14 +354,15 @@ __attribute__((target("avx2"))) static inline void dlpm_mpi_square8_(char* to, i
  * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
  * transpose, packed or unpacked) is moved in registers: 8 x 8 squares where the processor
  * has AVX2 (dlpm_mpi_square8_, asked once per call), else 4 x 4 where SSE2 is
- * (dlpm_mpi_square4_); partial tiles, other sizes, a reversed source and other machines take
- * the element loop. */
+ * (dlpm_mpi_square4_), a reversed step of either side included; partial tiles, other sizes
+ * and other machines take the element loop. */
 static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
                                              int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
   const int64_t block = 8 * tile;
   int64_t A0, B0, a0, b0, a;
 #if DLPM_MPI_SQUARE4_
-  const int squares = item == 4 && from_a == 4 && to_b == 4; /* a plain transpose of 4-byte elements */
+  /* a transpose of 4-byte elements, either side's small step possibly reversed */
+  const int squares = item == 4 && (from_a == 4 || from_a == -4) && (to_b == 4 || to_b == -4);
 #if DLPM_MPI_SQUARE8_
   const int wide = squares && dlpm_mpi_avx2_();
 #endif
@@ -374,11 +375,17 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
           const int64_t a1 = a0 + tile < A1 ? a0 + tile : A1, b1 = b0 + tile < B1 ? b0 + tile : B1;
 #if DLPM_MPI_SQUARE4_
           if (squares && a1 - a0 == tile && b1 - b0 == tile) {
+            /* A reversed small step: the squares walk that side's lines from the tile's other
+             * corner, where they run forwards, and the other side's mode backwards. */
+            const int64_t ea = from_a < 0 ? a1 - 1 : a0, eb = to_b < 0 ? b1 - 1 : b0;
+            const int64_t step_a = from_a < 0 ? -to_a : to_a, step_b = to_b < 0 ? -from_b : from_b;
+            char* o = to + ea * to_a + eb * to_b;
+            const char* f = from + ea * from_a + eb * from_b;
 #if DLPM_MPI_SQUARE8_
-            if (wide) dlpm_mpi_square8_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
+            if (wide) dlpm_mpi_square8_(o, step_a, f, step_b, tile);
             else
 #endif
-              dlpm_mpi_square4_(to + a0 * to_a + b0 * 4, to_a, from + a0 * 4 + b0 * from_b, from_b, tile);
+              dlpm_mpi_square4_(o, step_a, f, step_b, tile);
             continue;
           }
 #endif
