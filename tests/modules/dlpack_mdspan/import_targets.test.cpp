@@ -146,6 +146,23 @@ TEST_CASE("layout_stride_relaxed from NULL strides: row-major at every rank, the
   CHECK(n32->stride(0) == 0);
   CHECK(n32->stride(1) == p20);
   CHECK(n32->stride(2) == 1);
+  CHECK(n32->data_handle() == nullptr);  // NULL data stays NULL
+}
+
+TEST_CASE("layout_stride_relaxed: an empty tensor's handle is data + byte_offset at offset 0, a non-empty one's offset carries it") {
+  float buf[16] = {};
+  using M = relaxed<std::int64_t, 2>;
+  tensor_builder empty(buf, f32, {0, 3}, {3, 1}, 8);
+  for (const auto& v : {dm::try_to_mdspan<M>(empty.get()), dm::try_to_mdspan<M>(empty.get(), dm::tensor_requirements{})}) {
+    REQUIRE_MESSAGE(v.has_value(), message<M>(empty.get()));
+    CHECK(v->data_handle() == buf + 2);
+    CHECK(v->mapping().offset() == 0);
+  }
+  CHECK(dm::to_mdspan<M>(empty.get()).data_handle() == buf + 2);
+  tensor_builder full(buf, f32, {2, 3}, {3, 1}, 8);
+  const auto w = dm::to_mdspan<M>(full.get());
+  CHECK(w.data_handle() == buf);
+  CHECK(w.mapping().offset() == 2);
 }
 
 TEST_CASE("layout_stride from a strided tensor: its own strides where no extent is 1, stride 1 where one is") {
