@@ -115,6 +115,56 @@ TEST_CASE("an extent-1 dimension's stride: 1 for layout_stride, the producer's f
   CHECK(n->stride(2) == 1);
 }
 
+TEST_CASE("layout_stride_relaxed from NULL strides: row-major at every rank, the offset kept, an empty tensor's saturated") {
+  // Above rank 1 the relaxed view computes these strides out of line (view_strides).
+  float buf[512] = {};
+  auto check_row_major = [](const auto& v, const std::vector<std::int64_t>& want, std::int64_t offset) {
+    REQUIRE(v.rank() == want.size());
+    for (std::size_t r = 0; r < want.size(); ++r) CHECK(v.stride(r) == want[r]);
+    CHECK(v.mapping().offset() == offset);
+  };
+  auto rank2 = tensor_builder::without_strides(buf, f32, {3, 5});
+  check_row_major(dm::to_mdspan<relaxed<std::int64_t, 2>>(rank2.get()), {5, 1}, 0);
+  auto rank4 = tensor_builder::without_strides(buf, f32, {2, 3, 4, 5});
+  rank4.tensor.byte_offset = 8;  // two elements in: the mapping's offset, not the handle
+  const auto v4 = dm::try_to_mdspan<relaxed<std::int64_t, 4>>(rank4.get());
+  REQUIRE_MESSAGE(v4.has_value(), message<relaxed<std::int64_t, 4>>(rank4.get()));
+  check_row_major(*v4, {60, 20, 5, 1}, 2);
+  CHECK(v4->data_handle() == buf);
+  CHECK(&(*v4)[1, 2, 3, 4] == buf + 2 + 60 + 40 + 15 + 4);
+  auto rank8 = tensor_builder::without_strides(buf, f32, {2, 3, 2, 2, 2, 2, 2, 3});
+  check_row_major(dm::to_mdspan<relaxed<std::int64_t, 8>>(rank8.get()), {288, 96, 48, 24, 12, 6, 3, 1}, 0);
+  // Empty: the products saturate at INT64_MAX, and into int32 a stride past its range is 0
+  // (no index uses either).
+  const std::int64_t p20 = std::int64_t{1} << 20, p40 = std::int64_t{1} << 40;
+  auto huge = tensor_builder::without_strides(nullptr, f32, {0, p40, p40});
+  check_row_major(dm::to_mdspan<relaxed<std::int64_t, 3>>(huge.get()),
+                  {std::numeric_limits<std::int64_t>::max(), p40, 1}, 0);
+  auto wide = tensor_builder::without_strides(nullptr, f32, {0, p20, p20});
+  const auto n32 = dm::try_to_mdspan<relaxed<std::int32_t, 3>>(wide.get());
+  REQUIRE_MESSAGE(n32.has_value(), message<relaxed<std::int32_t, 3>>(wide.get()));
+  CHECK(n32->stride(0) == 0);
+  CHECK(n32->stride(1) == p20);
+  CHECK(n32->stride(2) == 1);
+  CHECK(n32->data_handle() == nullptr);  // NULL data stays NULL
+}
+
+TEST_CASE("layout_stride_relaxed: an empty tensor's handle is data + byte_offset at offset 0, a non-empty one's offset carries it") {
+  float buf[16] = {};
+  using M = relaxed<std::int64_t, 2>;
+  tensor_builder empty(buf, f32, {0, 3}, {3, 1}, 8);
+  for (const auto& v : {dm::try_to_mdspan<M>(empty.get()), dm::try_to_mdspan<M>(empty.get(), dm::tensor_requirements{})}) {
+    REQUIRE_MESSAGE(v.has_value(), message<M>(empty.get()));
+    CHECK(v->data_handle() == buf + 2);
+    CHECK(v->mapping().offset() == 0);
+  }
+  CHECK(dm::to_mdspan<M>(empty.get()).data_handle() == buf + 2);
+  tensor_builder full(buf, f32, {2, 3}, {3, 1}, 8);
+  const auto w = dm::to_mdspan<M>(full.get());
+  CHECK(w.data_handle() == buf);
+  CHECK(w.mapping().offset() == 2);
+}
+
 TEST_CASE("layout_stride from a strided tensor: its own strides where no extent is 1, stride 1 where one is") {
   float buf[512] = {};
   using M4 = strided<std::int64_t, 4>;

@@ -114,14 +114,15 @@ struct view_strides {
   using type = typename view_stride_array<M>::type;
   static DLPM_HOT_INLINE type of(const DLTensor& t) noexcept {
     // profile: view
+    // Into layout_stride_relaxed above rank 1, the row-major strides are computed out of
+    // line: inline, the extents they multiply stayed live across the test, and rank 8
+    // spilled three of them around the view's copies (rank 8's imports 35 instructions
+    // more, rank 4's 4 to 8; docs/performance.md, "The relaxed import's mapping and
+    // moves"). Into std::layout_stride it gained as much as it cost, and at rank 1 the
+    // stride is a constant 1.
     if (t.strides == nullptr) [[unlikely]] {
-      type out{};
-      std::int64_t s = 1;
-      for (std::size_t r = M::rank(); r-- > 0;) {
-        out[r] = take(t.shape[r], s);
-        s = saturating_mul(s, t.shape[r]);
-      }
-      return out;
+      if constexpr (M::rank() > 1 && relaxed_layout_mdspan<M>) return implicit_out_of_line(t);
+      else return implicit(t);
     }
     return read(t, std::make_index_sequence<M::rank()>{});
   }
@@ -134,6 +135,16 @@ struct view_strides {
   }
 
  private:
+  static DLPM_NOINLINE type implicit_out_of_line(const DLTensor& t) noexcept { return implicit(t); }
+  static DLPM_HOT_INLINE type implicit(const DLTensor& t) noexcept {
+    type out{};
+    std::int64_t s = 1;
+    for (std::size_t r = M::rank(); r-- > 0;) {
+      out[r] = take(t.shape[r], s);
+      s = saturating_mul(s, t.shape[r]);
+    }
+    return out;
+  }
   static DLPM_HOT_INLINE typename M::index_type take(std::int64_t e, std::int64_t s) noexcept {
     // profile: extent-1-rule
     using I = typename M::index_type;
