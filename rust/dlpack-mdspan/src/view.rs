@@ -382,14 +382,15 @@ impl<'a, T: Element> Elements<'a, T> {
     /// outside the shape with [`Status::INVALID_ARGUMENT`] (`index[r] = i is outside
     /// [0, n)`) and gives the byte offset, `byte_offset` included, of one inside it.
     fn locate(&self, index: &[usize]) -> Result<NonNull<T>, Error> {
-        let shape = self.shape();
-        if index.len() != shape.len() {
+        // The rank from the tensor's field (0 to 64, validated): the shape's slice is made
+        // only for a refusal's words.
+        let ndim = self.tensor.ndim as usize;
+        if index.len() != ndim {
             return Err(Error::new(
                 Status::NDIM_MISMATCH,
                 format!(
-                    "the index has {} entries but the tensor has rank {}",
-                    index.len(),
-                    shape.len()
+                    "the index has {} entries but the tensor has rank {ndim}",
+                    index.len()
                 ),
             ));
         }
@@ -399,7 +400,7 @@ impl<'a, T: Element> Elements<'a, T> {
             let i = i64::try_from(i).map_err(|_| {
                 Error::new(
                     Status::INVALID_ARGUMENT,
-                    format!("index[{r}] = {i} is outside [0, {})", shape[r]),
+                    format!("index[{r}] = {i} is outside [0, {})", self.shape()[r]),
                 )
             })?;
             slot.write(i);
