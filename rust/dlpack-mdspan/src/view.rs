@@ -187,13 +187,28 @@ impl Clone for Kept {
 }
 
 impl Drop for Kept {
+    // In line: a view's drop is this test of the last word (out of line, it was a call per
+    // view); the allocation's free is `free_boxed`'s.
+    #[inline]
     fn drop(&mut self) {
         if let Some(b) = self.boxed() {
-            // SAFETY: the Box<[i64]> of `ndim` entries this Kept made (resolved) or copied
-            // (clone) and owns alone, freed once, here.
-            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(b.strides, b.ndim)) });
+            // SAFETY: the allocation this Kept made (resolved) or copied (clone) and owns
+            // alone, freed once: here, as it is dropped.
+            unsafe { free_boxed(b) };
         }
     }
+}
+
+/// Frees [`Kept`]'s allocation (NULL strides above rank [`INLINE_STRIDES`]: rare).
+///
+/// # Safety
+///
+/// `b.strides` is a `Box<[i64]>` of `b.ndim` entries that nothing else owns or uses after.
+#[cold]
+#[inline(never)]
+unsafe fn free_boxed(b: Boxed) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(b.strides, b.ndim)) });
 }
 
 /// Which field of [`Kept`] a view set.
