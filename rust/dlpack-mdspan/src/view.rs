@@ -45,8 +45,9 @@ struct Elements<'a, T> {
     /// addressed with them (padded sub-byte elements by their padded size).
     flags: u64,
     kept: Kept,
-    /// The shape and strides are borrowed for `'a`; the elements are `T`s.
-    _elements: PhantomData<(fn() -> T, &'a [i64])>,
+    _elements: PhantomData<fn() -> T>,
+    /// The shape and strides are borrowed for `'a`.
+    _borrow: PhantomData<&'a [i64]>,
 }
 
 /// What a view keeps beyond the tensor's fields, by the kind of its strides
@@ -241,6 +242,7 @@ impl<T> Clone for Elements<'_, T> {
             flags: self.flags,
             kept: self.kept.clone(),
             _elements: PhantomData,
+            _borrow: PhantomData,
         }
     }
 }
@@ -329,6 +331,7 @@ impl<'a, T: Element> Elements<'a, T> {
             flags,
             kept,
             _elements: PhantomData,
+            _borrow: PhantomData,
         };
         debug_assert_eq!(elements.len(), len, "a view's derived element count");
         Ok(elements)
