@@ -71,6 +71,11 @@ pub struct PyTensor<'py, T: Element> {
     borrow: Borrow,
 }
 
+// The argument in 128 bytes (the view's 120 and the borrow's word): pyo3 moves it three
+// times per call, and the compiler copies 128 bytes or less in line where it calls `memcpy`
+// for more (docs/performance.md, "`PyTensor` in 128 bytes").
+const _: () = assert!(std::mem::size_of::<PyTensor<'static, f32>>() <= 128);
+
 /// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
 /// without a producer's semantic bit (PyTorch's conjugate or negative view, `requires_grad`).
 pub struct PyTensorMut<'py, T: Element> {
@@ -79,40 +84,43 @@ pub struct PyTensorMut<'py, T: Element> {
     borrow: Borrow,
 }
 
-/// What a `dlpm_py_borrow` holds beyond the tensor's description: the component's owner
-/// (the owning path), released by `dlpm_py_borrow_end` when the argument drops, and the
-/// object kept alive, a reference the argument owns (taken from the component, which the
-/// header allows, or, on the borrowed path, the argument's object itself: [`borrow`]) and
-/// drops itself. The borrowed path leaves the component nothing to release (owner and
-/// keep-alive both NULL, or taken), so its end is no call. The `DLTensor` and flags the
-/// component wrote are the view's copy ([`Borrow::end`] puts the struct back together), so
-/// an argument is moved without them (`*mut` fields: not Send).
-struct Borrow {
-    owner: *mut sys::DLManagedTensorVersioned,
-    keep_alive: *mut pyo3::ffi::PyObject,
-}
+/// What a `dlpm_py_borrow` holds beyond the tensor's description, in one word: the
+/// component's owner (the owning path), released by `dlpm_py_borrow_end` when the argument
+/// drops, or the object kept alive, a reference the argument owns (on the borrowed path, the
+/// argument's object itself: [`borrow`]) and drops itself. A borrow holds exactly one of
+/// them: the component sets `keep_alive` only for `dlpm_py_options.keep_alive`, which this
+/// crate never sets, and [`borrow`] sets it where the owner is NULL. The owner is kept with
+/// its lowest bit set (both are addresses of structs aligned to 8), so that the argument
+/// (the view and this word) is 128 bytes, a size the compiler moves in line
+/// (docs/performance.md, "`PyTensor` in 128 bytes"). The `DLTensor` and flags the component
+/// wrote are the view's copy ([`Borrow::end`] puts the struct back together), so an argument
+/// is moved without them (a pointer: not Send).
+struct Borrow(ptr::NonNull<std::ffi::c_void>);
 
 impl Borrow {
+    /// The owner's tag: its address with the lowest bit set.
+    const OWNER: usize = 1;
+
     /// Ends the borrow whose description the component wrote as `tensor` with `flags` (the
-    /// view's copy of it: the same fields): `dlpm_py_borrow_end` of the owner, if any, and
-    /// the kept object's reference dropped.
+    /// view's copy of it: the same fields): `dlpm_py_borrow_end` of the owner, or the kept
+    /// object's reference dropped.
     fn end(&self, tensor: &sys::DLTensor, flags: u64) {
-        if !self.owner.is_null() {
+        let word = self.0.as_ptr();
+        if word.addr() & Self::OWNER != 0 {
             let mut whole = pysys::dlpm_py_borrowed {
                 dl_tensor: *tensor,
                 flags,
-                owner: self.owner,
+                owner: word.wrapping_byte_sub(Self::OWNER).cast(),
                 keep_alive: ptr::null_mut(),
             };
             // SAFETY: the struct the component wrote at extraction (its fields, put back
-            // together, the keep-alive taken), ended once (the argument's Drop), on the
-            // attached thread.
+            // together, the owner untagged, no keep-alive), ended once (the argument's Drop),
+            // on the attached thread.
             unsafe { pysys::dlpm_py_borrow_end(&mut whole) }
-        }
-        if !self.keep_alive.is_null() {
+        } else {
             // SAFETY: a reference this argument owns (Borrowing::into_parts), dropped once,
             // with the GIL held (the argument carries Python<'py>).
-            unsafe { pyo3::ffi::Py_DECREF(self.keep_alive) }
+            unsafe { pyo3::ffi::Py_DECREF(word.cast()) }
         }
     }
 }
@@ -132,12 +140,22 @@ impl Borrowing<'_> {
     /// keep-alive reference is taken, as `dlpm_py_borrowed` allows, and the argument drops
     /// it without the component.
     fn into_parts(self) -> Borrow {
-        let borrow = Borrow {
-            owner: self.0.owner,
-            keep_alive: self.0.keep_alive,
+        let (owner, keep_alive) = (self.0.owner, self.0.keep_alive);
+        // Exactly one is set (Borrow): keep_alive by `borrow` where the owner is NULL.
+        debug_assert!(
+            owner.is_null() != keep_alive.is_null(),
+            "a borrow holds one of owner and keep_alive"
+        );
+        let word = match ptr::NonNull::new(owner) {
+            // An owner is aligned to 8: its lowest bit is free for the tag.
+            Some(owner) => owner
+                .cast::<std::ffi::c_void>()
+                .map_addr(|a| a | Borrow::OWNER),
+            // SAFETY: `borrow` leaves keep_alive non-NULL (a reference) where the owner is NULL.
+            None => unsafe { ptr::NonNull::new_unchecked(keep_alive.cast()) },
         };
         std::mem::forget(self);
-        borrow
+        Borrow(word)
     }
 }
 

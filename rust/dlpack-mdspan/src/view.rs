@@ -24,57 +24,225 @@ use crate::types::{DataType, Device, Element};
 #[cfg(feature = "ndarray")]
 mod ndarray_views;
 
-/// The accessor both view types share: the validated tensor, its shape (a slice over the
-/// tensor's own array) and strides (the tensor's own, or the row-major ones the facade
-/// resolved for NULL strides, owned here), and its element count, all fixed at
-/// construction. Every element access of either view goes through [`locate`](Self::locate),
-/// [`slice_base`](Self::slice_base) or [`to_vec`](Self::to_vec).
+/// The accessor both view types share: the validated tensor's fields and flags, and what a
+/// view keeps beyond them ([`Kept`]), all fixed at construction. The shape is the tensor's
+/// own array (`tensor.shape`, `tensor.ndim`), the strides the tensor's own or the row-major
+/// ones the facade resolved for NULL strides, held in `kept`. Every element access of either
+/// view goes through [`locate`](Self::locate), [`slice_base`](Self::slice_base) or
+/// [`to_vec`](Self::to_vec).
+///
+/// 120 bytes, so that a `PyTensor` (the view and an 8-byte borrow) is 128, a size the
+/// compiler copies in line where pyo3 moves the argument (docs/performance.md, "`PyTensor`
+/// in 128 bytes").
 struct Elements<'a, T> {
     /// The tensor's fields, copied (a view does not point at the `DLTensor` struct itself,
     /// only at what it points to: `shape`, `strides`, the elements), so that a borrowed
-    /// argument can keep its view beside the struct it came from (`PyTensor`).
+    /// argument can keep its view beside the struct it came from (`PyTensor`). Never
+    /// written after construction: its `strides` and `ndim` say which field of `kept` is
+    /// set ([`Elements::kind`]).
     tensor: sys::DLTensor,
     /// The flags the tensor was checked with (0 for a bare `DLTensor`): its elements are
     /// addressed with them (padded sub-byte elements by their padded size).
     flags: u64,
-    /// The tensor's shape (empty for rank 0).
-    shape: &'a [i64],
-    strides: Strides<'a>,
+    kept: Kept,
+    _elements: PhantomData<fn() -> T>,
+    /// The shape and strides are borrowed for `'a`.
+    _borrow: PhantomData<&'a [i64]>,
+}
+
+/// What a view keeps beyond the tensor's fields, by the kind of its strides
+/// ([`Elements::kind`]), in 64 bytes:
+/// - the tensor's own strides (not NULL): the element count and whether the view is
+///   C-contiguous, as the facade's check found them (`own`);
+/// - NULL strides up to rank [`INLINE_STRIDES`]: the row-major strides the facade resolved
+///   (`inline`, the first `ndim` entries), so that such a view allocates nothing;
+/// - NULL strides above it: the same, in an allocation it owns (`boxed`).
+///
+/// A view of NULL strides is C-contiguous (they are compact row-major) and its element
+/// count is `shape[0] * strides[0]` (1 at rank 0), so neither is kept for it. The last word
+/// is always written, and is [`BOXED`] for `boxed` alone (a resolved stride is never
+/// negative; `own` writes 0 there, `inline` its eighth stride or 0), so that the drop and
+/// the clone, which see no tensor, know when to free and copy the allocation. (A `Drop` of
+/// the view itself would hold the borrow of the tensor until the view's scope ends: this
+/// one borrows nothing.)
+struct Kept(KeptWords);
+
+/// [`Kept`]'s fields, each 64 bytes, the last word of each at the same place.
+#[derive(Clone, Copy)]
+#[repr(C)]
+union KeptWords {
+    own: Own,
+    inline: [MaybeUninit<i64>; INLINE_STRIDES],
+    boxed: Boxed,
+}
+
+/// [`Kept`] for a view of the tensor's own strides.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Own {
     len: usize,
     /// C-contiguous, as the facade's check of the view found it (`dlpm_checked_tensor`'s
     /// `row_major`): a slice needs no second check.
     row_major: bool,
-    _elements: PhantomData<fn() -> T>,
+    _unused: [MaybeUninit<u64>; 5],
+    /// 0 (not [`BOXED`]).
+    last: i64,
 }
 
-/// The strides of a view: the tensor's own array, or the facade's resolution of NULL ones,
-/// kept in the view up to rank [`INLINE_STRIDES`] so that such a view allocates nothing.
-#[derive(Clone)]
-enum Strides<'a> {
-    Own(&'a [i64]),
-    /// The first `len` entries, written by the facade, are the resolved strides.
-    Inline {
-        len: u8,
-        buf: [MaybeUninit<i64>; INLINE_STRIDES],
-    },
-    Resolved(Box<[i64]>),
+/// [`Kept`] for a view of NULL strides above rank [`INLINE_STRIDES`]: `ndim` strides from a
+/// `Box<[i64]>`, freed by the drop.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Boxed {
+    strides: *mut i64,
+    ndim: usize,
+    _unused: [MaybeUninit<u64>; 5],
+    /// [`BOXED`].
+    last: i64,
 }
+
+/// [`Kept`]'s last word when it holds an allocation (`boxed`).
+const BOXED: i64 = -1;
 
 /// The highest rank whose resolved strides a view keeps inline (64 bytes): ranks above it
 /// (up to `MAX_NDIM`) are rare, and keeping 64 strides inline would make every view 512
 /// bytes larger.
 const INLINE_STRIDES: usize = 8;
 
+const _: () = assert!(std::mem::size_of::<KeptWords>() == 64);
+
+impl Kept {
+    /// The tensor's own strides: the element count and whether they are C-contiguous.
+    #[inline(always)]
+    fn own(len: usize, row_major: bool) -> Self {
+        Kept(KeptWords {
+            own: Own {
+                len,
+                row_major,
+                _unused: [MaybeUninit::uninit(); 5],
+                last: 0,
+            },
+        })
+    }
+
+    /// NULL strides resolved by the facade: its first `ndim` entries of `resolved`.
+    ///
+    /// # Safety
+    ///
+    /// `resolved` points to 64 entries readable as `MaybeUninit<i64>` (a
+    /// `dlpm_checked_tensor`'s `strides`), the first `ndim` written.
+    #[inline(always)]
+    unsafe fn resolved(resolved: *const MaybeUninit<i64>, ndim: usize) -> Self {
+        if ndim <= INLINE_STRIDES {
+            // A fixed-size copy (no length-dependent loop); the last word is written either
+            // way (a resolved stride, or 0).
+            let mut inline = [MaybeUninit::<i64>::uninit(); INLINE_STRIDES];
+            // SAFETY: the caller's contract: 64 readable entries.
+            unsafe { std::ptr::copy_nonoverlapping(resolved, inline.as_mut_ptr(), INLINE_STRIDES) };
+            if ndim < INLINE_STRIDES {
+                inline[INLINE_STRIDES - 1] = MaybeUninit::new(0);
+            }
+            Kept(KeptWords { inline })
+        } else {
+            // SAFETY: the first ndim entries were written by the facade (the contract).
+            let strides: Box<[i64]> = (0..ndim)
+                .map(|r| unsafe { (*resolved.add(r)).assume_init() })
+                .collect();
+            Kept(KeptWords {
+                boxed: Boxed {
+                    strides: Box::into_raw(strides).cast::<i64>(),
+                    ndim,
+                    _unused: [MaybeUninit::uninit(); 5],
+                    last: BOXED,
+                },
+            })
+        }
+    }
+
+    /// The allocation, when the view holds one (`boxed`).
+    #[inline(always)]
+    fn boxed(&self) -> Option<Boxed> {
+        // SAFETY: every field writes the last word (the constructors above), so it is an
+        // initialised i64 whichever field is set, and is BOXED only for `boxed`, which is
+        // read only then (another field's unused words are uninitialised).
+        unsafe {
+            if self.0.inline[INLINE_STRIDES - 1].assume_init() == BOXED {
+                Some(self.0.boxed)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+impl Clone for Kept {
+    fn clone(&self) -> Self {
+        let mut words = self.0;
+        if let Some(b) = self.boxed() {
+            // SAFETY: `ndim` entries from a Box<[i64]> this Kept owns, alive while it is.
+            let strides = unsafe { std::slice::from_raw_parts(b.strides, b.ndim) };
+            words.boxed.strides = Box::into_raw(Box::<[i64]>::from(strides)).cast::<i64>();
+        }
+        Kept(words)
+    }
+}
+
+impl Drop for Kept {
+    // In line: a view's drop is this test of the last word (out of line, it was a call per
+    // view); the allocation's free is `free_boxed`'s.
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(b) = self.boxed() {
+            // SAFETY: the allocation this Kept made (resolved) or copied (clone) and owns
+            // alone, freed once: here, as it is dropped.
+            unsafe { free_boxed(b) };
+        }
+    }
+}
+
+/// Frees [`Kept`]'s allocation (NULL strides above rank [`INLINE_STRIDES`]: rare).
+///
+/// # Safety
+///
+/// `b.strides` is a `Box<[i64]>` of `b.ndim` entries that nothing else owns or uses after.
+#[cold]
+#[inline(never)]
+unsafe fn free_boxed(b: Boxed) {
+    // SAFETY: the caller's contract.
+    drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(b.strides, b.ndim)) });
+}
+
+/// Which field of [`Kept`] a view set.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Own,
+    Inline,
+    Boxed,
+}
+
+impl<T> Elements<'_, T> {
+    /// Which field of `kept` is set: fixed by the tensor's fields, which are never written
+    /// after construction.
+    #[inline(always)]
+    fn kind(&self) -> Kind {
+        if !self.tensor.strides.is_null() {
+            Kind::Own
+        } else if self.tensor.ndim as usize <= INLINE_STRIDES {
+            Kind::Inline
+        } else {
+            Kind::Boxed
+        }
+    }
+}
+
 impl<T> Clone for Elements<'_, T> {
     fn clone(&self) -> Self {
         Elements {
             tensor: self.tensor,
             flags: self.flags,
-            shape: self.shape,
-            strides: self.strides.clone(),
-            len: self.len,
-            row_major: self.row_major,
+            kept: self.kept.clone(),
             _elements: PhantomData,
+            _borrow: PhantomData,
         }
     }
 }
@@ -124,40 +292,8 @@ impl<'a, T: Element> Elements<'a, T> {
         let (t, flags) = tensor.parts();
         // SAFETY: the caller's contract: a checked form of this tensor.
         let (numel, row_major) = unsafe { ((*out).numel, (*out).row_major != 0) };
-        // The facade has validated the shape (aligned, non-negative extents, product within
-        // i64) and the strides (aligned).
-        // SAFETY: dlpm_check_tensor accepted the tensor: shape and strides hold ndim
-        // entries valid for 'a (or ndim is 0, or strides are NULL).
-        let shape = unsafe { checked_dims(t.shape, t.ndim) };
-        let strides = if t.strides.is_null() {
-            // The facade wrote strides[..ndim] (ndim = shape.len()); the rest stay
-            // uninitialised and are only ever copied as MaybeUninit, never read.
-            // SAFETY: a field address of the struct, no reference to uninitialised memory.
-            let resolved = unsafe { std::ptr::addr_of!((*out).strides) }.cast::<MaybeUninit<i64>>();
-            if shape.len() <= INLINE_STRIDES {
-                // A fixed-size copy (no length-dependent loop).
-                let mut buf = [MaybeUninit::<i64>::uninit(); INLINE_STRIDES];
-                // SAFETY: the struct's 64 entries are readable as MaybeUninit<i64>.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(resolved, buf.as_mut_ptr(), INLINE_STRIDES)
-                };
-                Strides::Inline {
-                    len: shape.len() as u8,
-                    buf,
-                }
-            } else {
-                // SAFETY: the first shape.len() entries were written by the facade.
-                Strides::Resolved(
-                    (0..shape.len())
-                        .map(|r| unsafe { (*resolved.add(r)).assume_init() })
-                        .collect(),
-                )
-            }
-        } else {
-            // SAFETY: not NULL, so aligned (the facade checked it) and holding ndim entries
-            // valid for 'a (or ndim is 0).
-            Strides::Own(unsafe { checked_dims(t.strides, t.ndim) })
-        };
+        // The element count fits the address space in bytes; the view keeps it only for its
+        // own strides (a view of NULL strides derives it: Kept).
         let size = std::mem::size_of::<T>();
         let len = usize::try_from(numel)
             .ok()
@@ -171,31 +307,83 @@ impl<'a, T: Element> Elements<'a, T> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
-        Ok(Elements {
+        // The facade has validated the shape (aligned, non-negative extents, product within
+        // i64) and the strides (aligned); ndim is 0 to 64.
+        let ndim = t.ndim as usize;
+        let kept = if !t.strides.is_null() {
+            Kept::own(len, row_major)
+        } else {
+            // NULL strides read as compact row-major (DLPM_NULL_STRIDES_ROW_MAJOR; the view's
+            // requirements refuse no NULL strides).
+            debug_assert!(row_major, "the facade found NULL strides not row-major");
+            // SAFETY: a field address of the struct, no reference to uninitialised memory;
+            // its 64 entries are readable as MaybeUninit<i64>, the first ndim written by the
+            // facade (the caller's contract: a checked form of this tensor).
+            unsafe {
+                Kept::resolved(
+                    std::ptr::addr_of!((*out).strides).cast::<MaybeUninit<i64>>(),
+                    ndim,
+                )
+            }
+        };
+        let elements = Elements {
             tensor: *t,
             flags,
-            shape,
-            strides,
-            len,
-            row_major,
+            kept,
             _elements: PhantomData,
-        })
+            _borrow: PhantomData,
+        };
+        debug_assert_eq!(elements.len(), len, "a view's derived element count");
+        Ok(elements)
     }
 
+    /// The tensor's shape (empty for rank 0).
+    #[inline(always)]
     fn shape(&self) -> &'a [i64] {
-        self.shape
+        // SAFETY: the facade accepted the tensor (construction): its shape holds ndim entries
+        // valid and unmodified for 'a (the view's contract), or ndim is 0.
+        unsafe { checked_dims(self.tensor.shape, self.tensor.ndim) }
     }
 
+    #[inline(always)]
     fn strides(&self) -> &[i64] {
-        match &self.strides {
-            Strides::Own(s) => s,
-            // SAFETY: the facade wrote the first len entries (set up in check, the only
-            // place that builds Strides::Inline); MaybeUninit<i64> has i64's layout.
-            Strides::Inline { len, buf } => unsafe {
-                std::slice::from_raw_parts(buf.as_ptr().cast::<i64>(), usize::from(*len))
+        let ndim = self.tensor.ndim as usize;
+        match self.kind() {
+            // SAFETY: not NULL, so aligned (the facade checked it) and holding ndim entries
+            // valid for 'a (or ndim is 0).
+            Kind::Own => unsafe { checked_dims(self.tensor.strides, self.tensor.ndim) },
+            // SAFETY: `inline` is the set field (kind), its first ndim entries written by the
+            // facade (from_checked); MaybeUninit<i64> has i64's layout.
+            Kind::Inline => unsafe {
+                std::slice::from_raw_parts(self.kept.0.inline.as_ptr().cast::<i64>(), ndim)
             },
-            Strides::Resolved(s) => s,
+            // SAFETY: `boxed` is the set field (kind): ndim entries the view owns.
+            Kind::Boxed => unsafe { std::slice::from_raw_parts(self.kept.0.boxed.strides, ndim) },
         }
+    }
+
+    /// The element count (1 for rank 0), which fits the address space in bytes (checked at
+    /// construction).
+    #[inline(always)]
+    fn len(&self) -> usize {
+        if self.kind() == Kind::Own {
+            // SAFETY: `own` is the set field (kind).
+            return unsafe { self.kept.0.own.len };
+        }
+        // NULL strides: compact row-major, so strides[0] is the product of the other extents
+        // (0 when one is 0: the facade's product saturates, and 0 times anything is 0) and
+        // shape[0] times it the count, which fits (checked at construction).
+        match (self.shape().first(), self.strides().first()) {
+            (Some(&n), Some(&s)) => (n as usize).wrapping_mul(s as usize),
+            _ => 1,
+        }
+    }
+
+    /// C-contiguous, as the facade's check of the view found it (NULL strides always are).
+    #[inline(always)]
+    fn row_major(&self) -> bool {
+        // SAFETY: `own` is the set field when the kind is Own.
+        self.kind() != Kind::Own || unsafe { self.kept.0.own.row_major }
     }
 
     fn device(&self) -> Device {
@@ -212,14 +400,15 @@ impl<'a, T: Element> Elements<'a, T> {
     /// outside the shape with [`Status::INVALID_ARGUMENT`] (`index[r] = i is outside
     /// [0, n)`) and gives the byte offset, `byte_offset` included, of one inside it.
     fn locate(&self, index: &[usize]) -> Result<NonNull<T>, Error> {
-        let shape = self.shape;
-        if index.len() != shape.len() {
+        // The rank from the tensor's field (0 to 64, validated): the shape's slice is made
+        // only for a refusal's words.
+        let ndim = self.tensor.ndim as usize;
+        if index.len() != ndim {
             return Err(Error::new(
                 Status::NDIM_MISMATCH,
                 format!(
-                    "the index has {} entries but the tensor has rank {}",
-                    index.len(),
-                    shape.len()
+                    "the index has {} entries but the tensor has rank {ndim}",
+                    index.len()
                 ),
             ));
         }
@@ -229,7 +418,7 @@ impl<'a, T: Element> Elements<'a, T> {
             let i = i64::try_from(i).map_err(|_| {
                 Error::new(
                     Status::INVALID_ARGUMENT,
-                    format!("index[{r}] = {i} is outside [0, {})", shape[r]),
+                    format!("index[{r}] = {i} is outside [0, {})", self.shape()[r]),
                 )
             })?;
             slot.write(i);
@@ -264,10 +453,10 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The first element of a C-contiguous tensor as a slice base (dangling when empty);
     /// other layouts are refused with [`Status::NON_COMPACT_STRIDES`], in the facade's words.
     fn slice_base(&self) -> Result<NonNull<T>, Error> {
-        if !self.row_major {
+        if !self.row_major() {
             return Err(self.not_row_major());
         }
-        if self.len == 0 {
+        if self.len() == 0 {
             return Ok(NonNull::dangling());
         }
         NonNull::new(self.origin()).ok_or_else(|| Error::new(Status::NULL_DATA, "data is NULL"))
@@ -306,17 +495,17 @@ impl<'a, T: Element> Elements<'a, T> {
     /// The elements copied out in row-major (logical) order.
     fn to_vec(&self) -> Vec<T> {
         // Only a C-contiguous view asks for its slice (another's refusal would be worded).
-        if self.row_major {
+        if self.row_major() {
             if let Ok(base) = self.slice_base() {
                 // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
                 // elements valid for reads and unwritten while the view is borrowed (or a
                 // dangling pointer for len 0).
-                return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len) }.to_vec();
+                return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len()) }.to_vec();
             }
         }
-        let shape = self.shape;
-        let mut out = Vec::with_capacity(self.len);
-        if self.len == 0 {
+        let shape = self.shape();
+        let mut out = Vec::with_capacity(self.len());
+        if self.len() == 0 {
             return out;
         }
         let mut index = vec![0usize; shape.len()];
@@ -392,7 +581,7 @@ macro_rules! shared_accessors {
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
         pub fn len(&self) -> usize {
-            self.elements.len
+            self.elements.len()
         }
 
         /// Whether the tensor has no elements.
@@ -404,7 +593,7 @@ macro_rules! shared_accessors {
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
         pub fn is_empty(&self) -> bool {
-            self.elements.len == 0
+            self.elements.len() == 0
         }
 
         /// The device (host-accessible).
@@ -629,7 +818,7 @@ impl<'a, T: Element> TensorView<'a, T> {
         // SAFETY: C-contiguous (checked by the facade), so the len elements are consecutive
         // from data + byte_offset, aligned, valid for reads and unwritten for 'a; an empty
         // tensor uses a dangling, aligned, non-NULL pointer. len * size <= isize::MAX.
-        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
+        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len()) })
     }
 }
 
@@ -940,7 +1129,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         // valid for reads and writes (or a dangling pointer for len 0); exclusive, so no
         // other reference to them exists; the borrow of self excludes other access through
         // this view. len * size <= isize::MAX.
-        Ok(unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), self.elements.len) })
+        Ok(unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), self.elements.len()) })
     }
 
     /// All elements as a slice, for C-contiguous tensors (see [`TensorView::as_slice`]).
@@ -955,7 +1144,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         let base = self.elements.slice_base()?;
         // SAFETY: as in TensorView::as_slice; the borrow of self excludes writes through
         // this view while the slice lives.
-        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len) })
+        Ok(unsafe { std::slice::from_raw_parts(base.as_ptr(), self.elements.len()) })
     }
 
     fn require_exclusive(&self) -> Result<(), Error> {

@@ -329,6 +329,45 @@ fn empty_tensor_whose_row_major_strides_overflow() {
     assert_eq!(v.get(&[0, 0, 0]), None);
 }
 
+/// A view of NULL strides keeps no element count: it is `shape[0]` times the first resolved
+/// stride (the product of the other extents, saturated by the facade where it overflows, 0
+/// after a 0 extent). Every place of a 0 extent, an overflowing product, rank 0 and a rank
+/// whose strides do not fit the view.
+#[test]
+fn views_of_null_strides_count_their_elements() {
+    let big = 1i64 << 40;
+    let cases: [(&[i64], usize); 10] = [
+        (&[], 1),
+        (&[5], 5),
+        (&[2, 3, 4], 24),
+        (&[0], 0),
+        (&[0, 3], 0),
+        (&[3, 0], 0),
+        (&[2, 0, 5], 0),
+        (&[0, big, big], 0),
+        (&[2, 0, big, big], 0),
+        (&[2, 1, 3, 1, 2, 1, 1, 2, 1, 0], 0),
+    ];
+    let mut data = [0u8; 24];
+    for (shape, len) in cases {
+        let mut shape = shape.to_vec();
+        let t = sys::DLTensor {
+            data: data.as_mut_ptr().cast(),
+            device: Device::CPU.0,
+            ndim: shape.len() as i32,
+            dtype: DataType::U8.0,
+            shape: shape.as_mut_ptr(),
+            strides: ptr::null_mut(),
+            byte_offset: 0,
+        };
+        // SAFETY: data and shape outlive the view and are not written while it lives.
+        let v = unsafe { TensorView::<u8>::from_raw(&t) }.unwrap();
+        assert_eq!((v.len(), v.is_empty()), (len, len == 0), "shape {shape:?}");
+        assert_eq!(v.as_slice().unwrap().len(), len, "shape {shape:?}");
+        assert_eq!(v.clone().len(), len, "shape {shape:?}");
+    }
+}
+
 #[test]
 fn null_data_with_elements_is_refused() {
     let mut spec = Spec::new(DataType::I16.0, &[2]);

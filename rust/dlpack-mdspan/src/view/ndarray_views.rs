@@ -45,7 +45,7 @@ impl<T: Element> Elements<'_, T> {
     #[inline(always)]
     fn nd_direct<D: Dimension>(&self) -> Option<(D, D, *mut T)> {
         let (shape, strides) = (self.shape(), self.strides());
-        if self.len == 0 || D::NDIM.is_some_and(|n| n != shape.len()) {
+        if self.len() == 0 || D::NDIM.is_some_and(|n| n != shape.len()) {
             return None;
         }
         let mut dim = D::zeros(shape.len());
@@ -96,7 +96,7 @@ impl<T: Element> Elements<'_, T> {
             *d = n as usize;
         }
         let mut abs = dim.clone();
-        if self.len == 0 {
+        if self.len() == 0 {
             return Ok(NdParts {
                 dim,
                 strides: abs,
