@@ -494,18 +494,20 @@ impl<'a, T: Element> Elements<'a, T> {
 
     /// The elements copied out in row-major (logical) order.
     fn to_vec(&self) -> Vec<T> {
+        // The count, derived for a view of NULL strides (Elements::len), read once.
+        let len = self.len();
         // Only a C-contiguous view asks for its slice (another's refusal would be worded).
         if self.row_major() {
             if let Ok(base) = self.slice_base() {
                 // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
                 // elements valid for reads and unwritten while the view is borrowed (or a
                 // dangling pointer for len 0).
-                return unsafe { std::slice::from_raw_parts(base.as_ptr(), self.len()) }.to_vec();
+                return unsafe { std::slice::from_raw_parts(base.as_ptr(), len) }.to_vec();
             }
         }
         let shape = self.shape();
-        let mut out = Vec::with_capacity(self.len());
-        if self.len() == 0 {
+        let mut out = Vec::with_capacity(len);
+        if len == 0 {
             return out;
         }
         let mut index = vec![0usize; shape.len()];
