@@ -82,8 +82,9 @@ union KeptWords {
 struct Own {
     len: usize,
     /// C-contiguous, as the facade's check of the view found it (`dlpm_checked_tensor`'s
-    /// `row_major`): a slice needs no second check.
-    row_major: bool,
+    /// `row_major`): a slice needs no second check. A whole word (0 or 1), so that no
+    /// padding bytes are merged with another field's word where the kinds join.
+    row_major: u64,
     _unused: [MaybeUninit<u64>; 5],
     /// 0 (not [`BOXED`]).
     last: i64,
@@ -118,7 +119,7 @@ impl Kept {
         Kept(KeptWords {
             own: Own {
                 len,
-                row_major,
+                row_major: u64::from(row_major),
                 _unused: [MaybeUninit::uninit(); 5],
                 last: 0,
             },
@@ -383,7 +384,7 @@ impl<'a, T: Element> Elements<'a, T> {
     #[inline(always)]
     fn row_major(&self) -> bool {
         // SAFETY: `own` is the set field when the kind is Own.
-        self.kind() != Kind::Own || unsafe { self.kept.0.own.row_major }
+        self.kind() != Kind::Own || unsafe { self.kept.0.own.row_major != 0 }
     }
 
     fn device(&self) -> Device {
