@@ -413,11 +413,17 @@ fn run(opts: &Options) -> Vec<Row> {
                     let mut checked = std::mem::MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
                     // SAFETY: t is a live DLTensor; req a valid requirements struct; `checked`
                     // is writable storage for the struct, its version set before the call;
-                    // element size 0, as a view passes once its memo holds f32's size.
+                    // the element size f32's, as a view passes it.
                     let s = unsafe {
                         ptr::addr_of_mut!((*checked.as_mut_ptr()).version)
                             .write(sys::DLPM_CHECKED_TENSOR_VERSION);
-                        sys::dlpm_check_tensor(black_box(t), 0, &req, 0, checked.as_mut_ptr())
+                        sys::dlpm_check_tensor(
+                            black_box(t),
+                            0,
+                            &req,
+                            std::mem::size_of::<f32>(),
+                            checked.as_mut_ptr(),
+                        )
                     };
                     black_box((s, &checked));
                 },

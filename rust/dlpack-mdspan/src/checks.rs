@@ -144,23 +144,12 @@ pub(crate) fn check_view_layout<T: Element>(
     // before the call (the facade reads nothing else of it and writes the rest on success).
     unsafe { ptr::addr_of_mut!((*out).version).write(sys::DLPM_CHECKED_TENSOR_VERSION) };
     // The element-size rule (packed sub-byte elements have no byte address) is the core's:
-    // the facade is told size_of::<T>() unless it has already accepted that size for
-    // T::DTYPE stored with these flags' IS_SUBBYTE_TYPE_PADDED (the memo of
-    // check_element_size). The requirements ask for T::DTYPE exactly, so a tensor that
-    // passes them has that dtype, and the facade's answer for it is the remembered one:
-    // telling it 0 (no element-size check) refuses and accepts the same tensors, with the
-    // same words, one check fewer. A size not remembered is checked, and remembered once
-    // accepted.
-    let memo = element_size_memo::<T>(flags);
-    let known = memo.is_some_and(|(slot, key)| slot.load(Ordering::Relaxed) == key);
-    let element_size = if known { 0 } else { std::mem::size_of::<T>() };
+    // the facade is told size_of::<T>() and compares it with the itemsize its check learned
+    // (one compare; the rule words a mismatch).
     // SAFETY: the tensor is live (a reference); the facade checks it before reading its
     // arrays. req is a valid requirements struct whose device list is a static; `out` is
     // valid for writes of a whole dlpm_checked_tensor.
-    check(unsafe { sys::dlpm_check_tensor(t, flags, req, element_size, out) })?;
-    if let (false, Some((slot, key))) = (known, memo) {
-        slot.store(key, Ordering::Relaxed);
-    }
+    check(unsafe { sys::dlpm_check_tensor(t, flags, req, std::mem::size_of::<T>(), out) })?;
     Ok(())
 }
 

@@ -82,8 +82,10 @@ union KeptWords {
 struct Own {
     len: usize,
     /// C-contiguous, as the facade's check of the view found it (`dlpm_checked_tensor`'s
-    /// `row_major`): a slice needs no second check.
-    row_major: bool,
+    /// `row_major`, nonzero: C-contiguous): a slice needs no second check. The facade's
+    /// value in a whole word, so that no padding bytes are merged with another field's word
+    /// where the kinds join, and no `bool` is made of it at construction.
+    row_major: u64,
     _unused: [MaybeUninit<u64>; 5],
     /// 0 (not [`BOXED`]).
     last: i64,
@@ -112,13 +114,14 @@ const INLINE_STRIDES: usize = 8;
 const _: () = assert!(std::mem::size_of::<KeptWords>() == 64);
 
 impl Kept {
-    /// The tensor's own strides: the element count and whether they are C-contiguous.
+    /// The tensor's own strides: the element count and whether they are C-contiguous (the
+    /// checked form's `row_major`: nonzero).
     #[inline(always)]
-    fn own(len: usize, row_major: bool) -> Self {
+    fn own(len: usize, row_major: i32) -> Self {
         Kept(KeptWords {
             own: Own {
                 len,
-                row_major,
+                row_major: u64::from(row_major as u32),
                 _unused: [MaybeUninit::uninit(); 5],
                 last: 0,
             },
@@ -291,7 +294,7 @@ impl<'a, T: Element> Elements<'a, T> {
     ) -> Result<Self, Error> {
         let (t, flags) = tensor.parts();
         // SAFETY: the caller's contract: a checked form of this tensor.
-        let (numel, row_major) = unsafe { ((*out).numel, (*out).row_major != 0) };
+        let (numel, row_major) = unsafe { ((*out).numel, (*out).row_major) };
         // The element count fits the address space in bytes; the view keeps it only for its
         // own strides (a view of NULL strides derives it: Kept).
         let size = std::mem::size_of::<T>();
@@ -315,7 +318,10 @@ impl<'a, T: Element> Elements<'a, T> {
         } else {
             // NULL strides read as compact row-major (DLPM_NULL_STRIDES_ROW_MAJOR; the view's
             // requirements refuse no NULL strides).
-            debug_assert!(row_major, "the facade found NULL strides not row-major");
+            debug_assert!(
+                row_major != 0,
+                "the facade found NULL strides not row-major"
+            );
             // SAFETY: a field address of the struct, no reference to uninitialised memory;
             // its 64 entries are readable as MaybeUninit<i64>, the first ndim written by the
             // facade (the caller's contract: a checked form of this tensor).
@@ -383,7 +389,7 @@ impl<'a, T: Element> Elements<'a, T> {
     #[inline(always)]
     fn row_major(&self) -> bool {
         // SAFETY: `own` is the set field when the kind is Own.
-        self.kind() != Kind::Own || unsafe { self.kept.0.own.row_major }
+        self.kind() != Kind::Own || unsafe { self.kept.0.own.row_major != 0 }
     }
 
     fn device(&self) -> Device {

@@ -790,15 +790,14 @@ fn padded_sub_byte_types_are_viewed_through_the_flag() {
     assert_eq!(refused.status(), Status::SUBBYTE_NOT_VIEWABLE);
 }
 
-/// Views remember the element sizes the facade accepted too (the facade's element-size check
-/// is made once per type and storage, not per view): what is remembered is the size accepted
-/// for the dtype *stored with that padding flag*. A one-byte `Fp4` views padded storage, so it
-/// is remembered there; a bare tensor of the same dtype is packed and still refused, with the
-/// core's words, however the views alternate, and a refusal is never remembered as an
-/// acceptance. (A memo keyed without the padding flag accepts the packed tensor after the
-/// first padded view: this test fails.)
+/// A view's element size is the size of its dtype *stored with the tensor's padding flag*
+/// (the facade compares `size_of::<T>()` with the itemsize its check learned): a one-byte
+/// `Fp4` views padded storage, and a bare tensor of the same dtype is packed and refused,
+/// with the core's words, however the views alternate. (A check that remembered an
+/// acceptance without the padding flag, or compared with the dtype's size alone, accepts the
+/// packed tensor: this test fails.)
 #[test]
-fn views_remember_an_accepted_element_size_for_its_storage_alone() {
+fn views_check_the_element_size_for_its_storage_alone() {
     let mut values = vec![Fp4(1), Fp4(2), Fp4(3)];
     let data = values.as_mut_ptr().cast();
     // SAFETY: data points to 3 initialised one-byte values owned by `values`, which the
