@@ -802,12 +802,29 @@ DLTensor describe(void* data, int32_t ndim, const int64_t* shape, const int64_t*
 // refusal of any other) are the ordered form's. Each branch hands out its own result, so
 // neither merges into a temporary the other also writes. The core's calls are noexcept
 // and so is c_release_owner's move: nothing here can throw.
-DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
-                                               dlpm_release_fn release, void* ctx,
-                                               DLManagedTensorVersioned** out) noexcept {
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer_as(const DLTensor& description, char order, uint64_t flags,
+                                                  dlpm_release_fn release, void* ctx,
+                                                  DLManagedTensorVersioned** out) noexcept {
   c_release_owner owner(release, ctx);
   if (order == 0) return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags), owner, out);
   return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags, order), owner, out);
+}
+
+// wrap_buffer_as for an order or for padded sub-byte storage: out of line.
+DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& description, char order, uint64_t flags,
+                                                        dlpm_release_fn release, void* ctx,
+                                                        DLManagedTensorVersioned** out) noexcept {
+  return wrap_buffer_as(description, order, flags, release, ctx, out);
+}
+
+// wrap_buffer_as, the usual call (order 0, packed storage) inlined with the padded bit
+// known clear, so that the element size's sub-byte test folds away.
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
+                                               dlpm_release_fn release, void* ctx,
+                                               DLManagedTensorVersioned** out) noexcept {
+  if (order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]]
+    return wrap_buffer_as(description, 0, flags & ~dm::flag_is_subbyte_type_padded, release, ctx, out);
+  return wrap_buffer_ordered_or_padded(description, order, flags, release, ctx, out);
 }
 
 }  // namespace
