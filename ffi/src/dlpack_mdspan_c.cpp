@@ -221,11 +221,24 @@ dlpm_status count_elements(const DLTensor& tensor, std::int64_t* count) noexcept
   return DLPM_OK;
 }
 
+class c_release_owner;
+
+// What dlpm_managed_new_from hands the core as the owner: the caller's options, read for
+// release and ctx only when the block's c_release_owner is formed, after the allocation
+// (so that neither is kept across it). Nothing of its own to release: hand_out's disarm on
+// a refusal has nothing to do.
+struct c_options_source {
+  using block_owner = c_release_owner;
+  const dlpm_managed_options* options;
+  void disarm() noexcept {}
+};
+
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
 class c_release_owner {
  public:
   c_release_owner(dlpm_release_fn release, void* ctx) noexcept : release_(release), ctx_(ctx) {}
   c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
+  c_release_owner(c_options_source&& source) noexcept : release_(source.options->release), ctx_(source.options->ctx) {}
   c_release_owner& operator=(c_release_owner&&) = delete;
   ~c_release_owner() {
     if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
@@ -856,7 +869,13 @@ dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_manage
   if (out == nullptr) return null_argument(function, "out");
   if (options->version != DLPM_MANAGED_OPTIONS_VERSION)
     return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
-  return wrap_buffer(*description, options->order, options->flags, options->release, options->ctx, out);
+  const std::uint64_t flags = options->flags;
+  if (options->order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]] {
+    c_options_source source{options};
+    return hand_out(dm::try_make_managed_tensor(*description, std::move(source), flags & ~dm::flag_is_subbyte_type_padded),
+                    source, out);
+  }
+  return wrap_buffer_ordered_or_padded(*description, options->order, flags, options->release, options->ctx, out);
 }
 
 dlpm_status dlpm_managed_new_checked(const dlpm_checked_tensor* checked, uint64_t flags, dlpm_release_fn release, void* ctx,
