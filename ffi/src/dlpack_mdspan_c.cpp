@@ -940,7 +940,18 @@ dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uin
   return DLPM_OK;
 }
 
-void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+namespace {
+DLPM_NOINLINE void call_any_deleter(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+}  // namespace
+
+// A block of dlpm_managed_new, _ordered or _from: its deleter is noexcept and guards the
+// release itself (c_release_owner), so it is jumped to, without call_deleter's guard.
+void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept {
+  using block = dm::detail::dynamic_owner_block<c_release_owner>;
+  if (tensor != nullptr && tensor->deleter == &block::destroy) [[likely]]
+    return block::destroy(tensor);
+  call_any_deleter(tensor);
+}
 
 void dlpm_legacy_delete(DLManagedTensor* tensor) noexcept { dm::detail::call_deleter(tensor); }
 
