@@ -809,8 +809,8 @@ DLTensor describe(void* data, int32_t ndim, const int64_t* shape, const int64_t*
   return description;
 }
 
-// The body of dlpm_managed_new_from (and, with order 0, of dlpm_managed_new): `order` is
-// dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
+// The body of the dlpm_managed_new* calls that copy the description (_new, _new_from,
+// _new_checked's copying path): `order` is dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
 // row-major, explicit ones kept), whose order tests fold away; 'C' and 'F' (and the
 // refusal of any other) are the ordered form's. Each branch hands out its own result, so
 // neither merges into a temporary the other also writes. The core's calls are noexcept
@@ -831,7 +831,8 @@ DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& descript
 }
 
 // wrap_buffer_as, the usual call (order 0, packed storage) inlined with the padded bit
-// known clear, so that the element size's sub-byte test folds away.
+// known clear, so that the element size's sub-byte test folds away. dlpm_managed_new_from
+// makes the same test itself, its owner a c_options_source.
 DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
                                                dlpm_release_fn release, void* ctx,
                                                DLManagedTensorVersioned** out) noexcept {
@@ -869,6 +870,7 @@ dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_manage
   if (out == nullptr) return null_argument(function, "out");
   if (options->version != DLPM_MANAGED_OPTIONS_VERSION)
     return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
+  // wrap_buffer's test, the owner read from the options after the allocation.
   const std::uint64_t flags = options->flags;
   if (options->order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]] {
     c_options_source source{options};
