@@ -221,11 +221,24 @@ dlpm_status count_elements(const DLTensor& tensor, std::int64_t* count) noexcept
   return DLPM_OK;
 }
 
+class c_release_owner;
+
+// What dlpm_managed_new_from hands the core as the owner: the caller's options, read for
+// release and ctx only when the block's c_release_owner is formed, after the allocation
+// (so that neither is kept across it). Nothing of its own to release: hand_out's disarm on
+// a refusal has nothing to do.
+struct c_options_source {
+  using block_owner = c_release_owner;
+  const dlpm_managed_options* options;
+  void disarm() noexcept {}
+};
+
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
 class c_release_owner {
  public:
   c_release_owner(dlpm_release_fn release, void* ctx) noexcept : release_(release), ctx_(ctx) {}
   c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
+  c_release_owner(c_options_source&& source) noexcept : release_(source.options->release), ctx_(source.options->ctx) {}
   c_release_owner& operator=(c_release_owner&&) = delete;
   ~c_release_owner() {
     if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
@@ -816,18 +829,36 @@ DLTensor describe(void* data, int32_t ndim, const int64_t* shape, const int64_t*
   return description;
 }
 
-// The body of dlpm_managed_new_from (and, with order 0, of dlpm_managed_new): `order` is
-// dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
+// The body of the dlpm_managed_new* calls that copy the description (_new, _new_from,
+// _new_checked's copying path): `order` is dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
 // row-major, explicit ones kept), whose order tests fold away; 'C' and 'F' (and the
 // refusal of any other) are the ordered form's. Each branch hands out its own result, so
 // neither merges into a temporary the other also writes. The core's calls are noexcept
 // and so is c_release_owner's move: nothing here can throw.
-DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
-                                               dlpm_release_fn release, void* ctx,
-                                               DLManagedTensorVersioned** out) noexcept {
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer_as(const DLTensor& description, char order, uint64_t flags,
+                                                  dlpm_release_fn release, void* ctx,
+                                                  DLManagedTensorVersioned** out) noexcept {
   c_release_owner owner(release, ctx);
   if (order == 0) return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags), owner, out);
   return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags, order), owner, out);
+}
+
+// wrap_buffer_as for an order or for padded sub-byte storage: out of line.
+DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& description, char order, uint64_t flags,
+                                                        dlpm_release_fn release, void* ctx,
+                                                        DLManagedTensorVersioned** out) noexcept {
+  return wrap_buffer_as(description, order, flags, release, ctx, out);
+}
+
+// wrap_buffer_as, the usual call (order 0, packed storage) inlined with the padded bit
+// known clear, so that the element size's sub-byte test folds away. dlpm_managed_new_from
+// makes the same test itself, its owner a c_options_source.
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
+                                               dlpm_release_fn release, void* ctx,
+                                               DLManagedTensorVersioned** out) noexcept {
+  if (order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]]
+    return wrap_buffer_as(description, 0, flags & ~dm::flag_is_subbyte_type_padded, release, ctx, out);
+  return wrap_buffer_ordered_or_padded(description, order, flags, release, ctx, out);
 }
 
 }  // namespace
@@ -859,7 +890,14 @@ dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_manage
   if (out == nullptr) return null_argument(function, "out");
   if (options->version != DLPM_MANAGED_OPTIONS_VERSION)
     return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
-  return wrap_buffer(*description, options->order, options->flags, options->release, options->ctx, out);
+  // wrap_buffer's test, the owner read from the options after the allocation.
+  const std::uint64_t flags = options->flags;
+  if (options->order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]] {
+    c_options_source source{options};
+    return hand_out(dm::try_make_managed_tensor(*description, std::move(source), flags & ~dm::flag_is_subbyte_type_padded),
+                    source, out);
+  }
+  return wrap_buffer_ordered_or_padded(*description, options->order, flags, options->release, options->ctx, out);
 }
 
 dlpm_status dlpm_managed_new_checked(const dlpm_checked_tensor* checked, uint64_t flags, dlpm_release_fn release, void* ctx,
@@ -924,7 +962,18 @@ dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uin
   return DLPM_OK;
 }
 
-void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+namespace {
+DLPM_NOINLINE void call_any_deleter(DLManagedTensorVersioned* tensor) noexcept { dm::detail::call_deleter(tensor); }
+}  // namespace
+
+// A block of dlpm_managed_new, _ordered or _from: its deleter is noexcept and guards the
+// release itself (c_release_owner), so it is jumped to, without call_deleter's guard.
+void dlpm_managed_delete(DLManagedTensorVersioned* tensor) noexcept {
+  using block = dm::detail::dynamic_owner_block<c_release_owner>;
+  if (tensor != nullptr && tensor->deleter == &block::destroy) [[likely]]
+    return block::destroy(tensor);
+  call_any_deleter(tensor);
+}
 
 void dlpm_legacy_delete(DLManagedTensor* tensor) noexcept { dm::detail::call_deleter(tensor); }
 

@@ -562,6 +562,20 @@ struct dynamic_owner_block {
 };
 static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
 
+// The owner a block keeps for an owner argument of type O: O itself, or O::block_owner
+// where O names one (an owner formed in the block from what the argument points to).
+template <class O>
+struct block_owner_of {
+  using type = O;
+};
+template <class O>
+  requires requires { typename O::block_owner; }
+struct block_owner_of<O> {
+  using type = typename O::block_owner;
+};
+template <class O>
+using block_owner_t = typename block_owner_of<std::remove_cvref_t<O>>::type;
+
 // A dynamic_owner_block with room for `ndim` trailing shape and strides entries, `owner`
 // moved in; nullptr (the owner untouched) when out of memory.
 template <class Owner, class Arg>
@@ -623,7 +637,7 @@ DLPM_COLD inline error strides_not_in_order(const DLTensor& t, char order) noexc
 template <class Owner>
 DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor& description, Owner&& owner, std::uint64_t flags,
                                                                  char order, tensor_summary* checked = nullptr) noexcept {
-  using block = dynamic_owner_block<std::remove_cvref_t<Owner>>;
+  using block = dynamic_owner_block<block_owner_t<Owner>>;
   error err;
   // One pass on the success path; the ordered checks only word a failure.
   const structure_options opts{null_strides_policy::row_major, (flags & flag_is_subbyte_type_padded) != 0};
@@ -649,7 +663,7 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
   if (order != 0 && given != nullptr && !(order == 'C' ? row_major : is_compact_valid(description, numel, false)))
     return unexpected_error(strides_not_in_order(description, order));
   const std::int32_t ndim = description.ndim;
-  block* const b = new_dynamic_block<std::remove_cvref_t<Owner>>(ndim, std::forward<Owner>(owner));
+  block* const b = new_dynamic_block<block_owner_t<Owner>>(ndim, std::forward<Owner>(owner));
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
   std::int64_t* shape = b->dims();
   std::int64_t* strides = shape + ndim;
@@ -694,7 +708,7 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
 template <class Owner>
 DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor_sharing_arrays(const DLTensor& description, Owner&& owner,
                                                                                 std::uint64_t flags) noexcept {
-  auto* const b = new_dynamic_block<std::remove_cvref_t<Owner>>(0, std::forward<Owner>(owner));
+  auto* const b = new_dynamic_block<block_owner_t<Owner>>(0, std::forward<Owner>(owner));
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "make_managed_tensor: out of memory"));
   return seal_dynamic_block(b, description, flags);
 }
@@ -713,8 +727,12 @@ inline namespace DLPM_ABI {
 /// An empty tensor (an extent 0) gets those row-major strides whatever strides it was
 /// given: they address nothing, and extreme ones break consumers.
 /// One allocation. On failure no tensor exists and `owner` is untouched (not moved from).
+/// An owner type that names a `block_owner` type is a source: the tensor keeps a
+/// `block_owner` constructed from it once the block is allocated, so a source may point at
+/// the owner's values rather than carry them (the C facade's options).
 template <class Owner>
-  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>> &&
+           std::is_nothrow_constructible_v<detail::block_owner_t<Owner>, std::remove_cvref_t<Owner>&&>
 [[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
                                                                                     std::uint64_t flags = 0) noexcept {
   return detail::make_managed_tensor(description, std::forward<Owner>(owner), flags, 0);
@@ -738,9 +756,10 @@ template <class Owner>
 /// given, receives on success what the validation learned (check_structure's summary of the
 /// description: the element count, the lowest and highest index), for a caller that needs
 /// the tensor's span without validating it again; it may be left unwritten (then the
-/// caller checks the tensor itself).
+/// caller checks the tensor itself). An owner naming a `block_owner` type is a source, as above.
 template <class Owner>
-  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>>
+  requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>> &&
+           std::is_nothrow_constructible_v<detail::block_owner_t<Owner>, std::remove_cvref_t<Owner>&&>
 [[nodiscard]] DLPM_HOT_INLINE inline result<managed_tensor> try_make_managed_tensor(const DLTensor& description, Owner&& owner,
                                                                                     std::uint64_t flags, char order,
                                                                                     tensor_summary* checked = nullptr) noexcept {
