@@ -513,19 +513,25 @@ static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj,
                        req, out, NULL, NULL, NULL, NULL);
 }
 
-/* The same for obj of this copy's Tensor type: when its type publishes the Tensor type's own
+static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
+                                                                 const dlpm_py_options* opts,
+                                                                 DLManagedTensorVersioned** out);
+
+/* The same for obj of this copy's Tensor type, with NULL options or options that ask what the
+ * defaults ask (opts: asks_the_defaults): when its type publishes the Tensor type's own
  * table and no semantic-bits rule, the body's own-table path alone (the export, then its
  * check; with the defaults nothing else applies: no announcement is asked of a type with a
- * table, nothing honoured, no legacy flag dropped), in a function whose frame is only that
- * path's; else the body. */
+ * table, nothing honoured, no legacy flag dropped, no semantic bit refused, so no refusal
+ * worded), in a function whose frame is only that path's; else the body, with `opts`. */
 static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, const dlpm_requirements* req,
+                                                               const dlpm_py_options* opts,
                                                                DLManagedTensorVersioned** out) {
   const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
   const dlpm_checked_tensor* own;
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (facts.semantic_bits != 0 || (own = dlpm_py__own_export_source(obj, facts.api)) == NULL)
-    return import_with_defaults(obj, req, out);
+    return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
   if (dlpm_py__tensor_export(obj, &t) != 0)
     return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
   if ((s = checked_own_export(obj, own, t, checks_for(req, &default_options), NULL)) != DLPM_OK) {
@@ -551,16 +557,33 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
                        NULL, NULL);
 }
 
+/* Whether the caller's options, of this version, ask what the defaults ask: every field the
+ * defaults' but semantic_bits_option, which only words a refusal (a binding's name for its
+ * option, as the Rust crate's ""). Compared field by field (a struct's padding is not its
+ * value); an option that differs, whether or not it would change this call, is the general
+ * path's. */
+static int asks_the_defaults(const dlpm_py_options* o) {
+  const dlpm_py_options* d = &default_options;
+  return o->version == d->version && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
+         o->has_dl_device == d->has_dl_device && o->dl_device.device_type == d->dl_device.device_type &&
+         o->dl_device.device_id == d->dl_device.device_id && o->has_stream == d->has_stream &&
+         o->stream == d->stream && o->stream_object == d->stream_object &&
+         o->use_exchange_api == d->use_exchange_api && o->validate == d->validate && o->writable == d->writable &&
+         o->accept_semantic_bits == d->accept_semantic_bits && o->keep_alive == d->keep_alive &&
+         o->provenance == d->provenance && o->checked == d->checked && o->lent == d->lent;
+}
+
 /* The entry points expand their body twice: for NULL options (the usual call) with the
  * defaults as a constant, so that every option test folds away, and for the caller's. Each
- * expansion is a function of its own, and so is a Tensor's usual call, so that this entry
- * makes no frame: its own work is the choice. */
+ * expansion is a function of its own, and so is a Tensor's usual call (NULL options, or
+ * options that ask what the defaults ask), so that this entry makes no frame: its own work is
+ * the choice. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
-  if (opts != NULL) return import_with_options(obj, req, opts, out);
-  if (obj == NULL || out == NULL) return import_with_options(obj, req, NULL, out); /* ValueError */
-  return (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object ? import_own_tensor(obj, req, out)
-                                                                : import_with_defaults(obj, req, out);
+  if (obj == NULL || out == NULL) return import_with_options(obj, req, opts, out); /* ValueError */
+  if ((PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object && (opts == NULL || asks_the_defaults(opts)))
+    return import_own_tensor(obj, req, opts, out);
+  return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
