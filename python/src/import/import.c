@@ -674,10 +674,10 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
    * PyTensor): the body expanded a fourth time with the defaults as constants, so that it
    * pays for no option test, the caller's wording of a refusal and `lent` its only variables
    * (nothing is lent before a failure without provenance: no tail). */
-  if (opts != NULL && asks_the_defaults(opts) && opts->lent != NULL && obj != NULL && out != NULL &&
+  if (opts != NULL && lent_form_out(opts) != NULL && asks_the_defaults(opts) && obj != NULL && out != NULL &&
       !caller_writes(req, &default_options))
     return borrow_tensor(obj, &default_options, opts->semantic_bits_option, 0, checks_for(req, &default_options), req,
-                         0, NULL, NULL, opts->lent, out);
+                         0, NULL, NULL, lent_form_out(opts), out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
