@@ -215,6 +215,23 @@ def test_dlpack_is_the_method_python_would_call(np):
     assert dl.consume(w)["shape"] == (4,)
 
 
+def test_options_on_our_own_tensor(np):
+    """dlpm_py_import of this copy's Tensor takes the Tensor's own path with options that ask
+    what the defaults ask, however semantic_bits_option words a refusal (the Rust crate's
+    ManagedTensor argument), and the general path with any other: each honoured."""
+    t = dl.tensor((2, 3), DTYPES["float32"])
+    dl.fill(t, np.arange(6, dtype=np.float32).tobytes())
+    usual = dl.consume(t, options=False)
+    assert usual["copied"] is False and usual["shape"] == (2, 3)
+    assert dl.consume(t) == usual
+    assert dl.consume(t, semantic_bits_option="") == usual
+    copied = dl.consume(t, copy=True)
+    assert copied["copied"] is True and copied["bytes"] == usual["bytes"]
+    with pytest.raises(TypeError, match="does not match the required float64"):
+        dl.consume(t, dtype=DTYPES["float64"])
+    assert dl.consume(t, dtype=DTYPES["float64"], validate=False)["shape"] == (2, 3)
+
+
 # ---- capsules: dlpm_py_capsule_new and bare capsules ---------------------------------------
 
 

@@ -349,7 +349,9 @@ static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* 
  * at all when it is NULL (the caller validates). `announced`: the caller's requirements, which
  * a producer's announced dtype and device are checked against before any export
  * (dlpm_py_check_announced), validated or not; NULL: nothing asked, no announcement looked at.
- * `writes`: the caller writes through it.
+ * `writes`: the caller writes through it. `words`: how a refusal of a semantic bit names the
+ * option (semantic_bits_option(o); the caller's own where `o` is the defaults standing for
+ * options that ask what they ask: asks_the_defaults).
  * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
  * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
@@ -359,7 +361,7 @@ static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DL
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
                                      const dlpm_py_options* o, int path, void* ordered_on, int ordered);
 
-DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, int writes,
+DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const char* words, int writes,
                                        const dlpm_requirements* check, const dlpm_requirements* announced,
                                        DLManagedTensorVersioned** out,
                                        dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready,
@@ -414,7 +416,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       dlpm_managed_read_only_cause(t, NULL) == DLPM_READ_ONLY_LEGACY_UNKNOWN)
     t->flags &= ~(uint64_t)DLPACK_FLAG_BITMASK_READ_ONLY;
   if ((bits == 0 ||
-       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, semantic_bits_option(o),
+       (s = dlpm_py__check_semantic_bits(bits, obj, t->dl_tensor.dtype, writes, via_dunder, words,
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
       (s = checked_own_export(publisher, own, t, check, checked_out)) != DLPM_OK)
@@ -502,30 +504,36 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK ||
       (s = refuse_borrow_fields(o, "dlpm_py_tensor_import")) != DLPM_OK)
     return s;
-  return import_tensor(obj, o, caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
+  return import_tensor(obj, o, semantic_bits_option(o), caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
 }
 
 /* dlpm_py_import with NULL options (the usual call), its arguments usable: the body with the
  * defaults as a constant, so that every option test folds away. */
 static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj, const dlpm_requirements* req,
                                                                   DLManagedTensorVersioned** out) {
-  return import_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+  return import_tensor(obj, &default_options, NULL, caller_writes(req, &default_options), checks_for(req, &default_options),
                        req, out, NULL, NULL, NULL, NULL);
 }
 
-/* The same for obj of this copy's Tensor type: when its type publishes the Tensor type's own
+static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
+                                                                 const dlpm_py_options* opts,
+                                                                 DLManagedTensorVersioned** out);
+
+/* The same for obj of this copy's Tensor type, with NULL options or options that ask what the
+ * defaults ask (asks_the_defaults, nothing lent): when its type publishes the Tensor type's own
  * table and no semantic-bits rule, the body's own-table path alone (the export, then its
  * check; with the defaults nothing else applies: no announcement is asked of a type with a
- * table, nothing honoured, no legacy flag dropped), in a function whose frame is only that
- * path's; else the body. */
+ * table, nothing honoured, no legacy flag dropped, no semantic bit refused, so no refusal
+ * worded), in a function whose frame is only that path's; else the body, with `opts`. */
 static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, const dlpm_requirements* req,
+                                                               const dlpm_py_options* opts,
                                                                DLManagedTensorVersioned** out) {
   const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
   const dlpm_checked_tensor* own;
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (facts.semantic_bits != 0 || (own = dlpm_py__own_export_source(obj, facts.api)) == NULL)
-    return import_with_defaults(obj, req, out);
+    return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
   if (dlpm_py__tensor_export(obj, &t) != 0)
     return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
   if ((s = checked_own_export(obj, own, t, checks_for(req, &default_options), NULL)) != DLPM_OK) {
@@ -547,29 +555,48 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
   if ((s = entry_arguments("dlpm_py_import", obj, out, opts, &o)) != DLPM_OK ||
       (s = refuse_borrow_fields(o, "dlpm_py_import")) != DLPM_OK)
     return s;
-  return import_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
+  return import_tensor(obj, opts, semantic_bits_option(opts), caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
                        NULL, NULL);
+}
+
+/* Whether the caller's options, of this version, ask what the defaults ask, but for `lent`
+ * (where a borrow lends its checked form; the caller tests it): every other field the
+ * defaults' but semantic_bits_option, which only words a refusal (a binding's name for its
+ * option, as the Rust crate's ""). Such options are usable. Compared field by field (a
+ * struct's padding is not its value); an option that differs, whether or not it would change
+ * the call, takes the general path. */
+static int asks_the_defaults(const dlpm_py_options* o) {
+  const dlpm_py_options* d = &default_options;
+  return o->version == d->version && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
+         o->has_dl_device == d->has_dl_device && o->dl_device.device_type == d->dl_device.device_type &&
+         o->dl_device.device_id == d->dl_device.device_id && o->has_stream == d->has_stream &&
+         o->stream == d->stream && o->stream_object == d->stream_object &&
+         o->use_exchange_api == d->use_exchange_api && o->validate == d->validate && o->writable == d->writable &&
+         o->accept_semantic_bits == d->accept_semantic_bits && o->keep_alive == d->keep_alive &&
+         o->provenance == d->provenance && o->checked == d->checked;
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
  * defaults as a constant, so that every option test folds away, and for the caller's. Each
- * expansion is a function of its own, and so is a Tensor's usual call, so that this entry
- * makes no frame: its own work is the choice. */
+ * expansion is a function of its own, and so is a Tensor's usual call (NULL options, or
+ * options that ask what the defaults ask), so that this entry makes no frame: its own work is
+ * the choice. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
-  if (opts != NULL) return import_with_options(obj, req, opts, out);
-  if (obj == NULL || out == NULL) return import_with_options(obj, req, NULL, out); /* ValueError */
-  return (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object ? import_own_tensor(obj, req, out)
-                                                                : import_with_defaults(obj, req, out);
+  if (obj == NULL || out == NULL) return import_with_options(obj, req, opts, out); /* ValueError */
+  if ((PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object &&
+      (opts == NULL || (asks_the_defaults(opts) && opts->lent == NULL)))
+    return import_own_tensor(obj, req, opts, out);
+  return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-/* The borrow itself, the options checked; `check`, `announced` and `how` as for
+/* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
  * import_tensor. A borrowed DLTensor has no flags, so READ_ONLY is unknown: a writer takes
  * the owning path. With `keep` (o->keep_alive), an owned tensor goes to an owner object,
  * out->keep_alive, not to out->owner. */
-DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, int writable,
+DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, const char* words, int writable,
                                        const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
                                        dlpm_py_provenance* how, dlpm_checked_tensor* checked_out,
                                        const dlpm_checked_tensor** lent_out, dlpm_py_borrowed* out) {
@@ -596,7 +623,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
-          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, semantic_bits_option(o),
+          (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, words,
                                             &forbids)) != DLPM_OK)
         return s;
       if (check != NULL && (s = check_view(obj, view, check, checked_out, lent_out, own)) != DLPM_OK) {
@@ -621,7 +648,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
-  if ((s = import_tensor(obj, o, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out)) !=
+  if ((s = import_tensor(obj, o, words, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out)) !=
       DLPM_OK)
     return s;
   out->dl_tensor = t->dl_tensor;
@@ -643,22 +670,26 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   const dlpm_py_options* o;
   dlpm_status s;
   if (out != NULL) memset(out, 0, sizeof *out);
+  /* A reader whose options ask what the defaults ask and for the lent form (the Rust crate's
+   * PyTensor): the body expanded a fourth time with the defaults as constants, so that it
+   * pays for no option test, the caller's wording of a refusal and `lent` its only variables
+   * (nothing is lent before a failure without provenance: no tail). */
+  if (opts != NULL && lent_form_out(opts) != NULL && asks_the_defaults(opts) && obj != NULL && out != NULL &&
+      !caller_writes(req, &default_options))
+    return borrow_tensor(obj, &default_options, opts->semantic_bits_option, 0, checks_for(req, &default_options), req,
+                         0, NULL, NULL, lent_form_out(opts), out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
-    return borrow_tensor(obj, &default_options, caller_writes(req, &default_options), checks_for(req, &default_options),
+    return borrow_tensor(obj, &default_options, NULL, caller_writes(req, &default_options),
+                         checks_for(req, &default_options),
                          req, 0, NULL, NULL, NULL, out);
   /* The casters' borrow (python_casters.hpp), its body expanded a third time with what it
    * asks as constants, so that it pays for no test of an option it does not use. */
   if (!opts->validate && opts->keep_alive && opts->provenance == NULL)
-    return borrow_tensor(obj, opts, caller_writes(req, opts), NULL, req, 1, NULL, NULL, NULL, out);
-  /* A validating reader that asks for the lent form alone (the Rust crate's PyTensor): the
-   * call below, its body expanded a fourth time with what this caller does not ask as
-   * constants (nothing is lent before a failure without provenance: no tail). */
-  if (lent_form_out(opts) != NULL && checked_form_out(opts) == NULL && opts->validate && !opts->keep_alive &&
-      opts->provenance == NULL && !caller_writes(req, opts))
-    return borrow_tensor(obj, opts, 0, checks_for(req, opts), req, 0, NULL, NULL, lent_form_out(opts), out);
-  s = borrow_tensor(obj, opts, caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
+    return borrow_tensor(obj, opts, semantic_bits_option(opts), caller_writes(req, opts), NULL, req, 1, NULL, NULL, NULL,
+                         out);
+  s = borrow_tensor(obj, opts, semantic_bits_option(opts), caller_writes(req, opts), checks_for(req, opts), req, opts->keep_alive, opts->provenance,
                     checked_form_out(opts), lent_form_out(opts), out);
   if (s != DLPM_OK && checked_form_out(opts) != NULL) checked_form_out(opts)->tensor = NULL;
   if (s != DLPM_OK && lent_form_out(opts) != NULL) *lent_form_out(opts) = NULL;

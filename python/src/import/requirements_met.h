@@ -11,6 +11,7 @@
 #ifndef DLPM_PY_REQUIREMENTS_MET_H
 #define DLPM_PY_REQUIREMENTS_MET_H
 
+#include "import/import_direction.h"
 #include "shared/shared.h"
 
 #include <stddef.h>
@@ -39,6 +40,8 @@ static inline int requirements_as_met(const dlpm_py_met* met, uint64_t flags, co
       !same_bytes(a, b, offsetof(dlpm_requirements, order)) ||
       !same_bytes(a + after_order, b + after_order, sizeof *r - after_order))
     return 0;
+  if (r->device_types != NULL && r->num_device_types == DLPM_PY_MET_DEVICE_TYPES) /* a full list: one comparison */
+    return memcmp(r->device_types, met->device_types, sizeof met->device_types) == 0;
   for (int32_t i = 0; r->device_types != NULL && i < r->num_device_types; ++i)
     if (r->device_types[i] != met->device_types[i]) return 0;
   return 1;
@@ -70,8 +73,8 @@ static __attribute__((noinline)) dlpm_status check_own_view(dlpm_py_met* met, co
 
 /* dlpm_check_prechecked(own->tensor, flags, own, check) of obj, a Tensor of this copy whose
  * form is `own` (dlpm_py__own_export_source's), answered by the last requirements it met
- * where they are equal. */
-static inline dlpm_status own_view_meets(PyObject* obj, const dlpm_checked_tensor* own, uint64_t flags,
+ * where they are equal. Forced inline, as the bodies of the entry points it is part of. */
+DLPM_PY_BODY dlpm_status own_view_meets(PyObject* obj, const dlpm_checked_tensor* own, uint64_t flags,
                                          const dlpm_requirements* check) {
 #if !defined(Py_GIL_DISABLED)
   dlpm_py_met* met = dlpm_py__tensor_met(obj);
