@@ -850,13 +850,19 @@ DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& descript
   return wrap_buffer_as(description, order, flags, release, ctx, out);
 }
 
-// wrap_buffer_as, the usual call (order 0, packed storage) inlined with the padded bit
-// known clear, so that the element size's sub-byte test folds away. dlpm_managed_new_from
-// makes the same test itself, its owner a c_options_source.
+// The usual call of the copying managed new: order 0 and packed storage (the padded bit
+// clear), inlined with that bit known clear so that the element size's sub-byte test folds
+// away; any other goes to wrap_buffer_ordered_or_padded.
+DLPM_HOT_INLINE inline bool usual_managed_new(char order, std::uint64_t flags) noexcept {
+  return order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0;
+}
+
+// wrap_buffer_as, the usual call inlined (usual_managed_new). dlpm_managed_new_from makes
+// the same test itself, its owner a c_options_source.
 DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
                                                dlpm_release_fn release, void* ctx,
                                                DLManagedTensorVersioned** out) noexcept {
-  if (order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]]
+  if (usual_managed_new(order, flags)) [[likely]]
     return wrap_buffer_as(description, 0, flags & ~dm::flag_is_subbyte_type_padded, release, ctx, out);
   return wrap_buffer_ordered_or_padded(description, order, flags, release, ctx, out);
 }
@@ -892,7 +898,7 @@ dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_manage
     return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
   // wrap_buffer's test, the owner read from the options after the allocation.
   const std::uint64_t flags = options->flags;
-  if (options->order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]] {
+  if (usual_managed_new(options->order, flags)) [[likely]] {
     c_options_source source{options};
     return hand_out(dm::try_make_managed_tensor(*description, std::move(source), flags & ~dm::flag_is_subbyte_type_padded),
                     source, out);
