@@ -565,6 +565,9 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
  * option, as the Rust crate's ""). Such options are usable. Compared field by field (a
  * struct's padding is not its value); an option that differs, whether or not it would change
  * the call, takes the general path. */
+/* A field that a later version adds must join the comparison below, or options that set it
+ * would take the defaults' path and have it ignored. */
+_Static_assert(DLPM_PY_OPTIONS_VERSION == 4, "asks_the_defaults compares version 4's fields");
 static int asks_the_defaults(const dlpm_py_options* o) {
   const dlpm_py_options* d = &default_options;
   return o->version == d->version && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
