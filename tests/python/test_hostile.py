@@ -585,6 +585,19 @@ def test_own_tensor_requirements_met_are_compared_not_trusted(collect):
             with pytest.raises(TypeError, match=match):
                 ask(t, options, refused)
             assert ask(t, options)["shape"] == (2, 3)  # met again
+    # every length of device-type list the kept requirements hold (one to four), with the CPU at
+    # each place: the same list met again, then the CPU's entry rewritten in place (the same
+    # address, the other entries equal) refused, so that no place goes uncompared
+    others = (KDLCUDA, 3, 10, 4)  # kDLCUDA, kDLCUDAHost, kDLROCM, kDLOpenCL
+    for options in (False, True):
+        for n in range(1, 5):
+            for place in range(n):
+                met = others[:place] + (KDLCPU,) + others[place + 1:n]
+                unmet = others[:place] + (7,) + others[place + 1:n]  # kDLVulkan where the CPU was
+                for _ in range(2):
+                    assert ask(t, options, {"device_types": met})["shape"] == (2, 3)
+                with pytest.raises(TypeError, match="device"):
+                    ask(t, options, {"device_types": unmet})
     # READ_ONLY dropped by legacy_writable meets a writer; the same requirements with it kept do not
     legacy = dl.reexport(Hand(shape=(2, 3), strides=(3, 1), versioned=False).capsule())
     assert ask(legacy, True, {"writable": True, "legacy_writable": True})["read_only"] is False
