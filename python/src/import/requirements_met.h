@@ -15,7 +15,6 @@
 #include "shared/shared.h"
 
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 
 /* The fields compared below are those of this version: a version that adds one adds it here. */
@@ -30,25 +29,6 @@ static inline int same_bytes(const char* a, const char* b, size_t n) {
   return 1;
 }
 
-/* The eight bytes at p (two device types), read as one word. */
-static inline uint64_t two_device_types(const int32_t* p) {
-  uint64_t word;
-  memcpy(&word, p, sizeof word);
-  return word;
-}
-
-/* Whether the n device types at a (the caller's; NULL: any device) are the n kept at b, where
- * n is the count note_met kept (0 to DLPM_PY_MET_DEVICE_TYPES): one compare for one type, two
- * word compares for two to four (the first two types and the last two, which overlap for
- * fewer than four). No loop, and no wider read than the caller's n entries. */
-static inline int same_device_types(const int32_t* a, const int32_t* b, int32_t n) {
-  _Static_assert(DLPM_PY_MET_DEVICE_TYPES == 4, "two overlapping words cover at most four device types");
-  if (a == NULL || n <= 0) return 1;
-  if (n == 1) return a[0] == b[0];
-  return ((two_device_types(a) ^ two_device_types(b)) |
-          (two_device_types(a + n - 2) ^ two_device_types(b + n - 2))) == 0;
-}
-
 /* Whether `r` with `flags` is what `met` holds: the fields byte for byte, not the padding
  * after `order` (a struct on the caller's stack has anything there); so the same
  * device-type pointer, and NULL where the kept one has NULL (note_met keeps no shape or layout
@@ -60,7 +40,11 @@ static inline int requirements_as_met(const dlpm_py_met* met, uint64_t flags, co
       !same_bytes(a, b, offsetof(dlpm_requirements, order)) ||
       !same_bytes(a + after_order, b + after_order, sizeof *r - after_order))
     return 0;
-  return same_device_types(r->device_types, met->device_types, r->num_device_types);
+  if (r->device_types != NULL && r->num_device_types == DLPM_PY_MET_DEVICE_TYPES) /* a full list: one comparison */
+    return memcmp(r->device_types, met->device_types, sizeof met->device_types) == 0;
+  for (int32_t i = 0; r->device_types != NULL && i < r->num_device_types; ++i)
+    if (r->device_types[i] != met->device_types[i]) return 0;
+  return 1;
 }
 
 /* Keeps `r` with `flags`, which the Tensor's view met, where its content can be copied. */
