@@ -210,15 +210,19 @@ def run(args):
         add(PRODUCER_SIDE, TORCH_OWN, torch.from_dlpack, producers[1][1])
         add(PRODUCER_SIDE, TORCH_OURS, torch.from_dlpack, ours, TORCH_OWN)
 
-    # Size independence: the same consumers on 1 element and on 2^28 elements (never touched).
+    # Size independence: the same consumers on 4 elements (2 x 2) and on 2^28 elements (never
+    # touched), both of extents above 1; 1 element (1 x 1) beside them, whose extents of 1 a
+    # consumer may treat apart (the shape, not the size: bench/cpp/size_bench.cpp).
     one = np.ones((1, 1), dtype=np.float32)
+    four = np.ones((2, 2), dtype=np.float32)
     big = np.empty((16384, 16384), dtype=np.float32)  # 1 GiB of address space
     for label, fn in (("ours (dlpm_py_import)", dlpm.import_f32_2d),
                       ("nanobind ndarray argument", nb and nb.consume_f32_2d),
                       ("tvm_ffi.from_dlpack", tvm_ffi and tvm_ffi.from_dlpack)):
-        small = f"size: {label}, 1 element"
-        add(SIZE, small, fn, one)
+        small = f"size: {label}, 4 elements (2 x 2)"
+        add(SIZE, small, fn, four)
         add(SIZE, f"size: {label}, 2^28 elements (1 GiB, untouched)", fn, big, small)
+        add(SIZE, f"size: {label}, 1 element (extents of 1)", fn, one, small)
 
     for _, _, fn, x, _, _ in cands:
         fn(x)  # each must accept its argument (raises otherwise)
