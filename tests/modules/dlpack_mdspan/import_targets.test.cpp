@@ -379,11 +379,11 @@ TEST_CASE("layout_stride needs unique elements in some order of the dimensions, 
 }
 
 // A permutation that is neither the order of the dimensions nor its reverse is decided by
-// the order sorted by (stride, end), end = stride * extent (layout_stride_unique). The
-// edges: a stride exactly at the end before it (unique), one below (an overlap, worded by
-// the first broken link), extent-1 axes whose strides (negative, zero, or between the
-// others' strides and ends) take no part, equal (stride, extent) values worded in the order
-// of their dimensions, and an end past INT64_MAX, which no stride reaches.
+// the order sorted by stride, each with its end = stride * extent (layout_stride_unique).
+// The edges: a stride exactly at the end before it (unique), one below (an overlap, worded
+// by the first broken link), extent-1 axes whose strides (negative, zero, or between the
+// others' strides and ends) take no part, equal strides (an overlap in either order) worded
+// by their dimensions, and an end past INT64_MAX, which no stride reaches.
 TEST_CASE("layout_stride's uniqueness of a permutation by the sorted order: the edges") {
   float buf[64] = {};
   using M3 = strided<std::int64_t, 3>;
@@ -421,11 +421,16 @@ TEST_CASE("layout_stride's uniqueness of a permutation by the sorted order: the 
   CHECK(refusal<M5>(broken5.get()) == dm::errc::overlapping_strides);
   CHECK(has_text(message<M5>(broken5.get()), "dimensions 4 (stride 5) and 0 (shape 2, stride 3) overlap"));
   CHECK_THROWS_AS((void)dm::to_mdspan<M5>(broken5.get()), dm::dlpack_error);
-  // Equal (stride, extent) values: dimensions 0 and 1 (stride 3, extent 2) follow dimension
-  // 2 (stride 1, end 3); the lower dimension comes first, and the link between them breaks.
+  // Equal strides: dimensions 0 and 1 (stride 3, extent 2) follow dimension 2 (stride 1,
+  // end 3); among equal strides the higher dimension comes first, and the link between them
+  // breaks (two dimensions of one stride and extents above 1 overlap in either order).
   tensor_builder equal(buf, f32, {2, 2, 3, 1}, {3, 3, 1, 9});
   CHECK(refusal<M4>(equal.get()) == dm::errc::overlapping_strides);
-  CHECK(has_text(message<M4>(equal.get()), "dimensions 1 (stride 3) and 0 (shape 2, stride 3) overlap"));
+  CHECK(has_text(message<M4>(equal.get()), "dimensions 0 (stride 3) and 1 (shape 2, stride 3) overlap"));
+  // Equal strides, unequal extents: the extent worded is the dimension's own.
+  tensor_builder equal_stride(buf, f32, {3, 2, 1}, {3, 3, 1});
+  CHECK(refusal<M3>(equal_stride.get()) == dm::errc::overlapping_strides);
+  CHECK(has_text(message<M3>(equal_stride.get()), "dimensions 0 (stride 3) and 1 (shape 2, stride 3) overlap"));
   // The extent in the message is the dimension's own (the sort keeps stride and end).
   tensor_builder long_axis(buf, f32, {1000, 2, 3}, {3, 2999, 1});
   CHECK(has_text(message<M3>(long_axis.get()), "dimensions 1 (stride 2999) and 0 (shape 1000, stride 3) overlap"));

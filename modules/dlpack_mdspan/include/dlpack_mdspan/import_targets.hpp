@@ -255,59 +255,65 @@ bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
 // std::layout_stride requires that no two indices share an element: in some order of the
 // dimensions with more than one index, each stride steps past the previous dimension's
 // span. The order of the dimensions and its reverse were tried by check_structure
-// (tensor_summary::ordered_unique); here the order sorted by (stride, extent) decides.
+// (tensor_summary::ordered_unique); here the order sorted by stride decides.
 // The tensor's own strides are read (positive where the extent is above 1, check_structure;
 // the view's copies of them are the same values), never NULL here: NULL strides are
 // C-contiguous, which check_structure found ordered.
 //
-// The dimensions are sorted as values (stride, end), end = stride * extent, in an array of
-// the view's rank, largest first (an axis permutation of a row-major array is nearly in
-// that order: a few moves), by insertion: no loads through an index. The values are
-// unsigned: check_structure proved each (extent - 1) * stride fits int64 with a positive
-// stride, so the end, one stride more, is below 2^64 and exact; for equal strides it orders
-// as the extent does, and a link breaks exactly when the next stride is below the end. An
-// extent-1 dimension is (0, 0): sorted last, below every other, its links break nothing,
-// and every position of the array is known at compile time (skipped, the count of those
-// sorted was a variable, and each insertion computed its address). Read from the end, the
-// array is the ascending order by (stride, extent, dimension), and the first link that
-// breaks there is the one worded; the dimension's index is carried only where a refusal is
-// worded (equal values are the same to the silent decision). Out of line (inlined, every
-// layout_stride import counted more instructions, the permutations too), but not cold: a
-// permutation of the axes is an everyday view, and a cold function is compiled for size.
+// The dimensions are sorted by stride, each with its end = stride * extent, largest first
+// (an axis permutation of a row-major array is nearly in that order: a few moves), by
+// insertion: no loads through an index. The values are unsigned: check_structure proved
+// each (extent - 1) * stride fits int64 with a positive stride, so the end, one stride
+// more, is below 2^64 and exact, and a link breaks exactly when the next stride is below
+// the end. Equal strides need no tie-break: two dimensions of one stride and extents above
+// 1 overlap in either order, and they are adjacent in any sorted order, so the decision is
+// the same; an equal stride is inserted after the ones already there. An extent-1
+// dimension is (0, 0): sorted last, below every other, its links break nothing, and every
+// position of the array is known at compile time (skipped, the count of those sorted was a
+// variable, and each insertion computed its address). Read from the end, the array is the
+// ascending order, and the first link that breaks there is the one worded; the dimension's
+// index is carried only where a refusal is worded.
+//
+// Strides and ends are two arrays of 8-byte words, not an array of (stride, end) pairs:
+// the compiler moved a pair with one 16-byte load, which cannot take its value from the
+// two 8-byte stores that had just written the pair (a failed store-to-load forward, a
+// stall at every move: the rank-8 permutation took 29.6 ns for 371 instructions, and 14.0
+// ns for 373 in two arrays).
+// Out of line (inlined, every layout_stride import counted more instructions, the
+// permutations too), but not cold: a permutation of the axes is an everyday view, and a
+// cold function is compiled for size.
 template <std::size_t Rank, class Err>
 DLPM_NOINLINE bool layout_stride_unique(const DLTensor& t, Err err) noexcept {
   // profile: uniqueness
   const std::int64_t* const strides = t.strides;
-  struct dimension {
-    std::uint64_t stride, end;
-  };
   constexpr bool worded = is_worded<Err>;
-  dimension sorted[Rank > 0 ? Rank : 1];
-  std::size_t index[worded && Rank > 0 ? Rank : 1];
+  constexpr std::size_t slots = Rank > 0 ? Rank : 1;
+  std::uint64_t stride_of[slots], end_of[slots];
+  std::size_t index[worded ? slots : 1];
   for (std::size_t r = 0; r < Rank; ++r) {
-    // Inserted after every smaller (stride, end) and every equal one: the dimensions
-    // before it all have a smaller index.
+    // Inserted after every larger or equal stride.
     // Every stride is loaded, and an extent-1 dimension's set to 0 by a select, not a branch
     // around the load (15 fewer instructions at rank 8).
     const auto loaded = static_cast<std::uint64_t>(strides[r]);
     const auto stride = t.shape[r] > 1 ? loaded : 0;
-    const dimension d{stride, stride * static_cast<std::uint64_t>(t.shape[r])};
+    const auto end = stride * static_cast<std::uint64_t>(t.shape[r]);
     std::size_t j = r;
-    for (; j > 0 && (sorted[j - 1].stride < d.stride || (sorted[j - 1].stride == d.stride && sorted[j - 1].end <= d.end)); --j) {
-      sorted[j] = sorted[j - 1];
+    for (; j > 0 && stride_of[j - 1] < stride; --j) {
+      stride_of[j] = stride_of[j - 1];
+      end_of[j] = end_of[j - 1];
       if constexpr (worded) index[j] = index[j - 1];
     }
-    sorted[j] = d;
+    stride_of[j] = stride;
+    end_of[j] = end;
     if constexpr (worded) index[j] = r;
   }
   for (std::size_t i = Rank; i-- > 1;) {
-    const dimension &prev = sorted[i], &cur = sorted[i - 1];
-    if (cur.stride < prev.end)
+    if (stride_of[i - 1] < end_of[i])
       DLPM_REFUSE(err, errc::overlapping_strides,
                   "dimensions %zu (stride %lld) and %zu (shape %lld, stride %lld) overlap; std::layout_stride needs unique "
                   "elements (use layout_stride_relaxed)",
-                  index[i - 1], static_cast<long long>(cur.stride), index[i], static_cast<long long>(prev.end / prev.stride),
-                  static_cast<long long>(prev.stride));
+                  index[i - 1], static_cast<long long>(stride_of[i - 1]), index[i],
+                  static_cast<long long>(end_of[i] / stride_of[i]), static_cast<long long>(stride_of[i]));
   }
   return true;
 }
