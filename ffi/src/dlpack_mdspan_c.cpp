@@ -223,22 +223,40 @@ dlpm_status count_elements(const DLTensor& tensor, std::int64_t* count) noexcept
 
 class c_release_owner;
 
-// What dlpm_managed_new_from hands the core as the owner: the caller's options, read for
-// release and ctx only when the block's c_release_owner is formed, after the allocation
-// (so that neither is kept across it). Nothing of its own to release: hand_out's disarm on
-// a refusal has nothing to do.
-struct c_options_source {
+// What the dlpm_managed_new* calls but _inline hand the core as the owner: a
+// source (the core's block_owner rule), from which the block's c_release_owner is made once
+// the allocation succeeded. Nothing of its own to release, so a refusal leaves the buffer the
+// caller's and hand_out's disarm has nothing to do. c_release_args carries the release and
+// ctx passed as arguments; c_options_source reads them from dlpm_managed_new_from's options
+// only then (so that neither is kept across the allocation).
+struct c_release_args {
   using block_owner = c_release_owner;
-  const dlpm_managed_options* options;
+  dlpm_release_fn release;
+  void* ctx;
+  [[nodiscard]] dlpm_release_fn release_fn() const noexcept { return release; }
+  [[nodiscard]] void* context() const noexcept { return ctx; }
   void disarm() noexcept {}
 };
 
-// Owner of a dlpm_managed_new buffer: calls the caller's release exactly once.
+struct c_options_source {
+  using block_owner = c_release_owner;
+  const dlpm_managed_options* options;
+  [[nodiscard]] dlpm_release_fn release_fn() const noexcept { return options->release; }
+  [[nodiscard]] void* context() const noexcept { return options->ctx; }
+  void disarm() noexcept {}
+};
+
+// Owner of a dlpm_managed_new buffer: calls the caller's release exactly once. Made in the
+// block from a source (c_release_args, c_options_source).
 class c_release_owner {
  public:
-  c_release_owner(dlpm_release_fn release, void* ctx) noexcept : release_(release), ctx_(ctx) {}
   c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
-  c_release_owner(c_options_source&& source) noexcept : release_(source.options->release), ctx_(source.options->ctx) {}
+  template <class Source>
+    requires requires(const Source& s) {
+      s.release_fn();
+      s.context();
+    }
+  c_release_owner(Source&& source) noexcept : release_(source.release_fn()), ctx_(source.context()) {}
   c_release_owner& operator=(c_release_owner&&) = delete;
   ~c_release_owner() {
     if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
@@ -261,6 +279,38 @@ DLPM_HOT_INLINE inline dlpm_status hand_out(dm::result<dm::managed_tensor>&& mad
   }
   *out = made->release();
   return DLPM_OK;
+}
+
+// The body of the dlpm_managed_new* calls that copy the description (_new, _new_from,
+// _new_checked's copying path): `order` is dlpm_managed_options.order. Order 0 is the core's
+// form without an order (NULL strides row-major, explicit ones kept), whose order tests fold
+// away; 'C' and 'F' (and the refusal of any other) are the ordered form's. Each branch hands
+// out its own result, so neither merges into a temporary the other also writes. `source` is
+// a c_release_args or a c_options_source. The core's calls are noexcept and so is making
+// the owner: nothing here can throw.
+template <class Source>
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer_as(const DLTensor& description, char order, uint64_t flags, Source& source,
+                                                  DLManagedTensorVersioned** out) noexcept {
+  if (order == 0) return hand_out(dm::try_make_managed_tensor(description, std::move(source), flags), source, out);
+  return hand_out(dm::try_make_managed_tensor(description, std::move(source), flags, order), source, out);
+}
+
+// wrap_buffer_as for an order or for padded sub-byte storage: out of line.
+DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& description, char order, uint64_t flags,
+                                                        c_release_args source, DLManagedTensorVersioned** out) noexcept {
+  return wrap_buffer_as(description, order, flags, source, out);
+}
+
+// wrap_buffer_as, the usual call (order 0 and packed storage, the padded bit clear) inlined
+// with that bit known clear, so that the element size's sub-byte test folds away; any other
+// goes to wrap_buffer_ordered_or_padded.
+template <class Source>
+DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags, Source source,
+                                               DLManagedTensorVersioned** out) noexcept {
+  if (order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0) [[likely]]
+    return wrap_buffer_as(description, 0, flags & ~dm::flag_is_subbyte_type_padded, source, out);
+  return wrap_buffer_ordered_or_padded(description, order, flags, c_release_args{source.release_fn(), source.context()},
+                                       out);
 }
 
 // Owner of a dlpm_managed_new_inline tensor: the caller's owner bytes, kept in the block,
@@ -829,51 +879,14 @@ DLTensor describe(void* data, int32_t ndim, const int64_t* shape, const int64_t*
   return description;
 }
 
-// The body of the dlpm_managed_new* calls that copy the description (_new, _new_from,
-// _new_checked's copying path): `order` is dlpm_managed_options.order. Order 0 is the core's form without an order (NULL strides
-// row-major, explicit ones kept), whose order tests fold away; 'C' and 'F' (and the
-// refusal of any other) are the ordered form's. Each branch hands out its own result, so
-// neither merges into a temporary the other also writes. The core's calls are noexcept
-// and so is c_release_owner's move: nothing here can throw.
-DLPM_HOT_INLINE inline dlpm_status wrap_buffer_as(const DLTensor& description, char order, uint64_t flags,
-                                                  dlpm_release_fn release, void* ctx,
-                                                  DLManagedTensorVersioned** out) noexcept {
-  c_release_owner owner(release, ctx);
-  if (order == 0) return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags), owner, out);
-  return hand_out(dm::try_make_managed_tensor(description, std::move(owner), flags, order), owner, out);
-}
-
-// wrap_buffer_as for an order or for padded sub-byte storage: out of line.
-DLPM_NOINLINE dlpm_status wrap_buffer_ordered_or_padded(const DLTensor& description, char order, uint64_t flags,
-                                                        dlpm_release_fn release, void* ctx,
-                                                        DLManagedTensorVersioned** out) noexcept {
-  return wrap_buffer_as(description, order, flags, release, ctx, out);
-}
-
-// The usual call of the copying managed new: order 0 and packed storage (the padded bit
-// clear), inlined with that bit known clear so that the element size's sub-byte test folds
-// away; any other goes to wrap_buffer_ordered_or_padded.
-DLPM_HOT_INLINE inline bool usual_managed_new(char order, std::uint64_t flags) noexcept {
-  return order == 0 && (flags & dm::flag_is_subbyte_type_padded) == 0;
-}
-
-// wrap_buffer_as, the usual call inlined (usual_managed_new). dlpm_managed_new_from makes
-// the same test itself, its owner a c_options_source.
-DLPM_HOT_INLINE inline dlpm_status wrap_buffer(const DLTensor& description, char order, uint64_t flags,
-                                               dlpm_release_fn release, void* ctx,
-                                               DLManagedTensorVersioned** out) noexcept {
-  if (usual_managed_new(order, flags)) [[likely]]
-    return wrap_buffer_as(description, 0, flags & ~dm::flag_is_subbyte_type_padded, release, ctx, out);
-  return wrap_buffer_ordered_or_padded(description, order, flags, release, ctx, out);
-}
-
 }  // namespace
 
 dlpm_status dlpm_managed_new(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, DLDataType dtype,
                              DLDevice device, uint64_t byte_offset, uint64_t flags, dlpm_release_fn release, void* ctx,
                              DLManagedTensorVersioned** out) noexcept {
   if (out == nullptr) return null_argument("dlpm_managed_new", "out");
-  return wrap_buffer(describe(data, ndim, shape, strides, dtype, device, byte_offset), 0, flags, release, ctx, out);
+  return wrap_buffer(describe(data, ndim, shape, strides, dtype, device, byte_offset), 0, flags, c_release_args{release, ctx},
+                     out);
 }
 
 dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* shape, const int64_t* strides, char order,
@@ -882,10 +895,10 @@ dlpm_status dlpm_managed_new_ordered(void* data, int32_t ndim, const int64_t* sh
   if (out == nullptr) return null_argument("dlpm_managed_new_ordered", "out");
   // Its order 0 refuses NULL strides (the core's ordered form), where dlpm_managed_options'
   // 0 reads them as row-major: always the ordered form here.
-  c_release_owner owner(release, ctx);
+  c_release_args source{release, ctx};
   return hand_out(dm::try_make_managed_tensor(describe(data, ndim, shape, strides, dtype, device, byte_offset),
-                                              std::move(owner), flags, order),
-                  owner, out);
+                                              std::move(source), flags, order),
+                  source, out);
 }
 
 dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_managed_options* options,
@@ -896,14 +909,7 @@ dlpm_status dlpm_managed_new_from(const DLTensor* description, const dlpm_manage
   if (out == nullptr) return null_argument(function, "out");
   if (options->version != DLPM_MANAGED_OPTIONS_VERSION)
     return unsupported_version(function, "dlpm_managed_options", "options", options->version, DLPM_MANAGED_OPTIONS_VERSION);
-  // wrap_buffer's test, the owner read from the options after the allocation.
-  const std::uint64_t flags = options->flags;
-  if (usual_managed_new(options->order, flags)) [[likely]] {
-    c_options_source source{options};
-    return hand_out(dm::try_make_managed_tensor(*description, std::move(source), flags & ~dm::flag_is_subbyte_type_padded),
-                    source, out);
-  }
-  return wrap_buffer_ordered_or_padded(*description, options->order, flags, options->release, options->ctx, out);
+  return wrap_buffer(*description, options->order, options->flags, c_options_source{options}, out);
 }
 
 dlpm_status dlpm_managed_new_checked(const dlpm_checked_tensor* checked, uint64_t flags, dlpm_release_fn release, void* ctx,
@@ -918,9 +924,9 @@ dlpm_status dlpm_managed_new_checked(const dlpm_checked_tensor* checked, uint64_
   // Not in the form dlpm_managed_new keeps as it is, or checked as the other storage: its call.
   if (t.ndim <= 0 || t.strides == nullptr || checked->numel <= 0 ||
       ((flags ^ checked->flags) & dm::flag_is_subbyte_type_padded) != 0)
-    return wrap_buffer(t, 0, flags, release, ctx, out);
-  c_release_owner owner(release, ctx);
-  return hand_out(dm::detail::make_managed_tensor_sharing_arrays(t, std::move(owner), flags), owner, out);
+    return wrap_buffer(t, 0, flags, c_release_args{release, ctx}, out);
+  c_release_args source{release, ctx};
+  return hand_out(dm::detail::make_managed_tensor_sharing_arrays(t, std::move(source), flags), source, out);
 }
 
 dlpm_status dlpm_managed_new_inline(const DLTensor* description, char order, uint64_t flags, uint64_t buffer_size,
