@@ -256,7 +256,7 @@ class c_release_owner {
       s.release_fn();
       s.context();
     }
-  c_release_owner(Source&& source) noexcept : release_(source.release_fn()), ctx_(source.context()) {}
+  explicit c_release_owner(Source&& source) noexcept : release_(source.release_fn()), ctx_(source.context()) {}
   c_release_owner& operator=(c_release_owner&&) = delete;
   ~c_release_owner() {
     if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });

@@ -548,6 +548,23 @@ std::vector<std::int64_t> stored_strides(const dm::managed_tensor& t) {
   const DLTensor& d = t.tensor();
   return d.strides == nullptr ? std::vector<std::int64_t>{} : std::vector<std::int64_t>(d.strides, d.strides + d.ndim);
 }
+
+// An owner made from a source (the block_owner rule): it counts how often it is made and
+// adds its value, which only the source carries, to `destroyed` when it is destroyed. It
+// cannot be moved, so the block must make it in place.
+struct sourced_owner {
+  struct source {
+    using block_owner = sourced_owner;
+    int* made;
+    int* destroyed;
+    int value;
+  };
+  int* destroyed;
+  int value;
+  explicit sourced_owner(source&& s) noexcept : destroyed(s.destroyed), value(s.value) { ++*s.made; }
+  sourced_owner(sourced_owner&&) = delete;
+  ~sourced_owner() { *destroyed += value; }
+};
 }  // namespace
 
 TEST_CASE("try_make_managed_tensor with order 'F': NULL strides become explicit column-major ones, one allocation") {
@@ -691,4 +708,38 @@ TEST_CASE("try_make_managed_tensor order 'F': an overflowing count is refused as
   auto fi = dm::try_make_managed_tensor(inner.get(), release_counter(&released), 0, 'F');
   REQUIRE(fi.has_value());
   CHECK(stored_strides(*fi) == std::vector<std::int64_t>{1, 0, 0});
+}
+
+TEST_CASE("try_make_managed_tensor with an owner source (block_owner): the owner is made in the block, once, and only on success") {
+  float buf[6] = {0, 1, 2, 3, 4, 5};
+  int made = 0, destroyed = 0;
+  dlpm_test::tensor_builder row(buf, dlpm_test::f32, {2, 3}, {3, 1});
+  {
+    const std::size_t before = dlpm_test::allocations_on_this_thread();
+    auto t = dm::try_make_managed_tensor(row.get(), sourced_owner::source{&made, &destroyed, 7});
+    REQUIRE(t.has_value());
+    CHECK(dlpm_test::allocations_on_this_thread() - before == 1);  // the owner is in the block
+    CHECK(made == 1);
+    CHECK(destroyed == 0);
+    CHECK(t->tensor().data == buf);
+    CHECK(t->view<std::mdspan<const float, std::dextents<int, 2>>>()[1, 2] == 5.f);
+  }
+  CHECK(destroyed == 7);  // destroyed once, with the value the source carried
+  {
+    auto t = dm::try_make_managed_tensor(row.get(), sourced_owner::source{&made, &destroyed, 100}, 0, 'C');
+    REQUIRE(t.has_value());
+    CHECK(made == 2);
+    CHECK(stored_strides(*t) == std::vector<std::int64_t>{3, 1});
+    DLManagedTensorVersioned* released = t->release();  // the deleter destroys the owner
+    released->deleter(released);
+  }
+  CHECK(destroyed == 107);
+  // A refusal, of the description or of the order, makes no owner.
+  dlpm_test::tensor_builder negative(buf, dlpm_test::f32, {2, -3}, {3, 1});
+  CHECK(dm::try_make_managed_tensor(negative.get(), sourced_owner::source{&made, &destroyed, 1000}).error().code() ==
+        dm::errc::negative_extent);
+  CHECK(dm::try_make_managed_tensor(row.get(), sourced_owner::source{&made, &destroyed, 1000}, 0, 'F').error().code() ==
+        dm::errc::non_compact_strides);
+  CHECK(made == 2);
+  CHECK(destroyed == 107);
 }

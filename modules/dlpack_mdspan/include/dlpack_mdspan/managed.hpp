@@ -576,13 +576,15 @@ struct block_owner_of<O> {
 template <class O>
 using block_owner_t = typename block_owner_of<std::remove_cvref_t<O>>::type;
 
-// A dynamic_owner_block with room for `ndim` trailing shape and strides entries, `owner`
-// moved in; nullptr (the owner untouched) when out of memory.
+// A dynamic_owner_block with room for `ndim` trailing shape and strides entries, its owner
+// made from `owner` (moved in, or made from a source) by direct initialisation, in place:
+// an explicit constructor from a source serves, and the owner need not be movable; nullptr
+// (the argument untouched) when out of memory.
 template <class Owner, class Arg>
 DLPM_HOT_INLINE inline dynamic_owner_block<Owner>* new_dynamic_block(std::int32_t ndim, Arg&& owner) noexcept {
   void* memory = ::operator new(dynamic_owner_block<Owner>::bytes(ndim), std::nothrow);
   if (memory == nullptr) return nullptr;
-  return ::new (memory) dynamic_owner_block<Owner>{DLManagedTensorVersioned{}, std::forward<Arg>(owner)};
+  return ::new (memory) dynamic_owner_block<Owner>{DLManagedTensorVersioned{}, Owner(std::forward<Arg>(owner))};
 }
 
 // The block's managed tensor: `t`, this library's DLPack version, `flags`, the block's deleter.
@@ -728,8 +730,9 @@ inline namespace DLPM_ABI {
 /// given: they address nothing, and extreme ones break consumers.
 /// One allocation. On failure no tensor exists and `owner` is untouched (not moved from).
 /// An owner type that names a `block_owner` type is a source: the tensor keeps a
-/// `block_owner` constructed from it once the block is allocated, so a source may point at
-/// the owner's values rather than carry them (the C facade's options).
+/// `block_owner` made from it in place (direct initialisation: the constructor may be
+/// explicit, and the owner need not be movable) once the block is allocated, so a source
+/// may point at the owner's values rather than carry them (the C facade's options).
 template <class Owner>
   requires std::is_nothrow_move_constructible_v<std::remove_cvref_t<Owner>> &&
            std::is_nothrow_constructible_v<detail::block_owner_t<Owner>, std::remove_cvref_t<Owner>&&>
