@@ -48,6 +48,13 @@ extern "C" {
     /// whole name's length (at most 39). `buffer` may be NULL when `size` is 0.
     pub fn dlpm_dtype_name(dtype: DLDataType, buffer: *mut c_char, size: usize) -> usize;
 
+    /// The dtype named `name` (a NUL-terminated string), the inverse of [`dlpm_dtype_name`]:
+    /// every name it writes, and only those, spelled exactly as it writes them (`"float32"`,
+    /// `"bool"`, `"bfloat16"`, `"float8_e4m3fn"`, `"int16x4"`, and a refused dtype's
+    /// `"(code 42, bits 7, lanes 1)"`). Anything else is `DLPM_E_INVALID_DTYPE`, naming the
+    /// text; a NULL argument is `DLPM_E_NULL_POINTER`. `*out` is written only on success.
+    pub fn dlpm_dtype_from_name(name: *const c_char, out: *mut DLDataType) -> dlpm_status;
+
     /// Versions of the library and of the DLPack headers it was built against.
     pub fn dlpm_version(out: *mut dlpm_version_info) -> dlpm_status;
 
@@ -144,6 +151,26 @@ extern "C" {
     /// string.
     pub fn dlpm_device_type_name(device_type: i32) -> *const c_char;
 
+    /// Decodes a consumer's `stream=` value for CUDA memory, as the Python array API encodes
+    /// it (`__dlpack__`): -1 (no synchronisation) sets `*handle` to 0; 1 and 2 (the legacy
+    /// and per-thread default streams) and any other positive value set `*handle` to the
+    /// value, a stream handle. 0 (ambiguous between the two defaults) and values below -1
+    /// are `DLPM_E_INVALID_ARGUMENT`, `*handle` untouched, with the reason in
+    /// [`dlpm_last_error`].
+    pub fn dlpm_cuda_array_api_stream(value: i64, handle: *mut usize) -> dlpm_status;
+
+    /// Decodes a consumer's `stream=` value for ROCm memory, as the Python array API
+    /// encodes it: -1 (no synchronisation) sets `*synchronise` to 0 and `*handle` to 0; 0
+    /// (the default stream, HIP's null stream) and any value above 2 set `*synchronise` to
+    /// 1 and `*handle` to the value. 1, 2 and values below -1 are
+    /// `DLPM_E_INVALID_ARGUMENT`, the outputs untouched, with the reason in
+    /// [`dlpm_last_error`].
+    pub fn dlpm_rocm_array_api_stream(
+        value: i64,
+        synchronise: *mut i32,
+        handle: *mut usize,
+    ) -> dlpm_status;
+
     /// The bytes a valid tensor's elements occupy, as offsets from `tensor->data`:
     /// `[*begin, *end)`, `byte_offset` included, negative strides included (`begin` may be
     /// negative). Packed sub-byte elements share bytes; `flags` (a managed tensor's) says
@@ -188,6 +215,19 @@ extern "C" {
     /// `DLPM_E_INVALID_ARGUMENT`. A tensor whose `shape` or `strides` pointer is not
     /// aligned for `int64_t` is `DLPM_E_MISALIGNED_METADATA`.
     pub fn dlpm_check(tensor: *const DLTensor, req: *const dlpm_requirements) -> dlpm_status;
+
+    /// What a producer says of a tensor before exporting it (the array API's
+    /// `__dlpack_data_type__` and `__dlpack_device__`), checked against the dtype and
+    /// device fields of `req` alone, worded as [`dlpm_check`] words them
+    /// (`DLPM_E_DTYPE_MISMATCH`, `DLPM_E_DEVICE_MISMATCH`, `DLPM_E_DEVICE_ID_MISMATCH`): a
+    /// consumer refuses a wrong overload without an export. `DLPM_OK` says nothing of the
+    /// rest; the tensor stays authoritative. An ill-formed dtype is `DLPM_E_INVALID_DTYPE`.
+    /// The requirements are checked as for [`dlpm_check`].
+    pub fn dlpm_check_announced(
+        dtype: DLDataType,
+        device: DLDevice,
+        req: *const dlpm_requirements,
+    ) -> dlpm_status;
 
     /// Checks a managed tensor against `req`, including its READ_ONLY and sub-byte flags.
     /// The requirements are checked as for [`dlpm_check`].

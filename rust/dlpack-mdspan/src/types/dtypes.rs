@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! What a tensor's elements are: [`TypeCode`] and [`DataType`].
 
+use std::ffi::CString;
 use std::fmt;
+use std::mem::MaybeUninit;
+use std::str::FromStr;
 
 use dlpack_mdspan_sys as sys;
+
+use crate::error::{check, Error, Status};
 
 /// A DLPack type code (`DLDataTypeCode`). Unknown values are representable.
 ///
@@ -198,6 +203,47 @@ impl DataType {
     }
 }
 
+impl DataType {
+    /// The dtype named `name`, the inverse of [`DataType::name`] (the facade's
+    /// `dlpm_dtype_from_name`): every name that [`DataType::name`] returns, and only those,
+    /// spelled exactly so, the raw `(code C, bits B, lanes L)` form of a refused dtype
+    /// included. Also [`FromStr`]: `"float32".parse::<DataType>()`.
+    ///
+    /// # Errors
+    ///
+    /// [`Status::INVALID_DTYPE`], naming the text, for any other text.
+    ///
+    /// ```
+    /// use dlpack_mdspan::{DataType, Status, TypeCode};
+    /// assert_eq!(DataType::from_name("float32")?, DataType::F32);
+    /// assert_eq!("uint8x3".parse::<DataType>()?, DataType::new(TypeCode::UINT, 8, 3));
+    /// assert_eq!(DataType::from_name("float").unwrap_err().status(), Status::INVALID_DTYPE);
+    /// # Ok::<(), dlpack_mdspan::Error>(())
+    /// ```
+    pub fn from_name(name: &str) -> Result<DataType, Error> {
+        let Ok(text) = CString::new(name) else {
+            return Err(Error::new(
+                Status::INVALID_DTYPE,
+                format!("{name:?} names no DLPack dtype: it holds a NUL byte"),
+            ));
+        };
+        let mut out = MaybeUninit::<sys::DLDataType>::uninit();
+        // SAFETY: `text` is NUL-terminated and lives for the call; `out` is writable.
+        check(unsafe { sys::dlpm_dtype_from_name(text.as_ptr(), out.as_mut_ptr()) })?;
+        // SAFETY: written by the facade on success.
+        Ok(DataType(unsafe { out.assume_init() }))
+    }
+}
+
+/// [`DataType::from_name`]: the inverse of `Display`.
+impl FromStr for DataType {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        DataType::from_name(name)
+    }
+}
+
 /// The dtype's name ([`DataType::name`]), e.g. `float32`.
 impl fmt::Display for DataType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -243,5 +289,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    // from_name inverts name: every (code, bits) with one and four lanes, the raw form of a
+    // refused dtype included; any other text, a name with a NUL byte or a near miss, is
+    // INVALID_DTYPE naming it.
+    #[test]
+    fn from_name_inverts_name() {
+        for code in 0..=u8::MAX {
+            for bits in [1u8, 4, 6, 7, 8, 16, 32, 64, 128] {
+                for lanes in [1u16, 4] {
+                    let dtype = DataType::new(TypeCode(code), bits, lanes);
+                    let name = dtype.name();
+                    let back: DataType = name.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+                    assert_eq!(back, dtype, "{name}");
+                }
+            }
+        }
+        for text in [
+            "",
+            "float",
+            "Float32",
+            "float32 ",
+            "float32x",
+            "int8\0",
+            "(code 2, bits 32)",
+        ] {
+            let e = DataType::from_name(text).expect_err(text);
+            assert_eq!(e.status(), Status::INVALID_DTYPE, "{text:?}");
+        }
+        let nul = DataType::from_name("float32\0x").expect_err("a NUL byte");
+        assert_eq!(nul.status(), Status::INVALID_DTYPE);
+        assert!(nul.message().contains("NUL"), "{}", nul.message());
+        let near = DataType::from_name("float33").expect_err("float33");
+        assert!(near.message().contains("float33"), "{}", near.message());
     }
 }
