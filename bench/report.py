@@ -114,6 +114,11 @@ MISS_REASONS = (
                    "form (the view's length and strides; its raw row is in the Rust section); what Rust adds over "
                    "that call is the DLTensor's copy, the strides' inline buffer, the length's range and the "
                    "Result " + PROFILE),
+    ("Rust ndarray view", "the view's shape and strides copied into ndarray's dimension types (1.08x in "
+                          "instructions; the time moves about the limit from run to run) " + PROFILE),
+    ("Rust pyo3 argument", "the view made from the lent checked form, and pyo3's moves of the 128-byte argument, "
+                           "which it reads with 16-byte loads from narrower stores (a failed store-to-load "
+                           "forward per 16 bytes) " + PROFILE),
     ("NumPy ndarray: nanobind + our mdspan caster", "about nb::ndarray's instructions; the keep-alive "
                                                     "that stops a view inside std::optional, std::vector or "
                                                     "std::variant from outliving its tensor " + PROFILE),
