@@ -247,10 +247,11 @@ struct c_options_source {
 };
 
 // Owner of a dlpm_managed_new buffer: calls the caller's release exactly once. Made in the
-// block from a source (c_release_args, c_options_source).
+// block, in place, from a source (c_release_args, c_options_source) once the tensor exists,
+// so it is never moved and never disarmed.
 class c_release_owner {
  public:
-  c_release_owner(c_release_owner&& other) noexcept : release_(other.release_), ctx_(other.ctx_) { other.release_ = nullptr; }
+  c_release_owner(c_release_owner&&) = delete;
   template <class Source>
     requires requires(const Source& s) {
       s.release_fn();
@@ -261,7 +262,6 @@ class c_release_owner {
   ~c_release_owner() {
     if (release_ != nullptr) dm::detail::call_foreign("a dlpm_release_fn", [this] { release_(ctx_); });
   }
-  void disarm() noexcept { release_ = nullptr; }
 
  private:
   dlpm_release_fn release_;
