@@ -7,7 +7,7 @@ mod common;
 
 use std::ptr;
 
-use common::Spec;
+use common::{last_error, Spec};
 use dlpack_mdspan::{sys, DataType, ManagedTensor, Status};
 
 fn init() -> sys::dlpm_requirements {
@@ -18,13 +18,6 @@ fn init() -> sys::dlpm_requirements {
     assert_eq!(status, sys::DLPM_OK);
     // SAFETY: initialised (DLPM_OK).
     unsafe { req.assume_init() }
-}
-
-fn last_error() -> String {
-    // SAFETY: a NUL-terminated string, never NULL, valid until the next failing call.
-    unsafe { std::ffi::CStr::from_ptr(sys::dlpm_last_error()) }
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// A field pattern no init would write, to see whether a refused init touched the struct.

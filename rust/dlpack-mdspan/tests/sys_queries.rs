@@ -5,18 +5,13 @@
 //! and the array API's stream decoders, `dlpm_cuda_array_api_stream` and
 //! `dlpm_rocm_array_api_stream`.
 
-use std::ffi::{CStr, CString};
+mod common;
+
+use std::ffi::CString;
 use std::mem::MaybeUninit;
 
+use common::last_error;
 use dlpack_mdspan::sys;
-
-fn last_error() -> String {
-    // SAFETY: the facade's message is a NUL-terminated string, valid until the next failure
-    // on this thread.
-    unsafe { CStr::from_ptr(sys::dlpm_last_error()) }
-        .to_string_lossy()
-        .into_owned()
-}
 
 const F32: sys::DLDataType = sys::DLDataType {
     code: sys::kDLFloat,

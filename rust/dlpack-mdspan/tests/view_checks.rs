@@ -7,9 +7,11 @@
 //! old calls refused is refused, with the same status and message, and every accepted one
 //! gets the same shape, strides, length and element addresses.
 
-use std::ffi::CStr;
+mod common;
+
 use std::ptr;
 
+use common::last_error;
 use dlpack_mdspan::{
     sys, DataType, Element, Error, ManagedTensor, Status, TensorView, TensorViewMut, TypeCode,
 };
@@ -139,13 +141,6 @@ fn generate(rng: &mut Rng, g: &mut Generated, base: *mut u8) -> (sys::DLTensor, 
 struct OldView {
     strides: Vec<i64>,
     numel: i64,
-}
-
-fn last_error() -> String {
-    // SAFETY: never NULL, valid until the next failing call on this thread.
-    unsafe { CStr::from_ptr(sys::dlpm_last_error()) }
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn old_view<T: Element>(

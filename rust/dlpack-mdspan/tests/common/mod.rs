@@ -3,12 +3,22 @@
 //! make them, independent of this crate's export path.
 #![allow(dead_code)]
 
-use std::ffi::c_void;
+use std::ffi::{c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use dlpack_mdspan::sys;
+
+/// The facade's message of the last failing call on this thread (`dlpm_last_error`), for
+/// tests that call the `-sys` functions directly.
+pub fn last_error() -> String {
+    // SAFETY: a NUL-terminated string, never NULL, valid until the next failing call on this
+    // thread; copied at once.
+    unsafe { CStr::from_ptr(sys::dlpm_last_error()) }
+        .to_string_lossy()
+        .into_owned()
+}
 
 /// Counts calls (deleters, drops).
 #[derive(Clone, Default)]
