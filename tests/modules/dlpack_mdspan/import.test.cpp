@@ -658,6 +658,29 @@ TEST_CASE("layout_stride_relaxed: a rebased span of 2^63 elements is refused, no
   CHECK(import_error<relaxed<std::int8_t, 2>>(b.get()) == dm::errc::span_overflow);
 }
 
+TEST_CASE("layout_stride_relaxed: a reversed view of data itself reaches down to exactly INT64_MIN bytes") {
+  // byte_offset 0 and a negative stride: the byte span's first byte, lowest_index * item,
+  // must fit int64, so the lowest index may be INT64_MIN / item and not one below. The data
+  // sits above 2^63 so that the address space holds the span; nothing is dereferenced.
+  const auto high_address = reinterpret_cast<void*>(std::uintptr_t{0x8000000000000010});
+  auto boundary = []<class T>(void* data, DLDataType dtype, std::type_identity<T>) {
+    constexpr std::int64_t lowest = std::numeric_limits<std::int64_t>::min() / static_cast<std::int64_t>(sizeof(T));
+    tensor_builder at(data, dtype, {2}, {lowest});
+    CHECK(import_error<relaxed<T, 1>>(at.get()) == dm::errc::ok);
+    CHECK(thrown_code<relaxed<T, 1>>(at.get()) == dm::errc::ok);
+    const auto v = dm::to_mdspan<relaxed<T, 1>>(at.get());
+    CHECK(v.mapping().offset() == -lowest);  // rebased on the lowest element, 2^63 bytes below data
+    CHECK(reinterpret_cast<std::uintptr_t>(v.data_handle()) == std::uintptr_t{0x10});
+    CHECK(v.stride(0) == lowest);
+    tensor_builder below(data, dtype, {2}, {lowest - 1});
+    CHECK(import_error<relaxed<T, 1>>(below.get()) == dm::errc::span_overflow);
+    CHECK(thrown_code<relaxed<T, 1>>(below.get()) == dm::errc::span_overflow);
+  };
+  boundary(high_address, dlpm_test::dt(kDLInt, 16), std::type_identity<std::int16_t>{});
+  boundary(high_address, f32, std::type_identity<float>{});
+  boundary(high_address, f64, std::type_identity<double>{});
+}
+
 namespace {
 // The ordered path's answer (import_error), held equal to the one-pass path's (thrown_code).
 template <class M>
