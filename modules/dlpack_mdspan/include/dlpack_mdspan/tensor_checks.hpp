@@ -577,9 +577,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         // when low >= INT64_MIN / Item (the quotient rounds toward zero: the least multiple
         // of Item at or above INT64_MIN), and (high + 1) * Item as above. Two compares with
         // constants, where the sums below take five checked operations.
-        constexpr std::int64_t item_c = Item != 0 ? static_cast<std::int64_t>(Item) : 1;
-        overflows = high >= std::numeric_limits<std::int64_t>::max() / item_c ||
-                    low < std::numeric_limits<std::int64_t>::min() / item_c;
+        overflows = high >= std::numeric_limits<std::int64_t>::max() / item ||
+                    low < std::numeric_limits<std::int64_t>::min() / item;
         // Unsigned, so that they wrap (only when overflows, which refuses) without UB.
         last_byte = static_cast<std::int64_t>((static_cast<std::uint64_t>(high) + 1) * itemsize);
         first_byte = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) * itemsize);
