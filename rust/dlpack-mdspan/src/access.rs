@@ -11,7 +11,7 @@ use crate::view::{TensorView, TensorViewMut};
 
 impl ManagedTensor {
     /// A shared, typed view for reading host memory. The facade checks (through
-    /// `dlpm_check_layout`, with the tensor's flags, in the call that also resolves the
+    /// `dlpm_check_tensor`, with the tensor's flags, in the call that also resolves the
     /// layout) the structure, that the dtype equals `T::DTYPE` exactly (code, bits,
     /// lanes), that the device is host-accessible
     /// ([`DeviceType::is_host_accessible`](crate::DeviceType::is_host_accessible)) and that the

@@ -170,42 +170,22 @@ pub(crate) fn check_view_layout<T: Element>(
 /// has validated.
 #[inline]
 pub(crate) unsafe fn dims<'a>(ptr: *const i64, ndim: i32, what: &str) -> Result<&'a [i64], Error> {
-    if ndim > 0 && !ptr.is_null() && !ptr.is_aligned() {
+    if ndim <= 0 || ptr.is_null() {
+        return Ok(&[]);
+    }
+    if !ptr.is_aligned() {
         return Err(misaligned_metadata(ptr, what));
     }
-    // SAFETY: aligned (or not read), and the caller's contract.
-    Ok(unsafe { dims_after_check_layout(ptr, ndim) })
+    // SAFETY: non-NULL and aligned (tested above); the caller guarantees ndim readable
+    // entries at ptr for 'a.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, ndim as usize) })
 }
 
-/// [`dims`] for a tensor that `dlpm_check_layout` has accepted, without its alignment
-/// test: every facade that exports `dlpm_check_layout` refuses misaligned `shape` and
-/// `strides` with `DLPM_E_MISALIGNED_METADATA` (that check is older than the function, so
-/// a facade without it cannot link with this crate's views), which
-/// `tests/misaligned_metadata.rs` holds it to. A debug build asserts it all the same.
-///
-/// # Safety
-///
-/// `dlpm_check_layout` accepted the tensor, and its `shape` and `strides` stay valid and
-/// unmodified for `'a`.
-#[inline]
-pub(crate) unsafe fn dims_after_check_layout<'a>(ptr: *const i64, ndim: i32) -> &'a [i64] {
-    if ndim <= 0 || ptr.is_null() {
-        return &[];
-    }
-    debug_assert!(
-        ptr.is_aligned(),
-        "dlpm_check_layout accepted misaligned metadata"
-    );
-    // SAFETY: non-NULL and aligned (the facade refused it otherwise); the caller guarantees
-    // ndim readable entries at ptr for 'a.
-    unsafe { std::slice::from_raw_parts(ptr, ndim as usize) }
-}
-
-/// [`dims_after_check_layout`] for a tensor that `dlpm_check_tensor` (or
-/// `dlpm_check_layout`) has accepted, reading what that check proved instead of testing it
-/// again: `ndim` is in `0..=DLPM_MAX_NDIM`, and a tensor of rank above 0 has a non-NULL shape
-/// (the facade refuses a NULL one with `DLPM_E_NULL_SHAPE`), so neither the rank's sign nor
-/// the pointer is tested. Rank 0 gives an empty slice whatever `ptr` is.
+/// [`dims`] for a tensor that `dlpm_check_tensor` has accepted, reading what that check
+/// proved instead of testing it again: `ndim` is in `0..=DLPM_MAX_NDIM`, a tensor of rank
+/// above 0 has a non-NULL shape (the facade refuses a NULL one with `DLPM_E_NULL_SHAPE`),
+/// and its arrays are aligned (`DLPM_E_MISALIGNED_METADATA`), so neither the rank's sign,
+/// the pointer nor its alignment is tested. Rank 0 gives an empty slice whatever `ptr` is.
 ///
 /// # Safety
 ///

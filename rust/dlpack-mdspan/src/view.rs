@@ -2,7 +2,7 @@
 //! Typed, validated views of host tensors.
 //!
 //! [`TensorView`] and [`TensorViewMut`] wrap one accessor, [`Elements`]: one facade call
-//! checks the tensor for the element type and resolves its layout (`dlpm_check_layout`: the
+//! checks the tensor for the element type and resolves its layout (`dlpm_check_tensor`: the
 //! strides as the library reads them, NULL ones included, and the element count), and each
 //! element addressed gets its byte offset from the facade without the tensor being
 //! validated again (`dlpm_element_offset_prechecked`, which bounds-checks the index).
@@ -430,7 +430,7 @@ impl<'a, T: Element> Elements<'a, T> {
             slot.write(i);
         }
         let mut offset = 0i64;
-        // SAFETY: the tensor passed dlpm_check_layout with these flags when the view was
+        // SAFETY: the tensor passed dlpm_check_tensor with these flags when the view was
         // made, and its shape and strides stay valid and unmodified for 'a:
         // dlpm_element_offset_prechecked's precondition. The first ndim entries of `wide`
         // are initialised (index.len() == ndim <= MAX_NDIM), and the facade reads no more;
@@ -740,7 +740,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     }
 
     /// A view of a bare `DLTensor` (no flags, no owner), after the facade's checks
-    /// (`dlpm_check_layout` with no flags, as `dlpm_check`): structure, dtype equal to
+    /// (`dlpm_check_tensor` with no flags, as `dlpm_check`): structure, dtype equal to
     /// `T::DTYPE`, a host-accessible device, data aligned for `T`.
     ///
     /// # Safety
@@ -935,7 +935,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         })
     }
 
-    /// A mutable view of a bare `DLTensor`, after the facade's checks (`dlpm_check_layout`
+    /// A mutable view of a bare `DLTensor`, after the facade's checks (`dlpm_check_tensor`
     /// with no flags, as `dlpm_check`): structure, dtype equal to `T::DTYPE`, a
     /// host-accessible device, data aligned for `T`.
     /// A bare `DLTensor` has no flags, so READ_ONLY cannot be checked here, and the view is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//! The views' one facade call (`dlpm_check_layout`) and per-element offsets without
+//! The views' one facade call (`dlpm_check_tensor`) and per-element offsets without
 //! re-validation (`dlpm_element_offset_prechecked`) against the calls they replace, made
 //! here by hand on many generated tensors: `dlpm_check` / `dlpm_check_managed` with the
 //! view's requirements (the device list from `dlpm_is_host_accessible`), the element size
@@ -136,7 +136,7 @@ fn generate(rng: &mut Rng, g: &mut Generated, base: *mut u8) -> (sys::DLTensor, 
     (t, flags)
 }
 
-/// What a view of `T` was before dlpm_check_layout: its checks and its layout, each from
+/// What a view of `T` was before its one facade call: its checks and its layout, each from
 /// its own facade call, or the refusal's status and message.
 struct OldView {
     strides: Vec<i64>,
