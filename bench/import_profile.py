@@ -33,7 +33,7 @@ GROUPS below says, per group, whether CCCL 3.5's cuda::to_host_mdspan makes the 
 (read in its cuda/__mdspan/dlpack_to_mdspan.h) and why a user needs it where it does not.
 The bench must be built with debug information, e.g. the bench preset with
 -DCMAKE_CXX_FLAGS="-stdlib=libc++ -gdwarf-4" into its own build folder: the code, and so
-the count, is the same (docs/performance.md says where that was checked).
+the count, is the same (docs/performance-history.md says where that was checked).
 """
 
 import argparse

@@ -19,9 +19,9 @@ cases whose name contains one of the TEXTs (`noop` always runs).
 --module-loop counts each call in a module-level loop instead (`for _ in range(n): b.noop(t)`:
 the loop variable stored, the module and its argument looked up by name, the attribute
 looked up), the default before 2026-11-30's afternoon and the loop of the counts that
-docs/performance.md's earlier sections quote. Its floor (`noop`) is about 640 instructions
+docs/performance-history.md's earlier sections quote. Its floor (`noop`) is about 640 instructions
 more than the timed loop's, which dilutes every ratio between two rows: the same difference
-over a larger whole (docs/performance.md, "The Python rows in time, not instructions").
+over a larger whole (docs/performance-history.md, "The Python rows in time, not instructions").
 """
 import argparse
 import os

@@ -214,7 +214,7 @@ dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req)
   dlpm_status s;
   if (obj == NULL || req == NULL || PyCapsule_CheckExact(obj)) return DLPM_OK;
   /* Asked only where taking the tensor costs a capsule: through the exchange API the tensor
-   * itself is cheaper to look at than two Python calls (measured: docs/performance.md). */
+   * itself is cheaper to look at than two Python calls (measured: docs/performance-history.md). */
   facts = dlpm_py__type_facts(obj);
   if (!facts.announces || facts.api != NULL) return DLPM_OK;
   if ((nm = dlpm_py__names()) == NULL) {

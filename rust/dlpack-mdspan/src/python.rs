@@ -73,7 +73,7 @@ pub struct PyTensor<'py, T: Element> {
 
 // The argument in 128 bytes (the view's 120 and the borrow's word): pyo3 moves it three
 // times per call, and the compiler copies 128 bytes or less in line where it calls `memcpy`
-// for more (docs/performance.md, "`PyTensor` in 128 bytes").
+// for more (docs/performance-history.md, "`PyTensor` in 128 bytes").
 const _: () = assert!(std::mem::size_of::<PyTensor<'static, f32>>() <= 128);
 
 /// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
@@ -92,9 +92,9 @@ pub struct PyTensorMut<'py, T: Element> {
 /// crate never sets, and [`borrow`] sets it where the owner is NULL. The owner is kept with
 /// its lowest bit set (both are addresses of structs aligned to 8), so that the argument
 /// (the view and this word) is 128 bytes, a size the compiler moves in line
-/// (docs/performance.md, "`PyTensor` in 128 bytes"). The `DLTensor` and flags the component
-/// wrote are the view's copy ([`Borrow::end`] puts the struct back together), so an argument
-/// is moved without them (a pointer: not Send).
+/// (docs/performance-history.md, "`PyTensor` in 128 bytes"). The `DLTensor` and flags the
+/// component wrote are the view's copy ([`Borrow::end`] puts the struct back together), so
+/// an argument is moved without them (a pointer: not Send).
 struct Borrow(ptr::NonNull<std::ffi::c_void>);
 
 impl Borrow {
@@ -280,12 +280,13 @@ fn borrow<'b, T: Element>(
 /// is lent), hands a copy back into `checked` (`dlpm_py_options.checked`). A reader asks for
 /// no copy: where the form is not lent (sub-byte padding, a description other than the
 /// form's) the view makes its own check, and the copy's option cost every reader's call more
-/// than that rare check (docs/performance.md). Returns the borrow and the checked form of its
-/// tensor, when the component gave one: the lent form, or `checked` when the component set
-/// `checked.tensor` to the very `dl_tensor` it wrote (its word that the checked form is of
-/// that description, with the flags it reports). Any other producer is borrowed with
-/// `validate = 0` and the view's one `dlpm_check_tensor`, cheaper there than the component's
-/// check and hand-back (docs/performance.md, "Rust pyo3 arguments").
+/// than that rare check (docs/performance-history.md). Returns the borrow and the checked
+/// form of its tensor, when the component gave one: the lent form, or `checked` when the
+/// component set `checked.tensor` to the very `dl_tensor` it wrote (its word that the
+/// checked form is of that description, with the flags it reports). Any other producer is
+/// borrowed with `validate = 0` and the view's one `dlpm_check_tensor`, cheaper there than
+/// the component's check and hand-back (docs/performance-history.md, "Rust pyo3
+/// arguments").
 ///
 /// The form is lent for `'f`, which `'a` outlives: the lent form is the Tensor's, alive with
 /// `obj` (the component's contract), and `checked` is the caller's local; neither is kept by

@@ -32,7 +32,7 @@ mod ndarray_views;
 /// [`to_vec`](Self::to_vec).
 ///
 /// 120 bytes, so that a `PyTensor` (the view and an 8-byte borrow) is 128, a size the
-/// compiler copies in line where pyo3 moves the argument (docs/performance.md, "`PyTensor`
+/// compiler copies in line where pyo3 moves the argument (docs/performance-history.md, "`PyTensor`
 /// in 128 bytes").
 struct Elements<'a, T> {
     /// The tensor's fields, copied (a view does not point at the `DLTensor` struct itself,
@@ -260,7 +260,7 @@ impl<'a, T: Element> Elements<'a, T> {
     /// the views' `from_raw`, or a managed tensor borrowed for `'a`).
     // Always inlined, as `checked` is, into the caller's `from_raw` or `view`: built out of
     // line, the view came back through memory in a `Result`, and `#[inline]` alone let the
-    // compiler choose worse (the counts: docs/performance.md, "The element-count tree and
+    // compiler choose worse (the counts: docs/performance-history.md, "The element-count tree and
     // the Rust views").
     #[inline(always)]
     unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {

@@ -30,7 +30,7 @@ namespace detail {
 
 // What the rules learn beyond the tensor's own fields. The extents and strides are not
 // kept: build_view reads them from the tensor, because an array stored here and copied
-// into the mapping with wider loads stalls store-to-load forwarding (docs/performance.md).
+// into the mapping with wider loads stalls store-to-load forwarding (docs/performance-history.md).
 template <class M>
 struct import_plan {
   // profile: view
@@ -136,7 +136,7 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
   // Into layout_stride_relaxed only an empty tensor takes it (a tensor with elements has
   // data, and its offset carries byte_offset): formed there, clang no longer computes a
   // handle that it then overwrites (rank-2 relaxed imports 2 to 3 instructions fewer;
-  // docs/performance.md, "The relaxed import's mapping and moves").
+  // docs/performance-history.md, "The relaxed import's mapping and moves").
   auto first_element = [&] {
     return !empty || t.data != nullptr ? offset_pointer<element_type>(t.data, byte_offset) : nullptr;
   };
@@ -264,7 +264,7 @@ DLPM_NOINLINE result<M> import_view_worded(const DLTensor& t, std::uint64_t flag
 // rules, called with the tensor alone. The inline success path then keeps nothing live for
 // it, neither no_requirements' address nor a result<M> on the stack for to_mdspan to throw
 // from: compiled into a caller's loop, those took registers that the span pass needed
-// (docs/performance.md).
+// (docs/performance-history.md).
 template <class M>
 DLPM_NOINLINE result<M> import_view_refused(const DLTensor& t, std::uint64_t flags) noexcept {
   return import_view_worded<M, false>(t, flags, no_requirements);

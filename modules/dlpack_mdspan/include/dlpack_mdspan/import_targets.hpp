@@ -117,7 +117,7 @@ struct view_strides {
     // Into layout_stride_relaxed above rank 1, the row-major strides are computed out of
     // line: inline, the extents they multiply stayed live across the test, and rank 8
     // spilled three of them around the view's copies (rank 8's imports 35 instructions
-    // more, rank 4's 4 to 8; docs/performance.md, "The relaxed import's mapping and
+    // more, rank 4's 4 to 8; docs/performance-history.md, "The relaxed import's mapping and
     // moves"). Into std::layout_stride it gained as much as it cost, and at rank 1 the
     // stride is a constant 1.
     if (t.strides == nullptr) [[unlikely]] {

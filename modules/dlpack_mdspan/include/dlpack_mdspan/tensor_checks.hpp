@@ -203,7 +203,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         const std::int64_t e = shape[r];
         // An extent-1 dimension may have any stride. Asked first and short-circuited: a
         // compare and a jump for it, not a flag per comparison kept live to the end of the
-        // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance.md).
+        // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance-history.md).
         if constexpr (StopAtStride) {
           // profile: row-major-comparison
           if (e != 1 && strides[r] != n) {
@@ -318,7 +318,7 @@ inline bool bit_span(std::uint64_t byte_offset, std::int64_t lowest, std::int64_
 // zero one, the usual case, first: with a runtime element size a zero offset pays no
 // division, and with a constant power of two clang folds the whole test into one `test`
 // against a mask (which a zero offset passes too), where a separate early return for zero
-// cost a test, a branch and two reloads (docs/performance.md, "byte_offset's rules in one
+// cost a test, a branch and two reloads (docs/performance-history.md, "byte_offset's rules in one
 // test"). A refusal then words the rule that is broken.
 template <class Err>
 DLPM_HOT_INLINE inline bool byte_offset_fits(std::uint64_t byte_offset, std::uint64_t itemsize, Err err) noexcept {
