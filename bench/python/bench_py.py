@@ -14,8 +14,8 @@ dlpack_mdspan.Tensor made by dlpm_py_tensor_new. For each: our import (the type'
 API where it publishes one, else __dlpack__), our import through __dlpack__ only, our
 borrow, the raw exchange-API calls (the floor of the exchange path: no checks), nanobind's
 nb::ndarray<float, nb::ndim<2>, nb::c_contig> argument, tvm_ffi.from_dlpack, the call
-floors, and bench/rust_python's pyo3 arguments (PyTensor<f32>, ManagedTensor) beside the
-component's borrow and import: on a dlpack_mdspan.Tensor each side takes a Tensor of its
+floors, and bench/rust_python's pyo3 arguments (PyTensor<f32>, PyTensorMut<f32>, ManagedTensor)
+beside the component's borrow, borrow for writing and import: on a dlpack_mdspan.Tensor each side takes a Tensor of its
 own copy of the component (the C bench's Tensor, another copy's to the Rust extension, is
 timed beside them with no target), as callgrind_py.py counts them. The producer side:
 numpy.from_dlpack and torch.from_dlpack of a dlpack_mdspan.Tensor against the same function
@@ -63,7 +63,9 @@ RAW_BORROW = "raw exchange API: dltensor_from_py_object_no_sync (no checks)"
 OURS_IMPORT = "ours: dlpm_py_import, default options"
 OURS_PROTOCOL = "ours: dlpm_py_import through __dlpack__ (use_exchange_api = 0)"
 OURS_BORROW = "ours: dlpm_py_borrow + dlpm_py_borrow_end"
+OURS_BORROW_WRITABLE = "ours: dlpm_py_borrow for writing + dlpm_py_borrow_end"
 RUST_BORROW = "ours, Rust pyo3: PyTensor<f32> argument (dlpm_py_borrow, a view's checks)"
+RUST_BORROW_MUT = "ours, Rust pyo3: PyTensorMut<f32> argument (dlpm_py_borrow for writing, a view's checks)"
 RUST_IMPORT = "ours, Rust pyo3: ManagedTensor argument (dlpm_py_import)"
 RUST_BORROW_OTHER = "Rust pyo3 on the C bench's Tensor: PyTensor<f32> argument (another copy's Tensor)"
 RUST_IMPORT_OTHER = "Rust pyo3 on the C bench's Tensor: ManagedTensor argument (another copy's Tensor)"
@@ -194,6 +196,9 @@ def run(args):
         own = rust.make_tensor() if rust is not None and x is ours else x
         add(section, RUST_BORROW, rust and rust.borrow_f32, own, OURS_BORROW, "pyo3 over the same component")
         add(section, RUST_IMPORT, rust and rust.import_managed, own, OURS_IMPORT, "pyo3 over the same component")
+        add(section, OURS_BORROW_WRITABLE, dlpm.borrow_f32_2d_writable, x)
+        add(section, RUST_BORROW_MUT, rust and rust.borrow_f32_mut, own, OURS_BORROW_WRITABLE,
+            "pyo3 over the same component")
         if own is not x:  # reported, no target: the Rust extension on the C bench's Tensor
             add(section, RUST_BORROW_OTHER, rust.borrow_f32, x, OURS_BORROW, "another copy's Tensor: no target")
             add(section, RUST_IMPORT_OTHER, rust.import_managed, x, OURS_IMPORT, "another copy's Tensor: no target")

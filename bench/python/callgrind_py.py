@@ -51,6 +51,7 @@ TORCH_CASES = {  # when torch (2.15: it publishes the exchange API) is importabl
     "ours: torch through the exchange API": "b.import_f32_2d(tt)",
     "raw table call: torch": "b.raw_exchange_managed(tt)",
     "ours: torch borrowed": "b.borrow_f32_2d(tt)",
+    "ours: torch borrowed for writing": "b.borrow_f32_2d_writable(tt)",
     "raw table borrow: torch": "b.raw_exchange_borrow(tt)",
     "nanobind ndarray argument: torch": "nbb.consume_f32_2d(tt)",
     "nanobind + our caster: torch": "nbb.consume_mdspan(tt)",
@@ -66,6 +67,10 @@ RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importabl
     "rust PyTensor + view_ref: dlpack_mdspan.Tensor": "rust.borrow_f32(t)",
     "rust PyTensor + view (a copy): dlpack_mdspan.Tensor": "rust.borrow_f32_view_copy(t)",
     "rust PyTensor + view_ref: its own dlpack_mdspan.Tensor": "rust.borrow_f32(rt)",
+    "ours: NumPy borrowed for writing": "b.borrow_f32_2d_writable(a)",
+    "ours: dlpack_mdspan.Tensor borrowed for writing": "b.borrow_f32_2d_writable(t)",
+    "rust PyTensorMut + view_mut: NumPy": "rust.borrow_f32_mut(a)",
+    "rust PyTensorMut + view_mut: its own dlpack_mdspan.Tensor": "rust.borrow_f32_mut(rt)",
     "rust ManagedTensor: NumPy": "rust.import_managed(a)",
     "rust ManagedTensor: dlpack_mdspan.Tensor": "rust.import_managed(t)",
     "rust ManagedTensor: its own dlpack_mdspan.Tensor": "rust.import_managed(rt)",
@@ -73,6 +78,7 @@ RUST_CASES = {  # when bench/rust_python's module (dlpm_rust_bench) is importabl
 RUST_TORCH_CASES = {  # when both are importable
     "rust PyTensor + view_ref: torch": "rust.borrow_f32(tt)",
     "rust ManagedTensor: torch": "rust.import_managed(tt)",
+    "rust PyTensorMut + view_mut: torch": "rust.borrow_f32_mut(tt)",
 }
 C_FLOOR, PYO3_FLOOR = "noop", "rust noop (pyo3's call floor)"
 # Each pyo3 row against the component's own call from a C METH_O function (issue 37's and
@@ -89,6 +95,9 @@ RUST_VERSUS = {
     "rust ManagedTensor: its own dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor through the exchange API",
     "rust PyTensor + view_ref: torch": "ours: torch borrowed",
     "rust ManagedTensor: torch": "ours: torch through the exchange API",
+    "rust PyTensorMut + view_mut: NumPy": "ours: NumPy borrowed for writing",
+    "rust PyTensorMut + view_mut: its own dlpack_mdspan.Tensor": "ours: dlpack_mdspan.Tensor borrowed for writing",
+    "rust PyTensorMut + view_mut: torch": "ours: torch borrowed for writing",
 }
 # The rows bench_py.py judges on a dlpack_mdspan.Tensor: each side on a Tensor of its own copy
 # of the component. The C bench's Tensor is another copy's to the Rust extension (no lent

@@ -11,6 +11,9 @@
  *   borrow_f32_2d(obj)           dlpm_py_borrow (the exchange API's
  *                                dltensor_from_py_object_no_sync where published, else the
  *                                import) -> a typed view -> dlpm_py_borrow_end
+ *   borrow_f32_2d_writable(obj)  the same for writing (requirements with `writable`: the
+ *                                owning path, READ_ONLY and a producer's semantic bits
+ *                                refused)
  *   raw_exchange_managed(obj)    the floor of the owning exchange path: the table from
  *                                dlpm_py_exchange_api_of, managed_tensor_from_py_object_no_sync,
  *                                the tensor's deleter; no version or requirement check
@@ -27,7 +30,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-static dlpm_requirements f32_2d; /* float32, ndim 2, C order, CPU */
+static dlpm_requirements f32_2d;          /* float32, ndim 2, C order, CPU */
+static dlpm_requirements f32_2d_writable; /* the same, writable */
 static dlpm_py_options protocol_only; /* defaults with use_exchange_api = 0 */
 static const int32_t cpu_only[] = {kDLCPU};
 
@@ -65,13 +69,22 @@ static PyObject* import_protocol_f32_2d(PyObject* module, PyObject* obj) {
   return import_with(obj, &protocol_only);
 }
 
-static PyObject* borrow_f32_2d(PyObject* module, PyObject* obj) {
+static PyObject* borrow_with(PyObject* obj, const dlpm_requirements* req) {
   dlpm_py_borrowed b;
-  (void)module;
-  if (dlpm_py_borrow(obj, &f32_2d, NULL, &b) != DLPM_OK) return NULL;
+  if (dlpm_py_borrow(obj, req, NULL, &b) != DLPM_OK) return NULL;
   use(&b.dl_tensor);
   dlpm_py_borrow_end(&b);
   Py_RETURN_NONE;
+}
+
+static PyObject* borrow_f32_2d(PyObject* module, PyObject* obj) {
+  (void)module;
+  return borrow_with(obj, &f32_2d);
+}
+
+static PyObject* borrow_f32_2d_writable(PyObject* module, PyObject* obj) {
+  (void)module;
+  return borrow_with(obj, &f32_2d_writable);
 }
 
 static const DLPackExchangeAPI* table_of(PyObject* obj) {
@@ -143,6 +156,7 @@ static PyMethodDef methods[] = {
      "dlpm_py_import (exchange API where published, else __dlpack__): float32, ndim 2, C order, CPU."},
     {"import_protocol_f32_2d", import_protocol_f32_2d, METH_O, "dlpm_py_import through __dlpack__ only."},
     {"borrow_f32_2d", borrow_f32_2d, METH_O, "dlpm_py_borrow + dlpm_py_borrow_end."},
+    {"borrow_f32_2d_writable", borrow_f32_2d_writable, METH_O, "dlpm_py_borrow for writing + dlpm_py_borrow_end."},
     {"raw_exchange_managed", raw_exchange_managed, METH_O,
      "managed_tensor_from_py_object_no_sync + deleter, no checks (the floor of the exchange path)."},
     {"raw_exchange_borrow", raw_exchange_borrow, METH_O, "dltensor_from_py_object_no_sync, no checks."},
@@ -167,5 +181,7 @@ PyMODINIT_FUNC PyInit_dlpm_bench(void) {
   f32_2d.device_types = cpu_only;
   f32_2d.num_device_types = 1;
   protocol_only.use_exchange_api = 0;
+  f32_2d_writable = f32_2d;
+  f32_2d_writable.writable = 1;
   return PyModule_Create(&module_def);
 }

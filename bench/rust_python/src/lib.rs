@@ -2,7 +2,7 @@
 //! pyo3 functions that take a tensor argument and do nothing else, for bench_py.py's rows
 //! beside the C component's `borrow_f32_2d` and `import_f32_2d` (bench/python/dlpm_bench.c).
 
-use dlpack_mdspan::{ManagedTensor, PyTensor};
+use dlpack_mdspan::{ManagedTensor, PyTensor, PyTensorMut};
 use pyo3::prelude::*;
 
 /// A `PyTensor<f32>` argument (`dlpm_py_borrow` with a view's requirements, the view made
@@ -17,6 +17,14 @@ fn borrow_f32(x: PyTensor<'_, f32>) {
 #[pyfunction]
 fn borrow_f32_view_copy(x: PyTensor<'_, f32>) {
     std::hint::black_box(&x.view());
+}
+
+/// A `PyTensorMut<f32>` argument (`dlpm_py_borrow` for writing: the owning path, with a
+/// writable view's requirements), as `borrow_f32_2d_writable` makes one; its view reborrowed
+/// (`view_mut`), dropped at return.
+#[pyfunction]
+fn borrow_f32_mut(mut x: PyTensorMut<'_, f32>) {
+    std::hint::black_box(&x.view_mut());
 }
 
 /// One argument, unused: pyo3's own call floor, beside the C component's `noop`.
@@ -44,6 +52,7 @@ fn dlpm_rust_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(noop, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32, m)?)?;
     m.add_function(wrap_pyfunction!(borrow_f32_view_copy, m)?)?;
+    m.add_function(wrap_pyfunction!(borrow_f32_mut, m)?)?;
     m.add_function(wrap_pyfunction!(import_managed, m)?)?;
     m.add_function(wrap_pyfunction!(make_tensor, m)?)?;
     Ok(())

@@ -31,7 +31,7 @@ use crate::checks::{view_requirements, Viewed};
 use crate::error::Error;
 use crate::managed::ManagedTensor;
 use crate::types::Element;
-use crate::view::{TensorView, TensorViewMut};
+use crate::view::{KeptViewMut, TensorView, TensorViewMut};
 
 /// The exception for `e`: the component's (`dlpm_py_raise`: its exception type and wording)
 /// when `e` is the facade's last failure on this thread, else a `BufferError` with the
@@ -79,10 +79,14 @@ const _: () = assert!(std::mem::size_of::<PyTensor<'static, f32>>() <= 128);
 /// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
 /// without a producer's semantic bit (PyTorch's conjugate or negative view, `requires_grad`).
 pub struct PyTensorMut<'py, T: Element> {
-    /// As [`PyTensor`]'s.
-    view: TensorViewMut<'py, T>,
+    /// As [`PyTensor`]'s; never exclusive (the producer may share the memory), kept without
+    /// that flag.
+    view: KeptViewMut<'py, T>,
     borrow: Borrow,
 }
+
+// 128 bytes, as PyTensor's.
+const _: () = assert!(std::mem::size_of::<PyTensorMut<'static, f32>>() <= 128);
 
 /// What a `dlpm_py_borrow` holds beyond the tensor's description, in one word: the
 /// component's owner (the owning path), released by `dlpm_py_borrow_end` when the argument
@@ -444,7 +448,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut {
-            view,
+            view: view.into_kept(),
             borrow: borrow.into_parts(),
         })
     }
@@ -468,7 +472,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         }
         .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut {
-            view,
+            view: view.into_kept(),
             borrow: borrow.into_parts(),
         })
     }
@@ -520,7 +524,7 @@ impl<T: Element> PyTensorMut<'_, T> {
     /// The tensor as a mutable view of `T`; it is not exclusive (the producer may share the
     /// memory), so it writes through [`TensorViewMut::set`].
     pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
-        self.view.reborrow()
+        self.view.view_mut()
     }
 
     /// The DLPack flags known for the tensor (a writer's borrow takes the owning path).

@@ -883,6 +883,34 @@ unsafe impl<T: Element> Send for TensorViewMut<'_, T> {}
 // SAFETY: &TensorViewMut only allows reads (every write needs &mut self), and T is Sync.
 unsafe impl<T: Element> Sync for TensorViewMut<'_, T> {}
 
+/// A [`TensorViewMut`] that is not exclusive, as a writer's argument keeps it
+/// ([`PyTensorMut`](crate::PyTensorMut)): its elements without the flag, so that the
+/// argument is 128 bytes, as a reader's is (with the flag it was 136, which the compiler
+/// moves with `memcpy` where it moves 128 in line). Each mutable view it lends is made from
+/// it, not exclusive.
+#[cfg(feature = "pyo3")]
+pub(crate) struct KeptViewMut<'a, T: Element> {
+    elements: Elements<'a, T>,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+#[cfg(feature = "pyo3")]
+impl<T: Element> KeptViewMut<'_, T> {
+    /// The kept view, for as long as `self` is borrowed (what `&mut *v` is to a `&mut`).
+    pub(crate) fn view_mut(&mut self) -> TensorViewMut<'_, T> {
+        TensorViewMut {
+            elements: self.elements.clone(),
+            exclusive: false,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// As [`TensorView`]'s: the description and flags the view was made from.
+    pub(crate) fn described(&self) -> (&sys::DLTensor, u64) {
+        (&self.elements.tensor, self.elements.flags)
+    }
+}
+
 impl<'a, T: Element> TensorViewMut<'a, T> {
     /// A mutable view of `tensor` after the facade's checks for `T` (see
     /// [`from_raw`](Self::from_raw); with `writable`, a managed tensor's READ_ONLY flag is
@@ -978,18 +1006,13 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         unsafe { Self::checked(Viewed::Bare(tensor), false, false) }
     }
 
-    /// As [`TensorView`]'s: the description and flags the view was made from.
+    /// The view as an argument keeps it ([`KeptViewMut`]); only a view that is not
+    /// exclusive is kept, and the flag is not.
     #[cfg(feature = "pyo3")]
-    pub(crate) fn described(&self) -> (&sys::DLTensor, u64) {
-        (&self.elements.tensor, self.elements.flags)
-    }
-
-    /// The same view, for as long as `self` is borrowed (what `&mut *v` is to a `&mut`).
-    #[cfg(feature = "pyo3")]
-    pub(crate) fn reborrow(&mut self) -> TensorViewMut<'_, T> {
-        TensorViewMut {
-            elements: self.elements.clone(),
-            exclusive: self.exclusive,
+    pub(crate) fn into_kept(self) -> KeptViewMut<'a, T> {
+        debug_assert!(!self.exclusive, "a kept writer's view is never exclusive");
+        KeptViewMut {
+            elements: self.elements,
             _borrow: PhantomData,
         }
     }

@@ -104,6 +104,12 @@ fn writes_go_through_to_the_producers_memory() {
         {
             let mut t = w.extract::<PyTensorMut<'_, f64>>().unwrap();
             t.view_mut().set(&[1], 2.5).unwrap();
+            // Every view it lends is one of the same elements, never exclusive (the producer
+            // may share the memory): no `&mut [T]` of them.
+            let mut v = t.view_mut();
+            assert!(!v.is_exclusive());
+            assert!(v.as_mut_slice().is_err());
+            assert_eq!(t.view_mut().get(&[1]), Some(&2.5));
         }
         let np = py.import("numpy").unwrap();
         let a = np.call_method1("from_dlpack", (&w,)).unwrap();
