@@ -14,10 +14,11 @@ dlpack_mdspan.Tensor made by dlpm_py_tensor_new. For each: our import (the type'
 API where it publishes one, else __dlpack__), our import through __dlpack__ only, our
 borrow, the raw exchange-API calls (the floor of the exchange path: no checks), nanobind's
 nb::ndarray<float, nb::ndim<2>, nb::c_contig> argument, tvm_ffi.from_dlpack, the call
-floors, and bench/rust_python's pyo3 arguments (PyTensor<f32>, PyTensorMut<f32>, ManagedTensor)
-beside the component's borrow, borrow for writing and import: on a dlpack_mdspan.Tensor each side takes a Tensor of its
-own copy of the component (the C bench's Tensor, another copy's to the Rust extension, is
-timed beside them with no target), as callgrind_py.py counts them. The producer side:
+floors, and bench/rust_python's pyo3 arguments (PyTensor<f32>, PyTensorMut<f32>,
+ManagedTensor) beside the component's borrow, borrow for writing and import: on a
+dlpack_mdspan.Tensor each side takes a Tensor of its own copy of the component (the C
+bench's Tensor, another copy's to the Rust extension, is timed beside them with no target),
+as callgrind_py.py counts them. The producer side:
 numpy.from_dlpack and torch.from_dlpack of a dlpack_mdspan.Tensor against the same function
 on the framework's own array. With --abi3 DIR, the dlpm_bench
 built over the limited-API (abi3) component in DIR is loaded beside the full-API one and
