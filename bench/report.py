@@ -118,8 +118,8 @@ MISS_REASONS = (
                           "instructions; the time moves about the limit from run to run) " + PROFILE),
     ("Rust pyo3 argument", "the view made from the lent checked form, and pyo3's moves of the 128-byte argument, "
                            "which it reads with 16-byte loads from narrower stores (a failed store-to-load "
-                           "forward per 16 bytes); a writer (PyTensorMut) takes the owning path, its checked "
-                           "form copied back " + PROFILE),
+                           "forward per 16 bytes); a writer (PyTensorMut) of another producer than this copy's "
+                           "writable Tensor takes the owning path (an export and its release) " + PROFILE),
     ("NumPy ndarray: nanobind + our mdspan caster", "about nb::ndarray's instructions; the keep-alive "
                                                     "that stops a view inside std::optional, std::vector or "
                                                     "std::variant from outliving its tensor " + PROFILE),

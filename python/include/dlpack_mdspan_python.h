@@ -164,14 +164,17 @@ typedef struct dlpm_py_options {
                                  `checked`, the checked form a dlpack_mdspan.Tensor kept (this
                                  copy's, or the one another copy publishes): *lent is set to it when
                                  the borrow lends the Tensor's description through its exchange
-                                 table (a borrow for reading) and that description is, byte for byte,
+                                 table (a borrow for reading; or for writing, of this copy's Tensor
+                                 when its form has neither READ_ONLY nor sub-byte padding, so that its
+                                 export would carry no flag) and that description is, byte for byte,
                                  the form's own `tensor` (so `*lent`'s learned fields describe
                                  out->dl_tensor, though its `tensor` is the Tensor's DLTensor, not
                                  &out->dl_tensor), checked with out->flags (0: no flags, and no
                                  sub-byte padding in the form) against `req`, as `checked` would have
                                  been. `checked` is then not written (its tensor NULL). Otherwise
                                  a validating borrow sets *lent to NULL (another producer, a
-                                 writable borrow's owning path, a description other than the
+                                 writable borrow's owning path (a READ_ONLY Tensor, another copy's
+                                 Tensor), a description other than the
                                  form's, a refusal) and hands `checked` back as version 3 says; a
                                  borrow with validate 0 lends nothing and may leave *lent as it
                                  was (set it to NULL before the call). The form is the
@@ -232,9 +235,12 @@ typedef struct dlpm_py_borrowed {
  * deleter), else through dlpm_py_import. The view is valid until dlpm_py_borrow_end, which
  * must be called before control returns to Python (unless the borrow holds nothing: see
  * dlpm_py_borrow_end), and while `obj` is alive. A borrowed
- * DLTensor carries no flags, so a writable borrow (opts->writable or req->writable) always
- * takes the owning path (whose READ_ONLY flag is known). A caller that keeps the tensor may
- * take out->owner (setting it to NULL before dlpm_py_borrow_end).
+ * DLTensor carries no flags, so a writable borrow (opts->writable or req->writable) takes the
+ * owning path (whose READ_ONLY flag is known), but for one that asks for the lent form
+ * (opts->lent) of a dlpack_mdspan.Tensor of this copy whose kept form has neither READ_ONLY
+ * nor sub-byte padding: the form knows its flags, so that borrow takes the borrowed path and
+ * is lent the form (out->owner NULL, out->flags 0, as its export's). A caller that keeps the
+ * tensor may take out->owner (setting it to NULL before dlpm_py_borrow_end).
  *
  * opts->keep_alive is for a binding whose view may outlive the C++ object that made it,
  * though never its call (a nanobind caster inside std::optional, std::vector or

@@ -849,22 +849,25 @@ static PyObject* options(PyObject* module, PyObject* args) {
 }
 
 /* borrow_checked(obj, options_version=DLPM_PY_OPTIONS_VERSION, checked_version=DLPM_CHECKED_TENSOR_VERSION,
- * validate=True, writable=False, lend=False): dlpm_py_borrow with dlpm_py_options.checked
+ * validate=True, writable=False, lend=False, write=None): dlpm_py_borrow with dlpm_py_options.checked
  * pointing to a checked form filled with 0xAB but its version (and with `lend`, .lent pointing
  * to a pointer set to a sentinel), and `writable` a float32 requirement (writes take the owning
- * path). Returns a dict: status; described (checked->tensor is &out->dl_tensor); lent (*lent a
+ * path; `write`, bytes written through the borrowed view as consume's). Returns a dict: status; described (checked->tensor is &out->dl_tensor); lent (*lent a
  * form); lent_untouched (*lent still the sentinel); matches (what the form handed back, the
  * lent one or else `checked`, says equals dlpm_check_tensor's checked form of out->dl_tensor
  * with out->flags, strides included, and a lent form's tensor is out->dl_tensor byte for byte);
  * untouched (no byte of `checked` past the version written); strides (that form's, when there
- * is one); import_refuses (dlpm_py_import with the same options, with `lend` .lent alone:
+ * is one); borrowed (the borrow holds no owner: the borrowed path); flags (out->flags); error
+ * (the refusal's message, or None); import_refuses (dlpm_py_import with the same options, with `lend` .lent alone:
  * DLPM_E_INVALID_ARGUMENT when a field is set, else its status). */
 static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwargs) {
-  static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", "lend", NULL};
+  static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", "lend", "write", NULL};
   static const dlpm_checked_tensor sentinel;
-  PyObject *obj, *strides = NULL, *result;
+  PyObject *obj, *write = Py_None, *strides = NULL, *error = NULL, *result;
   unsigned options_version = DLPM_PY_OPTIONS_VERSION, checked_version = DLPM_CHECKED_TENSOR_VERSION;
   int validate = 1, writable = 0, lend = 0, described = 0, is_lent = 0, matches = 0, untouched = 1, import_refuses;
+  int borrowed = 0;
+  unsigned long long flags = 0;
   size_t i;
   dlpm_py_options opts;
   dlpm_requirements req;
@@ -875,8 +878,8 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
   dlpm_status s;
   DLManagedTensorVersioned* t = NULL;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IIppp", keywords, &obj, &options_version, &checked_version,
-                                   &validate, &writable, &lend))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|IIpppO", keywords, &obj, &options_version, &checked_version,
+                                   &validate, &writable, &lend, &write))
     return NULL;
   memset(&opts, 0, sizeof opts);
   if (dlpm_py_options_init(&opts, options_version) != DLPM_OK) return NULL;
@@ -892,6 +895,8 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
   for (i = sizeof checked.version; i < sizeof checked; ++i)
     if (((const unsigned char*)&checked)[i] != 0xAB) untouched = 0;
   if (s == DLPM_OK) {
+    borrowed = b.owner == NULL && b.keep_alive == NULL;
+    flags = (unsigned long long)b.flags;
     described = checked.tensor == &b.dl_tensor;
     is_lent = lent != &sentinel && lent != NULL;
     form = is_lent ? lent : described ? &checked : NULL;
@@ -907,7 +912,7 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
                 form->implicit_strides == reference.implicit_strides && form->ndim == reference.ndim;
       for (i = 0; matches && i < (size_t)reference.ndim; ++i) matches = form->strides[i] == reference.strides[i];
     }
-    if (form != NULL && !(strides = PyTuple_New(form->ndim))) {
+    if ((write != Py_None && write_bytes(&b.dl_tensor, write) != 0) || (form != NULL && !(strides = PyTuple_New(form->ndim)))) {
       dlpm_py_borrow_end(&b);
       return NULL;
     }
@@ -915,18 +920,26 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
       PyTuple_SET_ITEM(strides, (Py_ssize_t)i, PyLong_FromLongLong(form->strides[i]));
     dlpm_py_borrow_end(&b);
   } else {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    error = value ? PyObject_Str(value) : NULL;
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(traceback);
     PyErr_Clear();
   }
   if (lend) opts.checked = NULL; /* the import is given .lent alone */
   import_refuses = dlpm_py_import(obj, NULL, &opts, &t);
   if (t) dlpm_managed_delete(t);
   PyErr_Clear();
-  result = Py_BuildValue("{s:i,s:O,s:O,s:O,s:O,s:O,s:O,s:i}", "status", (int)s, "described",
+  result = Py_BuildValue("{s:i,s:O,s:O,s:O,s:O,s:O,s:O,s:O,s:K,s:O,s:i}", "status", (int)s, "described",
                          described ? Py_True : Py_False, "lent", is_lent ? Py_True : Py_False, "lent_untouched",
                          lent == &sentinel ? Py_True : Py_False, "matches", matches ? Py_True : Py_False, "untouched",
-                         untouched ? Py_True : Py_False, "strides", strides ? strides : Py_None, "import_refuses",
-                         (int)import_refuses);
+                         untouched ? Py_True : Py_False, "strides", strides ? strides : Py_None, "borrowed",
+                         borrowed ? Py_True : Py_False, "flags", flags, "error", error ? error : Py_None,
+                         "import_refuses", (int)import_refuses);
   Py_XDECREF(strides);
+  Py_XDECREF(error);
   return result;
 }
 

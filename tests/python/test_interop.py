@@ -448,13 +448,38 @@ def test_borrow_hands_back_the_checked_form(np, make):
             # an older NumPy's legacy capsule (and its re-export) is READ_ONLY to a writer
             assert not r["described"] and np.lib.NumpyVersion(np.__version__) < "1.25.0", r
             continue
-        # dlpm_py_options.lent (version 4): a reading borrow of a Tensor lends the form it kept
-        # instead of copying it; a writer's owning path and another producer copy it
-        lent = lend and not writable and make.startswith("tensor")
+        # dlpm_py_options.lent (version 4): a borrow of a Tensor lends the form it kept instead
+        # of copying it, for a writer too (the Tensor is writable); another producer copies it
+        lent = lend and make.startswith("tensor")
         assert r["status"] == 0 and r["lent"] == lent and r["described"] != lent and r["matches"], (writable, r)
+        assert r["borrowed"] == (lent or (not writable and make.startswith("tensor"))), (writable, lend, r)
         assert r["lent_untouched"] != lend  # written when asked: the form, or NULL
         assert r["strides"] == strides
         assert r["import_refuses"] != 0  # dlpm_py_import refuses the fields: they are the borrow's
+
+
+def test_writer_borrow_lent_only_a_writable_tensors_form(np):
+    """A writer that asks for the lent form (dlpm_py_options.lent) of a writable Tensor of this
+    copy takes the borrowed path (no owner; the form's flags are known, and its export would
+    carry none), and writes reach the Tensor's memory; a READ_ONLY Tensor still takes the owning
+    path, whose refusal names the flag; without `lent` a writer takes the owning path."""
+    t = dl.tensor((2, 3), DTYPES["float32"])
+    r = dl.borrow_checked(t, writable=True, lend=True)
+    assert r["status"] == 0 and r["lent"] and r["borrowed"] and r["flags"] == 0 and r["matches"], r
+    r = dl.borrow_checked(t, writable=True)
+    assert r["status"] == 0 and not r["lent"] and not r["borrowed"] and r["described"], r
+    for readonly in (dl.tensor((2,), readonly=True), dl.reexport(dl.tensor((2,), readonly=True))):
+        r = dl.borrow_checked(readonly, writable=True, lend=True)
+        assert r["status"] != 0 and not r["lent"] and not r["described"], r
+        assert "READ_ONLY" in r["error"], r
+        r = dl.borrow_checked(readonly, lend=True)  # a reader is lent it
+        assert r["status"] == 0 and r["lent"], r
+    # the borrowed writer writes into the Tensor itself
+    w = dl.tensor((3,), DTYPES["float32"])
+    dl.fill(w, np.arange(3, dtype=np.float32).tobytes())
+    r = dl.borrow_checked(w, writable=True, lend=True, write=np.array([0, 7.5, 2], dtype=np.float32).tobytes())
+    assert r["status"] == 0 and r["borrowed"], r
+    assert np.from_dlpack(w).tolist() == [0.0, 7.5, 2.0]
 
 
 def test_borrow_checked_form_versions(np):

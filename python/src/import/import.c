@@ -309,6 +309,17 @@ static const dlpm_checked_tensor* lendable_own(const dlpm_checked_tensor* own) {
   return (own->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) == 0 ? own : NULL;
 }
 
+/* Whether a writer's borrow may take the borrowed path and be lent `own` (this copy's Tensor's
+ * form, or NULL): a Tensor whose form has neither READ_ONLY nor sub-byte padding, so that its
+ * export would carry no flag (tensor_export keeps those two alone) and the view's want of flags
+ * loses nothing: checked with 0, it meets a writer's requirements exactly when the export
+ * would. A READ_ONLY Tensor takes the owning path, whose refusal names the flag's cause (and
+ * whose legacy_writable may drop it); so does a type with a semantic-bits rule. */
+static int lends_to_writer(const dlpm_checked_tensor* own, dlpm_py_type_facts facts) {
+  return own != NULL && facts.semantic_bits == 0 &&
+         (own->flags & (DLPACK_FLAG_BITMASK_READ_ONLY | DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED)) == 0;
+}
+
 /* `kept` (a Tensor's kept form, or NULL) when `view` is its very description, byte for byte,
  * and lendable_own would lend it, so that it may be lent as the view's checked form
  * (dlpm_py_options.lent); else NULL. */
@@ -597,7 +608,8 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 
 /* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
  * import_tensor. A borrowed DLTensor has no flags, so READ_ONLY is unknown: a writer takes
- * the owning path. With `keep` (o->keep_alive), an owned tensor goes to an owner object,
+ * the owning path, but for a writable Tensor of this copy that it may be lent
+ * (lends_to_writer), whose flags its form knows. With `keep` (o->keep_alive), an owned tensor goes to an owner object,
  * out->keep_alive, not to out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, const char* words, int writable,
                                        const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
@@ -608,19 +620,20 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
   dlpm_status s;
   if (checked_out != NULL) checked_out->tensor = NULL; /* none handed back until the end */
   if (lent_out != NULL) *lent_out = NULL;               /* none lent but by check_view */
-  if (!writable && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
+  if ((!writable || lent_out != NULL) && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
-    if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL) {
+    /* A borrow that may be lent a form, of this copy's Tensor behind its own table: the
+     * view that table lends is own->tensor itself (exchange_to_dltensor), read in place (no
+     * call; its bytes need no comparison with the form's) */
+    const dlpm_checked_tensor* own = check != NULL && lent_out != NULL &&
+                                             (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
+                                         ? dlpm_py__own_export_source(obj, facts.api)
+                                         : NULL;
+    if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL &&
+        (!writable || lends_to_writer(own, facts))) {
       DLTensor lent_view;
       const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
-      /* A borrow that may be lent a form, of this copy's Tensor behind its own table: the
-       * view that table lends is own->tensor itself (exchange_to_dltensor), read in place (no
-       * call; its bytes need no comparison with the form's) */
-      const dlpm_checked_tensor* own = check != NULL && lent_out != NULL &&
-                                               (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
-                                           ? dlpm_py__own_export_source(obj, facts.api)
-                                           : NULL;
       if (own != NULL)
         view = own->tensor;
       else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)

@@ -279,9 +279,10 @@ fn borrow<'b, T: Element>(
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
 /// the component checks the requirements of a view of `T` against the Tensor's kept checked
 /// form (its own copy's, or the one another copy publishes: compared with the description
-/// lent) and, for a reader, lends that very form (`dlpm_py_options.lent`: a borrow for
-/// reading of the form's own description), or, for a writer (the owning path, where nothing
-/// is lent), hands a copy back into `checked` (`dlpm_py_options.checked`). A reader asks for
+/// lent) and lends that very form (`dlpm_py_options.lent`: a borrow of the form's own
+/// description, for reading, or for writing where this copy's Tensor is writable), or, for a
+/// writer that takes the owning path (another copy's Tensor, a READ_ONLY one), hands a copy
+/// back into `checked` (`dlpm_py_options.checked`). A reader asks for
 /// no copy: where the form is not lent (sub-byte padding, a description other than the
 /// form's) the view makes its own check, and the copy's option cost every reader's call more
 /// than that rare check (docs/performance-history.md). Returns the borrow and the checked
@@ -310,14 +311,14 @@ fn borrow_kept<'a: 'f, 'f, 'b, T: Element>(
     }
     let options = pysys::dlpm_py_options {
         checked: if writable { form } else { ptr::null_mut() },
-        lent: if writable { ptr::null_mut() } else { &mut lent },
+        lent: &mut lent,
         ..*rust_options(true)
     };
     let borrowing = borrow::<T>(obj, writable, &options, out)?;
-    // SAFETY: on success the component has written `lent` for a reader (NULL, or a kept form:
-    // read-only, alive while `obj` is, so for 'a, which outlives 'f) and `form->tensor` for a
-    // writer (NULL, or the address of the dl_tensor it wrote, when the rest of `checked` is
-    // that tensor's form).
+    // SAFETY: on success the component has written `lent` (NULL, or a kept form: read-only,
+    // alive while `obj` is, so for 'a, which outlives 'f) and, for a writer, `form->tensor`
+    // (NULL, or the address of the dl_tensor it wrote, when the rest of `checked` is that
+    // tensor's form; NULL where it lent the form).
     let form = unsafe {
         if !lent.is_null() {
             Some(&*lent)
@@ -453,8 +454,9 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         })
     }
 
-    /// As [`PyTensor`]'s `extract_kept`, for a writer (the component's owning path, its
-    /// check with the writable requirements refusing READ_ONLY).
+    /// As [`PyTensor`]'s `extract_kept`, for a writer: lent the form of a writable Tensor of
+    /// this copy (the borrowed path), else the component's owning path, its check with the
+    /// writable requirements refusing READ_ONLY.
     #[inline(never)]
     fn extract_kept(obj: Borrowed<'_, 'py, PyAny>) -> PyResult<Self> {
         let (mut checked, mut out) = (MaybeUninit::uninit(), MaybeUninit::uninit());
@@ -464,7 +466,9 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
         let view = if let Some(form) = form {
-            // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements.
+            // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements
+            // (where the form is lent, with the Tensor's own flags, which the component lends
+            // a writer only without READ_ONLY).
             unsafe { TensorViewMut::from_checked_form(tensor, form) }
         } else {
             // SAFETY: as above; the view makes its own check.

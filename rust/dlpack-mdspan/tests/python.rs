@@ -387,14 +387,15 @@ fn borrows_end_once_when_the_argument_drops() {
         assert_eq!(t.view_ref().len(), 6);
         drop(t);
         assert_eq!(refs(py, &a), before, "PyTensor's drop ends the borrow once");
-        // A writer takes the owning path (NumPy's export is read-only here: our Tensor's).
+        // A writer of our Tensor (NumPy's export is read-only here): lent the Tensor's form,
+        // the argument keeps the Tensor itself, and drops it once.
         let w = ManagedTensor::from_vec(vec![0.0f32; 6], &[2, 3])
             .unwrap()
             .into_pyobject(py)
             .unwrap();
         let w_before = refs(py, &w);
         let mut m = w.extract::<PyTensorMut<'_, f32>>().unwrap();
-        assert!(refs(py, &w) > w_before, "the owning path holds the Tensor");
+        assert!(refs(py, &w) > w_before, "the argument holds the Tensor");
         m.view_mut().set(&[0, 0], 7.0).unwrap();
         drop(m);
         assert_eq!(
