@@ -564,40 +564,42 @@ def test_own_tensor_import_without_options_checks_the_export(collect):
 
 
 def test_own_tensor_requirements_met_are_compared_not_trusted(collect):
-    """An import of a dlpack_mdspan.Tensor's own export keeps the last requirements its view met
-    (import/requirements_met.h) and answers equal ones without checking again; anything else is
-    checked. consume's requirements and device-type list are on its stack, so calls made the
+    """An import of a dlpack_mdspan.Tensor's own export, and a borrow of its view, keep the last
+    requirements its view met (import/requirements_met.h) and answer equal ones without checking
+    again; anything else is checked. consume's requirements and device-type list are on its stack, so calls made the
     same way (ask, called without ** so that each call nests alike) put them at the same
     addresses: requirements that differ there only in content, device types rewritten in
     place, and the same requirements met with other flags are each refused."""
     t = dl.reexport(Hand(shape=(2, 3), strides=(3, 1)).capsule())
 
-    def ask(obj, options, changed=None):
-        asked = {"dtype": FLOAT32, "ndim": 2, "order": "C", "device_types": (KDLCPU,), "options": options}
+    def ask(obj, options, changed=None, borrow=False):
+        asked = {"dtype": FLOAT32, "ndim": 2, "order": "C", "device_types": (KDLCPU,), "options": options,
+                 "borrow": borrow}
         return dl.consume(obj, **(asked | (changed or {})))
 
-    for options in (False, True):  # import_own_tensor, and the body's own-table path
+    # import_own_tensor, the body's own-table path, and the borrow's own view (met with no flags)
+    for options, borrow in ((False, False), (True, False), (False, True), (True, True)):
         for _ in range(2):  # checked, then answered as met
-            assert ask(t, options)["shape"] == (2, 3)
+            assert ask(t, options, borrow=borrow)["shape"] == (2, 3)
         for refused, match in (({"dtype": FLOAT64}, "dtype"), ({"ndim": 3}, "ndim|rank"),
                                ({"order": "F"}, "order|F-contiguous|column-major"),
                                ({"device_types": (KDLCUDA,)}, "device")):
             with pytest.raises(TypeError, match=match):
-                ask(t, options, refused)
-            assert ask(t, options)["shape"] == (2, 3)  # met again
+                ask(t, options, refused, borrow)
+            assert ask(t, options, borrow=borrow)["shape"] == (2, 3)  # met again
     # every length of device-type list the kept requirements hold (one to four), with the CPU at
     # each place: the same list met again, then the CPU's entry rewritten in place (the same
     # address, the other entries equal) refused, so that no place goes uncompared
     others = (KDLCUDA, 3, 10, 4)  # kDLCUDA, kDLCUDAHost, kDLROCM, kDLOpenCL
-    for options in (False, True):
+    for options, borrow in ((False, False), (True, False), (False, True)):
         for n in range(1, 5):
             for place in range(n):
                 met = others[:place] + (KDLCPU,) + others[place + 1:n]
                 unmet = others[:place] + (7,) + others[place + 1:n]  # kDLVulkan where the CPU was
                 for _ in range(2):
-                    assert ask(t, options, {"device_types": met})["shape"] == (2, 3)
+                    assert ask(t, options, {"device_types": met}, borrow)["shape"] == (2, 3)
                 with pytest.raises(TypeError, match="device"):
-                    ask(t, options, {"device_types": unmet})
+                    ask(t, options, {"device_types": unmet}, borrow)
     # READ_ONLY dropped by legacy_writable meets a writer; the same requirements with it kept do not
     legacy = dl.reexport(Hand(shape=(2, 3), strides=(3, 1), versioned=False).capsule())
     assert ask(legacy, True, {"writable": True, "legacy_writable": True})["read_only"] is False

@@ -333,7 +333,8 @@ static const dlpm_checked_tensor* lendable(const dlpm_checked_tensor* kept, cons
 /* check_tensor's counterpart for a borrowed view (no flags): dlpm_check's verdict. With lent_out
  * (dlpm_py_options.lent), the kept form itself when it is lendable: its own tensor checked
  * (the same bytes as the view), and its address handed back instead of a copy. `own`: this
- * copy's Tensor's form, whose tensor the view is (borrow_tensor), or NULL. */
+ * copy's Tensor's form, whose tensor the view is (borrow_tensor), or NULL; where nothing is
+ * lent or handed back, it is checked by the requirements it last met (own_view_meets). */
 DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const dlpm_requirements* check,
                                     dlpm_checked_tensor* checked_out, const dlpm_checked_tensor** lent_out,
                                     const dlpm_checked_tensor* own) {
@@ -345,6 +346,7 @@ DLPM_PY_BODY dlpm_status check_view(PyObject* obj, const DLTensor* view, const d
     return s;
   }
   if (checked_out != NULL) return dlpm_check_prechecked_tensor(view, 0, checked, check, checked_out); /* as check_tensor's */
+  if (own != NULL) return own_view_meets(obj, own, 0, check); /* dlpm_check_prechecked's verdict, as below */
   return checked ? dlpm_check_prechecked(view, 0, checked, check) : dlpm_check(view, check);
 }
 
@@ -622,15 +624,14 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
   if (lent_out != NULL) *lent_out = NULL;               /* none lent but by check_view */
   if ((!writable || lent_out != NULL) && !PyCapsule_CheckExact(obj) && exchange_api_allowed(o)) {
     const dlpm_py_type_facts facts = dlpm_py__type_facts(obj);
-    /* A borrow that may be lent a form, of this copy's Tensor behind its own table: the
-     * view that table lends is own->tensor itself (exchange_to_dltensor), read in place (no
-     * call; its bytes need no comparison with the form's) */
-    const dlpm_checked_tensor* own = check != NULL && lent_out != NULL &&
-                                             (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
+    /* A validating borrow of this copy's Tensor behind its own table: the view that table
+     * lends is own->tensor itself (exchange_to_dltensor), read in place (no call; its bytes
+     * need no comparison with the form's), and checked by the requirements it last met */
+    const dlpm_checked_tensor* own = check != NULL && (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
                                          ? dlpm_py__own_export_source(obj, facts.api)
                                          : NULL;
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL &&
-        (!writable || lends_to_writer(own, facts))) {
+        (!writable || (lent_out != NULL && lends_to_writer(own, facts)))) {
       DLTensor lent_view;
       const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
