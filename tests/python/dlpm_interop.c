@@ -849,17 +849,18 @@ static PyObject* options(PyObject* module, PyObject* args) {
 }
 
 /* borrow_checked(obj, options_version=DLPM_PY_OPTIONS_VERSION, checked_version=DLPM_CHECKED_TENSOR_VERSION,
- * validate=True, writable=False, lend=False, write=None): dlpm_py_borrow with dlpm_py_options.checked
- * pointing to a checked form filled with 0xAB but its version (and with `lend`, .lent pointing
- * to a pointer set to a sentinel), and `writable` a float32 requirement (writes take the owning
- * path; `write`, bytes written through the borrowed view as consume's). Returns a dict: status; described (checked->tensor is &out->dl_tensor); lent (*lent a
- * form); lent_untouched (*lent still the sentinel); matches (what the form handed back, the
+ * validate=True, writable=False, lend=False, write=None): dlpm_py_borrow with
+ * dlpm_py_options.checked pointing to a checked form filled with 0xAB but its version (and with
+ * `lend`, .lent pointing to a pointer set to a sentinel), and `writable` a float32 requirement
+ * (a writer takes the owning path, unless lent a writable Tensor's form); `write`: bytes written
+ * through the borrowed view, as consume's. Returns a dict: status; described (checked->tensor
+ * is &out->dl_tensor); lent (*lent a form); lent_untouched (*lent still the sentinel); matches (what the form handed back, the
  * lent one or else `checked`, says equals dlpm_check_tensor's checked form of out->dl_tensor
  * with out->flags, strides included, and a lent form's tensor is out->dl_tensor byte for byte);
  * untouched (no byte of `checked` past the version written); strides (that form's, when there
  * is one); borrowed (the borrow holds no owner: the borrowed path); flags (out->flags); error
- * (the refusal's message, or None); import_refuses (dlpm_py_import with the same options, with `lend` .lent alone:
- * DLPM_E_INVALID_ARGUMENT when a field is set, else its status). */
+ * (the refusal's message, or None); import_refuses (dlpm_py_import with the same options, with
+ * `lend` .lent alone: DLPM_E_INVALID_ARGUMENT when a field is set, else its status). */
 static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwargs) {
   static char* keywords[] = {"obj", "options_version", "checked_version", "validate", "writable", "lend", "write", NULL};
   static const dlpm_checked_tensor sentinel;
@@ -912,7 +913,8 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
                 form->implicit_strides == reference.implicit_strides && form->ndim == reference.ndim;
       for (i = 0; matches && i < (size_t)reference.ndim; ++i) matches = form->strides[i] == reference.strides[i];
     }
-    if ((write != Py_None && write_bytes(&b.dl_tensor, write) != 0) || (form != NULL && !(strides = PyTuple_New(form->ndim)))) {
+    if ((write != Py_None && write_bytes(&b.dl_tensor, write) != 0) ||
+        (form != NULL && !(strides = PyTuple_New(form->ndim)))) {
       dlpm_py_borrow_end(&b);
       return NULL;
     }
@@ -926,7 +928,7 @@ static PyObject* borrow_checked(PyObject* module, PyObject* args, PyObject* kwar
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(traceback);
-    PyErr_Clear();
+    PyErr_Clear(); /* PyObject_Str's own failure, if any: the error is then None */
   }
   if (lend) opts.checked = NULL; /* the import is given .lent alone */
   import_refuses = dlpm_py_import(obj, NULL, &opts, &t);

@@ -397,7 +397,8 @@ def test_own_type_through_its_exchange_api(np):
     assert owned["borrowed"] is False and borrowed["borrowed"] is True
     assert owned["bytes"] == borrowed["bytes"] == np.arange(6, dtype=np.float32).tobytes()
     assert owned["data_ptr"] == borrowed["data_ptr"]
-    # A writer takes the owning path even when borrowing: a borrowed DLTensor has no flags.
+    # A writer takes the owning path even when borrowing (a borrowed DLTensor has no flags),
+    # unless it asks for the lent form: test_writer_borrow_lent_only_a_writable_tensors_form.
     assert dl.consume(t, borrow=True, writable=True)["borrowed"] is False
     ro = dl.tensor((2,), readonly=True)
     with pytest.raises(TypeError, match="READ_ONLY"):

@@ -610,9 +610,9 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 
 /* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
  * import_tensor. A borrowed DLTensor has no flags, so READ_ONLY is unknown: a writer takes
- * the owning path, but for a writable Tensor of this copy that it may be lent
- * (lends_to_writer), whose flags its form knows. With `keep` (o->keep_alive), an owned tensor goes to an owner object,
- * out->keep_alive, not to out->owner. */
+ * the owning path, but for a writable Tensor of this copy whose form it may be lent
+ * (lends_to_writer): the form knows the flags. With `keep` (o->keep_alive), an owned tensor
+ * goes to an owner object, out->keep_alive, not to out->owner. */
 DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, const char* words, int writable,
                                        const dlpm_requirements* check, const dlpm_requirements* announced, int keep,
                                        dlpm_py_provenance* how, dlpm_checked_tensor* checked_out,
