@@ -19,9 +19,9 @@ fn borrow_f32_view_copy(x: PyTensor<'_, f32>) {
     std::hint::black_box(&x.view());
 }
 
-/// A `PyTensorMut<f32>` argument (`dlpm_py_borrow` for writing: the owning path, with a
-/// writable view's requirements), as `borrow_f32_2d_writable` makes one; its view reborrowed
-/// (`view_mut`), dropped at return.
+/// A `PyTensorMut<f32>` argument (`dlpm_py_borrow` for writing, with a writable view's
+/// requirements: the owning path, or this extension's own writable Tensor's lent form), beside
+/// `borrow_f32_2d_writable`; its view made (`view_mut`), dropped at return.
 #[pyfunction]
 fn borrow_f32_mut(mut x: PyTensorMut<'_, f32>) {
     std::hint::black_box(&x.view_mut());

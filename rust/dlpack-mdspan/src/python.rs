@@ -531,7 +531,8 @@ impl<T: Element> PyTensorMut<'_, T> {
         self.view.view_mut()
     }
 
-    /// The DLPack flags known for the tensor (a writer's borrow takes the owning path).
+    /// The DLPack flags known for the tensor: those of the component's owning path, or 0
+    /// where this extension's writable Tensor lent its form (its export carries none).
     pub fn flags(&self) -> u64 {
         self.view.described().1
     }
