@@ -1,16 +1,54 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Raw bindings to the dlpack_mdspan Python component (`python/include/dlpack_mdspan_python.h`),
 //! compiled by this crate's build script for the interpreter pyo3 builds for. Declarations
-//! only; the safe layer is `dlpack-mdspan`'s `pyo3` feature. Every function must be called
+//! only, of the functions the safe layer (`dlpack-mdspan`'s `pyo3` feature) calls, not of
+//! every function of the header; each mirror and declaration is asserted against the header
+//! by `tests/rust_abi/python_abi.test.cpp` in the repository. Every function must be called
 //! with the GIL held (an attached thread), and sets a Python exception when it fails.
 #![no_std]
 #![allow(non_camel_case_types)]
 
 use dlpack_mdspan_sys::{
     dlpm_checked_tensor, dlpm_requirements, dlpm_status, DLDevice, DLManagedTensorVersioned,
-    DLTensor,
+    DLPackVersion, DLTensor,
 };
 use pyo3_ffi::PyObject;
+
+/// `DLPM_PY_PROVENANCE_VERSION`: the layout of [`dlpm_py_provenance`] declared here.
+pub const DLPM_PY_PROVENANCE_VERSION: u32 = 2;
+
+/// `DLPM_PY_PATH_*`: the way a tensor came ([`dlpm_py_provenance::path`]): a bare capsule.
+pub const DLPM_PY_PATH_CAPSULE: i32 = 1;
+/// The type's DLPack exchange API table.
+pub const DLPM_PY_PATH_EXCHANGE_API: i32 = 2;
+/// `obj.__dlpack__(...)`.
+pub const DLPM_PY_PATH_DLPACK: i32 = 3;
+
+/// `DLPM_PY_ORDER_*`: what an import knows of when a device tensor's data is ready
+/// ([`dlpm_py_provenance::stream_order`]): nothing to order (memory of a device without
+/// streams).
+pub const DLPM_PY_ORDER_NONE: i32 = 0;
+/// The producer's work on the memory is ordered before `ready_stream`.
+pub const DLPM_PY_ORDER_STREAM: i32 = 1;
+/// Nobody said (a bare capsule, `__dlpack__` asked with no stream, ...).
+pub const DLPM_PY_ORDER_UNKNOWN: i32 = 2;
+
+/// `dlpm_py_provenance`: what a producer handed over, as an import with
+/// [`dlpm_py_options::provenance`] saw it. Set `version` before the call.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct dlpm_py_provenance {
+    pub version: u32,
+    pub path: i32,
+    pub legacy: i32,
+    pub pre_1_0_call: i32,
+    pub dlpack_version: DLPackVersion,
+    /// Version 2: a `DLPM_PY_ORDER_*`.
+    pub stream_order: i32,
+    /// Version 2: with `DLPM_PY_ORDER_STREAM`, the stream (a `cudaStream_t` for CUDA
+    /// memory; NULL is the device's default stream), else NULL.
+    pub ready_stream: *mut core::ffi::c_void,
+}
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
 pub const DLPM_PY_OPTIONS_VERSION: u32 = 4;
@@ -32,8 +70,8 @@ pub struct dlpm_py_options {
     pub writable: i32,
     pub accept_semantic_bits: i32,
     pub keep_alive: i32,
-    /// `dlpm_py_provenance*`, not declared here: NULL.
-    pub provenance: *mut core::ffi::c_void,
+    /// Where an import writes what the producer handed over (NULL: nowhere).
+    pub provenance: *mut dlpm_py_provenance,
     /// Version 2: what a refusal of a semantic bit names as the way to accept it (NULL: the
     /// C option; `""`: none).
     pub semantic_bits_option: *const core::ffi::c_char,
