@@ -18,8 +18,8 @@ namespace dlpm_rust_python_abi {
 using ::DLDevice, ::DLManagedTensorVersioned, ::DLPackVersion, ::DLTensor, ::dlpm_checked_tensor, ::PyObject;
 }  // namespace dlpm_rust_python_abi
 namespace dlpm_rust_python_functions {
-using ::DLManagedTensorVersioned, ::dlpm_py_borrowed, ::dlpm_py_options, ::dlpm_requirements, ::dlpm_status,
-    ::PyObject;
+using ::DLDevice, ::DLManagedTensorVersioned, ::DLTensor, ::dlpm_py_borrowed, ::dlpm_py_options,
+    ::dlpm_py_stream_wait_fn, ::dlpm_requirements, ::dlpm_status, ::PyObject;
 }  // namespace dlpm_rust_python_functions
 
 // The Rust constants have the C macros' names: rendered with the macros out of the way.
@@ -93,6 +93,10 @@ DLPM_ABI_SAME_FIELD(dlpm_py_borrowed, dl_tensor)
 DLPM_ABI_SAME_FIELD(dlpm_py_borrowed, flags)
 DLPM_ABI_SAME_FIELD(dlpm_py_borrowed, owner)
 DLPM_ABI_SAME_FIELD(dlpm_py_borrowed, keep_alive)
+
+// The callback type the functions above take by its C name (dlpm_py_tensor_new_on_stream).
+static_assert(std::is_same_v<rust::dlpm_py_stream_wait_fn, ::dlpm_py_stream_wait_fn>,
+              "dlpm_py_stream_wait_fn differs between python-sys and dlpack_mdspan_python.h");
 
 #define DLPM_ABI_SAME_PYTHON_FUNCTION(name) DLPM_ABI_SAME_FUNCTION(dlpm_rust_python_functions, name)
 DLPM_RUST_PYTHON_FUNCTIONS(DLPM_ABI_SAME_PYTHON_FUNCTION)

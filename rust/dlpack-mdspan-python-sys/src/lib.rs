@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! Raw bindings to the dlpack_mdspan Python component (`python/include/dlpack_mdspan_python.h`),
 //! compiled by this crate's build script for the interpreter pyo3 builds for. Declarations
-//! only, of the functions the safe layer (`dlpack-mdspan`'s `pyo3` feature) calls, not of
-//! every function of the header; each mirror and declaration is asserted against the header
-//! by `tests/rust_abi/python_abi.test.cpp` in the repository. Every function must be called
+//! only: those the safe layer (`dlpack-mdspan`'s `pyo3` feature) calls, and the raw entry
+//! points a Rust extension may call itself (`dlpm_py_tensor_import`, the stream-ordered
+//! import of a CUDA or ROCm tensor, among them); not the four that take DLPack's exchange
+//! table or the device hooks. Each mirror and declaration is asserted against the header by
+//! `tests/rust_abi/python_abi.test.cpp` in the repository. Every function must be called
 //! with the GIL held (an attached thread), and sets a Python exception when it fails.
 #![no_std]
 #![allow(non_camel_case_types)]
@@ -87,6 +89,20 @@ pub struct dlpm_py_options {
     pub lent: *mut *const dlpm_checked_tensor,
 }
 
+/// `dlpm_py_stream_wait_fn`: called by a Tensor's `__dlpack__` on a device with streams
+/// before the export is made, to make the consumer's stream wait for the producer's work
+/// (`has_stream` 0 for `stream=None`, else `consumer_stream` is the value given; -1: no
+/// synchronisation wanted). Returns 0, or -1 with a Python exception set. Called with the
+/// GIL held.
+pub type dlpm_py_stream_wait_fn = Option<
+    unsafe extern "C" fn(
+        ctx: *mut core::ffi::c_void,
+        device: DLDevice,
+        has_stream: i32,
+        consumer_stream: i64,
+    ) -> core::ffi::c_int,
+>;
+
 /// `dlpm_py_borrowed`: a tensor borrowed for one call.
 #[repr(C)]
 #[derive(Debug)]
@@ -112,12 +128,74 @@ extern "C" {
         out: *mut dlpm_py_borrowed,
     ) -> dlpm_status;
     pub fn dlpm_py_borrow_end(b: *mut dlpm_py_borrowed);
+    /// `DLPM_OK`, or the mismatch of the dtype and device the producer announces
+    /// (`__dlpack_data_type__`, `__dlpack_device__`) with `req`, with a `TypeError` set.
+    pub fn dlpm_py_check_announced(
+        obj: *mut PyObject,
+        req: *const dlpm_requirements,
+    ) -> dlpm_status;
+    /// The description of a DLPack capsule without taking it: 1 (`out`, `flags` written),
+    /// 0 when `obj` is no unconsumed DLPack capsule. Sets no exception.
+    pub fn dlpm_py_capsule_peek(
+        obj: *mut PyObject,
+        opts: *const dlpm_py_options,
+        out: *mut DLTensor,
+        flags: *mut u64,
+    ) -> i32;
+    pub fn dlpm_py_capsule_new(t: *mut DLManagedTensorVersioned, versioned: i32) -> *mut PyObject;
+    pub fn dlpm_py_owner_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
     pub fn dlpm_py_tensor_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
+    /// `dlpm_py_import` followed by `dlpm_py_tensor_new`, keeping the producer's stream order
+    /// for CUDA and ROCm memory (what `dlpack_mdspan.from_dlpack` does), and copying across
+    /// devices with `opts.copy` or `opts.dl_device`: a new `dlpack_mdspan.Tensor`, or NULL
+    /// with an exception set.
+    pub fn dlpm_py_tensor_import(
+        obj: *mut PyObject,
+        req: *const dlpm_requirements,
+        opts: *const dlpm_py_options,
+    ) -> *mut PyObject;
+    pub fn dlpm_py_invalid_stream_error() -> *mut PyObject;
+    /// `dlpm_py_tensor_new` for memory that device work may still be writing: `wait(ctx, ...)`
+    /// runs on every `__dlpack__` call for a device with streams; `ctx` must outlive the object.
+    pub fn dlpm_py_tensor_new_on_stream(
+        t: *mut DLManagedTensorVersioned,
+        wait: dlpm_py_stream_wait_fn,
+        ctx: *mut core::ffi::c_void,
+    ) -> *mut PyObject;
     pub fn dlpm_py_tensor_type() -> *mut PyObject;
     /// Nonzero when a validating `dlpm_py_borrow` of `obj` checks it against a checked form
     /// its Tensor kept (a `dlpack_mdspan.Tensor` of this copy of the component, or of another
     /// copy whose type publishes its kept form) and hands that form back; 0 otherwise. Sets
     /// no exception.
     pub fn dlpm_py_keeps_checked_form(obj: *mut PyObject) -> core::ffi::c_int;
+    /// The tensor a `dlpack_mdspan.Tensor` holds (borrowed: valid while `obj` lives), or NULL.
+    pub fn dlpm_py_tensor_get(obj: *mut PyObject) -> *const DLManagedTensorVersioned;
+    /// The producer's current work stream for `device`, through the exchange API its type
+    /// publishes.
+    pub fn dlpm_py_current_work_stream(
+        obj: *mut PyObject,
+        device: DLDevice,
+        out_stream: *mut *mut core::ffi::c_void,
+    ) -> dlpm_status;
     pub fn dlpm_py_raise(status: dlpm_status) -> *mut PyObject;
+    /// A Python integer (or an object with `__index__`) in `[min, max]` into `out`: 0, or -1
+    /// with an exception set naming `what` and the range (`malformed` NULL, for an argument:
+    /// `TypeError` for no integer, `OverflowError` outside the range; else `malformed` for
+    /// both).
+    pub fn dlpm_py_integer_in_range(
+        value: *mut PyObject,
+        what: *const core::ffi::c_char,
+        min: core::ffi::c_longlong,
+        max: core::ffi::c_longlong,
+        malformed: *mut PyObject,
+        out: *mut core::ffi::c_longlong,
+    ) -> core::ffi::c_int;
+    /// A consumer's `stream` argument to `__dlpack__`: 1 for `None` (`value` untouched), 0
+    /// with the integer in `value`, or -1 with an exception set (`TypeError` naming `memory`,
+    /// such as `"CUDA"`, for anything but an int; `OverflowError` outside int64).
+    pub fn dlpm_py_stream_integer(
+        stream: *mut PyObject,
+        memory: *const core::ffi::c_char,
+        value: *mut core::ffi::c_longlong,
+    ) -> core::ffi::c_int;
 }

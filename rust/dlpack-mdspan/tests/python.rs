@@ -26,6 +26,16 @@ fn eval<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyAny> {
         .expect("the code sets `result`")
 }
 
+/// The address of a NumPy array's first element (`a.ctypes.data`).
+fn data_address(a: &Bound<'_, PyAny>) -> usize {
+    a.getattr("ctypes")
+        .unwrap()
+        .getattr("data")
+        .unwrap()
+        .extract()
+        .unwrap()
+}
+
 #[test]
 fn numpy_arrays_are_read_with_their_layout() {
     Python::attach(|py| {
@@ -36,13 +46,7 @@ fn numpy_arrays_are_read_with_their_layout() {
         assert_eq!(v.strides(), &[3, 1]);
         assert_eq!(v.to_vec(), vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
         // Zero-copy: the view's first element is NumPy's.
-        let addr: usize = a
-            .getattr("ctypes")
-            .unwrap()
-            .getattr("data")
-            .unwrap()
-            .extract()
-            .unwrap();
+        let addr = data_address(&a);
         assert_eq!(v.get(&[0, 0]).unwrap() as *const f32 as usize, addr);
         // The lent view is the same view, not a copy of another.
         let lent = t.view_ref();
@@ -221,13 +225,7 @@ fn managed_tensors_go_to_python_and_back() {
                 .unwrap(),
             vec![vec![4, 5, 6], vec![1, 2, 3]]
         );
-        let addr: usize = a
-            .getattr("ctypes")
-            .unwrap()
-            .getattr("data")
-            .unwrap()
-            .extract()
-            .unwrap();
+        let addr = data_address(&a);
         assert_eq!(addr, data, "NumPy reads the tensor's own memory");
         // Back into Rust, owned.
         let back = obj.extract::<ManagedTensor>().unwrap();
@@ -605,5 +603,123 @@ fn our_tensors_are_checked_against_the_views_requirements() {
         let e = t.extract::<PyTensorMut<'_, i32>>().err().expect("refused");
         assert!(e.is_instance_of::<PyTypeError>(py), "{e}");
         assert!(t.extract::<PyTensor<'_, f32>>().is_ok());
+    });
+}
+
+/// The raw bindings beyond what the `pyo3` feature calls (their types are proved against the
+/// header by `tests/rust_abi/python_abi.test.cpp`), called as a Rust extension would: the
+/// stream-ordered import into a `dlpack_mdspan.Tensor`, the tensor it holds, the provenance
+/// an import reports, a capsule looked at without being taken, and the stream decoder.
+#[test]
+fn the_components_other_entry_points_are_bound() {
+    use dlpack_mdspan_python_sys as pysys;
+    use dlpack_mdspan_sys as sys;
+    use std::mem::MaybeUninit;
+    Python::attach(|py| {
+        let a = eval(py, "result = np.arange(6, dtype=np.float32).reshape(2, 3)");
+        let address = data_address(&a);
+
+        // SAFETY: a live object, the GIL held; NULL requirements and options: the defaults.
+        let t =
+            unsafe { pysys::dlpm_py_tensor_import(a.as_ptr(), std::ptr::null(), std::ptr::null()) };
+        assert!(!t.is_null(), "{}", PyErr::fetch(py));
+        // SAFETY: a new reference, owned from here.
+        let t = unsafe { Bound::from_owned_ptr(py, t) };
+        assert_eq!(t.get_type().name().unwrap().to_string(), "Tensor");
+        // SAFETY: a live object; the tensor is valid while `t` lives.
+        let held = unsafe { pysys::dlpm_py_tensor_get(t.as_ptr()) };
+        assert!(!held.is_null());
+        // SAFETY: as above.
+        let dl = unsafe { &(*held).dl_tensor };
+        assert_eq!((dl.data as usize, dl.ndim), (address, 2));
+        // SAFETY: a live object; NumPy's array is no Tensor.
+        assert!(unsafe { pysys::dlpm_py_tensor_get(a.as_ptr()) }.is_null());
+
+        // The provenance an import writes, through the mirrored struct.
+        let mut how = pysys::dlpm_py_provenance {
+            version: pysys::DLPM_PY_PROVENANCE_VERSION,
+            path: -1,
+            legacy: -1,
+            pre_1_0_call: -1,
+            dlpack_version: sys::DLPackVersion { major: 0, minor: 0 },
+            stream_order: -1,
+            ready_stream: std::ptr::null_mut(),
+        };
+        let mut o = MaybeUninit::<pysys::dlpm_py_options>::zeroed();
+        // SAFETY: a valid out-parameter of the struct's size.
+        let status =
+            unsafe { pysys::dlpm_py_options_init(o.as_mut_ptr(), pysys::DLPM_PY_OPTIONS_VERSION) };
+        assert_eq!(status, sys::DLPM_OK);
+        // SAFETY: written by dlpm_py_options_init.
+        let mut o = unsafe { o.assume_init() };
+        o.provenance = &mut how;
+        let mut out = std::ptr::null_mut();
+        // SAFETY: a live object, the GIL held, the options and `how` valid for the call.
+        let status = unsafe { pysys::dlpm_py_import(a.as_ptr(), std::ptr::null(), &o, &mut out) };
+        assert_eq!(status, sys::DLPM_OK, "{}", PyErr::fetch(py));
+        // SAFETY: the owned tensor the import handed over, deleted once.
+        unsafe { ((*out).deleter.unwrap())(out) };
+        // NumPy >= 2.1 answers __dlpack__(max_version=...) with a versioned capsule; an
+        // older one (Debian 12's 1.24) refuses the keyword and gives a legacy capsule.
+        assert_eq!(how.path, pysys::DLPM_PY_PATH_DLPACK);
+        let seen = (how.legacy, how.pre_1_0_call, how.dlpack_version.major);
+        assert!(seen == (0, 0, 1) || seen == (1, 1, 0), "{seen:?}");
+        assert_eq!(how.stream_order, pysys::DLPM_PY_ORDER_NONE); // CPU memory has no streams
+
+        // A capsule looked at, not taken: it can still be imported once.
+        let capsule = a.call_method0("__dlpack__").unwrap();
+        let (mut seen, mut flags) = (MaybeUninit::<sys::DLTensor>::uninit(), 0u64);
+        // SAFETY: a live object; out-parameters valid for writes.
+        let peeked = unsafe {
+            pysys::dlpm_py_capsule_peek(
+                capsule.as_ptr(),
+                std::ptr::null(),
+                seen.as_mut_ptr(),
+                &mut flags,
+            )
+        };
+        assert_eq!(peeked, 1);
+        // SAFETY: written where peek returns 1.
+        assert_eq!(unsafe { seen.assume_init() }.ndim, 2);
+        let mut taken = std::ptr::null_mut();
+        // SAFETY: a live capsule, the GIL held; NULL requirements and options.
+        let status = unsafe {
+            pysys::dlpm_py_import(
+                capsule.as_ptr(),
+                std::ptr::null(),
+                std::ptr::null(),
+                &mut taken,
+            )
+        };
+        assert_eq!(status, sys::DLPM_OK, "{}", PyErr::fetch(py));
+        // SAFETY: the owned tensor the import handed over, deleted once.
+        unsafe { ((*taken).deleter.unwrap())(taken) };
+
+        // The stream decoder: None, an integer, and a refusal that names the memory.
+        let mut value: std::ffi::c_longlong = 0;
+        let none = py.None();
+        // SAFETY: live objects, a static string, a valid out-parameter.
+        assert_eq!(
+            unsafe { pysys::dlpm_py_stream_integer(none.as_ptr(), c"CUDA".as_ptr(), &mut value) },
+            1
+        );
+        let five = 5i64.into_pyobject(py).unwrap();
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { pysys::dlpm_py_stream_integer(five.as_ptr(), c"CUDA".as_ptr(), &mut value) },
+            0
+        );
+        assert_eq!(value, 5);
+        let text = "s".into_pyobject(py).unwrap();
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { pysys::dlpm_py_stream_integer(text.as_ptr(), c"CUDA".as_ptr(), &mut value) },
+            -1
+        );
+        let e = PyErr::fetch(py);
+        assert!(
+            e.is_instance_of::<PyTypeError>(py) && e.to_string().contains("CUDA"),
+            "{e}"
+        );
     });
 }
