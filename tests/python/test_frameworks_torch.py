@@ -294,6 +294,18 @@ def test_exchange_api_refuses_requires_grad_for_writers(case, dlpack_calls):
     assert dlpack_calls == []
 
 
+def test_an_unvalidated_writer_still_refuses_requires_grad():
+    """validate = 0 leaves the tensor's checks to the caller, not the semantic bits: a
+    writer's borrow whose other options are the defaults (the Rust crate's PyTensorMut of
+    PyTorch, whose view makes the check) refuses a tensor that requires grad, where a reader
+    is lent its view."""
+    t, _ = with_bit("requires_grad")
+    with pytest.raises(BufferError, match=OUR_REFUSAL["requires_grad"]):
+        dl.consume(t, write=torch_bytes(torch.zeros(2)), borrow=True, writable=True, validate=False)
+    assert t.tolist() == [1.0, 2.0]  # nothing written
+    assert dl.consume(t, borrow=True, validate=False)["borrowed"]
+
+
 @pytest.mark.parametrize("path", ["owned writable", "borrowed writable"])
 def test_a_refusal_names_the_option_in_the_callers_words(path):
     """dlpm_py_options.semantic_bits_option (version 2): NULL names the C option, a binding's

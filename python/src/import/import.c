@@ -19,6 +19,11 @@
 static const dlpm_py_options default_options = {
     .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
 
+/* The defaults but validation, left to the caller (the options of dlpm_py_borrow's fifth
+ * expansion). */
+static const dlpm_py_options unvalidated_options = {
+    .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 0};
+
 /* The bytes of a dlpm_py_options of `version` (1 to 4): a struct of an earlier version ends
  * before the fields a later one appended. */
 static size_t options_size(uint32_t version) {
@@ -533,7 +538,7 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
                                                                  DLManagedTensorVersioned** out);
 
 /* The same for obj of this copy's Tensor type, with NULL options or options that ask what the
- * defaults ask (asks_the_defaults, nothing lent): when its type publishes the Tensor type's own
+ * defaults ask (asks_the_defaults, validating, nothing lent): when its type publishes the Tensor type's own
  * table and no semantic-bits rule, the body's own-table path alone (the export, then its
  * check; with the defaults nothing else applies: no announcement is asked of a type with a
  * table, nothing honoured, no legacy flag dropped, no semantic bit refused, so no refusal
@@ -572,8 +577,9 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
                        NULL, NULL);
 }
 
-/* Whether the caller's options, of this version, ask what the defaults ask, but for `lent`
- * (where a borrow lends its checked form; the caller tests it): every other field the
+/* Whether the caller's options, of this version, ask what the defaults ask, but for
+ * `validate` and `lent` (whether the borrow validates, and lends its checked form: the caller
+ * tests them): every other field the
  * defaults' but semantic_bits_option, which only words a refusal (a binding's name for its
  * option, as the Rust crate's ""). Such options are usable. Compared field by field (a
  * struct's padding is not its value); an option that differs, whether or not it would change
@@ -587,7 +593,7 @@ static int asks_the_defaults(const dlpm_py_options* o) {
          o->has_dl_device == d->has_dl_device && o->dl_device.device_type == d->dl_device.device_type &&
          o->dl_device.device_id == d->dl_device.device_id && o->has_stream == d->has_stream &&
          o->stream == d->stream && o->stream_object == d->stream_object &&
-         o->use_exchange_api == d->use_exchange_api && o->validate == d->validate && o->writable == d->writable &&
+         o->use_exchange_api == d->use_exchange_api && o->writable == d->writable &&
          o->accept_semantic_bits == d->accept_semantic_bits && o->keep_alive == d->keep_alive &&
          o->provenance == d->provenance && o->checked == d->checked;
 }
@@ -601,7 +607,7 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   if (obj == NULL || out == NULL) return import_with_options(obj, req, opts, out); /* ValueError */
   if ((PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object &&
-      (opts == NULL || (asks_the_defaults(opts) && opts->lent == NULL)))
+      (opts == NULL || (asks_the_defaults(opts) && opts->validate && opts->lent == NULL)))
     return import_own_tensor(obj, req, opts, out);
   return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
 }
@@ -691,10 +697,18 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
    * PyTensor): the body expanded a fourth time with the defaults as constants, so that it
    * pays for no option test, the caller's wording of a refusal and `lent` its only variables
    * (nothing is lent before a failure without provenance: no tail). */
-  if (opts != NULL && lent_form_out(opts) != NULL && asks_the_defaults(opts) && obj != NULL && out != NULL &&
-      !caller_writes(req, &default_options))
+  if (opts != NULL && lent_form_out(opts) != NULL && asks_the_defaults(opts) && opts->validate && obj != NULL &&
+      out != NULL && !caller_writes(req, &default_options))
     return borrow_tensor(obj, &default_options, opts->semantic_bits_option, 0, checks_for(req, &default_options), req,
                          0, NULL, NULL, lent_form_out(opts), out);
+  /* A borrow whose options ask what the defaults ask but leave validation to the caller (the
+   * Rust crate's PyTensor and PyTensorMut of a producer that keeps no checked form: their view
+   * makes the one check): the body expanded a fifth time, with those options as constants, so
+   * that it pays for no option test (nothing is lent or handed back unvalidated). */
+  if (opts != NULL && !opts->validate && asks_the_defaults(opts) && lent_form_out(opts) == NULL && obj != NULL &&
+      out != NULL)
+    return borrow_tensor(obj, &unvalidated_options, opts->semantic_bits_option, caller_writes(req, &unvalidated_options),
+                         NULL, req, 0, NULL, NULL, NULL, out);
   s = entry_arguments("dlpm_py_borrow", obj, out, opts, &o);
   if (s != DLPM_OK) return s;
   if (opts == NULL)
