@@ -74,6 +74,14 @@ static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void*
   return kind;
 }
 
+/* The names a taken capsule gets. The producer's destructor compares the capsule's name with
+ * its own "used_..." (NumPy's: PyCapsule_IsValid, a strcmp) on every import; glibc's strcmp
+ * takes a slower path, about 60 instructions more, when either string lies within 128 bytes
+ * of a page's end, where a literal may land (measured: the Rust extension's copy). Aligned
+ * to 128 bytes, these never do. */
+static _Alignas(128) const char used_versioned_name[] = "used_dltensor_versioned";
+static _Alignas(128) const char used_legacy_name[] = "used_dltensor";
+
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
  * the tensor stays with the capsule), then version-checked, legacy moved to versioned
  * (*legacy set). `not_dlpack` is the exception for a capsule (or object) that is not a
@@ -89,13 +97,13 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
   *legacy = 0;
   if (kind == VERSIONED) {
     DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)pointer;
-    if (PyCapsule_SetName(capsule, "used_dltensor_versioned") != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, used_versioned_name) != 0) return dlpm_py__producer_failed("renaming the capsule");
     if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
     return s;
   }
   if (kind == LEGACY) {
     DLManagedTensor* old = (DLManagedTensor*)pointer;
-    if (PyCapsule_SetName(capsule, "used_dltensor") != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, used_legacy_name) != 0) return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
     s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
     if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
