@@ -116,6 +116,11 @@ MISS_REASONS = (
                    "Result " + PROFILE),
     ("Rust ndarray view", "the view's shape and strides copied into ndarray's dimension types (1.08x in "
                           "instructions; the time moves about the limit from run to run) " + PROFILE),
+    ("Rust pyo3 argument <= 1.2x the component's own call, pyo3's call floor excepted (NumPy",
+     "PyTensor and PyTensorMut: the view's one check, dlpm_check_tensor, which also writes the checked form "
+     "the view is read from (the C row's import makes dlpm_check_managed), and pyo3's moves of the 128-byte "
+     "argument; ManagedTensor: about 1.07x in instructions, its time about the limit from run to run "
+     + PROFILE),
     ("Rust pyo3 argument", "the view made from the lent checked form, and pyo3's moves of the 128-byte argument, "
                            "which it reads with 16-byte loads from narrower stores (a failed store-to-load "
                            "forward per 16 bytes); a writer (PyTensorMut) of another producer than this copy's "
