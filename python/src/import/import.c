@@ -579,9 +579,9 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
 
 /* Whether the caller's options, of this version, ask what the defaults ask, but for
  * `validate` and `lent` (whether the borrow validates, and lends its checked form: the caller
- * tests them): every other field the
- * defaults' but semantic_bits_option, which only words a refusal (a binding's name for its
- * option, as the Rust crate's ""). Such options are usable. Compared field by field (a
+ * tests them): every other field the defaults' but semantic_bits_option, which only words a
+ * refusal (a binding's name for its option, as the Rust crate's ""). Such options are
+ * usable. Compared field by field (a
  * struct's padding is not its value); an option that differs, whether or not it would change
  * the call, takes the general path. */
 /* A field that a later version adds must join the comparison below, or options that set it
@@ -693,10 +693,11 @@ dlpm_status dlpm_py_borrow(PyObject* obj, const dlpm_requirements* req, const dl
   const dlpm_py_options* o;
   dlpm_status s;
   if (out != NULL) memset(out, 0, sizeof *out);
-  /* A reader whose options ask what the defaults ask and for the lent form (the Rust crate's
-   * PyTensor): the body expanded a fourth time with the defaults as constants, so that it
-   * pays for no option test, the caller's wording of a refusal and `lent` its only variables
-   * (nothing is lent before a failure without provenance: no tail). */
+  /* A validating reader whose options ask what the defaults ask and for the lent form (the
+   * Rust crate's PyTensor of a Tensor): the body expanded a fourth time with the defaults as
+   * constants, so that it pays for no option test, the caller's wording of a refusal and
+   * `lent` its only variables (nothing is lent before a failure without provenance: no
+   * tail). */
   if (opts != NULL && lent_form_out(opts) != NULL && asks_the_defaults(opts) && opts->validate && obj != NULL &&
       out != NULL && !caller_writes(req, &default_options))
     return borrow_tensor(obj, &default_options, opts->semantic_bits_option, 0, checks_for(req, &default_options), req,
