@@ -16,13 +16,14 @@
  * each (see dlpm_py_import): the hot path makes no call more than one entry point of its own
  * would. */
 
-static const dlpm_py_options default_options = {
-    .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 1};
-
-/* The defaults but validation, left to the caller (the options of dlpm_py_borrow's fifth
- * expansion). */
-static const dlpm_py_options unvalidated_options = {
-    .version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1, .validate = 0};
+/* The defaults, with or without validation: `unvalidated_options` leaves it to the caller
+ * (the options of dlpm_py_borrow's fifth expansion), and is the defaults in every other field. */
+#define DLPM_PY_DEFAULTS_(validated)                                                                          \
+  {.version = DLPM_PY_OPTIONS_VERSION, .copy = -1, .dl_device = {kDLCPU, 0}, .use_exchange_api = 1,          \
+   .validate = (validated)}
+static const dlpm_py_options default_options = DLPM_PY_DEFAULTS_(1);
+static const dlpm_py_options unvalidated_options = DLPM_PY_DEFAULTS_(0);
+#undef DLPM_PY_DEFAULTS_
 
 /* The bytes of a dlpm_py_options of `version` (1 to 4): a struct of an earlier version ends
  * before the fields a later one appended. */
