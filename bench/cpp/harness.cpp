@@ -95,18 +95,43 @@ constexpr std::size_t alloc_reps = 64;
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds_of(operation& o, std::size_t n) {
+// Where the stack lies can decide an operation's time, and the kernel places a process's
+// stack at random within a page, so the same binary gave different figures from run to run.
+// Measured under `setarch -R`, the stack moved by padding the environment: an export that
+// writes a DLTensor and its arrays (11 stores) took 6, 7 or 8 cycles by how those stores
+// fall across 64-byte cache lines (1.43, 1.67 and 1.91 ns at paddings of 24, 0 and 40
+// bytes); at paddings from 2400 to 2592 bytes, and again about 4 KiB further, CCCL's rank-8
+// relaxed import took 19.1 ns against 8.6 elsewhere and our try_to_mdspan 24.1 against 12.9
+// (accesses that alias other data modulo the page, by all appearances). So the batches run
+// at every 16-byte placement of the frames across a 4 KiB page in turn, and an operation's
+// figure is the mean of the middle half of its batches: a figure of the code over the
+// places a process may put it, the bursts of a busy machine and the worst placements
+// trimmed.
+constexpr std::size_t stack_placements = 4096 / 16;
+
+// The placement of batch b: consecutive batches far apart in the page (157 is odd, so the
+// first 256 batches visit every placement once).
+constexpr std::size_t placement_of(std::size_t b) noexcept { return b * 157 % stack_placements; }
+
+// One batch of n calls, its frames moved 16 * placement bytes further down the stack.
+[[gnu::noinline]] double seconds_of(operation& o, std::size_t n, std::size_t placement = 0) {
+  void* shift = __builtin_alloca(16 * (placement % stack_placements) + 16);
+  asm volatile("" : : "r"(shift) : "memory");  // kept: the frames below move with it
   const auto t0 = clock_type::now();
   o.batch(n);
   const auto t1 = clock_type::now();
   return std::chrono::duration<double>(t1 - t0).count();
 }
 
-double median(std::vector<double> v) {
+// The mean of the middle half (the interquartile mean): the batches' placements mixed in
+// proportion, the fastest and slowest quarters dropped.
+double interquartile_mean(std::vector<double> v) {
   if (v.empty()) return NAN;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;
+  std::sort(v.begin(), v.end());
+  const std::size_t lo = v.size() / 4, hi = v.size() - v.size() / 4;
+  double sum = 0;
+  for (std::size_t i = lo; i < hi; ++i) sum += v[i];
+  return sum / static_cast<double>(hi - lo);
 }
 
 }  // namespace
@@ -191,10 +216,11 @@ void compare(const std::string& section, operation baseline, std::vector<operati
     for (int b = 0; b < g_options.batches; ++b) {
       for (std::size_t j = 0; j < ops.size(); ++j) {
         const std::size_t i = (j + static_cast<std::size_t>(b)) % ops.size();  // rotate who goes first
-        samples[i].push_back(seconds_of(*ops[i], n[i]) * 1e9 / static_cast<double>(n[i]));
+        const std::size_t placement = placement_of(static_cast<std::size_t>(b));  // the same for every operation
+        samples[i].push_back(seconds_of(*ops[i], n[i], placement) * 1e9 / static_cast<double>(n[i]));
       }
     }
-    for (std::size_t i = 0; i < ops.size(); ++i) ns[i] = median(std::move(samples[i]));
+    for (std::size_t i = 0; i < ops.size(); ++i) ns[i] = interquartile_mean(std::move(samples[i]));
   }
 
   g_rows.push_back(row{section, baseline.name, ns[0], "", allocs[0], baseline.note});

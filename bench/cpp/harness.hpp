@@ -7,10 +7,13 @@
 // one benchmark to completion and then the next, so a burst that hits only the baseline
 // (or only the candidate) skews their ratio. Here every comparison is a group of
 // operations measured *interleaved*: batch of the baseline, batch of each candidate, and
-// again, hundreds of times, so every operation sees the same conditions; each operation's
-// figure is the median of its batches, which ignores the bursts. `--catch-benchmark` runs
-// the same operations through Catch2's own BENCHMARK instead (mean and confidence
-// interval in Catch2's report), for a second opinion.
+// again, hundreds of times, so every operation sees the same conditions. The batches run
+// at every 16-byte placement of the stack across a 4 KiB page in turn (where the stack lies
+// moved some operations by up to 2x from process to process: harness.cpp), and each
+// operation's figure is the mean of the middle half of its batches, which drops the bursts
+// and the worst placements. `--catch-benchmark` runs the same operations through Catch2's
+// own BENCHMARK instead (mean and confidence interval in Catch2's report), for a second
+// opinion.
 //
 // `--instructions N` counts instructions instead of timing (bench/callgrind.py runs the
 // executable under `valgrind --tool=callgrind --collect-atstart=no`): every operation runs
@@ -65,9 +68,10 @@ operation op(std::string name, F f, std::string note = {}) {
 }
 
 /// Measures `baseline` and each candidate interleaved (see above) and records one row per
-/// operation in `section`: the median ns/op, the baseline's name (for the ratio) and the
-/// heap allocations per operation, counted over separate calls of that operation alone.
-/// `note` is copied into every candidate row that has no note of its own.
+/// operation in `section`: the ns/op (the interquartile mean of the batches), the
+/// baseline's name (for the ratio) and the heap allocations per operation, counted over
+/// separate calls of that operation alone. `note` is copied into every candidate row that
+/// has no note of its own.
 void compare(const std::string& section, operation baseline, std::vector<operation> candidates,
              const std::string& note = "");
 
