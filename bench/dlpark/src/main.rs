@@ -5,17 +5,19 @@
 //!   as a `&[f32]` and as an `ndarray::ArrayViewD<f32>`;
 //! - an owning export of a `Vec<f32>`, and of an `ndarray::Array2<f32>` (made and dropped).
 //!
-//! `dlpark-compare` times every row's operations interleaved, batch by batch, and prints each
-//! one's median ns per operation. `dlpark-compare --run NAME N` calls one operation N times
+//! `dlpark-compare` times every row's operations interleaved, batch by batch, at every
+//! placement of the stack, and prints each one's interquartile mean ns per operation: the
+//! timing of the project's Rust benchmark (`dlpack-mdspan-bench`'s library). `dlpark-compare --run NAME N` calls one operation N times
 //! and nothing else, for valgrind: `run` counts instructions (callgrind) and heap
 //! allocations (memcheck, which sees the C++ facade's as well as Rust's) of an N-call and a
 //! 2N-call run and takes the difference, so start-up cancels out.
 
-mod one_op;
+mod rows;
+
+use rows::{row, Row};
 
 use std::hint::black_box;
 use std::mem::ManuallyDrop;
-use std::time::Instant;
 
 use dlpack_mdspan::ManagedTensor;
 use dlpark::{allocation::dynamic, ffi, metadata, Foreign, Local, TryFromDlpack};
@@ -104,135 +106,90 @@ fn check_agreement() {
     assert_eq!(b.strides(), &[1, 6]);
 }
 
-type Op = (&'static str, &'static str, Box<dyn FnMut()>);
-
 /// The rows: (row, crate, one operation). Inputs are made once, outside the operations.
-fn ops() -> Vec<Op> {
+fn ops() -> Vec<Row<'static>> {
     let s = shared_tensor();
     let vec: Vec<f32> = (0..24).map(|i| i as f32).collect();
     let (v1, v2, v3) = (vec.clone(), vec.clone(), vec);
     let array = Array2::<f32>::from_shape_fn((4, 6), |(i, j)| (i * 6 + j) as f32);
     let (a1, a2, a3) = (array.clone(), array.clone(), array);
     vec![
-        (
-            "view as &[f32]",
-            "dlpack-mdspan",
-            Box::new(move || {
-                let v = black_box(&s.ours).view::<f32>().unwrap();
-                black_box(v.as_slice().unwrap());
-            }),
-        ),
-        (
-            "view as &[f32]",
-            "dlpark",
-            Box::new(move || {
-                // SAFETY: the tensor is valid and unwritten for the process (shared_tensor).
-                black_box(unsafe { black_box(&*s.theirs).cpu_slice::<f32>() }.unwrap());
-            }),
-        ),
-        (
-            "view as ArrayViewD<f32>",
-            "dlpack-mdspan",
-            Box::new(move || {
-                let v = black_box(&s.ours).view::<f32>().unwrap();
-                black_box(v.as_array::<IxDyn>().unwrap());
-            }),
-        ),
-        (
-            "view as ArrayViewD<f32>",
-            "dlpark",
-            Box::new(move || {
-                // SAFETY: as above.
-                black_box(
-                    unsafe { ArrayViewD::<f32>::try_from_dlpack(black_box(&*s.theirs)) }.unwrap(),
-                );
-            }),
-        ),
-        (
-            "Vec<f32> clone (shared by the next two)",
-            "-",
-            Box::new(move || {
-                drop(black_box(v1.clone()));
-            }),
-        ),
-        (
+        row("view as &[f32]", "dlpack-mdspan", move || {
+            let v = black_box(&s.ours).view::<f32>().unwrap();
+            black_box(v.as_slice().unwrap());
+        }),
+        row("view as &[f32]", "dlpark", move || {
+            // SAFETY: the tensor is valid and unwritten for the process (shared_tensor).
+            black_box(unsafe { black_box(&*s.theirs).cpu_slice::<f32>() }.unwrap());
+        }),
+        row("view as ArrayViewD<f32>", "dlpack-mdspan", move || {
+            let v = black_box(&s.ours).view::<f32>().unwrap();
+            black_box(v.as_array::<IxDyn>().unwrap());
+        }),
+        row("view as ArrayViewD<f32>", "dlpark", move || {
+            // SAFETY: as above.
+            black_box(
+                unsafe { ArrayViewD::<f32>::try_from_dlpack(black_box(&*s.theirs)) }.unwrap(),
+            );
+        }),
+        row("Vec<f32> clone (shared by the next two)", "-", move || {
+            drop(black_box(v1.clone()));
+        }),
+        row(
             "export a Vec<f32> (clone, export, drop)",
             "dlpack-mdspan",
-            Box::new(move || {
+            move || {
                 drop(black_box(
                     ManagedTensor::from_vec(v2.clone(), &SHAPE).unwrap(),
                 ));
-            }),
+            },
         ),
-        (
+        row(
             "export a Vec<f32> (clone, export, drop)",
             "dlpark",
-            Box::new(move || {
+            move || {
                 drop(black_box(dlpark_vec(v3.clone())));
-            }),
+            },
         ),
-        (
+        row(
             "Array2<f32> clone (shared by the next two)",
             "-",
-            Box::new(move || {
+            move || {
                 drop(black_box(a1.clone()));
-            }),
+            },
         ),
-        (
+        row(
             "export an Array2<f32> (clone, export, drop)",
             "dlpack-mdspan",
-            Box::new(move || {
+            move || {
                 drop(black_box(ManagedTensor::from_ndarray(a2.clone()).unwrap()));
-            }),
+            },
         ),
-        (
+        row(
             "export an Array2<f32> (clone, export, drop)",
             "dlpark",
-            Box::new(move || {
+            move || {
                 let init: dynamic::Initialized<ffi::DLManagedTensorVersioned> =
                     Box::new(a3.clone()).try_into().unwrap();
                 // SAFETY: the boxed array, the context, owns the elements (dlpark's own export).
                 drop(black_box(unsafe { init.finish() }));
-            }),
+            },
         ),
     ]
-}
-
-fn batch(f: &mut dyn FnMut(), n: u64) -> f64 {
-    let start = Instant::now();
-    for _ in 0..n {
-        f();
-    }
-    start.elapsed().as_secs_f64() * 1e9 / n as f64
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     check_agreement();
     let mut ops = ops();
-    if one_op::run_named(&mut ops, &args) {
+    if rows::run_named(&mut ops, &args) {
         return;
     }
     if args.first().map(String::as_str) == Some("--list") {
-        for (r, c, _) in &ops {
-            println!("{r} / {c}");
+        for r in &ops {
+            println!("{}", r.op.name);
         }
         return;
     }
-    const SAMPLES: usize = 31;
-    const CALLS: u64 = 20_000;
-    let mut samples = vec![Vec::with_capacity(SAMPLES); ops.len()];
-    for (_, _, f) in ops.iter_mut() {
-        batch(f.as_mut(), CALLS); // warm-up
-    }
-    for _ in 0..SAMPLES {
-        for (i, (_, _, f)) in ops.iter_mut().enumerate() {
-            samples[i].push(batch(f.as_mut(), CALLS));
-        }
-    }
-    println!("{:<46} {:<14} {:>10}", "row", "crate", "median ns");
-    for (i, (r, c, _)) in ops.iter().enumerate() {
-        samples[i].sort_by(f64::total_cmp);
-        println!("{:<46} {:<14} {:>10.1}", r, c, samples[i][SAMPLES / 2]);
-    }
+    rows::print_times(&mut ops);
 }

@@ -8,11 +8,12 @@
 //!   cargo run --release --offline --locked -p dlpack-mdspan-bench -- [--smoke] [--tsv FILE]
 //! ```
 //!
-//! Timing follows the C++ suite (`bench/cpp/harness.hpp`): each comparison measures its
-//! operations interleaved, batch by batch, each batch at one of 256 placements of the stack
-//! across a page, and reports each one's interquartile mean ns per operation, so the
-//! baseline and the candidate see the same machine load and the same placements.
-//! `std::hint::black_box` keeps the inputs opaque and the results alive.
+//! Timing is the crate's library (`src/lib.rs`, shared with `bench/dlpark`), which follows
+//! the C++ suite (`bench/cpp/harness.hpp`): each comparison measures its operations
+//! interleaved, batch by batch, each batch at one of 256 placements of the stack across a
+//! page, and reports each one's interquartile mean ns per operation, so the baseline and the
+//! candidate see the same machine load and the same placements. `std::hint::black_box`
+//! keeps the inputs opaque and the results alive.
 //!
 //! Allocations per operation count Rust's (a counting `#[global_allocator]`) and the C++
 //! facade's (the global `operator new` forms the static library calls are defined here, in
@@ -36,9 +37,9 @@ use std::hint::black_box;
 use std::io::Write;
 use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use dlpack_mdspan::{DataType, Device, ManagedTensor, TensorView};
+use dlpack_mdspan_bench::{calls_per_batch, op, seconds, time_interleaved, BATCHES, BATCH_US};
 use dlpack_mdspan_sys as sys;
 
 // ---- allocation counting --------------------------------------------------------------
@@ -191,21 +192,8 @@ struct Options {
     tsv: Option<String>,
 }
 
-struct Op {
-    name: String,
-    batch: Box<dyn FnMut(u64)>,
-}
-
-fn op(name: &str, mut f: impl FnMut() + 'static) -> Op {
-    Op {
-        name: name.to_string(),
-        batch: Box::new(move |n| {
-            for _ in 0..n {
-                f();
-            }
-        }),
-    }
-}
+/// An operation of this benchmark: each owns its inputs.
+type Op = dlpack_mdspan_bench::Op<'static>;
 
 struct Row {
     name: String,
@@ -213,95 +201,6 @@ struct Row {
     baseline: String,
     allocs: f64,
     note: String,
-}
-
-#[inline(never)]
-fn seconds(o: &mut Op, n: u64) -> f64 {
-    let t0 = Instant::now();
-    (o.batch)(n);
-    t0.elapsed().as_secs_f64()
-}
-
-// Where the stack lies can decide an operation's time (bench/cpp/harness.cpp, and
-// docs/performance.md, "Where the stack lies"): here the ndarray view's rows gave 1.06x
-// their baseline with the stack at some places and 1.13x at others, fixed for a process by
-// where the kernel put its stack. As in the C++ suite, each batch runs with its frames at
-// one of the 256 16-byte placements across a 4 KiB page, the rounds visiting every one in
-// turn, and each figure is the interquartile mean of its batches.
-const STACK_PLACEMENTS: usize = 4096 / 16;
-
-/// One batch of `n` calls, its frames `PAD` bytes further down the stack (the pad is
-/// reserved, never written).
-#[inline(never)]
-fn seconds_at<const PAD: usize>(o: &mut Op, n: u64) -> f64 {
-    let pad = std::mem::MaybeUninit::<[u8; PAD]>::uninit();
-    black_box(&pad);
-    seconds(o, n)
-}
-
-type Timed = fn(&mut Op, u64) -> f64;
-
-/// The sixteen placements from `$base` bytes down, 16 bytes apart.
-macro_rules! sixteen_placements {
-    ($base:literal) => {
-        [
-            seconds_at::<{ $base }>,
-            seconds_at::<{ $base + 16 }>,
-            seconds_at::<{ $base + 32 }>,
-            seconds_at::<{ $base + 48 }>,
-            seconds_at::<{ $base + 64 }>,
-            seconds_at::<{ $base + 80 }>,
-            seconds_at::<{ $base + 96 }>,
-            seconds_at::<{ $base + 112 }>,
-            seconds_at::<{ $base + 128 }>,
-            seconds_at::<{ $base + 144 }>,
-            seconds_at::<{ $base + 160 }>,
-            seconds_at::<{ $base + 176 }>,
-            seconds_at::<{ $base + 192 }>,
-            seconds_at::<{ $base + 208 }>,
-            seconds_at::<{ $base + 224 }>,
-            seconds_at::<{ $base + 240 }>,
-        ]
-    };
-}
-
-static PLACED: [[Timed; 16]; 16] = [
-    sixteen_placements!(0),
-    sixteen_placements!(256),
-    sixteen_placements!(512),
-    sixteen_placements!(768),
-    sixteen_placements!(1024),
-    sixteen_placements!(1280),
-    sixteen_placements!(1536),
-    sixteen_placements!(1792),
-    sixteen_placements!(2048),
-    sixteen_placements!(2304),
-    sixteen_placements!(2560),
-    sixteen_placements!(2816),
-    sixteen_placements!(3072),
-    sixteen_placements!(3328),
-    sixteen_placements!(3584),
-    sixteen_placements!(3840),
-];
-
-/// The placement of batch `b`: consecutive batches far apart in the page (157 is odd, so
-/// the first 256 batches visit every placement once).
-fn placement_of(b: usize) -> usize {
-    b * 157 % STACK_PLACEMENTS
-}
-
-/// One batch of `n` calls at `placement` (0 to 255).
-fn seconds_placed(o: &mut Op, n: u64, placement: usize) -> f64 {
-    let p = placement % STACK_PLACEMENTS;
-    PLACED[p / 16][p % 16](o, n)
-}
-
-/// The mean of the middle half (the interquartile mean): the placements mixed in
-/// proportion, the fastest and slowest quarters dropped.
-fn interquartile_mean(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let (lo, hi) = (v.len() / 4, v.len() - v.len() / 4);
-    v[lo..hi].iter().sum::<f64>() / (hi - lo) as f64
 }
 
 /// `--instructions`: for each operation a warm-up batch, then passes of n and 2n calls,
@@ -354,30 +253,15 @@ fn compare(opts: &Options, rows: &mut Vec<Row>, mut baseline: Op, candidates: Ve
         allocs.push((allocations() - before) as f64 / reps as f64);
     }
 
-    let mut ns = vec![0.0; ops.len()];
-    if opts.smoke {
-        for (i, o) in ops.iter_mut().enumerate() {
-            ns[i] = seconds(o, 1) * 1e9;
-        }
+    let ns = if opts.smoke {
+        ops.iter_mut().map(|o| seconds(o, 1) * 1e9).collect()
     } else {
-        let mut n = vec![1u64; ops.len()];
-        for (i, o) in ops.iter_mut().enumerate() {
-            while seconds(o, n[i]) < opts.batch_us * 1e-6 && n[i] < (1 << 30) {
-                n[i] *= 2;
-            }
-        }
-        let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(opts.batches); ops.len()];
-        for b in 0..opts.batches {
-            for j in 0..ops.len() {
-                let i = (j + b) % ops.len(); // rotate who goes first
-                let placement = placement_of(b); // the same for every operation
-                samples[i].push(seconds_placed(ops[i], n[i], placement) * 1e9 / n[i] as f64);
-            }
-        }
-        for (i, s) in samples.into_iter().enumerate() {
-            ns[i] = interquartile_mean(s);
-        }
-    }
+        let calls: Vec<u64> = ops
+            .iter_mut()
+            .map(|o| calls_per_batch(o, opts.batch_us))
+            .collect();
+        time_interleaved(&mut ops, &calls, opts.batches)
+    };
 
     let base = ops[0].name.clone();
     for (i, o) in ops.iter().enumerate() {
@@ -747,8 +631,8 @@ fn main() {
     let mut opts = Options {
         smoke: false,
         instructions: 0,
-        batches: 301,
-        batch_us: 40.0,
+        batches: BATCHES,
+        batch_us: BATCH_US,
         tsv: None,
     };
     let mut args = std::env::args().skip(1);
