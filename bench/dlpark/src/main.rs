@@ -7,10 +7,11 @@
 //!
 //! `dlpark-compare` times every row's operations interleaved, batch by batch, at every
 //! placement of the stack, and prints each one's interquartile mean ns per operation: the
-//! timing of the project's Rust benchmark (`dlpack-mdspan-bench`'s library). `dlpark-compare --run NAME N` calls one operation N times
-//! and nothing else, for valgrind: `run` counts instructions (callgrind) and heap
-//! allocations (memcheck, which sees the C++ facade's as well as Rust's) of an N-call and a
-//! 2N-call run and takes the difference, so start-up cancels out.
+//! timing of the project's Rust benchmark (`dlpack-mdspan-bench`'s library).
+//! `dlpark-compare --run NAME N` calls one operation N times and nothing else, for valgrind:
+//! `run` counts instructions (callgrind) and heap allocations (memcheck, which sees the C++
+//! facade's as well as Rust's) of an N-call and a 2N-call run and takes the difference, so
+//! start-up cancels out; `--list` prints the names.
 
 mod rows;
 
@@ -181,15 +182,5 @@ fn ops() -> Vec<Row<'static>> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     check_agreement();
-    let mut ops = ops();
-    if rows::run_named(&mut ops, &args) {
-        return;
-    }
-    if args.first().map(String::as_str) == Some("--list") {
-        for r in &ops {
-            println!("{}", r.op.name);
-        }
-        return;
-    }
-    rows::print_times(&mut ops);
+    rows::main_with(&mut ops(), &args);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The rows of both binaries (`dlpark-compare`, `dlpark-compare-python`): each an operation
 //! of one crate, named `row / crate`, timed with the project's Rust benchmark's harness
-//! (`dlpack-mdspan-bench`'s library), or called alone for valgrind (`--run NAME N`).
+//! (`dlpack-mdspan-bench`'s library), or called alone for valgrind (`--run NAME N`,
+//! `--list`: [`main_with`]).
 
 use dlpack_mdspan_bench::{calls_per_batch, op, time_interleaved, Op, BATCHES, BATCH_US};
 
@@ -24,23 +25,31 @@ pub fn row<'a>(row: impl Into<String>, krate: &'static str, f: impl FnMut() + 'a
     }
 }
 
-/// With the arguments `--run NAME N`, calls the operation named NAME (`row / crate`) N
-/// times (one batch) and returns true; with any others, returns false and calls nothing.
-pub fn run_named(rows: &mut [Row<'_>], args: &[String]) -> bool {
-    if args.first().map(String::as_str) != Some("--run") {
-        return false;
+/// What a binary does with its arguments: `--run NAME N` calls the operation named NAME
+/// (`row / crate`) N times (one batch), for valgrind; `--list` prints every operation's
+/// name; no arguments time every row ([`print_times`]).
+pub fn main_with(rows: &mut [Row<'_>], args: &[String]) {
+    match args.first().map(String::as_str) {
+        Some("--run") => {
+            let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
+            let r = rows
+                .iter_mut()
+                .find(|r| r.op.name == *name)
+                .expect("no such op");
+            (r.op.batch)(n);
+        }
+        Some("--list") => {
+            for r in rows.iter() {
+                println!("{}", r.op.name);
+            }
+        }
+        Some(other) => panic!("unknown argument {other} (--run NAME N, --list, or none)"),
+        None => print_times(rows),
     }
-    let (name, n) = (&args[1], args[2].parse::<u64>().expect("N"));
-    let r = rows
-        .iter_mut()
-        .find(|r| r.op.name == *name)
-        .expect("no such op");
-    (r.op.batch)(n);
-    true
 }
 
 /// Times every row, interleaved, and prints each one's interquartile mean ns per call.
-pub fn print_times(rows: &mut [Row<'_>]) {
+fn print_times(rows: &mut [Row<'_>]) {
     let mut ops: Vec<&mut Op<'_>> = rows.iter_mut().map(|r| &mut r.op).collect();
     for o in ops.iter_mut() {
         (o.batch)(1000); // warm-up

@@ -67,11 +67,9 @@ fn main() -> PyResult<()> {
             }
             Err(e) => eprintln!("dlpark-compare-python: no PyTorch rows ({e})"),
         }
-        // `--run NAME N`: that operation alone, N times (for valgrind, as main.rs's).
+        // `--run NAME N`, `--list` or nothing, as main.rs's.
         let args: Vec<String> = std::env::args().skip(1).collect();
-        if !rows::run_named(&mut ops, &args) {
-            rows::print_times(&mut ops);
-        }
+        rows::main_with(&mut ops, &args);
         Ok(())
     })
 }
