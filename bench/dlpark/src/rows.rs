@@ -4,7 +4,9 @@
 //! (`dlpack-mdspan-bench`'s library), or called alone for valgrind (`--run NAME N`,
 //! `--list`: [`main_with`]).
 
-use dlpack_mdspan_bench::{calls_per_batch, op, time_interleaved, Op, BATCHES, BATCH_US};
+use dlpack_mdspan_bench::{
+    callgrind, calls_per_batch, op, time_interleaved, Op, BATCHES, BATCH_US,
+};
 
 /// One row of the table: what is done, by which crate, and the operation (named
 /// `row / crate`, the name `--run` and `--list` use).
@@ -26,7 +28,8 @@ pub fn row<'a>(row: impl Into<String>, krate: &'static str, f: impl FnMut() + 'a
 }
 
 /// What a binary does with its arguments: `--run NAME N` calls the operation named NAME
-/// (`row / crate`) N times (one batch), for valgrind; `--list` prints every operation's
+/// (`row / crate`) N times, one batch, the only code callgrind counts under `--instr-atstart=no
+/// --collect-atstart=no` (`callgrind::collected_batch`); `--list` prints every operation's
 /// name; no arguments time every row ([`print_times`]).
 pub fn main_with(rows: &mut [Row<'_>], args: &[String]) {
     match args.first().map(String::as_str) {
@@ -36,7 +39,7 @@ pub fn main_with(rows: &mut [Row<'_>], args: &[String]) {
                 .iter_mut()
                 .find(|r| r.op.name == *name)
                 .expect("no such op");
-            (r.op.batch)(n);
+            callgrind::collected_batch(&mut r.op, n);
         }
         Some("--list") => {
             for r in rows.iter() {

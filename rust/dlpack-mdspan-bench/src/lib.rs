@@ -145,6 +145,59 @@ pub fn time_interleaved(ops: &mut [&mut Op<'_>], calls: &[u64], batches: usize) 
     samples.into_iter().map(interquartile_mean).collect()
 }
 
+/// Callgrind's client requests, with which a benchmark counts the instructions of its
+/// operations alone: written here in inline assembly for x86-64, no dependency; elsewhere,
+/// and outside valgrind, they do nothing.
+pub mod callgrind {
+    use super::Op;
+
+    /// Valgrind's client request: the magic instruction sequence of valgrind.h for amd64
+    /// (four rotations of rdi by 128 bits in all, a no-op, then `xchg rbx, rbx`), with rax
+    /// pointing at the request and its five arguments. On a real CPU it does nothing.
+    #[cfg(target_arch = "x86_64")]
+    pub fn client_request(request: usize, arg1: usize) {
+        let args: [usize; 6] = [request, arg1, 0, 0, 0, 0];
+        // SAFETY: the sequence leaves every register as it was except rdx (declared);
+        // valgrind reads `args` (live for the call) when it runs the program, nothing
+        // otherwise.
+        unsafe {
+            std::arch::asm!(
+                "rol rdi, 3",
+                "rol rdi, 13",
+                "rol rdi, 61",
+                "rol rdi, 51",
+                "xchg rbx, rbx",
+                in("rax") args.as_ptr(),
+                inout("rdx") 0usize => _,
+                options(nostack),
+            );
+        }
+    }
+
+    /// Valgrind's client request: none on this architecture.
+    #[cfg(not(target_arch = "x86_64"))]
+    pub fn client_request(_request: usize, _arg1: usize) {}
+
+    /// callgrind.h's requests: VG_USERREQ_TOOL_BASE('C', 'T') + 1 to 4.
+    const BASE: usize = ((b'C' as usize) << 24) | ((b'T' as usize) << 16);
+    pub const ZERO_STATS: usize = BASE + 1;
+    pub const TOGGLE_COLLECT: usize = BASE + 2;
+    pub const DUMP_STATS_AT: usize = BASE + 3;
+    pub const START_INSTRUMENTATION: usize = BASE + 4;
+
+    /// One batch of `n` calls of `o`, the only code callgrind counts when the program runs
+    /// under `valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no`: the
+    /// instrumentation starts here (the start-up before it runs uninstrumented, much
+    /// faster, and uncounted) and collection is on for the batch alone. Under another tool,
+    /// or none, it runs the batch.
+    pub fn collected_batch(o: &mut Op<'_>, n: u64) {
+        client_request(START_INSTRUMENTATION, 0);
+        client_request(TOGGLE_COLLECT, 0);
+        (o.batch)(n);
+        client_request(TOGGLE_COLLECT, 0);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,9 +27,8 @@
 //! ```
 //!
 //! Each operation runs a warm-up batch, then a pass of N calls and one of 2N, each collected
-//! alone and dumped as `dlpm-op <index> <calls>` through callgrind's client requests
-//! (written here in inline assembly for x86-64, no dependency; elsewhere, and outside
-//! valgrind, they do nothing). The difference over N is one call's instructions.
+//! alone and dumped as `dlpm-op <index> <calls>` through callgrind's client requests (the
+//! library's `callgrind` module). The difference over N is one call's instructions.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ffi::c_void;
@@ -39,6 +38,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use dlpack_mdspan::{DataType, Device, ManagedTensor, TensorView};
+use dlpack_mdspan_bench::callgrind::{client_request, DUMP_STATS_AT, TOGGLE_COLLECT, ZERO_STATS};
 use dlpack_mdspan_bench::{calls_per_batch, op, seconds, time_interleaved, BATCHES, BATCH_US};
 use dlpack_mdspan_sys as sys;
 
@@ -147,39 +147,6 @@ unsafe extern "C" fn _ZdaPvRKSt9nothrow_t(p: *mut c_void, _: *const c_void) {
 fn allocations() -> u64 {
     RUST_ALLOCATIONS.load(Ordering::Relaxed) + CXX_ALLOCATIONS.load(Ordering::Relaxed)
 }
-
-// ---- callgrind client requests ---------------------------------------------------------
-
-/// Valgrind's client request: the magic instruction sequence of valgrind.h for amd64 (four
-/// rotations of rdi by 128 bits in all, a no-op, then `xchg rbx, rbx`), with rax pointing
-/// at the request and its five arguments. On a real CPU it does nothing and returns 0.
-#[cfg(target_arch = "x86_64")]
-fn client_request(request: usize, arg1: usize) {
-    let args: [usize; 6] = [request, arg1, 0, 0, 0, 0];
-    // SAFETY: the sequence leaves every register as it was except rdx (declared); valgrind
-    // reads `args` (live for the call) when it runs the program, nothing otherwise.
-    unsafe {
-        std::arch::asm!(
-            "rol rdi, 3",
-            "rol rdi, 13",
-            "rol rdi, 61",
-            "rol rdi, 51",
-            "xchg rbx, rbx",
-            in("rax") args.as_ptr(),
-            inout("rdx") 0usize => _,
-            options(nostack),
-        );
-    }
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn client_request(_request: usize, _arg1: usize) {}
-
-/// callgrind.h's requests: VG_USERREQ_TOOL_BASE('C', 'T') + 1, 2 and 3.
-const CALLGRIND_BASE: usize = ((b'C' as usize) << 24) | ((b'T' as usize) << 16);
-const ZERO_STATS: usize = CALLGRIND_BASE + 1;
-const TOGGLE_COLLECT: usize = CALLGRIND_BASE + 2;
-const DUMP_STATS_AT: usize = CALLGRIND_BASE + 3;
 
 // ---- harness ---------------------------------------------------------------------------
 
