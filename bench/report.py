@@ -115,7 +115,8 @@ MISS_REASONS = (
                    "that call is the DLTensor's copy, the strides' inline buffer, the length's range and the "
                    "Result " + PROFILE),
     ("Rust ndarray view", "the view's shape and strides copied into ndarray's dimension types (1.08x in "
-                          "instructions; the time moves about the limit from run to run) " + PROFILE),
+                          "instructions; the time moves about the limit with the bench binary's code layout) "
+                          + PROFILE),
     ("Rust pyo3 argument <= 1.2x the component's own call, pyo3's call floor excepted (NumPy",
      "PyTensor and PyTensorMut: the view's one check, dlpm_check_tensor, which also writes the checked form "
      "the view is read from (the C row's import makes dlpm_check_managed), and pyo3's moves of the 128-byte "
