@@ -8,10 +8,11 @@
 //! `dlpark-compare` times every row's operations interleaved, batch by batch, at every
 //! placement of the stack, and prints each one's interquartile mean ns per operation: the
 //! timing of the project's Rust benchmark (`dlpack-mdspan-bench`'s library).
-//! `dlpark-compare --run NAME N` calls one operation N times and nothing else, for valgrind:
-//! `run` counts instructions (callgrind) and heap allocations (memcheck, which sees the C++
-//! facade's as well as Rust's) of an N-call and a 2N-call run and takes the difference, so
-//! start-up cancels out; `--list` prints the names.
+//! `dlpark-compare --run NAME N` calls one operation N times, one batch, for valgrind: `run`
+//! counts instructions (callgrind, which instruments and counts that batch alone) and heap
+//! allocations (memcheck, which sees the C++ facade's as well as Rust's) of an N-call and a
+//! 2N-call run and takes the difference, so the fixed costs cancel out; `--list` prints the
+//! names.
 
 mod rows;
 
