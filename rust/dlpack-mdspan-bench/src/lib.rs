@@ -188,8 +188,10 @@ pub mod callgrind {
     /// One batch of `n` calls of `o`, the only code callgrind counts when the program runs
     /// under `valgrind --tool=callgrind --instr-atstart=no --collect-atstart=no`: the
     /// instrumentation starts here (the start-up before it runs uninstrumented, much
-    /// faster, and uncounted) and collection is on for the batch alone. Under another tool,
-    /// or none, it runs the batch.
+    /// faster, and uncounted) and collection is on for the batch alone. Under
+    /// `--collect-atstart=no` alone the instrumentation is on already and its start does
+    /// nothing (the C++ protocol's passes: `ZERO_STATS`, this, `DUMP_STATS_AT`). Under another
+    /// tool, or none, it runs the batch.
     pub fn collected_batch(o: &mut Op<'_>, n: u64) {
         client_request(START_INSTRUMENTATION, 0);
         client_request(TOGGLE_COLLECT, 0);

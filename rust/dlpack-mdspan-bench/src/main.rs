@@ -38,7 +38,7 @@ use std::ptr;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use dlpack_mdspan::{DataType, Device, ManagedTensor, TensorView};
-use dlpack_mdspan_bench::callgrind::{client_request, DUMP_STATS_AT, TOGGLE_COLLECT, ZERO_STATS};
+use dlpack_mdspan_bench::callgrind::{client_request, collected_batch, DUMP_STATS_AT, ZERO_STATS};
 use dlpack_mdspan_bench::{calls_per_batch, op, seconds, time_interleaved, BATCHES, BATCH_US};
 use dlpack_mdspan_sys as sys;
 
@@ -183,9 +183,7 @@ fn count_instructions(opts: &Options, rows: &mut Vec<Row>, ops: &mut [&mut Op], 
         for calls in [n, 2 * n] {
             let tag = std::ffi::CString::new(format!("dlpm-op {index} {calls}")).expect("no NUL");
             client_request(ZERO_STATS, 0);
-            client_request(TOGGLE_COLLECT, 0);
-            (o.batch)(calls);
-            client_request(TOGGLE_COLLECT, 0);
+            collected_batch(o, calls);
             client_request(DUMP_STATS_AT, tag.as_ptr() as usize);
         }
         rows.push(Row {
