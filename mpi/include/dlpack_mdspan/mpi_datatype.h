@@ -308,41 +308,80 @@ static inline int dlpm_mpi_avx2_(void) {
 #endif
 }
 
-/* dlpm_mpi_square4_'s tile in 8 x 8 squares of AVX2: eight 32-byte loads (eight source lines,
- * at most an L1 set's ways, each read half at once and whole over the two squares of a row of
- * squares), the transpose in registers (unpacks, shuffles, lane permutes), eight 32-byte
- * stores (each destination line written in two halves, where 4 x 4 squares write it in four
- * quarters). Compiled for AVX2 alone, called only where dlpm_mpi_avx2_ says so. */
-__attribute__((target("avx2"))) static inline void dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
-                                                                     int64_t tile) {
+/* One 8 x 8 square of 4-byte elements transposed in AVX2 registers: eight 32-byte loads (the
+ * source's lines `from_b` apart), unpacks, shuffles and lane permutes; out[i] is the
+ * destination's row i (the source's column i). */
+__attribute__((target("avx2"))) static inline void dlpm_mpi_square8_rows_(const char* from, int64_t from_b, __m256* out) {
+  const __m256 r0 = _mm256_loadu_ps((const float*)from), r1 = _mm256_loadu_ps((const float*)(from + from_b)),
+               r2 = _mm256_loadu_ps((const float*)(from + 2 * from_b)), r3 = _mm256_loadu_ps((const float*)(from + 3 * from_b)),
+               r4 = _mm256_loadu_ps((const float*)(from + 4 * from_b)), r5 = _mm256_loadu_ps((const float*)(from + 5 * from_b)),
+               r6 = _mm256_loadu_ps((const float*)(from + 6 * from_b)), r7 = _mm256_loadu_ps((const float*)(from + 7 * from_b));
+  /* pairs of rows interleaved, then quads, within each 16-byte lane */
+  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
+               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
+               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+               s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+               s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+               s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  /* the low lanes are columns 0 to 3, the high lanes 4 to 7 */
+  out[0] = _mm256_permute2f128_ps(s0, s4, 0x20), out[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+  out[2] = _mm256_permute2f128_ps(s2, s6, 0x20), out[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+  out[4] = _mm256_permute2f128_ps(s0, s4, 0x31), out[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+  out[6] = _mm256_permute2f128_ps(s2, s6, 0x31), out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* dlpm_mpi_square4_'s tile (a multiple of 16 elements a side) in 8 x 8 squares of AVX2. Into
+ * a destination whose tile lines are whole cache lines (`to` and `to_a` multiples of 64),
+ * when the caller allows it (`may_stream`: a block larger than the cache,
+ * DLPM_MPI_STREAM_BYTES), whole destination lines at a time: for each 8 destination rows the
+ * two squares of 16 source lines, then each row's 64 bytes stored at once, non-temporal, its
+ * two halves back to back: a line written whole is not read first (the ordinary store's read
+ * for ownership), nor does it evict the source's lines; a 4096 x 4096 transpose packs in
+ * about a third of the time (docs/mpi.md). The caller fences them (_mm_sfence) before the
+ * memory is handed on. Otherwise the squares `a` innermost, each source line read whole at
+ * once (eight source lines, at most an L1 set's ways), each destination line written in two
+ * halves: where the destination is not aligned, faster than whole lines with ordinary stores
+ * (measured at 2 to 8 MiB: whole lines took 1.2x to 1.5x the time). Returns 1 when it
+ * streamed. Compiled for AVX2 alone, called only where dlpm_mpi_avx2_ says so. */
+__attribute__((target("avx2"))) static inline int dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
+                                                                    int64_t tile, int may_stream) {
+  const int stream = may_stream && (((uintptr_t)to | (uintptr_t)to_a) & 63) == 0;
+  __m256 low[8], high[8];
   int64_t a, b;
+  int i;
+  if (stream) {
+    for (a = 0; a < tile; a += 8)
+      for (b = 0; b < tile; b += 16) {
+        char* o = to + a * to_a + b * 4;
+        dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
+        dlpm_mpi_square8_rows_(from + a * 4 + (b + 8) * from_b, from_b, high);
+        for (i = 0; i < 8; ++i) {
+          _mm256_stream_ps((float*)(o + i * to_a), low[i]);
+          _mm256_stream_ps((float*)(o + i * to_a + 32), high[i]);
+        }
+      }
+    return 1;
+  }
   for (b = 0; b < tile; b += 8)
     for (a = 0; a < tile; a += 8) {
-      const char* f = from + a * 4 + b * from_b;
       char* o = to + a * to_a + b * 4;
-      const __m256 r0 = _mm256_loadu_ps((const float*)f), r1 = _mm256_loadu_ps((const float*)(f + from_b)),
-                   r2 = _mm256_loadu_ps((const float*)(f + 2 * from_b)), r3 = _mm256_loadu_ps((const float*)(f + 3 * from_b)),
-                   r4 = _mm256_loadu_ps((const float*)(f + 4 * from_b)), r5 = _mm256_loadu_ps((const float*)(f + 5 * from_b)),
-                   r6 = _mm256_loadu_ps((const float*)(f + 6 * from_b)), r7 = _mm256_loadu_ps((const float*)(f + 7 * from_b));
-      /* pairs of rows interleaved, then quads, within each 16-byte lane */
-      const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
-                   t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-                   t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-      const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
-                   s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
-                   s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
-                   s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-      /* the low lanes are columns 0 to 3, the high lanes 4 to 7 */
-      _mm256_storeu_ps((float*)o, _mm256_permute2f128_ps(s0, s4, 0x20));
-      _mm256_storeu_ps((float*)(o + to_a), _mm256_permute2f128_ps(s1, s5, 0x20));
-      _mm256_storeu_ps((float*)(o + 2 * to_a), _mm256_permute2f128_ps(s2, s6, 0x20));
-      _mm256_storeu_ps((float*)(o + 3 * to_a), _mm256_permute2f128_ps(s3, s7, 0x20));
-      _mm256_storeu_ps((float*)(o + 4 * to_a), _mm256_permute2f128_ps(s0, s4, 0x31));
-      _mm256_storeu_ps((float*)(o + 5 * to_a), _mm256_permute2f128_ps(s1, s5, 0x31));
-      _mm256_storeu_ps((float*)(o + 6 * to_a), _mm256_permute2f128_ps(s2, s6, 0x31));
-      _mm256_storeu_ps((float*)(o + 7 * to_a), _mm256_permute2f128_ps(s3, s7, 0x31));
+      dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
+      for (i = 0; i < 8; ++i) _mm256_storeu_ps((float*)(o + i * to_a), low[i]);
     }
+  return 0;
 }
+#endif
+
+/* The bytes of a transpose's block at and above which the AVX2 tiles stream into a
+ * destination of whole 64-byte lines (dlpm_mpi_square8_): below it the block stays in cache,
+ * where non-temporal stores would send it to memory to be read back. Measured, a square
+ * float32 transpose packed then its message read, streamed against not: 2.1x to 2.8x the
+ * time at 16 KiB to 256 KiB, 1.1x at 1 MiB, 0.7x to 1.0x at 1.6 and 2.5 MiB, 0.6x at 4 MiB
+ * (docs/mpi.md). A definition before this header sets another (the tests stream every block
+ * with 0). */
+#ifndef DLPM_MPI_STREAM_BYTES
+#define DLPM_MPI_STREAM_BYTES (2 * 1024 * 1024)
 #endif
 
 /* An `na` x `nb` block of elements (steps `to_a`, `to_b` and `from_a`, `from_b`) in tiles of
@@ -352,10 +391,14 @@ __attribute__((target("avx2"))) static inline void dlpm_mpi_square8_(char* to, i
  * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
  * along `b`, where the callers put the destination's small step: the writes are
  * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
- * transpose, packed or unpacked) is moved in registers: 8 x 8 squares where the processor
- * has AVX2 (dlpm_mpi_square8_, asked once per call), else 4 x 4 where SSE2 is
- * (dlpm_mpi_square4_), a reversed step of either side included; partial tiles, other sizes
- * and other machines take the element loop. */
+ * transpose, packed or unpacked) is moved in registers: 8 x 8 squares of AVX2
+ * where the processor has it (dlpm_mpi_square8_, asked once per call), else 4 x 4 squares
+ * where SSE2 is (dlpm_mpi_square4_), a reversed step of either side included; partial
+ * tiles, other sizes and other machines take the element loop. With AVX2, a block of
+ * DLPM_MPI_STREAM_BYTES or more into a destination whose lines are 64-byte aligned but for
+ * where it starts (`to_a` a multiple of 64, `to` not: a tensor's element 0 anywhere in its
+ * line) has its first columns moved by the element loop, so that the tiles' lines fall on
+ * cache lines and stream. */
 static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_b, const char* from, int64_t from_a,
                                              int64_t from_b, int64_t na, int64_t nb, int64_t item, int64_t tile) {
   const int64_t block = 8 * tile;
@@ -365,6 +408,15 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
   const int squares = item == 4 && (from_a == 4 || from_a == -4) && (to_b == 4 || to_b == -4);
 #if DLPM_MPI_SQUARE8_
   const int wide = squares && dlpm_mpi_avx2_();
+  const int may_stream = wide && na * nb * 4 >= DLPM_MPI_STREAM_BYTES;
+  int streamed = 0;
+  if (may_stream && to_b == 4 && (to_a & 63) == 0 && ((uintptr_t)to & 63) != 0 && ((uintptr_t)to & 3) == 0) {
+    /* the columns before the first 64-byte boundary, each a line along `a` */
+    const int64_t skew = (int64_t)((64 - ((uintptr_t)to & 63)) / 4) < nb ? (int64_t)((64 - ((uintptr_t)to & 63)) / 4) : nb;
+    int64_t b;
+    for (b = 0; b < skew; ++b) dlpm_mpi_line_(to + b * 4, to_a, from + b * from_b, from_a, na, 4);
+    to += skew * 4, from += skew * from_b, nb -= skew;
+  }
 #endif
 #endif
   for (A0 = 0; A0 < na; A0 += block)
@@ -382,7 +434,7 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
             char* o = to + ea * to_a + eb * to_b;
             const char* f = from + ea * from_a + eb * from_b;
 #if DLPM_MPI_SQUARE8_
-            if (wide) dlpm_mpi_square8_(o, step_a, f, step_b, tile);
+            if (wide) streamed |= dlpm_mpi_square8_(o, step_a, f, step_b, tile, may_stream);
             else
 #endif
               dlpm_mpi_square4_(o, step_a, f, step_b, tile);
@@ -393,6 +445,9 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
             dlpm_mpi_line_(to + a * to_a + b0 * to_b, to_b, from + a * from_a + b0 * from_b, from_b, b1 - b0, item);
         }
     }
+#if DLPM_MPI_SQUARE8_
+  if (streamed) _mm_sfence(); /* the non-temporal stores visible before the memory is handed on */
+#endif
 }
 
 #define DLPM_MPI_BY_ITEM_(item, CALL) \
