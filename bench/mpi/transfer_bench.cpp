@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Rank 0 sends rank 1 a strided float32 tensor of 64 MiB, received into the same strided
+// Rank 0 sends rank 1 a strided float32 (or float64) tensor of 64 MiB, received into the same strided
 // layout (a halo exchange's shape), four ways:
 //   chosen     dlpack_mdspan::mpi's buffers as they come (mpi::transfer::chosen: the library
 //              packs where the contiguous runs are short, else the derived datatype)
@@ -11,8 +11,8 @@
 //   send       the library's own transfer on both sides (mpi::send, mpi::receive: compact
 //              tensors as one message, other layouts packed in pipelined fragments, the
 //              library's default fragments unless --fragment BYTES / --depth N say otherwise)
-// for four layouts: every other column of a matrix, a transpose, a rank-4 sub-block (runs of
-// 4 KiB), rows of 256 KiB. Prints
+// for five layouts: every other column of a matrix, a transpose, a transpose of float64, a
+// rank-4 sub-block (runs of 4 KiB), rows of 256 KiB. Prints
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
@@ -36,28 +36,31 @@ namespace {
 
 namespace mpi = dlpack_mdspan::mpi;
 
-// A rank-4 strided view of float32 over a parent buffer (unused modes: extent 1).
+// A rank-4 strided view of float32 (float64: bits 64) over a parent buffer (unused modes:
+// extent 1), held in a buffer of floats (two a float64 element).
 struct layout {
   const char* name;
-  std::int64_t parent;     // floats in the parent buffer
+  std::int64_t parent;     // elements in the parent buffer
   std::int64_t shape[4];
   std::int64_t strides[4];
-  std::int64_t offset;     // floats
+  std::int64_t offset;     // elements
+  int bits = 32;
   std::int64_t numel() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
+  std::size_t floats(std::int64_t elements) const { return static_cast<std::size_t>(elements * (bits / 32)); }
   DLTensor tensor(float* base) const {
     DLTensor t{};
     t.data = base;
     t.device = DLDevice{kDLCPU, 0};
     t.ndim = 4;
-    t.dtype = DLDataType{kDLFloat, 32, 1};
+    t.dtype = DLDataType{kDLFloat, static_cast<std::uint8_t>(bits), 1};
     t.shape = const_cast<std::int64_t*>(shape);
     t.strides = const_cast<std::int64_t*>(strides);
-    t.byte_offset = static_cast<std::uint64_t>(offset) * sizeof(float);
+    t.byte_offset = static_cast<std::uint64_t>(offset) * static_cast<std::uint64_t>(bits / 8);
     return t;
   }
 };
 
-// 64 MiB of elements each (16 Mi floats); --smoke: 64 KiB.
+// 64 MiB of elements each (16 Mi floats, 8 Mi doubles); --smoke: 64 KiB.
 std::vector<layout> layouts(bool smoke) {
   const std::int64_t n = smoke ? 128 : 4096;  // n x n floats = 64 MiB at 4096
   const std::int64_t a = smoke ? 2 : 8, b = smoke ? 4 : 32, c = smoke ? 4 : 64, d = smoke ? 512 : 1024;
@@ -65,6 +68,8 @@ std::vector<layout> layouts(bool smoke) {
   return {
       {"every other column", n * 2 * n, {1, 1, n, n}, {0, 0, 2 * n, 2}, 0},
       {"transpose", n * n, {1, 1, n, n}, {0, 0, 1, n}, 0},
+      // float64: a transpose of an n/2 x n matrix
+      {"transpose, float64", n / 2 * n, {1, 1, n, n / 2}, {0, 0, 1, n}, 0, 64},
       {"rank-4 sub-block", pa * pb * pc * pd, {a, b, c, d}, {pb * pc * pd, pc * pd, pd, 1}, ((1 * pb + 4) * pc + 4) * pd + 128},
       // rows of 256 KiB (8 KiB under --smoke), 1 KiB apart: long runs
       {"rows of 256 KiB", (n / 16) * (n * 16 + 256), {1, 1, n / 16, n * 16}, {0, 0, n * 16 + 256, 1}, 0},
@@ -81,33 +86,50 @@ std::int64_t element(const layout& l, std::int64_t k) {
   return at;
 }
 
-// Plain loops as a user writes them, the innermost a memcpy where it is contiguous.
-void pack(const layout& l, const float* from, float* to) {
+// Plain loops as a user writes them, the innermost a memcpy where it is contiguous; each
+// element moved by a memcpy of its `Size` bytes (one load and store: float32's loop is the
+// one a user writes for float, and the storage, floats, holds a float64 tensor's bytes too).
+template <std::size_t Size>
+void pack_as(const layout& l, const unsigned char* from, unsigned char* to) {
   for (std::int64_t i = 0; i < l.shape[0]; ++i)
     for (std::int64_t j = 0; j < l.shape[1]; ++j)
       for (std::int64_t k = 0; k < l.shape[2]; ++k) {
-        const float* row = from + l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2];
+        const unsigned char* row = from + (l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2]) * Size;
         if (l.strides[3] == 1) {
-          std::memcpy(to, row, static_cast<std::size_t>(l.shape[3]) * sizeof(float));
-          to += l.shape[3];
+          std::memcpy(to, row, static_cast<std::size_t>(l.shape[3]) * Size);
+          to += l.shape[3] * Size;
         } else {
-          for (std::int64_t m = 0; m < l.shape[3]; ++m) *to++ = row[m * l.strides[3]];
+          for (std::int64_t m = 0; m < l.shape[3]; ++m, to += Size) std::memcpy(to, row + m * l.strides[3] * Size, Size);
         }
       }
 }
 
-void unpack(const layout& l, const float* from, float* to) {
+template <std::size_t Size>
+void unpack_as(const layout& l, const unsigned char* from, unsigned char* to) {
   for (std::int64_t i = 0; i < l.shape[0]; ++i)
     for (std::int64_t j = 0; j < l.shape[1]; ++j)
       for (std::int64_t k = 0; k < l.shape[2]; ++k) {
-        float* row = to + l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2];
+        unsigned char* row = to + (l.offset + i * l.strides[0] + j * l.strides[1] + k * l.strides[2]) * Size;
         if (l.strides[3] == 1) {
-          std::memcpy(row, from, static_cast<std::size_t>(l.shape[3]) * sizeof(float));
-          from += l.shape[3];
+          std::memcpy(row, from, static_cast<std::size_t>(l.shape[3]) * Size);
+          from += l.shape[3] * Size;
         } else {
-          for (std::int64_t m = 0; m < l.shape[3]; ++m) row[m * l.strides[3]] = *from++;
+          for (std::int64_t m = 0; m < l.shape[3]; ++m, from += Size) std::memcpy(row + m * l.strides[3] * Size, from, Size);
         }
       }
+}
+
+void pack(const layout& l, const float* from, float* to) {
+  const auto* f = reinterpret_cast<const unsigned char*>(from);
+  auto* t = reinterpret_cast<unsigned char*>(to);
+  if (l.bits == 64) pack_as<8>(l, f, t);
+  else pack_as<4>(l, f, t);
+}
+void unpack(const layout& l, const float* from, float* to) {
+  const auto* f = reinterpret_cast<const unsigned char*>(from);
+  auto* t = reinterpret_cast<unsigned char*>(to);
+  if (l.bits == 64) unpack_as<8>(l, f, t);
+  else unpack_as<4>(l, f, t);
 }
 
 enum class method { send, chosen, datatype, pack, floor };
@@ -117,7 +139,7 @@ mpi::fragments fragments_asked;  // --fragment, --depth
 
 // One transfer; returns rank 1's seconds from the barrier to the data in place.
 double transfer(method how, const layout& l, std::vector<float>& parent, std::vector<float>& staging, int rank) {
-  const int n = static_cast<int>(l.numel());
+  const int n = static_cast<int>(l.floats(l.numel()));  // the message's floats (a double is two)
   DLTensor t = l.tensor(parent.data());
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -148,12 +170,30 @@ double transfer(method how, const layout& l, std::vector<float>& parent, std::ve
 
 // Rank 1's view holds rank 0's elements (rank 0's parent: value = index + 1).
 // (The floor moves whatever the staging buffer holds: nothing to check.)
-bool received(const layout& l, const std::vector<float>& parent) {
+template <class T>
+bool received_as(const layout& l, const std::vector<float>& parent) {
   for (std::int64_t k = 0; k < l.numel(); ++k) {
     const std::int64_t at = element(l, k);
-    if (parent[static_cast<std::size_t>(at)] != static_cast<float>(at + 1)) return false;
+    T value;
+    std::memcpy(&value, reinterpret_cast<const unsigned char*>(parent.data()) + at * sizeof(T), sizeof(T));
+    if (value != static_cast<T>(at + 1)) return false;
   }
   return true;
+}
+bool received(const layout& l, const std::vector<float>& parent) {
+  return l.bits == 64 ? received_as<double>(l, parent) : received_as<float>(l, parent);
+}
+
+// Rank 0's parent: element k holds k + 1 (its bytes, a float64's in two floats).
+void fill(const layout& l, std::vector<float>& parent) {
+  auto* bytes = reinterpret_cast<unsigned char*>(parent.data());
+  for (std::int64_t k = 0; k < l.parent; ++k) {
+    if (l.bits == 64) {
+      const double v = static_cast<double>(k + 1);
+      std::memcpy(bytes + k * 8, &v, 8);
+    } else
+      parent[static_cast<std::size_t>(k)] = static_cast<float>(k + 1);
+  }
 }
 
 // --construct N [--layout I]: each layout's (or layout I's) datatype built and freed N times
@@ -188,7 +228,7 @@ int engine() {
   MPI_Init(nullptr, nullptr);
   std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | library's pack ms | MPI_Pack / library's |\n|---|---|---|---|---|\n");
   for (const layout& l : layouts(false)) {
-    std::vector<float> parent(static_cast<std::size_t>(l.parent), 1.0f), packed(static_cast<std::size_t>(l.numel()));
+    std::vector<float> parent(l.floats(l.parent), 1.0f), packed(l.floats(l.numel()));
     const auto b = mpi::send_buffer(l.tensor(parent.data()), std::uint64_t{0}, mpi::transfer::derived);
     std::vector<double> by_mpi, by_loop, by_library;
     for (int r = 0; r < 6; ++r) {
@@ -245,11 +285,10 @@ int main(int argc, char** argv) {
                 "send / pack | send / floor | chosen / pack | chosen / floor | datatype / pack | datatype / floor | construction us |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const layout& l : layouts(smoke)) {
-    std::vector<float> parent(static_cast<std::size_t>(l.parent)), staging(static_cast<std::size_t>(l.numel()));
+    std::vector<float> parent(l.floats(l.parent)), staging(l.floats(l.numel()));
     double median_of[methods] = {};
     // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
-    if (rank == 0)
-      for (std::size_t k = 0; k < parent.size(); ++k) parent[k] = static_cast<float>(k + 1);
+    if (rank == 0) fill(l, parent);
     for (method how : {method::send, method::chosen, method::datatype, method::pack, method::floor}) {
       std::vector<double> times;
       for (int r = 0; r < reps + 1; ++r) {  // + 1: the first run warms the pages and is checked
@@ -279,7 +318,7 @@ int main(int argc, char** argv) {
     } else {
       MPI_Recv(median_of, methods, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       MPI_Recv(&construction_us, 1, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      const double bytes = static_cast<double>(l.numel()) * sizeof(float);
+      const double bytes = static_cast<double>(l.numel()) * (l.bits / 8);
       const DLTensor t = l.tensor(parent.data());
       const bool packs = mpi::send_buffer(t, std::uint64_t{0}, mpi::transfer::chosen).packed();
       const double* ms = median_of;  // send, chosen, datatype, pack, floor

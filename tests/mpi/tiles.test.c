@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* The library's pack (dlpm_mpi_copy) moves every element of 4-byte transposes (the tiles) and
- * of every other column (the line at stride 2) to its place, whichever register kernels this
- * build has: compiled four times (CMakeLists.txt), with the AVX2 squares where the processor
- * has AVX2 (dlpm_mpi_square8_), again with DLPM_MPI_STREAM_BYTES 0 (every block whose
- * destination lines are whole cache lines takes the non-temporal stores), with the SSE2
- * squares alone (DLPM_MPI_SQUARE8_ 0), and with the element loop alone (both 0; the stride-2
- * line is SSE2's). Layouts: transposes of every shape from 1 to 41 by 1 to 41 (partial tiles
- * on either side, one, two and three whole tiles), of 129 x 300 (several blocks of tiles),
- * of rows of whole 64-byte lines on both sides (64 x 96, 160 x 272, 144 x 176 padded) and of
- * 1024 x 512 (2 MiB: streamed at the default bound), each with its steps as they are, the
- * inner one reversed, the outer one reversed, both (1024 x 512: as they are and both), and
- * with padded rows (source lines not a power of two apart); a rank-3 permutation; every
- * other column of 1 to 3 rows of 2 to 41 columns,
- * every step sign; int32 and float32 elements, all distinct. Packed: the message must hold the
- * elements in row-major index order (index arithmetic, no MPI); unpacked into a buffer of
- * zeros (no element is zero): every element back at its place, no other place written. Also by
- * fragments (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere. Every layout
- * with its buffers 16 bytes past a 64-byte boundary (malloc's); the transposes whose rows on
- * either side are whole 64-byte lines also at the boundary (the AVX2 tiles' lines stream)
- * and 12 bytes past it (the first 13 columns by the element loop, then streamed lines). No
- * MPI call is made. */
+/* The library's pack (dlpm_mpi_copy) moves every element of 4- and 8-byte transposes (the
+ * tiles) and of every other column (the line at stride 2) to its place, whichever register
+ * kernels this build has: compiled four times (CMakeLists.txt), with the AVX2 squares where
+ * the processor has AVX2 (dlpm_mpi_square8_ for 4-byte elements, dlpm_mpi_square4d_ for
+ * 8-byte ones), again with DLPM_MPI_STREAM_BYTES 0 (every block whose destination lines are
+ * whole cache lines takes the non-temporal stores), with the SSE2 squares alone
+ * (DLPM_MPI_SQUARE8_ 0: 8-byte elements by the element loop), and with the element loop
+ * alone (both 0; the stride-2 line is SSE2's). Layouts: transposes of every shape from 1 to
+ * 41 by 1 to 41 (partial tiles on either side, one, two and three whole tiles), of 129 x 300
+ * (several blocks of tiles), of rows of whole 64-byte lines on both sides (64 x 96, 160 x
+ * 272, 144 x 176 padded) and of 2 MiB (streamed at the default bound: 1024 x 512 4-byte
+ * elements, 512 x 512 8-byte ones), each with its steps as they are, the inner one reversed,
+ * the outer one reversed, both (the 2 MiB ones: as they are and both), and with padded rows
+ * (source lines not a power of two apart), int32, float32 and float64; a rank-3 permutation;
+ * every other column of 1 to 3 rows of 2 to 41 columns, every step sign, int32 and float32.
+ * Every element distinct. Packed: the message must hold the elements in row-major index
+ * order (index arithmetic, no MPI); unpacked into a buffer of zeros (no element is zero):
+ * every element back at its place, no other place written. Also by fragments
+ * (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere (not of one element above
+ * 64 Ki elements). Every layout with its buffers 16 bytes past a 64-byte boundary (malloc's;
+ * the 2 MiB ones: the element loop up to the first boundary, then streamed lines); the
+ * transposes whose rows on either side are whole 8-element multiples also at the boundary
+ * and 3 elements past it. No MPI call is made. */
 #include <dlpack_mdspan/mpi_datatype.h>
 
 #include <stdio.h>
@@ -52,84 +54,115 @@ static layout reverse(layout l, int reversed) {
   return l;
 }
 
-/* `elements` 4-byte elements at `shift` elements past a 64-byte boundary (its block's start
- * in *block, to free). */
-static uint32_t* at_shift(int64_t elements, int64_t shift, void** block) {
-  const size_t bytes = ((size_t)(elements + shift) * 4 + 4 + 63) / 64 * 64;
+/* `elements` elements of `item` bytes, `shift` bytes past a 64-byte boundary (its block's
+ * start in *block, to free). */
+static unsigned char* at_shift(int64_t elements, int64_t item, int64_t shift, void** block) {
+  const size_t bytes = ((size_t)(elements * item + shift) + 8 + 63) / 64 * 64;
   *block = aligned_alloc(64, bytes);
-  return (uint32_t*)*block + shift;
+  return (unsigned char*)*block + shift;
 }
 
-static void one(const layout* l, int kind, int is_float, int64_t shift, const char* name) {
+/* Element k's bits: float32, int32, float64 or int64; distinct, never 0. */
+static void value_of(int64_t k, int64_t item, int is_float, unsigned char* out) {
+  if (item == 4 && is_float) {
+    const float v = (float)k + 0.5f;
+    memcpy(out, &v, 4);
+  } else if (item == 4) {
+    const uint32_t v = (uint32_t)(k * 2654435761u) | 1u; /* distinct for spans under 2^32 */
+    memcpy(out, &v, 4);
+  } else if (is_float) {
+    const double v = (double)k + 0.5;
+    memcpy(out, &v, 8);
+  } else {
+    const uint64_t v = ((uint64_t)k * 0x9E3779B97F4A7C15ull) | 1u;
+    memcpy(out, &v, 8);
+  }
+}
+
+/* Each element's place in `back` XOR-ed with its value: all of `back` 0 when every element
+ * was unpacked to its place and nothing else was written. */
+static int unpacked_right(const layout* l, int64_t n, int64_t item, unsigned char* back, const unsigned char* source) {
+  int64_t e, k;
+  uint32_t* b32 = (uint32_t*)back; /* the buffers are aligned for their elements */
+  const uint32_t* s32 = (const uint32_t*)source;
+  for (e = 0; e < n; ++e) {
+    const int64_t at = place(l, e) * (item / 4);
+    b32[at] ^= s32[at];
+    if (item == 8) b32[at + 1] ^= s32[at + 1];
+  }
+  for (k = 0; k < l->span * (item / 4); ++k)
+    if (b32[k] != 0) return 0;
+  return 1;
+}
+
+static void one(const layout* l, int kind, int64_t item, int is_float, int64_t shift, const char* name) {
   int64_t n = 1, e, k, bytes[4];
   int32_t r;
   dlpm_mpi_packing p;
   int64_t extents[3], steps[3];
-  uint32_t *source, *message, *back, *fragment;
+  unsigned char *source, *message, *back, *fragment;
   void* blocks[4];
   for (r = 0; r < l->rank; ++r) n *= l->extents[r];
-  source = at_shift(l->span, shift, &blocks[0]);
-  back = at_shift(l->span, shift, &blocks[1]);
-  message = at_shift(n, shift, &blocks[2]);
-  fragment = at_shift(n, shift, &blocks[3]);
-  for (k = 0; k < l->span; ++k) {
-    if (is_float) {
-      const float v = (float)k + 0.5f;
-      memcpy(&source[k], &v, 4);
-    } else
-      source[k] = (uint32_t)(k * 2654435761u) | 1u; /* distinct for spans under 2^32, never 0 */
-  }
-  memset(back, 0, (size_t)l->span * 4);
+  source = at_shift(l->span, item, shift, &blocks[0]);
+  back = at_shift(l->span, item, shift, &blocks[1]);
+  message = at_shift(n, item, shift, &blocks[2]);
+  fragment = at_shift(n, item, shift, &blocks[3]);
+  for (k = 0; k < l->span; ++k) value_of(k, item, is_float, source + k * item);
+  memset(back, 0, (size_t)(l->span * item));
   /* the coalesced loops as the library builds them: here the modes are already coalesced */
-  for (r = 0; r < l->rank; ++r) extents[r] = l->extents[r], steps[r] = l->steps[r] * 4;
-  p.modes = l->rank, p.extents = extents, p.steps = steps, p.run_bytes = 4, p.item = 4, p.unpack_pending = 0, p.bytes = 0;
+  for (r = 0; r < l->rank; ++r) extents[r] = l->extents[r], steps[r] = l->steps[r] * item;
+  p.modes = l->rank, p.extents = extents, p.steps = steps, p.run_bytes = item, p.item = item, p.unpack_pending = 0,
+  p.bytes = 0;
   {
     int32_t tile_mode;
-    check(dlpm_mpi_pack_loops(p.modes, p.steps, 4, 4, &tile_mode) == kind, "the layout takes the loops meant", name);
+    check(dlpm_mpi_pack_loops(p.modes, p.steps, item, item, &tile_mode) == kind, "the layout takes the loops meant", name);
   }
-  p.tensor = (char*)(source + l->offset), p.message = (char*)message;
+  p.tensor = (char*)(source + l->offset * item), p.message = (char*)message;
   dlpm_mpi_copy(&p, 1);
-  for (e = 0; e < n; ++e) check(message[e] == source[place(l, e)], "packed: an element out of row-major index order", name);
-  p.tensor = (char*)(back + l->offset);
+  for (e = 0; e < n; ++e)
+    check(memcmp(message + e * item, source + place(l, e) * item, (size_t)item) == 0,
+          "packed: an element out of row-major index order", name);
+  p.tensor = (char*)(back + l->offset * item);
   dlpm_mpi_copy(&p, 0);
-  for (e = 0; e < n; ++e) back[place(l, e)] ^= source[place(l, e)]; /* every element's place: 0 when right */
-  for (k = 0; k < l->span; ++k) check(back[k] == 0, "unpacked: an element not at its place, or a byte between them written", name);
-  /* By fragments: 1 element, 37, 1000 and 4099 bytes' worth (rounded down to whole elements). */
-  bytes[0] = 4, bytes[1] = 37 * 4, bytes[2] = 1000 * 4, bytes[3] = 4096;
-  for (k = 0; k < 4; ++k) {
+  check(unpacked_right(l, n, item, back, source), "unpacked: an element not at its place, or a byte between them written", name);
+  /* By fragments: 1 element, 37, 1000 and 4099 bytes' worth (rounded down to whole elements);
+   * not of 1 element above 64 Ki elements (the cuts of the smaller layouts are the same). */
+  bytes[0] = item, bytes[1] = 37 * item, bytes[2] = 1000 * item, bytes[3] = 4099;
+  for (k = n > 65536 ? 1 : 0; k < 4; ++k) {
     int64_t first;
-    const int64_t piece = dlpm_mpi_fragment_bytes(bytes[k], 4, 1), total = n * 4;
-    memset(back, 0, (size_t)l->span * 4);
+    const int64_t piece = dlpm_mpi_fragment_bytes(bytes[k], item, 1), total = n * item;
+    memset(back, 0, (size_t)(l->span * item));
     for (first = 0; first < total; first += piece) {
       const int64_t size = piece < total - first ? piece : total - first;
-      p.tensor = (char*)(source + l->offset);
+      p.tensor = (char*)(source + l->offset * item);
       dlpm_mpi_copy_range(&p, (char*)fragment + first, first, size, 1);
-      p.tensor = (char*)(back + l->offset);
+      p.tensor = (char*)(back + l->offset * item);
       dlpm_mpi_copy_range(&p, (char*)fragment + first, first, size, 0);
     }
     check(memcmp(fragment, message, (size_t)total) == 0, "packed by fragments: not the whole message's bytes", name);
-    for (e = 0; e < n; ++e) back[place(l, e)] ^= source[place(l, e)];
-    for (e = 0; e < l->span; ++e) check(back[e] == 0, "unpacked by fragments: an element not at its place", name);
+    check(unpacked_right(l, n, item, back, source), "unpacked by fragments: an element not at its place", name);
   }
   for (k = 0; k < 4; ++k) free(blocks[k]);
 }
 
-/* Each element type, with the buffers 16 bytes past a 64-byte boundary, and with `aligned`
- * also at 0 and 12 bytes past it. */
-static void both_types(const layout* l, int kind, int aligned) {
-  static const int64_t shifts[3] = {4, 0, 3}; /* elements past a 64-byte boundary */
+/* The element types `types` names (a mask of INT32, FLOAT32, FLOAT64), the buffers 16 bytes
+ * past a 64-byte boundary, and with `aligned` also at 0 bytes and 3 elements past it. */
+enum { INT32 = 1, FLOAT32 = 2, FLOAT64 = 4, FOUR_BYTES = INT32 | FLOAT32, ALL = INT32 | FLOAT32 | FLOAT64 };
+static void types(const layout* l, int kind, int types, int aligned) {
+  static const char* const names[3] = {"int32", "float32", "float64"};
+  static const int64_t items[3] = {4, 4, 8};
   char name[200];
-  int is_float, s;
-  for (s = 0; s < (aligned ? 3 : 1); ++s)
-    for (is_float = 0; is_float < 2; ++is_float) {
+  int t, s;
+  for (t = 0; t < 3; ++t)
+    for (s = 0; s < (aligned ? 3 : 1) && (types >> t & 1); ++s) {
+      const int64_t shift = s == 0 ? 16 : s == 1 ? 0 : 3 * items[t]; /* bytes past a 64-byte boundary */
       if (l->rank == 2)
-        snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld, buffers %lld bytes past 64",
-                 is_float ? "float32" : "int32", (long long)l->extents[0], (long long)l->extents[1],
-                 (long long)l->steps[0], (long long)l->steps[1], (long long)l->offset, (long long)shifts[s] * 4);
+        snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld, buffers %lld bytes past 64", names[t],
+                 (long long)l->extents[0], (long long)l->extents[1], (long long)l->steps[0], (long long)l->steps[1],
+                 (long long)l->offset, (long long)shift);
       else
-        snprintf(name, sizeof name, "%s, rank 3, buffers %lld bytes past 64", is_float ? "float32" : "int32",
-                 (long long)shifts[s] * 4);
-      one(l, kind, is_float, shifts[s], name);
+        snprintf(name, sizeof name, "%s, rank 3, buffers %lld bytes past 64", names[t], (long long)shift);
+      one(l, kind, items[t], t != 0, shift, name);
     }
 }
 
@@ -140,8 +173,9 @@ int main(void) {
   int64_t count = 0;
 #if DLPM_MPI_SQUARE8_
   kernel = !dlpm_mpi_avx2_()               ? "4 x 4 SSE2 squares (this processor has no AVX2)"
-           : DLPM_MPI_STREAM_BYTES == 0 ? "8 x 8 AVX2 squares, every block of whole lines streamed"
-                                        : "8 x 8 AVX2 squares, blocks of whole lines streamed from DLPM_MPI_STREAM_BYTES";
+           : DLPM_MPI_STREAM_BYTES == 0 ? "AVX2 squares (8 x 8 of 4 bytes, 4 x 4 of 8), every block of whole lines streamed"
+                                        : "AVX2 squares (8 x 8 of 4 bytes, 4 x 4 of 8), blocks of whole lines streamed from "
+                                          "DLPM_MPI_STREAM_BYTES";
 #elif DLPM_MPI_SQUARE4_
   kernel = "4 x 4 SSE2 squares";
 #endif
@@ -154,14 +188,14 @@ int main(void) {
           const layout plain = {2, {rows, columns}, {1, rows + pad}, 0, (rows + pad) * columns};
           const layout l = reverse(plain, reversed);
           if (rows == 1 || columns == 1) continue; /* a single mode steps: the line, not the tiles */
-          both_types(&l, DLPM_MPI_TILES, rows % 16 == 0 || columns % 16 == 0);
+          types(&l, DLPM_MPI_TILES, ALL, rows % 8 == 0 || columns % 8 == 0);
           ++count;
         }
   for (reversed = 0; reversed < 4; ++reversed) {
     const layout plain = {2, {129, 300}, {1, 129}, 0, 129 * 300}, padded = {2, {300, 129}, {1, 301}, 1, 301 * 129 + 1};
     const layout l = reverse(plain, reversed), m = reverse(padded, reversed);
-    both_types(&l, DLPM_MPI_TILES, 0);
-    both_types(&m, DLPM_MPI_TILES, 0);
+    types(&l, DLPM_MPI_TILES, ALL, 0);
+    types(&m, DLPM_MPI_TILES, ALL, 0);
     count += 2;
   }
   for (reversed = 0; reversed < 4; ++reversed) {
@@ -171,24 +205,26 @@ int main(void) {
     const layout one_block = {2, {64, 96}, {1, 64}, 0, 64 * 96}, blocks = {2, {160, 272}, {1, 160}, 0, 160 * 272},
                  padded = {2, {144, 176}, {1, 160}, 5, 160 * 176 + 5};
     const layout l = reverse(one_block, reversed), m = reverse(blocks, reversed), o = reverse(padded, reversed);
-    both_types(&l, DLPM_MPI_TILES, 1);
-    both_types(&m, DLPM_MPI_TILES, 1);
-    both_types(&o, DLPM_MPI_TILES, 1);
+    types(&l, DLPM_MPI_TILES, ALL, 1);
+    types(&m, DLPM_MPI_TILES, ALL, 1);
+    types(&o, DLPM_MPI_TILES, ALL, 1);
     count += 3;
   }
   {
-    /* 2 MiB (the default DLPM_MPI_STREAM_BYTES: streamed): 1024 x 512, rows of whole lines */
-    const layout big = {2, {1024, 512}, {1, 1024}, 0, 1024 * 512};
+    /* 2 MiB (the default DLPM_MPI_STREAM_BYTES: streamed), rows of whole lines: 1024 x 512
+     * 4-byte elements, 512 x 512 8-byte ones */
+    const layout big = {2, {1024, 512}, {1, 1024}, 0, 1024 * 512}, big8 = {2, {512, 512}, {1, 512}, 0, 512 * 512};
     for (reversed = 0; reversed < 4; reversed += 3) {
-      const layout l = reverse(big, reversed);
-      both_types(&l, DLPM_MPI_TILES, 1);
-      ++count;
+      const layout l = reverse(big, reversed), m = reverse(big8, reversed);
+      types(&l, DLPM_MPI_TILES, FOUR_BYTES, 0); /* 16 bytes past a line: the skew, then streamed */
+      types(&m, DLPM_MPI_TILES, FLOAT64, 0);
+      count += 2;
     }
   }
   {
     /* a rank-3 permutation 7 x 150 x 130, steps (1, 7 * 130, 7): the tile mode is mode 0 */
     const layout l = {3, {7, 150, 130}, {1, 7 * 130, 7}, 0, 7 * 150 * 130};
-    both_types(&l, DLPM_MPI_TILES, 0);
+    types(&l, DLPM_MPI_TILES, ALL, 0);
     ++count;
   }
   /* Every other column: `rows` x `columns` with steps (2 * columns + pad, 2), the line's
@@ -199,10 +235,12 @@ int main(void) {
         for (reversed = 0; reversed < 4; ++reversed) {
           const layout plain = {2, {rows, columns}, {2 * columns + pad, 2}, 0, (2 * columns + pad) * rows};
           const layout l = reverse(plain, reversed);
-          both_types(&l, DLPM_MPI_LINE, 0);
+          types(&l, DLPM_MPI_LINE, FOUR_BYTES, 0);
           ++count;
         }
-  printf("the pack (%s): %lld layouts, int32 and float32, packed and unpacked, whole and by fragments: %d failures\n", kernel,
+  printf("the pack (%s): %lld layouts, int32, float32 and float64 (the transposes), packed and unpacked, whole and by "
+         "fragments: %d failures\n",
+         kernel,
          (long long)count, failures);
   return failures == 0 ? 0 : 1;
 }

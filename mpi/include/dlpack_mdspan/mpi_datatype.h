@@ -331,45 +331,83 @@ __attribute__((target("avx2"))) static inline void dlpm_mpi_square8_rows_(const 
   out[6] = _mm256_permute2f128_ps(s2, s6, 0x31), out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
 }
 
-/* dlpm_mpi_square4_'s tile (a multiple of 16 elements a side) in 8 x 8 squares of AVX2. Into
- * a destination whose tile lines are whole cache lines (`to` and `to_a` multiples of 64),
- * when the caller allows it (`may_stream`: a block larger than the cache,
- * DLPM_MPI_STREAM_BYTES), whole destination lines at a time: for each 8 destination rows the
- * two squares of 16 source lines, then each row's 64 bytes stored at once, non-temporal, its
- * two halves back to back: a line written whole is not read first (the ordinary store's read
- * for ownership), nor does it evict the source's lines; a 4096 x 4096 transpose packs in
- * about a third of the time (docs/mpi.md). The caller fences them (_mm_sfence) before the
- * memory is handed on. Otherwise the squares `a` innermost, each source line read whole at
- * once (eight source lines, at most an L1 set's ways), each destination line written in two
- * halves: where the destination is not aligned, faster than whole lines with ordinary stores
- * (measured at 2 to 8 MiB: whole lines took 1.2x to 1.5x the time). Returns 1 when it
- * streamed. Compiled for AVX2 alone, called only where dlpm_mpi_avx2_ says so. */
-__attribute__((target("avx2"))) static inline int dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
-                                                                    int64_t tile, int may_stream) {
+/* One 4 x 4 square of 8-byte elements transposed in AVX2 registers: four 32-byte loads (the
+ * source's lines `from_b` apart), unpacks and lane permutes; out[i] is the destination's row
+ * i (the source's column i), its bits as a __m256. */
+__attribute__((target("avx2"))) static inline void dlpm_mpi_square4d_rows_(const char* from, int64_t from_b, __m256* out) {
+  const __m256d r0 = _mm256_loadu_pd((const double*)from), r1 = _mm256_loadu_pd((const double*)(from + from_b)),
+                r2 = _mm256_loadu_pd((const double*)(from + 2 * from_b)), r3 = _mm256_loadu_pd((const double*)(from + 3 * from_b));
+  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
+                t3 = _mm256_unpackhi_pd(r2, r3);
+  out[0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
+  out[1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
+  out[2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
+  out[3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+}
+
+/* A whole tile of `item`-byte elements (4 or 8; a multiple of 64 bytes a side) in squares of
+ * AVX2 registers, one 32-byte register a row: 8 x 8 of 4-byte elements
+ * (dlpm_mpi_square8_rows_), 4 x 4 of 8-byte ones (dlpm_mpi_square4d_rows_). Into a
+ * destination whose tile lines are whole cache lines (`to` and `to_a` multiples of 64), when
+ * the caller allows it (`may_stream`: a block larger than the cache,
+ * DLPM_MPI_STREAM_BYTES), whole destination lines at a time: for each square's destination
+ * rows the two squares of twice as many source lines, then each row's 64 bytes stored at
+ * once, non-temporal, its two halves back to back: a line written whole is not read first
+ * (the ordinary store's read for ownership), nor does it evict the source's lines; a 4096 x
+ * 4096 float32 transpose packs in half the time or less (docs/mpi.md). The caller fences them
+ * (_mm_sfence) before the memory is handed on. Otherwise the squares `a` innermost, each
+ * source line read whole at once (at most eight source lines, an L1 set's ways), each
+ * destination line written in two halves: where the destination is not aligned, faster than
+ * whole lines with ordinary stores (measured at 2 to 8 MiB: whole lines took 1.2x to 1.5x the
+ * time). Returns 1 when it streamed. Compiled for AVX2 alone, called only where
+ * dlpm_mpi_avx2_ says so, through dlpm_mpi_square8_ and dlpm_mpi_square4d_, each inlined with
+ * its element size a constant (as a call with the size a variable, the loops took 1.4x the
+ * time). */
+__attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_squares_avx2_(char* to, int64_t to_a, const char* from,
+                                                                                       int64_t from_b, int64_t tile,
+                                                                                       int64_t item, int may_stream) {
+  const int64_t side = 32 / item; /* a square's rows and columns */
   const int stream = may_stream && (((uintptr_t)to | (uintptr_t)to_a) & 63) == 0;
   __m256 low[8], high[8];
-  int64_t a, b;
-  int i;
+  int64_t a, b, i;
   if (stream) {
-    for (a = 0; a < tile; a += 8)
-      for (b = 0; b < tile; b += 16) {
-        char* o = to + a * to_a + b * 4;
-        dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
-        dlpm_mpi_square8_rows_(from + a * 4 + (b + 8) * from_b, from_b, high);
-        for (i = 0; i < 8; ++i) {
+    for (a = 0; a < tile; a += side)
+      for (b = 0; b < tile; b += 2 * side) {
+        char* o = to + a * to_a + b * item;
+        if (item == 8) {
+          dlpm_mpi_square4d_rows_(from + a * 8 + b * from_b, from_b, low);
+          dlpm_mpi_square4d_rows_(from + a * 8 + (b + side) * from_b, from_b, high);
+        } else {
+          dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
+          dlpm_mpi_square8_rows_(from + a * 4 + (b + side) * from_b, from_b, high);
+        }
+        for (i = 0; i < side; ++i) {
           _mm256_stream_ps((float*)(o + i * to_a), low[i]);
           _mm256_stream_ps((float*)(o + i * to_a + 32), high[i]);
         }
       }
     return 1;
   }
-  for (b = 0; b < tile; b += 8)
-    for (a = 0; a < tile; a += 8) {
-      char* o = to + a * to_a + b * 4;
-      dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
-      for (i = 0; i < 8; ++i) _mm256_storeu_ps((float*)(o + i * to_a), low[i]);
+  for (b = 0; b < tile; b += side)
+    for (a = 0; a < tile; a += side) {
+      char* o = to + a * to_a + b * item;
+      if (item == 8) dlpm_mpi_square4d_rows_(from + a * 8 + b * from_b, from_b, low);
+      else dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
+      for (i = 0; i < side; ++i) _mm256_storeu_ps((float*)(o + i * to_a), low[i]);
     }
   return 0;
+}
+
+/* dlpm_mpi_squares_avx2_ of 4-byte elements (8 x 8 squares). */
+__attribute__((target("avx2"))) static inline int dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
+                                                                    int64_t tile, int may_stream) {
+  return dlpm_mpi_squares_avx2_(to, to_a, from, from_b, tile, 4, may_stream);
+}
+
+/* dlpm_mpi_squares_avx2_ of 8-byte elements (4 x 4 squares). */
+__attribute__((target("avx2"))) static inline int dlpm_mpi_square4d_(char* to, int64_t to_a, const char* from, int64_t from_b,
+                                                                     int64_t tile, int may_stream) {
+  return dlpm_mpi_squares_avx2_(to, to_a, from, from_b, tile, 8, may_stream);
 }
 #endif
 
@@ -393,8 +431,9 @@ __attribute__((target("avx2"))) static inline int dlpm_mpi_square8_(char* to, in
  * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
  * transpose, packed or unpacked) is moved in registers: 8 x 8 squares of AVX2
  * where the processor has it (dlpm_mpi_square8_, asked once per call), else 4 x 4 squares
- * where SSE2 is (dlpm_mpi_square4_), a reversed step of either side included; partial
- * tiles, other sizes and other machines take the element loop. With AVX2, a block of
+ * where SSE2 is (dlpm_mpi_square4_); a whole tile of 8-byte elements in 4 x 4 squares of
+ * AVX2 where the processor has it (dlpm_mpi_square4d_); a reversed step of either side
+ * included; partial tiles, other sizes and other machines take the element loop. With AVX2, a block of
  * DLPM_MPI_STREAM_BYTES or more into a destination whose lines are 64-byte aligned but for
  * where it starts (`to_a` a multiple of 64, `to` not: a tensor's element 0 anywhere in its
  * line) has its first columns moved by the element loop, so that the tiles' lines fall on
@@ -404,19 +443,23 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
   const int64_t block = 8 * tile;
   int64_t A0, B0, a0, b0, a;
 #if DLPM_MPI_SQUARE4_
-  /* a transpose of 4-byte elements, either side's small step possibly reversed */
-  const int squares = item == 4 && (from_a == 4 || from_a == -4) && (to_b == 4 || to_b == -4);
+  /* a transpose of 4-byte (8-byte: AVX2 only) elements, either side's small step possibly
+   * reversed */
+  const int plain = (item == 4 || item == 8) && (from_a == item || from_a == -item) && (to_b == item || to_b == -item);
 #if DLPM_MPI_SQUARE8_
-  const int wide = squares && dlpm_mpi_avx2_();
-  const int may_stream = wide && na * nb * 4 >= DLPM_MPI_STREAM_BYTES;
+  const int wide = plain && dlpm_mpi_avx2_();
+  const int squares = plain && (item == 4 || wide);
+  const int may_stream = wide && na * nb * item >= DLPM_MPI_STREAM_BYTES;
   int streamed = 0;
-  if (may_stream && to_b == 4 && (to_a & 63) == 0 && ((uintptr_t)to & 63) != 0 && ((uintptr_t)to & 3) == 0) {
+  if (may_stream && to_b == item && (to_a & 63) == 0 && ((uintptr_t)to & 63) != 0 && ((uintptr_t)to & (uintptr_t)(item - 1)) == 0) {
     /* the columns before the first 64-byte boundary, each a line along `a` */
-    const int64_t skew = (int64_t)((64 - ((uintptr_t)to & 63)) / 4) < nb ? (int64_t)((64 - ((uintptr_t)to & 63)) / 4) : nb;
+    const int64_t before = (int64_t)((64 - ((uintptr_t)to & 63)) / (uintptr_t)item), skew = before < nb ? before : nb;
     int64_t b;
-    for (b = 0; b < skew; ++b) dlpm_mpi_line_(to + b * 4, to_a, from + b * from_b, from_a, na, 4);
-    to += skew * 4, from += skew * from_b, nb -= skew;
+    for (b = 0; b < skew; ++b) dlpm_mpi_line_(to + b * item, to_a, from + b * from_b, from_a, na, item);
+    to += skew * item, from += skew * from_b, nb -= skew;
   }
+#else
+  const int squares = plain && item == 4;
 #endif
 #endif
   for (A0 = 0; A0 < na; A0 += block)
@@ -434,7 +477,8 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
             char* o = to + ea * to_a + eb * to_b;
             const char* f = from + ea * from_a + eb * from_b;
 #if DLPM_MPI_SQUARE8_
-            if (wide) streamed |= dlpm_mpi_square8_(o, step_a, f, step_b, tile, may_stream);
+            if (item == 8) streamed |= dlpm_mpi_square4d_(o, step_a, f, step_b, tile, may_stream);
+            else if (wide) streamed |= dlpm_mpi_square8_(o, step_a, f, step_b, tile, may_stream);
             else
 #endif
               dlpm_mpi_square4_(o, step_a, f, step_b, tile);
