@@ -429,11 +429,11 @@ __attribute__((target("avx2"))) static inline int dlpm_mpi_square4d_(char* to, i
  * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
  * along `b`, where the callers put the destination's small step: the writes are
  * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
- * transpose, packed or unpacked) is moved in registers: 8 x 8 squares of AVX2
- * where the processor has it (dlpm_mpi_square8_, asked once per call), else 4 x 4 squares
- * where SSE2 is (dlpm_mpi_square4_); a whole tile of 8-byte elements in 4 x 4 squares of
- * AVX2 where the processor has it (dlpm_mpi_square4d_); a reversed step of either side
- * included; partial tiles, other sizes and other machines take the element loop. With AVX2, a block of
+ * transpose, packed or unpacked) is moved in registers: 8 x 8 squares of AVX2 where the
+ * processor has it (dlpm_mpi_square8_, asked once per call), else 4 x 4 squares where SSE2
+ * is (dlpm_mpi_square4_); a whole tile of 8-byte elements in 4 x 4 squares of AVX2 where the
+ * processor has it (dlpm_mpi_square4d_); a reversed step of either side included; partial
+ * tiles, other sizes and other machines take the element loop. With AVX2, a block of
  * DLPM_MPI_STREAM_BYTES or more into a destination whose lines are 64-byte aligned but for
  * where it starts (`to_a` a multiple of 64, `to` not: a tensor's element 0 anywhere in its
  * line) has its first columns moved by the element loop, so that the tiles' lines fall on
