@@ -145,16 +145,16 @@ static void one(const layout* l, int kind, int64_t item, int is_float, int64_t s
   for (k = 0; k < 4; ++k) free(blocks[k]);
 }
 
-/* The element types `types` names (a mask of INT32, FLOAT32, FLOAT64), the buffers 16 bytes
- * past a 64-byte boundary, and with `aligned` also at 0 bytes and 3 elements past it. */
+/* The element types `mask` names (INT32, FLOAT32, FLOAT64), the buffers 16 bytes past a
+ * 64-byte boundary, and with `aligned` also at 0 bytes and 3 elements past it. */
 enum { INT32 = 1, FLOAT32 = 2, FLOAT64 = 4, FOUR_BYTES = INT32 | FLOAT32, ALL = INT32 | FLOAT32 | FLOAT64 };
-static void types(const layout* l, int kind, int types, int aligned) {
+static void types(const layout* l, int kind, int mask, int aligned) {
   static const char* const names[3] = {"int32", "float32", "float64"};
   static const int64_t items[3] = {4, 4, 8};
   char name[200];
   int t, s;
   for (t = 0; t < 3; ++t)
-    for (s = 0; s < (aligned ? 3 : 1) && (types >> t & 1); ++s) {
+    for (s = 0; s < (aligned ? 3 : 1) && (mask >> t & 1); ++s) {
       const int64_t shift = s == 0 ? 16 : s == 1 ? 0 : 3 * items[t]; /* bytes past a 64-byte boundary */
       if (l->rank == 2)
         snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld, buffers %lld bytes past 64", names[t],
@@ -200,8 +200,8 @@ int main(void) {
   }
   for (reversed = 0; reversed < 4; ++reversed) {
     /* Rows of whole 64-byte lines on both sides (the streamed tiles, packed and unpacked), in
-     * one block and in several; padded rows of 160 elements, element 0 at 5 (12 columns
-     * before the first boundary of a 64-byte aligned buffer). */
+     * one block and in several; padded rows of 160 elements, element 0 at 5 (in an aligned
+     * buffer, its columns before the first 64-byte boundary by the element loop). */
     const layout one_block = {2, {64, 96}, {1, 64}, 0, 64 * 96}, blocks = {2, {160, 272}, {1, 160}, 0, 160 * 272},
                  padded = {2, {144, 176}, {1, 160}, 5, 160 * 176 + 5};
     const layout l = reverse(one_block, reversed), m = reverse(blocks, reversed), o = reverse(padded, reversed);
