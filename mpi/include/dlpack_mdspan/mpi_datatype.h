@@ -345,6 +345,14 @@ __attribute__((target("avx2"))) static inline void dlpm_mpi_square4d_rows_(const
   out[3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
 }
 
+/* One square of `item`-byte elements (4 or 8) whose top left element is at `from`: its
+ * destination rows in out[0 .. 32 / item - 1]. */
+__attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_square_rows_(const char* from, int64_t from_b,
+                                                                                       int64_t item, __m256* out) {
+  if (item == 8) dlpm_mpi_square4d_rows_(from, from_b, out);
+  else dlpm_mpi_square8_rows_(from, from_b, out);
+}
+
 /* A whole tile of `item`-byte elements (4 or 8; a multiple of 64 bytes a side) in squares of
  * AVX2 registers, one 32-byte register a row: 8 x 8 of 4-byte elements
  * (dlpm_mpi_square8_rows_), 4 x 4 of 8-byte ones (dlpm_mpi_square4d_rows_). Into a
@@ -374,13 +382,8 @@ __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_square
     for (a = 0; a < tile; a += side)
       for (b = 0; b < tile; b += 2 * side) {
         char* o = to + a * to_a + b * item;
-        if (item == 8) {
-          dlpm_mpi_square4d_rows_(from + a * 8 + b * from_b, from_b, low);
-          dlpm_mpi_square4d_rows_(from + a * 8 + (b + side) * from_b, from_b, high);
-        } else {
-          dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
-          dlpm_mpi_square8_rows_(from + a * 4 + (b + side) * from_b, from_b, high);
-        }
+        dlpm_mpi_square_rows_(from + a * item + b * from_b, from_b, item, low);
+        dlpm_mpi_square_rows_(from + a * item + (b + side) * from_b, from_b, item, high);
         for (i = 0; i < side; ++i) {
           _mm256_stream_ps((float*)(o + i * to_a), low[i]);
           _mm256_stream_ps((float*)(o + i * to_a + 32), high[i]);
@@ -390,10 +393,8 @@ __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_square
   }
   for (b = 0; b < tile; b += side)
     for (a = 0; a < tile; a += side) {
-      char* o = to + a * to_a + b * item;
-      if (item == 8) dlpm_mpi_square4d_rows_(from + a * 8 + b * from_b, from_b, low);
-      else dlpm_mpi_square8_rows_(from + a * 4 + b * from_b, from_b, low);
-      for (i = 0; i < side; ++i) _mm256_storeu_ps((float*)(o + i * to_a), low[i]);
+      dlpm_mpi_square_rows_(from + a * item + b * from_b, from_b, item, low);
+      for (i = 0; i < side; ++i) _mm256_storeu_ps((float*)(to + (a + i) * to_a + b * item), low[i]);
     }
   return 0;
 }
