@@ -264,7 +264,8 @@ int the_choice() {
   // The tiles: transposes past several tiles and blocks (300 x 257, whole tiles and partial
   // ones; with its inner axis reversed, and its outer one; and a rank-3 permutation
   // 7 x 150 x 130 with strides (1, 7 * 130, 7)), for every element size (3 bytes: the
-  // generic move; 4 bytes: whole tiles in registers where SSE2 is, dlpm_mpi_square4_),
+  // generic move; 1, 2, 4, 8 and 16 bytes: whole tiles in registers where AVX2 is,
+  // dlpm_mpi_squares_, and 4 bytes where SSE2 is, dlpm_mpi_square4_),
   // packed and unpacked, each byte compared with index arithmetic.
   struct view {
     std::vector<std::int64_t> shape, strides;

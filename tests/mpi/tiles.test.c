@@ -1,26 +1,32 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
-/* The library's pack (dlpm_mpi_copy) moves every element of 4- and 8-byte transposes (the
- * tiles) and of every other column (the line at stride 2) to its place, whichever register
- * kernels this build has: compiled four times (CMakeLists.txt), with the AVX2 squares where
- * the processor has AVX2 (dlpm_mpi_square8_ for 4-byte elements, dlpm_mpi_square4d_ for
- * 8-byte ones), again with DLPM_MPI_STREAM_BYTES 0 (every block whose destination lines are
+/* The library's pack (dlpm_mpi_copy) moves every element of transposes of 1- to 16-byte
+ * elements (the tiles) and of every other column (the line at stride 2) to its place,
+ * whichever register kernels this build has: compiled four times (CMakeLists.txt), with the
+ * AVX2 squares where the processor has AVX2 (dlpm_mpi_squares_: 1, 2, 4, 8 and 16-byte
+ * elements), again with DLPM_MPI_STREAM_BYTES 0 (every block whose destination lines are
  * whole cache lines takes the non-temporal stores), with the SSE2 squares alone
- * (DLPM_MPI_SQUARE8_ 0: 8-byte elements by the element loop), and with the element loop
- * alone (both 0; the stride-2 line is SSE2's). Layouts: transposes of every shape from 1 to
- * 41 by 1 to 41 (partial tiles on either side, one, two and three whole tiles), of 129 x 300
- * (several blocks of tiles), of rows of whole 64-byte lines on both sides (64 x 96, 160 x
- * 272, 144 x 176 padded) and of 2 MiB (streamed at the default bound: 1024 x 512 4-byte
- * elements, 512 x 512 8-byte ones), each with its steps as they are, the inner one reversed,
- * the outer one reversed, both (the 2 MiB ones: as they are and both), and with padded rows
- * (source lines not a power of two apart), int32, float32 and float64; a rank-3 permutation;
- * every other column of 1 to 3 rows of 2 to 41 columns, every step sign, int32 and float32.
- * Every element distinct. Packed: the message must hold the elements in row-major index
- * order (index arithmetic, no MPI); unpacked into a buffer of zeros (no element is zero):
- * every element back at its place, no other place written. Also by fragments
- * (dlpm_mpi_copy_range) of odd sizes, which cut the tiles anywhere (not of one element above
- * 64 Ki elements). Every layout with its buffers 16 bytes past a 64-byte boundary (malloc's;
- * the 2 MiB ones: the element loop up to the first boundary, then streamed lines); the
- * transposes whose rows on either side are whole 8-element multiples also at the boundary
+ * (DLPM_MPI_SQUARE8_ 0: 4-byte elements only, the others by the element loop), and with the
+ * element loop alone (both 0; the stride-2 line is SSE2's). Layouts: transposes of every
+ * shape from 1 to 41 by 1 to 41 (partial tiles on either side, one, two and three whole
+ * tiles of 4-byte elements), of 129 x 300 (several blocks of tiles), of rows of whole 64-byte
+ * lines on both sides (64 x 96, 160 x 272, 144 x 176 padded) and of 2 MiB (streamed at the
+ * default bound: 1024 x 512 4-byte elements, 512 x 512 8-byte ones), each with its steps as
+ * they are, the inner one reversed, the outer one reversed, both (the 2 MiB ones: as they
+ * are and both), and with padded rows (source lines not a power of two apart), int32,
+ * float32 and float64; of int8, int16 and complex128 (tiles of 64, 32 and 4 elements a
+ * side), every pair of sides from 3, a tile less one, a tile, a tile and one, and two tiles
+ * and three (complex128 also 37: two blocks of tiles), and of 2 MiB (2048 x 1024, 1024 x 1024
+ * and 512 x 256), the same steps; a rank-3 permutation of every type; every other column of 1
+ * to 3 rows of 2 to 41 columns, every step sign, int32 and float32. Every element distinct
+ * (1- and 2-byte elements cannot all be: each layout of them runs once per 7 or 15 bits of
+ * the place, so that the runs together tell every place apart). Packed: the message must
+ * hold the elements in row-major index order (index arithmetic, no MPI); unpacked into a
+ * buffer of zeros (no element is zero): every element back at its place, no other place
+ * written. Also by fragments (dlpm_mpi_copy_range) of odd sizes, which cut the tiles
+ * anywhere (not of one element above 64 Ki elements). Every layout with its buffers 16 bytes
+ * past a 64-byte boundary (malloc's; the 2 MiB ones: the element loop up to the first
+ * boundary, then streamed lines); the transposes whose rows on either side are whole
+ * multiples of 8 elements (of a tile, for 1-, 2- and 16-byte elements) also at the boundary
  * and 3 elements past it. No MPI call is made. */
 #include <dlpack_mdspan/mpi_datatype.h>
 
@@ -62,20 +68,37 @@ static unsigned char* at_shift(int64_t elements, int64_t item, int64_t shift, vo
   return (unsigned char*)*block + shift;
 }
 
-/* Element k's bits: float32, int32, float64 or int64; distinct, never 0. */
-static void value_of(int64_t k, int64_t item, int is_float, unsigned char* out) {
-  if (item == 4 && is_float) {
+/* The passes of element values a type needs (value_of): one for 4-, 8- and 16-byte elements
+ * (every element distinct), and as many as identify every place of a span for 1- and 2-byte
+ * ones (7 or 15 bits a pass). */
+static int passes_for(int64_t span, int64_t item) {
+  int bits = 0, passes = 1;
+  while (((int64_t)1 << bits) < span) ++bits;
+  if (item <= 2) passes = (bits + (int)(8 * item) - 2) / (int)(8 * item - 1);
+  return passes > 0 ? passes : 1;
+}
+
+/* Element k's bits, never 0: float32, int32, float64, int64 or complex128, distinct; 1- and
+ * 2-byte elements pass `pass`'s 7 or 15 bits of k under their top bit (all passes together
+ * tell every place apart). */
+static void value_of(int64_t k, int64_t item, int is_float, int pass, unsigned char* out) {
+  if (item == 1) {
+    *out = (unsigned char)(0x80u | ((uint64_t)k >> (7 * pass) & 0x7Fu));
+  } else if (item == 2) {
+    const uint16_t v = (uint16_t)(0x8000u | ((uint64_t)k >> (15 * pass) & 0x7FFFu));
+    memcpy(out, &v, 2);
+  } else if (item == 4 && is_float) {
     const float v = (float)k + 0.5f;
     memcpy(out, &v, 4);
   } else if (item == 4) {
     const uint32_t v = (uint32_t)(k * 2654435761u) | 1u; /* distinct for spans under 2^32 */
     memcpy(out, &v, 4);
-  } else if (is_float) {
+  } else if (item == 8 && is_float) {
     const double v = (double)k + 0.5;
     memcpy(out, &v, 8);
   } else {
-    const uint64_t v = ((uint64_t)k * 0x9E3779B97F4A7C15ull) | 1u;
-    memcpy(out, &v, 8);
+    const uint64_t v[2] = {((uint64_t)k * 0x9E3779B97F4A7C15ull) | 1u, ~(uint64_t)k};
+    memcpy(out, v, (size_t)item);
   }
 }
 
@@ -83,19 +106,20 @@ static void value_of(int64_t k, int64_t item, int is_float, unsigned char* out) 
  * was unpacked to its place and nothing else was written. */
 static int unpacked_right(const layout* l, int64_t n, int64_t item, unsigned char* back, const unsigned char* source) {
   int64_t e, k;
+  const int64_t words = item / 4; /* 4-byte words an element, where it has whole ones */
   uint32_t* b32 = (uint32_t*)back; /* the buffers are aligned for their elements */
   const uint32_t* s32 = (const uint32_t*)source;
   for (e = 0; e < n; ++e) {
-    const int64_t at = place(l, e) * (item / 4);
-    b32[at] ^= s32[at];
-    if (item == 8) b32[at + 1] ^= s32[at + 1];
+    const int64_t at = place(l, e);
+    if (words == 0)
+      for (k = 0; k < item; ++k) back[at * item + k] ^= source[at * item + k];
+    else
+      for (k = 0; k < words; ++k) b32[at * words + k] ^= s32[at * words + k];
   }
-  for (k = 0; k < l->span * (item / 4); ++k)
-    if (b32[k] != 0) return 0;
-  return 1;
+  return back[0] == 0 && memcmp(back, back + 1, (size_t)(l->span * item - 1)) == 0;
 }
 
-static void one(const layout* l, int kind, int64_t item, int is_float, int64_t shift, const char* name) {
+static void one(const layout* l, int kind, int64_t item, int is_float, int pass, int64_t shift, const char* name) {
   int64_t n = 1, e, k, bytes[4];
   int32_t r;
   dlpm_mpi_packing p;
@@ -107,7 +131,7 @@ static void one(const layout* l, int kind, int64_t item, int is_float, int64_t s
   back = at_shift(l->span, item, shift, &blocks[1]);
   message = at_shift(n, item, shift, &blocks[2]);
   fragment = at_shift(n, item, shift, &blocks[3]);
-  for (k = 0; k < l->span; ++k) value_of(k, item, is_float, source + k * item);
+  for (k = 0; k < l->span; ++k) value_of(k, item, is_float, pass, source + k * item);
   memset(back, 0, (size_t)(l->span * item));
   /* the coalesced loops as the library builds them: here the modes are already coalesced */
   for (r = 0; r < l->rank; ++r) extents[r] = l->extents[r], steps[r] = l->steps[r] * item;
@@ -145,25 +169,36 @@ static void one(const layout* l, int kind, int64_t item, int is_float, int64_t s
   for (k = 0; k < 4; ++k) free(blocks[k]);
 }
 
-/* The element types `mask` names (INT32, FLOAT32, FLOAT64), the buffers 16 bytes past a
- * 64-byte boundary, and with `aligned` also at 0 bytes and 3 elements past it. */
-enum { INT32 = 1, FLOAT32 = 2, FLOAT64 = 4, FOUR_BYTES = INT32 | FLOAT32, ALL = INT32 | FLOAT32 | FLOAT64 };
+/* The element types `mask` names (INT32, FLOAT32, FLOAT64; INT8, INT16, COMPLEX128), the
+ * buffers 16 bytes past a 64-byte boundary, and with `aligned` also at 0 bytes and 3
+ * elements past it. */
+enum {
+  INT32 = 1,
+  FLOAT32 = 2,
+  FLOAT64 = 4,
+  INT8 = 8,
+  INT16 = 16,
+  COMPLEX128 = 32,
+  FOUR_BYTES = INT32 | FLOAT32,
+  ALL = INT32 | FLOAT32 | FLOAT64
+};
+static const char* const type_names[6] = {"int32", "float32", "float64", "int8", "int16", "complex128"};
+static const int64_t type_items[6] = {4, 4, 8, 1, 2, 16};
 static void types(const layout* l, int kind, int mask, int aligned) {
-  static const char* const names[3] = {"int32", "float32", "float64"};
-  static const int64_t items[3] = {4, 4, 8};
   char name[200];
-  int t, s;
-  for (t = 0; t < 3; ++t)
-    for (s = 0; s < (aligned ? 3 : 1) && (mask >> t & 1); ++s) {
-      const int64_t shift = s == 0 ? 16 : s == 1 ? 0 : 3 * items[t]; /* bytes past a 64-byte boundary */
-      if (l->rank == 2)
-        snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld, buffers %lld bytes past 64", names[t],
-                 (long long)l->extents[0], (long long)l->extents[1], (long long)l->steps[0], (long long)l->steps[1],
-                 (long long)l->offset, (long long)shift);
-      else
-        snprintf(name, sizeof name, "%s, rank 3, buffers %lld bytes past 64", names[t], (long long)shift);
-      one(l, kind, items[t], t != 0, shift, name);
-    }
+  int t, s, pass;
+  for (t = 0; t < 6; ++t)
+    for (s = 0; s < (aligned ? 3 : 1) && (mask >> t & 1); ++s)
+      for (pass = 0; pass < passes_for(l->span, type_items[t]); ++pass) {
+        const int64_t shift = s == 0 ? 16 : s == 1 ? 0 : 3 * type_items[t]; /* bytes past a 64-byte boundary */
+        if (l->rank == 2)
+          snprintf(name, sizeof name, "%s, %lld x %lld, steps %lld, %lld, offset %lld, buffers %lld bytes past 64, values %d",
+                   type_names[t], (long long)l->extents[0], (long long)l->extents[1], (long long)l->steps[0],
+                   (long long)l->steps[1], (long long)l->offset, (long long)shift, pass);
+        else
+          snprintf(name, sizeof name, "%s, rank 3, buffers %lld bytes past 64, values %d", type_names[t], (long long)shift, pass);
+        one(l, kind, type_items[t], t == 1 || t == 2, pass, shift, name);
+      }
 }
 
 int main(void) {
@@ -173,8 +208,8 @@ int main(void) {
   int64_t count = 0;
 #if DLPM_MPI_SQUARE8_
   kernel = !dlpm_mpi_avx2_()               ? "4 x 4 SSE2 squares (this processor has no AVX2)"
-           : DLPM_MPI_STREAM_BYTES == 0 ? "AVX2 squares (8 x 8 of 4 bytes, 4 x 4 of 8), every block of whole lines streamed"
-                                        : "AVX2 squares (8 x 8 of 4 bytes, 4 x 4 of 8), blocks of whole lines streamed from "
+           : DLPM_MPI_STREAM_BYTES == 0 ? "AVX2 squares (of 1, 2, 4, 8 and 16 bytes), every block of whole lines streamed"
+                                        : "AVX2 squares (of 1, 2, 4, 8 and 16 bytes), blocks of whole lines streamed from "
                                           "DLPM_MPI_STREAM_BYTES";
 #elif DLPM_MPI_SQUARE4_
   kernel = "4 x 4 SSE2 squares";
@@ -222,9 +257,41 @@ int main(void) {
     }
   }
   {
+    /* 1-, 2- and 16-byte elements (tiles of 64, 32 and 4 elements a side): transposes of every
+     * pair of sides from 1, 3, a tile less one, a tile, a tile and one, and two tiles and three
+     * (for 16 bytes also 37: more than one block of 8 x 8 tiles), each step sign, rows as they
+     * are and padded by 3; then 2 MiB (several blocks), streamed at the default bound. */
+    static const int sizes[3] = {INT8, INT16, COMPLEX128};
+    static const int64_t tiles[3] = {64, 32, 4};
+    int t, i, j;
+    for (t = 0; t < 3; ++t) {
+      const int64_t tile = tiles[t], sides[7] = {1, 3, tile - 1, tile, tile + 1, 2 * tile + 3, 37};
+      const int count_sides = tile == 4 ? 7 : 6;
+      for (pad = 0; pad <= 3; pad += 3)
+        for (i = 0; i < count_sides; ++i)
+          for (j = 0; j < count_sides; ++j)
+            for (reversed = 0; reversed < 4; ++reversed) {
+              const layout plain = {2, {sides[i], sides[j]}, {1, sides[i] + pad}, 0, (sides[i] + pad) * sides[j]};
+              const layout l = reverse(plain, reversed);
+              if (sides[i] == 1 || sides[j] == 1) continue; /* the line, not the tiles */
+              types(&l, DLPM_MPI_TILES, sizes[t], sides[i] % tile == 0 || sides[j] % tile == 0);
+              ++count;
+            }
+    }
+    for (reversed = 0; reversed < 4; reversed += 3) {
+      const layout big1 = reverse((layout){2, {2048, 1024}, {1, 2048}, 0, 2048 * 1024}, reversed),
+                   big2 = reverse((layout){2, {1024, 1024}, {1, 1024}, 0, 1024 * 1024}, reversed),
+                   big16 = reverse((layout){2, {512, 256}, {1, 512}, 0, 512 * 256}, reversed);
+      types(&big1, DLPM_MPI_TILES, INT8, 0);
+      types(&big2, DLPM_MPI_TILES, INT16, 0);
+      types(&big16, DLPM_MPI_TILES, COMPLEX128, 0);
+      count += 3;
+    }
+  }
+  {
     /* a rank-3 permutation 7 x 150 x 130, steps (1, 7 * 130, 7): the tile mode is mode 0 */
     const layout l = {3, {7, 150, 130}, {1, 7 * 130, 7}, 0, 7 * 150 * 130};
-    types(&l, DLPM_MPI_TILES, ALL, 0);
+    types(&l, DLPM_MPI_TILES, ALL | INT8 | INT16 | COMPLEX128, 0);
     ++count;
   }
   /* Every other column: `rows` x `columns` with steps (2 * columns + pad, 2), the line's
@@ -238,8 +305,8 @@ int main(void) {
           types(&l, DLPM_MPI_LINE, FOUR_BYTES, 0);
           ++count;
         }
-  printf("the pack (%s): %lld layouts, int32, float32 and float64 (the transposes), packed and unpacked, whole and by "
-         "fragments: %d failures\n",
+  printf("the pack (%s): %lld layouts, int8, int16, int32, float32, float64 and complex128 (the transposes), packed and "
+         "unpacked, whole and by fragments: %d failures\n",
          kernel,
          (long long)count, failures);
   return failures == 0 ? 0 : 1;

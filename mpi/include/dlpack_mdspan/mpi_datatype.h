@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 /* The tiles' register transposes: dlpm_mpi_square4_ (SSE2) where the compiler targets SSE2,
- * dlpm_mpi_square8_ (AVX2, chosen at run time by the processor) where it can compile a
+ * dlpm_mpi_squares_ (AVX2, chosen at run time by the processor) where it can compile a
  * function for AVX2 (GCC and clang on x86); never in a device pass. Either may be defined 0
  * before this header to take it out (the tests build the portable paths so). */
 #ifndef DLPM_MPI_SQUARE4_
@@ -308,54 +308,77 @@ static inline int dlpm_mpi_avx2_(void) {
 #endif
 }
 
-/* One 8 x 8 square of 4-byte elements transposed in AVX2 registers: eight 32-byte loads (the
- * source's lines `from_b` apart), unpacks, shuffles and lane permutes; out[i] is the
- * destination's row i (the source's column i). */
-__attribute__((target("avx2"))) static inline void dlpm_mpi_square8_rows_(const char* from, int64_t from_b, __m256* out) {
-  const __m256 r0 = _mm256_loadu_ps((const float*)from), r1 = _mm256_loadu_ps((const float*)(from + from_b)),
-               r2 = _mm256_loadu_ps((const float*)(from + 2 * from_b)), r3 = _mm256_loadu_ps((const float*)(from + 3 * from_b)),
-               r4 = _mm256_loadu_ps((const float*)(from + 4 * from_b)), r5 = _mm256_loadu_ps((const float*)(from + 5 * from_b)),
-               r6 = _mm256_loadu_ps((const float*)(from + 6 * from_b)), r7 = _mm256_loadu_ps((const float*)(from + 7 * from_b));
-  /* pairs of rows interleaved, then quads, within each 16-byte lane */
-  const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1), t2 = _mm256_unpacklo_ps(r2, r3),
-               t3 = _mm256_unpackhi_ps(r2, r3), t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5),
-               t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
-  const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE),
-               s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE),
-               s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE),
-               s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  /* the low lanes are columns 0 to 3, the high lanes 4 to 7 */
-  out[0] = _mm256_permute2f128_ps(s0, s4, 0x20), out[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-  out[2] = _mm256_permute2f128_ps(s2, s6, 0x20), out[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-  out[4] = _mm256_permute2f128_ps(s0, s4, 0x31), out[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-  out[6] = _mm256_permute2f128_ps(s2, s6, 0x31), out[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+/* A loop of the squares unrolled whole (its trip count a constant once inlined), so that
+ * their arrays of rows are registers: clang takes its own pragma (for GCC's it left the loops
+ * rolled, every row in memory: a 256 x 256 float32 transpose in cache took 2x the time). */
+#if defined(__clang__)
+#define DLPM_MPI_UNROLL_ _Pragma("clang loop unroll(full)")
+#else
+#define DLPM_MPI_UNROLL_ _Pragma("GCC unroll 32")
+#endif
+
+/* x and y interleaved by `width`-byte pieces (1, 2, 4 or 8) within each 16-byte lane: the
+ * lanes' low halves (`high` 0) or their high ones. */
+__attribute__((target("avx2"), always_inline)) static inline __m256i dlpm_mpi_interleave_(__m256i x, __m256i y, int64_t width,
+                                                                                          int high) {
+  switch (width) {
+    case 1: return high ? _mm256_unpackhi_epi8(x, y) : _mm256_unpacklo_epi8(x, y);
+    case 2: return high ? _mm256_unpackhi_epi16(x, y) : _mm256_unpacklo_epi16(x, y);
+    case 4: return high ? _mm256_unpackhi_epi32(x, y) : _mm256_unpacklo_epi32(x, y);
+    default: return high ? _mm256_unpackhi_epi64(x, y) : _mm256_unpacklo_epi64(x, y);
+  }
 }
 
-/* One 4 x 4 square of 8-byte elements transposed in AVX2 registers: four 32-byte loads (the
- * source's lines `from_b` apart), unpacks and lane permutes; out[i] is the destination's row
- * i (the source's column i), its bits as a __m256. */
-__attribute__((target("avx2"))) static inline void dlpm_mpi_square4d_rows_(const char* from, int64_t from_b, __m256* out) {
-  const __m256d r0 = _mm256_loadu_pd((const double*)from), r1 = _mm256_loadu_pd((const double*)(from + from_b)),
-                r2 = _mm256_loadu_pd((const double*)(from + 2 * from_b)), r3 = _mm256_loadu_pd((const double*)(from + 3 * from_b));
-  const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1), t2 = _mm256_unpacklo_pd(r2, r3),
-                t3 = _mm256_unpackhi_pd(r2, r3);
-  out[0] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20));
-  out[1] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20));
-  out[2] = _mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31));
-  out[3] = _mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31));
+/* One round of dlpm_mpi_square_rows_: the 2n rows `in`, each half (rows 0 to n - 1, n to
+ * 2n - 1) paired in order and interleaved by `width` bytes into `out` (a perfect shuffle:
+ * the pair i's low halves to i, its high halves to i + n / 2). */
+__attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_round_(const __m256i* in, __m256i* out, int64_t n,
+                                                                                 int64_t width) {
+  int64_t h, i;
+  DLPM_MPI_UNROLL_
+  for (h = 0; h < 2 * n; h += n)
+    DLPM_MPI_UNROLL_
+    for (i = 0; i < n / 2; ++i) {
+      out[h + i] = dlpm_mpi_interleave_(in[h + 2 * i], in[h + 2 * i + 1], width, 0);
+      out[h + i + n / 2] = dlpm_mpi_interleave_(in[h + 2 * i], in[h + 2 * i + 1], width, 1);
+    }
 }
 
-/* One square of `item`-byte elements (4 or 8) whose top left element is at `from`: its
- * destination rows in out[0 .. 32 / item - 1]. */
+/* One square of `item`-byte elements (1, 2, 4, 8 or 16), 32 / item rows and columns,
+ * transposed in AVX2 registers: its rows loaded (32 bytes each, the source's lines `from_b`
+ * apart); out[c] is the destination's row c (the source's column c). A 16-byte lane holds
+ * n = 16 / item columns. The first n rows' lanes and the last n rows' are each transposed
+ * as n x n squares within the lanes: log2 n rounds of interleaves (dlpm_mpi_round_: rows
+ * paired by `item` bytes, then by twice as many, up to 8), each round a perfect shuffle,
+ * which leaves column c in register bitrev(c). Then each column's two halves are joined by
+ * a lane permute (the low lanes hold columns 0 to n - 1, the high lanes n to 2n - 1).
+ * Inlined with `item` a constant, the loops unroll (DLPM_MPI_UNROLL_) and the arrays stay in
+ * registers (spilled for 1-byte elements, whose 32 rows outnumber them); the rounds go back
+ * and forth between two arrays. */
 __attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_square_rows_(const char* from, int64_t from_b,
-                                                                                       int64_t item, __m256* out) {
-  if (item == 8) dlpm_mpi_square4d_rows_(from, from_b, out);
-  else dlpm_mpi_square8_rows_(from, from_b, out);
+                                                                                       int64_t item, __m256i* out) {
+  static const unsigned char bitrev[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+  const int64_t n = 16 / item, rounds = item == 1 ? 4 : item == 2 ? 3 : item == 4 ? 2 : item == 8 ? 1 : 0;
+  __m256i r[32], t[32];
+  const __m256i* last = rounds % 2 ? t : r;
+  int64_t i;
+  DLPM_MPI_UNROLL_
+  for (i = 0; i < 2 * n; ++i) r[i] = _mm256_loadu_si256((const __m256i*)(from + i * from_b));
+  if (rounds > 0) dlpm_mpi_round_(r, t, n, item);
+  if (rounds > 1) dlpm_mpi_round_(t, r, n, 2 * item);
+  if (rounds > 2) dlpm_mpi_round_(r, t, n, 4 * item);
+  if (rounds > 3) dlpm_mpi_round_(t, r, n, 8 * item);
+  DLPM_MPI_UNROLL_
+  for (i = 0; i < n; ++i) {
+    const int64_t c = bitrev[i] * n / 16; /* bitrev(i) in log2 n bits */
+    out[c] = _mm256_permute2x128_si256(last[i], last[n + i], 0x20);
+    out[c + n] = _mm256_permute2x128_si256(last[i], last[n + i], 0x31);
+  }
 }
 
-/* A whole tile of `item`-byte elements (4 or 8; a multiple of 64 bytes a side) in squares of
- * AVX2 registers, one 32-byte register a row: 8 x 8 of 4-byte elements
- * (dlpm_mpi_square8_rows_), 4 x 4 of 8-byte ones (dlpm_mpi_square4d_rows_). Into a
+/* A whole tile of `item`-byte elements (1, 2, 4, 8 or 16; a tile is 64 bytes a side) in
+ * squares of AVX2 registers, one 32-byte register a row (dlpm_mpi_square_rows_: 32 x 32
+ * 1-byte elements, 16 x 16 2-byte, 8 x 8 4-byte, 4 x 4 8-byte, 2 x 2 16-byte). Into a
  * destination whose tile lines are whole cache lines (`to` and `to_a` multiples of 64), when
  * the caller allows it (`may_stream`: a block larger than the cache,
  * DLPM_MPI_STREAM_BYTES), whole destination lines at a time: for each square's destination
@@ -364,19 +387,17 @@ __attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_squar
  * (the ordinary store's read for ownership), nor does it evict the source's lines; a 4096 x
  * 4096 float32 transpose packs in half the time or less (docs/mpi.md). The caller fences them
  * (_mm_sfence) before the memory is handed on. Otherwise the squares `a` innermost, each
- * source line read whole at once (at most eight source lines, an L1 set's ways), each
- * destination line written in two halves: where the destination is not aligned, faster than
- * whole lines with ordinary stores (measured at 2 to 8 MiB: whole lines took 1.2x to 1.5x the
- * time). Returns 1 when it streamed. Compiled for AVX2 alone, called only where
- * dlpm_mpi_avx2_ says so, through dlpm_mpi_square8_ and dlpm_mpi_square4d_, each inlined with
- * its element size a constant (as a call with the size a variable, the loops took 1.4x the
- * time). */
+ * source line read whole at once, each destination line written in two halves: where the
+ * destination is not aligned, faster than whole lines with ordinary stores (measured at 2 to
+ * 8 MiB, float32: whole lines took 1.2x to 1.5x the time). Returns 1 when it streamed.
+ * Inlined into dlpm_mpi_squares1_ to dlpm_mpi_squares16_, each with its element size a
+ * constant (as a call with the size a variable, the loops took 1.4x the time). */
 __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_squares_avx2_(char* to, int64_t to_a, const char* from,
                                                                                        int64_t from_b, int64_t tile,
                                                                                        int64_t item, int may_stream) {
   const int64_t side = 32 / item; /* a square's rows and columns */
   const int stream = may_stream && (((uintptr_t)to | (uintptr_t)to_a) & 63) == 0;
-  __m256 low[8], high[8];
+  __m256i low[32], high[32];
   int64_t a, b, i;
   if (stream) {
     for (a = 0; a < tile; a += side)
@@ -384,9 +405,10 @@ __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_square
         char* o = to + a * to_a + b * item;
         dlpm_mpi_square_rows_(from + a * item + b * from_b, from_b, item, low);
         dlpm_mpi_square_rows_(from + a * item + (b + side) * from_b, from_b, item, high);
+        DLPM_MPI_UNROLL_
         for (i = 0; i < side; ++i) {
-          _mm256_stream_ps((float*)(o + i * to_a), low[i]);
-          _mm256_stream_ps((float*)(o + i * to_a + 32), high[i]);
+          _mm256_stream_si256((__m256i*)(o + i * to_a), low[i]);
+          _mm256_stream_si256((__m256i*)(o + i * to_a + 32), high[i]);
         }
       }
     return 1;
@@ -394,26 +416,43 @@ __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_square
   for (b = 0; b < tile; b += side)
     for (a = 0; a < tile; a += side) {
       dlpm_mpi_square_rows_(from + a * item + b * from_b, from_b, item, low);
-      for (i = 0; i < side; ++i) _mm256_storeu_ps((float*)(to + (a + i) * to_a + b * item), low[i]);
+      DLPM_MPI_UNROLL_
+      for (i = 0; i < side; ++i) _mm256_storeu_si256((__m256i*)(to + (a + i) * to_a + b * item), low[i]);
     }
   return 0;
 }
 
-/* dlpm_mpi_squares_avx2_ of 4-byte elements (8 x 8 squares). */
-__attribute__((target("avx2"))) static inline int dlpm_mpi_square8_(char* to, int64_t to_a, const char* from, int64_t from_b,
-                                                                    int64_t tile, int may_stream) {
-  return dlpm_mpi_squares_avx2_(to, to_a, from, from_b, tile, 4, may_stream);
-}
+/* dlpm_mpi_squares_avx2_ of `bytes`-byte elements: dlpm_mpi_squares1_, 2_, 4_, 8_ and 16_,
+ * each compiled for AVX2 alone with its element size a constant. */
+#define DLPM_MPI_SQUARES_OF_(bytes)                                                                                         \
+  __attribute__((target("avx2"))) static inline int dlpm_mpi_squares##bytes##_(char* to, int64_t to_a, const char* from,   \
+                                                                               int64_t from_b, int64_t tile, int may_stream) { \
+    return dlpm_mpi_squares_avx2_(to, to_a, from, from_b, tile, bytes, may_stream);                                          \
+  }
+DLPM_MPI_SQUARES_OF_(1)
+DLPM_MPI_SQUARES_OF_(2)
+DLPM_MPI_SQUARES_OF_(4)
+DLPM_MPI_SQUARES_OF_(8)
+DLPM_MPI_SQUARES_OF_(16)
+#undef DLPM_MPI_SQUARES_OF_
 
-/* dlpm_mpi_squares_avx2_ of 8-byte elements (4 x 4 squares). */
-__attribute__((target("avx2"))) static inline int dlpm_mpi_square4d_(char* to, int64_t to_a, const char* from, int64_t from_b,
-                                                                     int64_t tile, int may_stream) {
-  return dlpm_mpi_squares_avx2_(to, to_a, from, from_b, tile, 8, may_stream);
+/* The squares of `item`-byte elements (1, 2, 4, 8 or 16), called only where dlpm_mpi_avx2_
+ * says so. Inlined into the tiles, whose element size is a constant, the choice is made
+ * when compiling: a choice per tile took 4 % to 7 % more instructions. */
+static DLPM_MPI_INLINE_ int dlpm_mpi_squares_(char* to, int64_t to_a, const char* from, int64_t from_b, int64_t tile,
+                                              int64_t item, int may_stream) {
+  switch (item) {
+    case 1: return dlpm_mpi_squares1_(to, to_a, from, from_b, tile, may_stream);
+    case 2: return dlpm_mpi_squares2_(to, to_a, from, from_b, tile, may_stream);
+    case 4: return dlpm_mpi_squares4_(to, to_a, from, from_b, tile, may_stream);
+    case 8: return dlpm_mpi_squares8_(to, to_a, from, from_b, tile, may_stream);
+    default: return dlpm_mpi_squares16_(to, to_a, from, from_b, tile, may_stream);
+  }
 }
 #endif
 
 /* The bytes of a transpose's block at and above which the AVX2 tiles stream into a
- * destination of whole 64-byte lines (dlpm_mpi_square8_): below it the block stays in cache,
+ * destination of whole 64-byte lines (dlpm_mpi_squares_): below it the block stays in cache,
  * where non-temporal stores would send it to memory to be read back. Measured, a square
  * float32 transpose packed then its message read, streamed against not: 2.1x to 2.8x the
  * time at 16 KiB to 256 KiB, 1.1x at 1 MiB, 0.7x to 1.0x at 1.6 and 2.5 MiB, 0.6x at 4 MiB
@@ -429,12 +468,12 @@ __attribute__((target("avx2"))) static inline int dlpm_mpi_square4d_(char* to, i
  * the tiles in blocks of 8 x 8 tiles, so that the pages a block touches on either side stay
  * within the TLB (a row of a 4096-wide transpose is its own page). The innermost loop runs
  * along `b`, where the callers put the destination's small step: the writes are
- * contiguous. A whole tile of 4-byte elements contiguous along `a` at the source (a plain
- * transpose, packed or unpacked) is moved in registers: 8 x 8 squares of AVX2 where the
- * processor has it (dlpm_mpi_square8_, asked once per call), else 4 x 4 squares where SSE2
- * is (dlpm_mpi_square4_); a whole tile of 8-byte elements in 4 x 4 squares of AVX2 where the
- * processor has it (dlpm_mpi_square4d_); a reversed step of either side included; partial
- * tiles, other sizes and other machines take the element loop. With AVX2, a block of
+ * contiguous. A whole tile contiguous along `a` at the source (a plain transpose, packed or
+ * unpacked) is moved in registers: of 1, 2, 4, 8 or 16-byte elements in squares of AVX2
+ * where the processor has it (dlpm_mpi_squares_, asked once per call), else of 4-byte
+ * elements in 4 x 4 squares where SSE2 is (dlpm_mpi_square4_); a reversed step of either
+ * side included; partial tiles, other sizes and other machines take the element loop. With
+ * AVX2, a block of
  * DLPM_MPI_STREAM_BYTES or more into a destination whose lines are 64-byte aligned but for
  * where it starts (`to_a` a multiple of 64, `to` not: a tensor's element 0 anywhere in its
  * line) has its first columns moved by the element loop, so that the tiles' lines fall on
@@ -444,13 +483,15 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
   const int64_t block = 8 * tile;
   int64_t A0, B0, a0, b0, a;
 #if DLPM_MPI_SQUARE4_
-  /* a transpose of 4-byte (8-byte: AVX2 only) elements, either side's small step possibly
-   * reversed */
-  const int plain = (item == 4 || item == 8) && (from_a == item || from_a == -item) && (to_b == item || to_b == -item);
+  /* a transpose, either side's small step possibly reversed, of 4-byte elements (SSE2) or of
+   * 1, 2, 4, 8 or 16 bytes (AVX2; 16 only where the block streams: in cache, its element
+   * loop is as fast or faster than 2 x 2 squares, 0.75x to 1.0x their time at 256 KiB) */
+  const int plain = (from_a == item || from_a == -item) && (to_b == item || to_b == -item);
 #if DLPM_MPI_SQUARE8_
-  const int wide = plain && dlpm_mpi_avx2_();
-  const int squares = plain && (item == 4 || wide);
-  const int may_stream = wide && na * nb * item >= DLPM_MPI_STREAM_BYTES;
+  const int large = na * nb * item >= DLPM_MPI_STREAM_BYTES;
+  const int wide = plain && item <= 16 && (item & (item - 1)) == 0 && (item < 16 || large) && dlpm_mpi_avx2_();
+  const int squares = wide || (plain && item == 4);
+  const int may_stream = wide && large;
   int streamed = 0;
   if (may_stream && to_b == item && (to_a & 63) == 0 && ((uintptr_t)to & 63) != 0 && ((uintptr_t)to & (uintptr_t)(item - 1)) == 0) {
     /* the columns before the first 64-byte boundary, each a line along `a` */
@@ -478,8 +519,7 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
             char* o = to + ea * to_a + eb * to_b;
             const char* f = from + ea * from_a + eb * from_b;
 #if DLPM_MPI_SQUARE8_
-            if (item == 8) streamed |= dlpm_mpi_square4d_(o, step_a, f, step_b, tile, may_stream);
-            else if (wide) streamed |= dlpm_mpi_square8_(o, step_a, f, step_b, tile, may_stream);
+            if (wide) streamed |= dlpm_mpi_squares_(o, step_a, f, step_b, tile, item, may_stream);
             else
 #endif
               dlpm_mpi_square4_(o, step_a, f, step_b, tile);
