@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Rank 0 sends rank 1 a strided float32 (or float64) tensor of 64 MiB, received into the same strided
+// Rank 0 sends rank 1 a strided float32 (or int8, float16, float64, complex128) tensor of 64 MiB,
+// received into the same strided
 // layout (a halo exchange's shape), four ways:
 //   chosen     dlpack_mdspan::mpi's buffers as they come (mpi::transfer::chosen: the library
 //              packs where the contiguous runs are short, else the derived datatype)
@@ -11,8 +12,9 @@
 //   send       the library's own transfer on both sides (mpi::send, mpi::receive: compact
 //              tensors as one message, other layouts packed in pipelined fragments, the
 //              library's default fragments unless --fragment BYTES / --depth N say otherwise)
-// for five layouts: every other column of a matrix, a transpose, a transpose of float64, a
-// rank-4 sub-block (runs of 4 KiB), rows of 256 KiB. Prints
+// for eight layouts: every other column of a matrix, a transpose (of float32 and float64), a
+// rank-4 sub-block (runs of 4 KiB), rows of 256 KiB, and transposes of int8, float16 and
+// complex128. Prints
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
@@ -30,14 +32,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace {
 
 namespace mpi = dlpack_mdspan::mpi;
 
-// A rank-4 strided view of float32 (float64: bits 64) over a parent buffer (unused modes:
-// extent 1), held in a buffer of floats (two a float64 element).
+// A rank-4 strided view of float32 (int8, float16, float64: bits 8, 16, 64; complex128: bits
+// 128) over a parent buffer (unused modes: extent 1), held in a buffer of floats (a quarter
+// of one an int8 element, half a float16, two a float64, four a complex128).
 struct layout {
   const char* name;
   std::int64_t parent;     // elements in the parent buffer
@@ -46,13 +50,14 @@ struct layout {
   std::int64_t offset;     // elements
   int bits = 32;
   std::int64_t numel() const { return shape[0] * shape[1] * shape[2] * shape[3]; }
-  std::size_t floats(std::int64_t elements) const { return static_cast<std::size_t>(elements * (bits / 32)); }
+  std::size_t floats(std::int64_t elements) const { return static_cast<std::size_t>((elements * bits + 31) / 32); }
   DLTensor tensor(float* base) const {
     DLTensor t{};
     t.data = base;
     t.device = DLDevice{kDLCPU, 0};
     t.ndim = 4;
-    t.dtype = DLDataType{kDLFloat, static_cast<std::uint8_t>(bits), 1};
+    const auto code = bits == 8 ? kDLInt : bits == 128 ? kDLComplex : kDLFloat;
+    t.dtype = DLDataType{static_cast<std::uint8_t>(code), static_cast<std::uint8_t>(bits), 1};
     t.shape = const_cast<std::int64_t*>(shape);
     t.strides = const_cast<std::int64_t*>(strides);
     t.byte_offset = static_cast<std::uint64_t>(offset) * static_cast<std::uint64_t>(bits / 8);
@@ -60,7 +65,8 @@ struct layout {
   }
 };
 
-// 64 MiB of elements each (16 Mi floats, 8 Mi doubles); --smoke: 64 KiB.
+// 64 MiB of elements each (16 Mi floats; 64 Mi int8, 32 Mi float16, 8 Mi doubles, 4 Mi
+// complex128); --smoke: 64 KiB.
 std::vector<layout> layouts(bool smoke) {
   const std::int64_t n = smoke ? 128 : 4096;  // n x n floats = 64 MiB at 4096
   const std::int64_t a = smoke ? 2 : 8, b = smoke ? 4 : 32, c = smoke ? 4 : 64, d = smoke ? 512 : 1024;
@@ -73,6 +79,11 @@ std::vector<layout> layouts(bool smoke) {
       {"rank-4 sub-block", pa * pb * pc * pd, {a, b, c, d}, {pb * pc * pd, pc * pd, pd, 1}, ((1 * pb + 4) * pc + 4) * pd + 128},
       // rows of 256 KiB (8 KiB under --smoke), 1 KiB apart: long runs
       {"rows of 256 KiB", (n / 16) * (n * 16 + 256), {1, 1, n / 16, n * 16}, {0, 0, n * 16 + 256, 1}, 0},
+      // int8: of a 4n x n matrix; float16: of a 2n x n matrix; complex128: of an n/4 x n matrix
+      // (after the others, so that their --layout numbers stay)
+      {"transpose, int8", 4 * n * n, {1, 1, n, 4 * n}, {0, 0, 1, n}, 0, 8},
+      {"transpose, float16", 2 * n * n, {1, 1, n, 2 * n}, {0, 0, 1, n}, 0, 16},
+      {"transpose, complex128", n / 4 * n, {1, 1, n, n / 4}, {0, 0, 1, n}, 0, 128},
   };
 }
 
@@ -87,8 +98,9 @@ std::int64_t element(const layout& l, std::int64_t k) {
 }
 
 // Plain loops as a user writes them, the innermost a memcpy where it is contiguous; each
-// element moved by a memcpy of its `Size` bytes (one load and store: float32's loop is the
-// one a user writes for float, and the storage, floats, holds a float64 tensor's bytes too).
+// element moved by a memcpy of its `Size` bytes (one load and store, two for complex128:
+// float32's loop is the one a user writes for float, and the storage, floats, holds the
+// other types' bytes too).
 template <std::size_t Size>
 void pack_as(const layout& l, const unsigned char* from, unsigned char* to) {
   for (std::int64_t i = 0; i < l.shape[0]; ++i)
@@ -119,17 +131,27 @@ void unpack_as(const layout& l, const unsigned char* from, unsigned char* to) {
       }
 }
 
+// move(std::integral_constant<std::size_t, Size>{}) with the layout's element size in bytes.
+template <class Move>
+void by_size(const layout& l, Move move) {
+  switch (l.bits) {
+    case 8: move(std::integral_constant<std::size_t, 1>{}); break;
+    case 16: move(std::integral_constant<std::size_t, 2>{}); break;
+    case 64: move(std::integral_constant<std::size_t, 8>{}); break;
+    case 128: move(std::integral_constant<std::size_t, 16>{}); break;
+    default: move(std::integral_constant<std::size_t, 4>{}); break;
+  }
+}
+
 void pack(const layout& l, const float* from, float* to) {
-  const auto* f = reinterpret_cast<const unsigned char*>(from);
-  auto* t = reinterpret_cast<unsigned char*>(to);
-  if (l.bits == 64) pack_as<8>(l, f, t);
-  else pack_as<4>(l, f, t);
+  by_size(l, [&](auto size) {
+    pack_as<size()>(l, reinterpret_cast<const unsigned char*>(from), reinterpret_cast<unsigned char*>(to));
+  });
 }
 void unpack(const layout& l, const float* from, float* to) {
-  const auto* f = reinterpret_cast<const unsigned char*>(from);
-  auto* t = reinterpret_cast<unsigned char*>(to);
-  if (l.bits == 64) unpack_as<8>(l, f, t);
-  else unpack_as<4>(l, f, t);
+  by_size(l, [&](auto size) {
+    unpack_as<size()>(l, reinterpret_cast<const unsigned char*>(from), reinterpret_cast<unsigned char*>(to));
+  });
 }
 
 enum class method { send, chosen, datatype, pack, floor };
@@ -168,32 +190,41 @@ double transfer(method how, const layout& l, std::vector<float>& parent, std::ve
   return MPI_Wtime() - start;
 }
 
-// Rank 1's view holds rank 0's elements (rank 0's parent: value = index + 1).
+// Element k's bytes: float32 and float64 hold k + 1; int8 and float16 the low 8 or 16 bits of
+// k + 1 mixed with the bits above (an element misplaced by less than 2^8 or 2^16 places
+// differs), as a bit pattern; complex128 k + 1 and -(k + 1).
+void element_bytes(int bits, std::int64_t k, unsigned char* out) {
+  if (bits == 8) {
+    *out = static_cast<unsigned char>((k + 1) ^ ((k >> 8) * 151) ^ (k >> 16));
+  } else if (bits == 16) {
+    const auto v = static_cast<std::uint16_t>((k + 1) ^ ((k >> 16) * 40503));
+    std::memcpy(out, &v, 2);
+  } else if (bits == 32) {
+    const auto v = static_cast<float>(k + 1);
+    std::memcpy(out, &v, 4);
+  } else {
+    const double v[2] = {static_cast<double>(k + 1), -static_cast<double>(k + 1)};
+    std::memcpy(out, v, static_cast<std::size_t>(bits / 8));
+  }
+}
+
+// Rank 1's view holds rank 0's elements (rank 0's parent: element_bytes).
 // (The floor moves whatever the staging buffer holds: nothing to check.)
-template <class T>
-bool received_as(const layout& l, const std::vector<float>& parent) {
+bool received(const layout& l, const std::vector<float>& parent) {
+  const auto size = static_cast<std::size_t>(l.bits / 8);
+  unsigned char expected[16];
   for (std::int64_t k = 0; k < l.numel(); ++k) {
     const std::int64_t at = element(l, k);
-    T value;
-    std::memcpy(&value, reinterpret_cast<const unsigned char*>(parent.data()) + at * sizeof(T), sizeof(T));
-    if (value != static_cast<T>(at + 1)) return false;
+    element_bytes(l.bits, at, expected);
+    if (std::memcmp(reinterpret_cast<const unsigned char*>(parent.data()) + at * l.bits / 8, expected, size) != 0) return false;
   }
   return true;
 }
-bool received(const layout& l, const std::vector<float>& parent) {
-  return l.bits == 64 ? received_as<double>(l, parent) : received_as<float>(l, parent);
-}
 
-// Rank 0's parent: element k holds k + 1 (its bytes, a float64's in two floats).
+// Rank 0's parent: element k holds element_bytes(k).
 void fill(const layout& l, std::vector<float>& parent) {
   auto* bytes = reinterpret_cast<unsigned char*>(parent.data());
-  for (std::int64_t k = 0; k < l.parent; ++k) {
-    if (l.bits == 64) {
-      const double v = static_cast<double>(k + 1);
-      std::memcpy(bytes + k * 8, &v, 8);
-    } else
-      parent[static_cast<std::size_t>(k)] = static_cast<float>(k + 1);
-  }
+  for (std::int64_t k = 0; k < l.parent; ++k) element_bytes(l.bits, k, bytes + k * l.bits / 8);
 }
 
 // --construct N [--layout I]: each layout's (or layout I's) datatype built and freed N times
@@ -226,11 +257,12 @@ double median(std::vector<double> v) {
 // datatype engine packing the tensor (MPI_Pack) against the plain pack loop, median of 5.
 int engine() {
   MPI_Init(nullptr, nullptr);
-  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | library's pack ms | MPI_Pack / library's |\n|---|---|---|---|---|\n");
+  std::printf("| layout | MPI_Pack of the datatype ms | pack loop ms | library's pack ms | MPI_Pack / library's | library's unpack ms |\n"
+              "|---|---|---|---|---|---|\n");
   for (const layout& l : layouts(false)) {
     std::vector<float> parent(l.floats(l.parent), 1.0f), packed(l.floats(l.numel()));
     const auto b = mpi::send_buffer(l.tensor(parent.data()), std::uint64_t{0}, mpi::transfer::derived);
-    std::vector<double> by_mpi, by_loop, by_library;
+    std::vector<double> by_mpi, by_loop, by_library, by_unpack;
     for (int r = 0; r < 6; ++r) {
       double begin = MPI_Wtime();
       {
@@ -245,9 +277,15 @@ int engine() {
       start = MPI_Wtime();
       pack(l, parent.data(), packed.data());
       if (r > 0) by_loop.push_back(MPI_Wtime() - start);
+      {
+        auto u = mpi::receive_buffer(l.tensor(parent.data()), std::uint64_t{0}, mpi::transfer::packed);
+        start = MPI_Wtime();
+        u.unpack();  // the message (as allocated) into the tensor's places
+        if (r > 0) by_unpack.push_back(MPI_Wtime() - start);
+      }
     }
-    std::printf("| %s | %.1f | %.1f | %.1f | %.2f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3, median(by_library) * 1e3,
-                median(by_mpi) / median(by_library));
+    std::printf("| %s | %.1f | %.1f | %.1f | %.2f | %.1f |\n", l.name, median(by_mpi) * 1e3, median(by_loop) * 1e3,
+                median(by_library) * 1e3, median(by_mpi) / median(by_library), median(by_unpack) * 1e3);
   }
   MPI_Finalize();
   return 0;
