@@ -329,69 +329,81 @@ __attribute__((target("avx2"), always_inline)) static inline __m256i dlpm_mpi_in
   }
 }
 
-/* One round of dlpm_mpi_square_rows_: the 2n rows `in`, each half (rows 0 to n - 1, n to
- * 2n - 1) paired in order and interleaved by `width` bytes into `out` (a perfect shuffle:
- * the pair i's low halves to i, its high halves to i + n / 2). */
+/* One round of dlpm_mpi_lanes_: the n rows `in` paired in order and interleaved by `width`
+ * bytes into `out` (a perfect shuffle: the pair i's low halves to i, its high halves to
+ * i + n / 2). */
 __attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_round_(const __m256i* in, __m256i* out, int64_t n,
                                                                                  int64_t width) {
-  int64_t h, i;
+  int64_t i;
   DLPM_MPI_UNROLL_
-  for (h = 0; h < 2 * n; h += n)
-    DLPM_MPI_UNROLL_
-    for (i = 0; i < n / 2; ++i) {
-      out[h + i] = dlpm_mpi_interleave_(in[h + 2 * i], in[h + 2 * i + 1], width, 0);
-      out[h + i + n / 2] = dlpm_mpi_interleave_(in[h + 2 * i], in[h + 2 * i + 1], width, 1);
-    }
+  for (i = 0; i < n / 2; ++i) {
+    out[i] = dlpm_mpi_interleave_(in[2 * i], in[2 * i + 1], width, 0);
+    out[i + n / 2] = dlpm_mpi_interleave_(in[2 * i], in[2 * i + 1], width, 1);
+  }
 }
 
-/* One square of `item`-byte elements (1, 2, 4, 8 or 16), 32 / item rows and columns,
- * transposed in AVX2 registers: its rows loaded (32 bytes each, the source's lines `from_b`
- * apart); out[c] is the destination's row c (the source's column c). A 16-byte lane holds
- * n = 16 / item columns. The first n rows' lanes and the last n rows' are each transposed
- * as n x n squares within the lanes: log2 n rounds of interleaves (dlpm_mpi_round_: rows
- * paired by `item` bytes, then by twice as many, up to 8), each round a perfect shuffle,
- * which leaves column c in register bitrev(c). Then each column's two halves are joined by
- * a lane permute (the low lanes hold columns 0 to n - 1, the high lanes n to 2n - 1).
+/* n = 16 / item rows of `item`-byte elements (1, 2, 4, 8 or 16), 32 bytes each (the source's
+ * lines `from_b` apart), transposed as n x n squares within the 16-byte lanes: log2 n rounds
+ * of interleaves (dlpm_mpi_round_: rows paired by `item` bytes, then by twice as many, up to
+ * 8), each round a perfect shuffle, which leaves column c in register bitrev(c). out[c] holds
+ * the rows' column c (c < n) in its low lane and their column c + n in its high lane.
  * Inlined with `item` a constant, the loops unroll (DLPM_MPI_UNROLL_) and the arrays stay in
- * registers (spilled for 1-byte elements, whose 32 rows outnumber them); the rounds go back
- * and forth between two arrays. */
-__attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_square_rows_(const char* from, int64_t from_b,
-                                                                                       int64_t item, __m256i* out) {
+ * registers; the rounds go back and forth between two arrays. */
+__attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_lanes_(const char* from, int64_t from_b, int64_t item,
+                                                                                 __m256i* out) {
   static const unsigned char bitrev[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
   const int64_t n = 16 / item, rounds = item == 1 ? 4 : item == 2 ? 3 : item == 4 ? 2 : item == 8 ? 1 : 0;
-  __m256i r[32], t[32];
+  __m256i r[16], t[16];
   const __m256i* last = rounds % 2 ? t : r;
   int64_t i;
   DLPM_MPI_UNROLL_
-  for (i = 0; i < 2 * n; ++i) r[i] = _mm256_loadu_si256((const __m256i*)(from + i * from_b));
+  for (i = 0; i < n; ++i) r[i] = _mm256_loadu_si256((const __m256i*)(from + i * from_b));
   if (rounds > 0) dlpm_mpi_round_(r, t, n, item);
   if (rounds > 1) dlpm_mpi_round_(t, r, n, 2 * item);
   if (rounds > 2) dlpm_mpi_round_(r, t, n, 4 * item);
   if (rounds > 3) dlpm_mpi_round_(t, r, n, 8 * item);
   DLPM_MPI_UNROLL_
-  for (i = 0; i < n; ++i) {
-    const int64_t c = bitrev[i] * n / 16; /* bitrev(i) in log2 n bits */
-    out[c] = _mm256_permute2x128_si256(last[i], last[n + i], 0x20);
-    out[c + n] = _mm256_permute2x128_si256(last[i], last[n + i], 0x31);
+  for (i = 0; i < n; ++i) out[bitrev[i] * n / 16] = last[i]; /* bitrev(i) in log2 n bits */
+}
+
+/* One square of `item`-byte elements (2, 4, 8 or 16), 32 / item rows and columns,
+ * transposed in AVX2 registers: out[c] is the destination's row c (the source's column c).
+ * Its first n = 16 / item rows and its last n each transposed within their lanes
+ * (dlpm_mpi_lanes_), then each column's two halves joined by a lane permute. (1-byte
+ * elements do not take it: their 32 rows outnumber the 16 registers.) */
+__attribute__((target("avx2"), always_inline)) static inline void dlpm_mpi_square_rows_(const char* from, int64_t from_b,
+                                                                                       int64_t item, __m256i* out) {
+  const int64_t n = 16 / item;
+  __m256i low[16], high[16];
+  int64_t c;
+  dlpm_mpi_lanes_(from, from_b, item, low);
+  dlpm_mpi_lanes_(from + n * from_b, from_b, item, high);
+  DLPM_MPI_UNROLL_
+  for (c = 0; c < n; ++c) {
+    out[c] = _mm256_permute2x128_si256(low[c], high[c], 0x20);
+    out[c + n] = _mm256_permute2x128_si256(low[c], high[c], 0x31);
   }
 }
 
 /* A whole tile of `item`-byte elements (1, 2, 4, 8 or 16; a tile is 64 bytes a side) in
- * squares of AVX2 registers, one 32-byte register a row (dlpm_mpi_square_rows_: 32 x 32
- * 1-byte elements, 16 x 16 2-byte, 8 x 8 4-byte, 4 x 4 8-byte, 2 x 2 16-byte). Into a
- * destination whose tile lines are whole cache lines (`to` and `to_a` multiples of 64), when
- * the caller allows it (`may_stream`: a block larger than the cache,
- * DLPM_MPI_STREAM_BYTES), whole destination lines at a time: for each square's destination
- * rows the two squares of twice as many source lines, then each row's 64 bytes stored at
- * once, non-temporal, its two halves back to back: a line written whole is not read first
- * (the ordinary store's read for ownership), nor does it evict the source's lines; a 4096 x
- * 4096 float32 transpose packs in half the time or less (docs/mpi.md). The caller fences them
- * (_mm_sfence) before the memory is handed on. Otherwise the squares `a` innermost, each
- * source line read whole at once, each destination line written in two halves: where the
- * destination is not aligned, faster than whole lines with ordinary stores (measured at 2 to
- * 8 MiB, float32: whole lines took 1.2x to 1.5x the time). Returns 1 when it streamed.
- * Inlined into dlpm_mpi_squares1_ to dlpm_mpi_squares16_, each with its element size a
- * constant (as a call with the size a variable, the loops took 1.4x the time). */
+ * squares of AVX2 registers, one 32-byte register a row (dlpm_mpi_square_rows_: 16 x 16
+ * 2-byte elements, 8 x 8 4-byte, 4 x 4 8-byte, 2 x 2 16-byte). Into a destination whose tile
+ * lines are whole cache lines (`to` and `to_a` multiples of 64), when the caller allows it
+ * (`may_stream`: a block larger than the cache, DLPM_MPI_STREAM_BYTES), whole destination
+ * lines at a time: for each square's destination rows the two squares of twice as many
+ * source lines, then each row's 64 bytes stored at once, non-temporal, its two halves back to
+ * back: a line written whole is not read first (the ordinary store's read for ownership), nor
+ * does it evict the source's lines; a 4096 x 4096 float32 transpose packs in half the time or
+ * less (docs/mpi.md). The caller fences them (_mm_sfence) before the memory is handed on.
+ * Otherwise the squares `a` innermost, each source line read whole at once, each destination
+ * line written in two halves: where the destination is not aligned, faster than whole lines
+ * with ordinary stores (measured at 2 to 8 MiB, float32: whole lines took 1.2x to 1.5x the
+ * time). 1-byte elements instead take 16 source lines at a time (dlpm_mpi_lanes_: 16 x 16
+ * squares within the lanes), their lanes stored into a local block of 32 destination lines,
+ * which then go out whole (streamed where the others would be): a 32 x 32 square in
+ * registers spilled, at half the rate of the other sizes (docs/mpi.md). Returns 1 when it
+ * streamed. Inlined into dlpm_mpi_squares1_ to dlpm_mpi_squares16_, each with its element
+ * size a constant (as a call with the size a variable, the loops took 1.4x the time). */
 __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_squares_avx2_(char* to, int64_t to_a, const char* from,
                                                                                        int64_t from_b, int64_t tile,
                                                                                        int64_t item, int may_stream) {
@@ -399,6 +411,32 @@ __attribute__((target("avx2"), always_inline)) static inline int dlpm_mpi_square
   const int stream = may_stream && (((uintptr_t)to | (uintptr_t)to_a) & 63) == 0;
   __m256i low[32], high[32];
   int64_t a, b, i;
+  if (item == 1) {
+    __attribute__((aligned(64))) char lines[32 * 64]; /* 32 destination lines of a tile, 64 bytes each */
+    for (a = 0; a < tile; a += 32) {
+      for (b = 0; b < tile; b += 16) {
+        dlpm_mpi_lanes_(from + a + b * from_b, from_b, 1, low);
+        DLPM_MPI_UNROLL_
+        for (i = 0; i < 16; ++i) {
+          _mm_store_si128((__m128i*)(lines + i * 64 + b), _mm256_castsi256_si128(low[i]));
+          _mm_store_si128((__m128i*)(lines + (i + 16) * 64 + b), _mm256_extracti128_si256(low[i], 1));
+        }
+      }
+      DLPM_MPI_UNROLL_
+      for (i = 0; i < 32; ++i) {
+        const __m256i first = _mm256_load_si256((const __m256i*)(lines + i * 64));
+        const __m256i second = _mm256_load_si256((const __m256i*)(lines + i * 64 + 32));
+        if (stream) {
+          _mm256_stream_si256((__m256i*)(to + (a + i) * to_a), first);
+          _mm256_stream_si256((__m256i*)(to + (a + i) * to_a + 32), second);
+        } else {
+          _mm256_storeu_si256((__m256i*)(to + (a + i) * to_a), first);
+          _mm256_storeu_si256((__m256i*)(to + (a + i) * to_a + 32), second);
+        }
+      }
+    }
+    return stream;
+  }
   if (stream) {
     for (a = 0; a < tile; a += side)
       for (b = 0; b < tile; b += 2 * side) {
