@@ -532,10 +532,11 @@ static DLPM_MPI_INLINE_ void dlpm_mpi_tiles_(char* to, int64_t to_a, int64_t to_
   const int may_stream = wide && large;
   int streamed = 0;
   if (may_stream && to_b == item && (to_a & 63) == 0 && ((uintptr_t)to & 63) != 0 && ((uintptr_t)to & (uintptr_t)(item - 1)) == 0) {
-    /* the columns before the first 64-byte boundary, each a line along `a` */
+    /* the columns before the first 64-byte boundary, row by row: each row's few elements are
+     * one destination line (column by column, every element was a line and a page of its
+     * own: a fragment of an int8 transpose unpacked in 1.7x to 2x the time) */
     const int64_t before = (int64_t)((64 - ((uintptr_t)to & 63)) / (uintptr_t)item), skew = before < nb ? before : nb;
-    int64_t b;
-    for (b = 0; b < skew; ++b) dlpm_mpi_line_(to + b * item, to_a, from + b * from_b, from_a, na, item);
+    for (a = 0; a < na; ++a) dlpm_mpi_line_(to + a * to_a, item, from + a * from_a, from_b, skew, item);
     to += skew * item, from += skew * from_b, nb -= skew;
   }
 #else
