@@ -327,19 +327,25 @@ int main(int argc, char** argv) {
     double median_of[methods] = {};
     // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
     if (rank == 0) fill(l, parent);
-    for (method how : {method::send, method::chosen, method::datatype, method::pack, method::floor}) {
-      std::vector<double> times;
-      for (int r = 0; r < reps + 1; ++r) {  // + 1: the first run warms the pages and is checked
+    // Round by round, each round every method once: whatever the machine does in the first
+    // moments after the buffers are allocated (or at any moment) falls on every method alike.
+    // Measured method by method, send (measured first) of the rows of 256 KiB at 4 MiB
+    // fragments took 42 to 59 ms in five runs of six where the derived datatype took 12 to
+    // 25; measured after it, 15 and 17 ms, and the datatype, then first, 13 and 32 ms
+    // (docs/performance.md, MPI).
+    std::vector<double> times[methods];
+    for (int r = 0; r < reps + 1; ++r) {  // + 1: the first round warms the pages and is checked
+      for (method how : {method::send, method::chosen, method::datatype, method::pack, method::floor}) {
         if (rank == 1 && r == 0) std::fill(parent.begin(), parent.end(), 0.0f);
         const double s = transfer(how, l, parent, staging, rank);
-        if (r > 0) times.push_back(s);
+        if (r > 0) times[static_cast<int>(how)].push_back(s);
         if (rank == 1 && r == 0 && how != method::floor && !received(l, parent)) {
           std::fprintf(stderr, "dlpm_bench_mpi: %s, %s: a received element is wrong\n", l.name, method_name[static_cast<int>(how)]);
           ++failures;
         }
       }
-      median_of[static_cast<int>(how)] = median(times);
     }
+    for (int m = 0; m < methods; ++m) median_of[m] = median(times[m]);
     // Construction: build and free the datatype 1000 times on rank 1 (rank 0 waits).
     double construction_us = 0;
     if (rank == 1) {
