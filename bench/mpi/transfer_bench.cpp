@@ -18,7 +18,8 @@
 // one markdown table (median of the repetitions, measured on rank 1 from a barrier to the
 // last byte in place) and checks every received element once.
 //
-//   mpiexec -np 2 dlpm_bench_mpi [--smoke] [--reps N] [--fragment BYTES] [--depth N]
+//   mpiexec -np 2 dlpm_bench_mpi [--smoke] [--reps N] [--fragment BYTES] [--depth N] [--layout I]
+//                                   (--layout: layout I alone, numbered from 0 in the order below)
 //   dlpm_bench_mpi --construct N [--layout I]   (one process) build and free each layout's
 //                                   (or layout I's) datatype N times: scripts/bench counts
 //                                   the instructions of one (callgrind, N and 2N)
@@ -322,7 +323,10 @@ int main(int argc, char** argv) {
     std::printf("| layout | MiB | send ms | chosen | chosen ms | datatype ms | pack-send-unpack ms | contiguous floor ms | "
                 "send / pack | send / floor | chosen / pack | chosen / floor | datatype / pack | datatype / floor | construction us |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const layout& l : layouts(smoke)) {
+  const std::vector<layout> all = layouts(smoke);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (only >= 0 && static_cast<int>(i) != only) continue;
+    const layout& l = all[i];
     std::vector<float> parent(l.floats(l.parent)), staging(l.floats(l.numel()));
     double median_of[methods] = {};
     // Rank 0's parent holds index + 1; rank 1's is zeroed before the transfer it checks.
