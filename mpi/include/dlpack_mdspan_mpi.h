@@ -74,11 +74,12 @@ static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t fl
 /** The library's own transfer (dlpm_mpi_move): sends `tensor` to `peer` (`receive` 0) or
  * receives it from `peer` (`receive` nonzero), on `tag` of `comm`, returning once its
  * elements have left or landed: compact row-major as one message; any other layout in host
- * memory in fragments of `fragment_bytes` (rounded down to whole elements), `depth` in
- * flight (each fragment its own message of `tag`: both sides call this with the same
- * fragments; DLPM_MPI_FRAGMENT_BYTES and DLPM_MPI_FRAGMENT_DEPTH are dlpm_mpi_send's and
- * dlpm_mpi_recv's), each a derived datatype where the contiguous runs are 256 bytes or more,
- * else packed, pipelined; strided device memory is refused. `out` holds nothing afterwards;
+ * memory in fragments of `fragment_bytes` (rounded down to whole elements; each fragment its
+ * own message of `tag`: both sides call this with the same fragments; DLPM_MPI_FRAGMENT_BYTES
+ * and DLPM_MPI_FRAGMENT_DEPTH are dlpm_mpi_send's and dlpm_mpi_recv's), each a derived
+ * datatype where the contiguous runs are 256 bytes or more, else packed, pipelined in `depth`
+ * batches (a batch: one fragment, a transpose's DLPM_MPI_TILES_BATCH_BYTES of them); strided
+ * device memory is refused. `out` holds nothing afterwards;
  * on a refusal dlpm_mpi_error(out) says why. */
 static inline dlpm_status dlpm_mpi_move_as(const DLTensor* tensor, uint64_t flags, int receive, int peer, int tag, MPI_Comm comm,
                                            int64_t fragment_bytes, int depth, dlpm_mpi_datatype* out) {

@@ -85,8 +85,11 @@ std::vector<shape_case> shape_cases() {
   // Overlapping rows (send only): runs of 2 elements, rows 1 element apart, both directions.
   all.push_back({{4, 2}, {{-1, 1}, {1, 1}, {-1, -1}}, {{2, 1}, {-2, -1}}});
   // Transposes (column-major, each axis either way): the library's pack copies them in
-  // tiles, and its fragments of 1 to 3 elements cut the tiles' rows anywhere.
-  all.push_back({{4, 6}, {{1, 4}, {-1, 4}, {1, -4}}});
+  // tiles, and its fragments of 1 to 3 elements cut the tiles' rows anywhere; sent into and
+  // received from compact rows and every other element of reversed rows (the library's
+  // transfer packs a transpose in batches of fragments, those one fragment at a time: built
+  // with DLPM_MPI_TILES_BATCH_BYTES=20, several batches, the last one short).
+  all.push_back({{4, 6}, {{1, 4}, {-1, 4}, {1, -4}, {6, 1}, {12, -2}}});
   // Long runs (256 elements: 256 bytes and more, whatever the element): the library's
   // transfer moves each fragment of these as a derived datatype of its pieces (a run's part,
   // boxes of whole rows, partial slices) where a compact or packed layout is on the other

@@ -189,8 +189,9 @@ template <class M>
 }
 
 /// The fragments of the library's own transfer (send(), receive()): each fragment's bytes
-/// (rounded down to whole elements, at least one) and how many are in flight at once. Both
-/// sides of a transfer must use the same.
+/// (rounded down to whole elements, at least one; both sides of a transfer must use the same)
+/// and how many batches of fragments a packing side packs into at once (a batch: one
+/// fragment, or a transpose's DLPM_MPI_TILES_BATCH_BYTES of them).
 struct fragments {
   std::int64_t bytes = DLPM_MPI_FRAGMENT_BYTES;
   int depth = DLPM_MPI_FRAGMENT_DEPTH;

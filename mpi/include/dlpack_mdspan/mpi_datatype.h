@@ -989,10 +989,12 @@ static inline void dlpm_mpi_datatype_free(dlpm_mpi_datatype* d) {
 /* ---- The library's own transfer: a tensor sent or received in pipelined fragments -------- */
 
 /** The default fragment of the library's pipelined transfer (dlpm_mpi_move): its bytes
- * (rounded down to whole elements, at least one), and how many fragments are in flight at
- * once (the sender packs fragment k + 1 while MPI moves fragment k; the receiver has the next
- * fragment's receive posted while it unpacks one). docs/mpi.md has the measurements. */
-#define DLPM_MPI_FRAGMENT_BYTES (16 * 1024 * 1024)
+ * (rounded down to whole elements, at least one), and how many batches of fragments the
+ * library packs into at once (a batch is one fragment, or a transpose's
+ * DLPM_MPI_TILES_BATCH_BYTES: the sender packs batch j + 1 while MPI moves batch j; the
+ * receiver has the next batch's receives posted while it unpacks one). docs/mpi.md has the
+ * measurements. */
+#define DLPM_MPI_FRAGMENT_BYTES (1024 * 1024)
 #define DLPM_MPI_FRAGMENT_DEPTH 2
 
 /** The bytes of each fragment but the last of a message of `item`-byte elements (each
@@ -1110,23 +1112,46 @@ static inline void dlpm_mpi_end_posted_(MPI_Request* requests, MPI_Datatype* typ
   }
 }
 
+/** A transpose's fragments (the tiles' layouts, DLPM_MPI_TILES) are packed and unpacked this
+ * many bytes at a time, a batch of whole fragments: a fragment of a transpose is a band of
+ * the tensor's columns, and a narrow band reads or writes each row in pieces too short for the
+ * caches and the prefetchers (docs/mpi.md has the measurements). Each side decides by its own
+ * layout, as it does between a pack and a derived datatype: the messages stay the fragments. */
+#ifndef DLPM_MPI_TILES_BATCH_BYTES
+#define DLPM_MPI_TILES_BATCH_BYTES (16 * 1024 * 1024)
+#endif
+
+/* How many fragments of `fragment` bytes the library packs or unpacks at once for a layout of
+ * `modes` coalesced loops: a batch of DLPM_MPI_TILES_BATCH_BYTES for a transpose (at most 32
+ * fragments, so that two batches' requests fit the transfer's 64), else one. */
+static inline int64_t dlpm_mpi_batch_fragments_(int32_t modes, const int64_t* steps, int64_t run_bytes, int64_t item,
+                                                int64_t fragment) {
+  int32_t tile_mode;
+  int64_t batch;
+  if (modes == 0 || dlpm_mpi_pack_loops(modes, steps, run_bytes, item, &tile_mode) != DLPM_MPI_TILES) return 1;
+  batch = DLPM_MPI_TILES_BATCH_BYTES / fragment;
+  return batch < 1 ? 1 : batch > 32 ? 32 : batch;
+}
+
 /** Sends (`receive` 0) the tensor, as dlpm_mpi_build takes it, to `peer`, or receives it
  * from `peer` into the tensor: the message (the elements in row-major index order, `total`
  * bytes) in fragments of `fragment_bytes` (dlpm_mpi_fragment_bytes: whole elements; the last
  * fragment the rest; one empty fragment for an empty tensor), each its own message of the
- * predefined items on `tag` of `comm`, `depth` of them in flight (nonblocking sends and
- * receives). The fragments depend on the message's bytes only, never on the layout, so a
- * tensor of any layout is received into any other, as long as both sides ask for the same
- * fragment bytes.
- * - A compact row-major tensor: each fragment is MPI's buffer where it lies (no copy).
+ * predefined items on `tag` of `comm`, nonblocking sends and receives in flight. The
+ * fragments depend on the message's bytes only, never on the layout, so a tensor of any
+ * layout is received into any other, as long as both sides ask for the same fragment bytes.
+ * - A compact row-major tensor: each fragment is MPI's buffer where it lies (no copy), up to
+ *   16 in flight.
  * - Contiguous runs of DLPM_MPI_PACK_RUN_BYTES or more (dlpm_mpi_moves_derived), in memory
  *   the host addresses: each fragment is one derived datatype of its pieces where they lie
  *   (dlpm_mpi_range_type_: the same cut of the range as the pack's), up to 16 in flight, MPI's
  *   engine moving the runs (in its own pipeline on shared memory); no memory of ours.
- * - Any other layout, in memory the host addresses: the library's pack, pipelined: the sender
- *   packs fragment k + 1 (dlpm_mpi_copy_range) while MPI moves fragment k; the receiver
- *   unpacks fragment k while fragment k + 1 arrives; `depth` buffers of one fragment each,
- *   never memory of the tensor's size. Device memory: refused (DLPM_MPI_HOST_ONLY).
+ * - Any other layout, in memory the host addresses: the library's pack, pipelined, in `depth`
+ *   buffers of a batch each: one fragment, or a transpose's DLPM_MPI_TILES_BATCH_BYTES of
+ *   whole fragments (dlpm_mpi_batch_fragments_). The sender packs batch j + 1
+ *   (dlpm_mpi_copy_range) while MPI moves the fragments of batch j; the receiver unpacks a
+ *   batch once its fragments have landed, the next batch's receives posted; never memory of
+ *   the tensor's size. Device memory: refused (DLPM_MPI_HOST_ONLY).
  * Each side chooses by its own layout: a fragment's type signature is its predefined items
  * either way, so a derived fragment is received into a packed one and the other way round.
  * The message may exceed INT_MAX items. A received fragment shorter than its place is
@@ -1142,11 +1167,11 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   /* Long runs: each fragment is a derived datatype of its pieces of the tensor, MPI's engine
    * moving them where they lie (its own pipeline); no ring of ours. */
   const int derived = !compact && dlpm_mpi_moves_derived(run * item);
-  MPI_Request requests[16];
-  MPI_Datatype types[16]; /* a derived fragment's datatype, kept until its request is complete */
+  MPI_Request requests[64];
+  MPI_Datatype types[64]; /* a derived fragment's datatype, kept until its request is complete */
   char* ring = NULL;
-  int64_t total, fragment, fragments, k;
-  int rc = MPI_SUCCESS, slot;
+  int64_t total, fragment, fragments, batch = 1, batches, k, j;
+  int rc = MPI_SUCCESS, slot, in_flight;
   out->address = NULL, out->count = 0, out->datatype = element.type, out->derived = 0, out->element = element;
   out->refusal = NULL, out->value = 0, out->packing = NULL;
   if (!compact && !host_memory)
@@ -1158,46 +1183,55 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
   if (compact || derived) depth = 16; /* nothing to pack: every fragment MPI can take at once */
   if (depth < 1) depth = 1;
   if (depth > 16) depth = 16;
-  if (depth > fragments) depth = (int)fragments;
+  if (!compact && !derived) batch = dlpm_mpi_batch_fragments_(modes, steps, run * item, item, fragment);
+  if (depth > 64 / batch) depth = (int)(64 / batch); /* at least 2 */
+  batches = (fragments + batch - 1) / batch;
+  if (depth > batches) depth = (int)batches;
+  if (batch > fragments) batch = fragments; /* a short message: one batch of its fragments */
+  in_flight = depth * (int)batch;            /* a request of each fragment of `depth` batches */
   if (!compact) {
     loops.tensor = (char*)element0, loops.message = NULL, loops.modes = modes;
     loops.extents = (int64_t*)extents, loops.steps = (int64_t*)steps;
     loops.run_bytes = run * item, loops.item = item, loops.unpack_pending = 0, loops.bytes = 0;
   }
   if (!compact && !derived) {
-    /* The fragments' memory (every fragment is received or packed before it is read), given
-     * back for the next transfer or packed buffer. */
-    const size_t ring_bytes = (size_t)(total < fragment ? total : fragment) * (size_t)depth; /* a short message: its size */
-    held = dlpm_mpi_spare_at_least_(head + ring_bytes, 0);
+    /* The batches' memory (every batch is received or packed before it is read), given back
+     * for the next transfer or packed buffer. */
+    const int64_t batch_bytes = total < batch * fragment ? total : batch * fragment; /* a short message: its size */
+    held = dlpm_mpi_spare_at_least_(head + (size_t)batch_bytes * (size_t)depth, 0);
     if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
     ring = (char*)held + head;
   }
-  for (slot = 0; slot < depth; ++slot) requests[slot] = MPI_REQUEST_NULL, types[slot] = MPI_DATATYPE_NULL;
-/* Fragment k's buffer: in the tensor when it is compact, else its slot of the ring. */
-#define DLPM_MPI_FRAGMENT_BUFFER_(k) (compact ? (char*)element0 + (k) * fragment : ring + ((k) % depth) * fragment)
+  for (slot = 0; slot < in_flight; ++slot) requests[slot] = MPI_REQUEST_NULL, types[slot] = MPI_DATATYPE_NULL;
+/* Fragment k's buffer: in the tensor when it is compact, else its place in its batch's slot
+ * of the ring; its request's slot. */
+#define DLPM_MPI_FRAGMENT_BUFFER_(k) \
+  (compact ? (char*)element0 + (k) * fragment : ring + ((k) / batch % depth * batch + (k) % batch) * fragment)
+#define DLPM_MPI_POST_RECEIVE_(k)                                                                                        \
+  (derived ? dlpm_mpi_post_range_(&loops, (k) * fragment, dlpm_mpi_fragment_at_(k, fragment, total), element, 1, peer, \
+                                  tag, comm, &requests[(k) % in_flight], &types[(k) % in_flight])                      \
+           : MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k),                                                                    \
+                       (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count), element.type, peer, tag, \
+                       comm, &requests[(k) % in_flight]))
   if (receive)
-    for (k = 0; k < depth && rc == MPI_SUCCESS; ++k)
-      rc = derived ? dlpm_mpi_post_range_(&loops, k * fragment, dlpm_mpi_fragment_at_(k, fragment, total), element, 1, peer, tag,
-                                          comm, &requests[k], &types[k])
-                   : MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k),
-                               (int)(dlpm_mpi_fragment_at_(k, fragment, total) / item * element.count), element.type, peer,
-                               tag, comm, &requests[k]);
+    for (k = 0; k < in_flight && k < fragments && rc == MPI_SUCCESS; ++k) rc = DLPM_MPI_POST_RECEIVE_(k);
   for (k = 0; k < fragments && rc == MPI_SUCCESS; ++k) {
     const int64_t first = k * fragment, bytes = dlpm_mpi_fragment_at_(k, fragment, total);
+    const int64_t batch_first = k - k % batch; /* the first fragment of k's batch */
     char* buffer = derived ? NULL : DLPM_MPI_FRAGMENT_BUFFER_(k);
     MPI_Status status;
-    slot = (int)(k % depth);
-    if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
+    slot = (int)(k % in_flight);
     if (receive) {
       /* The status read with the receive's own datatype: a derived fragment is one item of
        * its datatype when whole (MPI_UNDEFINED when cut short; its basic elements then say
        * how many arrived), a packed one its count of the element's items. */
       const int whole = derived ? 1 : (int)(bytes / item * element.count);
       int got = 0;
+      if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
       if ((rc = MPI_Get_count(&status, derived ? types[slot] : element.type, &got)) != MPI_SUCCESS) break;
       if (got != whole && derived && (rc = MPI_Get_elements(&status, types[slot], &got)) != MPI_SUCCESS) break;
       if (got != whole) {
-        dlpm_mpi_end_posted_(requests, types, depth);
+        dlpm_mpi_end_posted_(requests, types, in_flight);
         if (held != NULL) dlpm_mpi_spare_give_back_(held);
         return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED,
                                 "a received fragment is shorter than its place in the tensor: do both sides send the same "
@@ -1205,29 +1239,35 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
                                 (long long)got);
       }
       dlpm_mpi_free_fragment_type_(&types[slot]);
-      if (!compact && !derived) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 0);
-      if (k + depth < fragments && derived)
-        rc = dlpm_mpi_post_range_(&loops, (k + depth) * fragment, dlpm_mpi_fragment_at_(k + depth, fragment, total), element,
-                                  1, peer, tag, comm, &requests[slot], &types[slot]);
-      else if (k + depth < fragments)
-        rc = MPI_Irecv(DLPM_MPI_FRAGMENT_BUFFER_(k + depth),
-                       (int)(dlpm_mpi_fragment_at_(k + depth, fragment, total) / item * element.count), element.type, peer, tag,
-                       comm, &requests[slot]);
+      if (k - batch_first == batch - 1 || k == fragments - 1) {
+        /* The batch has landed: unpacked, and its slot given to the batch `depth` on. */
+        if (!compact && !derived)
+          dlpm_mpi_copy_range(&loops, DLPM_MPI_FRAGMENT_BUFFER_(batch_first), batch_first * fragment,
+                              first + bytes - batch_first * fragment, 0);
+        for (j = batch_first + in_flight; j <= k + in_flight && j < fragments && rc == MPI_SUCCESS; ++j)
+          rc = DLPM_MPI_POST_RECEIVE_(j);
+      }
     } else {
+      /* A batch's slot is packed again once every send of the batch `depth` back is complete. */
+      if (k == batch_first && (rc = MPI_Waitall((int)batch, &requests[slot], MPI_STATUSES_IGNORE)) != MPI_SUCCESS) break;
       dlpm_mpi_free_fragment_type_(&types[slot]);
       if (derived) rc = dlpm_mpi_post_range_(&loops, first, bytes, element, 0, peer, tag, comm, &requests[slot], &types[slot]);
       else {
-        if (!compact) dlpm_mpi_copy_range(&loops, buffer, first, bytes, 1);
+        if (!compact && k == batch_first) {
+          const int64_t end = (batch_first + batch) * fragment; /* the batch's end, or the message's */
+          dlpm_mpi_copy_range(&loops, buffer, first, (end < total ? end : total) - first, 1);
+        }
         rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
       }
     }
   }
+#undef DLPM_MPI_POST_RECEIVE_
 #undef DLPM_MPI_FRAGMENT_BUFFER_
   if (rc == MPI_SUCCESS) {
-    rc = MPI_Waitall(depth, requests, MPI_STATUSES_IGNORE);
-    for (slot = 0; slot < depth; ++slot) dlpm_mpi_free_fragment_type_(&types[slot]);
+    rc = MPI_Waitall(in_flight, requests, MPI_STATUSES_IGNORE);
+    for (slot = 0; slot < in_flight; ++slot) dlpm_mpi_free_fragment_type_(&types[slot]);
   } else
-    dlpm_mpi_end_posted_(requests, types, depth); /* a failure that returned (MPI_ERRORS_RETURN) */
+    dlpm_mpi_end_posted_(requests, types, in_flight); /* a failure that returned (MPI_ERRORS_RETURN) */
   if (held != NULL) dlpm_mpi_spare_give_back_(held);
   if (rc != MPI_SUCCESS) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "a fragment's transfer failed", rc);
   return DLPM_MPI_BUILT;
