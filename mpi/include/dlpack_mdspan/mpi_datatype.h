@@ -1007,7 +1007,8 @@ static inline int64_t dlpm_mpi_fragment_bytes(int64_t fragment_bytes, int64_t it
   return elements * item;
 }
 
-/* Fragment k's bytes: `fragment`, the last one the rest of `total`. */
+/* Fragment k's bytes: `fragment`, the last one the rest of `total` (a batch's too, with the
+ * batch's bytes as `fragment`). */
 static inline int64_t dlpm_mpi_fragment_at_(int64_t k, int64_t fragment, int64_t total) {
   return total - k * fragment < fragment ? total - k * fragment : fragment;
 }
@@ -1243,7 +1244,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
         /* The batch has landed: unpacked, and its slot given to the batch `depth` on. */
         if (!compact && !derived)
           dlpm_mpi_copy_range(&loops, DLPM_MPI_FRAGMENT_BUFFER_(batch_first), batch_first * fragment,
-                              first + bytes - batch_first * fragment, 0);
+                              dlpm_mpi_fragment_at_(k / batch, batch * fragment, total), 0);
         for (j = batch_first + in_flight; j <= k + in_flight && j < fragments && rc == MPI_SUCCESS; ++j)
           rc = DLPM_MPI_POST_RECEIVE_(j);
       }
@@ -1253,10 +1254,8 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
       dlpm_mpi_free_fragment_type_(&types[slot]);
       if (derived) rc = dlpm_mpi_post_range_(&loops, first, bytes, element, 0, peer, tag, comm, &requests[slot], &types[slot]);
       else {
-        if (!compact && k == batch_first) {
-          const int64_t end = (batch_first + batch) * fragment; /* the batch's end, or the message's */
-          dlpm_mpi_copy_range(&loops, buffer, first, (end < total ? end : total) - first, 1);
-        }
+        if (!compact && k == batch_first)
+          dlpm_mpi_copy_range(&loops, buffer, first, dlpm_mpi_fragment_at_(k / batch, batch * fragment, total), 1);
         rc = MPI_Isend(buffer, (int)(bytes / item * element.count), element.type, peer, tag, comm, &requests[slot]);
       }
     }
