@@ -276,7 +276,10 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
  * core's one admission (dlpm_plan_message: x checked once, then whole-byte elements, memory
  * the transport moves, and for a receive not READ_ONLY and no element reached twice), for
  * dlpack_mdspan.mpi. A dict: element0 (the address), loops ((extent, byte_step) per loop,
- * outermost first), block, dtype_code (code, bits, lanes), itemsize, is_copied. A refusal
+ * outermost first), block, dtype_code (code, bits, lanes), itemsize, is_copied, and owner:
+ * the imported tensor the plan describes (dlpm_py_owner_new), which the caller keeps as long
+ * as it uses element0. x alone does not keep that memory where x's export owns it (a
+ * producer that makes its tensor on export: only the capsule holds it). A refusal
  * raises, in the core's words: BufferError for memory the transport cannot move or a
  * READ_ONLY receive, ValueError for the rest (an invalid tensor, sub-byte elements, a
  * layout that reaches an element twice). */
@@ -322,7 +325,11 @@ static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs
     Py_DECREF(r);
     goto fail;
   }
-  dlpm_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
+  /* The owner takes t (and deletes it on failure): element0 lives as long as it does. */
+  if (put(r, "owner", dlpm_py_owner_new(t))) {
+    Py_DECREF(r);
+    return NULL;
+  }
   return r;
 fail:
   dlpm_managed_delete(t);

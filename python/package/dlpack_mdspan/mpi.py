@@ -12,8 +12,10 @@ address, built with mpi4py's own constructors (nested ``Create_hvector``; a step
 from pairs, as the C builder does), so ``Send``,
 ``Recv``, ``Isend``, ``Irecv``, ``Bcast`` and the send side of ``Gather``/``Allgather`` take
 it as it is. The message is the elements in row-major index order, whatever the layout.
-The datatype holds the tensor and frees itself when the last reference goes; mpi4py's
-requests hold it, so a nonblocking operation keeps the tensor alive until it completes.
+The datatype holds the tensor, and the export of it whose address it holds (the memory of a
+producer that makes its tensor on export lives in the export alone), and frees itself when
+the last reference goes; mpi4py's requests hold it, so a nonblocking operation keeps the
+tensor and its memory alive until it completes.
 
 The tensor is checked once, and admitted by the library's one admission
 (``message_plan``, the C++ core's, as in C and C++): invalid tensors, sub-byte elements,
@@ -55,10 +57,11 @@ def cuda_aware():
     return bool(query()) if query is not None else False
 
 
-def _owning_datatype(MPI, datatype, tensor):
-    """``datatype`` as an object that holds ``tensor`` and frees the handle when it goes.
+def _owning_datatype(MPI, datatype, tensor, export):
+    """``datatype`` as an object that holds ``tensor`` and ``export`` (the plan's owner: the
+    imported tensor whose address the datatype holds) and frees the handle when it goes.
     mpi4py's requests hold the datatype object of a ``[MPI.BOTTOM, count, datatype]``
-    specification (not the list), so the tensor lives as long as any operation using it."""
+    specification (not the list), so the memory lives as long as any operation using it."""
     global _TensorDatatype
     if _TensorDatatype is None:
         class _TensorDatatype(MPI.Datatype):
@@ -70,6 +73,7 @@ def _owning_datatype(MPI, datatype, tensor):
                     pass
     owned = _TensorDatatype(datatype)  # the same handle, now freed by `owned` only
     owned.tensor = tensor
+    owned.export = export
     return owned
 
 
@@ -148,7 +152,7 @@ def _buffer(x, receive):
     datatype.Commit()
     for t in made:
         t.Free()
-    return Buffer(MPI.BOTTOM, _owning_datatype(MPI, datatype, x), element)
+    return Buffer(MPI.BOTTOM, _owning_datatype(MPI, datatype, x, plan["owner"]), element)
 
 
 def send_buffer(x):

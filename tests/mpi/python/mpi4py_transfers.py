@@ -85,6 +85,44 @@ def nonblocking_keeps_the_tensor():
         check(torch.equal(got, matrix(64, 64).T[::2]), "Isend/Irecv with temporary specifications")
 
 
+class MadeOnExport:
+    """A producer that makes its tensor when exported: only the capsule holds that memory
+    (DLPack allows it), so a buffer must keep the export it planned, not only the object."""
+
+    def __init__(self, n, value=None):
+        self.n, self.value = n, value
+
+    def __dlpack__(self, **kwargs):
+        made = np.arange(self.n, dtype=np.float64) if self.value is None else np.full(self.n, self.value)
+        return made.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def an_export_that_owns_its_memory():
+    """The datatype holds the export whose address it carries: memory of the same size
+    allocated after the buffer was made (where a freed export's would be reused) is neither
+    what is sent nor what a receive writes."""
+    n = 1000
+    if rank == 0:
+        spec = send_buffer(MadeOnExport(n))
+        gc.collect()
+        junk = [np.full(n, -7.0) for _ in range(50)]
+        comm.Send(spec, dest=1, tag=20)
+        comm.Send(np.full(n, 5.0), dest=1, tag=21)
+        del junk
+    elif rank == 1:
+        got = np.zeros(n)
+        comm.Recv(got, source=0, tag=20)
+        check(np.array_equal(got, np.arange(n, dtype=np.float64)), "a send from memory only the export holds")
+        spec = receive_buffer(MadeOnExport(n, 0.0))
+        gc.collect()
+        junk = [np.full(n, -7.0) for _ in range(50)]
+        comm.Recv(spec, source=0, tag=21)
+        check(all((j == -7.0).all() for j in junk), "a receive into memory only the export holds writes nothing else")
+
+
 def collectives():
     """Bcast of a strided view into transposed views; Gather and Allgather of strided columns."""
     source = matrix(4, 6)[:, ::2]  # (4, 3)
@@ -156,7 +194,8 @@ def reduction():
 
 def main():
     for test in (torch_transpose_to_numpy, numpy_negative_to_torch_transposed, narrow_floats,
-                 nonblocking_keeps_the_tensor, collectives, refusals, one_wording, reduction):
+                 nonblocking_keeps_the_tensor, an_export_that_owns_its_memory, collectives, refusals, one_wording,
+                 reduction):
         test()
         comm.Barrier()
     total = comm.allreduce(len(failures))
