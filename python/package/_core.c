@@ -47,8 +47,13 @@ static int parse_dtype(PyObject* obj, const char* function, DLDataType* out) {
     return 0;
   }
   if (PyUnicode_Check(obj)) {
-    const char* name = PyUnicode_AsUTF8AndSize(obj, NULL);
+    Py_ssize_t size;
+    const char* name = PyUnicode_AsUTF8AndSize(obj, &size);
     if (name == NULL) return -1;
+    if (strlen(name) != (size_t)size) { /* the C lookup would stop at the NUL */
+      PyErr_Format(PyExc_ValueError, "dtype %R: a dtype name has no NUL character", obj);
+      return -1;
+    }
     if (dlpm_dtype_from_name(name, out) == DLPM_OK) return 0;
     PyErr_Format(PyExc_ValueError, "dtype %R: %s", obj, dlpm_last_error());
     return -1;
@@ -243,8 +248,9 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
     req.shape = want_shape;
   }
   if (order != Py_None) {
-    const char* o = PyUnicode_Check(order) ? PyUnicode_AsUTF8AndSize(order, NULL) : NULL;
-    if (o == NULL || strlen(o) != 1 || strchr("CFA", o[0]) == NULL) {
+    Py_ssize_t size = 0;
+    const char* o = PyUnicode_Check(order) ? PyUnicode_AsUTF8AndSize(order, &size) : NULL;
+    if (o == NULL || size != 1 || strchr("CFA", o[0]) == NULL) {
       PyErr_Clear();
       PyErr_SetString(PyExc_ValueError, "order must be 'C', 'F' or 'A'");
       return NULL;

@@ -216,6 +216,16 @@ def test_inspect_and_from_dlpack_refuse_non_integers(a):
         _core.inspect(a, dtype=(2, 64))
 
 
+def test_inspect_names_with_a_nul_are_refused_whole(a):
+    """A name is compared whole: the C lookup of a dtype or an order would stop at a NUL, and
+    "float64\\x00junk" would be float64."""
+    with pytest.raises(ValueError, match="a dtype name has no NUL character"):
+        _core.inspect(a, dtype="float64\x00junk")
+    with pytest.raises(ValueError, match="order must be 'C', 'F' or 'A'"):
+        _core.inspect(a, order="C\x00")
+    assert _core.inspect(a, dtype="float64")["dtype"] == "float64"
+
+
 @pytest.mark.parametrize("device, refused", [
     ((KDLCPU, 0), None), ((KDLCPU, 2**31), r"device_id = 2147483648"), ((KDLCPU, -1), r"device_id = -1"),
     ((2**31, 0), r"device_type = 2147483648"), ((2**32 + KDLCPU, 0), r"device_type = 4294967297"),
