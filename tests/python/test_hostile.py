@@ -657,6 +657,20 @@ def test_exchange_tables_with_null_entries(entry):
             assert dl.consume(cls(), borrow=borrow)["shape"] == (2, 3)
 
 
+@pytest.mark.parametrize("address", [-1, -2**63, 12345, 2**64 - 1, 2**64, 2**70])
+def test_exchange_table_integers_no_table_can_have_are_no_table(address):
+    """The earlier drafts' integer form is an address, which cannot be verified; a negative
+    one, one past 64 bits or one not aligned for a table is none, and the import goes
+    through __dlpack__ (the negative and unaligned ones were read as a table: a crash). An
+    aligned address in range is the producer's word, as a capsule's pointer is."""
+    cls = type("IntegerTable", (), {"__c_dlpack_exchange_api__": address,
+                                    "__dlpack__": lambda self, **kw: dl.tensor((2, 3)).__dlpack__(**kw),
+                                    "__dlpack_device__": lambda self: (KDLCPU, 0)})
+    assert dl.exchange_api(cls()) is None
+    for borrow in (False, True):
+        assert dl.consume(cls(), borrow=borrow)["shape"] == (2, 3)
+
+
 # ---- 6. random tensors against a model of DLPack's rules -------------------------------------
 
 # dtypes whose validity is DLPack's (dlpack.h: the codes and their bit widths), not the library's

@@ -44,7 +44,13 @@ static const DLPackExchangeAPI* look_up(PyObject* type, const dlpm_py_names* nm)
   } else {
     PyErr_Clear();
     attr = PyObject_GetAttr(type, nm->exchange_integer); /* earlier drafts: the address as an int */
-    if (attr != NULL && PyLong_Check(attr)) api = (const DLPackExchangeAPI*)PyLong_AsVoidPtr(attr);
+    if (attr != NULL && PyLong_Check(attr)) {
+      /* An address cannot be verified; one that no table can have is not one: a negative
+       * int, or one not aligned for the table. */
+      const unsigned long long address = PyLong_AsUnsignedLongLong(attr);
+      if (!PyErr_Occurred() && address <= UINTPTR_MAX && address % _Alignof(DLPackExchangeAPI) == 0)
+        api = (const DLPackExchangeAPI*)(uintptr_t)address;
+    }
   }
   Py_XDECREF(attr);
   PyErr_Clear(); /* "none" is not an error */
