@@ -170,6 +170,53 @@ fn empty_tensors_with_null_data_give_empty_arrays() {
     }
 }
 
+// ndarray's rule for any array: its extents other than 0 multiply to at most isize::MAX. A
+// DLPack tensor with a 0 extent may have others of any size: its array view is refused (a
+// debug build of ndarray asserted in from_shape_ptr, and a release build made an array that
+// breaks ndarray's invariant), read-only and mutable alike; within the limit it is made.
+#[test]
+fn empty_tensors_past_ndarrays_size_limit_are_refused() {
+    let huge = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 1 << 40, 1 << 40]).unwrap();
+    let e = huge.view::<u8>().unwrap().as_array::<IxDyn>().unwrap_err();
+    assert_eq!(e.status(), Status::SPAN_OVERFLOW);
+    assert!(
+        e.message().contains("multiply past isize::MAX"),
+        "{}",
+        e.message()
+    );
+    let mut huge = huge;
+    let mut m = huge.view_mut::<u8>().unwrap();
+    assert_eq!(
+        m.as_array_mut::<Ix3>().unwrap_err().status(),
+        Status::SPAN_OVERFLOW
+    );
+    let large = ManagedTensor::from_vec(Vec::<u8>::new(), &[0, 1 << 31, 1 << 31]).unwrap();
+    let v = large.view::<u8>().unwrap();
+    assert_eq!(v.as_array::<Ix3>().unwrap().shape(), &[0, 1 << 31, 1 << 31]);
+}
+
+// An extent-1 axis may have any stride (no index moves along it), i64::MIN too, whose
+// magnitude no isize holds, where ndarray's strides are isize and its views' non-negative:
+// that axis has stride 0 in the array view, and the values are the tensor's.
+#[test]
+fn an_extent_one_axis_of_stride_i64_min_has_stride_zero() {
+    let t = ManagedTensor::build_from_vec(vec![1u8, 2], &[1, 2])
+        .strides(&[i64::MIN, 1])
+        .finish()
+        .unwrap();
+    let v = t.view::<u8>().unwrap();
+    let a = v.as_array::<Ix2>().unwrap();
+    assert_eq!(a, array![[1u8, 2]]);
+    assert_eq!(a.strides(), &[0, 1]);
+    let mut t = t;
+    let mut m = t.view_mut::<u8>().unwrap();
+    let mut b = m.as_array_mut::<IxDyn>().unwrap();
+    b[[0, 1]] = 7;
+    assert_eq!(b.strides(), &[0, 1]);
+    drop(m);
+    assert_eq!(t.view::<u8>().unwrap().to_vec(), vec![1, 7]);
+}
+
 #[test]
 fn a_fixed_rank_of_another_rank_is_refused() {
     let t = ManagedTensor::from_vec(vec![0u8; 6], &[2, 3]).unwrap();

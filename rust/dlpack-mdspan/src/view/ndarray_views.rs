@@ -97,6 +97,23 @@ impl<T: Element> Elements<'_, T> {
         }
         let mut abs = dim.clone();
         if self.len() == 0 {
+            // ndarray's rule for any array (`from_shape_ptr`'s contract): the extents other
+            // than 0 multiply to at most isize::MAX. A DLPack tensor with a 0 extent may have
+            // others of any size (their product is not its element count).
+            let nonzero = shape
+                .iter()
+                .filter(|&&n| n != 0)
+                .try_fold(1usize, |p, &n| p.checked_mul(n as usize))
+                .filter(|&p| p <= isize::MAX as usize);
+            if nonzero.is_none() {
+                return Err(Error::new(
+                    Status::SPAN_OVERFLOW,
+                    format!(
+                        "the extents other than 0 of the empty shape {shape:?} multiply past isize::MAX, \
+                         which an ndarray view cannot have"
+                    ),
+                ));
+            }
             return Ok(NdParts {
                 dim,
                 strides: abs,
@@ -112,6 +129,16 @@ impl<T: Element> Elements<'_, T> {
         let abs_strides = abs.slice_mut();
         for (r, (&n, &s)) in shape.iter().zip(strides).enumerate() {
             let s = isize::try_from(s).map_err(|_| span_error(s))?;
+            if s == isize::MIN {
+                // No isize holds its magnitude, and ndarray's strides are isize: only an
+                // extent-1 axis, whose stride moves nowhere, can have it (the facade refuses
+                // it on a longer axis: its span overflows), and it becomes 0 there.
+                if n != 1 {
+                    return Err(span_error(i64::MIN));
+                }
+                abs_strides[r] = 0;
+                continue;
+            }
             abs_strides[r] = s.unsigned_abs();
             if s < 0 {
                 low_offset += s * (n as isize - 1);
@@ -165,8 +192,10 @@ fn span_error(stride: i64) -> Error {
 impl<'a, T: Element> TensorView<'a, T> {
     /// The view as an [`ndarray::ArrayView`] of dimension `D` (`IxDyn` for any rank, or a
     /// fixed `Ix0`..`Ix6`), zero-copy, with the tensor's strides (negative and zero ones
-    /// included) and lifetime. A fixed `D` of another rank is refused with
-    /// [`Status::NDIM_MISMATCH`].
+    /// included; an extent-1 axis of stride `i64::MIN`, whose magnitude no `isize` holds,
+    /// has stride 0) and lifetime. A fixed `D` of another rank is refused with
+    /// [`Status::NDIM_MISMATCH`]; an empty tensor whose extents other than 0 multiply past
+    /// `isize::MAX` (ndarray's limit for any array) with [`Status::SPAN_OVERFLOW`].
     ///
     /// ```
     /// use dlpack_mdspan::{Flags, ManagedTensor};
