@@ -230,6 +230,58 @@ print("ok")
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
 
 
+def test_a_view_refused_inside_a_container_is_a_type_error(ext, np):
+    # nanobind loads a container's elements in a noexcept function, where a raise ended the
+    # process (std::terminate): a refused element fails the argument there (nanobind's
+    # "incompatible function arguments"), where pybind11 raises the library's reason. In a
+    # subprocess, so that an abort is a failure of this test.
+    code = f"""
+import importlib
+import numpy as np
+ext = importlib.import_module({ext.__name__!r})
+for call in (lambda: ext.total_optional(np.zeros(3, np.float32)),
+             lambda: ext.total_each([np.zeros(3), np.zeros(3, np.float32)]),
+             lambda: ext.total_each([np.zeros((2, 2))]),
+             lambda: ext.total_variant(np.zeros(3, np.float32))):
+    try:
+        call()
+    except TypeError as e:
+        assert "incompatible function arguments" in str(e) or "float32" in str(e) or "rank" in str(e), e
+    else:
+        raise AssertionError("accepted")
+assert ext.total_each([np.arange(3.0), np.ones(2)]) == 5.0
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+
+
+def test_views_borrowed_inside_a_container_outlive_their_elements(ext, np):
+    # Our own Tensor is borrowed through its exchange API, where the argument keeps the
+    # memory: an element of a container need not (a sequence's items made on access, which a
+    # copy of the sequence holds until it is freed, before the function runs). The element
+    # is kept until the call returns. 64 MiB each, so that a freed one's memory goes back to
+    # the system and a read of it faults (a subprocess, to report that as a failure).
+    code = f"""
+import importlib
+import numpy as np
+import _core
+ext = importlib.import_module({ext.__name__!r})
+n = 1 << 23
+class Made:
+    def __len__(self):
+        return 2
+    def __getitem__(self, i):
+        if i >= 2:
+            raise IndexError(i)
+        return _core.from_dlpack(np.arange(n, dtype=np.float64))
+assert ext.total_each(Made()) == 2 * (n * (n - 1) / 2)
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+
+
 def test_torch_1_legacy_tensors(ext, torch):
     t = torch.zeros(4, dtype=torch.float64)
     with pytest.raises(TypeError, match="READ_ONLY"):

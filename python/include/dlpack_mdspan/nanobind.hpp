@@ -18,7 +18,12 @@
 // return values are in python_casters.hpp and docs/python-interop.md.
 //
 // Parameters such as std::optional<M>, std::vector<M> and std::variant<M, ...> work too: the
-// tensor behind each view is kept until the call returns (python_casters.hpp, call_view).
+// tensor behind each view is kept until the call returns (python_casters.hpp, call_view). A
+// view refused inside one of them fails the argument (the next overload, else nanobind's
+// "incompatible function arguments") instead of raising the library's reason: nanobind calls
+// an element's caster in a noexcept function, where a raise would end the process. Other
+// containers of views (std::array, std::list, std::deque, std::pair, std::tuple, std::map,
+// std::unordered_map) do not compile: take a std::vector.
 //
 // nb::cast<std::mdspan<...>>(obj) is refused (the view would outlive the caster that owns
 // its tensor): cast to dlpack_mdspan::python::held_view<M> instead.
@@ -26,6 +31,16 @@
 #define DLPACK_MDSPAN_NANOBIND_HPP
 
 #include <nanobind/nanobind.h>
+
+#include <array>
+#include <deque>
+#include <list>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include <dlpack_mdspan/python_casters.hpp>  // last: in the module form it ends with the import
 
@@ -42,6 +57,16 @@ inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
 }
 
+// How many containers of views (below) are loading on this thread: a view loaded inside one
+// never raises, since nanobind calls an element's caster in a noexcept function.
+inline thread_local unsigned dlpm_containers_loading = 0;
+struct dlpm_container_loading {
+  dlpm_container_loading() noexcept { ++dlpm_containers_loading; }
+  ~dlpm_container_loading() { --dlpm_containers_loading; }
+  dlpm_container_loading(const dlpm_container_loading&) = delete;
+  dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
+};
+
 // std::mdspan<T, E, L, A>, legacy_writable<M> and stream_ordered<M>: a view for the call.
 template <class P>
 struct dlpm_view_caster {
@@ -56,11 +81,17 @@ struct dlpm_view_caster {
 
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags))))
+    const bool may_raise = dlpm_may_raise(flags) && dlpm_containers_loading == 0;
+    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), may_raise)))
       return false;
-    // Kept until the call returns (a container's caster destroys or reuses this one first).
-    if (cleanup != nullptr)
-      if (PyObject* keep_alive = loaded.release_keep_alive()) cleanup->append(keep_alive);
+    // Kept until the call returns (a container's caster destroys or reuses this one first):
+    // the owner object, else the object the view was borrowed from, which a container's
+    // element need not outlive the call (a sequence's item made on access, an element a
+    // callback removes).
+    if (cleanup != nullptr) {
+      PyObject* keep_alive = loaded.release_keep_alive();
+      cleanup->append(keep_alive != nullptr ? keep_alive : Py_NewRef(src.ptr()));
+    }
     return true;
   }
   explicit operator Value() { return loaded.template parameter<Value>(); }
@@ -80,6 +111,130 @@ template <class M>
 struct type_caster<dlpack_mdspan::python::legacy_writable<M>> : dlpm_view_caster<dlpack_mdspan::python::legacy_writable<M>> {};
 template <class M>
 struct type_caster<dlpack_mdspan::python::stream_ordered<M>> : dlpm_view_caster<dlpack_mdspan::python::stream_ordered<M>> {};
+
+// ---- containers of views --------------------------------------------------------------------
+
+template <class T>
+inline constexpr bool dlpm_is_view = false;
+template <class T, class E, class L, class A>
+inline constexpr bool dlpm_is_view<std::mdspan<T, E, L, A>> = true;
+template <class M>
+inline constexpr bool dlpm_is_view<dlpack_mdspan::python::legacy_writable<M>> = true;
+template <class M>
+inline constexpr bool dlpm_is_view<dlpack_mdspan::python::stream_ordered<M>> = true;
+
+// What a container of views holds and hands to the function (constrained specializations:
+// they take the place of nanobind's own casters of these containers, included or not).
+template <class Value_>
+struct dlpm_container_caster {
+  using Value = Value_;
+  template <typename T_>
+  using Cast = movable_cast_t<T_>;
+  template <typename T_>
+  static constexpr bool can_cast() { return true; }
+  explicit operator Value*() { return &*value; }
+  explicit operator Value&() { return *value; }
+  explicit operator Value&&() { return std::move(*value); }
+  template <class U>
+  static handle from_cpp(U&&, rv_policy, cleanup_list*) noexcept {
+    dlpack_mdspan::python::detail::refuse_returned_view<U>();
+    return {};
+  }
+  std::optional<Value> value;  // a view of static extents has no default constructor
+};
+
+// std::vector<M>: any sequence but str and bytes, each element a view.
+template <class M, class Alloc>
+  requires dlpm_is_view<M>
+struct type_caster<std::vector<M, Alloc>> : dlpm_container_caster<std::vector<M, Alloc>> {
+  static constexpr auto Name = const_name("collections.abc.Sequence[") + make_caster<M>::Name + const_name("]");
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    this->value.emplace();
+    if (PyUnicode_Check(src.ptr()) || PyBytes_Check(src.ptr()) || !PySequence_Check(src.ptr())) return false;
+    PyObject* items = PySequence_Fast(src.ptr(), "");  // the list or tuple itself, else a list of the items
+    if (items == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    const dlpm_container_loading loading;
+    make_caster<M> caster;
+    bool loaded = true;
+    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && i < n; ++i)
+      if ((loaded = caster.from_python(PySequence_Fast_GET_ITEM(items, i), flags, cleanup)))
+        this->value->push_back(static_cast<M>(caster));
+    Py_DECREF(items);
+    return loaded;
+  }
+};
+
+// std::optional<M>: None, or a view.
+template <class M>
+  requires dlpm_is_view<M>
+struct type_caster<std::optional<M>> : dlpm_container_caster<std::optional<M>> {
+  static constexpr auto Name = make_caster<M>::Name + const_name(" | None");
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    this->value.emplace();
+    if (src.is_none()) return true;
+    const dlpm_container_loading loading;
+    make_caster<M> caster;
+    if (!caster.from_python(src, flags, cleanup)) return false;
+    this->value->emplace(static_cast<M>(caster));
+    return true;
+  }
+};
+
+// std::variant<..., M, ...>: the first alternative that loads, each tried without conversion,
+// then with it (nanobind's order).
+template <class... Ts>
+  requires(dlpm_is_view<Ts> || ...)
+struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts...>> {
+  static constexpr auto Name = union_name(make_caster<Ts>::Name...);
+  template <class T>
+  bool alternative(handle src, uint32_t flags, cleanup_list* cleanup) {
+    make_caster<T> caster;
+    if (!caster.from_python(src, flags_for_local_caster<T>(flags), cleanup) || !caster.template can_cast<T>()) return false;
+    this->value.emplace(std::in_place_type<T>, caster.operator cast_t<T>());
+    return true;
+  }
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    const dlpm_container_loading loading;
+    if ((flags & cast_flags::convert) && (alternative<Ts>(src, flags & ~cast_flags::convert, cleanup) || ...)) return true;
+    return (alternative<Ts>(src, flags, cleanup) || ...);
+  }
+};
+
+// The containers whose nanobind casters would call a view's caster in a noexcept function,
+// refused when compiling: a std::vector of views is the container these casters take.
+template <class T>
+inline constexpr bool dlpm_refused_container = false;
+#define DLPM_NB_REFUSED_CONTAINER_(...)                                                                          \
+  {                                                                                                              \
+    static_assert(dlpm_refused_container<__VA_ARGS__>,                                                           \
+                  "dlpack_mdspan/nanobind.hpp: views in this container cannot be refused safely (nanobind loads " \
+                  "its elements in a noexcept function): take std::vector<M>, std::optional<M> or a std::variant"); \
+  }
+template <class T, class A>
+  requires dlpm_is_view<T>
+struct type_caster<std::list<T, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+template <class T, class A>
+  requires dlpm_is_view<T>
+struct type_caster<std::deque<T, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+template <class T, std::size_t N>
+  requires dlpm_is_view<T>
+struct type_caster<std::array<T, N>> DLPM_NB_REFUSED_CONTAINER_(T);
+template <class T1, class T2>
+  requires(dlpm_is_view<T1> || dlpm_is_view<T2>)
+struct type_caster<std::pair<T1, T2>> DLPM_NB_REFUSED_CONTAINER_(T1);
+template <class... Ts>
+  requires(dlpm_is_view<Ts> || ...)
+struct type_caster<std::tuple<Ts...>> DLPM_NB_REFUSED_CONTAINER_(std::tuple<Ts...>);
+template <class K, class T, class C, class A>
+  requires dlpm_is_view<T>
+struct type_caster<std::map<K, T, C, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+template <class K, class T, class H, class E, class A>
+  requires dlpm_is_view<T>
+struct type_caster<std::unordered_map<K, T, H, E, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+#undef DLPM_NB_REFUSED_CONTAINER_
 
 // Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
 // become a dlpack_mdspan.Tensor.
