@@ -256,6 +256,34 @@ print("ok")
     assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
 
 
+def test_owned_values_inside_containers(ext, np):
+    # held views and managed tensors in std::vector and std::optional, in and out; a refused
+    # element is a TypeError (nanobind: its own, in a container), never the end of the
+    # process (a subprocess, so that an abort is a failure of this test)
+    code = f"""
+import importlib
+import numpy as np
+ext = importlib.import_module({ext.__name__!r})
+assert ext.count_held([np.zeros((2, 3), np.float32), np.ones((4, 5), np.float32)]) == 2
+assert ext.maybe_pass(None) is None
+assert np.from_dlpack(ext.maybe_pass(np.arange(3.0))).tolist() == [0.0, 1.0, 2.0]
+assert [np.from_dlpack(t).tolist() for t in ext.two_aranges()] == [[[0, 1, 2], [3, 4, 5]]] * 2
+capsule = np.arange(3.0).__dlpack__()
+ext.maybe_pass(capsule)
+for call in (lambda: ext.count_held([np.zeros((2, 3), np.float64)]),
+             lambda: ext.maybe_pass(capsule)):  # taken once: a second import is refused
+    try:
+        call()
+    except (TypeError, BufferError):
+        pass
+    else:
+        raise AssertionError("accepted")
+print("ok")
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+
+
 def test_views_borrowed_inside_a_container_outlive_their_elements(ext, np):
     # Our own Tensor is borrowed through its exchange API, where the argument keeps the
     # memory: an element of a container need not (a sequence's items made on access, which a

@@ -19,11 +19,11 @@
 //
 // Parameters such as std::optional<M>, std::vector<M> and std::variant<M, ...> work too: the
 // tensor behind each view is kept until the call returns (python_casters.hpp, call_view). A
-// view refused inside one of them fails the argument (the next overload, else nanobind's
-// "incompatible function arguments") instead of raising the library's reason: nanobind calls
-// an element's caster in a noexcept function, where a raise would end the process. Other
-// containers of views (std::array, std::list, std::deque, std::pair, std::tuple, std::map,
-// std::unordered_map) do not compile: take a std::vector.
+// view (or a held_view<M>, a managed_tensor) refused inside one of them fails the argument
+// (the next overload, else nanobind's "incompatible function arguments") instead of raising
+// the library's reason: nanobind calls an element's caster in a noexcept function, where a
+// raise would end the process. Other containers of views (std::array, std::list, std::deque,
+// std::pair, std::tuple, std::map, std::unordered_map) do not compile: take a std::vector.
 //
 // nb::cast<std::mdspan<...>>(obj) is refused (the view would outlive the caster that owns
 // its tensor): cast to dlpack_mdspan::python::held_view<M> instead.
@@ -46,19 +46,9 @@
 
 namespace nanobind::detail {
 
-// The casters' two rules, once: a refusal may raise only where conversion is allowed and
-// the dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept);
-// a raise throws the exception that refuse() left set.
-inline bool dlpm_may_raise(uint32_t flags) noexcept {
-  return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
-}
-inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
-  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) throw python_error();
-  return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
-}
-
-// How many containers of views (below) are loading on this thread: a view loaded inside one
-// never raises, since nanobind calls an element's caster in a noexcept function.
+// How many of this header's containers (below) are loading on this thread: nanobind calls a
+// container's element casters in a noexcept function, where a raise would end the process
+// (std::terminate), so an element loaded inside one never raises.
 inline thread_local unsigned dlpm_containers_loading = 0;
 struct dlpm_container_loading {
   dlpm_container_loading() noexcept { ++dlpm_containers_loading; }
@@ -66,6 +56,17 @@ struct dlpm_container_loading {
   dlpm_container_loading(const dlpm_container_loading&) = delete;
   dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
 };
+
+// The casters' two rules, once: a refusal may raise only where conversion is allowed, the
+// dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept) and
+// no container is loading; a raise throws the exception that refuse() left set.
+inline bool dlpm_may_raise(uint32_t flags) noexcept {
+  return (flags & cast_flags::convert) && !(flags & cast_flags::manual) && dlpm_containers_loading == 0;
+}
+inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
+  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) throw python_error();
+  return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
+}
 
 // std::mdspan<T, E, L, A>, legacy_writable<M> and stream_ordered<M>: a view for the call.
 template <class P>
@@ -81,8 +82,7 @@ struct dlpm_view_caster {
 
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    const bool may_raise = dlpm_may_raise(flags) && dlpm_containers_loading == 0;
-    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), may_raise)))
+    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags))))
       return false;
     // Kept until the call returns (a container's caster destroys or reuses this one first):
     // the owner object, else the object the view was borrowed from, which a container's
@@ -112,7 +112,7 @@ struct type_caster<dlpack_mdspan::python::legacy_writable<M>> : dlpm_view_caster
 template <class M>
 struct type_caster<dlpack_mdspan::python::stream_ordered<M>> : dlpm_view_caster<dlpack_mdspan::python::stream_ordered<M>> {};
 
-// ---- containers of views --------------------------------------------------------------------
+// ---- containers of views and owned values ----------------------------------------------------
 
 template <class T>
 inline constexpr bool dlpm_is_view = false;
@@ -122,8 +122,15 @@ template <class M>
 inline constexpr bool dlpm_is_view<dlpack_mdspan::python::legacy_writable<M>> = true;
 template <class M>
 inline constexpr bool dlpm_is_view<dlpack_mdspan::python::stream_ordered<M>> = true;
+// The types whose casters raise a refusal: the views and the owned values.
+template <class T>
+inline constexpr bool dlpm_raises = dlpm_is_view<T>;
+template <class M>
+inline constexpr bool dlpm_raises<dlpack_mdspan::python::held_view<M>> = true;
+template <>
+inline constexpr bool dlpm_raises<dlpack_mdspan::managed_tensor> = true;
 
-// What a container of views holds and hands to the function (constrained specializations:
+// What a container of them holds and hands to the function (constrained specializations:
 // they take the place of nanobind's own casters of these containers, included or not).
 template <class Value_>
 struct dlpm_container_caster {
@@ -135,21 +142,36 @@ struct dlpm_container_caster {
   explicit operator Value*() { return &*value; }
   explicit operator Value&() { return *value; }
   explicit operator Value&&() { return std::move(*value); }
-  template <class U>
-  static handle from_cpp(U&&, rv_policy, cleanup_list*) noexcept {
-    dlpack_mdspan::python::detail::refuse_returned_view<U>();
-    return {};
-  }
   std::optional<Value> value;  // a view of static extents has no default constructor
+
+  // An element, loaded as nanobind's containers load one, into `out`.
+  template <class T, class Out>
+  static bool element(handle src, uint32_t flags, cleanup_list* cleanup, Out&& out) {
+    make_caster<T> caster;
+    if (!caster.from_python(src, flags_for_local_caster<T>(flags), cleanup) || !caster.template can_cast<T>()) return false;
+    out(caster.operator cast_t<T>());
+    return true;
+  }
+  // An element returned: a view cannot be (nothing would own its memory), an owned value
+  // becomes a dlpack_mdspan.Tensor.
+  template <class T, class U>
+  static handle element_to_python(U&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    if constexpr (dlpm_is_view<T>) {
+      dlpack_mdspan::python::detail::refuse_returned_view<U>();
+      return {};
+    } else {
+      return make_caster<T>::from_cpp(std::forward<U>(v), policy, cleanup);
+    }
+  }
 };
 
-// std::vector<M>: any sequence but str and bytes, each element a view.
-template <class M, class Alloc>
-  requires dlpm_is_view<M>
-struct type_caster<std::vector<M, Alloc>> : dlpm_container_caster<std::vector<M, Alloc>> {
-  static constexpr auto Name = const_name("collections.abc.Sequence[") + make_caster<M>::Name + const_name("]");
+// std::vector<T>: any sequence but str and bytes.
+template <class T, class Alloc>
+  requires dlpm_raises<T>
+struct type_caster<std::vector<T, Alloc>> : dlpm_container_caster<std::vector<T, Alloc>> {
+  static constexpr auto Name = const_name("collections.abc.Sequence[") + make_caster<T>::Name + const_name("]");
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
-    this->value.emplace();
+    auto& out = this->value.emplace();
     if (PyUnicode_Check(src.ptr()) || PyBytes_Check(src.ptr()) || !PySequence_Check(src.ptr())) return false;
     PyObject* items = PySequence_Fast(src.ptr(), "");  // the list or tuple itself, else a list of the items
     if (items == nullptr) {
@@ -157,61 +179,80 @@ struct type_caster<std::vector<M, Alloc>> : dlpm_container_caster<std::vector<M,
       return false;
     }
     const dlpm_container_loading loading;
-    make_caster<M> caster;
     bool loaded = true;
     for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && i < n; ++i)
-      if ((loaded = caster.from_python(PySequence_Fast_GET_ITEM(items, i), flags, cleanup)))
-        this->value->push_back(static_cast<M>(caster));
+      loaded = this->template element<T>(PySequence_Fast_GET_ITEM(items, i), flags, cleanup,
+                                         [&](auto&& e) { out.push_back(std::forward<decltype(e)>(e)); });
     Py_DECREF(items);
     return loaded;
   }
-};
-
-// std::optional<M>: None, or a view.
-template <class M>
-  requires dlpm_is_view<M>
-struct type_caster<std::optional<M>> : dlpm_container_caster<std::optional<M>> {
-  static constexpr auto Name = make_caster<M>::Name + const_name(" | None");
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
-    this->value.emplace();
-    if (src.is_none()) return true;
-    const dlpm_container_loading loading;
-    make_caster<M> caster;
-    if (!caster.from_python(src, flags, cleanup)) return false;
-    this->value->emplace(static_cast<M>(caster));
-    return true;
+  // A returned vector of owned values (moved): a list of Tensors.
+  static handle from_cpp(std::vector<T, Alloc>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    object list = steal(PyList_New(static_cast<Py_ssize_t>(v.size())));
+    if (!list.is_valid()) return {};
+    Py_ssize_t i = 0;
+    for (auto& e : v) {
+      const handle item = dlpm_container_caster<std::vector<T, Alloc>>::template element_to_python<T>(std::move(e), policy, cleanup);
+      if (!item.is_valid()) return {};
+      PyList_SET_ITEM(list.ptr(), i++, item.ptr());
+    }
+    return list.release();
   }
 };
 
-// std::variant<..., M, ...>: the first alternative that loads, each tried without conversion,
-// then with it (nanobind's order).
+// std::optional<T>: None, or a T.
+template <class T>
+  requires dlpm_raises<T>
+struct type_caster<std::optional<T>> : dlpm_container_caster<std::optional<T>> {
+  static constexpr auto Name = make_caster<T>::Name + const_name(" | None");
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+    auto& out = this->value.emplace();
+    if (src.is_none()) return true;
+    const dlpm_container_loading loading;
+    return this->template element<T>(src, flags, cleanup, [&](auto&& e) { out.emplace(std::forward<decltype(e)>(e)); });
+  }
+  static handle from_cpp(std::optional<T>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    if (!v) return none().release();
+    return dlpm_container_caster<std::optional<T>>::template element_to_python<T>(std::move(*v), policy, cleanup);
+  }
+};
+
+// std::variant<...>: the first alternative that loads, each tried without conversion, then
+// with it (nanobind's order).
 template <class... Ts>
-  requires(dlpm_is_view<Ts> || ...)
+  requires(dlpm_raises<Ts> || ...)
 struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts...>> {
   static constexpr auto Name = union_name(make_caster<Ts>::Name...);
   template <class T>
   bool alternative(handle src, uint32_t flags, cleanup_list* cleanup) {
-    make_caster<T> caster;
-    if (!caster.from_python(src, flags_for_local_caster<T>(flags), cleanup) || !caster.template can_cast<T>()) return false;
-    this->value.emplace(std::in_place_type<T>, caster.operator cast_t<T>());
-    return true;
+    return this->template element<T>(src, flags, cleanup, [&](auto&& e) { this->value.emplace(std::in_place_type<T>, std::forward<decltype(e)>(e)); });
   }
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
     const dlpm_container_loading loading;
     if ((flags & cast_flags::convert) && (alternative<Ts>(src, flags & ~cast_flags::convert, cleanup) || ...)) return true;
     return (alternative<Ts>(src, flags, cleanup) || ...);
   }
+  static handle from_cpp(std::variant<Ts...>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    return std::visit(
+        [&](auto&& e) {
+          using T = std::remove_cvref_t<decltype(e)>;
+          return dlpm_container_caster<std::variant<Ts...>>::template element_to_python<T>(std::move(e), policy, cleanup);
+        },
+        std::move(v));
+  }
 };
 
-// The containers whose nanobind casters would call a view's caster in a noexcept function,
-// refused when compiling: a std::vector of views is the container these casters take.
+// The other containers of views, whose nanobind casters would load them in a noexcept
+// function, refused when compiling (a view is never returned, so nothing else is lost): a
+// std::vector is the container these casters take. (Owned values in them keep nanobind's
+// casters, which also return them: there a refused element ends the process.)
 template <class T>
 inline constexpr bool dlpm_refused_container = false;
 #define DLPM_NB_REFUSED_CONTAINER_(...)                                                                          \
   {                                                                                                              \
     static_assert(dlpm_refused_container<__VA_ARGS__>,                                                           \
-                  "dlpack_mdspan/nanobind.hpp: views in this container cannot be refused safely (nanobind loads " \
-                  "its elements in a noexcept function): take std::vector<M>, std::optional<M> or a std::variant"); \
+                  "dlpack_mdspan/nanobind.hpp: views in this container cannot be refused safely (nanobind "        \
+                  "loads its elements in a noexcept function): take std::vector, std::optional or std::variant");  \
   }
 template <class T, class A>
   requires dlpm_is_view<T>

@@ -148,6 +148,17 @@ inline double total_variant(std::variant<const_f64_strided, std::string> a) {
   return std::holds_alternative<const_f64_strided>(a) ? total(std::get<const_f64_strided>(a)) : -1.0;
 }
 
+/// Owned values inside containers: held views in (their count out), an optional tensor in and
+/// out, tensors out as a list.
+inline int64_t count_held(std::vector<dp::held_view<const_f32_2d>> each) { return static_cast<int64_t>(each.size()); }
+inline std::optional<dlpack_mdspan::managed_tensor> maybe_pass(std::optional<dlpack_mdspan::managed_tensor> t) { return t; }
+inline std::vector<dlpack_mdspan::managed_tensor> two_aranges() {
+  std::vector<dlpack_mdspan::managed_tensor> out;
+  out.push_back(arange_2x3());
+  out.push_back(arange_2x3());
+  return out;
+}
+
 /// Binds every function above on `m`, for nanobind and pybind11 alike: `no_convert` is the
 /// library's arg("a").noconvert(), `release_gil` its call_guard<gil_scoped_release>.
 template <class Module, class NoConvert, class ReleaseGil>
@@ -177,6 +188,9 @@ void define_all(Module& m, NoConvert no_convert, ReleaseGil release_gil) {
   m.def("total_optional", &total_optional);
   m.def("total_each", &total_each);
   m.def("total_variant", &total_variant);
+  m.def("count_held", &count_held);
+  m.def("maybe_pass", &maybe_pass);
+  m.def("two_aranges", &two_aranges);
   m.def("ready_on_cuda", &ready_on<const_cuda_f32_1d>);
   m.def("ready_on_cpu", &ready_on<const_f32_1d>);
 }
