@@ -57,14 +57,19 @@ struct dlpm_container_loading {
   dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
 };
 
-// The casters' two rules, once: a refusal may raise only where conversion is allowed, the
-// dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept) and
-// no container is loading; a raise throws the exception that refuse() left set.
+// The casters' two rules, once: a refusal may raise only where conversion is allowed and
+// the dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept);
+// a raise throws the exception that refuse() left set, unless a container is loading (then
+// it is cleared: the argument fails). The container test is on the refusal's path only.
 inline bool dlpm_may_raise(uint32_t flags) noexcept {
-  return (flags & cast_flags::convert) && !(flags & cast_flags::manual) && dlpm_containers_loading == 0;
+  return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
 }
 inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
-  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) throw python_error();
+  if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) [[unlikely]] {
+    if (dlpm_containers_loading == 0) throw python_error();
+    PyErr_Clear();
+    return false;
+  }
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
 }
 
