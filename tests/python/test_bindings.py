@@ -208,14 +208,20 @@ def test_cast_to_a_bare_view(ext, np):
     assert ext.cast_held(np.zeros((3, 2), np.float32)) == 3
 
 
+def passes_in_a_subprocess(ext, body):
+    """Runs `body` (which ends by printing "ok") in a fresh interpreter, with NumPy as `np`
+    and the extension as `ext`: a fault or an abort is then this test's failure, not the end
+    of the run."""
+    code = f"import importlib\nimport numpy as np\next = importlib.import_module({ext.__name__!r})\n{body}"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+
+
 def test_views_inside_containers_outlive_their_element_casters(ext, np):
     # A bare capsule is the only owner of its array: once the tensor is released the array
     # is freed, and at 64 MiB malloc returns it to the system, so a view still in use faults
     # (a subprocess, to report that as a failure rather than end the run).
-    code = f"""
-import importlib
-import numpy as np
-ext = importlib.import_module({ext.__name__!r})
+    passes_in_a_subprocess(ext, """
 n = 1 << 23
 expected = n * (n - 1) / 2
 capsule = lambda: np.arange(n, dtype=np.float64).__dlpack__()
@@ -225,9 +231,7 @@ assert ext.total_each([capsule(), capsule()]) == 2 * expected
 assert ext.total_variant(capsule()) == expected
 assert ext.total_variant("not a tensor") == -1.0
 print("ok")
-"""
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+""")
 
 
 def test_a_view_refused_inside_a_container_is_a_type_error(ext, np):
@@ -235,10 +239,7 @@ def test_a_view_refused_inside_a_container_is_a_type_error(ext, np):
     # process (std::terminate): a refused element fails the argument there (nanobind's
     # "incompatible function arguments"), where pybind11 raises the library's reason. In a
     # subprocess, so that an abort is a failure of this test.
-    code = f"""
-import importlib
-import numpy as np
-ext = importlib.import_module({ext.__name__!r})
+    passes_in_a_subprocess(ext, """
 for call in (lambda: ext.total_optional(np.zeros(3, np.float32)),
              lambda: ext.total_each([np.zeros(3), np.zeros(3, np.float32)]),
              lambda: ext.total_each([np.zeros((2, 2))]),
@@ -251,19 +252,14 @@ for call in (lambda: ext.total_optional(np.zeros(3, np.float32)),
         raise AssertionError("accepted")
 assert ext.total_each([np.arange(3.0), np.ones(2)]) == 5.0
 print("ok")
-"""
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+""")
 
 
 def test_owned_values_inside_containers(ext, np):
     # held views and managed tensors in std::vector and std::optional, in and out; a refused
     # element is a TypeError (nanobind: its own, in a container), never the end of the
     # process (a subprocess, so that an abort is a failure of this test)
-    code = f"""
-import importlib
-import numpy as np
-ext = importlib.import_module({ext.__name__!r})
+    passes_in_a_subprocess(ext, """
 assert ext.count_held([np.zeros((2, 3), np.float32), np.ones((4, 5), np.float32)]) == 2
 assert ext.maybe_pass(None) is None
 assert np.from_dlpack(ext.maybe_pass(np.arange(3.0))).tolist() == [0.0, 1.0, 2.0]
@@ -279,9 +275,7 @@ for call in (lambda: ext.count_held([np.zeros((2, 3), np.float64)]),
     else:
         raise AssertionError("accepted")
 print("ok")
-"""
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+""")
 
 
 def test_views_borrowed_inside_a_container_outlive_their_elements(ext, np):
@@ -290,11 +284,8 @@ def test_views_borrowed_inside_a_container_outlive_their_elements(ext, np):
     # copy of the sequence holds until it is freed, before the function runs). The element
     # is kept until the call returns. 64 MiB each, so that a freed one's memory goes back to
     # the system and a read of it faults (a subprocess, to report that as a failure).
-    code = f"""
-import importlib
-import numpy as np
+    passes_in_a_subprocess(ext, """
 import _core
-ext = importlib.import_module({ext.__name__!r})
 n = 1 << 23
 class Made:
     def __len__(self):
@@ -305,9 +296,7 @@ class Made:
         return _core.from_dlpack(np.arange(n, dtype=np.float64))
 assert ext.total_each(Made()) == 2 * (n * (n - 1) / 2)
 print("ok")
-"""
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert (run.returncode, run.stdout.strip()) == (0, "ok"), run.stderr
+""")
 
 
 def test_torch_1_legacy_tensors(ext, torch):

@@ -135,10 +135,11 @@ inline constexpr bool dlpm_raises<dlpack_mdspan::python::held_view<M>> = true;
 template <>
 inline constexpr bool dlpm_raises<dlpack_mdspan::managed_tensor> = true;
 
-// What a container of them holds and hands to the function (constrained specializations:
-// they take the place of nanobind's own casters of these containers, included or not).
+// A value the caster makes and hands over, by pointer, reference or move (an owned tensor, a
+// container): held in an optional, since not every such value has a default constructor (a
+// view of static extents, a managed tensor).
 template <class Value_>
-struct dlpm_container_caster {
+struct dlpm_held_value {
   using Value = Value_;
   template <typename T_>
   using Cast = movable_cast_t<T_>;
@@ -147,7 +148,13 @@ struct dlpm_container_caster {
   explicit operator Value*() { return &*value; }
   explicit operator Value&() { return *value; }
   explicit operator Value&&() { return std::move(*value); }
-  std::optional<Value> value;  // a view of static extents has no default constructor
+  std::optional<Value> value;
+};
+
+// What a container of them holds and hands to the function (constrained specializations:
+// they take the place of nanobind's own casters of these containers, included or not).
+template <class Value_>
+struct dlpm_container_caster : dlpm_held_value<Value_> {
 
   // An element, loaded as nanobind's containers load one, into `out`.
   template <class T, class Out>
@@ -285,17 +292,9 @@ struct type_caster<std::unordered_map<K, T, H, E, A>> DLPM_NB_REFUSED_CONTAINER_
 // Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
 // become a dlpack_mdspan.Tensor.
 template <class Value_, auto& Label>
-struct dlpm_owned_caster {
+struct dlpm_owned_caster : dlpm_held_value<Value_> {
   using Value = Value_;
   static constexpr auto Name = io_name(Label, "dlpack_mdspan.Tensor");
-  template <typename T_>
-  using Cast = movable_cast_t<T_>;
-  template <typename T_>
-  static constexpr bool can_cast() { return true; }
-
-  explicit operator Value*() { return &*value; }
-  explicit operator Value&() { return *value; }
-  explicit operator Value&&() { return std::move(*value); }
 
   static handle from_cpp(Value&& v, rv_policy, cleanup_list*) noexcept {
     return dlpack_mdspan::python::detail::to_python(std::move(v));
@@ -304,8 +303,6 @@ struct dlpm_owned_caster {
     if (v == nullptr) return none().release();
     return dlpack_mdspan::python::detail::to_python(std::move(*v));
   }
-
-  std::optional<Value> value;
 };
 
 template <class M>
