@@ -155,7 +155,6 @@ struct dlpm_held_value {
 // they take the place of nanobind's own casters of these containers, included or not).
 template <class Value_>
 struct dlpm_container_caster : dlpm_held_value<Value_> {
-
   // An element, loaded as nanobind's containers load one, into `out`.
   template <class T, class Out>
   static bool element(handle src, uint32_t flags, cleanup_list* cleanup, Out&& out) {
