@@ -89,14 +89,8 @@ struct dlpm_view_caster {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
     if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags))))
       return false;
-    // Kept until the call returns (a container's caster destroys or reuses this one first):
-    // the owner object, else the object the view was borrowed from, which a container's
-    // element need not outlive the call (a sequence's item made on access, an element a
-    // callback removes).
-    if (cleanup != nullptr) {
-      PyObject* keep_alive = loaded.release_keep_alive();
-      cleanup->append(keep_alive != nullptr ? keep_alive : Py_NewRef(src.ptr()));
-    }
+    // Kept until the call returns (a container's caster destroys or reuses this one first).
+    if (cleanup != nullptr) cleanup->append(loaded.release_keep_alive(src.ptr()));
     return true;
   }
   explicit operator Value() { return loaded.template parameter<Value>(); }

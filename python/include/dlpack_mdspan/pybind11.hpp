@@ -44,10 +44,8 @@ struct dlpm_view_caster {
   bool load(handle src, bool convert) {
     if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), convert))) return false;
     // This caster may be gone before the view is used (py::cast, or a container's caster):
-    // what keeps the memory alive (the owner object, else the object it was borrowed from)
-    // lives until the bound function returns.
-    const object keep_alive = reinterpret_steal<object>(loaded.release_keep_alive());
-    loader_life_support::add_patient(keep_alive ? handle(keep_alive) : src);
+    // what keeps the memory alive lives until the bound function returns.
+    loader_life_support::add_patient(reinterpret_steal<object>(loaded.release_keep_alive(src.ptr())));
     return true;
   }
   explicit operator P() { return loaded.template parameter<P>(); }

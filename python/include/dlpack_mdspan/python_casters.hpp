@@ -296,10 +296,10 @@ const dlpm_requirements* announced_requirements() noexcept {
   }
 }
 
-/// An M for the duration of one call, and what keeps its memory alive: nothing when it was
-/// borrowed through the exchange API (the argument does), else an owner object (through
-/// __dlpack__, the producer's own capsule: no allocation; dlpm_py_borrow's keep_alive). The binding
-/// keeps that until its call ends (nanobind's cleanup list, pybind11's loader_life_support),
+/// An M for the duration of one call, and what keeps its memory alive: the object it was
+/// borrowed from, through the exchange API, else an owner object (through __dlpack__, the
+/// producer's own capsule: no allocation; dlpm_py_borrow's keep_alive). The binding keeps
+/// that until its call ends (nanobind's cleanup list, pybind11's loader_life_support),
 /// not this caster: a caster inside a container's caster (std::optional, std::vector,
 /// std::variant) is destroyed, or reused, before the function runs. A caster destroyed or
 /// reloaded while still holding it lets go, which needs the GIL: both binding libraries
@@ -356,9 +356,14 @@ class call_view {
     if constexpr (unwrap_parameter<P>::stream_ordered) return P(*view_, ready_);
     else return P(*view_);
   }
-  /// What keeps the view's memory alive, for the binding to keep until its call ends: a
-  /// reference, or NULL when the argument itself does.
-  [[nodiscard]] PyObject* release_keep_alive() noexcept { return std::exchange(keep_alive_, nullptr); }
+  /// What keeps the view's memory alive, for the binding to keep until its call ends, as a
+  /// new reference: the owner object, else `src`, the object the view was borrowed from (a
+  /// container's element need not outlive the call: a sequence's item made on access, an
+  /// element a callback removes).
+  [[nodiscard]] PyObject* release_keep_alive(PyObject* src) noexcept {
+    PyObject* owner = std::exchange(keep_alive_, nullptr);
+    return owner != nullptr ? owner : Py_NewRef(src);
+  }
 
  private:
   PyObject* keep_alive_ = nullptr;
