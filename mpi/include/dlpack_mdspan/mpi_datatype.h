@@ -83,8 +83,8 @@ typedef struct dlpm_mpi_element {
 } dlpm_mpi_element;
 
 /** How a layout that is not compact row-major travels: DLPM_MPI_CHOSEN lets
- * dlpm_mpi_packs decide (the default of every API); DLPM_MPI_DERIVED forces the derived
- * datatype, DLPM_MPI_PACKED the library's pack (benchmarks and tests compare the two). */
+ * dlpm_mpi_packs decide; DLPM_MPI_DERIVED, the default of every API, is the derived
+ * datatype; DLPM_MPI_PACKED the library's pack (benchmarks and tests compare the two). */
 typedef enum dlpm_mpi_transfer { DLPM_MPI_CHOSEN = 0, DLPM_MPI_DERIVED = 1, DLPM_MPI_PACKED = 2 } dlpm_mpi_transfer;
 
 /** A packed buffer's own memory (dlpm_mpi_datatype.packing): the tensor's coalesced loops,
