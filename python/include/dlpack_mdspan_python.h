@@ -353,9 +353,12 @@ DLPM_PY_API PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT;
 typedef int (*dlpm_py_stream_wait_fn)(void* ctx, DLDevice device, int32_t has_stream, int64_t consumer_stream);
 
 /** dlpm_py_tensor_new for memory that device work may still be writing: `wait(ctx, ...)`
- * runs on every __dlpack__ call for a device with streams (see dlpm_py_stream_wait_fn).
- * `ctx` must outlive the object. The exchange API's exports do not call it: they are
- * "no sync" by definition, and consumers use current_work_stream. */
+ * runs on every __dlpack__ call for a device with streams (see dlpm_py_stream_wait_fn): a
+ * zero-copy export's with the consumer's stream, a copy's (dl_device, copy=True) with the
+ * stream the copy runs on. Exports through the Tensor type's exchange API ("no sync") call
+ * it with the library's stream of the device, which the table's current_work_stream names,
+ * so a consumer that launches on that stream after the export reads the producer's writes.
+ * `ctx` must outlive the object. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, dlpm_py_stream_wait_fn wait,
                                                    void* ctx) DLPM_NOEXCEPT;
 
@@ -375,7 +378,10 @@ typedef struct dlpm_py_device_hooks {
    * kDLCUDAHost), make the consumer's `stream` wait for the producer's work on the memory.
    * `stream` is the object the consumer passed (Py_None when none): an integer for CUDA and
    * ROCm (the array API's encoding), a dpctl.SyclQueue or its "SyclQueueRef" capsule for
-   * kDLOneAPI. A stream of the wrong kind is the hook's TypeError. */
+   * kDLOneAPI. A stream of the wrong kind is the hook's TypeError. Without a copy hook, a
+   * copy the component makes of CUDA or ROCm memory, and an export through the exchange API,
+   * call it too, with the stream they use as an integer (as dlpm_py_tensor_new_on_stream's
+   * wait). */
   int (*wait)(void* ctx, DLDevice device, PyObject* stream);
   /** Optional: a compact row-major copy of `source` on `target`, ordered after the
    * producer's work: the consumer's dl_device (a copy across devices), or the tensor's own
@@ -393,7 +399,8 @@ typedef struct dlpm_py_device_hooks {
 
 /** dlpm_py_tensor_new for memory a device runtime owns: the Tensor calls `hooks` (copied;
  * NULL: none) for stream ordering and for copies (__dlpack__'s dl_device and copy).
- * Without a copy hook, __dlpack__ copies only memory the CPU can read, and only to kDLCPU.
+ * Without a copy hook, __dlpack__ copies memory the CPU can read to kDLCPU, and CUDA or ROCm
+ * memory through its runtime (as dlpm_py_tensor_import), after the `wait` hook; nothing else.
  * On failure `t` is deleted and `release` (if any) called, except for a hooks version this
  * header does not know (a ValueError), whose fields are not read. */
 DLPM_PY_API PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t,

@@ -28,6 +28,10 @@
  *                                   exception instance), or, for None, fail without one
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
+ *   waiting_tensor(address, n, wait, device_type, hooks)  a Tensor over n float32 at a device
+ *                                   address whose producer orders consumers through the Python
+ *                                   callable wait(has_stream, stream) (dlpm_py_tensor_new_on_stream,
+ *                                   or with hooks a wait hook alone: dlpm_py_tensor_new_on_device)
  *   traced(obj, version, borrow)    dlpm_py_options.provenance: how obj's tensor came
  *   ready_stream(obj, borrow=False, stream=None, exchange=True)   its stream_order and
  *                                   ready_stream (provenance version 2): (order, stream or None)
@@ -667,6 +671,53 @@ static PyObject* hooked_tensor(PyObject* module, PyObject* args) {
   return dlpm_py_tensor_new_on_device(t, &hooks);
 }
 
+/* waiting_tensor(address, n, wait, device_type, hooks): see the list above. The memory is the
+ * caller's (a stub runtime's); the callable is kept by the Tensor's hooks (released with it),
+ * or, for dlpm_py_tensor_new_on_stream (whose ctx must outlive the Tensor), for the process. */
+static int call_wait(PyObject* wait, int has_stream, PyObject* stream) {
+  PyObject* r = PyObject_CallFunction(wait, "iO", has_stream, stream);
+  Py_XDECREF(r);
+  return r == NULL ? -1 : 0;
+}
+
+static int integer_wait(void* ctx, DLDevice device, int32_t has_stream, int64_t consumer_stream) {
+  PyObject* stream = has_stream ? PyLong_FromLongLong(consumer_stream) : Py_NewRef(Py_None);
+  int r;
+  (void)device;
+  if (stream == NULL) return -1;
+  r = call_wait((PyObject*)ctx, has_stream != 0, stream);
+  Py_DECREF(stream);
+  return r;
+}
+
+static int object_wait(void* ctx, DLDevice device, PyObject* stream) {
+  (void)device;
+  return call_wait((PyObject*)ctx, stream != Py_None, stream);
+}
+
+static void drop_wait(void* ctx) { Py_DECREF((PyObject*)ctx); }
+
+static PyObject* waiting_tensor(PyObject* module, PyObject* args) {
+  unsigned long long address;
+  long long n;
+  PyObject* wait;
+  int device_type, hooks;
+  int64_t shape[1];
+  DLManagedTensorVersioned* t;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "KLOip", &address, &n, &wait, &device_type, &hooks)) return NULL;
+  shape[0] = n;
+  if (dlpm_managed_new((void*)(uintptr_t)address, 1, shape, NULL, (DLDataType){kDLFloat, 32, 1},
+                       (DLDevice){(DLDeviceType)device_type, 0}, 0, 0, NULL, NULL, &t) != DLPM_OK)
+    return dlpm_py_raise(DLPM_E_INVALID_ARGUMENT);
+  Py_INCREF(wait);
+  if (hooks) {
+    const dlpm_py_device_hooks h = {DLPM_PY_DEVICE_HOOKS_VERSION, wait, object_wait, NULL, drop_wait};
+    return dlpm_py_tensor_new_on_device(t, &h);
+  }
+  return dlpm_py_tensor_new_on_stream(t, integer_wait, wait);
+}
+
 static PyObject* hooks_released(PyObject* module, PyObject* unused) {
   (void)module;
   (void)unused;
@@ -1088,6 +1139,7 @@ static PyMethodDef module_methods[] = {
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},
+    {"waiting_tensor", waiting_tensor, METH_VARARGS, "A Tensor of device memory whose producer's wait is a callable."},
     {"capsule_peek", capsule_peek, METH_VARARGS, "dlpm_py_capsule_peek: (ndim, flags, name) or None."},
     {"borrow_kept", borrow_kept, METH_VARARGS, "dlpm_py_borrow with keep_alive: (keep_alive, data address, its capsule name)."},
     {"borrow_checked", (PyCFunction)(void (*)(void))borrow_checked, METH_VARARGS | METH_KEYWORDS,

@@ -162,7 +162,7 @@ def clean_stub(request):
 
 def pytest_generate_tests(metafunc):
     """The cases that differ by runtime, from the suite's RT: (parameters..., id) tuples."""
-    for arg in ("stream_case", "refused_stream", "allocator", "failure", "absent"):
+    for arg in ("stream_case", "refused_stream", "allocator", "failure", "absent", "memory_kind"):
         if arg in metafunc.fixturenames:
             cases = getattr(metafunc.module.RT, arg + "s")
             metafunc.parametrize(arg, [c[:-1] for c in cases], ids=[c[-1] for c in cases])
@@ -250,6 +250,87 @@ def test_stream_order_is_kept_through_the_exchange_api(rt):
     del first, second
 
 
+# ---- a producer's own wait (dlpm_py_tensor_new_on_stream, a wait hook) ---------------------
+
+
+def waiting(rt, device_type, hooks, n=6):
+    """A Tensor over device memory that a kernel still queued on the producer's stream fills
+    with 7.0, whose producer orders consumers through a wait it lends (a wait hook, or
+    dlpm_py_tensor_new_on_stream's), as python_cuda.hpp's do: an event recorded on its stream,
+    the stream it is told made to wait on it. Also the streams the wait was told."""
+    address = rt.device_memory(4 * n)
+    stream, event = rt.new_stream(), rt.new_event()
+    assert rt.lib.stub_launch_fill(stream, address, 7.0, n) == 0
+    told = []
+
+    def wait(has_stream, consumer):
+        told.append(consumer if has_stream else None)
+        consumer = consumer if has_stream else rt.default_stream
+        if consumer != -1:
+            rt.call("stub_event_record", ctypes.c_void_p(event), ctypes.c_void_p(stream))
+            rt.call("stub_stream_wait_event", ctypes.c_void_p(consumer), ctypes.c_void_p(event))
+
+    return dl.waiting_tensor(address, n, wait, device_type, hooks), address, told
+
+
+WAITS = pytest.mark.parametrize("hooks", [False, True], ids=["new_on_stream", "wait_hook"])
+
+
+@WAITS
+def test_a_zero_copy_export_asks_the_producers_wait(rt, memory_kind, hooks):
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    consumer = rt.new_stream()
+    t.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert told == [consumer]
+    assert rt.read_floats(consumer, address, 6) == [7.0] * 6
+
+
+@WAITS
+def test_a_copy_to_the_cpu_is_ordered_after_the_producers_wait(rt, memory_kind, hooks):
+    """The copy's stream waits as a consumer's would (managed memory too, which the CPU could
+    read at once, before the producer's kernel has run)."""
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0)))
+    assert r["copied"] and floats(r["bytes"]) == [7.0] * 6, told
+    assert len(told) == 1 and told[0] not in (None, -1)
+    copy = dl.tensor_import(t, copy=True, device=(KDLCPU, 0))  # from_dlpack's copy
+    assert floats(dl.consume(copy)["bytes"]) == [7.0] * 6
+
+
+@WAITS
+def test_a_copy_on_the_device_is_ordered_after_the_producers_wait(rt, memory_kind, hooks):
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    consumer = rt.new_stream()
+    capsule = t.__dlpack__(max_version=(1, 3), copy=True, stream=consumer)
+    assert told == [consumer]
+    assert rt.lib.stub_run(consumer) == 0  # the copy, queued on the consumer's stream
+    r = dl.consume(capsule)
+    assert r["copied"] and r["device"][0] == memory_kind[0] and floats(r["bytes"]) == [7.0] * 6
+
+
+@WAITS
+def test_the_exchange_api_orders_its_work_stream_after_the_producers_wait(rt, memory_kind, hooks):
+    """An export through the Tensor type's exchange API ("no sync") asks the wait to order the
+    library's stream, which current_work_stream names: a Tensor of that Tensor, and its
+    consumers, read the producer's writes."""
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    again = dl.reexport(t)  # dlpm_py_tensor_import: the exchange API
+    assert len(told) == 1 and told[0] not in (None, -1)
+    consumer = rt.new_stream()
+    again.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert rt.read_floats(consumer, address, 6) == [7.0] * 6
+    del again
+
+
+def test_the_cpu_is_device_0(rt):
+    """dl_device=(kDLCPU, 3) names no device: refused, not a copy on (kDLCPU, 0)."""
+    for t in (dl.reexport(producer(rt)), dl.tensor((4,))):
+        with pytest.raises(BufferError, match=r"^__dlpack__: dl_device=\(1, 3\) names no device: the CPU is device 0"):
+            t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 3))
+    with pytest.raises(BufferError, match=r"^__dlpack__: dl_device=\(1, 3\) names no device"):
+        dl.tensor_import(dl.reexport(producer(rt)), copy=True, device=(KDLCPU, 3))  # from_dlpack's
+
+
 def test_a_caller_stream_given_to_the_import_is_the_one_recorded(rt):
     """dlpm_py_options.stream: the producer orders the caller's stream; the event goes there."""
     p = producer(rt)
@@ -296,7 +377,8 @@ def test_a_copy_to_the_cpu_is_complete_when_dlpack_returns(rt):
     r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=True))
     assert r["device"] == (KDLCPU, 0) and r["copied"] and not r["read_only"]
     assert floats(r["bytes"]) == [7.0] * 6
-    assert rt.calls(rt.stream_synchronize)
+    # the host's wait releases the GIL (queued work may call back into Python)
+    assert [field(c, "gil") for c in rt.calls(rt.stream_synchronize)] == ["0"]
 
 
 def test_device_copies_use_the_right_allocator_and_free_once(rt, allocator):
@@ -368,7 +450,7 @@ def test_a_cpu_tensor_is_copied_to_the_device(rt):
     del copy
     rt.lib.stub_clear_log()
     del t  # its memory is read by a queued copy: the host waits for it before letting go
-    assert rt.calls(rt.event_synchronize)
+    assert [field(c, "gil") for c in rt.calls(rt.event_synchronize)] == ["0"]
 
 
 def test_copy_false_still_forbids_a_copy(rt):

@@ -95,65 +95,6 @@ static int tensor_export(PyObject* self, DLManagedTensorVersioned** out) {
   return 0;
 }
 
-/* A copy through a device runtime, between kDLCPU and its memory (device_runtime.h), after
- * the producer's readiness event. A host target: on the library's stream of the source's
- * device, complete on return. A device target: on the consumer's stream (None: the runtime's
- * default stream; -1: the library's stream, complete on return), not waited for on the host;
- * the Tensor then waits for it before its memory goes (tensor_dealloc). */
-static int runtime_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
-  const DLDevice on = dlpm_py__copy_device(o->base->dl_tensor.device, target);
-  const int to_host = target.device_type == kDLCPU;
-  void* queue = NULL;
-  void* event = NULL;
-  int wait = 0, synchronize = to_host;
-  if (!to_host && dlpm_py__stream_from_object(on.device_type, stream, &queue, &wait) != 0) return -1;
-  if (to_host || !wait) {
-    synchronize = 1;
-    if (dlpm_py__library_stream(on, &queue) != 0) return -1;
-  }
-  if (dlpm_py__device_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0) return -1;
-  if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
-    if (dlpm_py__capture(on, queue, &event) != 0) {
-      dlpm_managed_delete(*out);
-      *out = NULL;
-      return -1;
-    }
-    dlpm_py__event_release(on, event); /* the library's stream already waits on it */
-    if (on.device_id >= 0 && on.device_id < 64) /* the runtimes serve no other ids */
-      o->copies_queued[dlpm_py__runtime_index(on.device_type)] |= (uint64_t)1 << on.device_id;
-  }
-  return 0;
-}
-
-/* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
- * IS_COPIED: the producer's copy hook when it lent one (it alone can order the copy after
- * device work still writing the memory); else memory the CPU can read, with no device work
- * pending (no readiness event), goes to kDLCPU through the facade, as it is; copies between
- * kDLCPU and CUDA or ROCm memory go through its runtime; anything else cannot be copied here. */
-static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
-  const DLDevice device = o->base->dl_tensor.device;
-  dlpm_status s;
-  if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
-      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL)
-    return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
-  if (o->hooks.copy == NULL && dlpm_py__runtime_copies(device, target)) return runtime_copy(o, target, stream, out);
-  if (o->hooks.copy == NULL) {
-    dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
-                  "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
-                  "it lent no copy hook (dlpm_py_tensor_new_on_device)",
-                  (int)device.device_type, (int)device.device_id, (int)target.device_type, (int)target.device_id);
-    return -1;
-  }
-  *out = NULL;
-  if (o->hooks.copy(o->hooks.ctx, o->base, target, target.device_type == kDLCPU ? Py_None : stream, out) != 0 ||
-      *out == NULL) {
-    if (*out != NULL) dlpm_managed_delete(*out);
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's copy hook failed without saying why");
-    return -1;
-  }
-  return 0;
-}
-
 /* Before a zero-copy export from a device with streams: the producer's wait, given the
  * consumer's stream as passed (object hooks) or as an integer (dlpm_py_tensor_new_on_stream). */
 static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* stream) {
@@ -172,6 +113,89 @@ static int wait_for_producer(const tensor_object* o, DLDevice device, PyObject* 
   if (o->int_wait(o->int_wait_ctx, device, stream != Py_None, value) == 0) return 0;
   if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's stream synchronisation failed");
   return -1;
+}
+
+/* Whether only the producer's own wait orders a stream after the work writing the memory: it
+ * lent one (a wait hook, or dlpm_py_tensor_new_on_stream's), on a device with streams. (An
+ * import's readiness is an event instead, which the library's stream already waits on.) */
+static int has_producer_wait(const tensor_object* o) {
+  return (o->hooks.wait != NULL || o->int_wait != NULL) && dlpm_py__device_has_streams(o->base->dl_tensor.device.device_type);
+}
+
+/* Makes `queue`, a CUDA or ROCm stream this library is about to use (a copy's, or the
+ * library's stream that the exchange API names as current_work_stream), wait for the
+ * producer's work through the producer's own wait, told the queue as the array API's integer
+ * (a stream handle; the legacy default stream is 1, HIP's default 0). Nothing when no wait
+ * was lent. 0, or -1 with an exception set. */
+static int order_after_producer(const tensor_object* o, void* queue) {
+  PyObject* stream;
+  int r;
+  if (!has_producer_wait(o)) return 0;
+  if ((stream = PyLong_FromVoidPtr(queue)) == NULL) return -1;
+  r = wait_for_producer(o, o->base->dl_tensor.device, stream);
+  Py_DECREF(stream);
+  return r;
+}
+
+/* A copy through a device runtime, between kDLCPU and its memory (device_runtime.h), after
+ * the producer's readiness event or its wait (order_after_producer). A host target: on the library's stream of the source's
+ * device, complete on return. A device target: on the consumer's stream (None: the runtime's
+ * default stream; -1: the library's stream, complete on return), not waited for on the host;
+ * the Tensor then waits for it before its memory goes (tensor_dealloc). */
+static int runtime_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+  const DLDevice on = dlpm_py__copy_device(o->base->dl_tensor.device, target);
+  const int to_host = target.device_type == kDLCPU;
+  void* queue = NULL;
+  void* event = NULL;
+  int wait = 0, synchronize = to_host;
+  if (!to_host && dlpm_py__stream_from_object(on.device_type, stream, &queue, &wait) != 0) return -1;
+  if (to_host || !wait) {
+    synchronize = 1;
+    if (dlpm_py__library_stream(on, &queue) != 0) return -1;
+  }
+  if (order_after_producer(o, queue) != 0 ||
+      dlpm_py__device_copy(o->base, target, on, queue, o->ready.event, synchronize, out) != 0)
+    return -1;
+  if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
+    if (dlpm_py__capture(on, queue, &event) != 0) {
+      dlpm_managed_delete(*out);
+      *out = NULL;
+      return -1;
+    }
+    dlpm_py__event_release(on, event); /* the library's stream already waits on it */
+    if (on.device_id >= 0 && on.device_id < 64) /* the runtimes serve no other ids */
+      o->copies_queued[dlpm_py__runtime_index(on.device_type)] |= (uint64_t)1 << on.device_id;
+  }
+  return 0;
+}
+
+/* A compact copy on `target` (copy=True, or a dl_device other than the tensor's), flagged
+ * IS_COPIED: the producer's copy hook when it lent one (it orders the copy after device work
+ * still writing the memory); else memory the CPU can read, with no device work pending (no
+ * readiness event, no producer's wait), goes to kDLCPU through the facade, as it is; copies between
+ * kDLCPU and CUDA or ROCm memory go through its runtime; anything else cannot be copied here. */
+static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
+  const DLDevice device = o->base->dl_tensor.device;
+  dlpm_status s;
+  if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
+      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL && !has_producer_wait(o))
+    return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  if (o->hooks.copy == NULL && dlpm_py__runtime_copies(device, target)) return runtime_copy(o, target, stream, out);
+  if (o->hooks.copy == NULL) {
+    dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
+                  "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
+                  "it lent no copy hook (dlpm_py_tensor_new_on_device)",
+                  (int)device.device_type, (int)device.device_id, (int)target.device_type, (int)target.device_id);
+    return -1;
+  }
+  *out = NULL;
+  if (o->hooks.copy(o->hooks.ctx, o->base, target, target.device_type == kDLCPU ? Py_None : stream, out) != 0 ||
+      *out == NULL) {
+    if (*out != NULL) dlpm_managed_delete(*out);
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's copy hook failed without saying why");
+    return -1;
+  }
+  return 0;
 }
 
 /* ---- the Python-facing methods ------------------------------------------------------------ */
@@ -306,6 +330,11 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
   }
   if (target.device_type != device.device_type || target.device_id != device.device_id) {
     /* The array API's dl_device: a copy on that device, unless copy=False forbids it. */
+    if (target.device_type == kDLCPU && target.device_id != 0) {
+      PyErr_Format(PyExc_BufferError, "__dlpack__: dl_device=(%d, %d) names no device: the CPU is device 0 (kDLCPU, 0)",
+                   (int)target.device_type, (int)target.device_id);
+      return NULL;
+    }
     if (copy == Py_False) {
       PyErr_Format(PyExc_BufferError,
                    "__dlpack__: dl_device=(%d, %d) needs a copy of this tensor, which is on (%d, %d), and copy=False "
@@ -521,29 +550,42 @@ dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, const dlpm_py_ex
 
 /* ---- the exchange API of the type ----------------------------------------------------------- */
 
+/* The exchange API's exports are "no sync": the consumer orders its work after
+ * current_work_stream, the library's stream of the device (tensor_work_stream). An import's
+ * readiness made that stream wait already; a producer's wait is asked to make it wait here,
+ * before the tensor is handed out (an export through the type's table, or an import's own
+ * path to it: dlpm_py__tensor_export). 0, or -1 with an exception set. */
+static int order_work_stream(const tensor_object* o) {
+  void* library;
+  if (!has_producer_wait(o) || !dlpm_py__is_stream_memory(o->base->dl_tensor.device.device_type)) return 0;
+  if (dlpm_py__library_stream(o->base->dl_tensor.device, &library) != 0) return -1;
+  return order_after_producer(o, library);
+}
+
+static int exchange_argument(PyObject* obj) {
+  if (is_tensor(obj)) return 0;
+  PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
+  return -1;
+}
+
 static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) {
   PyObject* obj = (PyObject*)py_object;
-  if (!is_tensor(obj)) {
-    PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
-    return -1;
-  }
-  return tensor_export(obj, out);
+  if (exchange_argument(obj) != 0) return -1;
+  return dlpm_py__tensor_export(obj, out);
 }
 
 static int exchange_to_dltensor(void* py_object, DLTensor* out) {
   PyObject* obj = (PyObject*)py_object;
-  if (!is_tensor(obj)) {
-    PyErr_SetString(PyExc_TypeError, "dlpack_mdspan.Tensor's exchange API called with another type");
-    return -1;
-  }
+  if (exchange_argument(obj) != 0 || order_work_stream(as_tensor(obj)) != 0) return -1;
   *out = as_tensor(obj)->view;
   return 0;
 }
 
 /* The Tensor type's current_work_stream: for CUDA and ROCm memory, the library's stream of
  * the device, which every import that captured stream order made wait on its producer
- * (device_runtime.h): a consumer ordered after it reads what any Tensor of that device holds.
- * NULL elsewhere. */
+ * (device_runtime.h), and every exchange-API export of a Tensor with a producer's wait too
+ * (order_work_stream): a consumer that launches its work on it once the export is made (DLPack's
+ * order) reads what the Tensor holds. NULL elsewhere. */
 static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void** out) {
   const DLDevice device = {device_type, device_id};
   *out = NULL;
@@ -601,7 +643,10 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
 
 dlpm_py_met* dlpm_py__tensor_met(PyObject* obj) { return &as_tensor(obj)->met; }
 
-int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) { return tensor_export(obj, out); }
+int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) {
+  if (order_work_stream(as_tensor(obj)) != 0) return -1;
+  return tensor_export(obj, out);
+}
 
 const DLManagedTensorVersioned* dlpm_py_tensor_get(PyObject* obj) DLPM_NOEXCEPT {
   if (obj == NULL || !is_tensor(obj)) {

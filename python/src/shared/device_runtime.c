@@ -277,13 +277,33 @@ int dlpm_py__wait(DLDevice device, void* stream, void* event) {
   return leave(rt, saved, switched, r == 0 ? 0 : failed(rt, st, rt->stream_wait_event.name, r));
 }
 
+/* The host's waits for device work, the GIL released meanwhile (as PyTorch and CuPy release
+ * it): work queued before them may call back into Python (a host function CuPy queued on the
+ * producer's stream) and would never run while this thread held it; other threads run on.
+ * Nothing of the runtime's state is touched while it is released. */
+static int synchronize_stream(const dlpm_py__runtime* rt, void* stream) {
+  int r;
+  Py_BEGIN_ALLOW_THREADS
+  r = rt->stream_synchronize.call(stream);
+  Py_END_ALLOW_THREADS
+  return r;
+}
+
+static int synchronize_event(const dlpm_py__runtime* rt, void* event) {
+  int r;
+  Py_BEGIN_ALLOW_THREADS
+  r = rt->event_synchronize.call(event);
+  Py_END_ALLOW_THREADS
+  return r;
+}
+
 int dlpm_py__event_synchronize(DLDevice device, void* event) {
   runtime_state* st;
   void* saved = NULL;
   int switched, r;
   const dlpm_py__runtime* rt = enter(device, &st, &saved, &switched);
   if (rt == NULL) return -1;
-  r = rt->event_synchronize.call(event);
+  r = synchronize_event(rt, event);
   return leave(rt, saved, switched, r == 0 ? 0 : failed(rt, st, rt->event_synchronize.name, r));
 }
 
@@ -453,7 +473,7 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
   if (copy_strided(rt, st, s, strides, itemsize, (uintptr_t)copy->dl_tensor.data, target.device_type == kDLCPU,
                    s->device.device_type == kDLCPU, stream) != 0)
     goto done;
-  if (synchronize && (r = rt->stream_synchronize.call(stream)) != 0) {
+  if (synchronize && (r = synchronize_stream(rt, stream)) != 0) {
     failed(rt, st, rt->stream_synchronize.name, r);
     goto done;
   }
@@ -464,7 +484,7 @@ done:
   if (copy != NULL) {
     /* Queued copies may still write it: freed once the stream is known to have run them,
      * else leaked rather than freed under them (a failed synchronisation included). */
-    if (!queued || rt->stream_synchronize.call(stream) == 0) dlpm_managed_delete(copy);
+    if (!queued || synchronize_stream(rt, stream) == 0) dlpm_managed_delete(copy);
   }
   return leave(rt, saved, switched, status);
 }

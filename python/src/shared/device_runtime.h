@@ -47,9 +47,11 @@ static inline DLDevice dlpm_py__runtime_device(int index, int32_t device_id) {
 }
 
 /* Whether a runtime copies between `source` and `target`: the CPU and one runtime's memory
- * (either way, or within that runtime's memory), not the CPU alone. */
+ * (either way, or within that runtime's memory), not the CPU alone. The CPU it copies to is
+ * device 0, the only one there is. */
 static inline int dlpm_py__runtime_copies(DLDevice source, DLDevice target) {
   const int s = dlpm_py__runtime_index(source.device_type), t = dlpm_py__runtime_index(target.device_type);
+  if (target.device_type == kDLCPU && target.device_id != 0) return 0;
   if (s < 0 && source.device_type != kDLCPU) return 0;
   if (t < 0 && target.device_type != kDLCPU) return 0;
   return (s >= 0 || t >= 0) && (s < 0 || t < 0 || s == t);

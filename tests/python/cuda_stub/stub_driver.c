@@ -19,6 +19,7 @@
  * The simulated device (everything but the cu* entry points) is also the HIP stub's
  * (tests/python/hip_stub/stub_hip_runtime.c includes this file): STUB_EVENT_RECORD and
  * STUB_STREAM_WAIT_EVENT name the log lines of the test producer's own record and wait. */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,7 @@ typedef struct {
   size_t wait_until;
 } op;
 
-#define MAX_STREAMS 64
+#define MAX_STREAMS 256 /* every test of a suite makes its own: no stream is ever destroyed */
 static struct {
   uintptr_t handle;
   op* ops;
@@ -313,9 +314,17 @@ STUB_API CUresult cuStreamWaitEvent(void* stream, void* event, unsigned flags) {
   return stream_wait_event("cuStreamWaitEvent", stream, event, flags);
 }
 
+/* Whether the calling thread holds Python's GIL (the stub is loaded into a Python process;
+ * -1 outside one): a host wait for device work should not hold it. */
+static int python_holds_gil(void) {
+  void* process = dlopen(NULL, RTLD_LAZY); /* the global scope: the interpreter's symbols */
+  int (*check)(void) = process ? (int (*)(void))dlsym(process, "PyGILState_Check") : NULL;
+  return check == NULL ? -1 : check();
+}
+
 static CUresult stream_synchronize(const char* name, void* stream) {
   int s;
-  logf_("%s stream=%p", name, stream);
+  logf_("%s stream=%p gil=%d", name, stream, python_holds_gil());
   if ((s = stream_index(stream)) < 0) return INVALID_HANDLE;
   run_to(s, streams[s].count);
   return OK;
@@ -360,7 +369,7 @@ STUB_API CUresult cuEventRecord(void* event, void* stream) {
 
 static CUresult event_synchronize(const char* name, void* event) {
   int e;
-  logf_("%s event=%p", name, event);
+  logf_("%s event=%p gil=%d", name, event, python_holds_gil());
   if ((e = event_index(event)) < 0) return INVALID_HANDLE;
   if (events[e].recorded_stream >= 0) run_to(events[e].recorded_stream, events[e].recorded_at);
   return OK;

@@ -30,6 +30,7 @@ RT = StubRuntime(
     (KDLCUDA, 0),
     kind="CUDA",
     runtime="the CUDA driver",
+    memory_kinds=[(KDLCUDA, "device"), (KDLCUDAMANAGED, "managed")],
     default_stream=LEGACY,
     init="cuInit",
     init_failure="cuInit failed: CUDA_ERROR_NO_DEVICE (100)",

@@ -29,6 +29,7 @@ RT = StubRuntime(
     (KDLROCM, 0),
     kind="ROCm",
     runtime="the HIP runtime",
+    memory_kinds=[(KDLROCM, "device")],
     default_stream=DEFAULT,
     init="hipInit",
     init_failure="hipInit failed: hipErrorNoDevice (100), in the HIP runtime",
