@@ -51,6 +51,39 @@ static void refused_reduction(const DLTensor* t, dlpm_status want, const char* w
   dlpm_mpi_datatype_free(&b);
 }
 
+/* A packed receive unpacks its whole message (when asked, or when let go): the elements no
+ * message replaced must come back as they were, as a derived receive leaves them, never an
+ * earlier message's bytes (the spare packed message is reused). Every other element of 16
+ * floats, on this rank alone. */
+static void packed_receives_write_back_what_no_message_replaced(void) {
+  float secret[16], mine[16], three[3] = {7.0f, 7.0f, 7.0f};
+  int64_t shape[1] = {8}, every_other[1] = {2};
+  const DLTensor s = tensor(secret, 1, shape, every_other, 0), r = tensor(mine, 1, shape, every_other, 0);
+  dlpm_mpi_datatype b;
+  MPI_Request request;
+  int i, kept = 1;
+  for (i = 0; i < 16; ++i) secret[i] = 1000.0f + (float)i, mine[i] = (float)-i;
+  /* an unrelated packed send, let go: its message becomes the spare */
+  check(dlpm_mpi_buffer_as(&s, 0, 0, DLPM_MPI_CHOSEN, &b) == DLPM_OK && b.packing != NULL, "a packed send");
+  dlpm_mpi_datatype_free(&b);
+  /* a packed receive let go before its receive (an error path) */
+  check(dlpm_mpi_buffer_as(&r, 0, 1, DLPM_MPI_CHOSEN, &b) == DLPM_OK && b.packing != NULL, "a packed receive");
+  dlpm_mpi_datatype_free(&b);
+  for (i = 0; i < 16; ++i) kept &= mine[i] == (float)-i;
+  check(kept, "a packed receive let go before its receive changed the tensor");
+  /* a shorter message than the buffer's count (MPI's count is an upper bound) */
+  check(dlpm_mpi_buffer_as(&s, 0, 0, DLPM_MPI_CHOSEN, &b) == DLPM_OK, "a packed send, again");
+  dlpm_mpi_datatype_free(&b);
+  check(dlpm_mpi_buffer_as(&r, 0, 1, DLPM_MPI_CHOSEN, &b) == DLPM_OK && b.packing != NULL && b.count == 8, "a packed receive, again");
+  MPI_Isend(three, 3, MPI_FLOAT, 0, 5, MPI_COMM_SELF, &request);
+  MPI_Recv(b.address, b.count, b.datatype, 0, 5, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  dlpm_mpi_unpack(&b);
+  dlpm_mpi_datatype_free(&b);
+  for (i = 0, kept = 1; i < 16; ++i) kept &= mine[i] == (i % 2 == 0 && i < 6 ? 7.0f : (float)-i);
+  check(kept, "a shorter message into a packed receive: the elements beyond it changed");
+}
+
 int main(int argc, char** argv) {
   float a[4 * 6], got[6 * 4];
   int64_t shape[2] = {6, 4}, transposed[2] = {1, 6}, reversed_columns[2] = {4, -1};
@@ -93,6 +126,7 @@ int main(int argc, char** argv) {
     for (i = 0; i < 6; ++i)
       for (j = 0; j < 4; ++j) check(got[3 - j + 4 * i] == a[j * 6 + i], "an unpacked element differs from the transpose");
     dlpm_mpi_datatype_free(&b);
+    packed_receives_write_back_what_no_message_replaced();
   }
   if (rank == 0) {
     int64_t broadcast[2] = {0, 1}, row[2] = {4, 6}, row_strides[2] = {6, 1};

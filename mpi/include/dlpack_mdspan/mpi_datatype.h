@@ -819,13 +819,13 @@ static inline int64_t dlpm_mpi_message_bytes_(int32_t modes, const int64_t* exte
 
 /* Memory of at least `bytes` for a packed message or the fragments of a transfer, its size
  * in `bytes`: the spare packed message's when it is large enough (fresh pages cost page
- * faults at every transfer), else new memory, zeroed when `zeroed`. NULL when none could be
- * had. */
-static inline dlpm_mpi_packing* dlpm_mpi_spare_at_least_(size_t bytes, int zeroed) {
+ * faults at every transfer), else new memory; what it holds is not defined (an earlier
+ * message's bytes, or none). NULL when none could be had. */
+static inline dlpm_mpi_packing* dlpm_mpi_spare_at_least_(size_t bytes) {
   dlpm_mpi_packing* p = dlpm_mpi_spare_take_();
   if (p != NULL && p->bytes >= bytes) return p;
   free(p);
-  p = (dlpm_mpi_packing*)(zeroed ? calloc(1, bytes) : malloc(bytes));
+  p = (dlpm_mpi_packing*)malloc(bytes);
   if (p != NULL) p->bytes = bytes;
   return p;
 }
@@ -837,9 +837,7 @@ static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, con
   const size_t loops = 2 * (size_t)modes * sizeof(int64_t), head = (sizeof(dlpm_mpi_packing) + loops + 63) / 64 * 64;
   const size_t bytes = (size_t)dlpm_mpi_message_bytes_(modes, extents, run_bytes);
   int32_t m;
-  /* Fresh memory of a receive starts zeroed, so an unpack before any receive writes no
-   * uninitialized bytes. */
-  dlpm_mpi_packing* p = dlpm_mpi_spare_at_least_(head + bytes, receive);
+  dlpm_mpi_packing* p = dlpm_mpi_spare_at_least_(head + bytes);
   if (p == NULL) return 0;
   p->tensor = (char*)out->address;
   p->message = (char*)p + head;
@@ -850,7 +848,10 @@ static inline int dlpm_mpi_pack_into_(dlpm_mpi_datatype* out, int32_t modes, con
   p->run_bytes = run_bytes;
   p->item = item;
   p->unpack_pending = receive != 0;
-  if (!receive) dlpm_mpi_copy(p, 1);
+  /* A send's message is its elements. So is a receive's, until MPI writes it: the unpack then
+   * writes back every element no message replaced (a buffer let go before its receive, a
+   * shorter message), as a derived receive leaves them, never an earlier message's bytes. */
+  dlpm_mpi_copy(p, 1);
   out->packing = p;
   out->address = p->message;
   out->count = (int)items;
@@ -1199,7 +1200,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     /* The batches' memory (every batch is received or packed before it is read), given back
      * for the next transfer or packed buffer. */
     const int64_t batch_bytes = total < batch * fragment ? total : batch * fragment; /* a short message: its size */
-    held = dlpm_mpi_spare_at_least_(head + (size_t)batch_bytes * (size_t)depth, 0);
+    held = dlpm_mpi_spare_at_least_(head + (size_t)batch_bytes * (size_t)depth);
     if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
     ring = (char*)held + head;
   }
