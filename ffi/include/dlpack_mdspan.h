@@ -77,7 +77,7 @@ typedef int32_t dlpm_status;
 #define DLPM_E_VERSION_MISMATCH 28
 #define DLPM_E_INVALID_ARGUMENT 29
 #define DLPM_E_OUT_OF_MEMORY 30
-#define DLPM_E_INTERNAL 31 /**< kept for its number: nothing inside the library throws, so no function returns it */
+#define DLPM_E_INTERNAL 31 /**< an MPI call the MPI layer made failed (dlpack_mdspan_mpi.h); nothing else returns it */
 #define DLPM_E_MISALIGNED_METADATA 32 /**< shape or strides is not aligned for int64_t */
 #define DLPM_E_UNSUPPORTED_VERSION 33 /**< an options struct's version field is not one this library knows */
 #define DLPM_E_PRODUCER_FAILED 34 /**< the producer reported a failure of its own (e.g. a Python exception, which is left set) */

@@ -44,14 +44,15 @@ static inline dlpm_status dlpm_mpi_admit_(const DLTensor* tensor, uint64_t flags
   return dlpm_plan_message(tensor, flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, dlpm_mpi_cuda_aware(), plan);
 }
 
-static inline dlpm_status dlpm_mpi_outcome_(int outcome) {
-  switch (outcome) {
-    case DLPM_MPI_BUILT: return DLPM_OK;
-    case DLPM_MPI_COUNT_TOO_LARGE: return DLPM_E_EXTENT_OVERFLOW;
-    case DLPM_MPI_HOST_ONLY: return DLPM_E_DEVICE_MISMATCH;
-    default: return DLPM_E_INTERNAL;
-  }
-}
+/* Each outcome of dlpm_mpi_build and dlpm_mpi_move is the status it is reported as. */
+typedef char dlpm_mpi_outcomes_are_statuses_[(DLPM_MPI_BUILT == DLPM_OK && DLPM_MPI_COUNT_TOO_LARGE == DLPM_E_EXTENT_OVERFLOW &&
+                                              DLPM_MPI_HOST_ONLY == DLPM_E_DEVICE_MISMATCH &&
+                                              DLPM_MPI_SHORT_MESSAGE == DLPM_E_SHAPE_MISMATCH &&
+                                              DLPM_MPI_OUT_OF_MEMORY == DLPM_E_OUT_OF_MEMORY &&
+                                              DLPM_MPI_CALL_FAILED == DLPM_E_INTERNAL)
+                                                 ? 1
+                                                 : -1];
+static inline dlpm_status dlpm_mpi_outcome_(int outcome) { return (dlpm_status)outcome; }
 
 /** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
  * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:

@@ -82,6 +82,18 @@ static void packed_receives_write_back_what_no_message_replaced(void) {
   dlpm_mpi_datatype_free(&b);
   for (i = 0, kept = 1; i < 16; ++i) kept &= mine[i] == (i % 2 == 0 && i < 6 ? 7.0f : (float)-i);
   check(kept, "a shorter message into a packed receive: the elements beyond it changed");
+  /* the library's own transfer: a shorter message is the sides' mismatch, not an MPI failure */
+  {
+    float ten[10];
+    int64_t ten_shape[1] = {10};
+    const DLTensor compact = tensor(ten, 1, ten_shape, NULL, 0);
+    dlpm_status st;
+    MPI_Isend(three, 3, MPI_FLOAT, 0, 6, MPI_COMM_SELF, &request);
+    st = dlpm_mpi_recv(&compact, 0, 0, 6, MPI_COMM_SELF, &b);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    check(st == DLPM_E_SHAPE_MISMATCH && strstr(dlpm_mpi_error(&b), "shorter than its place") != NULL,
+          "a shorter message to dlpm_mpi_recv: DLPM_E_SHAPE_MISMATCH");
+  }
 }
 
 int main(int argc, char** argv) {

@@ -124,14 +124,22 @@ class buffer {
   return plan_message(*checked, receive ? message_direction::receive : message_direction::send, cuda_aware());
 }
 
-/// dlpm_mpi_build's and dlpm_mpi_move's refusals as the library's errors.
+/// dlpm_mpi_build's and dlpm_mpi_move's refusals as the library's errors: each outcome is
+/// its errc (mpi_datatype.h).
+static_assert(DLPM_MPI_COUNT_TOO_LARGE == static_cast<int>(errc::extent_overflow) &&
+              DLPM_MPI_HOST_ONLY == static_cast<int>(errc::device_mismatch) &&
+              DLPM_MPI_SHORT_MESSAGE == static_cast<int>(errc::shape_mismatch) &&
+              DLPM_MPI_OUT_OF_MEMORY == static_cast<int>(errc::out_of_memory) &&
+              DLPM_MPI_CALL_FAILED == static_cast<int>(errc::internal));
 [[nodiscard]] inline error refusal(int outcome, const dlpm_mpi_datatype& d) noexcept {
+  const auto code = static_cast<errc>(outcome);
   switch (outcome) {
     case DLPM_MPI_COUNT_TOO_LARGE:
-      return error::format(errc::extent_overflow, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it",
-                           MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value);
-    case DLPM_MPI_HOST_ONLY: return error(errc::device_mismatch, d.refusal);
-    default: return error::format(errc::internal, "%s with MPI error code %lld", d.refusal, d.value);
+      return error::format(code, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it", MPI_VERSION,
+                           MPI_SUBVERSION, d.refusal, d.value);
+    case DLPM_MPI_SHORT_MESSAGE: return error::format(code, "%s (%lld items arrived)", d.refusal, d.value);
+    case DLPM_MPI_CALL_FAILED: return error::format(code, "%s with MPI error code %lld", d.refusal, d.value);
+    default: return error(code, d.refusal);
   }
 }
 

@@ -118,9 +118,22 @@ typedef struct dlpm_mpi_datatype {
   dlpm_mpi_packing* packing;
 } dlpm_mpi_datatype;
 
-/** What dlpm_mpi_build returns: built; a count beyond MPI's int; an MPI call (or the packed
- * message's allocation) failed; DLPM_MPI_PACKED asked for memory the host does not address. */
-enum { DLPM_MPI_BUILT = 0, DLPM_MPI_COUNT_TOO_LARGE = 1, DLPM_MPI_CALL_FAILED = 2, DLPM_MPI_HOST_ONLY = 3 };
+/** What dlpm_mpi_build and dlpm_mpi_move return, each the status it is reported as (the
+ * facade's dlpm_status, C++'s errc: the C companion and mpi.hpp check that the numbers
+ * agree): built (DLPM_OK); a count beyond MPI's int (DLPM_E_EXTENT_OVERFLOW);
+ * DLPM_MPI_PACKED asked for memory the host does not address (DLPM_E_DEVICE_MISMATCH); a
+ * received fragment shorter than its place: the two sides' messages differ
+ * (DLPM_E_SHAPE_MISMATCH); memory for a packed message or the fragments could not be had
+ * (DLPM_E_OUT_OF_MEMORY); an MPI call failed, `value` its error code (DLPM_E_INTERNAL, which
+ * nothing else in the library returns). */
+enum {
+  DLPM_MPI_BUILT = 0,
+  DLPM_MPI_COUNT_TOO_LARGE = 2,
+  DLPM_MPI_HOST_ONLY = 5,
+  DLPM_MPI_SHORT_MESSAGE = 13,
+  DLPM_MPI_OUT_OF_MEMORY = 30,
+  DLPM_MPI_CALL_FAILED = 31
+};
 
 /** 1 when this MPI moves CUDA device memory, asked at run time where the library can say
  * (Open MPI's MPIX_Query_cuda_support, MPICH's MPIX_GPU_query_support), else 0. */
@@ -889,7 +902,7 @@ static inline int dlpm_mpi_nested_type_(int32_t modes, const int64_t* extents, c
  * addresses): device memory (CUDA through a CUDA-aware MPI) is always a derived datatype,
  * and DLPM_MPI_PACKED is refused for it.
  * Returns DLPM_MPI_BUILT, or DLPM_MPI_COUNT_TOO_LARGE (an MPI-3 int count cannot hold
- * `value`), DLPM_MPI_CALL_FAILED (`value` is MPI's error code, 0 for a failed allocation) or
+ * `value`), DLPM_MPI_CALL_FAILED (`value` is MPI's error code), DLPM_MPI_OUT_OF_MEMORY or
  * DLPM_MPI_HOST_ONLY (DLPM_MPI_PACKED for device memory), with out->refusal saying which. */
 static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
                                  int64_t item, int64_t lower, int64_t extent, dlpm_mpi_element element, int receive,
@@ -921,7 +934,7 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
       if (items > INT_MAX)
         return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a packed message's count is beyond INT_MAX, and MPI's counts are int", items);
       if (dlpm_mpi_pack_into_(out, modes, extents, steps, run * item, item, items, receive)) return DLPM_MPI_BUILT;
-      if (how == DLPM_MPI_PACKED) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the packed message failed", 0);
+      if (how == DLPM_MPI_PACKED) return dlpm_mpi_refuse_(out, DLPM_MPI_OUT_OF_MEMORY, "allocating the packed message failed", 0);
       /* chosen, and no memory for the message: MPI moves the elements where they lie */
     }
   }
@@ -1157,7 +1170,7 @@ static inline int64_t dlpm_mpi_batch_fragments_(int32_t modes, const int64_t* st
  * Each side chooses by its own layout: a fragment's type signature is its predefined items
  * either way, so a derived fragment is received into a packed one and the other way round.
  * The message may exceed INT_MAX items. A received fragment shorter than its place is
- * refused (DLPM_MPI_CALL_FAILED, `value` its items), as MPI refuses a longer one
+ * refused (DLPM_MPI_SHORT_MESSAGE, `value` the items that arrived), as MPI refuses a longer one
  * (MPI_ERR_TRUNCATE). Returns once every fragment has left or landed; `out` holds nothing
  * to free, and says a refusal. */
 static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* extents, const int64_t* steps, int64_t run,
@@ -1201,7 +1214,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
      * for the next transfer or packed buffer. */
     const int64_t batch_bytes = total < batch * fragment ? total : batch * fragment; /* a short message: its size */
     held = dlpm_mpi_spare_at_least_(head + (size_t)batch_bytes * (size_t)depth);
-    if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED, "allocating the fragments failed", 0);
+    if (held == NULL) return dlpm_mpi_refuse_(out, DLPM_MPI_OUT_OF_MEMORY, "allocating the fragments failed", 0);
     ring = (char*)held + head;
   }
   for (slot = 0; slot < in_flight; ++slot) requests[slot] = MPI_REQUEST_NULL, types[slot] = MPI_DATATYPE_NULL;
@@ -1235,7 +1248,7 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
       if (got != whole) {
         dlpm_mpi_end_posted_(requests, types, in_flight);
         if (held != NULL) dlpm_mpi_spare_give_back_(held);
-        return dlpm_mpi_refuse_(out, DLPM_MPI_CALL_FAILED,
+        return dlpm_mpi_refuse_(out, DLPM_MPI_SHORT_MESSAGE,
                                 "a received fragment is shorter than its place in the tensor: do both sides send the same "
                                 "number of elements, in the same fragments?",
                                 (long long)got);

@@ -86,7 +86,7 @@ impl Status {
     pub const INVALID_ARGUMENT: Status = Status(sys::DLPM_E_INVALID_ARGUMENT);
     /// An allocation failed (`DLPM_E_OUT_OF_MEMORY`).
     pub const OUT_OF_MEMORY: Status = Status(sys::DLPM_E_OUT_OF_MEMORY);
-    /// `DLPM_E_INTERNAL`, kept for its number: nothing inside the library throws, so no call returns it.
+    /// `DLPM_E_INTERNAL`: an MPI call the C MPI layer made failed; no call of this crate returns it.
     pub const INTERNAL: Status = Status(sys::DLPM_E_INTERNAL);
     /// The tensor's `shape` or `strides` pointer is not aligned for `i64`
     /// (`DLPM_E_MISALIGNED_METADATA`). Such a tensor is malformed: its metadata is never
