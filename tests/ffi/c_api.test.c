@@ -309,6 +309,14 @@ static void test_requirements(void) {
   req.shape = wrong_shape;
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_SHAPE_MISMATCH);
   CHECK(strcmp(dlpm_last_error(), "shape[1] = 4 but 5 is required") == 0);
+  { /* an entry below -1 is nonsense, not a second wildcard */
+    int64_t nonsense[2] = {3, -2};
+    req.shape = nonsense;
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+    CHECK(strcmp(dlpm_last_error(), "requirements: shape[1] = -2 is neither -1 (any extent) nor an extent") == 0);
+    nonsense[1] = INT64_MIN;
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_INVALID_ARGUMENT);
+  }
   req.shape = want_shape;
   req.order = 'F';
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NON_COMPACT_STRIDES);
@@ -1335,6 +1343,10 @@ static void test_check_announced(void) {
   dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION);
   req.ndim = 3; /* not an announced fact: never judged here */
   CHECK_STATUS(dlpm_check_announced(f32, cpu, &req), DLPM_OK);
+  /* an ill-formed announcement cannot be judged, required dtype or not */
+  CHECK_STATUS(dlpm_check_announced(dtype(kDLInt, 7, 1), cpu, &req), DLPM_E_INVALID_DTYPE);
+  CHECK_STATUS(dlpm_check_announced(dtype(200, 8, 1), cpu, &req), DLPM_E_INVALID_DTYPE);
+  CHECK_STATUS(dlpm_check_announced(dtype(kDLFloat, 32, 0), cpu, &req), DLPM_E_INVALID_DTYPE);
   req.check_dtype = 1;
   req.dtype = i32;
   CHECK_STATUS(dlpm_check_announced(f32, cpu, &req), DLPM_E_DTYPE_MISMATCH);

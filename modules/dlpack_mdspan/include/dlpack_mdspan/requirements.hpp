@@ -41,8 +41,9 @@ namespace detail {
 }  // namespace detail
 
 /// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
-/// rank (its length), a known order, a device id of -1 or more, a device list of
-/// non-negative length, and a power of two alignment. Nonsense is errc::invalid_argument, never a silent "anything".
+/// rank (its length) whose entries are extents or -1 (any), a known order, a device id of
+/// -1 or more, a device list of non-negative length, and a power of two alignment. Nonsense
+/// is errc::invalid_argument, never a silent "anything".
 inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
   if (req.ndim < -1 || req.ndim > max_ndim)
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
@@ -50,6 +51,10 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
   if (req.shape != nullptr && req.ndim < 0)
     DLPM_REFUSE(err, errc::invalid_argument,
                 "requirements: shape is set but ndim is -1 (any rank); set ndim to the number of shape entries");
+  for (std::int32_t r = 0; req.shape != nullptr && r < req.ndim; ++r)
+    if (req.shape[r] < -1)
+      DLPM_REFUSE(err, errc::invalid_argument, "requirements: shape[%d] = %lld is neither -1 (any extent) nor an extent", r,
+                  static_cast<long long>(req.shape[r]));
   if (req.order != 0 && req.order != 'C' && req.order != 'F' && req.order != 'A')
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: order %d is not one of 'C', 'F', 'A' or 0 (any)",
                 detail::char_byte(req.order));
@@ -105,7 +110,7 @@ DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const tensor_requi
   if (req.shape == nullptr) return true;
   if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
   for (std::int32_t r = 0; r < t.ndim; ++r)
-    if (req.shape[r] >= 0 && req.shape[r] != t.shape[r])
+    if (req.shape[r] != -1 && req.shape[r] != t.shape[r])  // below -1: nonsense, refused (worded: check_requirements_valid)
       DLPM_REFUSE(err, errc::shape_mismatch, "shape[%d] = %lld but %lld is required", r, static_cast<long long>(t.shape[r]),
                   static_cast<long long>(req.shape[r]));
   return true;
@@ -250,7 +255,7 @@ result<checked_tensor> check_tensor(const DLTensor&& t, std::uint64_t flags, con
 /// cannot be judged, not the tensor).
 inline bool check_announced(const DLDataType& dtype, const DLDevice& device, const tensor_requirements& req,
                             error* err) noexcept {
-  if (!check_requirements_valid(req, err)) return false;
+  if (!check_requirements_valid(req, err) || !check_dtype(dtype, err)) return false;
   if (req.check_dtype && !check_dtype_equals(dtype, req.dtype, err)) return false;
   return detail::check_required_device(device, req, err);
 }
