@@ -620,8 +620,8 @@ typedef enum dlpm_read_only_cause {
 /** Why `tensor` is READ_ONLY (a dlpm_read_only_cause). The cause is known where this copy
  * of the library set the flag (dlpm_from_legacy, dlpm_managed_forbid_writes); any other
  * READ_ONLY tensor is DLPM_READ_ONLY_FLAGGED. *reason (when `reason` is not NULL) receives,
- * for DLPM_READ_ONLY_PRODUCER_FORBIDS, what the producer forbids (valid while the tensor
- * lives), else NULL. A NULL tensor or one of another major version: DLPM_READ_ONLY_NONE. */
+ * for DLPM_READ_ONLY_PRODUCER_FORBIDS, what the producer forbids (kept for the process,
+ * each text once, up to 64), else NULL. A NULL tensor or one of another major version: DLPM_READ_ONLY_NONE. */
 DLPM_API int32_t dlpm_managed_read_only_cause(const DLManagedTensorVersioned* tensor, const char** reason) DLPM_NOEXCEPT;
 
 /** Moves `tensor` into a new READ_ONLY tensor over the same memory (*out) that remembers

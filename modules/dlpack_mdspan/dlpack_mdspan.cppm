@@ -10,6 +10,7 @@ module;
 #include <dlpack/dlpack.h>
 
 #include <array>
+#include <atomic>
 #include <cfloat>
 #include <complex>
 #include <concepts>

@@ -61,3 +61,27 @@ TEST_CASE("overlapping strides are detected") {
   R::mapping<E2> size1(E2(2, 1), std::array<int, 2>{1, 1});
   CHECK(size1.is_unique());
 }
+
+TEST_CASE("converting a relaxed mapping keeps where index 0 maps (its offset)") {
+  // Another extents type's relaxed mapping: the offset was dropped, so every element read
+  // was another (and a reversed view's reads left the array).
+  float a[12];
+  for (int i = 0; i < 12; ++i) a[i] = static_cast<float>(i);
+  using S = std::extents<long, 3, 4>;
+  const std::mdspan<float, S, R> s(a, R::mapping<S>(S{}, std::array<long, 2>{4, 1}, 2));
+  const std::mdspan<float, std::dextents<long, 2>, R> d(s);
+  CHECK(d.mapping().offset() == 2);
+  for (long i = 0; i < 3; ++i)
+    for (long j = 0; j < 2; ++j) CHECK(d[i, j] == s[i, j]);
+  // a reversed tensor imported into static extents, then converted to dynamic ones
+  std::int64_t shape[1] = {4}, strides[1] = {-1};
+  const DLTensor t{a + 3, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, shape, strides, 0};  // a[3], a[2], a[1], a[0]
+  const auto st = dm::to_mdspan<std::mdspan<const float, std::extents<long, 4>, R>>(t);
+  const std::mdspan<const float, std::dextents<long, 1>, R> dy(st);
+  for (long i = 0; i < 4; ++i) CHECK(dy[i] == static_cast<float>(3 - i));
+  // another strided mapping: where its index 0 maps (0 for std::layout_stride)
+  const std::layout_stride::mapping<std::dextents<int, 2>> ls(std::dextents<int, 2>(2, 3), std::array<int, 2>{1, 2});
+  const R::mapping<std::dextents<int, 2>> from_stride(ls);
+  CHECK(from_stride.offset() == 0);
+  CHECK(from_stride(1, 2) == ls(1, 2));
+}

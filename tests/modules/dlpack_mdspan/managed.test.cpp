@@ -743,3 +743,54 @@ TEST_CASE("try_make_managed_tensor with an owner source (block_owner): the owner
   CHECK(made == 2);
   CHECK(destroyed == 107);
 }
+
+TEST_CASE("a refusal that names a producer's reason stays readable after the tensor goes") {
+  // versioned_to_legacy names forbid_writes' reason; the error keeps it as a pointer, so the
+  // reason is kept for the process (it was the tensor's own copy: freed with it).
+  std::vector<float> buffer(4, 1.0f);
+  const std::mdspan<float, std::dextents<int, 1>> view(buffer.data(), 4);
+  auto owned = dm::to_managed_tensor(view, std::move(buffer));
+  auto forbidden = dm::forbid_writes(owned.release(), dm::read_only_cause::producer_forbids, "a test forbids writes");
+  REQUIRE(forbidden.has_value());
+  DLManagedTensorVersioned* v = *forbidden;
+  const auto refused = dm::versioned_to_legacy(v);
+  REQUIRE_FALSE(refused.has_value());
+  v->deleter(v);  // still the caller's on failure: let go before the message is read
+  CHECK(std::string(refused.error().what().c_str()) ==
+        "the tensor is READ_ONLY because a test forbids writes, and a legacy DLManagedTensor cannot carry that flag");
+}
+
+TEST_CASE("move-assigning a managed_tensor that lives inside the old tensor's owner") {
+  // The old tensor's deleter destroys `other`: its tensor must be taken first.
+  struct holder {
+    std::vector<float> data;
+    dm::managed_tensor inner;
+  };
+  auto h = std::make_unique<holder>();
+  h->data.assign(4, 1.0f);
+  std::vector<float> second(4, 2.0f);
+  const std::mdspan<float, std::dextents<int, 1>> second_view(second.data(), 4);
+  h->inner = dm::to_managed_tensor(second_view, std::move(second));
+  holder* raw = h.get();
+  const std::mdspan<float, std::dextents<int, 1>> first_view(raw->data.data(), 4);
+  auto outer = dm::to_managed_tensor(first_view, std::shared_ptr<holder>(std::move(h)));
+  outer = std::move(raw->inner);  // destroys *raw
+  REQUIRE_FALSE(outer.empty());
+  CHECK(outer.get()->dl_tensor.ndim == 1);
+  CHECK(static_cast<const float*>(outer.get()->dl_tensor.data)[3] == 2.0f);
+}
+
+TEST_CASE("an over-aligned owner is placed at its alignment") {
+  struct alignas(256) big_owner {
+    int x = 0;
+  };
+  float a[6] = {};
+  std::int64_t shape[2] = {2, 3};
+  const DLTensor d{a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
+  auto made = dm::try_make_managed_tensor(d, big_owner{});
+  REQUIRE(made.has_value());
+  CHECK(reinterpret_cast<std::uintptr_t>(made->get()->manager_ctx) % 256 == 0);
+  const std::mdspan<float, std::dextents<int, 2>> m(a, 2, 3);
+  auto exported = dm::to_managed_tensor(m, big_owner{});
+  CHECK(reinterpret_cast<std::uintptr_t>(exported.get()->manager_ctx) % 256 == 0);
+}

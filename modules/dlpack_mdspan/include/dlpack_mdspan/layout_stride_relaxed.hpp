@@ -48,6 +48,19 @@ struct layout_stride_relaxed {
       return stride_array{{static_cast<index_type>(a[R])...}};
     }
 
+    // Where `other` maps index 0: the offset of a mapping that has one, else other(0, ..., 0)
+    // (0 for an empty mapping, which maps no index).
+    template <class OtherMapping, std::size_t... R>
+    DLPM_HOST_DEVICE static constexpr index_type origin_of(const OtherMapping& other, std::index_sequence<R...>) noexcept {
+      if constexpr (requires { other.offset(); }) {
+        return static_cast<index_type>(other.offset());
+      } else {
+        for (rank_type r = 0; r < rank_; ++r)
+          if (other.extents().extent(r) == 0) return 0;
+        return static_cast<index_type>(other(((void)R, typename OtherMapping::index_type{0})...));
+      }
+    }
+
    public:
     /// Row-major (layout_right) strides, offset 0.
     DLPM_HOST_DEVICE constexpr mapping() noexcept : mapping(extents_type{}) {}
@@ -70,7 +83,10 @@ struct layout_stride_relaxed {
                                        index_type offset = 0) noexcept
         : extents_(e), strides_(copy_strides(strides, std::make_index_sequence<rank_>{})), offset_(offset) {}
 
-    /// From any other strided mapping of the same rank (layout_right, layout_stride, ...).
+    /// From any other strided mapping of the same rank (layout_right, layout_stride, another
+    /// extents' layout_stride_relaxed, ...): its strides, and where index 0 maps (a relaxed
+    /// mapping's offset; otherwise other(0, ..., 0), 0 for an empty one), so every index maps
+    /// where `other` maps it.
     template <class OtherMapping>
       requires(!std::is_same_v<OtherMapping, mapping> &&
                requires(const OtherMapping& m) {
@@ -79,7 +95,7 @@ struct layout_stride_relaxed {
                  { m.is_strided() };
                })
     DLPM_HOST_DEVICE constexpr explicit mapping(const OtherMapping& other) noexcept
-        : extents_(other.extents()), strides_{}, offset_(0) {
+        : extents_(other.extents()), strides_{}, offset_(origin_of(other, std::make_index_sequence<rank_>{})) {
       for (rank_type r = 0; r < rank_; ++r) strides_.values[r] = static_cast<index_type>(other.stride(r));
     }
 

@@ -21,10 +21,12 @@
 #include <dlpack_mdspan/layout_queries.hpp>
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <typeinfo>
@@ -182,7 +184,7 @@ struct provenance_bridge {
   DLManagedTensor* legacy;              // the wrapped legacy tensor, or NULL
   DLManagedTensorVersioned* versioned;  // the wrapped versioned tensor, or NULL
   read_only_cause cause;                // why READ_ONLY was set here (none: a writable legacy tensor)
-  char reason[192];                     // producer_forbids: what the producer forbids, for messages
+  const char* reason;                   // producer_forbids: what the producer forbids, kept (keep_reason)
 
   static void destroy(DLManagedTensorVersioned* self) noexcept {
     auto* b = static_cast<provenance_bridge*>(self->manager_ctx);
@@ -196,6 +198,31 @@ struct provenance_bridge {
     return t->deleter == &destroy ? static_cast<provenance_bridge*>(t->manager_ctx) : nullptr;
   }
 };
+
+// The reasons forbid_writes keeps, each text once (at most 191 bytes of it), for the process:
+// an error keeps its %s values as pointers (error.hpp), so a refusal that names the reason,
+// and read_only_cause_of's *reason, stay valid after the tensor goes. Producers pass one
+// fixed clause per cause; past 64 texts the reason is a fixed one. Lock-free: a slot is
+// taken once, by compare-and-swap, and never changes again.
+inline constexpr std::size_t kept_reasons = 64;
+inline const char* keep_reason(const char* text) noexcept {
+  static std::atomic<const char*> slots[kept_reasons] = {};
+  char clipped[192];
+  std::snprintf(clipped, sizeof clipped, "%s", text);
+  const std::size_t bytes = std::strlen(clipped) + 1;
+  for (auto& slot : slots) {
+    const char* held = slot.load(std::memory_order_acquire);
+    if (held == nullptr) {
+      char* copy = new (std::nothrow) char[bytes];
+      if (copy == nullptr) return "its producer forbids writes";
+      std::memcpy(copy, clipped, bytes);
+      if (slot.compare_exchange_strong(held, copy, std::memory_order_acq_rel)) return copy;
+      delete[] copy;  // another thread took the slot first: `held` is its text
+    }
+    if (std::strcmp(held, clipped) == 0) return held;
+  }
+  return "its producer forbids writes (this process keeps no more reasons)";
+}
 
 // The refusal of a tensor of another DLPack major version, whose `version` alone may be
 // read (DLPack's rule): `who` names the caller ("" or "adopt: "), `fate` what became of it.
@@ -252,7 +279,7 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
 /// Why `t` is READ_ONLY (read_only_cause::none when it is not). The cause is known where
 /// this copy of the library set the flag (legacy_to_versioned, forbid_writes); any other
 /// READ_ONLY tensor is read_only_cause::flagged. For producer_forbids, *reason (when not
-/// NULL) receives what the producer forbids, valid while `t` lives; else NULL.
+/// NULL) receives what the producer forbids, kept for the process; else NULL.
 /// Precondition: t is not NULL and of this library's major version.
 [[nodiscard]] inline read_only_cause read_only_cause_of(const DLManagedTensorVersioned* t,
                                                          const char** reason = nullptr) noexcept {
@@ -267,7 +294,8 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
 /// Makes `t` READ_ONLY and remembers why: `cause` is read_only_cause::legacy_unknown (its
 /// writability is unknown: a legacy export may carry it) or read_only_cause::producer_forbids
 /// (`reason` says what the producer forbids, a clause that completes "the tensor is
-/// READ_ONLY because ...", copied, at most 191 bytes kept). Ownership moves into the result,
+/// READ_ONLY because ...": its first 191 bytes kept for the process, once per distinct text,
+/// up to 64 texts, then a fixed one). Ownership moves into the result,
 /// a new tensor over the same memory whose deleter runs t's. On failure t is still the
 /// caller's.
 [[nodiscard]] inline result<DLManagedTensorVersioned*> forbid_writes(DLManagedTensorVersioned* t, read_only_cause cause,
@@ -286,7 +314,7 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a tensor"));
   b->versioned = t;
   b->cause = cause;
-  if (cause == read_only_cause::producer_forbids) std::snprintf(b->reason, sizeof b->reason, "%s", reason);
+  if (cause == read_only_cause::producer_forbids) b->reason = detail::keep_reason(reason);
   b->managed.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
   b->managed.manager_ctx = b;
   b->managed.deleter = &detail::provenance_bridge::destroy;
@@ -350,10 +378,9 @@ class managed_tensor {
   managed_tensor& operator=(const managed_tensor&) = delete;
   managed_tensor(managed_tensor&& other) noexcept : tensor_(std::exchange(other.tensor_, nullptr)) {}
   managed_tensor& operator=(managed_tensor&& other) noexcept {
-    if (this != &other) {
-      reset();
-      tensor_ = std::exchange(other.tensor_, nullptr);
-    }
+    // other's tensor taken first, as std::unique_ptr does: the deleter of the old one may
+    // destroy `other` (a managed_tensor inside the old tensor's owner).
+    if (this != &other) detail::call_deleter(std::exchange(tensor_, std::exchange(other.tensor_, nullptr)));
     return *this;
   }
   ~managed_tensor() { reset(); }
@@ -554,10 +581,18 @@ struct dynamic_owner_block {
   static std::size_t bytes(std::int32_t ndim) noexcept {
     return sizeof(dynamic_owner_block) + 2 * static_cast<std::size_t>(ndim) * sizeof(std::int64_t);
   }
+  // Its memory, aligned for the owner however over-aligned (operator new alone gives
+  // __STDCPP_DEFAULT_NEW_ALIGNMENT__); nullptr when there is none.
+  static constexpr bool over_aligned = alignof(dynamic_owner_block) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+  static void* allocate(std::int32_t ndim) noexcept {
+    if constexpr (over_aligned) return ::operator new(bytes(ndim), std::align_val_t{alignof(dynamic_owner_block)}, std::nothrow);
+    else return ::operator new(bytes(ndim), std::nothrow);
+  }
   static void destroy(DLManagedTensorVersioned* self) noexcept {
     auto* b = static_cast<dynamic_owner_block*>(self->manager_ctx);
     b->~dynamic_owner_block();
-    ::operator delete(static_cast<void*>(b));
+    if constexpr (over_aligned) ::operator delete(static_cast<void*>(b), std::align_val_t{alignof(dynamic_owner_block)});
+    else ::operator delete(static_cast<void*>(b));
   }
 };
 static_assert(alignof(DLManagedTensorVersioned) >= alignof(std::int64_t), "trailing dims stay aligned");
@@ -582,7 +617,7 @@ using block_owner_t = typename block_owner_of<std::remove_cvref_t<O>>::type;
 // (the argument untouched) when out of memory.
 template <class Owner, class Arg>
 DLPM_HOT_INLINE inline dynamic_owner_block<Owner>* new_dynamic_block(std::int32_t ndim, Arg&& owner) noexcept {
-  void* memory = ::operator new(dynamic_owner_block<Owner>::bytes(ndim), std::nothrow);
+  void* memory = dynamic_owner_block<Owner>::allocate(ndim);
   if (memory == nullptr) return nullptr;
   return ::new (memory) dynamic_owner_block<Owner>{DLManagedTensorVersioned{}, Owner(std::forward<Arg>(owner))};
 }
