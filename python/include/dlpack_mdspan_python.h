@@ -368,7 +368,8 @@ DLPM_PY_API PyObject* dlpm_py_tensor_new_on_stream(DLManagedTensorVersioned* t, 
 /** What a producer of device memory lends its dlpack_mdspan.Tensor: the device runtime's
  * calls, which the component cannot make itself (it links no device runtime). For CUDA:
  * dlpack_mdspan::python::cuda_device_hooks (<dlpack_mdspan/python_cuda.hpp>); for SYCL USM:
- * dlpack_mdspan::python::sycl_device_hooks (<dlpack_mdspan/python_sycl.hpp>). Every hook
+ * to_python_on_sycl_queue, with sycl_stream_wait, sycl_copy and sycl_release
+ * (<dlpack_mdspan/python_sycl.hpp>). Every hook
  * is called with the GIL held, and returns 0, or -1 with a Python exception set, which
  * __dlpack__ raises. */
 typedef struct dlpm_py_device_hooks {
