@@ -100,8 +100,9 @@ TEST_CASE("ranks 1 to 3 for layout_right, layout_left and layout_stride") {
   }
 }
 
-// Export computes layout_right/left strides as one running product of the extents, and
-// asks the mapping's stride(r) for empty views: both must give exactly stride(r).
+// Export computes layout_right/left strides as one running product of the extents (for an
+// empty view in 64 bits, capped at INT64_MAX): where the mapping's stride(r) is defined, both
+// give exactly it.
 template <class L, class I, std::size_t R>
 void strides_match_the_mapping(const std::array<I, R>& extents) {
   using E = std::dextents<I, R>;
@@ -130,8 +131,7 @@ TEST_CASE("layout_right/left strides equal the mapping's, for every rank, index 
     strides_match_the_mapping<std::layout_left, std::uint16_t, 4>(
         {std::uint16_t(e(0)), std::uint16_t(e(1)), std::uint16_t(e(2)), std::uint16_t(e(3))});
   }
-  // Empty with large other extents: the product of the non-zero ones overflows int64_t,
-  // so only the mapping can say what stride(r) is, and export asks it.
+  // Empty with large other extents: the running products, each within int64_t here.
   using E = std::dextents<std::uint64_t, 3>;
   static float buf[1] = {};
   const std::mdspan<float, E> empty(buf, E(std::uint64_t{1} << 40, 0, std::uint64_t{1} << 40));
@@ -140,6 +140,24 @@ TEST_CASE("layout_right/left strides equal the mapping's, for every rank, index 
   CHECK(view->get().data == nullptr);
   CHECK(view->get().strides[1] == static_cast<std::int64_t>(empty.stride(1)));
   CHECK(view->get().strides[2] == 1);
+}
+
+TEST_CASE("an empty layout_right view whose other extents multiply past index_type") {
+  // Valid (its size, 0, fits), but its mapping's stride(0) overflows int64_t (undefined in
+  // libc++), and an int8_t one wraps: the running products, capped at INT64_MAX.
+  const std::mdspan<float, std::dextents<std::int64_t, 3>> wide(nullptr, 0, std::int64_t{1} << 62, 4);
+  const auto w = dm::try_to_dlpack_tensor(wide);
+  REQUIRE(w.has_value());
+  CHECK(w->get().data == nullptr);
+  CHECK(strides_of(w->get()) == v64{std::numeric_limits<std::int64_t>::max(), 4, 1});
+  const std::mdspan<float, std::dextents<std::int8_t, 3>> narrow(nullptr, 0, 100, 100);
+  const auto n = dm::try_to_dlpack_tensor(narrow);
+  REQUIRE(n.has_value());
+  CHECK(strides_of(n->get()) == v64{10000, 100, 1});
+  const std::mdspan<float, std::dextents<std::int64_t, 3>, std::layout_left> left(nullptr, 4, std::int64_t{1} << 62, 0);
+  const auto l = dm::try_to_dlpack_tensor(left);
+  REQUIRE(l.has_value());
+  CHECK(strides_of(l->get()) == v64{1, 4, std::numeric_limits<std::int64_t>::max()});
 }
 
 TEST_CASE("a layout_stride tensor with padded rows keeps its row pitch") {

@@ -37,11 +37,18 @@ class expected {
   expected(const T& value) : has_value_(true) { ::new (&storage_.value) T(value); }
   expected(T&& value) : has_value_(true) { ::new (&storage_.value) T(std::move(value)); }
   expected(const unexpected<E>& u) noexcept : has_value_(false) { ::new (&storage_.err) error_type(u.error()); }
-  expected(const expected& other) : has_value_(other.has_value_) {
+  // Copyable and movable as T is, with T's noexcept (std::expected's rules: a
+  // std::vector<result<managed_tensor>> moves its elements, and copies none).
+  expected(const expected& other)
+    requires std::is_copy_constructible_v<T>
+      : has_value_(other.has_value_) {
     if (has_value_) ::new (&storage_.value) T(other.storage_.value);
     else ::new (&storage_.err) error_type(other.storage_.err);
   }
-  expected(expected&& other) : has_value_(other.has_value_) {
+  expected(const expected&) = delete;
+  expected(expected&& other) noexcept(std::is_nothrow_move_constructible_v<T>)
+    requires std::is_move_constructible_v<T>
+      : has_value_(other.has_value_) {
     if (has_value_) ::new (&storage_.value) T(std::move(other.storage_.value));
     else ::new (&storage_.err) error_type(other.storage_.err);
   }

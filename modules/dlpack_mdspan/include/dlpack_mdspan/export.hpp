@@ -193,6 +193,33 @@ struct export_access {
     return true;
   }
 
+  // An empty compact view (layout_right/left): its size, 0, fits index_type, but the product
+  // of its other extents need not, and its mapping's stride(r) multiplies them out in
+  // index_type (signed overflow in libc++ and CCCL: undefined). Its strides are the running
+  // products, computed here in 64 bits and capped at INT64_MAX (an empty tensor's strides
+  // address nothing); data NULL, byte_offset 0.
+  template <strided_mdspan M>
+    requires has_compact_path<M>
+  static constexpr errc fill_empty_compact(const M& md, DLDevice device, dlpack_tensor<M::rank()>& out,
+                                           std::size_t* failed_dim) noexcept {
+    constexpr std::size_t rank = M::rank();
+    constexpr std::uint64_t max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    std::uint64_t running = 1;
+    for (std::size_t i = 0; i < rank; ++i) {
+      const std::size_t r = compact_order_of<M>() == compact_order::row_major ? rank - 1 - i : i;
+      if (!fits_int64(md.extent(r))) {
+        *failed_dim = r;
+        return errc::extent_overflow;
+      }
+      const auto e = static_cast<std::uint64_t>(md.extent(r));
+      out.shape_[r] = static_cast<std::int64_t>(e);
+      out.strides_[r] = static_cast<std::int64_t>(running);
+      running = e == 0 ? 0 : running > max / e ? max : running * e;
+    }
+    out.set_tensor(nullptr, device, dtype_v<typename M::element_type>, 0);
+    return errc::ok;
+  }
+
   // Every strided view, each rule on its own: the strides from the mapping, the int64 range
   // of every extent and stride, and the empty-view rule (data NULL, byte_offset 0).
   template <strided_mdspan M>
@@ -203,6 +230,10 @@ struct export_access {
     const auto& mapping = md.mapping();
     if (!mapping.is_strided()) return errc::not_strided;
     bool empty = false;
+    if constexpr (has_compact_path<M>) {
+      for (std::size_t r = 0; r < rank; ++r) empty = empty || md.extent(r) == 0;
+      if (empty) return fill_empty_compact(md, device, out, failed_dim);
+    }
     if constexpr (rank > 0) {
       index_type strides[rank];
       for (std::size_t r = 0; r < rank; ++r) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace dm = dlpack_mdspan;
 
@@ -16,6 +17,23 @@ static_assert(__cplusplus <= 202002L, "this suite checks the C++20 stand-in; bui
 namespace {
 dm::unexpected_error failure(dm::errc code) { return dm::unexpected_error(dm::error(code, "why")); }
 }  // namespace
+
+TEST_CASE("result<T> is copy- and move-constructible as T is, with T's noexcept") {
+  // std::expected's rules: a std::vector of a move-only T's results moves them (it copied,
+  // and failed to compile, while the copy constructor was unconstrained and the move not
+  // noexcept).
+  static_assert(std::is_copy_constructible_v<dm::result<int>>);
+  static_assert(std::is_nothrow_move_constructible_v<dm::result<int>>);
+  static_assert(!std::is_copy_constructible_v<dm::result<std::unique_ptr<int>>>);
+  static_assert(std::is_nothrow_move_constructible_v<dm::result<std::unique_ptr<int>>>);
+  std::vector<dm::result<std::unique_ptr<int>>> results;
+  results.push_back(std::make_unique<int>(7));
+  results.push_back(failure(dm::errc::read_only));
+  results.reserve(64);  // moves the two
+  REQUIRE(results[0].has_value());
+  CHECK(**results[0] == 7);
+  CHECK(results[1].error().code() == dm::errc::read_only);
+}
 
 TEST_CASE("result<T> is copy- and move-assignable when T is") {
   static_assert(std::is_copy_assignable_v<dm::result<int>>);
