@@ -277,22 +277,15 @@ int dlpm_py__wait(DLDevice device, void* stream, void* event) {
   return leave(rt, saved, switched, r == 0 ? 0 : failed(rt, st, rt->stream_wait_event.name, r));
 }
 
-/* The host's waits for device work, the GIL released meanwhile (as PyTorch and CuPy release
- * it): work queued before them may call back into Python (a host function CuPy queued on the
- * producer's stream) and would never run while this thread held it; other threads run on.
- * Nothing of the runtime's state is touched while it is released. */
-static int synchronize_stream(const dlpm_py__runtime* rt, void* stream) {
+/* The host's waits for device work (a runtime's stream_synchronize or event_synchronize on
+ * `handle`), the GIL released meanwhile (as PyTorch and CuPy release it): work queued before
+ * them may call back into Python (a host function CuPy queued on the producer's stream) and
+ * would never run while this thread held it; other threads run on. Nothing of the runtime's
+ * state is touched while it is released. */
+static int host_wait(int (*synchronize)(void*), void* handle) {
   int r;
   Py_BEGIN_ALLOW_THREADS
-  r = rt->stream_synchronize.call(stream);
-  Py_END_ALLOW_THREADS
-  return r;
-}
-
-static int synchronize_event(const dlpm_py__runtime* rt, void* event) {
-  int r;
-  Py_BEGIN_ALLOW_THREADS
-  r = rt->event_synchronize.call(event);
+  r = synchronize(handle);
   Py_END_ALLOW_THREADS
   return r;
 }
@@ -303,7 +296,7 @@ int dlpm_py__event_synchronize(DLDevice device, void* event) {
   int switched, r;
   const dlpm_py__runtime* rt = enter(device, &st, &saved, &switched);
   if (rt == NULL) return -1;
-  r = synchronize_event(rt, event);
+  r = host_wait(rt->event_synchronize.call, event);
   return leave(rt, saved, switched, r == 0 ? 0 : failed(rt, st, rt->event_synchronize.name, r));
 }
 
@@ -473,7 +466,7 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
   if (copy_strided(rt, st, s, strides, itemsize, (uintptr_t)copy->dl_tensor.data, target.device_type == kDLCPU,
                    s->device.device_type == kDLCPU, stream) != 0)
     goto done;
-  if (synchronize && (r = synchronize_stream(rt, stream)) != 0) {
+  if (synchronize && (r = host_wait(rt->stream_synchronize.call, stream)) != 0) {
     failed(rt, st, rt->stream_synchronize.name, r);
     goto done;
   }
@@ -484,7 +477,7 @@ done:
   if (copy != NULL) {
     /* Queued copies may still write it: freed once the stream is known to have run them,
      * else leaked rather than freed under them (a failed synchronisation included). */
-    if (!queued || synchronize_stream(rt, stream) == 0) dlpm_managed_delete(copy);
+    if (!queued || host_wait(rt->stream_synchronize.call, stream) == 0) dlpm_managed_delete(copy);
   }
   return leave(rt, saved, switched, status);
 }
