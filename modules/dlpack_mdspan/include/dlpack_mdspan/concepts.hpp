@@ -9,6 +9,7 @@
 #include <concepts>
 #include <cstddef>
 #include <type_traits>
+#include <utility>
 
 DLPM_EXPORT namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
@@ -44,6 +45,21 @@ concept strided_mdspan = pointer_mdspan<M> && requires(const typename M::mapping
 } && (M::rank() == 0 || requires(const typename M::mapping_type& m) {
   { m.stride(0) } -> std::convertible_to<typename M::index_type>;
 });
+
+}  // inline namespace DLPM_ABI
+}  // namespace dlpack_mdspan
+
+namespace dlpack_mdspan {
+inline namespace DLPM_ABI {
+namespace detail {
+/// Where a mapping maps the index (0, ..., 0): the element offset of its first element (0
+/// for the standard layouts, a relaxed mapping's offset). Precondition: not empty, unless
+/// the mapping defines it for an empty one.
+template <class Mapping, std::size_t... I>
+DLPM_HOST_DEVICE constexpr typename Mapping::index_type index_zero_of(const Mapping& m, std::index_sequence<I...>) {
+  return m(((void)I, typename Mapping::index_type{0})...);
+}
+}  // namespace detail
 
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan

@@ -108,11 +108,6 @@ namespace dlpack_mdspan {
 inline namespace DLPM_ABI {
 namespace detail {
 
-template <class M, std::size_t... I>
-constexpr typename M::index_type origin_index(const typename M::mapping_type& m, std::index_sequence<I...>) {
-  return m(((void)I, typename M::index_type{0})...);
-}
-
 template <class I>
 constexpr bool fits_int64(I v) noexcept {
   return std::in_range<std::int64_t>(v);
@@ -144,7 +139,7 @@ struct export_access {
   DLPM_HOT_INLINE static constexpr errc origin_of(const M& md, void** data, std::uint64_t* byte_offset) noexcept {
     using element_type = typename M::element_type;
     using index_type = typename M::index_type;
-    const index_type offset = origin_index<M>(md.mapping(), std::make_index_sequence<M::rank()>{});
+    const index_type offset = index_zero_of(md.mapping(), std::make_index_sequence<M::rank()>{});
     if (offset < index_type{0} ||
         static_cast<std::uint64_t>(offset) > std::numeric_limits<std::uint64_t>::max() / sizeof(element_type))
       return errc::byte_offset_overflow;
@@ -284,7 +279,7 @@ struct export_access {
         break;
       case errc::byte_offset_overflow:
         return error::format(code, "to_dlpack_tensor: element offset %lld times sizeof(T) = %zu does not fit byte_offset",
-                             static_cast<long long>(origin_index<M>(md.mapping(), std::make_index_sequence<M::rank()>{})),
+                             static_cast<long long>(index_zero_of(md.mapping(), std::make_index_sequence<M::rank()>{})),
                              sizeof(typename M::element_type));
       default: break;
     }

@@ -5,6 +5,7 @@
 #ifndef DLPACK_MDSPAN_LAYOUT_STRIDE_RELAXED_HPP
 #define DLPACK_MDSPAN_LAYOUT_STRIDE_RELAXED_HPP
 
+#include <dlpack_mdspan/concepts.hpp>
 #include <dlpack_mdspan/config.hpp>
 
 #include <concepts>
@@ -57,7 +58,7 @@ struct layout_stride_relaxed {
       } else {
         for (rank_type r = 0; r < rank_; ++r)
           if (other.extents().extent(r) == 0) return 0;
-        return static_cast<index_type>(other(((void)R, typename OtherMapping::index_type{0})...));
+        return static_cast<index_type>(detail::index_zero_of(other, std::index_sequence<R...>{}));
       }
     }
 
