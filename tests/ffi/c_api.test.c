@@ -304,6 +304,7 @@ static void test_requirements(void) {
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DTYPE_MISMATCH);
   req.dtype = dtype(kDLFloat, 32, 1);
   req.ndim = 3;
+  req.shape = NULL; /* a shape has ndim entries: want_shape has 2 */
   CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_NDIM_MISMATCH);
   req.ndim = 2;
   req.shape = wrong_shape;
@@ -1046,8 +1047,10 @@ static void test_check_layout(void) {
   CHECK(check_both(&t, 0, &req) == DLPM_E_DTYPE_MISMATCH);
   req.dtype = dtype(kDLFloat, 32, 1);
   req.ndim = 3;
+  req.shape = NULL; /* a shape has ndim entries: want_shape has 2 */
   CHECK(check_both(&t, 0, &req) == DLPM_E_NDIM_MISMATCH);
   req.ndim = 2;
+  req.shape = want_shape;
   want_shape[1] = 5;
   CHECK(check_both(&t, 0, &req) == DLPM_E_SHAPE_MISMATCH);
   want_shape[1] = 4;
