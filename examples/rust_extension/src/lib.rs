@@ -3,7 +3,9 @@
 //! dlpack_mdspan.Tensor) in, dlpack_mdspan.Tensors out, through dlpack-mdspan's pyo3
 //! feature (the project's Python component does the protocol).
 
-use dlpack_mdspan::{to_pyerr, Complex32, ManagedTensor, PyTensor, PyTensorMut};
+use dlpack_mdspan::{
+    to_pyerr, Complex32, ManagedTensor, PyTensor, PyTensorMut, StreamOrder, StreamOrdered,
+};
 use ndarray::Array2;
 use pyo3::prelude::*;
 
@@ -58,6 +60,19 @@ fn grid(py: Python<'_>, rows: usize, cols: usize) -> PyResult<ManagedTensor> {
     ManagedTensor::from_ndarray(a).map_err(|e| to_pyerr(py, &e))
 }
 
+/// Where the data of `x`, a tensor of any device, is ready: `("stream", handle)` (launch
+/// work that reads it on that stream, or make your stream wait for it: a PyTorch or
+/// dlpack_mdspan CUDA tensor's current stream), `("none", 0)` (host memory: nothing to
+/// order) or `("unknown", 0)` (synchronise by the producer's own means).
+#[pyfunction]
+fn ready_stream(x: StreamOrdered<ManagedTensor>) -> (&'static str, usize) {
+    match x.ready.order {
+        StreamOrder::Stream => ("stream", x.ready.stream as usize),
+        StreamOrder::None => ("none", 0),
+        StreamOrder::Unknown => ("unknown", 0),
+    }
+}
+
 /// Panics: pyo3 turns the panic into a Python exception (pyo3_runtime.PanicException).
 #[pyfunction]
 fn panics() -> usize {
@@ -70,6 +85,7 @@ fn dlpm_rust_extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fill, m)?)?;
     m.add_function(wrap_pyfunction!(zero_complex, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
+    m.add_function(wrap_pyfunction!(ready_stream, m)?)?;
     m.add_function(wrap_pyfunction!(panics, m)?)?;
     Ok(())
 }

@@ -113,6 +113,11 @@ def test_grid_returns_an_ndarray_with_its_strides():
     assert torch.equal(torch.from_dlpack(ext.grid(2, 3)), torch.tensor([[0, 1, 2], [10, 11, 12]], dtype=torch.float64))
 
 
+def test_host_memory_has_no_stream_to_order(no_torch_dlpack):
+    assert ext.ready_stream(np.zeros(3, np.float32)) == ("none", 0)
+    assert ext.ready_stream(torch.zeros(2, 2)) == ("none", 0)
+
+
 def test_a_panic_becomes_a_python_exception():
     with pytest.raises(BaseException, match="a panic in the extension"):
         ext.panics()

@@ -127,7 +127,9 @@ pub use layout::LayoutRequirements;
 pub use managed::{IntoLegacyError, ManagedTensor, OwnerExport, ReadOnlyCause, VecExport};
 pub use order::Order;
 #[cfg(feature = "pyo3")]
-pub use python::{to_pyerr, PyTensor, PyTensorMut};
+pub use python::{
+    to_pyerr, PyImportOptions, PyTensor, PyTensorMut, ReadyStream, StreamOrder, StreamOrdered,
+};
 pub use types::{
     assert_element_layout, element_layout_ok, Complex32, Complex64, DataType, Device, DeviceType,
     Element, Flags, TypeCode, BF16, F16,

@@ -12,6 +12,9 @@
 //! - [`ManagedTensor`] is an argument too (`dlpm_py_import`: owned, any dtype, validated),
 //!   and a return value: a `dlpack_mdspan.Tensor` (`dlpm_py_tensor_new`) that NumPy,
 //!   PyTorch, JAX and the component's consumers import without a copy.
+//! - [`StreamOrdered<ManagedTensor>`] is that argument with the [`ReadyStream`] a device
+//!   tensor's data is ready on, and [`StreamOrdered::import`] asks the producer what
+//!   [`PyImportOptions`] say: the caller's own stream, a copy, a target device.
 //!
 //! A refusal raises the component's exception with the library's message (`TypeError` for
 //! a tensor that does not meet the requirements, `BufferError` for a read-only or
@@ -32,6 +35,9 @@ use crate::error::Error;
 use crate::managed::ManagedTensor;
 use crate::types::Element;
 use crate::view::{KeptViewMut, TensorView, TensorViewMut};
+
+mod stream_ordered;
+pub use stream_ordered::{PyImportOptions, ReadyStream, StreamOrder, StreamOrdered};
 
 /// The exception for `e`: the component's (`dlpm_py_raise`: its exception type and wording)
 /// when `e` is the facade's last failure on this thread, else a `BufferError` with the
@@ -541,20 +547,28 @@ impl<T: Element> PyTensorMut<'_, T> {
 impl<'a, 'py> FromPyObject<'a, 'py> for ManagedTensor {
     type Error = PyErr;
 
-    /// `dlpm_py_import`: an owned, validated tensor of any dtype and device.
+    /// `dlpm_py_import`: an owned, validated tensor of any dtype and device (where a
+    /// device tensor's data is ready is not asked: [`StreamOrdered`]).
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let mut out = ptr::null_mut();
-        // SAFETY: obj is live and the GIL is held; NULL requirements: anything; the options
-        // are a static; out is a valid out-parameter.
-        let status = unsafe {
-            pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), rust_options(true), &mut out)
-        };
-        if status != sys::DLPM_OK {
-            return Err(PyErr::fetch(obj.py()));
-        }
-        // SAFETY: the component hands over a live, validated tensor of major version 1.
-        unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))
+        import_managed(obj, rust_options(true))
     }
+}
+
+/// `dlpm_py_import` of `obj` with `options` (validating: [`rust_options`]`(true)` or a copy
+/// of it): an owned, validated tensor of any dtype and device.
+fn import_managed(
+    obj: Borrowed<'_, '_, PyAny>,
+    options: &pysys::dlpm_py_options,
+) -> PyResult<ManagedTensor> {
+    let mut out = ptr::null_mut();
+    // SAFETY: obj is live and the GIL is held; NULL requirements: anything; the options are
+    // valid for the call (any pointer in them live for it); out is a valid out-parameter.
+    let status = unsafe { pysys::dlpm_py_import(obj.as_ptr(), ptr::null(), options, &mut out) };
+    if status != sys::DLPM_OK {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    // SAFETY: the component hands over a live, validated tensor of major version 1.
+    unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))
 }
 
 impl<'py> IntoPyObject<'py> for ManagedTensor {

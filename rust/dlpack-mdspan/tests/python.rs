@@ -435,9 +435,7 @@ unsafe impl Send for Published {}
 
 static PUBLISHED: std::sync::OnceLock<&'static Published> = std::sync::OnceLock::new();
 
-/// `DLPackExchangeAPI` (dlpack.h): only `dltensor_from_py_object_no_sync` is called here (a
-/// reader's borrow); the entries DLPack says are never NULL are a function that refuses
-/// (never called).
+/// `DLPackExchangeAPI` (dlpack.h), every entry an address.
 #[repr(C)]
 struct ExchangeApi {
     version: sys::DLPackVersion,
@@ -445,8 +443,46 @@ struct ExchangeApi {
     managed_tensor_allocator: *const c_void,
     managed_tensor_from_py_object_no_sync: *const c_void,
     managed_tensor_to_py_object_no_sync: *const c_void,
-    dltensor_from_py_object_no_sync: unsafe extern "C" fn(*mut c_void, *mut sys::DLTensor) -> i32,
+    dltensor_from_py_object_no_sync: *const c_void,
     current_work_stream: *const c_void,
+}
+
+/// A table for the process (leaked) with these three entries; the others, which DLPack says
+/// are never NULL, a function that refuses (never called).
+fn exchange_api(
+    managed_tensor_from_py_object_no_sync: *const c_void,
+    dltensor_from_py_object_no_sync: *const c_void,
+    current_work_stream: *const c_void,
+) -> &'static ExchangeApi {
+    let unused = refuse as *const c_void;
+    Box::leak(Box::new(ExchangeApi {
+        version: sys::DLPackVersion {
+            major: sys::DLPACK_MAJOR_VERSION,
+            minor: sys::DLPACK_MINOR_VERSION,
+        },
+        prev_api: std::ptr::null(),
+        managed_tensor_allocator: unused,
+        managed_tensor_from_py_object_no_sync,
+        managed_tensor_to_py_object_no_sync: unused,
+        dltensor_from_py_object_no_sync,
+        current_work_stream,
+    }))
+}
+
+/// A capsule of a process-lifetime struct (no destructor) named `name`.
+fn static_capsule<'py>(
+    py: Python<'py>,
+    p: *const c_void,
+    name: &'static std::ffi::CStr,
+) -> Bound<'py, PyAny> {
+    // SAFETY: a process-lifetime struct and name, no destructor; a new reference.
+    unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyo3::ffi::PyCapsule_New(p.cast_mut(), name.as_ptr(), None),
+        )
+    }
+    .unwrap()
 }
 
 /// `dlpm_py_kept_form` (python/src/shared/shared.h), version 1.
@@ -521,18 +557,7 @@ fn a_form_kept_of_another_description_is_not_lent() {
         .unwrap();
         let class = globals.get_item("AnotherCopysTensor").unwrap().unwrap();
         let unused = refuse as *const c_void;
-        let table: &'static ExchangeApi = Box::leak(Box::new(ExchangeApi {
-            version: sys::DLPackVersion {
-                major: sys::DLPACK_MAJOR_VERSION,
-                minor: sys::DLPACK_MINOR_VERSION,
-            },
-            prev_api: std::ptr::null(),
-            managed_tensor_allocator: unused,
-            managed_tensor_from_py_object_no_sync: unused,
-            managed_tensor_to_py_object_no_sync: unused,
-            dltensor_from_py_object_no_sync: lend,
-            current_work_stream: unused,
-        }));
+        let table = exchange_api(unused, lend as *const c_void, unused);
         let kept: &'static KeptForm = Box::leak(Box::new(KeptForm {
             version: 1,
             size: std::mem::size_of::<KeptForm>() as u32,
@@ -541,26 +566,16 @@ fn a_form_kept_of_another_description_is_not_lent() {
             reserved: 0,
             checked_of: kept_form_of,
         }));
-        let capsule = |p: *const c_void, name: &'static std::ffi::CStr| {
-            // SAFETY: a process-lifetime struct and name, no destructor; a new reference.
-            unsafe {
-                Bound::from_owned_ptr_or_err(
-                    py,
-                    pyo3::ffi::PyCapsule_New(p.cast_mut(), name.as_ptr(), None),
-                )
-            }
-            .unwrap()
-        };
         class
             .setattr(
                 "__dlpack_c_exchange_api__",
-                capsule(ptr_of(table), c"dlpack_exchange_api"),
+                static_capsule(py, ptr_of(table), c"dlpack_exchange_api"),
             )
             .unwrap();
         class
             .setattr(
                 "__dlpack_mdspan_kept_checked_form__",
-                capsule(ptr_of(kept), c"dlpack_mdspan.kept_checked_form.v1"),
+                static_capsule(py, ptr_of(kept), c"dlpack_mdspan.kept_checked_form.v1"),
             )
             .unwrap();
         let obj = class.call0().unwrap();
@@ -721,5 +736,168 @@ fn the_components_other_entry_points_are_bound() {
             e.is_instance_of::<PyTypeError>(py) && e.to_string().contains("CUDA"),
             "{e}"
         );
+    });
+}
+
+/// A CUDA tensor of two float32 (never read: its memory is a host buffer that no consumer
+/// here dereferences), owned by itself.
+fn cuda_tensor() -> ManagedTensor {
+    use dlpack_mdspan::{Device, DeviceType, Element};
+    let data: Box<[f32; 2]> = Box::new([1.0, 2.0]);
+    let address = data.as_ptr().cast_mut().cast();
+    let export = ManagedTensor::build_from_owner(
+        data,
+        address,
+        f32::DTYPE,
+        Device::new(DeviceType::CUDA, 0),
+        &[2],
+    );
+    // SAFETY: the box keeps the two floats alive; nothing writes them.
+    unsafe { export.finish() }.unwrap()
+}
+
+/// A producer of `cuda_tensor()` through `__dlpack__` alone, which records the keywords it
+/// was asked with (`seen`).
+fn cuda_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
+    use dlpack_mdspan_python_sys as pysys;
+    let globals = PyDict::new(py);
+    py.run(
+        c"class CudaProducer:\n    \
+          def __init__(self, capsule):\n        self.capsule = capsule\n        self.seen = None\n    \
+          def __dlpack__(self, **kw):\n        self.seen = kw\n        return self.capsule\n    \
+          def __dlpack_device__(self):\n        return (2, 0)\n",
+        Some(&globals),
+        None,
+    )
+    .unwrap();
+    // SAFETY: the GIL held; the component takes the tensor (a versioned capsule).
+    let capsule = unsafe { pysys::dlpm_py_capsule_new(cuda_tensor().into_raw(), 1) };
+    // SAFETY: a new reference, or NULL with an exception set.
+    let capsule = unsafe { Bound::from_owned_ptr_or_err(py, capsule) }.unwrap();
+    let class = globals.get_item("CudaProducer").unwrap().unwrap();
+    class.call1((capsule,)).unwrap()
+}
+
+/// `StreamOrdered::import` asks the producer what `PyImportOptions` say (the consumer's
+/// stream, copy, dl_device) and reports where the data is ready: on CUDA the stream the
+/// producer was asked to order (1, the legacy default stream, is that stream's handle too);
+/// no stream or -1 (no synchronisation) is unknown; CPU memory has no order to keep. The
+/// plain `ManagedTensor` argument asks no stream.
+#[test]
+fn a_consumers_stream_is_asked_and_where_the_data_is_ready_is_told() {
+    use dlpack_mdspan::{Device, DeviceType, PyImportOptions, StreamOrder, StreamOrdered};
+    Python::attach(|py| {
+        let seen = |p: &Bound<'_, PyAny>, key: &str| -> Option<String> {
+            let kw = p.getattr("seen").unwrap();
+            kw.call_method1("get", (key,))
+                .unwrap()
+                .extract::<Option<Bound<'_, PyAny>>>()
+                .unwrap()
+                .map(|v| v.repr().unwrap().to_string())
+        };
+
+        let p = cuda_producer(py);
+        let t = StreamOrdered::import(&p, &PyImportOptions::new().stream(0x5eed)).unwrap();
+        assert_eq!(seen(&p, "stream").as_deref(), Some("24301"));
+        assert_eq!(t.ready.order, StreamOrder::Stream);
+        assert_eq!(t.ready.stream as usize, 0x5eed);
+        assert_eq!(t.device(), Device::new(DeviceType::CUDA, 0));
+        assert_eq!(t.shape().unwrap(), &[2]);
+
+        let p = cuda_producer(py);
+        let t = StreamOrdered::import(&p, &PyImportOptions::new().stream(1)).unwrap();
+        assert_eq!(
+            (t.ready.order, t.ready.stream as usize),
+            (StreamOrder::Stream, 1)
+        );
+
+        for options in [PyImportOptions::new(), PyImportOptions::new().stream(-1)] {
+            let p = cuda_producer(py);
+            let t = StreamOrdered::import(&p, &options).unwrap();
+            assert_eq!(t.ready.order, StreamOrder::Unknown, "{options:?}");
+            assert!(t.ready.stream.is_null());
+        }
+
+        let p = cuda_producer(py);
+        let t = p.extract::<StreamOrdered<ManagedTensor>>().unwrap();
+        assert_eq!(seen(&p, "stream"), None, "the default asks no stream");
+        assert_eq!(t.ready.order, StreamOrder::Unknown);
+
+        let p = cuda_producer(py);
+        let options = PyImportOptions::new()
+            .copy(false)
+            .dl_device(Device::new(DeviceType::CUDA, 0));
+        let t = StreamOrdered::import(&p, &options).unwrap();
+        assert_eq!(seen(&p, "copy").as_deref(), Some("False"));
+        assert_eq!(seen(&p, "dl_device").as_deref(), Some("(2, 0)"));
+        assert_eq!(t.ready.order, StreamOrder::Unknown);
+
+        let a = eval(py, "result = np.arange(3, dtype=np.float32)");
+        let t = StreamOrdered::import(&a, &PyImportOptions::new().stream(0x5eed)).unwrap();
+        assert_eq!(
+            (t.ready.order, t.ready.stream),
+            (StreamOrder::None, std::ptr::null_mut())
+        );
+        assert_eq!(t.view::<f32>().unwrap().to_vec(), vec![0.0, 1.0, 2.0]);
+    });
+}
+
+unsafe extern "C" fn hand_over_cuda_tensor(
+    _obj: *mut c_void,
+    out: *mut *mut sys::DLManagedTensorVersioned,
+) -> i32 {
+    // SAFETY: out is the caller's pointer to write; the caller owns the tensor.
+    unsafe { out.write(cuda_tensor().into_raw()) };
+    0
+}
+
+unsafe extern "C" fn current_stream_c0ffee(
+    device_type: sys::DLDeviceType,
+    _device_id: i32,
+    out: *mut *mut c_void,
+) -> i32 {
+    assert_eq!(device_type, dlpack_mdspan::DeviceType::CUDA.0);
+    // SAFETY: out is the caller's pointer to write.
+    unsafe { out.write(0xc0ffee as *mut c_void) };
+    0
+}
+
+/// A producer that publishes the exchange API (PyTorch, our Tensor) hands its tensor over
+/// "no sync": the data is ready on its current work stream, which the table names. A
+/// `StreamOrdered<ManagedTensor>` argument reports that stream; a stream asked for makes
+/// the import call `__dlpack__` instead (the table takes no stream).
+#[test]
+fn a_producers_exchange_table_tells_its_current_stream() {
+    use dlpack_mdspan::{PyImportOptions, StreamOrder, StreamOrdered};
+    Python::attach(|py| {
+        let globals = PyDict::new(py);
+        py.run(
+            c"class Published:\n    \
+              def __dlpack__(self, **kw):\n        raise BufferError('asked through __dlpack__')\n    \
+              def __dlpack_device__(self):\n        return (2, 0)\n",
+            Some(&globals),
+            None,
+        )
+        .unwrap();
+        let class = globals.get_item("Published").unwrap().unwrap();
+        let unused = refuse as *const c_void;
+        let table = exchange_api(
+            hand_over_cuda_tensor as *const c_void,
+            unused,
+            current_stream_c0ffee as *const c_void,
+        );
+        let capsule = static_capsule(py, ptr_of(table), c"dlpack_exchange_api");
+        class.setattr("__dlpack_c_exchange_api__", capsule).unwrap();
+        let obj = class.call0().unwrap();
+
+        let t = obj.extract::<StreamOrdered<ManagedTensor>>().unwrap();
+        assert_eq!(
+            (t.ready.order, t.ready.stream as usize),
+            (StreamOrder::Stream, 0xc0ffee)
+        );
+        assert_eq!(t.shape().unwrap(), &[2]);
+
+        let e = StreamOrdered::import(&obj, &PyImportOptions::new().stream(7)).unwrap_err();
+        assert!(e.to_string().contains("asked through __dlpack__"), "{e}");
     });
 }
