@@ -658,8 +658,8 @@ TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes 
     dm::error e;
     const bool size_ok = element_size == 0 || dm::check_element_bytes(r.t.dtype, (r.flags & dm::flag_is_subbyte_type_padded) != 0,
                                                                       element_size, &e);
-    if (!size_ok) {
-      REQUIRE(joint == DLPM_E_SUBBYTE_NOT_VIEWABLE);
+    if (!size_ok) {  // whole bytes of another size: the dtype's; packed sub-byte elements: no byte each
+      REQUIRE(joint == (r.t.dtype.bits >= 8 ? DLPM_E_DTYPE_MISMATCH : DLPM_E_SUBBYTE_NOT_VIEWABLE));
       REQUIRE(std::string(dlpm_last_error()) == e.message().c_str());
       ++wrong_size;
       continue;
@@ -688,6 +688,10 @@ TEST_CASE("dlpm_check_tensor refuses what dlpm_check_managed refuses and writes 
   DLTensor t{data, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, nullptr, 0};
   dlpm_checked_tensor out{};
   out.version = DLPM_CHECKED_TENSOR_VERSION;
+  // A whole-byte dtype of another element size is the dtype's mismatch, worded so (float32 is
+  // not "packed").
+  REQUIRE(dlpm_check_tensor(&t, 0, nullptr, 8, &out) == DLPM_E_DTYPE_MISMATCH);
+  REQUIRE(std::string(dlpm_last_error()) == "dtype float32 has 4-byte elements, where 8-byte elements are required");
   REQUIRE(dlpm_check_tensor(&t, 0, nullptr, sizeof(float), &out) == DLPM_OK);
   CHECK(out.numel == 6);
   CHECK(out.strides[0] == 3);

@@ -647,19 +647,19 @@ fn a_size_mismatch_is_refused_at_view_creation() {
     };
     // SAFETY: storage and shape outlive the views and are not touched meanwhile.
     let err = unsafe { TensorView::<Wide>::from_raw(&t) }.unwrap_err();
-    assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+    assert_eq!(err.status(), Status::DTYPE_MISMATCH);
     assert_eq!(
         err.message(),
-        "dtype uint8x3 is packed, which cannot be viewed as one 4-byte element each"
+        "dtype uint8x3 has 3-byte elements, where 4-byte elements are required"
     );
     // SAFETY: as above.
     let err = unsafe { TensorViewMut::<Wide>::from_raw(&t) }.unwrap_err();
-    assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+    assert_eq!(err.status(), Status::DTYPE_MISMATCH);
     // SAFETY: as above.
     let err = unsafe { TensorView::<Narrow>::from_raw(&t) }.unwrap_err();
     assert_eq!(
         err.message(),
-        "dtype uint8x3 is packed, which cannot be viewed as one 1-byte element each"
+        "dtype uint8x3 has 3-byte elements, where 1-byte elements are required"
     );
     // The same tensor is fine for a type of the right size.
     // SAFETY: as above.
@@ -673,15 +673,15 @@ fn a_size_mismatch_is_refused_at_view_creation() {
     let mut t = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
     assert_eq!(
         t.view::<Wide>().unwrap_err().status(),
-        Status::SUBBYTE_NOT_VIEWABLE
+        Status::DTYPE_MISMATCH
     );
     assert_eq!(
         t.view::<Narrow>().unwrap_err().status(),
-        Status::SUBBYTE_NOT_VIEWABLE
+        Status::DTYPE_MISMATCH
     );
     assert_eq!(
         t.view_mut::<Wide>().unwrap_err().status(),
-        Status::SUBBYTE_NOT_VIEWABLE
+        Status::DTYPE_MISMATCH
     );
     assert_eq!(t.view::<Rgb>().unwrap().get(&[3]), Some(&rgb(1, 1, 1)));
 }
@@ -695,13 +695,13 @@ fn an_accepted_element_size_is_remembered_for_its_size_alone() {
         let t = ManagedTensor::from_vec(vec![rgb(1, 2, 3); 4], &[4]).unwrap();
         assert_eq!(t.view::<Rgb>().unwrap().get(&[3]), Some(&rgb(1, 2, 3)));
         let err = ManagedTensor::from_vec(vec![Wide(0); 4], &[4]).unwrap_err();
-        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert_eq!(err.status(), Status::DTYPE_MISMATCH);
         assert_eq!(
             err.message(),
-            "dtype uint8x3 is packed, which cannot be viewed as one 4-byte element each"
+            "dtype uint8x3 has 3-byte elements, where 4-byte elements are required"
         );
         let err = ManagedTensor::from_vec(vec![Narrow(0); 4], &[4]).unwrap_err();
-        assert_eq!(err.status(), Status::SUBBYTE_NOT_VIEWABLE);
+        assert_eq!(err.status(), Status::DTYPE_MISMATCH);
     }
 }
 

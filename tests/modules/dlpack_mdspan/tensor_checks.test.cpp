@@ -280,7 +280,10 @@ TEST_CASE("the sub-byte rule is one statement: check_element_bytes") {
   CHECK(std::string_view(e.message().c_str()) ==
         "dtype float4_e2m1fn is stored one byte per lane (padded), which cannot be viewed as one 2-byte element each");
   CHECK(dm::check_element_bytes(dt(kDLFloat4_e2m1fn, 4, 2), false, 1, &e));
+  // Whole bytes of another size are the dtype's mismatch, not sub-byte storage.
   CHECK_FALSE(dm::check_element_bytes(dt(kDLFloat, 32), false, 8, &e));
+  CHECK(e.code() == dm::errc::dtype_mismatch);
+  CHECK(std::string_view(e.message().c_str()) == "dtype float32 has 4-byte elements, where 8-byte elements are required");
 
   // Every place that addresses elements one by one says it in these words.
   std::uint8_t bytes[8] = {};

@@ -45,9 +45,11 @@ use super::{Complex32, Complex64, DataType, BF16, F16};
 /// ```
 ///
 /// Views check the size at run time as well: a `T` whose `size_of` is not one element of
-/// `T::DTYPE` as the tensor stores it gets [`Status::SUBBYTE_NOT_VIEWABLE`](crate::Status::SUBBYTE_NOT_VIEWABLE)
-/// (the C++ library's `errc::subbyte_not_viewable`), never a view that reads past the
-/// elements the facade validated.
+/// `T::DTYPE` as the tensor stores it gets [`Status::DTYPE_MISMATCH`](crate::Status::DTYPE_MISMATCH)
+/// (whole bytes of another size: `dtype uint8x3 has 3-byte elements, where 4-byte elements
+/// are required`) or [`Status::SUBBYTE_NOT_VIEWABLE`](crate::Status::SUBBYTE_NOT_VIEWABLE)
+/// (sub-byte storage; the C++ library's `errc::subbyte_not_viewable`), never a view that
+/// reads past the elements the facade validated.
 ///
 /// # Safety
 ///
