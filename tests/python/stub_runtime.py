@@ -453,6 +453,31 @@ def test_a_cpu_tensor_is_copied_to_the_device(rt):
     assert [field(c, "gil") for c in rt.calls(rt.event_synchronize)] == ["0"]
 
 
+def test_a_copy_that_fails_once_queued_is_freed_only_after_its_stream_ran(rt):
+    """The copy's bytes are queued on the consumer's stream; then the event that orders the
+    library's stream after them cannot be recorded. The copy's memory is freed only after
+    that stream is synchronised (a real device may still be writing it; the stub runs queued
+    work in its free, which hides a free under them), and nothing is left behind."""
+    target, alloc, free, _ = rt.allocators[0]
+    t = dl.reexport(producer(rt, shape=(3, 4), strides=(1, 3)))
+    consumer = rt.new_stream()
+    live = rt.lib.stub_live_allocations()
+    rt.lib.stub_clear_log()
+    rt.lib.stub_fail(rt.event_record.encode(), 400)
+    with pytest.raises(BufferError, match=rt.event_record):
+        t.__dlpack__(max_version=(1, 3), copy=True, stream=consumer)
+    rt.lib.stub_clear_fails()
+    log = rt.calls()
+    names = [line.split(" ", 1)[0] for line in log]
+    queued = [i for i, line in enumerate(log) if line.startswith(rt.memcpy_prefix)]
+    [freed] = [i for i, name in enumerate(names) if name == free]
+    synchronised = [i for i, line in enumerate(log)
+                    if names[i] == rt.stream_synchronize and field(line, "stream") == handle(consumer)]
+    assert queued and all(field(log[i], "stream") == handle(consumer) for i in queued), log
+    assert synchronised and queued[-1] < synchronised[0] < freed, log
+    assert rt.lib.stub_live_allocations() == live
+
+
 def test_copy_false_still_forbids_a_copy(rt):
     t = dl.reexport(producer(rt))
     with pytest.raises(BufferError, match="copy=False forbids one"):

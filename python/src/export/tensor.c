@@ -158,7 +158,7 @@ static int runtime_copy(tensor_object* o, DLDevice target, PyObject* stream, DLM
     return -1;
   if (!synchronize) { /* the memory is read by a queued copy: the library's stream orders after it */
     if (dlpm_py__capture(on, queue, &event) != 0) {
-      dlpm_managed_delete(*out);
+      dlpm_py__copy_release(on, queue, *out); /* its copies are queued on `queue` */
       *out = NULL;
       return -1;
     }

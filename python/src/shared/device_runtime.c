@@ -290,6 +290,13 @@ static int host_wait(int (*synchronize)(void*), void* handle) {
   return r;
 }
 
+/* Lets go of `copy`, into which copies may have been queued on `stream` (`queued`): freed
+ * once the stream is known to have run them, else leaked rather than freed under them (a
+ * failed synchronisation included). The one rule of a failed copy's memory. */
+static void release_copy(const dlpm_py__runtime* rt, void* stream, DLManagedTensorVersioned* copy, int queued) {
+  if (!queued || host_wait(rt->stream_synchronize.call, stream) == 0) dlpm_managed_delete(copy);
+}
+
 int dlpm_py__event_synchronize(DLDevice device, void* event) {
   runtime_state* st;
   void* saved = NULL;
@@ -474,10 +481,29 @@ int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target
   copy = NULL;
   status = 0;
 done:
-  if (copy != NULL) {
-    /* Queued copies may still write it: freed once the stream is known to have run them,
-     * else leaked rather than freed under them (a failed synchronisation included). */
-    if (!queued || host_wait(rt->stream_synchronize.call, stream) == 0) dlpm_managed_delete(copy);
-  }
+  if (copy != NULL) release_copy(rt, stream, copy, queued);
   return leave(rt, saved, switched, status);
+}
+
+void dlpm_py__copy_release(DLDevice device, void* stream, DLManagedTensorVersioned* copy) {
+  runtime_state* st;
+  void* saved = NULL;
+  int switched;
+  const dlpm_py__runtime* rt;
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* kept = PyErr_GetRaisedException();
+#else
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);
+#endif
+  if ((rt = enter(device, &st, &saved, &switched)) != NULL) {
+    release_copy(rt, stream, copy, 1);
+    (void)leave(rt, saved, switched, 0);
+  } /* else leaked: nothing can say the copies ran */
+  PyErr_Clear();
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(kept);
+#else
+  PyErr_Restore(type, value, traceback);
+#endif
 }

@@ -113,4 +113,9 @@ void dlpm_py__event_release(DLDevice device, void* event);
 int dlpm_py__device_copy(const DLManagedTensorVersioned* source, DLDevice target, DLDevice stream_device, void* stream,
                          void* ready, int synchronize, DLManagedTensorVersioned** out);
 
+/* Lets go of `copy` (made by dlpm_py__device_copy), whose copies were queued on `stream` of
+ * `device`, after the call failed: freed once the stream is known to have run them, else
+ * leaked rather than freed under them. Keeps the exception in flight. */
+void dlpm_py__copy_release(DLDevice device, void* stream, DLManagedTensorVersioned* copy);
+
 #endif
