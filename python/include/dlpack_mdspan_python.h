@@ -307,6 +307,13 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
+/** dlpm_managed_delete(t) (t may be NULL) with the GIL held, where an exception may be in
+ * flight: the producer's deleter may run Python code (a ctypes callback, Warp's), which must
+ * not see that exception nor leave one of its own. The exception in flight, if any, is
+ * kept aside and restored; one the deleter leaves is cleared. What a binding calls to let
+ * go of an imported tensor on its error paths. */
+DLPM_PY_API void dlpm_py_managed_delete(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
+
 /** Takes ownership of `t` (which must be valid: the structure is checked once, here, with
  * its flags, as dlpm_check_tensor checks it; a malformed one is BufferError) and returns an instance of
  * dlpack_mdspan.Tensor, a ready Python type with __dlpack__(*, stream=None, max_version=None,

@@ -272,7 +272,7 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
   opts.provenance = &how;
   if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
   r = describe(t, &how, &req);
-  dlpm_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
+  dlpm_py_managed_delete(t); /* nothing is kept: the producer's deleter runs now */
   return r;
 }
 
@@ -307,7 +307,7 @@ static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs
   if (s != DLPM_OK) {
     PyErr_Format(s == DLPM_E_DEVICE_MISMATCH || s == DLPM_E_READ_ONLY ? PyExc_BufferError : PyExc_ValueError, "%s (%s)",
                  dlpm_last_error(), dlpm_status_string(s));
-    dlpm_managed_delete(t);
+    dlpm_py_managed_delete(t);
     return NULL;
   }
   if ((loops = PyTuple_New(plan.loops)) == NULL) goto fail;
@@ -338,7 +338,7 @@ static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs
   }
   return r;
 fail:
-  dlpm_managed_delete(t);
+  dlpm_py_managed_delete(t);
   return NULL;
 }
 

@@ -25,6 +25,7 @@ import dlpm_interop as dl
 INT32_MAX, UINT32_MAX = 2**31 - 1, 2**32 - 1
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 KDLCPU, KDLCUDA = 1, 2
+READ_ONLY = 1  # DLPACK_FLAG_BITMASK_READ_ONLY
 INT, UINT, FLOAT, COMPLEX, BOOL = 0, 1, 2, 5, 6
 FLOAT32, FLOAT64 = (FLOAT, 32, 1), (FLOAT, 64, 1)
 FLAVOUR = os.environ.get("DLPM_PYTHON_FLAVOUR", "modern")
@@ -791,5 +792,27 @@ def test_an_exception_in_flight_outlives_a_python_deleter():
     hand = Hand()
     with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):
         dl.reexport(hand.capsule()).__dlpack__(stream=0)
+    collect()
+    assert hand.deletes() == 1
+
+
+@pytest.mark.parametrize("fields, receive, refused", [
+    (dict(data=None), False, (ValueError, "data is NULL")),
+    (dict(shape=(2, -3)), False, (ValueError, r"shape\[1\] = -3 is negative")),
+    (dict(device=(KDLCUDA, 0)), False, (BufferError, "")),
+    (dict(flags=READ_ONLY), True, (BufferError, "READ_ONLY")),
+], ids=["null-data", "negative-extent", "cuda", "read-only-receive"])
+def test_message_plan_refusals_outlive_a_python_deleter(fields, receive, refused, collect):
+    """message_plan (dlpack_mdspan.mpi's admission) refuses a tensor whose producer's deleter
+    is Python code (a ctypes callback): the refusal is what the caller sees, and the deleter
+    runs once. Was a SystemError ("returned NULL without setting an exception"): the tensor was
+    deleted with the refusal in flight, and the callback reported and cleared it."""
+    hand = Hand(**fields)
+    capsule = hand.capsule()  # freed below, not while the refusal is raised (its destructor is Python too)
+    kind, words = refused
+    with pytest.raises(Exception) as e:
+        _core.message_plan(capsule, receive=receive)
+    assert type(e.value) is kind and e.match(words), repr(e.value)
+    del capsule
     collect()
     assert hand.deletes() == 1

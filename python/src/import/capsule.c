@@ -145,7 +145,7 @@ PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   if ((capsule = PyCapsule_New(t, OWNER_NAME, NULL)) == NULL || PyCapsule_SetContext(capsule, t) != 0 ||
       PyCapsule_SetDestructor(capsule, owner_destructor) != 0) {
     Py_XDECREF(capsule); /* no destructor yet: the tensor is still ours */
-    dlpm_managed_delete(t);
+    dlpm_py_managed_delete(t);
     return NULL;
   }
   return capsule;

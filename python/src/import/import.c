@@ -138,6 +138,8 @@ static void release_keeping_error(DLManagedTensorVersioned* t, PyObject* keep) {
 #endif
 }
 
+void dlpm_py_managed_delete(DLManagedTensorVersioned* t) DLPM_NOEXCEPT { release_keeping_error(t, NULL); }
+
 /* The producer did what was asked: a copy when copy=True, none when copy=False, the
  * requested device. */
 DLPM_PY_BODY dlpm_status check_honoured(const DLManagedTensorVersioned* t, const dlpm_py_options* o, int pre_1_0) {

@@ -144,6 +144,9 @@ extern "C" {
     ) -> i32;
     pub fn dlpm_py_capsule_new(t: *mut DLManagedTensorVersioned, versioned: i32) -> *mut PyObject;
     pub fn dlpm_py_owner_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
+    /// `dlpm_managed_delete(t)` with the GIL held where an exception may be in flight: it is
+    /// kept aside while the producer's deleter (possibly Python code) runs, and restored.
+    pub fn dlpm_py_managed_delete(t: *mut DLManagedTensorVersioned);
     pub fn dlpm_py_tensor_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
     /// `dlpm_py_import` followed by `dlpm_py_tensor_new`, keeping the producer's stream order
     /// for CUDA and ROCm memory (what `dlpack_mdspan.from_dlpack` does), and copying across
