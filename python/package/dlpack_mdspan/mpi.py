@@ -110,23 +110,28 @@ def _mode(MPI, old, count, block, step):
     if step != -1 or count < 2:
         return old.Create_hvector(count, block, step)
     pair = old.Create_hindexed_block(block, [0, -1])
-    pairs = pair.Create_hvector(count // 2, 1, -2)
-    pair.Free()
+    try:
+        pairs = pair.Create_hvector(count // 2, 1, -2)
+    finally:
+        pair.Free()
     if count % 2 == 0:
         return pairs
-    whole = MPI.Datatype.Create_struct([1, block], [0, -(count - 1)], [pairs, old])
-    pairs.Free()
-    return whole
+    try:
+        return MPI.Datatype.Create_struct([1, block], [0, -(count - 1)], [pairs, old])
+    finally:
+        pairs.Free()
 
 
 def _checked(x, receive, what):
     """mpi4py's MPI, the library's plan for ``x`` and how one element travels, or the refusal."""
     from mpi4py import MPI
     if not MPI.Is_initialized() or MPI.Is_finalized():
-        raise RuntimeError(NOT_INITIALIZED)
+        raise RuntimeError(f"{what}: {NOT_INITIALIZED}")
     try:
         plan = _message_plan(x, receive=receive, cuda_aware=cuda_aware())
-    except (ValueError, BufferError) as e:
+    except (ValueError, BufferError, TypeError) as e:
+        if type(e) not in (ValueError, BufferError, TypeError):
+            raise  # a producer's own exception class, whose constructor may take other arguments
         raise type(e)(f"{what}: {e}") from None
     if plan["is_copied"]:
         raise BufferError(f"{what}: the producer handed over a copy (IS_COPIED), which MPI would "
@@ -144,15 +149,21 @@ def _buffer(x, receive):
     block *= element[1]
     relative = element[0]
     made = []  # nested hvectors, innermost first: the block once, then one of the type inside
-    for i, (extent, step) in enumerate(reversed(modes)):
-        relative = _mode(MPI, relative, extent, block if i == 0 else 1, step)
-        made.append(relative)
-    # Absolute: element 0's address as the displacement from MPI.BOTTOM.
-    datatype = MPI.Datatype.Create_struct([1 if modes else block], [address], [relative])
-    datatype.Commit()
-    for t in made:
-        t.Free()
-    return Buffer(MPI.BOTTOM, _owning_datatype(MPI, datatype, x, plan["owner"]), element)
+    try:
+        for i, (extent, step) in enumerate(reversed(modes)):
+            relative = _mode(MPI, relative, extent, block if i == 0 else 1, step)
+            made.append(relative)
+        # Absolute: element 0's address as the displacement from MPI.BOTTOM.
+        datatype = MPI.Datatype.Create_struct([1 if modes else block], [address], [relative])
+    finally:  # the datatype made keeps what it needs of them; a refusal (a count MPI cannot take) leaks none
+        for t in made:
+            t.Free()
+    try:
+        datatype.Commit()
+        return Buffer(MPI.BOTTOM, _owning_datatype(MPI, datatype, x, plan["owner"]), element)
+    except BaseException:
+        datatype.Free()
+        raise
 
 
 def send_buffer(x):
@@ -166,10 +177,24 @@ def receive_buffer(x):
     return _buffer(x, True)
 
 
+def _planned_memory(x, plan, nbytes):
+    """The bytes the plan admitted, as a writable buffer mpi4py reads and writes in place,
+    holding ``x`` and the plan's owner (the export whose memory it is): mpi4py then exports
+    nothing again (another export of ``x`` may be other memory, or another size)."""
+    if nbytes == 0:
+        return bytearray()
+    import ctypes
+    memory = (ctypes.c_char * nbytes).from_address(plan["element0"])
+    memory.tensor, memory.export = x, plan["owner"]
+    return memory
+
+
 def reduction_buffer(x, receive=False):
-    """``[x, count, predefined datatype]`` for MPI's predefined reductions (``Reduce``,
+    """``[memory, count, predefined datatype]`` for MPI's predefined reductions (``Reduce``,
     ``Allreduce``, ``Reduce_scatter``...), the send side or (``receive``) the receive side:
-    ``buffer::reduction_datatype()`` of C++. MPI's predefined operations take predefined
+    ``buffer::reduction_datatype()`` of C++. ``memory`` is the export the library checked
+    (it holds ``x`` and that export, as a nonblocking reduction's request holds it), not
+    ``x``, which mpi4py would export again. MPI's predefined operations take predefined
     datatypes only, so ``x`` must be compact row-major with elements MPI has a type for;
     anything else is refused here, in the library's words (``TypeError`` for elements that
     travel as bytes, ``ValueError`` for a layout that needs a derived datatype), instead of
@@ -181,4 +206,4 @@ def reduction_buffer(x, receive=False):
     modes, block = plan["loops"], plan["block"]
     if modes:
         raise ValueError(f"{what}: {REDUCE_DERIVED}")
-    return [x, block * items, datatype]
+    return [_planned_memory(x, plan, block * plan["itemsize"]), block * items, datatype]

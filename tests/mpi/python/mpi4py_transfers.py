@@ -162,7 +162,7 @@ def refusals():
     refused(lambda: receive_buffer(broadcast), ValueError, "reaches an element twice", "receive into a broadcast view")
     overlapping = torch.zeros(16).as_strided((4, 4), (2, 1))
     refused(lambda: receive_buffer(overlapping), ValueError, "reaches an element twice", "receive into overlapping rows")
-    refused(lambda: send_buffer(object()), TypeError, "", "not a DLPack producer")
+    refused(lambda: send_buffer(object()), TypeError, "send_buffer: ", "not a DLPack producer")
     # The library refuses a reduction MPI cannot do, in its own words (not MPI_ERR_OP).
     strided = np.arange(12, dtype=np.float64)[::2]
     refused(lambda: reduction_buffer(strided), ValueError, dlpm_mpi.REDUCE_DERIVED, "a reduction on a strided view")
@@ -192,10 +192,71 @@ def reduction():
     check(np.array_equal(total, np.arange(6, dtype=np.int32) * size + sum(range(size))), "Allreduce through reduction_buffer")
 
 
+class CountingExports(MadeOnExport):
+    """MadeOnExport that keeps every array it exported, in order."""
+
+    def __init__(self, n, value):
+        super().__init__(n, value)
+        self.made = []
+
+    def __dlpack__(self, **kwargs):
+        made = np.full(self.n, self.value)
+        self.made.append(made)
+        return made.__dlpack__(**kwargs)
+
+
+def a_reduction_lands_in_the_checked_export():
+    """reduction_buffer hands mpi4py the export it checked (held by the buffer), so the
+    result lands there and mpi4py exports nothing again: before, it was given the object,
+    exported it a second time and reduced into that other memory (a producer whose later
+    exports were smaller took a write past them)."""
+    n = 1000
+    mine = np.arange(n, dtype=np.float64) + rank
+    target = CountingExports(n, 0.0)
+    spec = reduction_buffer(target, receive=True)
+    gc.collect()
+    comm.Allreduce(reduction_buffer(mine), spec, op=MPI.SUM)
+    expected = np.arange(n, dtype=np.float64) * size + sum(range(size))
+    check(len(target.made) == 1, f"a reduction's target exported {len(target.made)} times, not once")
+    check(np.array_equal(target.made[0], expected), "a reduction lands in the export that was checked")
+    request = comm.Iallreduce(reduction_buffer(np.ones(4, dtype=np.int64)),
+                              reduction_buffer(CountingExports(4, 0), receive=True), op=MPI.SUM)
+    gc.collect()
+    request.Wait()  # the request holds the buffer, which holds the export: nothing freed under it
+
+
+class CodedError(ValueError):
+    def __init__(self, code, detail):
+        super().__init__(f"{code}: {detail}")
+
+
+def a_producers_own_exception_passes_through():
+    """A producer's exception of its own class (one whose constructor takes other arguments)
+    reaches the caller as it was raised: it was re-made with the function's name, and its
+    constructor failed with an unrelated TypeError."""
+
+    class Raising:
+        def __dlpack__(self, **kwargs):
+            raise CodedError(7, "the producer's words")
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    for function in (send_buffer, receive_buffer, reduction_buffer):
+        try:
+            function(Raising())
+        except CodedError as e:
+            check("the producer's words" in str(e), f"{function.__name__}: {e!r}")
+        except Exception as e:  # noqa: BLE001 - the defect this test catches
+            check(False, f"{function.__name__}: a producer's CodedError became {e!r}")
+        else:
+            check(False, f"{function.__name__}: not refused")
+
+
 def main():
     for test in (torch_transpose_to_numpy, numpy_negative_to_torch_transposed, narrow_floats,
                  nonblocking_keeps_the_tensor, an_export_that_owns_its_memory, collectives, refusals, one_wording,
-                 reduction):
+                 reduction, a_reduction_lands_in_the_checked_export, a_producers_own_exception_passes_through):
         test()
         comm.Barrier()
     total = comm.allreduce(len(failures))
