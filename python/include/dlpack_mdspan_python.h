@@ -59,12 +59,12 @@ enum {
 
 /** What an import knows of when a device tensor's data is ready (dlpm_py_provenance.stream_order). */
 enum {
-  DLPM_PY_ORDER_NONE = 0,   /**< nothing to order: memory of a device without streams (kDLCPU, kDLCUDAHost) */
+  DLPM_PY_ORDER_NONE = 0,   /**< nothing to order: memory of a device without streams (kDLCPU, kDLCUDAHost, kDLROCMHost) */
   DLPM_PY_ORDER_STREAM = 1, /**< the producer's work on the memory is ordered before ready_stream: work
                                  queued on that stream, or on a stream made to wait for it, sees it */
   DLPM_PY_ORDER_UNKNOWN = 2 /**< nobody said: a bare capsule, __dlpack__ asked with no stream (PyTorch then
                                  orders nothing) or with -1, a stream object (a SYCL queue), or
-                                 __dlpack__'s integer stream on a device other than CUDA's */
+                                 __dlpack__'s integer stream on a device other than CUDA's and ROCm's */
 };
 
 /** What a producer handed over, as an import with dlpm_py_options.provenance saw it. */

@@ -234,6 +234,22 @@ def test_stream_values_the_array_api_refuses(rt, refused_stream):
             t.__dlpack__(max_version=(1, 3), stream=past)
 
 
+def test_a_refused_stream_value_is_refused_for_pinned_memory_and_a_producers_wait(rt, refused_stream):
+    """One rule of the runtime's stream values on every path: pinned memory (which has no
+    order to keep) and a Tensor whose producer lent an integer wait refuse what a copy and the
+    library's own wait refuse. Before, both took any integer: a producer's wait was told a
+    value with another runtime's meaning (ROCm's 1, CUDA's legacy default stream)."""
+    (stream,) = refused_stream
+    [pinned] = [memory for memory, _, _, kind in rt.allocators if kind == "pinned"]
+    t = dl.reexport(producer(rt, device=pinned))
+    with pytest.raises(RuntimeError, match=rf"unsupported stream on {rt.kind}: {stream}"):
+        t.__dlpack__(max_version=(1, 3), stream=stream)
+    w, _, told = waiting(rt, rt.memory[0], hooks=False)
+    with pytest.raises(RuntimeError, match=rf"unsupported stream on {rt.kind}: {stream}"):
+        w.__dlpack__(max_version=(1, 3), stream=stream)
+    assert told == []
+
+
 def test_stream_order_is_kept_through_the_exchange_api(rt):
     """A Tensor of a Tensor: the second import takes the exchange API, whose
     current_work_stream (the library's stream, made to wait on every import) gets the event."""

@@ -314,8 +314,16 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       (target.device_type == kDLCPU ||
        (o->hooks.wait == NULL && !(o->int_wait == NULL && dlpm_py__is_stream_memory(target.device_type))))) {
     long long value = 0;
-    if (dlpm_py_stream_integer(stream, target.device_type == kDLCPU ? "CPU" : dlpm_device_type_name(target.device_type),
-                               &value) != 0)
+    if (o->hooks.wait == NULL && dlpm_py__is_runtime_memory(target.device_type)) {
+      /* Pinned memory (nothing to order), or a producer's integer wait: the value is still
+       * the array API's for the runtime's device, refused as a copy or the library's own
+       * wait refuses it (ROCm's 1 and 2, CUDA's 0, anything below -1). */
+      void* decoded = NULL;
+      int wait = 0;
+      if (dlpm_py__stream_from_object(target.device_type, stream, &decoded, &wait) != 0) return NULL;
+    } else if (dlpm_py_stream_integer(stream,
+                                      target.device_type == kDLCPU ? "CPU" : dlpm_device_type_name(target.device_type),
+                                      &value) != 0)
       return NULL; /* not None: an exception is set */
     /* The array API: a CPU consumer passes no stream (-1, "no synchronisation", is harmless).
      * dlpack_mdspan.InvalidStreamError: a RuntimeError, as NumPy raises, and an AssertionError,

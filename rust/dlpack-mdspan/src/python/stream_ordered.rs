@@ -20,13 +20,14 @@ use crate::types::Device;
 /// What an import knows of when a device tensor's data is ready (`DLPM_PY_ORDER_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StreamOrder {
-    /// Nothing to order: memory of a device without streams (`kDLCPU`, `kDLCUDAHost`).
+    /// Nothing to order: memory of a device without streams (`kDLCPU`, `kDLCUDAHost`,
+    /// `kDLROCMHost`).
     None,
     /// The producer's work on the memory is ordered before [`ReadyStream::stream`]: work
     /// queued on that stream, or on a stream made to wait for it, sees it.
     Stream,
     /// Nobody said: a bare capsule, `__dlpack__` asked with no stream or with -1, a stream
-    /// object (a SYCL queue), or an integer stream on a device other than CUDA's. Synchronise
+    /// object (a SYCL queue), or an integer stream on a device other than CUDA's and ROCm's. Synchronise
     /// with the producer by its own means before reading.
     Unknown,
 }
