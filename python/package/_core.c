@@ -301,6 +301,8 @@ static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pp:message_plan", keywords, &obj, &receive, &cuda_aware)) return NULL;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
   opts.validate = 0; /* checked once, by dlpm_plan_message */
+  opts.writable = receive; /* a producer's bit that forbids writes (requires_grad) is refused in its own words */
+  opts.semantic_bits_option = ""; /* whose remedy is the producer's: Python callers have no option to set */
   if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
   plan.version = DLPM_MESSAGE_PLAN_VERSION;
   s = dlpm_plan_message(&t->dl_tensor, t->flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, cuda_aware, &plan);

@@ -163,6 +163,11 @@ def refusals():
     overlapping = torch.zeros(16).as_strided((4, 4), (2, 1))
     refused(lambda: receive_buffer(overlapping), ValueError, "reaches an element twice", "receive into overlapping rows")
     refused(lambda: send_buffer(object()), TypeError, "send_buffer: ", "not a DLPack producer")
+    # A receive into a tensor autograd tracks: refused with the producer's reason and remedy,
+    # not a bare READ_ONLY; sending from it is fine.
+    tracked = torch.zeros(3, requires_grad=True)
+    send_buffer(tracked)
+    refused(lambda: receive_buffer(tracked), BufferError, ".detach()", "receive into a tensor that requires grad")
     # The library refuses a reduction MPI cannot do, in its own words (not MPI_ERR_OP).
     strided = np.arange(12, dtype=np.float64)[::2]
     refused(lambda: reduction_buffer(strided), ValueError, dlpm_mpi.REDUCE_DERIVED, "a reduction on a strided view")
