@@ -125,10 +125,11 @@ def library_stream_of(producer):
     return producer.asked[1]
 
 
-def run_alone(code, rt, path):
-    """`code` in a new interpreter whose runtime is the file `path`, after a prelude that
-    defines producer(): a tensor of the runtime's device memory (host memory underneath)."""
-    env = dict(os.environ, **{rt.environment: path})
+def run_alone(code, rt, path, **environment):
+    """`code` in a new interpreter whose runtime is the file `path` (and `environment`), after
+    a prelude that defines producer(): a tensor of the runtime's device memory (host memory
+    underneath)."""
+    env = dict(os.environ, **{rt.environment: path}, **environment)
     kind, device_id = rt.memory
     prelude = (
         "import ctypes, dlpm_interop as dl\n"

@@ -4,8 +4,8 @@
  * small table of calls (runtime_table.h):
  *   - the CUDA driver API (cuda_driver.c): dlopen("libcuda.so.1"), or the file named by
  *     DLPM_CUDA_DRIVER; memory kDLCUDA, kDLCUDAManaged, kDLCUDAHost;
- *   - the HIP runtime API (hip_runtime.c): dlopen("libamdhip64.so.6"), then
- *     "libamdhip64.so", or the file named by DLPM_HIP_RUNTIME; memory kDLROCM, kDLROCMHost.
+ *   - the HIP runtime API (hip_runtime.c): dlopen("libamdhip64.so.7"), "libamdhip64.so.6",
+ *     then "libamdhip64.so", or the file named by DLPM_HIP_RUNTIME; memory kDLROCM, kDLROCMHost.
  * Every failure, a missing runtime included, is a BufferError naming the call and the
  * runtime's error name; nothing here crashes. Internal to the component; every function is
  * called with the GIL held unless it says otherwise.

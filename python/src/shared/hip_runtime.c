@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The HIP runtime API's table for device_runtime.c (runtime_table.h): its symbols, loaded
- * from libamdhip64.so.6, then libamdhip64.so (or $DLPM_HIP_RUNTIME), and each call as the
+ * from libamdhip64.so.7, .so.6, then libamdhip64.so (or $DLPM_HIP_RUNTIME), and each call as the
  * table asks for it. HIP's types and constants are declared here as HIP's public headers
  * define them (hip_runtime_api.h, driver_types.h; they are not needed to build). HIP has no
  * contexts: a device is made current with hipSetDevice, and what was current restored after. */
@@ -105,7 +105,7 @@ const dlpm_py__runtime dlpm_py__hip_runtime = {
     "HIP",
     "kDLROCM and kDLROCMHost",
     "DLPM_HIP_RUNTIME",
-    {"libamdhip64.so.6", "libamdhip64.so", NULL},
+    {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so", NULL},
     symbols,
     sizeof symbols / sizeof symbols[0],
     NULL,

@@ -44,7 +44,7 @@ typedef struct dlpm_py__runtime {
   const char* vendor;        /* its errors, in messages: "CUDA", "HIP" */
   const char* memory_kinds;  /* "kDLCUDA, kDLCUDAManaged and kDLCUDAHost" */
   const char* environment;   /* the variable naming another file (a stub) */
-  const char* libraries[3];  /* tried in order when the variable is unset; NULL-terminated */
+  const char* libraries[4];  /* tried in order when the variable is unset; NULL-terminated */
   const dlpm_py__runtime_symbol* symbols;
   size_t nsymbols;
   /* The stream a consumer's None means, and the core's decoding of an integer value

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlpm_interop as dl  # noqa: E402
 from stub_runtime import *  # noqa: E402,F401,F403 - the shared tests, collected here
-from stub_runtime import FakeProducer, StubRuntime, field  # noqa: E402
+from stub_runtime import FakeProducer, StubRuntime, field, run_alone  # noqa: E402
 
 KDLCPU, KDLCUDA, KDLROCM, KDLROCMHOST = 1, 2, 10, 11
 DEFAULT = 0
@@ -121,3 +121,24 @@ def test_no_copy_between_runtimes():
     t = dl.reexport(FakeRocmProducer())
     with pytest.raises(BufferError, match=r"cannot copy this tensor from device \(10, 0\) to \(2, 0\)"):
         t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 0))
+
+
+def test_the_default_names_are_tried_newest_first(tmp_path):
+    """Without $DLPM_HIP_RUNTIME, ROCm 7's runtime is tried first, then ROCm 6's, then the
+    development link: a ROCm 7 machine without the development package was refused. The
+    stub stands in under both versioned names (found through LD_LIBRARY_PATH, before the
+    system's); a failed call's message names the file that was loaded."""
+    for name in ("libamdhip64.so.7", "libamdhip64.so.6"):
+        (tmp_path / name).symlink_to(RT.path)
+    code = (
+        "import ctypes\n"
+        f"stub = ctypes.CDLL({str(tmp_path / 'libamdhip64.so.7')!r})\n"
+        "stub.stub_fail.argtypes = [ctypes.c_char_p, ctypes.c_int]\n"
+        "stub.stub_fail(b'hipEventRecord', 400)\n"
+        "try:\n"
+        "    dl.reexport(producer())\n"
+        "except BufferError as e:\n"
+        "    print(e)\n"
+    )
+    r = run_alone(code, RT, "", LD_LIBRARY_PATH=str(tmp_path))
+    assert "hipEventRecord failed: hipErrorInvalidHandle (400), in the HIP runtime libamdhip64.so.7" in r.stdout, r
