@@ -138,11 +138,16 @@ static inline dlpm_status dlpm_mpi_reduction_datatype(dlpm_mpi_datatype* b, MPI_
   return b->element.reducible ? DLPM_E_NON_COMPACT_STRIDES : DLPM_E_DTYPE_MISMATCH;
 }
 
+/** The refusal of a NULL dlpm_mpi_datatype (the buffers' `out`, the reduction's `b`). */
+#define DLPM_MPI_REFUSAL_NULL_BUFFER "the dlpm_mpi_datatype is NULL (null pointer argument)"
+
 /** Why the last dlpm_mpi_*_buffer (or dlpm_mpi_reduction_datatype) call on `b` failed: its
- * own words where the refusal is MPI's (not initialized, counts, reductions), else the
- * facade's message (dlpm_last_error: the core's admission, worded once for C, C++ and Python). */
+ * own words where the refusal is MPI's (not initialized, counts, reductions) or `b` is NULL
+ * (DLPM_MPI_REFUSAL_NULL_BUFFER: the call's DLPM_E_NULL_POINTER), else the facade's message
+ * (dlpm_last_error: the core's admission, worded once for C, C++ and Python). */
 static inline const char* dlpm_mpi_error(const dlpm_mpi_datatype* b) {
-  return b != NULL && b->refusal != NULL ? b->refusal : dlpm_last_error();
+  if (b == NULL) return DLPM_MPI_REFUSAL_NULL_BUFFER;
+  return b->refusal != NULL ? b->refusal : dlpm_last_error();
 }
 
 #ifdef __cplusplus

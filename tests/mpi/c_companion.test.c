@@ -173,6 +173,7 @@ int main(int argc, char** argv) {
     t = tensor(a, 2, row, row_strides, 0);
     refused(&t, 0, 0, DLPM_E_NEGATIVE_EXTENT, "negative", "an invalid tensor: the facade's message");
     check(dlpm_mpi_send_buffer(&t, 0, NULL) == DLPM_E_NULL_POINTER, "NULL out");
+    check(strcmp(dlpm_mpi_error(NULL), DLPM_MPI_REFUSAL_NULL_BUFFER) == 0, "NULL out: the refusal says so");
   }
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("c_companion: %d failures\n", total);
