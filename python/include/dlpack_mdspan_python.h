@@ -86,7 +86,7 @@ typedef struct dlpm_py_provenance {
 
 /** The layout of dlpm_py_options this header describes (see DLPM_REQUIREMENTS_VERSION): a
  * later version only appends fields, and a struct of an earlier version stays accepted. */
-#define DLPM_PY_OPTIONS_VERSION 4
+#define DLPM_PY_OPTIONS_VERSION 5
 
 /** How dlpm_py_import and dlpm_py_borrow ask the producer and what they hand back.
  * Initialise with dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION), then set what you
@@ -180,14 +180,27 @@ typedef struct dlpm_py_options {
                                  was (set it to NULL before the call). The form is the
                                  Tensor's, not the caller's: read it only, while `obj` is alive (the
                                  Tensor never changes its description) */
+  /* version 5 */
+  int32_t ready_on_host;    /**< nonzero: the caller reads the memory on the host, or keeps the tensor
+                                 with nothing to order its reads after the producer's work (a host
+                                 view, a tensor held past the call): for memory a stream orders
+                                 (kDLCUDA, kDLCUDAManaged, kDLROCM), the producer is asked as
+                                 dlpm_py_tensor_import asks (the library's stream through
+                                 __dlpack__, or the caller's `stream`; the table's
+                                 current_work_stream through the exchange API) and the host waits
+                                 for that work before the call returns (a borrow takes the owning
+                                 path for such memory). Memory no stream orders is as without it.
+                                 Default 0: the caller orders its own reads (a stream-ordered
+                                 view, provenance) */
 } dlpm_py_options;
 
 /** Sets *opts to the defaults (legacy READ_ONLY, copy None, no dl_device, no stream, exchange
  * API on, validate, read only, semantic bits refused, owner as out->owner, no provenance, no
- * checked form, none lent)
- * and opts->version to `version`, 1 to 4 (DLPM_PY_OPTIONS_VERSION); a struct of an earlier
+ * checked form, none lent, no wait on the host)
+ * and opts->version to `version`, 1 to 5 (DLPM_PY_OPTIONS_VERSION); a struct of an earlier
  * version (built against an older header) ends before the fields a later one appended
- * (version 1 before semantic_bits_option, version 2 before checked, version 3 before lent),
+ * (version 1 before semantic_bits_option, version 2 before checked, version 3 before lent,
+ * version 4 before ready_on_host),
  * which are neither written nor read. Any other version is DLPM_E_UNSUPPORTED_VERSION (with a ValueError set) and leaves
  * *opts untouched. */
 DLPM_PY_API dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_NOEXCEPT;
@@ -474,6 +487,12 @@ DLPM_PY_API dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, cons
  * "dlpack_exchange_api"). `type` must accept attributes (a heap type). Returns 0, or -1
  * with an exception set. */
 DLPM_PY_API int dlpm_py_publish_exchange_api(PyObject* type, const DLPackExchangeAPI* table) DLPM_NOEXCEPT;
+
+/** Nonzero for memory a stream orders (kDLCUDA, kDLCUDAManaged, kDLROCM): what an import
+ * captures an event for, and what dlpm_py_options.ready_on_host makes the host wait for. A
+ * binding that borrows on its fast path and asks again with ready_on_host only for such
+ * memory (the Rust crate's arguments) asks this. */
+DLPM_PY_API int dlpm_py_is_stream_memory(int32_t device_type) DLPM_NOEXCEPT;
 
 /** The producer's current work stream for the tensor's device, through the exchange API
  * of obj's type: *out_stream is NULL for CPU tensors and producers without a table.

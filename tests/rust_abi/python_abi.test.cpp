@@ -87,6 +87,7 @@ DLPM_ABI_SAME_FIELD(dlpm_py_options, provenance)
 DLPM_ABI_SAME_FIELD(dlpm_py_options, semantic_bits_option)
 DLPM_ABI_SAME_FIELD(dlpm_py_options, checked)
 DLPM_ABI_SAME_FIELD(dlpm_py_options, lent)
+DLPM_ABI_SAME_FIELD(dlpm_py_options, ready_on_host)
 
 DLPM_ABI_SAME_STRUCT(dlpm_py_borrowed)
 DLPM_ABI_SAME_FIELD(dlpm_py_borrowed, dl_tensor)

@@ -241,14 +241,46 @@ inline const dlpm_py_options& legacy_writable_options() noexcept {
   return options;
 }
 
+// Whether the function reads M's memory on the host: its accessor takes the CPU's memory
+// (and so the host-accessible kinds, CUDA managed memory among them). True where accepts()
+// cannot be evaluated at compile time: the host then waits where it need not, never reads
+// early.
+template <class M>
+constexpr bool reads_on_host() {
+  using traits = device_traits<typename M::accessor_type>;
+  if constexpr (requires { typename std::bool_constant<traits::accepts(kDLCPU)>; })
+    return traits::accepts(kDLCPU);
+  else
+    return true;
+}
+
 // What a view caster borrows with, made once per kind: caster_options() (legacy tensors
 // writable or not), not validated (try_view applies M's rules), writable as M writes, and
-// the owner handed back as an object for the binding to keep (keep_alive).
-template <bool LegacyWritable, bool Writes>
+// the owner handed back as an object for the binding to keep (keep_alive). HostReads: the
+// function reads the memory on the host with nothing to order it after the producer's work
+// (a plain host view, not a stream_ordered one): memory a stream orders (CUDA managed
+// memory) is ready on the host when the function runs (dlpm_py_options.ready_on_host).
+template <bool LegacyWritable, bool Writes, bool HostReads>
 inline const dlpm_py_options& view_options() noexcept {
   static const dlpm_py_options options = [] {
     dlpm_py_options o = unvalidated(LegacyWritable ? legacy_writable_options() : caster_options(), Writes);
     o.keep_alive = 1;
+    o.ready_on_host = HostReads;
+    return o;
+  }();
+  return options;
+}
+
+// What a held_view or managed_tensor parameter imports with: caster_options() (legacy tensors
+// writable or not), the producer's work on memory a stream orders done before the function
+// gets the tensor (dlpm_py_options.ready_on_host), since nothing it keeps or returns carries
+// that order; Writes: imported writable (a tensor that requires grad refused).
+template <bool LegacyWritable, bool Writes>
+inline const dlpm_py_options& kept_options() noexcept {
+  static const dlpm_py_options options = [] {
+    dlpm_py_options o = LegacyWritable ? legacy_writable_options() : caster_options();
+    o.ready_on_host = 1;
+    if (Writes) o.writable = 1;
     return o;
   }();
   return options;
@@ -319,7 +351,7 @@ class call_view {
   template <bool LegacyWritable, bool StreamOrdered>
   load_outcome load(PyObject* src, bool may_raise) noexcept {
     Py_CLEAR(keep_alive_);
-    const dlpm_py_options& options = view_options<LegacyWritable, writes_v<M> != 0>();
+    const dlpm_py_options& options = view_options<LegacyWritable, writes_v<M> != 0, reads_on_host<M>() && !StreamOrdered>();
     if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
     dlpm_py_borrowed b;
     const dlpm_py_options* asked = &options;
@@ -374,7 +406,7 @@ class call_view {
 /// A held_view<M> or managed_tensor parameter: the tensor is the function's to keep.
 template <class M>
 load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std::optional<held_view<M>>& out) noexcept {
-  const dlpm_py_options& options = legacy_writable ? legacy_writable_options() : caster_options();
+  const dlpm_py_options& options = legacy_writable ? kept_options<true, false>() : kept_options<false, false>();
   if (capsule_refused<M>(src, options)) return refuse(src, may_raise, mdspan_label<M>);
   // The import checks what the producer announces against M's dtype, before any export (as
   // the view caster's borrow does), with the type's facts it looks up anyway.
@@ -388,11 +420,7 @@ load_outcome load_held(PyObject* src, bool may_raise, bool legacy_writable, std:
 // element type): it is imported writable, so that a tensor that requires grad is refused,
 // and validated as caster_options() say (the component's rule; by default: validated).
 inline load_outcome load_managed(PyObject* src, bool may_raise, managed_tensor& out) noexcept {
-  static const dlpm_py_options options = [] {
-    dlpm_py_options o = caster_options();
-    o.writable = 1;
-    return o;
-  }();
+  const dlpm_py_options& options = kept_options<false, true>();
   DLManagedTensorVersioned* raw = nullptr;
   if (dlpm_py_import(src, nullptr, &options, &raw) != DLPM_OK) return refuse(src, may_raise, managed_label);
   auto owned = managed_tensor::try_adopt(raw);  // the component checked the version: cannot fail

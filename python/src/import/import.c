@@ -25,12 +25,13 @@ static const dlpm_py_options default_options = DLPM_PY_DEFAULTS_(1);
 static const dlpm_py_options unvalidated_options = DLPM_PY_DEFAULTS_(0);
 #undef DLPM_PY_DEFAULTS_
 
-/* The bytes of a dlpm_py_options of `version` (1 to 4): a struct of an earlier version ends
+/* The bytes of a dlpm_py_options of `version` (1 to 5): a struct of an earlier version ends
  * before the fields a later one appended. */
 static size_t options_size(uint32_t version) {
   return version == 1   ? offsetof(dlpm_py_options, semantic_bits_option)
          : version == 2 ? offsetof(dlpm_py_options, checked)
          : version == 3 ? offsetof(dlpm_py_options, lent)
+         : version == 4 ? offsetof(dlpm_py_options, ready_on_host)
                         : sizeof(dlpm_py_options);
 }
 
@@ -59,6 +60,9 @@ static dlpm_checked_tensor* checked_form_out(const dlpm_py_options* o) {
 static const dlpm_checked_tensor** lent_form_out(const dlpm_py_options* o) {
   return o->version >= 4 ? o->lent : NULL;
 }
+
+/* The version-5 field: whether the host waits for the producer's work on stream memory. */
+static int ready_on_host(const dlpm_py_options* o) { return o->version >= 5 && o->ready_on_host; }
 
 /* What check_options refuses, each stated once: its refusals test them one by one, and
  * options_usable, inline in each entry point, tests them all, so that usual options pay for no
@@ -139,6 +143,8 @@ static void release_keeping_error(DLManagedTensorVersioned* t, PyObject* keep) {
 }
 
 void dlpm_py_managed_delete(DLManagedTensorVersioned* t) DLPM_NOEXCEPT { release_keeping_error(t, NULL); }
+
+int dlpm_py_is_stream_memory(int32_t device_type) DLPM_NOEXCEPT { return dlpm_py__is_stream_memory(device_type); }
 
 /* The producer did what was asked: a copy when copy=True, none when copy=False, the
  * requested device. */
@@ -396,7 +402,9 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
   PyObject* publisher = NULL; /* obj, when its type publishes an exchange table (a Tensor's does) */
   const dlpm_checked_tensor* own = NULL; /* obj is a dlpack_mdspan.Tensor exported here from this form */
+  dlpm_py_ready on_host = {NULL, {kDLCPU, 0}}; /* ready_on_host's capture, waited for at the end */
   dlpm_status s;
+  if (ready == NULL && ready_on_host(o)) ready = &on_host;
   if (PyCapsule_CheckExact(obj)) {
     s = dlpm_py__take_capsule(obj, o, PyExc_TypeError, &t, &legacy);
   } else {
@@ -445,6 +453,10 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
   if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered);
+  if (on_host.event != NULL) { /* ready_on_host: the producer's work is done when the call returns */
+    if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
+    dlpm_py__event_release(on_host.device, on_host.event);
+  }
 
   if (s != DLPM_OK) {
     release_keeping_error(t, NULL);
@@ -589,7 +601,7 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
  * the call, takes the general path. */
 /* A field that a later version adds must join the comparison below, or options that set it
  * would take the defaults' path and have it ignored. */
-_Static_assert(DLPM_PY_OPTIONS_VERSION == 4, "asks_the_defaults compares version 4's fields");
+_Static_assert(DLPM_PY_OPTIONS_VERSION == 5, "asks_the_defaults compares version 5's fields");
 static int asks_the_defaults(const dlpm_py_options* o) {
   const dlpm_py_options* d = &default_options;
   return o->version == d->version && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
@@ -598,7 +610,7 @@ static int asks_the_defaults(const dlpm_py_options* o) {
          o->stream == d->stream && o->stream_object == d->stream_object &&
          o->use_exchange_api == d->use_exchange_api && o->writable == d->writable &&
          o->accept_semantic_bits == d->accept_semantic_bits && o->keep_alive == d->keep_alive &&
-         o->provenance == d->provenance && o->checked == d->checked;
+         o->provenance == d->provenance && o->checked == d->checked && o->ready_on_host == d->ready_on_host;
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the
@@ -648,6 +660,8 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         view = own->tensor;
       else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
+      if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type))
+        goto owning; /* the host waits for the producer's work: an import captures it */
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, words,
                                             &forbids)) != DLPM_OK)
@@ -674,6 +688,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       return DLPM_OK;
     }
   }
+owning:
   if ((s = import_tensor(obj, o, words, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out)) !=
       DLPM_OK)
     return s;

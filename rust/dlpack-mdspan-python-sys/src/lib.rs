@@ -53,7 +53,7 @@ pub struct dlpm_py_provenance {
 }
 
 /// `DLPM_PY_OPTIONS_VERSION`: the layout of [`dlpm_py_options`] declared here.
-pub const DLPM_PY_OPTIONS_VERSION: u32 = 4;
+pub const DLPM_PY_OPTIONS_VERSION: u32 = 5;
 
 /// `dlpm_py_options`: how the producer is asked (initialise with [`dlpm_py_options_init`]).
 #[repr(C)]
@@ -87,6 +87,9 @@ pub struct dlpm_py_options {
     /// version 3 says). The form is the Tensor's: read-only, valid while the borrowed object
     /// is alive.
     pub lent: *mut *const dlpm_checked_tensor,
+    /// Version 5: nonzero: the host waits for the producer's work on memory a stream orders
+    /// before the call returns (a host view, a tensor kept past the call).
+    pub ready_on_host: i32,
 }
 
 /// `dlpm_py_stream_wait_fn`: called by a Tensor's `__dlpack__` on a device with streams
@@ -147,6 +150,9 @@ extern "C" {
     /// `dlpm_managed_delete(t)` with the GIL held where an exception may be in flight: it is
     /// kept aside while the producer's deleter (possibly Python code) runs, and restored.
     pub fn dlpm_py_managed_delete(t: *mut DLManagedTensorVersioned);
+    /// Nonzero for memory a stream orders (`kDLCUDA`, `kDLCUDAManaged`, `kDLROCM`), which
+    /// [`dlpm_py_options::ready_on_host`] makes the host wait for.
+    pub fn dlpm_py_is_stream_memory(device_type: i32) -> core::ffi::c_int;
     pub fn dlpm_py_tensor_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
     /// `dlpm_py_import` followed by `dlpm_py_tensor_new`, keeping the producer's stream order
     /// for CUDA and ROCm memory (what `dlpack_mdspan.from_dlpack` does), and copying across

@@ -33,7 +33,7 @@ use pyo3::prelude::*;
 use crate::checks::{view_requirements, Viewed};
 use crate::error::Error;
 use crate::managed::ManagedTensor;
-use crate::types::Element;
+use crate::types::{DeviceType, Element};
 use crate::view::{KeptViewMut, TensorView, TensorViewMut};
 
 mod stream_ordered;
@@ -272,6 +272,10 @@ fn borrow<'b, T: Element>(
     }
     // SAFETY: written by the component on success.
     let out = unsafe { out.assume_init_mut() };
+    let device = DeviceType(out.dl_tensor.device.device_type);
+    if device != DeviceType::CPU && options.ready_on_host == 0 && device.is_host_accessible() {
+        borrow_ready_on_host::<T>(obj, writable, options, out)?;
+    }
     if out.owner.is_null() && out.keep_alive.is_null() {
         // The borrowed path: the view is valid while `obj` is alive, and an extracted
         // argument is not tied to `obj`'s lifetime (`obj.extract()` of a temporary), so the
@@ -280,6 +284,45 @@ fn borrow<'b, T: Element>(
         out.keep_alive = Borrowed::to_owned(*obj).into_ptr();
     }
     Ok(Borrowing(out))
+}
+
+/// [`borrow`]'s rare turn, for host-accessible memory other than the CPU's: where it is
+/// memory a stream orders (CUDA managed memory: `dlpm_py_is_stream_memory`), the view reads
+/// it on the host with nothing to order that after the producer's work, so the borrow is
+/// ended and made again with `dlpm_py_options.ready_on_host` (the host waits for that work,
+/// docs/python-interop.md). Out of line and cold: the CPU's memory never comes here, and
+/// the borrow's fast paths (options that ask the defaults) stay as they are.
+#[cold]
+#[inline(never)]
+fn borrow_ready_on_host<T: Element>(
+    obj: &Borrowed<'_, '_, PyAny>,
+    writable: bool,
+    options: &pysys::dlpm_py_options,
+    out: &mut pysys::dlpm_py_borrowed,
+) -> PyResult<()> {
+    // SAFETY: a plain function of its argument.
+    if unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } == 0 {
+        return Ok(());
+    }
+    // SAFETY: the borrow the component just made, ended once; `out` is written again below.
+    unsafe { pysys::dlpm_py_borrow_end(out) };
+    let waiting = pysys::dlpm_py_options {
+        ready_on_host: 1,
+        ..*options
+    };
+    // SAFETY: as `borrow`'s call; `out` is a valid out-parameter.
+    let status = unsafe {
+        pysys::dlpm_py_borrow(
+            obj.as_ptr(),
+            view_requirements::<T>(writable),
+            &waiting,
+            out,
+        )
+    };
+    if status != sys::DLPM_OK {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    Ok(())
 }
 
 /// The borrow of a Tensor whose checked form the component keeps ([`keeps_checked_form`]):
@@ -547,18 +590,23 @@ impl<T: Element> PyTensorMut<'_, T> {
 impl<'a, 'py> FromPyObject<'a, 'py> for ManagedTensor {
     type Error = PyErr;
 
-    /// `dlpm_py_import`: an owned, validated tensor of any dtype and device (where a
-    /// device tensor's data is ready is not asked: [`StreamOrdered`]).
+    /// `dlpm_py_import`: an owned, validated tensor of any dtype and device. Nothing it
+    /// carries says when a device tensor's data is ready, so for memory a stream orders the
+    /// host waits for the producer's work first (`dlpm_py_options.ready_on_host`; a function
+    /// that orders its own work takes [`StreamOrdered`]).
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        import_managed(obj, rust_options(true))
+        import_managed(obj, rust_options(true), true)
     }
 }
 
 /// `dlpm_py_import` of `obj` with `options` (validating: [`rust_options`]`(true)` or a copy
-/// of it): an owned, validated tensor of any dtype and device.
+/// of it): an owned, validated tensor of any dtype and device. `ready_on_host`: memory a
+/// stream orders is imported again with `dlpm_py_options.ready_on_host` (the CPU's memory
+/// keeps the import's fast path).
 fn import_managed(
     obj: Borrowed<'_, '_, PyAny>,
     options: &pysys::dlpm_py_options,
+    ready_on_host: bool,
 ) -> PyResult<ManagedTensor> {
     let mut out = ptr::null_mut();
     // SAFETY: obj is live and the GIL is held; NULL requirements: anything; the options are
@@ -568,7 +616,35 @@ fn import_managed(
         return Err(PyErr::fetch(obj.py()));
     }
     // SAFETY: the component hands over a live, validated tensor of major version 1.
-    unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))
+    let tensor = unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))?;
+    if ready_on_host
+        && options.ready_on_host == 0
+        && tensor.device().device_type() != DeviceType::CPU
+    {
+        return import_ready_on_host(obj, options, tensor);
+    }
+    Ok(tensor)
+}
+
+/// [`import_managed`]'s rare turn, for memory other than the CPU's: where a stream orders
+/// it, the tensor is let go and imported again with `dlpm_py_options.ready_on_host`.
+#[cold]
+#[inline(never)]
+fn import_ready_on_host(
+    obj: Borrowed<'_, '_, PyAny>,
+    options: &pysys::dlpm_py_options,
+    tensor: ManagedTensor,
+) -> PyResult<ManagedTensor> {
+    // SAFETY: a plain function of its argument.
+    if unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } == 0 {
+        return Ok(tensor);
+    }
+    drop(tensor);
+    let waiting = pysys::dlpm_py_options {
+        ready_on_host: 1,
+        ..*options
+    };
+    import_managed(obj, &waiting, false)
 }
 
 impl<'py> IntoPyObject<'py> for ManagedTensor {

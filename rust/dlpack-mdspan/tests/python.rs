@@ -901,3 +901,73 @@ fn a_producers_exchange_table_tells_its_current_stream() {
         assert!(e.to_string().contains("asked through __dlpack__"), "{e}");
     });
 }
+
+/// A producer of two float32 in CUDA managed memory (host memory here, which the CPU reads)
+/// through `__dlpack__` (a new tensor for each of two asks), which records the `stream` it
+/// was asked with (`seen`).
+fn managed_memory_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
+    use dlpack_mdspan::{Device, DeviceType, Element};
+    use dlpack_mdspan_python_sys as pysys;
+    let capsule = || {
+        let data: Box<[f32; 2]> = Box::new([1.0, 2.0]);
+        let address = data.as_ptr().cast_mut().cast();
+        let export = ManagedTensor::build_from_owner(
+            data,
+            address,
+            f32::DTYPE,
+            Device::new(DeviceType::CUDA_MANAGED, 0),
+            &[2],
+        );
+        // SAFETY: the box keeps the two floats alive; nothing writes them.
+        let t = unsafe { export.finish() }.unwrap();
+        // SAFETY: the GIL held; the component takes the tensor (a versioned capsule).
+        let capsule = unsafe { pysys::dlpm_py_capsule_new(t.into_raw(), 1) };
+        // SAFETY: a new reference, or NULL with an exception set.
+        unsafe { Bound::from_owned_ptr_or_err(py, capsule) }.unwrap()
+    };
+    let globals = PyDict::new(py);
+    py.run(
+        c"class ManagedProducer:\n    \
+          def __init__(self, capsules):\n        self.capsules = capsules\n        self.seen = []\n    \
+          def __dlpack__(self, **kw):\n        self.seen.append(kw.get('stream'))\n        \
+          return self.capsules.pop(0)\n    \
+          def __dlpack_device__(self):\n        return (13, 0)\n",
+        Some(&globals),
+        None,
+    )
+    .unwrap();
+    let class = globals.get_item("ManagedProducer").unwrap().unwrap();
+    class.call1((vec![capsule(), capsule()],)).unwrap()
+}
+
+/// CUDA managed memory read through a `PyTensor` (on the host) or kept as a `ManagedTensor`
+/// (nothing in it says when the data is ready): the host must wait for the producer's work
+/// first, so the producer is asked with the library's stream of the device and the host
+/// waits on it (`dlpm_py_options.ready_on_host`), which needs the CUDA driver. Without one
+/// (this machine) the argument is refused, naming it; with one, the producer was asked
+/// with a stream. Before, the view read the memory with nothing ordering that after the
+/// producer's queued work, and the producer was asked with no stream.
+#[test]
+fn managed_memory_is_read_only_after_the_producers_work() {
+    Python::attach(|py| {
+        for kind in ["PyTensor", "PyTensorMut", "ManagedTensor"] {
+            let p = managed_memory_producer(py);
+            let got = match kind {
+                "PyTensor" => p.extract::<PyTensor<'_, f32>>().map(drop),
+                "PyTensorMut" => p.extract::<PyTensorMut<'_, f32>>().map(drop),
+                _ => p.extract::<ManagedTensor>().map(drop),
+            };
+            let seen: Vec<Option<i64>> = p.getattr("seen").unwrap().extract().unwrap();
+            match got {
+                Err(e) => assert!(
+                    e.is_instance_of::<PyBufferError>(py) && e.to_string().contains("CUDA driver"),
+                    "{kind}: {e}"
+                ),
+                Ok(()) => assert!(
+                    seen.last().is_some_and(Option::is_some),
+                    "{kind}: asked with {seen:?}"
+                ),
+            }
+        }
+    });
+}

@@ -185,6 +185,34 @@ def test_a_stream_ordered_parameter_is_told_its_stream(bound):
         bound.ready_on_cuda(dl.tensor((3,), (2, 32, 1)))
 
 
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_a_host_view_of_managed_memory_reads_the_producers_writes(bound):
+    """Managed memory that a kernel still queued on the producer's stream fills with 7.0: a
+    plain host view (a host function reads it, nothing orders that after the producer) is
+    read only once the host waited for that kernel (dlpm_py_options.ready_on_host), through
+    __dlpack__ and through our Tensor's exchange API. Before, the function summed 0.0."""
+    p = FakeCudaProducer(device=(KDLCUDAMANAGED, 0))
+    assert bound.sum_without_gil(p)[1] == 42.0
+    t = dl.reexport(FakeCudaProducer(device=(KDLCUDAMANAGED, 0)))
+    assert bound.sum_without_gil(t)[1] == 42.0
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_a_kept_tensor_is_ready_when_the_function_gets_it(bound):
+    """A managed_tensor or held_view parameter carries no stream order, and what the function
+    returns is a new Tensor: the host waits for the producer's work before the function gets
+    the tensor, so a consumer of the returned Tensor reads the producer's writes. Before, it
+    read the memory before the producer's kernel ran (0.0)."""
+    p = FakeCudaProducer()
+    out = bound.pass_through(p)
+    consumer = new_stream()
+    out.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert RT.read_floats(consumer, p.address, 6) == [7.0] * 6
+    managed = FakeCudaProducer(device=(KDLCUDAMANAGED, 0), shape=(2, 3))
+    kept = bound.same_const(managed)
+    assert floats(dl.consume(kept.__dlpack__(max_version=(1, 3)))["bytes"]) == [7.0] * 6
+
+
 # ---- copies ----------------------------------------------------------------------------
 
 

@@ -188,7 +188,7 @@ impl StreamOrdered<ManagedTensor> {
             ready_stream: ptr::null_mut(),
         };
         let component = options.component(&mut how);
-        let tensor = import_managed(obj, &component)?;
+        let tensor = import_managed(obj, &component, false)?;
         Ok(StreamOrdered {
             tensor,
             ready: ReadyStream::of(&how),
