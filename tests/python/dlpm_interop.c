@@ -808,11 +808,11 @@ static PyObject* options(PyObject* module, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOO", &obj, &bits, &grad)) return NULL;
   memset(&o, 0xAB, sizeof o);
   if (dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  defaults = o.version == 4 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
+  defaults = o.version == 5 && o.legacy_writable == 0 && o.copy == -1 && o.has_dl_device == 0 &&
              o.dl_device.device_type == kDLCPU && o.dl_device.device_id == 0 && o.has_stream == 0 && o.stream == 0 &&
              o.stream_object == NULL && o.use_exchange_api == 1 && o.validate == 1 && o.writable == 0 &&
              o.accept_semantic_bits == 0 && o.keep_alive == 0 && o.provenance == NULL && o.semantic_bits_option == NULL &&
-             o.checked == NULL && o.lent == NULL;
+             o.checked == NULL && o.lent == NULL && o.ready_on_host == 0;
   /* a version-1 struct (0.2.0's header) ends before semantic_bits_option: init writes nothing past it */
   memset(&bad, 0xAB, sizeof bad);
   defaults = defaults && dlpm_py_options_init(&bad, 1) == DLPM_OK && bad.version == 1 && bad.copy == -1 &&
@@ -826,6 +826,10 @@ static PyObject* options(PyObject* module, PyObject* args) {
   memset(&bad, 0xAB, sizeof bad);
   defaults = defaults && dlpm_py_options_init(&bad, 3) == DLPM_OK && bad.version == 3 && bad.checked == NULL &&
              ((const unsigned char*)&bad)[offsetof(dlpm_py_options, lent)] == 0xAB;
+  /* a version-4 struct ends before ready_on_host */
+  memset(&bad, 0xAB, sizeof bad);
+  defaults = defaults && dlpm_py_options_init(&bad, 4) == DLPM_OK && bad.version == 4 && bad.lent == NULL &&
+             ((const unsigned char*)&bad)[offsetof(dlpm_py_options, ready_on_host)] == 0xAB;
   memset(&bad, 0xAB, sizeof bad);
   refused_next = dlpm_py_options_init(&bad, DLPM_PY_OPTIONS_VERSION + 1) == DLPM_E_UNSUPPORTED_VERSION &&
               PyErr_ExceptionMatches(PyExc_ValueError) && bad.version == 0xABABABABu;
