@@ -386,7 +386,7 @@ static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* 
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
                                      int ordered, dlpm_py_ready* ready);
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
-                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered);
+                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered, int passed);
 
 DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, const char* words, int writes,
                                        const dlpm_requirements* check, const dlpm_requirements* announced,
@@ -397,6 +397,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
   void* ordered_on = NULL;             /* the CUDA stream the producer ordered (__dlpack__ with a capture) */
   int ordered = 0;
+  int passed = 0;             /* the caller's stream was passed to __dlpack__ */
   const char* forbids = NULL; /* the producer forbids writes (a reading import): why */
   unsigned bits = 0; /* the semantic-bits rule to apply; 0: none (a capsule, a type without) */
   int pre_1_0 = 0, via_dunder = 0, legacy = 0, path = DLPM_PY_PATH_CAPSULE;
@@ -426,7 +427,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     } else {
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
-      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered);
+      s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered,
+                                         &passed);
     }
   }
   if (s != DLPM_OK) return s;
@@ -452,7 +454,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     dlpm_py__raise_refused(&t->dl_tensor, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
-  if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered);
+  if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered, passed);
   if (on_host.event != NULL) { /* ready_on_host: the producer's work is done when the call returns */
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
     dlpm_py__event_release(on_host.device, on_host.event);
@@ -492,7 +494,7 @@ static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DL
 /* dlpm_py_provenance.stream_order and ready_stream (version 2), for a tensor on device `d`
  * that came by `path`: what the producer was asked for, or its table's current stream. */
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
-                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered) {
+                                     const dlpm_py_options* o, int path, void* ordered_on, int ordered, int passed) {
   void* stream = NULL;
   if (how->version < 2) return DLPM_OK;
   how->ready_stream = NULL;
@@ -507,7 +509,7 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
       return dlpm_py__producer_failed("the exchange API's current_work_stream");
   } else if (ordered) { /* dlpm_py_tensor_import's capture: the stream the producer was asked to order */
     stream = ordered_on;
-  } else if (!(path == DLPM_PY_PATH_DLPACK && o->has_stream && o->stream_object == NULL &&
+  } else if (!(path == DLPM_PY_PATH_DLPACK && passed && o->stream_object == NULL &&
                dlpm_py__stream_from_value(d.device_type, o->stream, &stream) == 1)) {
     return DLPM_OK; /* unknown */
   }
@@ -675,7 +677,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         how->path = DLPM_PY_PATH_EXCHANGE_API;
         how->legacy = how->pre_1_0_call = 0;
         how->dlpack_version = facts.api->header.version;
-        if ((s = note_stream_order(how, view->device, facts.api, o, DLPM_PY_PATH_EXCHANGE_API, NULL, 0)) != DLPM_OK) {
+        if ((s = note_stream_order(how, view->device, facts.api, o, DLPM_PY_PATH_EXCHANGE_API, NULL, 0, 0)) != DLPM_OK) {
           memset(out, 0, sizeof *out);
           return s;
         }

@@ -254,7 +254,8 @@ static PyObject* ask_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_
 }
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
-                                          int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered) {
+                                          int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
+                                          int* passed) {
   const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
   DLDevice device = {kDLCPU, 0};
@@ -265,6 +266,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   }
+  *passed = pass_stream;
   capsule = ask(obj, nm, o, pass_stream, pre_1_0);
   if (capsule != NULL && ordered_on != NULL) capsule = ask_ordered(obj, nm, o, pass_stream, device, pre_1_0, capsule, ordered_on, ordered);
   if (!capsule) return dlpack_call_failed(obj, nm);

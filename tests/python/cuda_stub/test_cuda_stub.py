@@ -159,6 +159,10 @@ def test_an_import_says_which_stream_the_tensor_is_ready_on():
     # memory no stream orders
     pinned = FakeCudaProducer(device=(KDLCUDAHOST, 0))
     assert dl.ready_stream(pinned, stream=mine) == (ORDER_NONE, None)
+    # a producer whose __dlpack_device__ says the CPU is asked with no stream (the array API),
+    # so nothing ordered `mine`, whatever it then exports: not reported as ready on it
+    lying = type("SaysCpu", (FakeCudaProducer,), {"__dlpack_device__": lambda self: (KDLCPU, 0)})()
+    assert dl.ready_stream(lying, stream=mine) == (ORDER_UNKNOWN, None) and lying.asked == [None]
 
 
 def binding_modules():
