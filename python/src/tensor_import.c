@@ -29,12 +29,13 @@ static int source_device(PyObject* obj, const dlpm_py_options* o, DLDevice* out)
  * the device that holds the work, and complete when this returns (the source is let go at
  * once). */
 static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts, DLDevice target) {
-  dlpm_py_options o = *opts;
+  dlpm_py_options o;
   DLManagedTensorVersioned *t = NULL, *copy = NULL;
   dlpm_py_ready ready;
   void* library;
   DLDevice on;
   dlpm_status s;
+  dlpm_py__options_copy(&o, opts);
   o.copy = -1;
   o.has_dl_device = 0;
   if (dlpm_py__import_ready(obj, NULL, &o, &t, &ready) != DLPM_OK) return NULL;

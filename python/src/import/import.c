@@ -46,6 +46,11 @@ dlpm_status dlpm_py_options_init(dlpm_py_options* opts, uint32_t version) DLPM_N
   return DLPM_OK;
 }
 
+void dlpm_py__options_copy(dlpm_py_options* to, const dlpm_py_options* from) {
+  *to = default_options;
+  memcpy(to, from, options_size(from->version));
+}
+
 /* A version-2 field of `o`, or its default for a version-1 struct (which has no such bytes). */
 static const char* semantic_bits_option(const dlpm_py_options* o) {
   return o->version >= 2 ? o->semantic_bits_option : NULL;
@@ -662,8 +667,9 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         view = own->tensor;
       else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
-      if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type))
-        goto owning; /* the host waits for the producer's work: an import captures it */
+      if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type) &&
+          dlpm_is_host_accessible(view->device.device_type))
+        goto owning; /* a view the host reads (managed memory): an import captures the work to wait for */
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, words,
                                             &forbids)) != DLPM_OK)

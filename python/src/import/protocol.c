@@ -242,7 +242,7 @@ static PyObject* ask_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_
     return capsule; /* the usual case: nothing to order (a CPU tensor costs this peek alone) */
   Py_DECREF(capsule); /* unused: its destructor lets the producer's tensor go */
   if (dlpm_py__library_stream(view.device, &library) != 0) return NULL;
-  again = *o;
+  dlpm_py__options_copy(&again, o);
   again.has_stream = 1;
   again.stream = (int64_t)(intptr_t)library;
   again.stream_object = NULL;

@@ -72,6 +72,11 @@ static inline int dlpm_py__device_has_streams(int32_t device_type) {
 /* The status of a failed device-runtime call (device_runtime.h; BufferError set). */
 #define DLPM_PY_E_DEVICE_RUNTIME DLPM_E_DEVICE_MISMATCH
 
+/* import/import.c: a copy of `from` (a usable struct: its version 1 to DLPM_PY_OPTIONS_VERSION)
+ * into *to, reading only the bytes of from's version: the fields a later version appended
+ * take their defaults, and to->version stays from's. */
+void dlpm_py__options_copy(dlpm_py_options* to, const dlpm_py_options* from);
+
 /* import/import.c: dlpm_py_import that also captures the readiness of a device tensor in
  * *ready (zeroed first; on failure no event is kept). */
 dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,

@@ -276,6 +276,8 @@ fn borrow<'b, T: Element>(
     if device != DeviceType::CPU && options.ready_on_host == 0 && device.is_host_accessible() {
         borrow_ready_on_host::<T>(obj, writable, options, out)?;
     }
+    // (A bare capsule is not asked again: it gives its tensor once, and has no producer to
+    // wait for: `borrow_ready_on_host`.)
     if out.owner.is_null() && out.keep_alive.is_null() {
         // The borrowed path: the view is valid while `obj` is alive, and an extracted
         // argument is not tied to `obj`'s lifetime (`obj.extract()` of a temporary), so the
@@ -300,9 +302,11 @@ fn borrow_ready_on_host<T: Element>(
     options: &pysys::dlpm_py_options,
     out: &mut pysys::dlpm_py_borrowed,
 ) -> PyResult<()> {
-    // SAFETY: a plain function of its argument.
-    if unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } == 0 {
-        return Ok(());
+    // SAFETY: a plain function of its argument; obj is a live object.
+    if unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } == 0
+        || unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0
+    {
+        return Ok(()); // a bare capsule gives its tensor once, and names no producer to wait for
     }
     // SAFETY: the borrow the component just made, ended once; `out` is written again below.
     unsafe { pysys::dlpm_py_borrow_end(out) };
@@ -635,9 +639,11 @@ fn import_ready_on_host(
     options: &pysys::dlpm_py_options,
     tensor: ManagedTensor,
 ) -> PyResult<ManagedTensor> {
-    // SAFETY: a plain function of its argument.
-    if unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } == 0 {
-        return Ok(tensor);
+    // SAFETY: a plain function of its argument; obj is a live object.
+    if unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } == 0
+        || unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0
+    {
+        return Ok(tensor); // a bare capsule gives its tensor once, and names no producer to wait for
     }
     drop(tensor);
     let waiting = pysys::dlpm_py_options {

@@ -903,7 +903,7 @@ fn a_producers_exchange_table_tells_its_current_stream() {
 }
 
 /// A producer of two float32 in CUDA managed memory (host memory here, which the CPU reads)
-/// through `__dlpack__` (a new tensor for each of two asks), which records the `stream` it
+/// through `__dlpack__` (a new tensor for each of four asks), which records the `stream` it
 /// was asked with (`seen`).
 fn managed_memory_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
     use dlpack_mdspan::{Device, DeviceType, Element};
@@ -937,7 +937,9 @@ fn managed_memory_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
     )
     .unwrap();
     let class = globals.get_item("ManagedProducer").unwrap().unwrap();
-    class.call1((vec![capsule(), capsule()],)).unwrap()
+    class
+        .call1(((0..4).map(|_| capsule()).collect::<Vec<_>>(),))
+        .unwrap()
 }
 
 /// CUDA managed memory read through a `PyTensor` (on the host) or kept as a `ManagedTensor`
@@ -958,6 +960,15 @@ fn managed_memory_is_read_only_after_the_producers_work() {
                 _ => p.extract::<ManagedTensor>().map(drop),
             };
             let seen: Vec<Option<i64>> = p.getattr("seen").unwrap().extract().unwrap();
+            // A bare capsule of such memory is taken as it is (it gives its tensor once, and
+            // names no producer to wait for), as before.
+            let bare = p.getattr("capsules").unwrap().get_item(0).unwrap();
+            let taken = match kind {
+                "PyTensor" => bare.extract::<PyTensor<'_, f32>>().map(drop),
+                "PyTensorMut" => bare.extract::<PyTensorMut<'_, f32>>().map(drop),
+                _ => bare.extract::<ManagedTensor>().map(drop),
+            };
+            assert!(taken.is_ok(), "{kind} of a bare capsule: {taken:?}");
             match got {
                 Err(e) => assert!(
                     e.is_instance_of::<PyBufferError>(py) && e.to_string().contains("CUDA driver"),

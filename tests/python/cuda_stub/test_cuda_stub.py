@@ -202,6 +202,18 @@ def test_a_host_view_of_managed_memory_reads_the_producers_writes(bound):
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_a_host_view_refuses_device_memory_without_waiting_for_it(bound):
+    """Device memory the host cannot read, lent through an exchange API, is refused by a host
+    view as before (its TypeError), without an import or a host wait first: the wait is for
+    memory the host reads."""
+    t = dl.reexport(FakeCudaProducer())
+    stub.stub_clear_log()
+    with pytest.raises(TypeError, match="kDLCUDA"):
+        bound.sum_without_gil(t)
+    assert calls("cuEventSynchronize") == [] and calls("cuStreamSynchronize") == [], calls()
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
 def test_a_kept_tensor_is_ready_when_the_function_gets_it(bound):
     """A managed_tensor or held_view parameter carries no stream order, and what the function
     returns is a new Tensor: the host waits for the producer's work before the function gets
