@@ -302,10 +302,12 @@ fn borrow_ready_on_host<T: Element>(
     options: &pysys::dlpm_py_options,
     out: &mut pysys::dlpm_py_borrowed,
 ) -> PyResult<()> {
-    // SAFETY: a plain function of its argument; obj is a live object.
-    if unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } == 0
-        || unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0
-    {
+    // SAFETY: a plain function of its argument.
+    let stream_memory =
+        unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } != 0;
+    // SAFETY: obj is a live object.
+    let capsule = unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0;
+    if !stream_memory || capsule {
         return Ok(()); // a bare capsule gives its tensor once, and names no producer to wait for
     }
     // SAFETY: the borrow the component just made, ended once; `out` is written again below.
@@ -639,10 +641,12 @@ fn import_ready_on_host(
     options: &pysys::dlpm_py_options,
     tensor: ManagedTensor,
 ) -> PyResult<ManagedTensor> {
-    // SAFETY: a plain function of its argument; obj is a live object.
-    if unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } == 0
-        || unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0
-    {
+    // SAFETY: a plain function of its argument.
+    let stream_memory =
+        unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } != 0;
+    // SAFETY: obj is a live object.
+    let capsule = unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0;
+    if !stream_memory || capsule {
         return Ok(tensor); // a bare capsule gives its tensor once, and names no producer to wait for
     }
     drop(tensor);
