@@ -303,6 +303,9 @@ static PyObject* message_plan(PyObject* module, PyObject* args, PyObject* kwargs
   opts.validate = 0; /* checked once, by dlpm_plan_message */
   opts.writable = receive; /* a producer's bit that forbids writes (requires_grad) is refused in its own words */
   opts.semantic_bits_option = ""; /* whose remedy is the producer's: Python callers have no option to set */
+  /* A CUDA-aware MPI reads device memory with no stream to order that after the producer's
+   * work: the host waits for it first (memory no stream orders is as before). */
+  opts.ready_on_host = cuda_aware;
   if (dlpm_py_import(obj, NULL, &opts, &t) != DLPM_OK) return NULL;
   plan.version = DLPM_MESSAGE_PLAN_VERSION;
   s = dlpm_plan_message(&t->dl_tensor, t->flags, receive ? DLPM_MESSAGE_RECEIVE : DLPM_MESSAGE_SEND, cuda_aware, &plan);
