@@ -223,34 +223,39 @@ DLPM_PY_BODY PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py
   return ask_with_keywords(obj, nm, o, pass_stream, pre_1_0);
 }
 
-/* The capture of stream order (see dlpm_py__take_through_protocol): a CUDA or ROCm tensor
- * that came with no stream is asked for again, with the library's stream of its device. With
- * pass_stream, `device` is the producer's answer to __dlpack_device__. The capsule is
- * replaced (NULL with an exception set on failure). */
-static PyObject* ask_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
-                             DLDevice device, int* pre_1_0, PyObject* capsule, void** ordered_on, int* ordered) {
-  DLTensor view;
-  uint64_t flags;
+/* The capture of stream order (see dlpm_py__take_through_protocol), once the tensor *out was
+ * taken from the producer's first answer: a CUDA or ROCm tensor that came with no stream is
+ * let go and asked for again, with the library's stream of its device. With pass_stream,
+ * `device` is the producer's answer to __dlpack_device__, and the caller's stream what it
+ * ordered. A tensor of memory no stream orders (the usual case) costs one test of its device. */
+static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
+                                DLDevice device, int* pre_1_0, int* legacy, PyObject** capsule,
+                                DLManagedTensorVersioned** out, void** ordered_on, int* ordered) {
   void* library;
   dlpm_py_options again;
+  const DLDevice d = (*out)->dl_tensor.device;
   if (pass_stream) { /* the caller's own stream: the producer ordered that one */
     if (o->stream_object == NULL && dlpm_py__stream_from_value(device.device_type, o->stream, ordered_on) == 1)
       *ordered = 1;
-    return capsule;
+    return DLPM_OK;
   }
-  if (!dlpm_py_capsule_peek(capsule, o, &view, &flags) || !dlpm_py__is_stream_memory(view.device.device_type))
-    return capsule; /* the usual case: nothing to order (a CPU tensor costs this peek alone) */
-  Py_DECREF(capsule); /* unused: its destructor lets the producer's tensor go */
-  if (dlpm_py__library_stream(view.device, &library) != 0) return NULL;
+  if (!dlpm_py__is_stream_memory(d.device_type)) return DLPM_OK;
+  dlpm_py_managed_delete(*out); /* ours since it was taken; a Python deleter leaves no exception */
+  *out = NULL;
+  Py_CLEAR(*capsule);
+  if (dlpm_py__library_stream(d, &library) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
   dlpm_py__options_copy(&again, o);
   again.has_stream = 1;
   again.stream = (int64_t)(intptr_t)library;
   again.stream_object = NULL;
-  if ((capsule = ask(obj, nm, &again, 1, pre_1_0)) != NULL) {
-    *ordered_on = library;
-    *ordered = 1;
+  if ((*capsule = ask(obj, nm, &again, 1, pre_1_0)) == NULL) return dlpack_call_failed(obj, nm);
+  {
+    const dlpm_status s = dlpm_py__take_capsule(*capsule, o, PyExc_BufferError, out, legacy);
+    if (s != DLPM_OK) return s;
   }
-  return capsule;
+  *ordered_on = library;
+  *ordered = 1;
+  return DLPM_OK;
 }
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
@@ -268,10 +273,11 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   }
   *passed = pass_stream;
   capsule = ask(obj, nm, o, pass_stream, pre_1_0);
-  if (capsule != NULL && ordered_on != NULL) capsule = ask_ordered(obj, nm, o, pass_stream, device, pre_1_0, capsule, ordered_on, ordered);
   if (!capsule) return dlpack_call_failed(obj, nm);
   s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
+  if (s == DLPM_OK && ordered_on != NULL)
+    s = take_ordered(obj, nm, o, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered);
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
-  else Py_DECREF(capsule);
+  else Py_XDECREF(capsule);
   return s;
 }
