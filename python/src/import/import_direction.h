@@ -91,7 +91,7 @@ PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersione
  * not NULL, a taken tensor's capsule comes back there (a reference) instead of being dropped.
  * With `ordered_on` not NULL (an import that captures stream order, dlpm_py_tensor_import),
  * a CUDA tensor asked for with no stream is asked for again with stream= the library's
- * stream of its device (the first capsule dropped unused), and *ordered_on receives the
+ * stream of its device (the tensor first taken let go), and *ordered_on receives the
  * CUDA stream the producer ordered (the library's, or the caller's own integer stream),
  * *ordered 1; else *ordered stays 0 (a CPU tensor, stream=-1, a stream object). *passed is
  * set when the caller's stream (o->has_stream) was passed: not for a producer whose
