@@ -739,27 +739,39 @@ fn the_components_other_entry_points_are_bound() {
     });
 }
 
-/// A CUDA tensor of two float32 (never read: its memory is a host buffer that no consumer
-/// here dereferences), owned by itself.
-fn cuda_tensor() -> ManagedTensor {
-    use dlpack_mdspan::{Device, DeviceType, Element};
+/// Two float32 on device 0 of `device_type` (host memory underneath, which no consumer here
+/// dereferences as device memory), owned by the tensor.
+fn device_tensor(device_type: dlpack_mdspan::DeviceType) -> ManagedTensor {
+    use dlpack_mdspan::{Device, Element};
     let data: Box<[f32; 2]> = Box::new([1.0, 2.0]);
     let address = data.as_ptr().cast_mut().cast();
     let export = ManagedTensor::build_from_owner(
         data,
         address,
         f32::DTYPE,
-        Device::new(DeviceType::CUDA, 0),
+        Device::new(device_type, 0),
         &[2],
     );
     // SAFETY: the box keeps the two floats alive; nothing writes them.
     unsafe { export.finish() }.unwrap()
 }
 
+/// A CUDA tensor of two float32 (never read).
+fn cuda_tensor() -> ManagedTensor {
+    device_tensor(dlpack_mdspan::DeviceType::CUDA)
+}
+
+/// `t` in a versioned capsule (the component's `dlpm_py_capsule_new`).
+fn capsule_of(py: Python<'_>, t: ManagedTensor) -> Bound<'_, PyAny> {
+    // SAFETY: the GIL held; the component takes the tensor.
+    let capsule = unsafe { dlpack_mdspan_python_sys::dlpm_py_capsule_new(t.into_raw(), 1) };
+    // SAFETY: a new reference, or NULL with an exception set.
+    unsafe { Bound::from_owned_ptr_or_err(py, capsule) }.unwrap()
+}
+
 /// A producer of `cuda_tensor()` through `__dlpack__` alone, which records the keywords it
 /// was asked with (`seen`).
 fn cuda_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
-    use dlpack_mdspan_python_sys as pysys;
     let globals = PyDict::new(py);
     py.run(
         c"class CudaProducer:\n    \
@@ -770,10 +782,7 @@ fn cuda_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
         None,
     )
     .unwrap();
-    // SAFETY: the GIL held; the component takes the tensor (a versioned capsule).
-    let capsule = unsafe { pysys::dlpm_py_capsule_new(cuda_tensor().into_raw(), 1) };
-    // SAFETY: a new reference, or NULL with an exception set.
-    let capsule = unsafe { Bound::from_owned_ptr_or_err(py, capsule) }.unwrap();
+    let capsule = capsule_of(py, cuda_tensor());
     let class = globals.get_item("CudaProducer").unwrap().unwrap();
     class.call1((capsule,)).unwrap()
 }
@@ -906,25 +915,7 @@ fn a_producers_exchange_table_tells_its_current_stream() {
 /// through `__dlpack__` (a new tensor for each of four asks), which records the `stream` it
 /// was asked with (`seen`).
 fn managed_memory_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
-    use dlpack_mdspan::{Device, DeviceType, Element};
-    use dlpack_mdspan_python_sys as pysys;
-    let capsule = || {
-        let data: Box<[f32; 2]> = Box::new([1.0, 2.0]);
-        let address = data.as_ptr().cast_mut().cast();
-        let export = ManagedTensor::build_from_owner(
-            data,
-            address,
-            f32::DTYPE,
-            Device::new(DeviceType::CUDA_MANAGED, 0),
-            &[2],
-        );
-        // SAFETY: the box keeps the two floats alive; nothing writes them.
-        let t = unsafe { export.finish() }.unwrap();
-        // SAFETY: the GIL held; the component takes the tensor (a versioned capsule).
-        let capsule = unsafe { pysys::dlpm_py_capsule_new(t.into_raw(), 1) };
-        // SAFETY: a new reference, or NULL with an exception set.
-        unsafe { Bound::from_owned_ptr_or_err(py, capsule) }.unwrap()
-    };
+    let capsule = || capsule_of(py, device_tensor(dlpack_mdspan::DeviceType::CUDA_MANAGED));
     let globals = PyDict::new(py);
     py.run(
         c"class ManagedProducer:\n    \
