@@ -460,12 +460,7 @@ static void tensor_dealloc(PyObject* self) {
   tensor_object* o = as_tensor(self);
   PyTypeObject* type = Py_TYPE(self);
   freefunc free_object = (freefunc)PyType_GetSlot(type, Py_tp_free);
-#if DLPM_PY_RAISED_EXCEPTION
-  PyObject* saved = PyErr_GetRaisedException();
-#else
-  PyObject *type_saved, *value_saved, *traceback_saved;
-  PyErr_Fetch(&type_saved, &value_saved, &traceback_saved);
-#endif
+  const dlpm_py_set_aside kept = dlpm_py__exception_set_aside();
   Py_XDECREF(o->device);
   if (o->hooks.release) o->hooks.release(o->hooks.ctx);
   for (int r = 0; r < DLPM_PY_RUNTIMES; ++r)
@@ -478,11 +473,7 @@ static void tensor_dealloc(PyObject* self) {
   }
   free_object(self);
   Py_DECREF(type); /* instances of a heap type hold a reference to it */
-#if DLPM_PY_RAISED_EXCEPTION
-  PyErr_SetRaisedException(saved);
-#else
-  PyErr_Restore(type_saved, value_saved, traceback_saved);
-#endif
+  dlpm_py__exception_put_back(kept);
 }
 
 static PyMethodDef tensor_methods[] = {

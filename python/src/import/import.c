@@ -121,30 +121,17 @@ static const dlpm_requirements* no_requirements(void) {
 /* Lets go of `t` and of `keep` (an owner object), either may be NULL, without losing the
  * exception already set, nor leaving one (a deleter may run Python code). */
 static void release_keeping_error(DLManagedTensorVersioned* t, PyObject* keep) {
-#if DLPM_PY_RAISED_EXCEPTION
-  PyObject* saved;
-#else
-  PyObject *type, *value, *traceback;
-#endif
+  dlpm_py_set_aside kept;
   if (!PyErr_Occurred()) { /* the usual case (a borrow ending): nothing to keep */
     if (t) dlpm_managed_delete(t);
     Py_XDECREF(keep);
     if (PyErr_Occurred()) PyErr_Clear();
     return;
   }
-#if DLPM_PY_RAISED_EXCEPTION
-  saved = PyErr_GetRaisedException();
-#else
-  PyErr_Fetch(&type, &value, &traceback);
-#endif
+  kept = dlpm_py__exception_set_aside();
   if (t) dlpm_managed_delete(t);
   Py_XDECREF(keep);
-  if (PyErr_Occurred()) PyErr_Clear();
-#if DLPM_PY_RAISED_EXCEPTION
-  PyErr_SetRaisedException(saved);
-#else
-  PyErr_Restore(type, value, traceback);
-#endif
+  dlpm_py__exception_put_back(kept);
 }
 
 void dlpm_py_managed_delete(DLManagedTensorVersioned* t) DLPM_NOEXCEPT { release_keeping_error(t, NULL); }

@@ -291,18 +291,9 @@ static int hooks_off(const producer_state* st, PyObject** guard) {
 static int hooks_on(PyObject* guard) {
   PyObject* done;
   if (PyErr_Occurred()) {
-#if DLPM_PY_RAISED_EXCEPTION
-    PyObject* saved = PyErr_GetRaisedException();
+    const dlpm_py_set_aside kept = dlpm_py__exception_set_aside();
     Py_XDECREF(PyObject_CallMethod(guard, "__exit__", "OOO", Py_None, Py_None, Py_None));
-    PyErr_Clear();
-    PyErr_SetRaisedException(saved);
-#else
-    PyObject *type, *value, *traceback;
-    PyErr_Fetch(&type, &value, &traceback);
-    Py_XDECREF(PyObject_CallMethod(guard, "__exit__", "OOO", Py_None, Py_None, Py_None));
-    PyErr_Clear();
-    PyErr_Restore(type, value, traceback);
-#endif
+    dlpm_py__exception_put_back(kept);
     Py_DECREF(guard);
     return 0;
   }

@@ -490,20 +490,10 @@ void dlpm_py__copy_release(DLDevice device, void* stream, DLManagedTensorVersion
   void* saved = NULL;
   int switched;
   const dlpm_py__runtime* rt;
-#if DLPM_PY_RAISED_EXCEPTION
-  PyObject* kept = PyErr_GetRaisedException();
-#else
-  PyObject *type, *value, *traceback;
-  PyErr_Fetch(&type, &value, &traceback);
-#endif
+  const dlpm_py_set_aside kept = dlpm_py__exception_set_aside();
   if ((rt = enter(device, &st, &saved, &switched)) != NULL) {
     release_copy(rt, stream, copy, 1);
     (void)leave(rt, saved, switched, 0);
   } /* else leaked: nothing can say the copies ran */
-  PyErr_Clear();
-#if DLPM_PY_RAISED_EXCEPTION
-  PyErr_SetRaisedException(kept);
-#else
-  PyErr_Restore(type, value, traceback);
-#endif
+  dlpm_py__exception_put_back(kept);
 }

@@ -52,6 +52,36 @@ PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
+/* The exception in flight, set aside while code runs that may run Python code and touch the
+ * exception state (a producer's deleter, a release hook, a context manager's __exit__):
+ * dlpm_py__exception_put_back makes it the one set again, dropping whatever was raised
+ * meanwhile (nothing was in flight: none is left set). */
+typedef struct dlpm_py_set_aside {
+#if DLPM_PY_RAISED_EXCEPTION
+  PyObject* exception;
+#else
+  PyObject *type, *value, *traceback;
+#endif
+} dlpm_py_set_aside;
+
+static inline dlpm_py_set_aside dlpm_py__exception_set_aside(void) {
+  dlpm_py_set_aside kept;
+#if DLPM_PY_RAISED_EXCEPTION
+  kept.exception = PyErr_GetRaisedException();
+#else
+  PyErr_Fetch(&kept.type, &kept.value, &kept.traceback);
+#endif
+  return kept;
+}
+
+static inline void dlpm_py__exception_put_back(dlpm_py_set_aside kept) {
+#if DLPM_PY_RAISED_EXCEPTION
+  PyErr_SetRaisedException(kept.exception); /* replaces (or, NULL, clears) what was raised meanwhile */
+#else
+  PyErr_Restore(kept.type, kept.value, kept.traceback);
+#endif
+}
+
 
 /* What an import that captures stream order (dlpm_py_tensor_import) learnt of a CUDA or ROCm
  * tensor: an event of the pool (device_runtime.h) recorded when the producer's data is ready,
