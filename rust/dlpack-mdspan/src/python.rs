@@ -288,6 +288,16 @@ fn borrow<'b, T: Element>(
     Ok(Borrowing(out))
 }
 
+/// Whether an argument that took memory of `device_type` from `obj` asks again with
+/// `dlpm_py_options.ready_on_host`: for memory a stream orders (`dlpm_py_is_stream_memory`),
+/// but not of a bare capsule, which gives its tensor once and names no producer to wait for.
+fn asks_again_ready_on_host(obj: &Borrowed<'_, '_, PyAny>, device_type: sys::DLDeviceType) -> bool {
+    // SAFETY: a plain function of its argument.
+    let stream_memory = unsafe { pysys::dlpm_py_is_stream_memory(device_type) } != 0;
+    // SAFETY: obj is a live object.
+    stream_memory && unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } == 0
+}
+
 /// [`borrow`]'s rare turn, for host-accessible memory other than the CPU's: where it is
 /// memory a stream orders (CUDA managed memory: `dlpm_py_is_stream_memory`), the view reads
 /// it on the host with nothing to order that after the producer's work, so the borrow is
@@ -302,13 +312,8 @@ fn borrow_ready_on_host<T: Element>(
     options: &pysys::dlpm_py_options,
     out: &mut pysys::dlpm_py_borrowed,
 ) -> PyResult<()> {
-    // SAFETY: a plain function of its argument.
-    let stream_memory =
-        unsafe { pysys::dlpm_py_is_stream_memory(out.dl_tensor.device.device_type) } != 0;
-    // SAFETY: obj is a live object.
-    let capsule = unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0;
-    if !stream_memory || capsule {
-        return Ok(()); // a bare capsule gives its tensor once, and names no producer to wait for
+    if !asks_again_ready_on_host(obj, out.dl_tensor.device.device_type) {
+        return Ok(());
     }
     // SAFETY: the borrow the component just made, ended once; `out` is written again below.
     unsafe { pysys::dlpm_py_borrow_end(out) };
@@ -641,13 +646,8 @@ fn import_ready_on_host(
     options: &pysys::dlpm_py_options,
     tensor: ManagedTensor,
 ) -> PyResult<ManagedTensor> {
-    // SAFETY: a plain function of its argument.
-    let stream_memory =
-        unsafe { pysys::dlpm_py_is_stream_memory(tensor.device().device_type().0) } != 0;
-    // SAFETY: obj is a live object.
-    let capsule = unsafe { pyo3::ffi::PyCapsule_CheckExact(obj.as_ptr()) } != 0;
-    if !stream_memory || capsule {
-        return Ok(tensor); // a bare capsule gives its tensor once, and names no producer to wait for
+    if !asks_again_ready_on_host(&obj, tensor.device().device_type().0) {
+        return Ok(tensor);
     }
     drop(tensor);
     let waiting = pysys::dlpm_py_options {
