@@ -73,6 +73,8 @@ extern "C" {
   "MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; reduce in a wider type"
 #define DLPM_MPI_REFUSAL_REDUCE_DERIVED \
   "MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: reduce a compact row-major copy"
+#define DLPM_MPI_REFUSAL_RUN_TOO_LARGE "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int"
+#define DLPM_MPI_REFUSAL_EXTENT_TOO_LARGE "an extent is beyond INT_MAX, and MPI-3 counts are int"
 
 /** How one element travels: `count` items of the predefined `type`. Types MPI lacks (float16,
  * bfloat16, fp8/fp6, float128, complex32) travel as their bytes: `type` MPI_BYTE, `reducible` 0. */
@@ -940,10 +942,10 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   }
 #if !DLPM_MPI_LARGE_COUNTS
   if (block > INT_MAX)
-    return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int", block);
+    return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, DLPM_MPI_REFUSAL_RUN_TOO_LARGE, block);
   for (m = 0; m < modes; ++m)
     if (extents[m] > INT_MAX)
-      return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "an extent is beyond INT_MAX, and MPI-3 counts are int", extents[m]);
+      return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, DLPM_MPI_REFUSAL_EXTENT_TOO_LARGE, extents[m]);
 #endif
   if (modes == 0) rc = dlpm_mpi_hvector_(1, block, 0, type, &type); /* a compact tensor past INT_MAX items */
   else rc = dlpm_mpi_nested_type_(modes, extents, steps, 0, extents[0], block, type, &type);

@@ -38,6 +38,9 @@ REDUCE_BYTES = ("MPI has no type for these elements: they travel as bytes, which
                 "reduce in a wider type")
 REDUCE_DERIVED = ("MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: "
                   "reduce a compact row-major copy")
+RUN_TOO_LARGE = "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int"
+EXTENT_TOO_LARGE = "an extent is beyond INT_MAX, and MPI-3 counts are int"
+_INT_MAX = 2**31 - 1
 
 # DLPack type codes (dlpack.h's DLDataTypeCode).
 _INT, _UINT, _FLOAT, _BFLOAT, _COMPLEX, _BOOL = 0, 1, 2, 4, 5, 6
@@ -140,8 +143,24 @@ def _checked(x, receive, what):
     return MPI, plan, _element(MPI, code, bits, lanes, plan["itemsize"])
 
 
+def _count_refusal(MPI, what, block, modes):
+    """The C builder's refusal of a count an int cannot hold, in its words, for an MPI whose
+    constructors refused one (MPI-3's counts are int); None when every count fits."""
+    if block > _INT_MAX:
+        words, value = RUN_TOO_LARGE, block
+    else:
+        value = next((extent for extent, _ in modes if extent > _INT_MAX), None)
+        if value is None:
+            return None
+        words = EXTENT_TOO_LARGE
+    version, subversion = MPI.Get_version()
+    return ValueError(f"{what}: MPI {version}.{subversion}: {words} ({value}); "
+                      "MPI-4's large-count constructors would take it")
+
+
 def _buffer(x, receive):
-    MPI, plan, element = _checked(x, receive, "receive_buffer" if receive else "send_buffer")
+    what = "receive_buffer" if receive else "send_buffer"
+    MPI, plan, element = _checked(x, receive, what)
     address = plan["element0"]
     # The elements as nested byte loops (the library's coalesce), an empty tensor's block 0;
     # here the block counts the element's MPI items.
@@ -155,6 +174,11 @@ def _buffer(x, receive):
             made.append(relative)
         # Absolute: element 0's address as the displacement from MPI.BOTTOM.
         datatype = MPI.Datatype.Create_struct([1 if modes else block], [address], [relative])
+    except MPI.Exception:
+        refusal = _count_refusal(MPI, what, block, modes)
+        if refusal is None:
+            raise
+        raise refusal from None
     finally:  # the datatype made keeps what it needs of them; a refusal (a count MPI cannot take) leaks none
         for t in made:
             t.Free()
@@ -206,4 +230,6 @@ def reduction_buffer(x, receive=False):
     modes, block = plan["loops"], plan["block"]
     if modes:
         raise ValueError(f"{what}: {REDUCE_DERIVED}")
+    if block * items > _INT_MAX and MPI.Get_version()[0] < 4:  # the C builder's rule (DLPM_MPI_LARGE_COUNTS)
+        raise _count_refusal(MPI, what, block * items, modes)
     return [_planned_memory(x, plan, block * plan["itemsize"]), block * items, datatype]

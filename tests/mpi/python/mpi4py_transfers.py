@@ -175,6 +175,20 @@ def refusals():
             "a reduction on float16")
     refused(lambda: receive_buffer(read_only), BufferError, "the tensor is READ_ONLY but a writable tensor is required",
             "READ_ONLY: the library's one wording")
+    # Counts an int cannot hold, where MPI's constructors take ints (MPI-3): refused in the C
+    # builder's words, not as MPI's bare MPI_ERR_ARG. Neither array is read (calloc'd pages
+    # and a broadcast of one element).
+    if MPI.Get_version()[0] < 4:
+        past_int_max = 2**31 + 5
+        broadcast = np.broadcast_to(np.int8(1), (past_int_max,))
+        refused(lambda: send_buffer(broadcast), ValueError, f"{dlpm_mpi.EXTENT_TOO_LARGE} ({past_int_max})",
+                "an extent past INT_MAX")
+        compact = np.zeros(past_int_max, dtype=np.int8)
+        refused(lambda: receive_buffer(compact), ValueError, f"{dlpm_mpi.RUN_TOO_LARGE} ({past_int_max})",
+                "a run past INT_MAX")
+        refused(lambda: reduction_buffer(compact), ValueError, f"{dlpm_mpi.RUN_TOO_LARGE} ({past_int_max})",
+                "a reduction past INT_MAX")
+        del compact
 
 
 def one_wording():
@@ -184,7 +198,7 @@ def one_wording():
     with open(header) as f:
         text = f.read()
     words = {m.group(1): m.group(2) for m in re.finditer(r'#define DLPM_MPI_REFUSAL_(\w+)\s*\\?\s*"([^"]*)"', text)}
-    check(len(words) == 3, f"the header's refusals: {sorted(words)}")
+    check(len(words) == 5, f"the header's refusals: {sorted(words)}")
     for name, said in words.items():
         check(getattr(dlpm_mpi, name, None) == said, f"dlpack_mdspan.mpi.{name} differs from DLPM_MPI_REFUSAL_{name}")
 
