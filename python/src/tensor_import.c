@@ -44,7 +44,7 @@ static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const 
       dlpm_py__device_copy(t, target, on, library, ready.event, 1, &copy) != 0)
     copy = NULL;
   dlpm_py__event_release(ready.device, ready.event);
-  dlpm_managed_delete(t);
+  dlpm_py_managed_delete(t); /* the producer's deleter (maybe Python code) must not meet a failed copy's exception */
   if (copy == NULL) return NULL;
   if (req != NULL && (s = dlpm_check_managed(copy, req)) != DLPM_OK) {
     dlpm_managed_delete(copy);

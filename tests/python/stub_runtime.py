@@ -526,6 +526,24 @@ def test_a_failed_call_is_a_buffer_error_naming_it(rt, failure):
     assert rt.lib.stub_live_allocations() == live  # no copy's memory is left behind
 
 
+def test_a_failed_copy_keeps_its_error_from_a_python_deleter(rt, collect):
+    """tensor_import(x, copy=True) of device memory whose copy fails: the BufferError naming the
+    call reaches the caller, and the producer's deleter, a ctypes callback, runs once. Was a
+    SystemError with no delete: the source was let go with the error in flight, which the
+    callback reported and cleared."""
+    from test_hostile import Hand  # a hand-made tensor whose deleter is Python code
+
+    symbol, code, call, name, _, _ = next(f for f in rt.failures if f[4] == "copy" and "emcpy" in f[0])
+    hand = Hand(shape=(4,), device=rt.memory, data=rt.device_memory(16))
+    capsule = hand.capsule()
+    rt.lib.stub_fail(symbol.encode(), code)
+    with pytest.raises(BufferError, match=rf"{call} failed: {name} \({code}\)"):
+        dl.tensor_import(capsule, copy=True, device=(KDLCPU, 0))
+    del capsule
+    collect()
+    assert hand.deletes() == 1
+
+
 def test_a_device_the_runtime_does_not_have(rt):
     kind, _ = rt.memory
     with pytest.raises(BufferError, match=rt.missing_device):

@@ -816,3 +816,16 @@ def test_message_plan_refusals_outlive_a_python_deleter(fields, receive, refused
     del capsule
     collect()
     assert hand.deletes() == 1
+
+
+def test_an_owner_dropped_with_an_error_in_flight_keeps_it_and_deletes_once(collect):
+    """message_plan's owner (an owner object, dlpack_mdspan.owner) as the argument of a call that
+    raises: Python drops it with that call's error in flight. The error reaches the caller and
+    the producer's deleter, a ctypes callback, runs once. Was a SystemError with no delete."""
+    hand = Hand()
+    capsule = hand.capsule()
+    with pytest.raises(TypeError, match="isinstance"):
+        isinstance(_core.message_plan(capsule)["owner"], 5)
+    del capsule
+    collect()
+    assert hand.deletes() == 1

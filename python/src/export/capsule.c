@@ -8,14 +8,22 @@
 
 /* A consumer renames the capsule when it takes the tensor, so only a capsule that still
  * has its original name owns its tensor when Python drops it. */
+/* Python may drop a capsule while an exception is in flight (a consumer that failed after
+ * __dlpack__): the deleter, maybe a producer's Python code, must neither see nor replace it. */
 static void versioned_destructor(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, "dltensor_versioned"))
-    dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+    dlpm_py_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+}
+
+/* dlpm_py_managed_delete's legacy twin. */
+static void legacy_delete_keeping_error(DLManagedTensor* legacy) {
+  const dlpm_py_set_aside kept = dlpm_py__exception_set_aside();
+  dlpm_legacy_delete(legacy);
+  dlpm_py__exception_put_back(kept);
 }
 
 static void legacy_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor"))
-    dlpm_legacy_delete((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
+  if (PyCapsule_IsValid(capsule, "dltensor")) legacy_delete_keeping_error((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
 }
 
 PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {
@@ -27,17 +35,17 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     return NULL;
   }
   if (versioned) {
-    if ((capsule = PyCapsule_New(t, "dltensor_versioned", versioned_destructor)) == NULL) dlpm_managed_delete(t);
+    if ((capsule = PyCapsule_New(t, "dltensor_versioned", versioned_destructor)) == NULL) dlpm_py_managed_delete(t);
     return capsule;
   }
   /* Legacy DLPack cannot say READ_ONLY (nor sub-byte padding): such a tensor is refused
    * rather than handed out writable, as NumPy refuses read-only arrays. */
   if ((s = dlpm_to_legacy(t, &legacy)) != DLPM_OK) {
     dlpm_py__raise_as(PyExc_BufferError, s);
-    dlpm_managed_delete(t);
+    dlpm_py_managed_delete(t);
     return NULL;
   }
-  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL) dlpm_legacy_delete(legacy);
+  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL) legacy_delete_keeping_error(legacy);
   return capsule;
 }
 

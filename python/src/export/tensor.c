@@ -671,7 +671,7 @@ PyObject* dlpm_py_tensor_new_on_device(DLManagedTensorVersioned* t, const dlpm_p
                   "dlpm_py_tensor_new_on_device: dlpm_py_device_hooks version %u is not supported (this library knows "
                   "version %u)",
                   hooks->version, (unsigned)DLPM_PY_DEVICE_HOOKS_VERSION);
-    dlpm_managed_delete(t);
+    dlpm_py_managed_delete(t);
     return NULL;
   }
   if ((obj = dlpm_py_tensor_new(t)) == NULL) {
@@ -707,7 +707,7 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   checked.version = DLPM_CHECKED_TENSOR_VERSION;
   if ((s = dlpm_check_tensor(&t->dl_tensor, t->flags, NULL, 0, &checked)) != DLPM_OK) {
     dlpm_py__raise_as(PyExc_BufferError, s);
-    dlpm_managed_delete(t);
+    dlpm_py_managed_delete(t);
     return NULL;
   }
   if ((type = ready_type()) == NULL) goto fail;
@@ -742,6 +742,6 @@ PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   o->base = t;
   return (PyObject*)o;
 fail:
-  dlpm_managed_delete(t);
+  dlpm_py_managed_delete(t); /* t may be a producer's, whose deleter (maybe Python code) must not meet our exception */
   return NULL;
 }

@@ -133,7 +133,9 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
  * PyCapsule_GetPointer makes (the pointer is the tensor too, or, for a capsule that became
  * an owner, what the producer put there). */
 static void owner_destructor(PyObject* capsule) {
-  dlpm_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetContext(capsule));
+  /* Python may drop an owner while an exception is in flight (a failed call's arguments):
+   * the producer's deleter, maybe Python code, must neither see nor replace it. */
+  dlpm_py_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetContext(capsule));
 }
 
 PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
