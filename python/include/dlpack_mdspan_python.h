@@ -323,6 +323,12 @@ DLPM_PY_API PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t v
  * failure `t` is deleted, an exception is set and NULL is returned. */
 DLPM_PY_API PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT;
 
+/** The tensor an owner object holds (dlpm_py_owner_new's, and a borrow's keep_alive), still
+ * the owner's: valid while `obj` is alive. NULL, with no exception set, for any other object.
+ * For a binding that reads what the tensor's deleter knows (dlpm_managed_read_only_cause,
+ * for a refusal's words) after a borrow handed its ownership to keep_alive. */
+DLPM_PY_API const DLManagedTensorVersioned* dlpm_py_owner_get(PyObject* obj) DLPM_NOEXCEPT;
+
 /** dlpm_managed_delete(t) (t may be NULL) with the GIL held, where an exception may be in
  * flight: the producer's deleter may run Python code (a ctypes callback, Warp's), which must
  * not see that exception nor leave one of its own. The exception in flight, if any, is

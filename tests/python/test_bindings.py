@@ -44,6 +44,32 @@ def test_legacy_writable_is_a_per_parameter_opt_in(ext, np):
         assert a.tolist() == [1.0] * 5
 
 
+class LegacyProducer:
+    """A producer of legacy ("dltensor") capsules alone, as NumPy 1.x, JAX 0.10 and TensorFlow are."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __dlpack__(self, **kwargs):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+
+def test_a_mutable_view_of_a_legacy_tensor_says_why_it_is_read_only(ext, np):
+    """The refusal names the cause (a legacy capsule cannot say whether it may be written) and
+    the opt-in, not only "use a const element type": for a plain view and a held_view."""
+    why = "a legacy DLPack tensor cannot say whether it may be written .*legacy_writable"
+    a = np.zeros(3)
+    with pytest.raises(TypeError, match=why):
+        ext.fill(LegacyProducer(a), 1.0)
+    with pytest.raises(TypeError, match=why):
+        ext.every_other_row(LegacyProducer(np.zeros((4, 3), np.float32)))
+    ext.fill_legacy(LegacyProducer(a), 1.0)  # the opt-in the message names
+    assert a.tolist() == [1.0] * 3
+
+
 def test_read_only_arrays_are_refused_by_mutable_views_only(ext, np):
     a = np.arange(4.0)
     a.flags.writeable = False

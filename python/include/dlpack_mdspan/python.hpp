@@ -106,6 +106,18 @@ inline dlpm_py_options unvalidated(const dlpm_py_options& opts, bool writes) noe
   return o;
 }
 
+// A view's refusal `e` of `t` (NULL: a borrowed tensor, which carries no flags), a tensor the
+// component imported: a mutable view of a READ_ONLY tensor says why it is READ_ONLY, as the
+// component's facade recorded it (dlpm_managed_read_only_cause: a legacy capsule's unknown
+// writability, what a producer forbids). The header's read_only_cause_of knows only the
+// tensors this copy of it made.
+[[gnu::cold]] inline error view_refusal(const error& e, const DLManagedTensorVersioned* t) noexcept {
+  if (e.code() != errc::read_only || t == nullptr) return e;
+  const char* reason = nullptr;
+  const auto cause = static_cast<read_only_cause>(dlpm_managed_read_only_cause(t, &reason));
+  return read_only_view_error(cause, reason);
+}
+
 // `obj` borrowed into *b (which the caller ends) and viewed as an M, validated once: by the
 // library's import rules for M, over the tensor's flags. A failure has its exception set.
 // Inlined into with_view, so that the view reaches it in registers, not through a returned
@@ -121,7 +133,7 @@ template <class M>
   }
   if (s != DLPM_OK) return python_failed(s);
   auto view = dlpack_mdspan::try_view<M>(b->dl_tensor, b->flags);
-  if (!view) raise_type_error(view.error());
+  if (!view) raise_type_error(view_refusal(view.error(), b->owner));
   return view;
 }
 
@@ -151,8 +163,9 @@ result<held_view<M>> import_held(PyObject* obj, const dlpm_py_options* opts, con
   }
   auto view = owner->template try_view<M>();
   if (!view) {
-    detail::raise_type_error(view.error());
-    return unexpected_error(view.error());
+    const error refusal = view_refusal(view.error(), owner->get());
+    detail::raise_type_error(refusal);
+    return unexpected_error(refusal);
   }
   return held_view<M>(std::move(*owner), *view);
 }

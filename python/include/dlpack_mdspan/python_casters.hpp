@@ -371,8 +371,9 @@ class call_view {
     keep_alive_ = b.keep_alive;  // taken: no borrow to end (out->owner is NULL with keep_alive)
     const auto view = dlpack_mdspan::try_view<M>(b.dl_tensor, b.flags);
     if (!view) {
+      const error refusal = view_refusal(view.error(), dlpm_py_owner_get(keep_alive_));  // before the owner goes
       Py_CLEAR(keep_alive_);  // first: a deleter may run Python code, which must not meet our exception
-      raise_type_error(view.error());
+      raise_type_error(refusal);
       return refuse(src, may_raise, mdspan_label<M>);
     }
     view_.emplace(*view);

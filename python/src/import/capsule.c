@@ -153,6 +153,12 @@ PyObject* dlpm_py_owner_new(DLManagedTensorVersioned* t) DLPM_NOEXCEPT {
   return capsule;
 }
 
+const DLManagedTensorVersioned* dlpm_py_owner_get(PyObject* obj) DLPM_NOEXCEPT {
+  /* An owner's name is ours alone (no consumer takes it); its context is its tensor. */
+  if (obj == NULL || !PyCapsule_CheckExact(obj) || !PyCapsule_IsValid(obj, OWNER_NAME)) return NULL;
+  return (const DLManagedTensorVersioned*)PyCapsule_GetContext(obj);
+}
+
 /* A capsule __dlpack__ returned is ours alone once its tensor is taken: rather than drop it
  * and allocate an owner, it becomes one. Only when no one else holds it, and when the
  * producer set no context: its destructor, replaced here, might have freed one. On a valid

@@ -147,6 +147,9 @@ extern "C" {
     ) -> i32;
     pub fn dlpm_py_capsule_new(t: *mut DLManagedTensorVersioned, versioned: i32) -> *mut PyObject;
     pub fn dlpm_py_owner_new(t: *mut DLManagedTensorVersioned) -> *mut PyObject;
+    /// The tensor an owner object holds (`dlpm_py_owner_new`'s, a borrow's `keep_alive`), still
+    /// the owner's; NULL, with no exception set, for any other object.
+    pub fn dlpm_py_owner_get(obj: *mut PyObject) -> *const DLManagedTensorVersioned;
     /// `dlpm_managed_delete(t)` with the GIL held where an exception may be in flight: it is
     /// kept aside while the producer's deleter (possibly Python code) runs, and restored.
     pub fn dlpm_py_managed_delete(t: *mut DLManagedTensorVersioned);

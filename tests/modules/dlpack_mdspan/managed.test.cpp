@@ -192,6 +192,8 @@ TEST_CASE("READ_ONLY refuses a mutable view: a const view works") {
   auto t = dm::managed_tensor::adopt(p.make(DLPackVersion{1, 3}, DLPACK_FLAG_BITMASK_READ_ONLY));
   CHECK(t.is_read_only());
   CHECK(t.try_view<right<float, 2>>().error().code() == dm::errc::read_only);
+  CHECK(std::string(t.try_view<right<float, 2>>().error().what()) ==
+        "view: the tensor is READ_ONLY; view it with a const element type");
   CHECK(t.view<right<const float, 2>>()[1, 1] == 4.f);
 }
 
@@ -201,6 +203,10 @@ TEST_CASE("legacy tensors: read-only by default, writable on request, deleter on
     auto t = dm::managed_tensor::adopt_legacy(p.make_legacy());
     CHECK(t.is_read_only());
     CHECK(t.try_view<right<float, 2>>().error().code() == dm::errc::read_only);
+    // The refusal says why the tensor is READ_ONLY, and how to say it may be written.
+    CHECK(std::string(t.try_view<right<float, 2>>().error().what()) ==
+          "view: the tensor is READ_ONLY: a legacy DLPack tensor cannot say whether it may be written (if its producer "
+          "allows writes, import it legacy_writable; C++: legacy_access::writable); or view it with a const element type");
     CHECK(t.view<right<const float, 2>>()[1, 2] == 5.f);
   }
   CHECK(p.deleter_calls == 1);
@@ -358,6 +364,12 @@ TEST_CASE("forbid_writes: READ_ONLY with the producer's reason, which decides th
   const char* reason = nullptr;
   CHECK(dm::read_only_cause_of(f, &reason) == dm::read_only_cause::producer_forbids);
   CHECK(std::string(reason) == "its producer says no");
+  {
+    auto viewed = dm::managed_tensor::adopt(f);  // a mutable view is refused with the reason
+    CHECK(std::string(viewed.try_view<right<float, 2>>().error().what()) ==
+          "view: the tensor is READ_ONLY because its producer says no; view it with a const element type");
+    f = viewed.release();
+  }
   auto refused = dm::versioned_to_legacy(f);
   REQUIRE_FALSE(refused.has_value());
   CHECK(refused.error().code() == dm::errc::read_only);

@@ -291,6 +291,23 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
   return b->cause;
 }
 
+/// The refusal of a mutable view of a tensor READ_ONLY for `cause` (read_only_cause_of; or,
+/// for a tensor another copy of the library made, the facade's dlpm_managed_read_only_cause,
+/// as the Python casters ask it): errc::read_only, saying that a legacy tensor cannot say
+/// whether it may be written and how to say it may, or what its producer forbids (`reason`,
+/// which must outlive the error: read_only_cause_of's is kept for the process); for any
+/// other cause, try_view's own words. managed_tensor::try_view refuses with it.
+[[nodiscard]] DLPM_COLD inline error read_only_view_error(read_only_cause cause, const char* reason = nullptr) noexcept {
+  if (cause == read_only_cause::legacy_unknown)
+    return error::format(errc::read_only,
+                         "view: the tensor is READ_ONLY: a legacy DLPack tensor cannot say whether it may be written (if "
+                         "its producer allows writes, import it legacy_writable; C++: legacy_access::writable); or view it "
+                         "with a const element type");
+  if (cause == read_only_cause::producer_forbids && reason != nullptr)
+    return error::format(errc::read_only, "view: the tensor is READ_ONLY because %s; view it with a const element type", reason);
+  return detail::read_only_view_refusal();
+}
+
 /// Makes `t` READ_ONLY and remembers why: `cause` is read_only_cause::legacy_unknown (its
 /// writability is unknown: a legacy export may carry it) or read_only_cause::producer_forbids
 /// (`reason` says what the producer forbids, a clause that completes "the tensor is
@@ -413,12 +430,18 @@ class managed_tensor {
   }
 
   /// A validated view through the import rules, plus: a mutable element type on a
-  /// READ_ONLY tensor is errc::read_only, and padded sub-byte storage is honoured.
-  /// (dlpack_mdspan::try_view over the tensor and its flags.)
+  /// READ_ONLY tensor is errc::read_only (whose message says why the tensor is READ_ONLY
+  /// where this library set the flag: read_only_cause_of), and padded sub-byte storage is
+  /// honoured. (dlpack_mdspan::try_view over the tensor and its flags.)
   template <pointer_mdspan M>
   [[nodiscard]] DLPM_HOT_INLINE result<M> try_view() const& noexcept DLPM_LIFETIMEBOUND {
     if (tensor_ == nullptr) [[unlikely]] return unexpected_error(empty_view_refusal());
-    return dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags);
+    result<M> view = dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags);
+    // Without requirements, errc::read_only is the flags' rule alone: worded with its cause.
+    const char* reason = nullptr;
+    if (!view && view.error().code() == errc::read_only) [[unlikely]]
+      return unexpected_error(read_only_view_error(read_only_cause_of(tensor_, &reason), reason));
+    return view;
   }
   /// The same, with tensor_requirements (judged with the tensor's flags).
   template <pointer_mdspan M>
