@@ -86,6 +86,9 @@
 //!   buffer), and a raw `DLTensor` carries no flags at all.
 //! - For those, [`TensorViewMut::assume_exclusive`] is the `unsafe` escape hatch: the
 //!   caller promises that nothing outside the view touches the elements while it lives.
+//!   It vouches for that alone: a layout that reaches an element from two indices (zero or
+//!   overlapping strides) is still refused by `as_array_mut`, and `as_mut_slice` still
+//!   needs C-contiguous elements.
 //!
 //! The `unsafe` constructors ([`ManagedTensor::from_raw`], [`OwnerExport::finish`],
 //! [`TensorView::from_raw`], [`TensorViewMut::from_raw`]) state what the producer must

@@ -498,8 +498,10 @@ impl<'a, T: Element> Elements<'a, T> {
         }
     }
 
-    /// The elements copied out in row-major (logical) order.
-    fn to_vec(&self) -> Vec<T> {
+    /// The elements copied out in row-major (logical) order, or OUT_OF_MEMORY when the
+    /// copy's allocation fails (a broadcast view's elements count once per index: a view of
+    /// a few bytes may have 2^60 of them).
+    fn try_to_vec(&self) -> Result<Vec<T>, Error> {
         // The count, derived for a view of NULL strides (Elements::len), read once.
         let len = self.len();
         // Only a C-contiguous view asks for its slice (another's refusal would be worded).
@@ -508,13 +510,18 @@ impl<'a, T: Element> Elements<'a, T> {
                 // SAFETY: C-contiguous (checked by the facade): len consecutive, aligned
                 // elements valid for reads and unwritten while the view is borrowed (or a
                 // dangling pointer for len 0).
-                return unsafe { std::slice::from_raw_parts(base.as_ptr(), len) }.to_vec();
+                let elements = unsafe { std::slice::from_raw_parts(base.as_ptr(), len) };
+                let mut out = Vec::new();
+                reserve_copy(&mut out, len)?;
+                out.extend_from_slice(elements);
+                return Ok(out);
             }
         }
         let shape = self.shape();
-        let mut out = Vec::with_capacity(len);
+        let mut out = Vec::new();
+        reserve_copy(&mut out, len)?;
         if len == 0 {
-            return out;
+            return Ok(out);
         }
         let mut index = vec![0usize; shape.len()];
         loop {
@@ -525,7 +532,7 @@ impl<'a, T: Element> Elements<'a, T> {
             let mut r = shape.len();
             loop {
                 if r == 0 {
-                    return out;
+                    return Ok(out);
                 }
                 r -= 1;
                 index[r] += 1;
@@ -536,6 +543,19 @@ impl<'a, T: Element> Elements<'a, T> {
             }
         }
     }
+}
+
+/// Room for a copy of `len` elements in `out`, or OUT_OF_MEMORY naming the count.
+fn reserve_copy<T>(out: &mut Vec<T>, len: usize) -> Result<(), Error> {
+    out.try_reserve_exact(len).map_err(|_| {
+        Error::new(
+            Status::OUT_OF_MEMORY,
+            format!(
+                "to_vec: no memory for a copy of {len} elements of {} bytes (a broadcast view counts an element once per index)",
+                std::mem::size_of::<T>()
+            ),
+        )
+    })
 }
 
 /// The read-only accessors [`TensorView`] and [`TensorViewMut`] share, written once: each
@@ -657,6 +677,8 @@ macro_rules! shared_accessors {
         }
 
         /// The elements copied out in row-major (logical) order, whatever the strides.
+        /// Panics where the copy cannot be allocated (a broadcast view may count 2^60
+        /// elements over a few bytes): [`try_to_vec`](Self::try_to_vec) returns the error.
         ///
         #[doc = concat!(
             "```\n# use dlpack_mdspan::ManagedTensor;\n",
@@ -665,7 +687,20 @@ macro_rules! shared_accessors {
             "# Ok::<(), dlpack_mdspan::Error>(())\n```"
         )]
         pub fn to_vec(&self) -> Vec<T> {
-            self.elements.to_vec()
+            self.elements.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
+        }
+
+        /// [`to_vec`](Self::to_vec), or [`Status::OUT_OF_MEMORY`] where the copy cannot be
+        /// allocated.
+        ///
+        #[doc = concat!(
+            "```\n# use dlpack_mdspan::{ManagedTensor, Status};\n",
+            "let ", $mut, "b = ManagedTensor::build_from_vec(vec![7u8], &[1 << 31, 1 << 31]).strides(&[0, 0]).finish()?;\n",
+            "assert_eq!(b.", $view, "::<u8>()?.try_to_vec().unwrap_err().status(), Status::OUT_OF_MEMORY);\n",
+            "# Ok::<(), dlpack_mdspan::Error>(())\n```"
+        )]
+        pub fn try_to_vec(&self) -> Result<Vec<T>, Error> {
+            self.elements.try_to_vec()
         }
     };
 }
@@ -1056,6 +1091,10 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// Declares that nothing outside this view reaches its elements while it lives, so that
     /// [`get_mut`](Self::get_mut) and [`as_mut_slice`](Self::as_mut_slice) work on a
     /// tensor whose provenance this crate cannot see (from C, Python, a raw `DLTensor`).
+    /// It vouches for access from outside alone, not for the layout: `as_mut_slice` still
+    /// needs C-contiguous elements, and `as_array_mut` a layout that reaches no element
+    /// from two indices (it refuses zero and overlapping strides with
+    /// [`Status::OVERLAPPING_STRIDES`]).
     ///
     /// # Safety
     ///

@@ -254,6 +254,18 @@ fn mutable_views_write_through_and_need_exclusivity() {
         .as_array_mut::<Ix2>()
         .unwrap_err();
     assert_eq!(e.status(), Status::NOT_EXCLUSIVE);
+    // assume_exclusive vouches for access from outside alone: the layout still reaches one
+    // element from two indices, so ndarray's view (a &mut per index) is still refused.
+    {
+        let mut v = b.view_mut::<i32>().unwrap();
+        // SAFETY: the Vec behind `b` is reachable only through this view.
+        unsafe { v.assume_exclusive() };
+        let e = v.as_array_mut::<Ix2>().unwrap_err();
+        assert_eq!(e.status(), Status::OVERLAPPING_STRIDES);
+        assert!(e.message().contains("two &mut"), "{e}");
+        *v.get_mut(&[2, 1]).unwrap() = 9; // one &mut at a time is fine
+    }
+    assert_eq!(b.view::<i32>().unwrap().to_vec(), vec![1, 9, 1, 9, 1, 9]);
     // Neither does a bare tensor, which may be shared with its producer.
     let mut data = [1i32, 2];
     let mut shape = [2i64];

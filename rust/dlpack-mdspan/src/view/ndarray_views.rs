@@ -276,15 +276,25 @@ impl<T: Element> TensorViewMut<'_, T> {
     #[inline]
     pub fn as_array_mut<D: Dimension>(&mut self) -> Result<ArrayViewMut<'_, T, D>, Error> {
         self.require_exclusive()?;
+        // Exclusive says nothing outside the view reaches the elements; `assume_exclusive`
+        // vouches for that alone, whatever the layout. ndarray's view hands out a `&mut` per
+        // index (iter_mut), so no two indices may reach one element.
+        if !self.is_unique()? {
+            return Err(Error::new(
+                Status::OVERLAPPING_STRIDES,
+                "as_array_mut: the layout reaches an element from two indices (a zero or overlapping stride), and \
+                 ndarray's mutable view would hand out two &mut to it: use get_mut() or set()",
+            ));
+        }
         let p = self.elements.nd_parts::<D>()?;
         if p.empty {
             // SAFETY: no element is addressed; the pointer is dangling, aligned and non-NULL.
             return Ok(unsafe { ArrayViewMut::from_shape_ptr(p.dim, p.low.as_ptr()) });
         }
         // SAFETY: as in TensorView::as_array, and the elements are valid for writes (a
-        // mutable view: not READ_ONLY); the view is exclusive, hence C- or F-contiguous (no
-        // element reached twice) and nothing outside it reaches the elements; the borrow of
-        // self excludes other access through this view while the array view lives.
+        // mutable view: not READ_ONLY); the view is exclusive (nothing outside it reaches the
+        // elements) and unique (no element reached from two indices, tested above); the
+        // borrow of self excludes other access through this view while the array view lives.
         let a = unsafe { ArrayViewMut::from_shape_ptr(p.dim.strides(p.strides), p.low.as_ptr()) };
         if p.inverted == 0 {
             return Ok(a);
