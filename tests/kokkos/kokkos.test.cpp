@@ -15,6 +15,8 @@
 #include <array>
 #include <cstdlib>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace dk = dlpack_mdspan::kokkos;
@@ -208,6 +210,46 @@ TEST_CASE("a tensor that does not fit the View is refused with the core's reason
     using doubles = Kokkos::View<double**, Kokkos::HostSpace>;
     CHECK_THROWS_AS((void)dk::to_view<doubles>(b.get()), dlpack_mdspan::dlpack_error);
   }
+  SUBCASE("a device_id that is neither -1 (any) nor an ordinal is the caller's error, not \"any\"") {
+    tensor_builder b(data.data(), f64, {3, 4}, {4, 1});
+    dlpack_mdspan::tensor_requirements req{};
+    req.device_id = -5;
+    const auto r = dk::try_to_view<Kokkos::View<double**, Kokkos::HostSpace>>(b.get(), 0, req);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == errc::invalid_argument);
+  }
+}
+
+using host_doubles = Kokkos::View<double*, Kokkos::HostSpace>;
+// A View of a temporary managed_tensor would dangle at the end of the statement: no overload.
+template <class Tensor>
+concept viewable_as_a_view = requires(Tensor&& t) { dk::try_to_view<host_doubles>(std::forward<Tensor>(t)); };
+static_assert(!viewable_as_a_view<dlpack_mdspan::managed_tensor>);
+static_assert(viewable_as_a_view<const dlpack_mdspan::managed_tensor&>);
+
+TEST_CASE("an empty managed_tensor is refused as the core refuses it, not read") {
+  use_kokkos();
+  const dlpack_mdspan::managed_tensor empty;
+  const auto r = dk::try_to_view<host_doubles>(empty);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == errc::null_pointer);
+}
+
+TEST_CASE("a View that owns no memory is not exported as an owning tensor") {
+  use_kokkos();
+  std::vector<double> storage{1, 2, 3, 42};
+  auto producer = dlpack_mdspan::to_managed_tensor(
+      Kokkos::mdspan<double, Kokkos::dextents<std::size_t, 1>>(storage.data(), storage.size()), std::move(storage));
+  const auto imported = dk::to_view<host_doubles>(producer.get()->dl_tensor, producer.get()->flags);  // unmanaged
+  const auto refused = dk::try_to_managed_tensor(imported);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code() == errc::invalid_argument);
+  CHECK(std::string(refused.error().what()).find("does not own its memory") != std::string::npos);
+  CHECK_THROWS_AS((void)dk::to_managed_tensor(imported), dlpack_mdspan::dlpack_error);
+  double raw[2] = {1, 2};
+  CHECK_FALSE(dk::try_to_managed_tensor(host_doubles(raw, 2)));  // a View over a pointer: unmanaged too
+  CHECK(dk::try_to_managed_tensor(host_doubles()));                // no memory: nothing to keep alive
+  CHECK(dk::try_to_managed_tensor(host_doubles("owned", 2)));
 }
 
 TEST_CASE("pinned and managed host-reachable memory is HostSpace's, an empty tensor views as an empty View") {

@@ -166,20 +166,63 @@ template <class View>
   return dlpack_mdspan::try_to_dlpack_tensor(to_export_mdspan(view));
 }
 
+namespace detail {
+// Whether a copy of `view` keeps its memory alive: Kokkos counts a reference to it (a View
+// without memory needs none). An unmanaged View (unmanaged_view_t, a View made over a raw
+// pointer) counts nothing: its memory is someone else's.
+template <class View>
+bool owns_its_memory(const View& view) noexcept {
+  return view.data() == nullptr || view.use_count() > 0;
+}
+DLPM_COLD inline error unowned_view_refusal() noexcept {
+  return error::format(errc::invalid_argument,
+                       "to_managed_tensor: the View does not own its memory (an unmanaged View, as to_view makes, or one "
+                       "made over a pointer): nothing would keep the memory alive; export the tensor it came from, or a "
+                       "managed View");
+}
+
+// The caller's requirements, with the device ordinal "any" (-1) made the memory space's
+// (Kokkos's device, for CudaSpace): other values are the caller's, for the core to judge.
+template <class View>
+tensor_requirements requirements_of(const tensor_requirements& requirements) noexcept {
+  tensor_requirements req = requirements;
+  if (req.device_id == -1) req.device_id = space_traits<View>::device_id();
+  return req;
+}
+
+// The unmanaged View over the mdspan the core's import accepted, or its refusal.
+template <class View, class M>
+result<unmanaged_view_t<View>> view_of(const result<M>& md) noexcept {
+  using Out = unmanaged_view_t<View>;
+  if (!md) return unexpected_error(md.error());
+  typename Out::array_layout layout{};
+  for (std::size_t r = 0; r < M::rank(); ++r) {
+    layout.dimension[r] = md->extent(r);
+    if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutStride>) layout.stride[r] = md->stride(r);
+  }
+  return Out(md->data_handle(), layout);
+}
+}  // namespace detail
+
 /// An owning DLManagedTensorVersioned over a View's memory (the core's try_to_managed_tensor):
 /// a copy of the View (a reference, counted by Kokkos) is its owner, released by the
 /// deleter, so a consumer (numpy.from_dlpack, torch.from_dlpack) keeps the memory alive
 /// after the View goes. READ_ONLY for a View of const elements. The deleter destroys a View:
-/// let every consumer go before Kokkos::finalize.
+/// let every consumer go before Kokkos::finalize. A View that owns no memory Kokkos counts
+/// (an unmanaged View) is errc::invalid_argument: its copy would keep nothing alive. Not
+/// inside a parallel region, where Kokkos counts no copy either.
 template <class View>
 [[nodiscard]] result<managed_tensor> try_to_managed_tensor(const View& view) noexcept {
+  if (!detail::owns_its_memory(view)) [[unlikely]] return unexpected_error(detail::unowned_view_refusal());
   return dlpack_mdspan::try_to_managed_tensor(to_export_mdspan(view), View(view));
 }
 
-/// Throwing form of try_to_managed_tensor (dlpack_error).
+/// Throwing form of try_to_managed_tensor: the core's throwing form (std::bad_alloc stays
+/// std::bad_alloc), dlpack_error otherwise.
 template <class View>
 [[nodiscard]] managed_tensor to_managed_tensor(const View& view) {
-  return dlpack_mdspan::detail::value_or_throw(try_to_managed_tensor(view));
+  if (!detail::owns_its_memory(view)) [[unlikely]] dlpack_mdspan::detail::throw_error(detail::unowned_view_refusal());
+  return dlpack_mdspan::to_managed_tensor(to_export_mdspan(view), View(view));
 }
 
 /// A tensor viewed as an unmanaged View (unmanaged_view_t<View>), or why not: the core's
@@ -190,18 +233,7 @@ template <class View>
 template <class View>
 [[nodiscard]] result<unmanaged_view_t<View>> try_to_view(const DLTensor& tensor, std::uint64_t flags = 0,
                                                          const tensor_requirements& requirements = {}) noexcept {
-  using M = import_mdspan_t<View>;
-  using Out = unmanaged_view_t<View>;
-  tensor_requirements req = requirements;
-  if (req.device_id < 0) req.device_id = detail::space_traits<View>::device_id();
-  const result<M> md = dlpack_mdspan::try_view<M>(tensor, flags, req);
-  if (!md) return unexpected_error(md.error());
-  typename Out::array_layout layout{};
-  for (std::size_t r = 0; r < M::rank(); ++r) {
-    layout.dimension[r] = md->extent(r);
-    if constexpr (std::is_same_v<typename View::array_layout, Kokkos::LayoutStride>) layout.stride[r] = md->stride(r);
-  }
-  return Out(md->data_handle(), layout);
+  return detail::view_of<View>(dlpack_mdspan::try_view<import_mdspan_t<View>>(tensor, flags, detail::requirements_of<View>(requirements)));
 }
 
 /// Throwing form of try_to_view (dlpack_error).
@@ -211,13 +243,17 @@ template <class View>
   return dlpack_mdspan::detail::value_or_throw(try_to_view<View>(tensor, flags, requirements));
 }
 
-/// A managed tensor's DLTensor viewed as an unmanaged View, with its flags: the tensor must
+/// A managed tensor's DLTensor viewed as an unmanaged View, with its flags (the core's
+/// managed_tensor::try_view: an empty managed_tensor is errc::null_pointer): the tensor must
 /// outlive the View.
 template <class View>
-[[nodiscard]] result<unmanaged_view_t<View>> try_to_view(const managed_tensor& tensor,
+[[nodiscard]] result<unmanaged_view_t<View>> try_to_view(const managed_tensor& tensor DLPM_LIFETIMEBOUND,
                                                          const tensor_requirements& requirements = {}) noexcept {
-  return try_to_view<View>(tensor.get()->dl_tensor, tensor.get()->flags, requirements);
+  return detail::view_of<View>(tensor.try_view<import_mdspan_t<View>>(detail::requirements_of<View>(requirements)));
 }
+/// Deleted: the View would dangle as soon as the temporary managed_tensor is destroyed.
+template <class View>
+result<unmanaged_view_t<View>> try_to_view(const managed_tensor&&, const tensor_requirements& = {}) = delete;
 
 }  // namespace kokkos
 }  // inline namespace DLPM_ABI
