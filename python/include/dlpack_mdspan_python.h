@@ -534,6 +534,13 @@ DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long
  * another stream). What the integer means is the caller's (the device's rule). */
 DLPM_PY_API int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT;
 
+/** The one decoding of a `copy` argument (the array API's `bool | None`, of __dlpack__ and
+ * from_dlpack): *out is -1 for None, else 1 or 0 as the object's truth value (True,
+ * numpy.True_, 1...). A str or bytes ("False" is true) and an object without a truth value
+ * are a ValueError naming `what` ("__dlpack__: copy must be None or a boolean, not str").
+ * Returns 0, or -1 with the exception set. */
+DLPM_PY_API int dlpm_py_copy_argument(PyObject* copy, const char* what, int32_t* out) DLPM_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

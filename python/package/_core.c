@@ -87,11 +87,7 @@ static PyObject* from_dlpack(PyObject* module, PyObject* args, PyObject* kwargs)
   (void)module;
   if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OO:from_dlpack", keywords, &obj, &copy, &device)) return NULL;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  if (copy != Py_None) {
-    const int truth = PyObject_IsTrue(copy);
-    if (truth < 0) return NULL;
-    opts.copy = truth;
-  }
+  if (dlpm_py_copy_argument(copy, "from_dlpack: copy", &opts.copy) != 0) return NULL;
   if (device != Py_None) {
     if (parse_device(device, "from_dlpack", &opts.dl_device) != 0) return NULL;
     opts.has_dl_device = 1;

@@ -306,6 +306,10 @@ def test_dlpack_keywords(np):
         t.__dlpack__(stream=1)
     with pytest.raises(ValueError, match="copy must be None or a boolean"):
         t.__dlpack__(copy=np.array([1, 2, 3]))
+    # A string is no boolean ("False" is true): refused, as NumPy refuses it, not a copy.
+    for word in ("False", "no", b"0"):
+        with pytest.raises(ValueError, match="__dlpack__: copy must be None or a boolean, not <class '(str|bytes)'>"):
+            t.__dlpack__(max_version=(1, 0), copy=word)
     # NumPy's booleans are accepted, and honoured.
     assert dl.consume(t.__dlpack__(max_version=(1, 0), copy=np.True_))["copied"] is True
     assert dl.consume(t.__dlpack__(max_version=(1, 0), copy=np.False_))["copied"] is False

@@ -297,15 +297,11 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     target.device_type = (DLDeviceType)type;
     target.device_id = (int32_t)id;
   }
-  /* copy: None, or anything NumPy's __dlpack__ takes as a truth value (True, numpy.True_, ...);
-   * an object without one is a ValueError, as in NumPy's own suite. */
+  /* copy: None, or a truth value (True, numpy.True_, ...) but a string; else a ValueError,
+   * as in NumPy's own suite. */
   if (copy != Py_None && copy != Py_True && copy != Py_False) {
-    const int truth = PyObject_IsTrue(copy);
-    if (truth < 0) {
-      PyErr_Clear();
-      PyErr_Format(PyExc_ValueError, "__dlpack__: copy must be None or a boolean, not %R", (PyObject*)Py_TYPE(copy));
-      return NULL;
-    }
+    int32_t truth;
+    if (dlpm_py_copy_argument(copy, "__dlpack__: copy", &truth) != 0) return NULL;
     copy = truth ? Py_True : Py_False;
   }
   /* The stream belongs to the consumer, on the device it reads from (the target). CUDA and

@@ -83,6 +83,22 @@ int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* valu
   return dlpm_py_integer_in_range(stream, "__dlpack__: stream", INT64_MIN, INT64_MAX, NULL, value);
 }
 
+int dlpm_py_copy_argument(PyObject* copy, const char* what, int32_t* out) DLPM_NOEXCEPT {
+  int truth = -1;
+  if (copy == NULL || copy == Py_None) {
+    if (out != NULL) *out = -1;
+    return 0;
+  }
+  if (copy == Py_True || copy == Py_False) truth = copy == Py_True;
+  else if (!PyUnicode_Check(copy) && !PyBytes_Check(copy) && (truth = PyObject_IsTrue(copy)) < 0) PyErr_Clear();
+  if (truth < 0) {
+    PyErr_Format(PyExc_ValueError, "%s must be None or a boolean, not %R", what ? what : "copy", (PyObject*)Py_TYPE(copy));
+    return -1;
+  }
+  if (out != NULL) *out = truth;
+  return 0;
+}
+
 int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max, PyObject* malformed,
                              long long* out) DLPM_NOEXCEPT {
   PyObject* integer;

@@ -115,5 +115,8 @@ def test_from_dlpack_is_a_zero_copy_tensor_or_a_copy():
     np.testing.assert_array_equal(np.from_dlpack(c), a)
     with pytest.raises(BufferError):  # NumPy cannot copy to another device
         dm.from_dlpack(a, device=(2, 0))
+    with pytest.raises(ValueError, match="from_dlpack: copy must be None or a boolean, not <class 'str'>"):
+        dm.from_dlpack(a, copy="False")  # a string is no boolean ("False" is true): not a copy
+    assert np.shares_memory(np.from_dlpack(dm.from_dlpack(a, copy=np.False_)), a)
     with pytest.raises(TypeError, match="dlpack_mdspan.Tensor objects are made by C and C\\+\\+ extensions"):
         dm.Tensor()
