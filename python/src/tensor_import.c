@@ -24,10 +24,12 @@ static int source_device(PyObject* obj, const dlpm_py_options* o, DLDevice* out)
   return dlpm_py__query_device(obj, nm, out) == DLPM_OK ? 0 : -1;
 }
 
-/* A copy of CUDA or ROCm memory, or to it, asked of from_dlpack: the tensor imported as it
- * is (its readiness captured), copied by the runtime after that, on the library's stream of
- * the device that holds the work, and complete when this returns (the source is let go at
- * once). */
+/* A copy asked of from_dlpack, made here: of CUDA or ROCm memory, or to it, the tensor
+ * imported as it is (its readiness captured), copied by the runtime after that, on the
+ * library's stream of the device that holds the work, and complete when this returns; of
+ * host memory to the host (copy=True), by the facade (dlpm_managed_copy_to_host), so that
+ * a producer that predates DLPack 1.0, or ignores copy=True, still gives a copy, as the
+ * array API asks. The source is let go at once. */
 static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts, DLDevice target) {
   dlpm_py_options o;
   DLManagedTensorVersioned *t = NULL, *copy = NULL;
@@ -39,10 +41,17 @@ static PyObject* import_copy(PyObject* obj, const dlpm_requirements* req, const 
   o.copy = -1;
   o.has_dl_device = 0;
   if (dlpm_py__import_ready(obj, NULL, &o, &t, &ready) != DLPM_OK) return NULL;
-  on = dlpm_py__copy_device(t->dl_tensor.device, target);
-  if (dlpm_py__library_stream(on, &library) != 0 ||
-      dlpm_py__device_copy(t, target, on, library, ready.event, 1, &copy) != 0)
-    copy = NULL;
+  if (t->dl_tensor.device.device_type == kDLCPU && target.device_type == kDLCPU) {
+    if ((s = dlpm_managed_copy_to_host(t, &copy)) != DLPM_OK) {
+      dlpm_py__raise_as(PyExc_BufferError, s);
+      copy = NULL;
+    }
+  } else {
+    on = dlpm_py__copy_device(t->dl_tensor.device, target);
+    if (dlpm_py__library_stream(on, &library) != 0 ||
+        dlpm_py__device_copy(t, target, on, library, ready.event, 1, &copy) != 0)
+      copy = NULL;
+  }
   dlpm_py__event_release(ready.device, ready.event);
   dlpm_py_managed_delete(t); /* the producer's deleter (maybe Python code) must not meet a failed copy's exception */
   if (copy == NULL) return NULL;
@@ -63,6 +72,8 @@ PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req, con
     target = opts->has_dl_device ? opts->dl_device : source;
     if (dlpm_py__runtime_copies(source, target) &&
         (opts->copy == 1 || source.device_type != target.device_type || source.device_id != target.device_id))
+      return import_copy(obj, req, opts, target);
+    if (opts->copy == 1 && source.device_type == kDLCPU && target.device_type == kDLCPU)
       return import_copy(obj, req, opts, target);
   }
   if (dlpm_py__import_ready(obj, req, opts, &t, &ready) != DLPM_OK) return NULL;

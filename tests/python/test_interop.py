@@ -113,6 +113,31 @@ def test_import_numpy_writes_through(np):
     assert a.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
 
 
+def test_from_dlpack_copy_true_always_copies(np):
+    """dlpm_py_tensor_import (from_dlpack) with copy=True copies host memory itself, as the
+    array API asks ("must always copy"), where the producer cannot: NumPy 1.x predates
+    DLPack 1.0, and a producer may ignore copy=True. (dlpm_py_import, which asks the
+    producer, still refuses those: the test above.)"""
+
+    class IgnoresCopy:
+        def __init__(self, a):
+            self.a = a
+
+        def __dlpack__(self, **kwargs):
+            kwargs.pop("copy", None)
+            return self.a.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.a.__dlpack_device__()
+
+    a = np.arange(6, dtype=np.int32)
+    for producer in (a, IgnoresCopy(a)):
+        r = dl.consume(dl.tensor_import(producer, copy=True))
+        assert r["data_ptr"] != a.ctypes.data and r["bytes"] == a.tobytes()
+        r = dl.consume(dl.tensor_import(producer, copy=True, device=(1, 0)))
+        assert r["data_ptr"] != a.ctypes.data and r["bytes"] == a.tobytes()
+
+
 @pytest.mark.matrix("NumPy", "import", "__dlpack__")
 def test_import_numpy_copy_and_device_options(np):
     a = np.arange(6, dtype=np.int32)
