@@ -210,4 +210,12 @@ extern "C" {
         memory: *const core::ffi::c_char,
         value: *mut core::ffi::c_longlong,
     ) -> core::ffi::c_int;
+    /// A `copy` argument (`bool | None`): `*out` -1 for `None`, else 1 or 0; a str or bytes,
+    /// or an object without a truth value, is a `ValueError` naming `what`. 0, or -1 with
+    /// the exception set.
+    pub fn dlpm_py_copy_argument(
+        copy: *mut PyObject,
+        what: *const core::ffi::c_char,
+        out: *mut i32,
+    ) -> core::ffi::c_int;
 }
