@@ -134,6 +134,19 @@ def test_padded_sub_byte_tensors_are_refused_by_legacy_consumers(np, ml, jnp, na
         jnp.from_dlpack(t)
 
 
+@pytest.mark.parametrize("name", SUB_BYTE)
+def test_padded_sub_byte_tensors_are_refused_by_dlpack_1_0_consumers(name):
+    """IS_SUBBYTE_TYPE_PADDED is DLPack 1.1's: a consumer asking max_version=(1, 0) knows no
+    such flag and would read one value per byte as packed. Refused, as for a legacy consumer;
+    from 1.1 on the capsule carries the flag."""
+    t = dl.narrow_tensor(name, bytes(range(0, 2 ** CODES[name][1], 3)))
+    with pytest.raises(BufferError, match=r"padded .*max_version=\(1, 0\)"):
+        t.__dlpack__(max_version=(1, 0))
+    with pytest.raises(BufferError, match="padded"):
+        t.__dlpack__(max_version=(1, 0), copy=True)
+    assert dl.consume(t.__dlpack__(max_version=(1, 1)))["dtype"] == (*CODES[name], 1)
+
+
 @pytest.mark.parametrize("name", ["float6_e2m3fn", "float6_e3m2fn"])
 def test_jax_has_no_fp6_dlpack_export(np, ml, jnp, name):
     """Why fp6 is tested through narrow_tensor only: JAX 0.10's CPU backend cannot hold it."""

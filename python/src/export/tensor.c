@@ -215,11 +215,11 @@ static int keyword_index(PyObject* key, const dlpm_py_names* nm) {
 /* DLPackVersion's fields are uint32_t: the range of max_version's major and minor. */
 #define DLPACK_VERSION_FIELD_MAX ((long long)UINT32_MAX)
 
-/* max_version's major from the usual argument, a tuple of two ints each in
+/* max_version from the usual argument, a tuple of two ints each in
  * [0, DLPACK_VERSION_FIELD_MAX], read with the tuple's and the ints' own accessors: 1 and
- * *major set; 0 for anything else, which the checked reading in tensor_dlpack takes (and
- * words, where it is refused). */
-static int usual_major(PyObject* max_version, long long* major) {
+ * *major, *minor set; 0 for anything else, which the checked reading in tensor_dlpack takes
+ * (and words, where it is refused). */
+static int usual_version(PyObject* max_version, long long* major, long long* minor) {
 #if DLPM_PY_FULL_API
   PyObject *first, *second;
   long long values[2];
@@ -233,10 +233,12 @@ static int usual_major(PyObject* max_version, long long* major) {
   for (int i = 0; i < 2; ++i)
     if (overflow[i] != 0 || values[i] < 0 || values[i] > DLPACK_VERSION_FIELD_MAX) return 0;
   *major = values[0];
+  *minor = values[1];
   return 1;
 #else
   (void)max_version;
   (void)major;
+  (void)minor;
   return 0;
 #endif
 }
@@ -267,9 +269,10 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     *slot[k] = args[i];
   }
   if (max_version != Py_None) {
-    /* the minor is checked too, though only the major decides (a versioned capsule from 1 on) */
+    /* The major decides the capsule (versioned from 1 on); a 1.0 consumer knows no flag of
+     * DLPack 1.1, such as IS_SUBBYTE_TYPE_PADDED, and would read padded elements as packed. */
     long long major, minor;
-    if (usual_major(max_version, &major)) {
+    if (usual_version(max_version, &major, &minor)) {
       versioned = major >= 1;
     } else if (!PyTuple_Check(max_version) || PyTuple_Size(max_version) != 2) {
       PyErr_SetString(PyExc_TypeError, "__dlpack__: max_version must be None or a (major, minor) tuple");
@@ -281,6 +284,12 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
                                    DLPACK_VERSION_FIELD_MAX, NULL, &minor) != 0)
         return NULL;
       versioned = major >= 1;
+    }
+    if (major == 1 && minor == 0 && (o->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0) {
+      PyErr_SetString(PyExc_BufferError,
+                      "__dlpack__: the tensor's sub-byte elements are padded (IS_SUBBYTE_TYPE_PADDED, a flag of DLPack 1.1), "
+                      "which a DLPack 1.0 consumer (max_version=(1, 0)) would read as packed");
+      return NULL;
     }
   }
   if (dl_device != Py_None) {
