@@ -224,8 +224,13 @@ static PyObject* inspect(PyObject* module, PyObject* args, PyObject* kwargs) {
   }
   if (shape != Py_None) {
     Py_ssize_t n;
-    if (!PyTuple_Check(shape) || (n = PyTuple_Size(shape)) > DLPM_MAX_NDIM) {
-      PyErr_SetString(PyExc_TypeError, "shape must be a tuple of extents (None: any)");
+    if (!PyTuple_Check(shape)) {
+      PyErr_SetString(PyExc_TypeError, "inspect: shape must be a tuple of extents (None: any)");
+      return NULL;
+    }
+    if ((n = PyTuple_Size(shape)) > DLPM_MAX_NDIM) {
+      PyErr_Format(PyExc_ValueError, "inspect: shape has %zd extents, more than the %d dimensions a tensor may have", n,
+                   DLPM_MAX_NDIM);
       return NULL;
     }
     for (Py_ssize_t i = 0; i < n; ++i) {

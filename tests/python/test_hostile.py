@@ -215,6 +215,11 @@ def test_inspect_and_from_dlpack_refuse_non_integers(a):
         _core.from_dlpack(a, device=(KDLCPU, None))
     with pytest.raises(TypeError, match="dtype must be a name"):
         _core.inspect(a, dtype=(2, 64))
+    with pytest.raises(TypeError, match="inspect: shape must be a tuple of extents"):
+        _core.inspect(a, shape=[2, 3])
+    # a tuple, of more extents than a tensor may have: said so, not "must be a tuple"
+    with pytest.raises(ValueError, match="inspect: shape has 65 extents, more than the 64 dimensions a tensor may have"):
+        _core.inspect(a, shape=(1,) * 65)
 
 
 def test_inspect_names_with_a_nul_are_refused_whole(a):
