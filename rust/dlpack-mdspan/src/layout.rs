@@ -63,7 +63,12 @@ impl ManagedTensor {
     /// stride) to the innermost, equal strides in mode order. More than one mode of stride
     /// 1 is [`Status::AMBIGUOUS_LAYOUT`], as in CuTe.
     pub fn stride_order(&self) -> Result<Vec<usize>, Error> {
-        let ndim = self.dl_tensor().ndim.max(0);
+        // At most the rank a valid tensor may have: the facade refuses a larger one, for
+        // which nothing is allocated first.
+        let ndim = self
+            .dl_tensor()
+            .ndim
+            .clamp(0, crate::checks::MAX_NDIM as i32 + 1);
         let mut out = vec![0i32; ndim as usize];
         // SAFETY: out has `ndim` writable entries, the capacity passed; the tensor is live.
         check(unsafe { sys::dlpm_stride_order(self.dl_tensor(), out.as_mut_ptr(), ndim) })?;

@@ -75,9 +75,10 @@ impl ManagedTensor {
     ///   its deleter afterwards.
     /// - Its deleter (which may be NULL) may be called once, from any thread.
     /// - If the major version is 1, the struct follows the DLPack contract until the deleter
-    ///   runs: the struct, its `shape` and its `strides` stay valid and unmodified, and
-    ///   `dl_tensor` describes memory that is valid for reads of every element it addresses,
-    ///   and for writes too unless the READ_ONLY flag is set.
+    ///   runs: the struct, its `shape` and its `strides` stay valid and unmodified (and lie
+    ///   outside the elements, which a mutable view writes), and `dl_tensor` describes
+    ///   memory that is valid for reads of every element it addresses, and for writes too
+    ///   unless the READ_ONLY flag is set.
     /// - While a view borrowed from the returned tensor exists, no other code writes the
     ///   elements it reaches; while a mutable view exists, no other code reads them either.
     /// - If the IS_COPIED flag is set, nothing but the tensor reaches the memory (DLPack's

@@ -1007,10 +1007,10 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     ///
     /// # Safety
     ///
-    /// For `'a`: the tensor's `shape` and `strides` stay valid and unmodified; every element
-    /// it addresses is valid for reads and writes, and the producer allows writes; no other
-    /// code reads or writes those elements; and if `T` is `bool`, every element byte is 0
-    /// or 1.
+    /// For `'a`: the tensor's `shape` and `strides` stay valid and unmodified, and lie
+    /// outside the elements (which the view writes); every element it addresses is valid
+    /// for reads and writes, and the producer allows writes; no other code reads or writes
+    /// those elements; and if `T` is `bool`, every element byte is 0 or 1.
     ///
     /// ```
     /// use dlpack_mdspan::{sys, DataType, Device, Status, TensorViewMut};

@@ -545,7 +545,9 @@ impl<'a, O: Send + 'static> OwnerExport<'a, O> {
     /// - For as long as the owner lives, `data` (with the byte offset, the shape and the
     ///   strides, in elements of the dtype) describes memory on the device that is valid for
     ///   reads of every addressed element, and for writes unless the flags contain
-    ///   READ_ONLY.
+    ///   READ_ONLY. The memory must not move with the owner: `finish` moves the owner into
+    ///   the tensor, so memory held inline (an array, not a `Vec`, `Box` or `Arc` of one)
+    ///   would be left behind.
     /// - While views of the tensor exist, no other code writes those elements; while a
     ///   mutable view exists, no other code reads them either.
     /// - If the flags contain IS_COPIED, nothing but the tensor reaches the memory while it
