@@ -29,6 +29,17 @@ def test_with_view_writes_through_a_mutable_view(np):
     else:  # a legacy capsule arrives READ_ONLY: a mutable mdspan refuses it
         with pytest.raises(TypeError, match="READ_ONLY"):
             dl.fill_f64_1d(a, 2.5)
+
+    class LegacyProducer:  # legacy ("dltensor") capsules alone, as NumPy 1.x's
+        def __dlpack__(self, **kwargs):
+            return a.__dlpack__()
+
+        def __dlpack_device__(self):
+            return a.__dlpack_device__()
+
+    # the refusal says why the tensor is READ_ONLY, and the opt-in
+    with pytest.raises(TypeError, match="a legacy DLPack tensor cannot say whether it may be written .*legacy_writable"):
+        dl.fill_f64_1d(LegacyProducer(), 2.5)
     t = dl.tensor((3,), (2, 64, 1))
     dl.fill_f64_1d(t, -1.0)  # our own type: the owning path of its exchange API
     assert np.frombuffer(dl.consume(t)["bytes"], np.float64).tolist() == [-1.0] * 3
