@@ -73,7 +73,8 @@ PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requirements* req, con
     if (dlpm_py__runtime_copies(source, target) &&
         (opts->copy == 1 || source.device_type != target.device_type || source.device_id != target.device_id))
       return import_copy(obj, req, opts, target);
-    if (opts->copy == 1 && source.device_type == kDLCPU && target.device_type == kDLCPU)
+    if (opts->copy == 1 && source.device_type == kDLCPU && target.device_type == kDLCPU && source.device_id == 0 &&
+        target.device_id == 0) /* (kDLCPU, 1) names no device: the import refuses it */
       return import_copy(obj, req, opts, target);
   }
   if (dlpm_py__import_ready(obj, req, opts, &t, &ready) != DLPM_OK) return NULL;

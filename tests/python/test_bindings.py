@@ -66,8 +66,37 @@ def test_a_mutable_view_of_a_legacy_tensor_says_why_it_is_read_only(ext, np):
         ext.fill(LegacyProducer(a), 1.0)
     with pytest.raises(TypeError, match=why):
         ext.every_other_row(LegacyProducer(np.zeros((4, 3), np.float32)))
+    # the legacy capsule itself, which the casters look at before taking it
+    with pytest.raises(TypeError, match=why):
+        ext.fill(a.__dlpack__(), 1.0)
+    with pytest.raises(TypeError, match=why):
+        ext.every_other_row(np.zeros((4, 3), np.float32).__dlpack__())
     ext.fill_legacy(LegacyProducer(a), 1.0)  # the opt-in the message names
     assert a.tolist() == [1.0] * 3
+
+
+def test_a_held_view_refusal_keeps_its_words_and_lets_go_once(ext, collect):
+    """A held_view parameter refuses a tensor only after importing it: the producer's deleter,
+    a ctypes callback, runs once, and the refusal's own words reach the caller. Was: the deleter
+    ran with the TypeError in flight, cleared it unrun, and the caller read "the import failed"."""
+    from test_hostile import FLOAT32, Hand
+
+    class Producer:
+        def __init__(self, hand):
+            self.hand = hand
+
+        def __dlpack__(self, **kwargs):
+            return self.hand.capsule()
+
+        def __dlpack_device__(self):
+            return (1, 0)
+
+    for function in (ext.every_other_row, ext.every_other_row_const):
+        hand = Hand(shape=(6,), dtype=FLOAT32)  # rank 1: the 2-D view refuses it
+        with pytest.raises(TypeError, match="rank"):
+            function(Producer(hand))
+        collect()
+        assert hand.deletes() == 1
 
 
 def test_read_only_arrays_are_refused_by_mutable_views_only(ext, np):

@@ -136,6 +136,8 @@ def test_from_dlpack_copy_true_always_copies(np):
         assert r["data_ptr"] != a.ctypes.data and r["bytes"] == a.tobytes()
         r = dl.consume(dl.tensor_import(producer, copy=True, device=(1, 0)))
         assert r["data_ptr"] != a.ctypes.data and r["bytes"] == a.tobytes()
+        with pytest.raises(BufferError):  # (kDLCPU, 1) names no device: refused, not copied to (1, 0)
+            dl.tensor_import(producer, copy=True, device=(1, 1))
 
 
 @pytest.mark.matrix("NumPy", "import", "__dlpack__")

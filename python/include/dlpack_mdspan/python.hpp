@@ -164,6 +164,8 @@ result<held_view<M>> import_held(PyObject* obj, const dlpm_py_options* opts, con
   auto view = owner->template try_view<M>();
   if (!view) {
     const error refusal = view_refusal(view.error(), owner->get());
+    // Let go first: the producer's deleter may run Python code, which must not meet our error.
+    dlpm_py_managed_delete(owner->release());
     detail::raise_type_error(refusal);
     return unexpected_error(refusal);
   }

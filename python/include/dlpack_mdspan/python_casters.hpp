@@ -299,7 +299,10 @@ template <class M>
   if (dlpm_py_capsule_peek(src, &options, &tensor, &flags) == 0) return false;
   const auto view = dlpack_mdspan::try_view<M>(tensor, flags);
   if (view) return false;
-  raise_type_error(view.error());
+  // A legacy capsule's READ_ONLY is the import's, for want of a flag: worded as its cause.
+  raise_type_error(view.error().code() == errc::read_only && PyCapsule_IsValid(src, "dltensor")
+                       ? read_only_view_error(read_only_cause::legacy_unknown)
+                       : view.error());
   return true;
 }
 template <class M>

@@ -35,6 +35,16 @@ DLPM_COLD inline error read_only_view_refusal() noexcept {
   return error::format(errc::read_only, "view: the tensor is READ_ONLY; view it with a const element type");
 }
 
+// try_view's flag rules, the one text of them: `read_only_refusal()` words the READ_ONLY
+// refusal, called only then (managed_tensor::try_view names the flag's cause there).
+template <class M, class ReadOnlyRefusal>
+[[nodiscard]] DLPM_HOT_INLINE inline result<M> try_view_with(const DLTensor& tensor, std::uint64_t flags,
+                                                             ReadOnlyRefusal read_only_refusal) noexcept {
+  if (!std::is_const_v<typename M::element_type> && (flags & flag_read_only) != 0) [[unlikely]]
+    return unexpected_error(read_only_refusal());
+  return import_view<M>(tensor, flags);
+}
+
 }  // namespace detail
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
@@ -84,9 +94,7 @@ template <pointer_mdspan M>
 template <pointer_mdspan M>
 [[nodiscard]] DLPM_HOT_INLINE inline result<M> try_view(const DLTensor& tensor, std::uint64_t flags) noexcept {
   DLPM_IMPORTABLE_ASSERT(M);
-  if (!std::is_const_v<typename M::element_type> && (flags & flag_read_only) != 0) [[unlikely]]
-    return unexpected_error(detail::read_only_view_refusal());
-  return detail::import_view<M>(tensor, flags);
+  return detail::try_view_with<M>(tensor, flags, [] { return detail::read_only_view_refusal(); });
 }
 
 /// The same, with tensor_requirements (their `writable` is judged against `flags` too).

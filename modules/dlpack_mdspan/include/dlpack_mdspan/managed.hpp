@@ -436,12 +436,12 @@ class managed_tensor {
   template <pointer_mdspan M>
   [[nodiscard]] DLPM_HOT_INLINE result<M> try_view() const& noexcept DLPM_LIFETIMEBOUND {
     if (tensor_ == nullptr) [[unlikely]] return unexpected_error(empty_view_refusal());
-    result<M> view = dlpack_mdspan::try_view<M>(tensor_->dl_tensor, tensor_->flags);
-    // Without requirements, errc::read_only is the flags' rule alone: worded with its cause.
-    const char* reason = nullptr;
-    if (!view && view.error().code() == errc::read_only) [[unlikely]]
-      return unexpected_error(read_only_view_error(read_only_cause_of(tensor_, &reason), reason));
-    return view;
+    DLPM_IMPORTABLE_ASSERT(M);
+    // The READ_ONLY refusal worded with the flag's cause, off the hot path.
+    return detail::try_view_with<M>(tensor_->dl_tensor, tensor_->flags, [t = tensor_] {
+      const char* reason = nullptr;
+      return read_only_view_error(read_only_cause_of(t, &reason), reason);
+    });
   }
   /// The same, with tensor_requirements (judged with the tensor's flags).
   template <pointer_mdspan M>

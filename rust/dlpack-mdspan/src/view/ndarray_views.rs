@@ -282,8 +282,9 @@ impl<T: Element> TensorViewMut<'_, T> {
         if !self.is_unique()? {
             return Err(Error::new(
                 Status::OVERLAPPING_STRIDES,
-                "as_array_mut: the layout reaches an element from two indices (a zero or overlapping stride), and \
-                 ndarray's mutable view would hand out two &mut to it: use get_mut() or set()",
+                "as_array_mut: the layout may reach an element from two indices (zero, overlapping or \
+                 interleaved strides: dlpm_is_unique), and ndarray's mutable view would then hand out two &mut \
+                 to it: use get_mut() or set()",
             ));
         }
         let p = self.elements.nd_parts::<D>()?;
