@@ -44,17 +44,22 @@ def test_legacy_writable_is_a_per_parameter_opt_in(ext, np):
         assert a.tolist() == [1.0] * 5
 
 
-class LegacyProducer:
-    """A producer of legacy ("dltensor") capsules alone, as NumPy 1.x, JAX 0.10 and TensorFlow are."""
+class CapsuleProducer:
+    """A CPU producer whose __dlpack__, whatever it is asked, returns `make()`'s capsule."""
 
-    def __init__(self, a):
-        self.a = a
+    def __init__(self, make):
+        self.make = make
 
     def __dlpack__(self, **kwargs):
-        return self.a.__dlpack__()
+        return self.make()
 
     def __dlpack_device__(self):
-        return self.a.__dlpack_device__()
+        return (1, 0)
+
+
+def LegacyProducer(a):
+    """A producer of legacy ("dltensor") capsules alone, as NumPy 1.x, JAX 0.10 and TensorFlow are."""
+    return CapsuleProducer(a.__dlpack__)
 
 
 def test_a_mutable_view_of_a_legacy_tensor_says_why_it_is_read_only(ext, np):
@@ -81,20 +86,10 @@ def test_a_held_view_refusal_keeps_its_words_and_lets_go_once(ext, collect):
     ran with the TypeError in flight, cleared it unrun, and the caller read "the import failed"."""
     from test_hostile import FLOAT32, Hand
 
-    class Producer:
-        def __init__(self, hand):
-            self.hand = hand
-
-        def __dlpack__(self, **kwargs):
-            return self.hand.capsule()
-
-        def __dlpack_device__(self):
-            return (1, 0)
-
     for function in (ext.every_other_row, ext.every_other_row_const):
         hand = Hand(shape=(6,), dtype=FLOAT32)  # rank 1: the 2-D view refuses it
         with pytest.raises(TypeError, match="rank"):
-            function(Producer(hand))
+            function(CapsuleProducer(hand.capsule))
         collect()
         assert hand.deletes() == 1
 

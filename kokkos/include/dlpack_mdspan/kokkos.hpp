@@ -233,7 +233,8 @@ template <class View>
 template <class View>
 [[nodiscard]] result<unmanaged_view_t<View>> try_to_view(const DLTensor& tensor, std::uint64_t flags = 0,
                                                          const tensor_requirements& requirements = {}) noexcept {
-  return detail::view_of<View>(dlpack_mdspan::try_view<import_mdspan_t<View>>(tensor, flags, detail::requirements_of<View>(requirements)));
+  const tensor_requirements req = detail::requirements_of<View>(requirements);
+  return detail::view_of<View>(dlpack_mdspan::try_view<import_mdspan_t<View>>(tensor, flags, req));
 }
 
 /// Throwing form of try_to_view (dlpack_error).
