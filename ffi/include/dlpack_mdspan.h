@@ -320,7 +320,10 @@ DLPM_API dlpm_status dlpm_check(const DLTensor* tensor, const dlpm_requirements*
  * ill-formed dtype is DLPM_E_INVALID_DTYPE: the announcement, not the tensor, is unusable. */
 DLPM_API dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
-/** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. */
+/** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. A writable
+ * check of a tensor READ_ONLY for a cause this copy of the library knows
+ * (dlpm_managed_read_only_cause: from a legacy tensor, or what its producer forbids) says
+ * that cause and its remedy in dlpm_last_error. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
 /** The layout of dlpm_checked_tensor this header describes: the caller sets

@@ -652,11 +652,26 @@ dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, const dlpm_r
   return dm::check_announced(dtype, device, to_core_without_layout(*req), &e) ? DLPM_OK : fail(e);
 }
 
+namespace {
+
+// dlpm_check_managed's READ_ONLY refusal (`s`), worded with why the tensor is READ_ONLY where
+// this copy of the library set the flag (read_only_view_error: a legacy tensor's unknown
+// writability and its remedy, what a producer forbids); else the check's own words.
+DLPM_COLD dlpm_status read_only_refused(const DLManagedTensorVersioned* tensor, dlpm_status s) noexcept {
+  const char* reason = nullptr;
+  const auto cause = static_cast<dm::read_only_cause>(dlpm_managed_read_only_cause(tensor, &reason));
+  if (cause != dm::read_only_cause::legacy_unknown && cause != dm::read_only_cause::producer_forbids) return s;
+  return fail(dm::read_only_view_error(cause, reason));
+}
+
+}  // namespace
+
 dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
-  return check_tensor(tensor->dl_tensor, tensor->flags, *req);
+  const dlpm_status s = check_tensor(tensor->dl_tensor, tensor->flags, *req);
+  return s == DLPM_E_READ_ONLY ? read_only_refused(tensor, s) : s;
 }
 
 dlpm_status dlpm_check_layout(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, int64_t* strides,

@@ -643,7 +643,10 @@ static void test_version_and_legacy(void) {
   DLManagedTensor* original = NULL;
   const char* reason = NULL;
   DLManagedTensorVersioned* ok = hand_made(1, 99);
+  dlpm_requirements writer;
   deleter_calls = 0;
+  CHECK_STATUS(dlpm_requirements_init(&writer, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+  writer.writable = 1;
 
   CHECK_STATUS(dlpm_managed_check_version(hand_made(2, 0)), DLPM_E_VERSION_MISMATCH);
   CHECK(deleter_calls == 1);
@@ -662,6 +665,9 @@ static void test_version_and_legacy(void) {
   CHECK(v != NULL && (v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0); /* legacy: read-only, as NumPy does */
   CHECK(v->dl_tensor.data == data);
   CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_LEGACY_UNKNOWN && reason == NULL);
+  CHECK_STATUS(dlpm_check_managed(v, &writer), DLPM_E_READ_ONLY); /* says why, and what to do */
+  CHECK(strstr(dlpm_last_error(), "a legacy DLPack tensor cannot say whether it may be written") != NULL);
+  CHECK(strstr(dlpm_last_error(), "legacy_writable") != NULL);
   original = legacy;
   legacy = NULL;
   CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_OK); /* unknown writability: a legacy tensor says no less */
@@ -689,6 +695,7 @@ static void test_version_and_legacy(void) {
 
   /* A producer that forbids writes: READ_ONLY with its reason, which the legacy export names. */
   ok = hand_made(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  ok->dl_tensor = make_tensor(data, 1, shape, NULL, dtype(kDLFloat, 32, 1));
   CHECK(dlpm_managed_read_only_cause(ok, &reason) == DLPM_READ_ONLY_NONE && reason == NULL);
   CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_FLAGGED, "x", &v), DLPM_E_INVALID_ARGUMENT);
   CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_PRODUCER_FORBIDS, NULL, &v), DLPM_E_INVALID_ARGUMENT);
@@ -698,6 +705,8 @@ static void test_version_and_legacy(void) {
   CHECK((v->flags & DLPACK_FLAG_BITMASK_READ_ONLY) != 0);
   CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_PRODUCER_FORBIDS);
   CHECK(reason != NULL && strcmp(reason, "the producer forbids it") == 0);
+  CHECK_STATUS(dlpm_check_managed(v, &writer), DLPM_E_READ_ONLY);
+  CHECK(strstr(dlpm_last_error(), "READ_ONLY because the producer forbids it") != NULL);
   CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY);
   CHECK(strstr(dlpm_last_error(), "READ_ONLY because the producer forbids it, and a legacy") != NULL);
   dlpm_managed_delete(v);

@@ -230,7 +230,10 @@ extern "C" {
     ) -> dlpm_status;
 
     /// Checks a managed tensor against `req`, including its READ_ONLY and sub-byte flags.
-    /// The requirements are checked as for [`dlpm_check`].
+    /// The requirements are checked as for [`dlpm_check`]. A writable check of a tensor
+    /// READ_ONLY for a cause this copy of the library knows ([`dlpm_managed_read_only_cause`]:
+    /// from a legacy tensor, or what its producer forbids) says that cause and its remedy
+    /// in [`dlpm_last_error`].
     pub fn dlpm_check_managed(
         tensor: *const DLManagedTensorVersioned,
         req: *const dlpm_requirements,

@@ -149,8 +149,39 @@ pub(crate) fn check_view_layout<T: Element>(
     // SAFETY: the tensor is live (a reference); the facade checks it before reading its
     // arrays. req is a valid requirements struct whose device list is a static; `out` is
     // valid for writes of a whole dlpm_checked_tensor.
-    check(unsafe { sys::dlpm_check_tensor(t, flags, req, std::mem::size_of::<T>(), out) })?;
+    let status = unsafe { sys::dlpm_check_tensor(t, flags, req, std::mem::size_of::<T>(), out) };
+    if status != sys::DLPM_OK {
+        return Err(view_refusal(tensor, req, status));
+    }
     Ok(())
+}
+
+/// The facade's refusal (`status`) of a view of `tensor`; a managed tensor's READ_ONLY one
+/// says why ([`read_only_refusal`]).
+#[cold]
+fn view_refusal(
+    tensor: Viewed<'_>,
+    req: &sys::dlpm_requirements,
+    status: sys::dlpm_status,
+) -> Error {
+    match tensor {
+        Viewed::Managed(m) if status == sys::DLPM_E_READ_ONLY => read_only_refusal(m, req),
+        _ => Error::from_facade(status),
+    }
+}
+
+/// The refusal of a writable view of `tensor`, READ_ONLY: the facade's, which says why where
+/// its copy of the library set the flag (`dlpm_check_managed`: a legacy tensor's unknown
+/// writability and how to import it writable, or what its producer forbids). Only a refused
+/// writer gets here.
+#[cold]
+pub(crate) fn read_only_refusal(
+    tensor: &sys::DLManagedTensorVersioned,
+    req: &sys::dlpm_requirements,
+) -> Error {
+    // SAFETY: a live tensor (a reference) and a valid requirements struct.
+    let status = unsafe { sys::dlpm_check_managed(tensor, req) };
+    Error::from_facade(status)
 }
 
 /// `ndim` entries at `ptr` (a tensor's `shape` or `strides`, named by `what` in the

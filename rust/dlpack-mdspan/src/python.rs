@@ -30,8 +30,8 @@ use dlpack_mdspan_sys as sys;
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
-use crate::checks::{view_requirements, Viewed};
-use crate::error::Error;
+use crate::checks::{read_only_refusal, view_requirements, Viewed};
+use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
 use crate::types::{DeviceType, Element};
 use crate::view::{KeptViewMut, TensorView, TensorViewMut};
@@ -144,6 +144,20 @@ impl Borrowing<'_> {
     /// The borrowed tensor's description and flags, as the component wrote them.
     fn tensor(&self) -> (&sys::DLTensor, u64) {
         (&self.0.dl_tensor, self.0.flags)
+    }
+
+    /// A writable view's refusal `e` of this borrow's tensor: READ_ONLY worded with why,
+    /// where the component owns the tensor (its facade knows a legacy tensor's unknown
+    /// writability, or what a producer forbids: [`read_only_refusal`]); else `e`.
+    #[cold]
+    fn writer_refusal<T: Element>(&self, e: Error) -> Error {
+        // SAFETY: the owner, when set, is the live tensor the borrow holds (until it ends).
+        match unsafe { self.0.owner.as_ref() } {
+            Some(owner) if e.status() == Status::READ_ONLY => {
+                read_only_refusal(owner, view_requirements::<T>(true))
+            }
+            _ => e,
+        }
     }
 
     /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
@@ -507,7 +521,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
         // share the memory.
         let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
+            .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
         Ok(PyTensorMut {
             view: view.into_kept(),
             borrow: borrow.into_parts(),
@@ -534,7 +548,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
             // SAFETY: as above; the view makes its own check.
             unsafe { TensorViewMut::checked(tensor, true, false) }
         }
-        .map_err(|e| to_pyerr(obj.py(), &e))?;
+        .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
         Ok(PyTensorMut {
             view: view.into_kept(),
             borrow: borrow.into_parts(),

@@ -225,6 +225,14 @@ fn foreign_legacy_tensor_is_read_only_by_default() {
     assert_eq!(t.view::<i32>().unwrap().as_slice().unwrap(), &[7, 8, 9]);
     let err = t.view_mut::<i32>().unwrap_err();
     assert_eq!(err.status(), Status::READ_ONLY);
+    // The refusal says why and what to do, not only that the flag is set.
+    assert!(
+        err.message()
+            .contains("a legacy DLPack tensor cannot say whether it may be written")
+            && err.message().contains("legacy_writable"),
+        "{}",
+        err.message()
+    );
     assert_eq!(deleted.get(), 0);
     drop(t);
     assert_eq!(deleted.get(), 1);

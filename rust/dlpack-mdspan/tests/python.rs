@@ -98,6 +98,53 @@ fn our_tensors_carry_broadcasts_and_the_read_only_flag() {
     });
 }
 
+/// A pre-1.0 producer (NumPy 1.x's kind: `__dlpack__` knows no `max_version` and gives a
+/// legacy capsule) of `[0.0, 1.0, 2.0]`: the component's retry without the keyword.
+fn legacy_producer<'py>(py: Python<'py>) -> Bound<'py, PyAny> {
+    eval(
+        py,
+        "class Legacy:\n\
+         \x20   def __init__(self): self.a = np.arange(3.0)\n\
+         \x20   def __dlpack__(self, stream=None): return self.a.__dlpack__()\n\
+         \x20   def __dlpack_device__(self): return (1, 0)\n\
+         result = Legacy()",
+    )
+}
+
+#[test]
+fn a_legacy_tensor_refused_for_writing_says_why_and_what_to_do() {
+    Python::attach(|py| {
+        let legacy = legacy_producer(py);
+        // Read: fine.
+        let t = legacy.extract::<PyTensor<'_, f64>>().unwrap();
+        assert_eq!(t.view().to_vec(), vec![0.0, 1.0, 2.0]);
+        drop(t);
+        // Written: refused, with the cause and its remedy, not only the flag.
+        let err = legacy.extract::<PyTensorMut<'_, f64>>().err().unwrap();
+        assert!(err.is_instance_of::<PyTypeError>(py), "{err}"); // the component's, as before
+        let message = err.to_string();
+        assert!(
+            message.contains("a legacy DLPack tensor cannot say whether it may be written")
+                && message.contains("legacy_writable"),
+            "{message}"
+        );
+        // The remedy named works.
+        let options = dlpack_mdspan::PyImportOptions::new().legacy_writable(true);
+        let mut t = dlpack_mdspan::StreamOrdered::import(&legacy, &options)
+            .unwrap()
+            .tensor;
+        t.view_mut::<f64>().unwrap().set(&[2], 7.5).unwrap();
+        let a = legacy.getattr("a").unwrap();
+        assert_eq!(
+            a.call_method0("tolist")
+                .unwrap()
+                .extract::<Vec<f64>>()
+                .unwrap(),
+            vec![0.0, 1.0, 7.5]
+        );
+    });
+}
+
 #[test]
 fn writes_go_through_to_the_producers_memory() {
     Python::attach(|py| {
