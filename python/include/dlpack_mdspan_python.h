@@ -352,7 +352,9 @@ DLPM_PY_API PyObject* dlpm_py_tensor_new(DLManagedTensorVersioned* t) DLPM_NOEXC
  * producer's data is ready,
  * as an event on a stream the producer ordered: through the exchange API, its
  * current_work_stream; through __dlpack__, a stream this library owns on the device, passed
- * as stream= (or the caller's own opts->stream). Every zero-copy export then makes the
+ * as stream= (or the caller's own opts->stream) in the one __dlpack__ call, after
+ * __dlpack_device__ (not asked of a type that has only given memory no stream orders; see
+ * docs/python-interop.md, "Streams"). Every zero-copy export then makes the
  * consumer's stream wait on that event, with no host blocking. The CUDA driver
  * (libcuda.so.1, or the file $DLPM_CUDA_DRIVER names) or the HIP runtime (libamdhip64.so.6,
  * then libamdhip64.so, or the file $DLPM_HIP_RUNTIME names) is loaded only then; CPU tensors

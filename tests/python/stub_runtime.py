@@ -105,10 +105,12 @@ class FakeProducer:
         self.event = rt.new_event()
         self.device = device or rt.memory
         self.asked = []
+        self.devices_asked = 0
         if fill:
             assert rt.lib.stub_launch_fill(self.stream, self.address, value, span) == 0
 
     def __dlpack_device__(self):
+        self.devices_asked += 1
         return self.device
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
@@ -120,9 +122,12 @@ class FakeProducer:
 
 
 def library_stream_of(producer):
-    """The stream the Tensor's import passed to the producer (the library's own)."""
-    assert producer.asked[0] is None and isinstance(producer.asked[1], int), producer.asked
-    return producer.asked[1]
+    """The stream the Tensor's import passed to the producer (the library's own), in its one
+    __dlpack__ call: asked its device first, a producer of device memory is never asked with no
+    stream (JAX's would block the host until its data is ready; PyTorch's would order the
+    legacy default stream) and never asked twice."""
+    assert len(producer.asked) == 1 and isinstance(producer.asked[0], int), producer.asked
+    return producer.asked[0]
 
 
 def run_alone(code, rt, path, **environment):
@@ -183,7 +188,7 @@ def test_a_consumer_that_is_not_made_to_wait_reads_stale_memory(rt):
 
 
 def test_stream_order_is_kept_through_dunder_dlpack(rt):
-    """Import: __dlpack__ asked again with the library's stream, an event recorded there.
+    """Import: __dlpack__ asked with the library's stream, an event recorded there.
     Export: the consumer's stream waits on that event, and the consumer sees the write."""
     p = producer(rt)
     t = dl.reexport(p)
@@ -259,12 +264,39 @@ def test_stream_order_is_kept_through_the_exchange_api(rt):
     library = library_stream_of(p)
     rt.lib.stub_clear_log()
     second = dl.reexport(first)
-    assert len(p.asked) == 2  # the exchange API, not __dlpack__
+    assert len(p.asked) == 1  # the exchange API, not __dlpack__
     assert field(rt.calls(rt.event_record)[-1], "stream") == handle(library)
     consumer = rt.new_stream()
     second.__dlpack__(max_version=(1, 3), stream=consumer)
     assert rt.read_floats(consumer, p.address, 6) == [7.0] * 6
     del first, second
+
+
+def test_a_type_that_gave_host_memory_is_asked_its_device_again_once_it_gives_device_memory(rt):
+    """A type whose __dlpack__ gave memory no stream orders is not asked its device by the next
+    import (NumPy's imports pay nothing for the device streams). Once it gives device memory
+    (PyTorch: a CPU tensor, then a CUDA one) that import asks again with the library's stream,
+    and every later import asks its device first and calls __dlpack__ once, with that stream."""
+    kind = type("Mixed", (FakeProducer,), {"runtime": rt})
+    host = kind(device=(1, 0), fill=False)
+    dl.reexport(host)
+    assert (host.asked, host.devices_asked) == ([None], 1)
+    again = kind(device=(1, 0), fill=False)
+    dl.reexport(again)
+    assert (again.asked, again.devices_asked) == ([None], 0)
+    first = kind()
+    dl.reexport(first)
+    assert first.asked[0] is None and isinstance(first.asked[1], int), first.asked  # the capsule told
+    later = kind()
+    t = dl.reexport(later)
+    library = library_stream_of(later)
+    assert later.devices_asked == 1
+    assert rt.lib.stub_pending(later.stream) == 1  # nothing blocked the host
+    consumer = rt.new_stream()
+    t.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert rt.read_floats(consumer, later.address, 6) == [7.0] * 6
+    assert library == first.asked[1]
+    del t
 
 
 # ---- a producer's own wait (dlpm_py_tensor_new_on_stream, a wait hook) ---------------------
@@ -452,7 +484,7 @@ def test_from_dlpack_copies_device_memory(rt):
     assert t.device == (KDLCPU, 0)
     r = dl.consume(t)
     assert floats(r["bytes"]) == [7.0] * 6 and r["data_ptr"] != p.address
-    assert dl.device_capsules_released() == released + 2  # the first (unused) capsule, and the source
+    assert dl.device_capsules_released() == released + 1  # the source, its only capsule
     d = dl.tensor_import(p, copy=True)
     assert d.device == rt.memory and dl.consume(d)["data_ptr"] != p.address
 
@@ -522,7 +554,7 @@ def test_a_failed_call_is_a_buffer_error_naming_it(rt, failure):
             t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0))
     rt.lib.stub_clear_fails()
     del t
-    assert dl.device_capsules_released() == released + 2  # nothing of the producer's is kept
+    assert dl.device_capsules_released() == released + 1  # nothing of the producer's is kept
     assert rt.lib.stub_live_allocations() == live  # no copy's memory is left behind
 
 

@@ -18,6 +18,7 @@ static struct {
   PyObject* method;
   unsigned int method_tag;
   const dlpm_py_kept_form* kept; /* kept_form_of(type) */
+  int memory;                    /* what its __dlpack__ gave to an ordered import: dlpm_py_type_memory */
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -104,6 +105,7 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   type_cache[slot].facts = facts;
   type_cache[slot].method_tag = 0;
   type_cache[slot].kept = kept_form_of(type, nm);
+  type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_UNKNOWN;
   cache_last = slot;
   return facts;
 }
@@ -115,6 +117,29 @@ const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
     if (type_cache[cache_last].type != type) return NULL; /* MemoryError: not cached */
   }
   return type_cache[cache_last].kept;
+}
+
+/* The cache slot of obj's type (looked up, and cached, if it is not the last), or -1 (MemoryError:
+ * not cached). */
+static int slot_of(PyObject* obj) {
+  PyObject* type = (PyObject*)Py_TYPE(obj);
+  if (type_cache[cache_last].type != type) {
+    (void)dlpm_py__type_facts(obj);
+    if (type_cache[cache_last].type != type) return -1;
+  }
+  return (int)cache_last;
+}
+
+int dlpm_py__type_memory(PyObject* obj) {
+  const int slot = slot_of(obj);
+  return slot < 0 ? DLPM_PY_TYPE_MEMORY_UNKNOWN : type_cache[slot].memory;
+}
+
+void dlpm_py__note_type_memory(PyObject* obj, int stream_memory) {
+  const int slot = slot_of(obj);
+  if (slot < 0) return;
+  if (stream_memory) type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_STREAM;
+  else if (type_cache[slot].memory == DLPM_PY_TYPE_MEMORY_UNKNOWN) type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_HOST;
 }
 
 PyObject* dlpm_py__dlpack_method(PyObject* obj) {

@@ -42,6 +42,22 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
  * asked only by a validating import of a type that is no Tensor of this copy. */
 const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj);
 
+/* exchange_api.c: what obj's type's __dlpack__ gave to the imports that asked where its data
+ * is ready (protocol.c), kept in its type's cache: so that such an import asks
+ * __dlpack_device__ first, and passes a stream device's tensor the library's stream in its one
+ * __dlpack__ call, unless the type has only ever given memory no stream orders. A stream
+ * producer asked with no stream may block the host until its data is ready (JAX does) or
+ * order the legacy default stream; asking a second time with a stream did not undo that.
+ * Sticky: once a type gave stream memory, it is asked its device first for good. */
+enum {
+  DLPM_PY_TYPE_MEMORY_UNKNOWN = 0, /* not seen by such an import: ask its device first */
+  DLPM_PY_TYPE_MEMORY_HOST = 1,    /* gave only memory no stream orders: its __dlpack__ alone */
+  DLPM_PY_TYPE_MEMORY_STREAM = 2   /* gave CUDA or ROCm memory once: ask its device first */
+};
+int dlpm_py__type_memory(PyObject* obj);
+/* Records what a __dlpack__ of obj's type gave (`stream_memory`: dlpm_py__is_stream_memory). */
+void dlpm_py__note_type_memory(PyObject* obj, int stream_memory);
+
 /* exchange_api.c: obj's __dlpack__ as its type's cache keeps it, to be called with obj as
  * its first argument exactly as PyObject_VectorcallMethod(__dlpack__) would call it (a new
  * reference); NULL (no exception set) when the caller must look it up through

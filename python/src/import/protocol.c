@@ -258,25 +258,59 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
   return DLPM_OK;
 }
 
+/* The capture of stream order for a type that may give stream memory (dlpm_py__type_memory),
+ * asked with no stream and no target device by the caller: its __dlpack_device__ first and, for a CUDA or ROCm device,
+ * *library as `o` with the library's stream of that device, for the one __dlpack__ call (asked
+ * with none, a producer may block the host until its data is ready, as JAX does, or order the
+ * legacy default stream). 1 when *library was made; 0 to ask as take_ordered does (memory no
+ * stream orders, or a __dlpack_device__ that failed: that path never asks it, so its error is
+ * dropped); -1 with an exception set (the library's stream could not be made). */
+static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o,
+                                  dlpm_py_options* library, DLDevice* device) {
+  void* stream;
+  if (dlpm_py__query_device(obj, nm, device) != DLPM_OK) {
+    PyErr_Clear();
+    device->device_type = kDLCPU;
+    device->device_id = 0;
+    return 0;
+  }
+  if (!dlpm_py__is_stream_memory(device->device_type)) return 0;
+  if (dlpm_py__library_stream(*device, &stream) != 0) return -1;
+  dlpm_py__options_copy(library, o);
+  library->has_stream = 1;
+  library->stream = (int64_t)(intptr_t)stream;
+  library->stream_object = NULL;
+  return 1;
+}
+
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
                                           int* passed) {
   const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
   DLDevice device = {kDLCPU, 0};
-  int pass_stream = 0;
+  dlpm_py_options library; /* `o` with the library's stream: library_stream_options */
+  int pass_stream = 0, by_library = 0;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
+  } else if (ordered_on != NULL && !o->has_dl_device && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
+    if ((by_library = library_stream_options(obj, nm, o, &library, &device)) < 0) return DLPM_PY_E_DEVICE_RUNTIME;
+    if (by_library) {
+      o = &library;
+      pass_stream = 1;
+    }
   }
-  *passed = pass_stream;
+  *passed = pass_stream && !by_library; /* the caller's own stream */
   capsule = ask(obj, nm, o, pass_stream, pre_1_0);
   if (!capsule) return dlpack_call_failed(obj, nm);
   s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
   if (s == DLPM_OK && ordered_on != NULL)
     s = take_ordered(obj, nm, o, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered);
+  if (s == DLPM_OK && ordered_on != NULL)
+    dlpm_py__note_type_memory(obj, dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type));
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
   else Py_XDECREF(capsule);
   return s;

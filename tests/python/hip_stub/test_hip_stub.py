@@ -111,7 +111,7 @@ def test_an_import_says_which_stream_the_tensor_is_ready_on():
     assert dl.ready_stream(p, stream=-1) == (ORDER_UNKNOWN, None)
     p = FakeRocmProducer()
     t = dl.reexport(p)
-    assert dl.ready_stream(t) == (ORDER_STREAM, p.asked[1])  # the library's stream, through the exchange API
+    assert dl.ready_stream(t) == (ORDER_STREAM, p.asked[0])  # the library's stream, through the exchange API
     pinned = FakeRocmProducer(device=(KDLROCMHOST, 0))
     assert dl.ready_stream(pinned, stream=mine) == (ORDER_NONE, None)  # memory no stream orders
 
