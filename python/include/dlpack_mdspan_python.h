@@ -523,7 +523,8 @@ DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
  * it means, and only then is written to *out. Returns 0, or -1 with an exception set that
  * names `what` and the range: for an argument (`malformed` NULL) TypeError when it is no
  * integer and OverflowError when it lies outside; for a producer's answer, `malformed`
- * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. */
+ * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. A NULL `out`
+ * is ValueError; a NULL `value` is no integer, a NULL `what` reads "the integer". */
 DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
                                          PyObject* malformed, long long* out) DLPM_NOEXCEPT;
 
@@ -533,7 +534,8 @@ DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long
  * for anything but an int ("__dlpack__: stream must be None or an integer for <memory>
  * memory, not <its type>", `memory` naming the tensor's memory: "CPU", "CUDA"), and
  * dlpm_py_integer_in_range's OverflowError for an int outside int64 (never narrowed into
- * another stream). What the integer means is the caller's (the device's rule). */
+ * another stream). What the integer means is the caller's (the device's rule). A NULL `stream`
+ * or `value` is ValueError (NULL is not None); a NULL `memory` reads "this". */
 DLPM_PY_API int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT;
 
 /** The one decoding of a `copy` argument (the array API's `bool | None`, of __dlpack__ and

@@ -33,8 +33,10 @@
  *                                   callable wait(has_stream, stream) (dlpm_py_tensor_new_on_stream,
  *                                   or with hooks a wait hook alone: dlpm_py_tensor_new_on_device)
  *   traced(obj, version, borrow)    dlpm_py_options.provenance: how obj's tensor came
- *   ready_stream(obj, borrow=False, stream=None, exchange=True)   its stream_order and
- *                                   ready_stream (provenance version 2): (order, stream or None)
+ *   ready_stream(obj, borrow=False, stream=None, exchange=True, validate=False)   its
+ *                                   stream_order and ready_stream (provenance version 2):
+ *                                   (order, stream or None)
+ *   null_arguments()                the integer decoders' answers to a NULL argument
  *   borrow_kept(obj, writable, end) dlpm_py_options.keep_alive: the owner as an object
  *   released()                      how many tensor()/cpp_tensor() buffers were freed
  *   options(obj, bits, grad)        dlpm_py_options (version 1) against obj (a NumPy array),
@@ -483,10 +485,12 @@ static PyObject* allocate_via(PyObject* module, PyObject* args) {
 
 /* publish_on(cls, how): puts an exchange table on cls (a class made in Python) whose
  * header has DLPack major 2, the way a newer producer would: how = "chained" (prev_api
- * points at our Tensor's major-1 table), "unchained" (no older table), or "integer" (our
- * Tensor's table as the integer __c_dlpack_exchange_api__ of earlier drafts). */
+ * points at our Tensor's major-1 table), "unchained" (no older table), "cycle" (a hostile
+ * one: major 2, whose prev_api is a major-3 table whose prev_api is the first again, with no
+ * major 1 anywhere), or "integer" (our Tensor's table as the integer __c_dlpack_exchange_api__
+ * of earlier drafts). */
 static PyObject* publish_on(PyObject* module, PyObject* args) {
-  static DLPackExchangeAPI chained, unchained;
+  static DLPackExchangeAPI chained, unchained, cycle_2, cycle_3;
   PyObject *cls, *tensor_type, *value;
   const char* how;
   const DLPackExchangeAPI* ours;
@@ -505,7 +509,13 @@ static PyObject* publish_on(PyObject* module, PyObject* args) {
   chained.header.version.major = unchained.header.version.major = 2;
   chained.header.prev_api = (DLPackExchangeAPIHeader*)&ours->header;
   unchained.header.prev_api = NULL;
-  if (strcmp(how, "integer") == 0) {
+  cycle_2 = cycle_3 = unchained;
+  cycle_3.header.version.major = 3;
+  cycle_2.header.prev_api = &cycle_3.header;
+  cycle_3.header.prev_api = &cycle_2.header;
+  if (strcmp(how, "cycle") == 0) {
+    if (dlpm_py_publish_exchange_api(cls, &cycle_2) != 0) return NULL;
+  } else if (strcmp(how, "integer") == 0) {
     if (!(value = PyLong_FromVoidPtr((void*)ours))) return NULL;
     rc = PyObject_SetAttrString(cls, "__c_dlpack_exchange_api__", value);
     Py_DECREF(value);
@@ -716,6 +726,53 @@ static PyObject* waiting_tensor(PyObject* module, PyObject* args) {
     return dlpm_py_tensor_new_on_device(t, &h);
   }
   return dlpm_py_tensor_new_on_stream(t, integer_wait, wait);
+}
+
+/* null_arguments() -> [(call, return value, exception type name or None, message or None)]:
+ * dlpm_py_stream_integer and dlpm_py_integer_in_range, each with one NULL argument. */
+static PyObject* null_argument_answer(const char* call, int rc) {
+  PyObject *type, *value, *traceback, *text, *entry;
+  PyErr_Fetch(&type, &value, &traceback);
+  PyErr_NormalizeException(&type, &value, &traceback);
+  text = value ? PyObject_Str(value) : NULL;
+  entry = Py_BuildValue("(siss)", call, rc, type ? ((PyTypeObject*)type)->tp_name : NULL, text ? PyUnicode_AsUTF8(text) : NULL);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(traceback);
+  Py_XDECREF(text);
+  return entry;
+}
+
+static PyObject* null_arguments(PyObject* module, PyObject* unused) {
+  PyObject *one = PyLong_FromLong(1), *half = PyFloat_FromDouble(0.5), *list = PyList_New(0);
+  long long v = 0;
+  (void)module;
+  (void)unused;
+  if (!one || !half || !list) goto fail;
+#define DLPM_TEST_ANSWER(call)                                                  \
+  do {                                                                          \
+    PyObject* entry = null_argument_answer(#call, call);                       \
+    if (!entry || PyList_Append(list, entry) != 0) {                            \
+      Py_XDECREF(entry);                                                        \
+      goto fail;                                                                \
+    }                                                                           \
+    Py_DECREF(entry);                                                           \
+  } while (0)
+  DLPM_TEST_ANSWER(dlpm_py_stream_integer(NULL, "CPU", &v));
+  DLPM_TEST_ANSWER(dlpm_py_stream_integer(one, "CPU", NULL));
+  DLPM_TEST_ANSWER(dlpm_py_stream_integer(half, NULL, &v));
+  DLPM_TEST_ANSWER(dlpm_py_integer_in_range(one, "x", 0, 5, NULL, NULL));
+  DLPM_TEST_ANSWER(dlpm_py_integer_in_range(one, NULL, 3, 5, NULL, &v));
+  DLPM_TEST_ANSWER(dlpm_py_integer_in_range(NULL, "x", 0, 5, NULL, &v));
+#undef DLPM_TEST_ANSWER
+  Py_DECREF(one);
+  Py_DECREF(half);
+  return list;
+fail:
+  Py_XDECREF(one);
+  Py_XDECREF(half);
+  Py_XDECREF(list);
+  return NULL;
 }
 
 static PyObject* hooks_released(PyObject* module, PyObject* unused) {
@@ -1031,24 +1088,26 @@ static PyObject* traced(PyObject* module, PyObject* args) {
                        how.dlpack_version.minor);
 }
 
-/* ready_stream(obj, borrow=False, stream=None, exchange=True) -> (stream_order, ready_stream
- * as an integer, or None): where an import (or a borrow) of obj says the tensor is ready,
- * with opts.stream when `stream` is an integer and opts.use_exchange_api = exchange. */
+/* ready_stream(obj, borrow=False, stream=None, exchange=True, validate=False) -> (stream_order,
+ * ready_stream as an integer, or None): where an import (or a borrow) of obj says the tensor is
+ * ready, with opts.stream when `stream` is an integer, opts.use_exchange_api = exchange and
+ * opts.validate = validate (a validating borrow reads this copy's Tensor's view in place). */
 static PyObject* ready_stream(PyObject* module, PyObject* args, PyObject* kwargs) {
-  static char* keywords[] = {"", "borrow", "stream", "exchange", NULL};
+  static char* keywords[] = {"", "borrow", "stream", "exchange", "validate", NULL};
   PyObject *obj, *stream = Py_None;
-  int borrow = 0, exchange = 1;
+  int borrow = 0, exchange = 1, validate = 0;
   dlpm_py_provenance how;
   dlpm_py_options opts;
   DLManagedTensorVersioned* t = NULL;
   dlpm_py_borrowed b;
   (void)module;
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pOp:ready_stream", keywords, &obj, &borrow, &stream, &exchange))
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$pOpp:ready_stream", keywords, &obj, &borrow, &stream, &exchange,
+                                   &validate))
     return NULL;
   memset(&how, 0xA5, sizeof how); /* the import must write both fields */
   how.version = DLPM_PY_PROVENANCE_VERSION;
   if (dlpm_py_options_init(&opts, DLPM_PY_OPTIONS_VERSION) != DLPM_OK) return NULL;
-  opts.validate = 0;
+  opts.validate = validate;
   opts.provenance = &how;
   opts.use_exchange_api = exchange;
   if (stream != Py_None) {
@@ -1151,6 +1210,7 @@ static PyMethodDef module_methods[] = {
     {"traced", traced, METH_VARARGS, "dlpm_py_options.provenance: (path, legacy, pre_1_0_call, version)."},
     {"hooks_released", hooks_released, METH_NOARGS, "Number of device hooks released so far."},
     {"released", released, METH_NOARGS, "Number of host buffers freed so far."},
+    {"null_arguments", null_arguments, METH_NOARGS, "The integer decoders' answers to a NULL argument."},
     {NULL, NULL, 0, NULL},
 };
 

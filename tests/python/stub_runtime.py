@@ -20,6 +20,7 @@ import pytest
 import dlpm_interop as dl
 
 KDLCPU = 1
+ORDER_STREAM = 1  # dlpm_py_provenance.stream_order: ready on ready_stream
 
 
 class StubRuntime:
@@ -369,6 +370,19 @@ def test_the_exchange_api_orders_its_work_stream_after_the_producers_wait(rt, me
     again.__dlpack__(max_version=(1, 3), stream=consumer)
     assert rt.read_floats(consumer, address, 6) == [7.0] * 6
     del again
+
+
+@WAITS
+@pytest.mark.parametrize("validate", [False, True], ids=["unvalidated", "validating"])
+def test_a_borrow_of_the_tensor_orders_the_library_stream_after_the_producers_wait(rt, memory_kind, hooks, validate):
+    """A borrow (dlpm_py_borrow) reports the tensor ready on the library's stream, so that
+    stream must have been made to wait: also a validating one, which reads this copy's Tensor's
+    view in place instead of calling its table (it once skipped the producer's wait)."""
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    order, stream = dl.ready_stream(t, borrow=True, validate=validate)
+    assert order == ORDER_STREAM
+    assert told == [stream], told  # the wait ordered the stream the borrow names
+    assert rt.read_floats(stream, address, 6) == [7.0] * 6
 
 
 def test_the_cpu_is_device_0(rt):

@@ -834,3 +834,22 @@ def test_an_owner_dropped_with_an_error_in_flight_keeps_it_and_deletes_once(coll
     del capsule
     collect()
     assert hand.deletes() == 1
+
+
+def test_the_integer_decoders_refuse_a_null_argument():
+    """dlpm_py_stream_integer and dlpm_py_integer_in_range, public C functions, once
+    dereferenced a NULL argument (a crash); now ValueError naming it, as their siblings do."""
+    assert dl.null_arguments() == [
+        ("dlpm_py_stream_integer(NULL, \"CPU\", &v)", -1, "ValueError",
+         "dlpm_py_stream_integer: stream is NULL (null pointer argument)"),
+        ("dlpm_py_stream_integer(one, \"CPU\", NULL)", -1, "ValueError",
+         "dlpm_py_stream_integer: value is NULL (null pointer argument)"),
+        ("dlpm_py_stream_integer(half, NULL, &v)", -1, "TypeError",
+         "__dlpack__: stream must be None or an integer for this memory, not <class 'float'>"),
+        ("dlpm_py_integer_in_range(one, \"x\", 0, 5, NULL, NULL)", -1, "ValueError",
+         "dlpm_py_integer_in_range: out is NULL (null pointer argument)"),
+        ("dlpm_py_integer_in_range(one, NULL, 3, 5, NULL, &v)", -1, "OverflowError",
+         "the integer = 1 is out of range: it must be in [3, 5]"),
+        ("dlpm_py_integer_in_range(NULL, \"x\", 0, 5, NULL, &v)", -1, "TypeError",
+         "x must be an integer in [0, 5], not None"),
+    ]

@@ -843,9 +843,12 @@ def test_exchange_entry_failing_without_an_exception_is_a_buffer_error():
             dl.consume(cls(), borrow=borrow)
 
 
-def test_exchange_table_of_another_major_without_an_older_one_is_none():
+@pytest.mark.parametrize("how", ["unchained", "cycle"])
+def test_exchange_table_of_another_major_without_an_older_one_is_none(how):
+    """Also when its prev_api chain loops (2 -> 3 -> 2 ...): the walk is bounded (it once spun
+    for ever with the GIL held)."""
     cls = type("OnlyNewer", (), {})
-    dl.publish_on(cls, "unchained")
+    dl.publish_on(cls, how)
     assert dl.exchange_api(cls()) is None
     with pytest.raises(TypeError, match="expected a DLPack tensor"):  # no table, no __dlpack__
         dl.consume(cls())
@@ -889,6 +892,20 @@ def test_producer_stream_wait_runs_for_devices_with_streams():
     dl.device_tensor(KDLCUDAHOST).__dlpack__(max_version=(1, 3), stream=7)  # pinned host memory: no stream
     dl.device_tensor(KDLROCM).__dlpack__(max_version=(1, 3), stream=0)
     assert dl.stream_waits() == [(KDLROCM, 1, 0)]
+
+
+@pytest.mark.parametrize("device_type", [14, 8], ids=["oneAPI", "Metal"])
+def test_a_table_naming_no_stream_on_a_device_without_our_runtime_orders_nothing(device_type):
+    """Our Tensor's table answers current_work_stream with NULL on a device with streams that no
+    runtime of ours serves (kDLOneAPI, kDLMetal): an import or borrow through it reports the
+    order unknown, as __dlpack__ with no stream does (it once reported "ready on stream NULL")."""
+    ORDER_STREAM, ORDER_UNKNOWN = 1, 2
+    t = dl.hooked_tensor(device_type)
+    assert dl.ready_stream(t) == (ORDER_UNKNOWN, None)
+    assert dl.ready_stream(t, borrow=True) == (ORDER_UNKNOWN, None)
+    assert dl.ready_stream(t, exchange=False) == (ORDER_UNKNOWN, None)
+    assert dl.ready_stream(t, stream=5, exchange=False) == (ORDER_UNKNOWN, None)
+    dl.stream_waits()
 
 
 

@@ -154,6 +154,23 @@ def test_jax_has_no_fp6_dlpack_export(np, ml, jnp, name):
         jnp.asarray(np.zeros(4, dtype=getattr(ml, name))).__dlpack__()
 
 
+PADDED = 1 << 2  # DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED
+
+
+@pytest.mark.parametrize("validate", [False, True], ids=["unvalidated", "validating"])
+@pytest.mark.parametrize("name", SUB_BYTE)
+def test_a_padded_tensor_is_never_lent_as_a_dltensor_without_its_flag(name, validate):
+    """A DLTensor has no flags: the Tensor type's dltensor_from_py_object_no_sync refuses a
+    padded tensor (its consumer would read one value per byte as packed, as a DLPack 1.0 one
+    would), its managed export carries the flag, and dlpm_py_borrow takes the owning path,
+    whose flags say padded (it once lent the bare view with flags 0: half the bytes)."""
+    t = dl.narrow_tensor(name, bytes(range(0, 2 ** CODES[name][1], 3)))
+    with pytest.raises(BufferError, match=r"dltensor_from_py_object_no_sync: .* padded"):
+        dl.table_export(t)
+    r = dl.borrow_checked(t, validate=validate)
+    assert r["status"] == 0 and not r["borrowed"] and r["flags"] & PADDED, r
+
+
 @pytest.mark.parametrize("name", SUB_BYTE)
 def test_a_padded_tensor_is_not_lent_its_checked_form(name):
     """dlpm_py_options.lent: our Tensor's kept form is lent to a borrow of its own view, but not

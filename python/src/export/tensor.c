@@ -578,9 +578,20 @@ static int exchange_to_managed(void* py_object, DLManagedTensorVersioned** out) 
   return dlpm_py__tensor_export(obj, out);
 }
 
+/* A DLTensor carries no flags: a Tensor whose sub-byte elements are padded is refused, as a
+ * DLPack 1.0 or legacy consumer is (its consumer would read them as packed); its owned export
+ * says so. */
 static int exchange_to_dltensor(void* py_object, DLTensor* out) {
   PyObject* obj = (PyObject*)py_object;
-  if (exchange_argument(obj) != 0 || order_work_stream(as_tensor(obj)) != 0) return -1;
+  if (exchange_argument(obj) != 0) return -1;
+  if ((as_tensor(obj)->base->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0) {
+    PyErr_SetString(PyExc_BufferError,
+                    "dltensor_from_py_object_no_sync: the tensor's sub-byte elements are padded "
+                    "(IS_SUBBYTE_TYPE_PADDED), which a DLTensor, having no flags, cannot say: its consumer would read "
+                    "them as packed (managed_tensor_from_py_object_no_sync's export carries the flag)");
+    return -1;
+  }
+  if (order_work_stream(as_tensor(obj)) != 0) return -1;
   *out = as_tensor(obj)->view;
   return 0;
 }
@@ -646,6 +657,8 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
 }
 
 dlpm_py_met* dlpm_py__tensor_met(PyObject* obj) { return &as_tensor(obj)->met; }
+
+int dlpm_py__order_lent_view(PyObject* obj) { return order_work_stream(as_tensor(obj)); }
 
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) {
   if (order_work_stream(as_tensor(obj)) != 0) return -1;

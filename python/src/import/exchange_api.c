@@ -23,11 +23,16 @@ static struct {
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
 
-/* A table this library can call: our major version (walking prev_api for one) and the
- * entries DLPack says are never NULL. */
+/* How many tables a prev_api chain is walked through: one per DLPack major version past ours,
+ * far more than will ever be; a longer chain (or one that loops) is no table. */
+#define DLPM_PY_PREV_API_HOPS 64
+
+/* A table this library can call: our major version (walking prev_api for one, at most
+ * DLPM_PY_PREV_API_HOPS tables) and the entries DLPack says are never NULL. */
 static const DLPackExchangeAPI* compatible(const DLPackExchangeAPI* api) {
   const DLPackExchangeAPIHeader* h = api ? &api->header : NULL;
-  while (h != NULL && h->version.major != DLPACK_MAJOR_VERSION) h = h->prev_api;
+  for (int hops = 0; h != NULL && h->version.major != DLPACK_MAJOR_VERSION; h = h->prev_api)
+    if (++hops > DLPM_PY_PREV_API_HOPS) return NULL;
   api = (const DLPackExchangeAPI*)h; /* the header is the table's first member */
   if (api == NULL || api->managed_tensor_from_py_object_no_sync == NULL || api->managed_tensor_to_py_object_no_sync == NULL ||
       api->managed_tensor_allocator == NULL || api->current_work_stream == NULL)

@@ -499,6 +499,9 @@ static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const 
     if (api->current_work_stream == NULL) return DLPM_OK; /* a table that does not say: unknown */
     if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
       return dlpm_py__producer_failed("the exchange API's current_work_stream");
+    /* NULL is CUDA's and ROCm's default stream; on another device (a SYCL queue, Metal) it
+     * names none, and nothing was ordered: unknown */
+    if (stream == NULL && !dlpm_py__is_stream_memory(d.device_type)) return DLPM_OK;
   } else if (ordered) { /* dlpm_py_tensor_import's capture: the stream the producer was asked to order */
     stream = ordered_on;
   } else if (!(path == DLPM_PY_PATH_DLPACK && passed && o->stream_object == NULL &&
@@ -623,6 +626,14 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
+/* Whether the Tensor `obj` (this copy's, whose form is `own`; or another copy's, which keeps its
+ * form) has padded sub-byte elements: a borrowed DLTensor has no flags to say so, and a table
+ * refuses to lend it (exchange_to_dltensor), so its borrow takes the owning path. */
+static int padded_tensor(PyObject* obj, const dlpm_checked_tensor* own) {
+  const dlpm_checked_tensor* kept = own != NULL ? own : kept_checked(obj);
+  return kept != NULL && (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0;
+}
+
 /* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
  * import_tensor. A borrowed DLTensor has no flags, so READ_ONLY is unknown: a writer takes
  * the owning path, but for a writable Tensor of this copy whose form it may be lent
@@ -646,14 +657,16 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
                                          ? dlpm_py__own_export_source(obj, facts.api)
                                          : NULL;
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL &&
-        (!writable || (lent_out != NULL && lends_to_writer(own, facts)))) {
+        (!writable || (lent_out != NULL && lends_to_writer(own, facts))) && !padded_tensor(obj, own)) {
       DLTensor lent_view;
       const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
-      if (own != NULL)
+      if (own != NULL) {
+        if (dlpm_py__order_lent_view(obj) != 0) return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
         view = own->tensor;
-      else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0)
+      } else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0) {
         return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
+      }
       if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type) &&
           dlpm_is_host_accessible(view->device.device_type))
         goto owning; /* a view the host reads (managed memory): an import captures the work to wait for */

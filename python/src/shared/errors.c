@@ -74,6 +74,12 @@ dlpm_status dlpm_py__producer_failed(const char* what) {
 }
 
 int dlpm_py_stream_integer(PyObject* stream, const char* memory, long long* value) DLPM_NOEXCEPT {
+  if (stream == NULL || value == NULL) {
+    (void)dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_stream_integer: %s is NULL",
+                        stream == NULL ? "stream" : "value");
+    return -1;
+  }
+  if (memory == NULL) memory = "this";
   if (stream == Py_None) return 1;
   if (!PyLong_Check(stream)) {
     PyErr_Format(PyExc_TypeError, "__dlpack__: stream must be None or an integer for %s memory, not %R", memory,
@@ -104,6 +110,11 @@ int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, l
   PyObject* integer;
   long long v = 0;
   int overflow = 0;
+  if (out == NULL) {
+    (void)dlpm_py__fail(PyExc_ValueError, DLPM_E_NULL_POINTER, "dlpm_py_integer_in_range: out is NULL");
+    return -1;
+  }
+  if (what == NULL) what = "the integer";
   if (value != NULL && PyLong_CheckExact(value)) /* the usual argument: what PyNumber_Index returns for it, without the call */
     Py_INCREF(integer = value);
   else

@@ -156,6 +156,12 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
  * describes that tensor with its very arrays (the facade's promise). */
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out);
 
+/* export/tensor.c: what the Tensor `obj`'s table's dltensor_from_py_object_no_sync does before
+ * it lends the Tensor's view, for a borrow that reads that view in place (its own form): the
+ * producer's wait, asked to order the library's stream (a Tensor of device memory with a
+ * producer's wait; nothing otherwise). 0, or -1 with an exception set. */
+int dlpm_py__order_lent_view(PyObject* obj);
+
 /* The kept checked form across copies of the component (docs/python-interop.md, "A Tensor of
  * another copy"): each copy's Tensor type publishes, as the type attribute
  * DLPM_PY_KEPT_FORM_ATTRIBUTE, a capsule named exactly DLPM_PY_KEPT_FORM_CAPSULE holding a
