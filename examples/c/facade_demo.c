@@ -12,18 +12,32 @@ static void release_buffer(void* ctx) {
   ++released;
 }
 
+/* A refusal the demo expects: `got` must be `expected`, and the message names the problem.
+ * Anything else (an acceptance, another status) is counted as a failure of the demo. */
+static int failures = 0;
+static void expect_refusal(dlpm_status got, dlpm_status expected) {
+  if (got == expected) {
+    printf("refused: %s (%s)\n", dlpm_last_error(), dlpm_status_string(got));
+  } else {
+    fprintf(stderr, "expected %s, got %s\n", dlpm_status_string(expected), dlpm_status_string(got));
+    ++failures;
+  }
+}
+
 int main(void) {
   int64_t shape[2] = {3, 4};
   DLDataType f32 = {kDLFloat, 32, 1};
   DLDevice cpu = {kDLCPU, 0};
   float* data = malloc(12 * sizeof(float));
   DLManagedTensorVersioned* tensor = NULL;
+  DLManagedTensorVersioned* not_made = NULL;
   dlpm_requirements req;
   int64_t index[2] = {2, 3}, offset = 0;
   int32_t c_order = 0;
   dlpm_version_info v;
   int i;
 
+  if (data == NULL) return 1;
   for (i = 0; i < 12; ++i) data[i] = (float)i;
   dlpm_version(&v);
   printf("dlpack_mdspan %d.%d.%d, DLPack %u.%u\n", v.major, v.minor, v.patch, v.dlpack_major, v.dlpack_minor);
@@ -45,6 +59,7 @@ int main(void) {
   if (dlpm_check_managed(tensor, &req) != DLPM_OK || dlpm_is_contiguous(&tensor->dl_tensor, 'C', &c_order) != DLPM_OK ||
       dlpm_element_offset(&tensor->dl_tensor, index, &offset) != DLPM_OK) {
     fprintf(stderr, "unexpected: %s\n", dlpm_last_error());
+    dlpm_managed_delete(tensor);
     return 1;
   }
   printf("accepted 3x4 float32, C-contiguous=%d, element [2,3] = %g\n", c_order,
@@ -52,18 +67,17 @@ int main(void) {
 
   /* The same consumer, stricter: each refusal names the problem. */
   req.shape = (const int64_t[]){-1, 5};
-  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  expect_refusal(dlpm_check_managed(tensor, &req), DLPM_E_SHAPE_MISMATCH);
   req.shape = NULL;
   req.order = 'F';
-  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  expect_refusal(dlpm_check_managed(tensor, &req), DLPM_E_NON_COMPACT_STRIDES);
   req.order = 0;
   req.dtype.bits = 64;
-  if (dlpm_check_managed(tensor, &req) != DLPM_OK) printf("refused: %s\n", dlpm_last_error());
+  expect_refusal(dlpm_check_managed(tensor, &req), DLPM_E_DTYPE_MISMATCH);
   shape[1] = -4;
-  if (dlpm_managed_new(data, 2, shape, NULL, f32, cpu, 0, 0, NULL, NULL, &tensor) != DLPM_OK)
-    printf("refused: %s (%s)\n", dlpm_last_error(), dlpm_status_string(DLPM_E_NEGATIVE_EXTENT));
+  expect_refusal(dlpm_managed_new(data, 2, shape, NULL, f32, cpu, 0, 0, NULL, NULL, &not_made), DLPM_E_NEGATIVE_EXTENT);
 
   dlpm_managed_delete(tensor); /* the release callback frees the buffer, exactly once */
   printf("released %d buffer(s)\n", released);
-  return released == 1 ? 0 : 1;
+  return released == 1 && failures == 0 && not_made == NULL ? 0 : 1;
 }

@@ -46,11 +46,24 @@ int main() {
   std::printf("versioned hand-off:\n");
   const std::size_t before = example::heap_allocations();
   auto owned = dm::to_managed_tensor(md, noisy_owner(std::move(values)));
+  const std::size_t allocations = example::heap_allocations() - before;
   std::printf("  to_managed_tensor made %zu heap allocation(s) (counted): tensor, shape, strides and owner in one block\n",
-              example::heap_allocations() - before);
+              allocations);
   std::printf("  exported: flags=%llu, version %u.%u\n", static_cast<unsigned long long>(owned.flags()),
               owned.version().major, owned.version().minor);
   consumer(owned.release());
+
+  // An over-aligned owner comes from the aligned operator new: still one block, counted.
+  struct alignas(64) cache_line_owner {
+    std::vector<double> values;
+  };
+  std::vector<double> pair = {1, 2};
+  std::mdspan<double, std::dextents<int, 1>> pair_view(pair.data(), 2);
+  const std::size_t before_aligned = example::heap_allocations();
+  auto aligned = dm::to_managed_tensor(pair_view, cache_line_owner{std::move(pair)});
+  const std::size_t aligned_allocations = example::heap_allocations() - before_aligned;
+  std::printf("  with an alignas(64) owner: %zu heap allocation(s) (counted)\n", aligned_allocations);
+  aligned.reset();
 
   std::printf("legacy hand-off (for NumPy 1.x / PyTorch 1.x):\n");
   std::vector<double> more = {10, 20};
@@ -69,5 +82,5 @@ int main() {
   future.deleter = [](DLManagedTensorVersioned*) { std::printf("  its deleter ran\n"); };
   auto r = dm::managed_tensor::try_adopt(&future);
   std::printf("  %s\n", r ? "accepted?!" : r.error().what().c_str());
-  return refused || r ? 1 : 0;
+  return refused || r || allocations != 1 || aligned_allocations != 1 ? 1 : 0;  // the claims above, held
 }

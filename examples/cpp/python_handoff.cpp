@@ -75,9 +75,10 @@ dm::managed_tensor from_python(PyObject* obj, bool writable = false) {
 }
 
 template <class M>
-void show_refusal(const char* what, const dm::managed_tensor& t) {
+bool show_refusal(const char* what, const dm::managed_tensor& t) {
   auto r = t.try_view<M>();
   std::printf("  %-34s -> %s\n", what, r ? "accepted?!" : r.error().what().c_str());
+  return !r;
 }
 
 }  // namespace
@@ -140,14 +141,17 @@ int main() {
   // ---- 3. Wrong expectations are refused -------------------------------------------------
   std::printf("\n3. bad inputs, refused with the reason\n");
   using rows = std::mdspan<const double, std::dextents<int, 2>>;
-  show_refusal<rows>("transposed as row-major", from_numpy);
-  show_refusal<std::mdspan<const float, std::dextents<int, 2>, std::layout_stride>>("float64 data as float32", from_numpy);
-  show_refusal<std::mdspan<const double, std::dextents<int, 3>, std::layout_stride>>("rank 2 as rank 3", from_numpy);
-  show_refusal<std::mdspan<double, std::dextents<int, 2>, std::layout_stride>>("legacy NumPy data, mutable", from_numpy);
+  int refused = 0;  // each must be refused: the example fails otherwise
+  refused += show_refusal<rows>("transposed as row-major", from_numpy);
+  refused += show_refusal<std::mdspan<const float, std::dextents<int, 2>, std::layout_stride>>("float64 data as float32",
+                                                                                                from_numpy);
+  refused += show_refusal<std::mdspan<const double, std::dextents<int, 3>, std::layout_stride>>("rank 2 as rank 3", from_numpy);
+  refused +=
+      show_refusal<std::mdspan<double, std::dextents<int, 2>, std::layout_stride>>("legacy NumPy data, mutable", from_numpy);
   // At the Python boundary a refusal is a Python exception (TypeError, BufferError).
   PyObject* list = run("[1.0, 2.0]", globals);
   DLManagedTensorVersioned* none = nullptr;
-  if (dlpm_py_import(list, nullptr, nullptr, &none) == DLPM_OK) return 1;
+  refused += dlpm_py_import(list, nullptr, nullptr, &none) != DLPM_OK;
   PyObject *type, *message, *traceback;
   PyErr_Fetch(&type, &message, &traceback);
   PyErr_NormalizeException(&type, &message, &traceback);
@@ -163,6 +167,6 @@ int main() {
   for (PyObject* o : {np_transposed, np_matrix, torch_int, np_array, torch_tensor, tensor, globals}) Py_DECREF(o);
   if (Py_FinalizeEx() < 0) return 1;
   const bool zero_copy = shared_out && shared_back;
-  std::printf("\nzero copy both ways: %s\n", zero_copy ? "yes" : "NO");
-  return zero_copy ? 0 : 1;
+  std::printf("\nzero copy both ways: %s; refused %d of 5 bad inputs\n", zero_copy ? "yes" : "NO", refused);
+  return zero_copy && refused == 5 ? 0 : 1;
 }

@@ -21,6 +21,21 @@ void* counted_or_throw(std::size_t bytes) {
   if (void* memory = counted(bytes)) return memory;
   throw std::bad_alloc();
 }
+
+// The over-aligned forms (an owner declared alignas(64), say): aligned_alloc wants a size
+// that is a multiple of the alignment.
+void* counted_aligned(std::size_t bytes, std::align_val_t alignment) noexcept {
+  const auto align = static_cast<std::size_t>(alignment);
+  const std::size_t rounded = bytes == 0 ? align : (bytes + align - 1) / align * align;
+  if (rounded < bytes) return nullptr;  // the rounding overflowed
+  ++tally;
+  return std::aligned_alloc(align, rounded);
+}
+
+void* counted_aligned_or_throw(std::size_t bytes, std::align_val_t alignment) {
+  if (void* memory = counted_aligned(bytes, alignment)) return memory;
+  throw std::bad_alloc();
+}
 }  // namespace
 
 std::size_t example::heap_allocations() noexcept { return tally; }
@@ -40,3 +55,15 @@ void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept { return c
 void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 void* operator new[](std::size_t bytes, const std::nothrow_t&) noexcept { return counted(bytes); }
 void operator delete[](void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
+
+// new T and T[n] for an over-aligned T, and their nothrow forms
+void* operator new(std::size_t bytes, std::align_val_t a) { return counted_aligned_or_throw(bytes, a); }
+void operator delete(void* memory, std::align_val_t) noexcept { std::free(memory); }
+void operator delete(void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+void* operator new[](std::size_t bytes, std::align_val_t a) { return counted_aligned_or_throw(bytes, a); }
+void operator delete[](void* memory, std::align_val_t) noexcept { std::free(memory); }
+void operator delete[](void* memory, std::size_t, std::align_val_t) noexcept { std::free(memory); }
+void* operator new(std::size_t bytes, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(bytes, a); }
+void operator delete(void* memory, std::align_val_t, const std::nothrow_t&) noexcept { std::free(memory); }
+void* operator new[](std::size_t bytes, std::align_val_t a, const std::nothrow_t&) noexcept { return counted_aligned(bytes, a); }
+void operator delete[](void* memory, std::align_val_t, const std::nothrow_t&) noexcept { std::free(memory); }

@@ -17,18 +17,19 @@ fn scale(py: Python<'_>, x: PyTensor<'_, f32>, factor: f32) -> PyResult<ManagedT
     ManagedTensor::from_vec(out, v.shape()).map_err(|e| to_pyerr(py, &e))
 }
 
-/// Sets every element of `x` to `value`, in place; `x` must be writable (a read-only or
-/// conjugate tensor is refused before this runs). Returns the number of elements written.
-#[pyfunction]
-fn fill(py: Python<'_>, mut x: PyTensorMut<'_, f32>, value: f32) -> PyResult<usize> {
-    let mut v = x.view_mut();
-    let shape: Vec<usize> = v.shape().iter().map(|&n| n as usize).collect();
+/// Calls `f` with every index of `shape` in row-major order (an odometer), stopping at its
+/// first error; returns how many indices it was called with. A mutable view has no `&mut`
+/// iterator (its producer may share the memory: it is never exclusive), so elements are
+/// written one index at a time, through `set`, whatever the rank and strides.
+fn for_each_index<E>(
+    shape: &[i64],
+    mut f: impl FnMut(&[usize]) -> Result<(), E>,
+) -> Result<usize, E> {
+    let shape: Vec<usize> = shape.iter().map(|&n| n as usize).collect();
+    let count: usize = shape.iter().product();
     let mut index = vec![0usize; shape.len()];
-    let mut written = 0;
-    for _ in 0..v.len() {
-        v.set(&index, value).map_err(|e| to_pyerr(py, &e))?;
-        written += 1;
-        // Row-major odometer over the shape.
+    for _ in 0..count {
+        f(&index)?;
         for r in (0..shape.len()).rev() {
             index[r] += 1;
             if index[r] < shape[r] {
@@ -37,19 +38,25 @@ fn fill(py: Python<'_>, mut x: PyTensorMut<'_, f32>, value: f32) -> PyResult<usi
             index[r] = 0;
         }
     }
-    Ok(written)
+    Ok(count)
 }
 
-/// Sets every element of a complex64 tensor to zero, in place (so a conjugate view, whose
-/// memory holds the unconjugated values, is refused before this runs).
+/// Sets every element of `x` to `value`, in place; `x` must be writable (a read-only or
+/// conjugate tensor is refused before this runs). Returns the number of elements written.
+#[pyfunction]
+fn fill(py: Python<'_>, mut x: PyTensorMut<'_, f32>, value: f32) -> PyResult<usize> {
+    let mut v = x.view_mut();
+    let shape = v.shape().to_vec();
+    for_each_index(&shape, |i| v.set(i, value)).map_err(|e| to_pyerr(py, &e))
+}
+
+/// Sets every element of a complex64 tensor of any rank to zero, in place (so a conjugate
+/// view, whose memory holds the unconjugated values, is refused before this runs).
 #[pyfunction]
 fn zero_complex(py: Python<'_>, mut x: PyTensorMut<'_, Complex32>) -> PyResult<usize> {
     let mut v = x.view_mut();
-    let n = v.len();
-    for i in 0..n {
-        v.set(&[i], Complex32::new(0.0, 0.0)).map_err(|e| to_pyerr(py, &e))?;
-    }
-    Ok(n)
+    let shape = v.shape().to_vec();
+    for_each_index(&shape, |i| v.set(i, Complex32::new(0.0, 0.0))).map_err(|e| to_pyerr(py, &e))
 }
 
 /// A `rows x cols` ndarray, `[i, j] = 10 * i + j`, built column-major and returned as a

@@ -75,6 +75,9 @@ def test_fill_refuses_a_read_only_array_with_the_librarys_message():
 def test_a_conjugate_view_is_refused_for_writing(no_torch_dlpack):
     z = torch.tensor([1 + 2j, 3 - 1j], dtype=torch.complex64)
     assert ext.zero_complex(z.clone()) == 2
+    grid = torch.tensor([[1 + 2j, 3], [4, 5j], [6, 7]], dtype=torch.complex64)
+    assert ext.zero_complex(grid.T) == 6  # any rank, any strides (here transposed)
+    assert torch.count_nonzero(grid) == 0
     c = z.conj()
     assert c.is_conj()
     with pytest.raises(BufferError, match="conjugate bit is set") as refused:
