@@ -32,6 +32,18 @@ struct layout_middle {
   };
 };
 
+// layout_middle's strides, without constexpr: the probe is then no constant expression
+// (LayoutMapping does not ask a user's mapping to be constexpr).
+struct layout_middle_at_run_time {
+  template <class Extents>
+  struct mapping {
+    Extents e;
+    explicit mapping(const Extents& x) : e(x) {}
+    static constexpr bool is_always_exhaustive() { return true; }
+    typename Extents::index_type stride(std::size_t r) const { return r == 0 ? 1 : r == 2 ? e.extent(0) : e.extent(0) * e.extent(2); }
+  };
+};
+
 // What compact_order_of reads of a view type: its extents, layout and mapping.
 template <class Layout, class Extents>
 struct view_type {
@@ -84,6 +96,18 @@ TEST_CASE("probeable_compact_layout: exhaustive layouts made from the extents, r
   // Made from the extents (its row-major default), but not always exhaustive.
   static_assert(!dd::probeable_compact_layout<md<dlpack_mdspan::layout_stride_relaxed, 2, 3>>);
   CHECK(dd::probeable_compact_layout<md<std::layout_left, 4, 4>>);
+}
+
+TEST_CASE("a probe that is no constant expression makes no compile-time answer, and is probed at run time") {
+  using run_time = view_type<layout_middle_at_run_time, std::dextents<int, 3>>;
+  static_assert(dd::constant_stride_probe<view_type<layout_middle, std::dextents<int, 3>>>);
+  static_assert(dd::constant_stride_probe<md<std::layout_right, 2, 3>>);
+  static_assert(!dd::constant_stride_probe<run_time>);
+  static_assert(!dd::probeable_compact_layout<run_time>);
+  static_assert(dd::compact_order_of<run_time>() == compact_order::other);
+  constexpr factors<3> middle{{{false, false, false}, {true, false, true}, {true, false, false}}};
+  CHECK(dd::stride_factors<run_time>() == middle);
+  static_assert(dd::stride_factors<md<std::layout_left, 2, 3, 4>>() == expected_factors<3, false>());
 }
 
 TEST_CASE("compact_order_of names layout_right and layout_left, and nothing else") {

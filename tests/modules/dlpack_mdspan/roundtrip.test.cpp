@@ -111,3 +111,57 @@ TEST_CASE("a relaxed view with the minimal offset round-trips to the identical m
   CHECK(back.data_handle() == md.data_handle());
   CHECK(back.mapping() == md.mapping());
 }
+
+namespace {
+
+// A user's row-major layout whose members are not constexpr: nothing in the LayoutMapping
+// requirements asks them to be, and the docs ask only is_strided() and stride(r). It once
+// failed to compile (the compile-time probe of compact layouts could not evaluate it).
+struct runtime_row_major {
+  template <class E>
+  struct mapping {
+    using extents_type = E;
+    using index_type = typename E::index_type;
+    using size_type = typename E::size_type;
+    using rank_type = typename E::rank_type;
+    using layout_type = runtime_row_major;
+    E ext{};
+    mapping() = default;
+    mapping(const E& e) : ext(e) {}  // NOLINT: implicit, as the standard layouts' are
+    const E& extents() const { return ext; }
+    index_type required_span_size() const { return ext.extent(0) * ext.extent(1); }
+    index_type operator()(index_type i, index_type j) const { return i * ext.extent(1) + j; }
+    static constexpr bool is_always_unique() { return true; }
+    static constexpr bool is_always_exhaustive() { return true; }
+    static constexpr bool is_always_strided() { return true; }
+    static constexpr bool is_unique() { return true; }
+    static constexpr bool is_exhaustive() { return true; }
+    static constexpr bool is_strided() { return true; }
+    index_type stride(rank_type r) const { return r == 0 ? ext.extent(1) : 1; }
+    friend bool operator==(const mapping&, const mapping&) = default;
+  };
+};
+
+}  // namespace
+
+TEST_CASE("a user's layout whose mapping is not constexpr exports, imports and round-trips") {
+  using M = std::mdspan<float, std::dextents<int, 2>, runtime_row_major>;
+  float data[6] = {0, 1, 2, 3, 4, 5};
+  const M m(data, 2, 3);
+  auto owner = dm::to_dlpack_tensor(m);
+  const DLTensor& t = owner.get();
+  REQUIRE(t.strides != nullptr);
+  CHECK(t.strides[0] == 3);
+  CHECK(t.strides[1] == 1);
+  check_roundtrip(m);
+  // Its strides are read at run time, so a transposed tensor is refused, not misread.
+  std::int64_t shape[2] = {2, 3}, transposed[2] = {1, 2};
+  DLTensor other = t;
+  other.shape = shape;
+  other.strides = transposed;
+  CHECK_FALSE(dm::try_to_mdspan<M>(other).has_value());
+  // Empty: its strides need not fit anything, and nothing is addressed.
+  std::int64_t empty_shape[2] = {0, 3};
+  other.shape = empty_shape;
+  CHECK(dm::try_to_mdspan<M>(other).has_value());
+}

@@ -43,15 +43,35 @@ constexpr std::array<std::array<bool, Rank>, Rank> compact_stride_factors() {
   return uses;
 }
 
+// Whether compact_stride_factors<M>() is a constant expression: the mapping's constructor from
+// extents and its stride() are constexpr, as the standard's are (LayoutMapping does not ask a
+// user's mapping to be).
+template <class M>
+concept constant_stride_probe = requires { typename std::bool_constant<(compact_stride_factors<M>(), true)>; };
+
+// compact_stride_factors<M>(), a constant where the probe is one, else probed when asked.
+template <class M>
+constexpr std::array<std::array<bool, M::rank()>, M::rank()> stride_factors() {
+  if constexpr (constant_stride_probe<M>) {
+    constexpr auto uses = compact_stride_factors<M>();
+    return uses;
+  } else {
+    return compact_stride_factors<M>();
+  }
+}
+
 // A layout whose mapping is made from the extents alone and always covers every index
 // of its span (layout_right, layout_left): its strides follow from the extents, so the
-// probe above reads them off. Excludes layout_stride_relaxed (which also has a
-// constructor from the extents, for its row-major default) and the padded layouts.
+// probe above reads them off, at compile time: only where the mapping's constructor and
+// stride() are constexpr (the standard's are; LayoutMapping does not ask a user's to be: a
+// layout whose probe is no constant expression is one of the others, its strides read at
+// run time). Excludes layout_stride_relaxed (which also has a constructor from the
+// extents, for its row-major default) and the padded layouts.
 template <class M>
 concept probeable_compact_layout = M::rank() > 0 && M::mapping_type::is_always_exhaustive() && requires {
   typename M::layout_type::template mapping<typename all_dynamic<typename M::extents_type>::type>;
 } && std::is_constructible_v<typename M::layout_type::template mapping<typename all_dynamic<typename M::extents_type>::type>,
-                             const typename all_dynamic<typename M::extents_type>::type&>;
+                             const typename all_dynamic<typename M::extents_type>::type&> && constant_stride_probe<M>;
 
 enum class compact_order { other, row_major, column_major };
 

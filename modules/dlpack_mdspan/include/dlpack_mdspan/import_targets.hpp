@@ -237,7 +237,7 @@ template <class M, class Err>
 bool compact_strides_fit(const DLTensor& t, Err err) noexcept {
   using index_type = typename M::index_type;
   constexpr std::size_t rank = M::rank();
-  static constexpr auto uses = compact_stride_factors<M>();
+  const auto uses = stride_factors<M>();  // a constant for the standard layouts
   for (std::size_t r = 0; r < rank; ++r) {
     index_type s = 1;  // as the mapping computes it; each extent fits index_type already
     for (std::size_t q = 0; q < rank; ++q) {
