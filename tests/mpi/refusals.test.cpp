@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
   read_only.flags = DLPACK_FLAG_BITMASK_READ_ONLY;
   check(static_cast<bool>(mpi::try_send_buffer(read_only)), "a READ_ONLY tensor is sent");
   refused(mpi::try_receive_buffer(read_only), errc::read_only, "READ_ONLY", "receive into a READ_ONLY tensor");
+  // The library's own transfer reads a managed tensor's flags too (no overload once: callers
+  // passed m.dl_tensor, which dropped READ_ONLY).
+  refused(mpi::try_receive(read_only, 0, 3, MPI_COMM_SELF), errc::read_only, "READ_ONLY",
+          "the library's transfer: receive into a READ_ONLY managed tensor");
 
   tensor int4(data, DLDataType{kDLInt, 4, 1}, {4, 6}, row_major({4, 6}));
   refused(mpi::try_send_buffer(int4.t), errc::subbyte_not_viewable, "int4", "packed int4");
@@ -74,6 +78,39 @@ int main(int argc, char** argv) {
     refused(mpi::try_send_buffer(huge.t), errc::extent_overflow, "beyond INT_MAX", "an extent beyond INT_MAX (MPI-3)");
   else
     check(static_cast<bool>(mpi::try_send_buffer(huge.t)), "MPI-4 counts an extent beyond INT_MAX");
+
+  // 3e9 broadcast int8 elements asked packed: the packed message's int count is what refuses
+  // it, with the true count (once the saturated 2147483648) and no word of MPI-4 (which would
+  // not take it either); left to the choice, it is the derived datatype (MPI-3: refused for
+  // its extent, MPI-4: built).
+  const std::int64_t three_billion = 3'000'000'000;
+  tensor bytes(data, DLDataType{kDLInt, 8, 1}, {three_billion}, {{0}, 0, 1});
+  const auto packed = mpi::try_send_buffer(bytes.t, 0, mpi::transfer::packed);
+  refused(packed, errc::extent_overflow, "the int count the library sends it with: send it as its derived datatype (3000000000)",
+          "a packed count beyond INT_MAX");
+  check(!packed && packed.error().message().view().find("MPI-4") == std::string_view::npos,
+        "a packed count beyond INT_MAX: no word of MPI-4's constructors");
+  if constexpr (!mpi::large_counts)
+    refused(mpi::try_send_buffer(bytes.t, 0, mpi::transfer::chosen), errc::extent_overflow,
+            "an extent is beyond INT_MAX, and MPI-3 counts are int (3000000000); MPI-4's large-count constructors would take it",
+            "the choice, for a count beyond INT_MAX: derived (MPI-3)");
+  else
+    check(static_cast<bool>(mpi::try_send_buffer(bytes.t, 0, mpi::transfer::chosen)),
+          "the choice, for a count beyond INT_MAX: derived (MPI-4)");
+  // A compact row-major tensor past INT_MAX items: MPI-4 sends it as one derived item, which
+  // MPI's reductions do not take; the refusal says so (it once said the layout was not
+  // compact row-major).
+  tensor compact_bytes(data, DLDataType{kDLInt, 8, 1}, {three_billion}, {{1}, 0, 1});
+  if constexpr (mpi::large_counts) {
+    const auto big = mpi::try_send_buffer(compact_bytes.t);
+    check(big && big->derived(), "MPI-4: a compact tensor past INT_MAX items is one derived item");
+    if (big)
+      refused(big->reduction_datatype(), errc::non_compact_strides, "or a count beyond INT_MAX",
+              "a reduction of a compact tensor past INT_MAX items (MPI-4)");
+  } else {
+    refused(mpi::try_send_buffer(compact_bytes.t), errc::extent_overflow, "a contiguous run of items is beyond INT_MAX",
+            "a compact tensor past INT_MAX items (MPI-3)");
+  }
 
   tensor on_gpu(data, f32, {4, 6}, row_major({4, 6}));
   on_gpu.t.device = DLDevice{kDLCUDA, 0};
@@ -91,7 +128,7 @@ int main(int argc, char** argv) {
 
   tensor strided(data, f32, {4, 3}, {{6, 2}, 0, 24});
   auto st = mpi::try_send_buffer(strided.t);
-  if (st) refused(st->reduction_datatype(), errc::non_compact_strides, "predefined datatypes only", "a reduction on a strided view");
+  if (st) refused(st->reduction_datatype(), errc::non_compact_strides, "reduce a compact row-major copy", "a reduction on a strided view");
 
   tensor negative(data, f32, {4, -6}, {{6, 1}, 0, 24});
   refused(mpi::try_send_buffer(negative.t), errc::negative_extent, "negative", "an invalid tensor: the core's error");
@@ -348,7 +385,7 @@ int the_choice() {
     MPI_Request request;
     MPI_Isend(three.data(), 3, MPI_FLOAT, 0, 8, MPI_COMM_SELF, &request);
     tensor alternate(twenty.data(), f32, {10}, {{2}, 0, 20});
-    const auto received = mpi::try_receive(alternate.t, 0, 8, MPI_COMM_SELF, 0, mpi::fragments{16, 2});
+    const auto received = mpi::try_receive(alternate.t, 0, 8, MPI_COMM_SELF, mpi::fragments{16, 2});  // flags 0
     MPI_Wait(&request, MPI_STATUS_IGNORE);
     expect(!received && received.error().code() == errc::shape_mismatch &&
                std::string_view(received.error().message().c_str()).find("shorter than its place") != std::string_view::npos &&
@@ -374,6 +411,18 @@ int the_choice() {
     expect(pending == 0, "the library's transfer, long runs: nothing is left behind by a refused receive");
     expect(rows_memory[0] == 1.0f && rows_memory[2] == 1.0f && rows_memory[3] == -1.0f && rows_memory[80] == -1.0f,
            "the library's transfer, long runs: a short fragment's elements land at their places, no others");
+    // One element is short too: a derived fragment is whole at one item of its datatype, and
+    // one basic element once passed for that one item (the receive said it had all 160).
+    std::fill(rows_memory.begin(), rows_memory.end(), -1.0f);
+    MPI_Isend(three.data(), 1, MPI_FLOAT, 0, 10, MPI_COMM_SELF, &request);
+    const auto one_element = mpi::try_receive(runs_of_80.t, 0, 10, MPI_COMM_SELF, 0, mpi::fragments{1024, 2});
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    expect(!one_element && one_element.error().code() == errc::shape_mismatch &&
+               std::string_view(one_element.error().message().c_str()).find("(1 items arrived)") != std::string_view::npos,
+           "the library's transfer, long runs: a fragment of one element is refused, shape_mismatch, saying so");
+    pending = 0;
+    MPI_Iprobe(0, 10, MPI_COMM_SELF, &pending, MPI_STATUS_IGNORE);
+    expect(pending == 0, "the library's transfer, long runs: nothing is left behind by the refused receive of one element");
 
     // A fragment's transfer that fails where the communicator returns its errors (a fragment
     // longer than its place: MPI_ERR_TRUNCATE) is refused, and the receive posted ahead for

@@ -29,6 +29,7 @@
 #include <dlpack_mdspan/mpi_datatype.h>
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <utility>
 
@@ -134,9 +135,11 @@ static_assert(DLPM_MPI_COUNT_TOO_LARGE == static_cast<int>(errc::extent_overflow
 [[nodiscard]] inline error refusal(int outcome, const dlpm_mpi_datatype& d) noexcept {
   const auto code = static_cast<errc>(outcome);
   switch (outcome) {
-    case DLPM_MPI_COUNT_TOO_LARGE:
-      return error::format(code, "MPI %d.%d: %s (%lld); MPI-4's large-count constructors would take it", MPI_VERSION,
-                           MPI_SUBVERSION, d.refusal, d.value);
+    case DLPM_MPI_COUNT_TOO_LARGE:  // MPI-3's int counts (an extent, a run), or a packed message's int count
+      return error::format(code, "MPI %d.%d: %s (%lld)%s", MPI_VERSION, MPI_SUBVERSION, d.refusal, d.value,
+                           std::strcmp(d.refusal, DLPM_MPI_REFUSAL_PACKED_COUNT_TOO_LARGE) == 0
+                               ? ""
+                               : "; MPI-4's large-count constructors would take it");
     case DLPM_MPI_SHORT_MESSAGE: return error::format(code, "%s (%lld items arrived)", d.refusal, d.value);
     case DLPM_MPI_CALL_FAILED: return error::format(code, "%s with MPI error code %lld", d.refusal, d.value);
     default: return error(code, d.refusal);
@@ -233,6 +236,24 @@ struct fragments {
 [[nodiscard]] inline result<std::int64_t> try_receive(const DLTensor& t, int source, int tag, MPI_Comm comm,
                                                       std::uint64_t flags = 0, fragments f = {}) noexcept {
   return move(t, flags, true, source, tag, comm, f);
+}
+/// The same with fragments and no flags (a bare DLTensor's: 0).
+[[nodiscard]] inline result<std::int64_t> try_send(const DLTensor& t, int dest, int tag, MPI_Comm comm, fragments f) noexcept {
+  return move(t, 0, false, dest, tag, comm, f);
+}
+[[nodiscard]] inline result<std::int64_t> try_receive(const DLTensor& t, int source, int tag, MPI_Comm comm,
+                                                      fragments f) noexcept {
+  return move(t, 0, true, source, tag, comm, f);
+}
+/// A managed tensor's, with its flags (a READ_ONLY one is refused as a receive's), as
+/// try_send_buffer and try_receive_buffer take one.
+[[nodiscard]] inline result<std::int64_t> try_send(const DLManagedTensorVersioned& m, int dest, int tag, MPI_Comm comm,
+                                                   fragments f = {}) noexcept {
+  return move(m.dl_tensor, m.flags, false, dest, tag, comm, f);
+}
+[[nodiscard]] inline result<std::int64_t> try_receive(const DLManagedTensorVersioned& m, int source, int tag, MPI_Comm comm,
+                                                      fragments f = {}) noexcept {
+  return move(m.dl_tensor, m.flags, true, source, tag, comm, f);
 }
 /// An mdspan's.
 template <class M>

@@ -72,7 +72,9 @@ extern "C" {
 #define DLPM_MPI_REFUSAL_REDUCE_BYTES \
   "MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; reduce in a wider type"
 #define DLPM_MPI_REFUSAL_REDUCE_DERIVED \
-  "MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: reduce a compact row-major copy"
+  "MPI's predefined reductions take a count of predefined items, and this tensor travels as a derived datatype (a layout other than compact row-major, or a count beyond INT_MAX): reduce a compact row-major copy, in parts of at most INT_MAX items"
+#define DLPM_MPI_REFUSAL_PACKED_COUNT_TOO_LARGE \
+  "a packed message's count is beyond INT_MAX, the int count the library sends it with: send it as its derived datatype"
 #define DLPM_MPI_REFUSAL_RUN_TOO_LARGE "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int"
 #define DLPM_MPI_REFUSAL_EXTENT_TOO_LARGE "an extent is beyond INT_MAX, and MPI-3 counts are int"
 
@@ -929,12 +931,11 @@ static inline int dlpm_mpi_build(void* element0, int32_t modes, const int64_t* e
   if (modes > 0 && how == DLPM_MPI_PACKED && !host_memory)
     return dlpm_mpi_refuse_(out, DLPM_MPI_HOST_ONLY, "the library packs memory the host addresses only: this is device memory", 0);
   if (modes > 0 && how != DLPM_MPI_DERIVED && host_memory) {
-    int64_t items = block; /* the message's predefined items, saturated past INT_MAX */
-    for (m = 0; m < modes && items <= INT_MAX; ++m)
-      items = extents[m] > INT_MAX / items ? (int64_t)INT_MAX + 1 : items * extents[m]; /* extents >= 1 here */
-    if (how == DLPM_MPI_PACKED || dlpm_mpi_packs(run * item, items)) {
-      if (items > INT_MAX)
-        return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, "a packed message's count is beyond INT_MAX, and MPI's counts are int", items);
+    int64_t items = block; /* the message's predefined items (saturated at INT64_MAX: a broadcast's may not fit) */
+    for (m = 0; m < modes; ++m) items = extents[m] > INT64_MAX / items ? INT64_MAX : items * extents[m]; /* extents >= 1 */
+    if (items > INT_MAX && how == DLPM_MPI_PACKED)
+      return dlpm_mpi_refuse_(out, DLPM_MPI_COUNT_TOO_LARGE, DLPM_MPI_REFUSAL_PACKED_COUNT_TOO_LARGE, items);
+    if (items <= INT_MAX && (how == DLPM_MPI_PACKED || dlpm_mpi_packs(run * item, items))) { /* else derived */
       if (dlpm_mpi_pack_into_(out, modes, extents, steps, run * item, item, items, receive)) return DLPM_MPI_BUILT;
       if (how == DLPM_MPI_PACKED) return dlpm_mpi_refuse_(out, DLPM_MPI_OUT_OF_MEMORY, "allocating the packed message failed", 0);
       /* chosen, and no memory for the message: MPI moves the elements where they lie */
@@ -1240,20 +1241,26 @@ static inline int dlpm_mpi_move(void* element0, int32_t modes, const int64_t* ex
     slot = (int)(k % in_flight);
     if (receive) {
       /* The status read with the receive's own datatype: a derived fragment is one item of
-       * its datatype when whole (MPI_UNDEFINED when cut short; its basic elements then say
-       * how many arrived), a packed one its count of the element's items. */
-      const int whole = derived ? 1 : (int)(bytes / item * element.count);
+       * its datatype when whole (else MPI_UNDEFINED or 0: its basic elements then say how many
+       * arrived, which is never all of them), a packed one its count of the element's items.
+       * `arrived` counts the element's basic items either way, as `whole` does. */
+      const int64_t whole = bytes / item * element.count;
+      int64_t arrived;
       int got = 0;
       if ((rc = MPI_Wait(&requests[slot], &status)) != MPI_SUCCESS) break;
       if ((rc = MPI_Get_count(&status, derived ? types[slot] : element.type, &got)) != MPI_SUCCESS) break;
-      if (got != whole && derived && (rc = MPI_Get_elements(&status, types[slot], &got)) != MPI_SUCCESS) break;
-      if (got != whole) {
+      arrived = derived && got == 1 ? whole : got;
+      if (derived && got != 1) {
+        if ((rc = MPI_Get_elements(&status, types[slot], &got)) != MPI_SUCCESS) break;
+        arrived = got; /* fewer than whole: all of them would have made the item whole */
+      }
+      if (arrived != whole) {
         dlpm_mpi_end_posted_(requests, types, in_flight);
         if (held != NULL) dlpm_mpi_spare_give_back_(held);
         return dlpm_mpi_refuse_(out, DLPM_MPI_SHORT_MESSAGE,
                                 "a received fragment is shorter than its place in the tensor: do both sides send the same "
                                 "number of elements, in the same fragments?",
-                                (long long)got);
+                                (long long)arrived);
       }
       dlpm_mpi_free_fragment_type_(&types[slot]);
       if (k - batch_first == batch - 1 || k == fragments - 1) {

@@ -36,8 +36,12 @@ __all__ = ["receive_buffer", "send_buffer", "reduction_buffer", "cuda_aware"]
 NOT_INITIALIZED = "MPI is not initialized (or already finalized): call MPI_Init first"
 REDUCE_BYTES = ("MPI has no type for these elements: they travel as bytes, which MPI's reductions cannot combine; "
                 "reduce in a wider type")
-REDUCE_DERIVED = ("MPI's predefined reductions take predefined datatypes only, and this layout needs a derived one: "
-                  "reduce a compact row-major copy")
+REDUCE_DERIVED = ("MPI's predefined reductions take a count of predefined items, and this tensor travels as a derived "
+                  "datatype (a layout other than compact row-major, or a count beyond INT_MAX): reduce a compact "
+                  "row-major copy, in parts of at most INT_MAX items")
+# The C builder's refusal of a packed message past INT_MAX items; this module sends no packed message.
+PACKED_COUNT_TOO_LARGE = ("a packed message's count is beyond INT_MAX, the int count the library sends it with: send it "
+                          "as its derived datatype")
 RUN_TOO_LARGE = "a contiguous run of items is beyond INT_MAX, and MPI-3 counts are int"
 EXTENT_TOO_LARGE = "an extent is beyond INT_MAX, and MPI-3 counts are int"
 _INT_MAX = 2**31 - 1
