@@ -54,18 +54,26 @@ typedef char dlpm_mpi_outcomes_are_statuses_[(DLPM_MPI_BUILT == DLPM_OK && DLPM_
                                                  : -1];
 static inline dlpm_status dlpm_mpi_outcome_(int outcome) { return (dlpm_status)outcome; }
 
+/** C's own refusal (C++'s transfer is an enum class): a dlpm_mpi_transfer of another value. */
+#define DLPM_MPI_REFUSAL_UNKNOWN_TRANSFER "the transfer is none of DLPM_MPI_CHOSEN, DLPM_MPI_DERIVED and DLPM_MPI_PACKED"
+
 /** The buffer of `tensor` (`flags`: a managed tensor's, 0 for a bare one) to send (`receive`
  * 0: every valid layout, broadcast strides included) or receive into (`receive` nonzero:
  * writable, each element reached once), a layout that is not compact row-major travelling as
  * `how` says (DLPM_MPI_CHOSEN: the library decides, dlpm_mpi_packs). A packed receive
  * (`out->packing` non-NULL) is unpacked into the tensor by dlpm_mpi_unpack once MPI has
- * completed it, or at the latest by dlpm_mpi_datatype_free. On a refusal,
- * dlpm_mpi_error(out) says why. */
+ * completed it, or at the latest by dlpm_mpi_datatype_free. A `how` that is none of the
+ * three is DLPM_E_INVALID_ARGUMENT. On a refusal, dlpm_mpi_error(out) says why. */
 static inline dlpm_status dlpm_mpi_buffer_as(const DLTensor* tensor, uint64_t flags, int receive, dlpm_mpi_transfer how,
                                              dlpm_mpi_datatype* out) {
   dlpm_message_plan plan;
   const dlpm_status s = dlpm_mpi_admit_(tensor, flags, receive, out, &plan);
   if (s != DLPM_OK) return s;
+  if (how != DLPM_MPI_CHOSEN && how != DLPM_MPI_DERIVED && how != DLPM_MPI_PACKED) {
+    out->refusal = DLPM_MPI_REFUSAL_UNKNOWN_TRANSFER;
+    out->value = (long long)how;
+    return DLPM_E_INVALID_ARGUMENT;
+  }
   return dlpm_mpi_outcome_(dlpm_mpi_build(plan.element0, plan.loops, plan.extents, plan.byte_steps, plan.block,
                                           (int64_t)plan.itemsize, plan.lower_bound, plan.extent,
                                           dlpm_mpi_element_of(plan.dtype, plan.itemsize), receive, how,

@@ -117,6 +117,9 @@ int main(int argc, char** argv) {
     MPI_Send(b.address, b.count, b.datatype, 1, 0, MPI_COMM_WORLD);
     dlpm_mpi_datatype_free(&b);
     dlpm_mpi_datatype_free(&b); /* idempotent */
+    check(dlpm_mpi_buffer_as(&t, 0, 0, (dlpm_mpi_transfer)7, &b) == DLPM_E_INVALID_ARGUMENT &&
+              strcmp(dlpm_mpi_error(&b), DLPM_MPI_REFUSAL_UNKNOWN_TRANSFER) == 0 && b.packing == NULL && !b.derived,
+          "a transfer that is none of the three is refused (it once acted as DLPM_MPI_CHOSEN)");
     check(dlpm_mpi_buffer_as(&t, 0, 0, DLPM_MPI_DERIVED, &b) == DLPM_OK && b.packing == NULL && b.derived && b.count == 1,
           "send a transposed view: the derived datatype, when asked");
     MPI_Send(b.address, b.count, b.datatype, 1, 1, MPI_COMM_WORLD);
