@@ -300,6 +300,32 @@ def test_a_type_that_gave_host_memory_is_asked_its_device_again_once_it_gives_de
     del t
 
 
+def test_a_target_device_that_is_the_tensors_own_is_asked_once_with_the_library_stream(rt):
+    """from_dlpack(x, device=<x's own device>): still one __dlpack__ call, with the library's
+    stream of that device (it once asked with no stream first, as for every dl_device)."""
+    p = producer(rt)
+    t = dl.tensor_import(p, device=rt.memory)
+    library = library_stream_of(p)
+    consumer = rt.new_stream()
+    t.__dlpack__(max_version=(1, 3), stream=consumer)
+    assert rt.read_floats(consumer, p.address, 6) == [7.0] * 6
+    assert library
+
+
+def test_a_tensor_on_another_device_than_its_producer_said_is_ordered_on_its_own(rt):
+    """A __dlpack_device__ that says device 0 for a tensor on device 1: the stream passed was
+    device 0's, which orders nothing of device 1's work, so the tensor is asked for again with
+    device 1's library stream, where its readiness is then recorded."""
+    kind, _ = rt.memory
+    lying = type("SaysDevice0", (FakeProducer,), {"runtime": rt, "__dlpack_device__": lambda self: (kind, 0)})
+    p = lying(device=(kind, 1))
+    rt.lib.stub_clear_log()
+    t = dl.reexport(p)
+    assert len(p.asked) == 2 and p.asked[0] != p.asked[1], p.asked
+    assert field(rt.calls(rt.event_record)[-1], "stream") == handle(p.asked[1])
+    del t
+
+
 # ---- a producer's own wait (dlpm_py_tensor_new_on_stream, a wait hook) ---------------------
 
 

@@ -108,3 +108,26 @@ def test_kept_form_refused_falls_back_to_the_full_check(case):
     not even a form of the right version whose description is another's."""
     out = run(case)
     assert out.startswith("checked in full: ") and out.endswith("\nnot lent"), (case, out)
+
+
+PADDED_SCRIPT = textwrap.dedent(
+    """
+    import _core, dlpm_interop as dl
+
+    t = _core.from_dlpack(dl.narrow_tensor("float4_e2m1fn", bytes(range(0, 16, 3))))  # padded fp4, _core's
+    del type(t).__dlpack_mdspan_kept_checked_form__  # a copy whose kept form this one cannot read
+    for validate in (False, True):
+        r = dl.borrow_checked(t, validate=validate)
+        print(r["status"], bool(r["flags"] & 4), r["borrowed"])
+    """
+)
+
+
+def test_a_padded_tensor_of_a_copy_whose_form_is_unknown_is_borrowed_owned():
+    """Another copy's Tensor table refuses to lend a padded sub-byte tensor as a DLTensor (no
+    flags to say so), with BufferError; where this copy cannot read that copy's kept form (another
+    release's), the borrow takes the owned export, which carries the flag, instead of failing."""
+    out = subprocess.run([sys.executable, "-c", PADDED_SCRIPT], env=dict(os.environ), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:2] == ["0 True False", "0 True False"], out.stdout

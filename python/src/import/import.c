@@ -306,6 +306,15 @@ DLPM_PY_BODY dlpm_status checked_own_export(PyObject* obj, const dlpm_checked_te
                                                     : check_tensor(obj, t, check, checked_out);
 }
 
+/* The requirements' refusal `s` of the imported `t`, raised; a READ_ONLY one worded with why
+ * the tensor is READ_ONLY where the facade knows (dlpm_check_managed, whose message it
+ * rewrites: a legacy tensor's unknown writability and its remedy, legacy_writable, or what its
+ * producer forbids), whichever check refused it. Only a refusal gets here. */
+static void raise_check_refused(const DLManagedTensorVersioned* t, const dlpm_requirements* check, dlpm_status s) {
+  if (s == DLPM_E_READ_ONLY) (void)dlpm_check_managed(t, check);
+  dlpm_py__raise_refused(&t->dl_tensor, s);
+}
+
 /* The lend's rule for this copy's own Tensor behind its own table, `own` its form
  * (dlpm_py__own_export_source): that table lends own->tensor itself (the Tensor's view,
  * exchange_to_dltensor), so the view is own's bytes without the call or their comparison;
@@ -443,7 +452,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
                                          &forbids)) == DLPM_OK) &&
       (s = check_honoured(t, o, pre_1_0)) == DLPM_OK && check != NULL &&
       (s = checked_own_export(publisher, own, t, check, checked_out)) != DLPM_OK)
-    dlpm_py__raise_refused(&t->dl_tensor, s);
+    raise_check_refused(t, check, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
   if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
   if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered, passed);
@@ -567,7 +576,7 @@ static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, co
   if (dlpm_py__tensor_export(obj, &t) != 0)
     return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
   if ((s = checked_own_export(obj, own, t, checks_for(req, &default_options), NULL)) != DLPM_OK) {
-    dlpm_py__raise_refused(&t->dl_tensor, s);
+    raise_check_refused(t, checks_for(req, &default_options), s);
     release_keeping_error(t, NULL);
     return s;
   }
@@ -665,7 +674,12 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         if (dlpm_py__order_lent_view(obj) != 0) return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
         view = own->tensor;
       } else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0) {
-        return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
+        /* BufferError: what a DLTensor cannot say (a Tensor of another copy refuses padded
+         * sub-byte elements so) the owned export may: asked for that instead */
+        if (!PyErr_ExceptionMatches(PyExc_BufferError))
+          return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
+        PyErr_Clear();
+        goto owning;
       }
       if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type) &&
           dlpm_is_host_accessible(view->device.device_type))

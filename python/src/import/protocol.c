@@ -259,11 +259,12 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
 }
 
 /* The capture of stream order for a type that may give stream memory (dlpm_py__type_memory),
- * asked with no stream and no target device by the caller: its __dlpack_device__ first and, for a CUDA or ROCm device,
- * *library as `o` with the library's stream of that device, for the one __dlpack__ call (asked
- * with none, a producer may block the host until its data is ready, as JAX does, or order the
- * legacy default stream). 1 when *library was made; 0 to ask as take_ordered does (memory no
- * stream orders, or a __dlpack_device__ that failed: that path never asks it, so its error is
+ * asked with no stream by the caller: its __dlpack_device__ first and, where the tensor will
+ * land on a CUDA or ROCm device (that one, or the caller's dl_device), *library as `o` with the
+ * library's stream of that device in *device, for the one __dlpack__ call (asked with none, a
+ * producer may block the host until its data is ready, as JAX does, or order the legacy
+ * default stream). 1 when *library was made; 0 to ask as take_ordered does (memory no stream
+ * orders, or a __dlpack_device__ that failed: that path never asks it, so its error is
  * dropped); -1 with an exception set (the library's stream could not be made). */
 static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o,
                                   dlpm_py_options* library, DLDevice* device) {
@@ -274,6 +275,7 @@ static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const 
     device->device_id = 0;
     return 0;
   }
+  if (o->has_dl_device) *device = o->dl_device; /* where the producer puts it */
   if (!dlpm_py__is_stream_memory(device->device_type)) return 0;
   if (dlpm_py__library_stream(*device, &stream) != 0) return -1;
   dlpm_py__options_copy(library, o);
@@ -283,6 +285,8 @@ static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const 
   return 1;
 }
 
+static int same_device(DLDevice a, DLDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
+
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
                                           int* passed) {
@@ -290,25 +294,33 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   PyObject* capsule;
   DLDevice device = {kDLCPU, 0};
   dlpm_py_options library; /* `o` with the library's stream: library_stream_options */
+  const dlpm_py_options* asked = o; /* what the __dlpack__ call is asked with */
   int pass_stream = 0, by_library = 0;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
-  } else if (ordered_on != NULL && !o->has_dl_device && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
+  } else if (ordered_on != NULL && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
     if ((by_library = library_stream_options(obj, nm, o, &library, &device)) < 0) return DLPM_PY_E_DEVICE_RUNTIME;
     if (by_library) {
-      o = &library;
+      asked = &library;
       pass_stream = 1;
     }
   }
   *passed = pass_stream && !by_library; /* the caller's own stream */
-  capsule = ask(obj, nm, o, pass_stream, pre_1_0);
+  capsule = ask(obj, nm, asked, pass_stream, pre_1_0);
   if (!capsule) return dlpack_call_failed(obj, nm);
-  s = dlpm_py__take_capsule(capsule, o, PyExc_BufferError, out, legacy);
+  s = dlpm_py__take_capsule(capsule, asked, PyExc_BufferError, out, legacy);
+  /* A tensor on another device than the one whose stream was passed (a __dlpack_device__ that
+   * did not say where its tensor is): nothing ordered its own device's stream, so it is taken
+   * as one that came with no stream (take_ordered asks again with that device's). */
+  if (s == DLPM_OK && by_library && !same_device((*out)->dl_tensor.device, device)) {
+    asked = o;
+    pass_stream = 0;
+  }
   if (s == DLPM_OK && ordered_on != NULL)
-    s = take_ordered(obj, nm, o, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered);
+    s = take_ordered(obj, nm, asked, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered);
   if (s == DLPM_OK && ordered_on != NULL)
     dlpm_py__note_type_memory(obj, dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type));
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
