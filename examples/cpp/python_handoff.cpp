@@ -151,15 +151,20 @@ int main() {
   // At the Python boundary a refusal is a Python exception (TypeError, BufferError).
   PyObject* list = run("[1.0, 2.0]", globals);
   DLManagedTensorVersioned* none = nullptr;
-  refused += dlpm_py_import(list, nullptr, nullptr, &none) != DLPM_OK;
-  PyObject *type, *message, *traceback;
-  PyErr_Fetch(&type, &message, &traceback);
-  PyErr_NormalizeException(&type, &message, &traceback);
-  PyDict_SetItemString(globals, "error", message);
-  std::printf("  %-34s -> %s\n", "a Python list", str("f'{type(error).__name__}: {error}'", globals).c_str());
-  Py_XDECREF(type);
-  Py_XDECREF(message);
-  Py_XDECREF(traceback);
+  if (dlpm_py_import(list, nullptr, nullptr, &none) != DLPM_OK) {
+    ++refused;
+    PyObject *type, *message, *traceback;
+    PyErr_Fetch(&type, &message, &traceback);
+    PyErr_NormalizeException(&type, &message, &traceback);
+    PyDict_SetItemString(globals, "error", message);
+    std::printf("  %-34s -> %s\n", "a Python list", str("f'{type(error).__name__}: {error}'", globals).c_str());
+    Py_XDECREF(type);
+    Py_XDECREF(message);
+    Py_XDECREF(traceback);
+  } else {
+    std::printf("  %-34s -> accepted?!\n", "a Python list");
+    dlpm_managed_delete(none);
+  }
   Py_DECREF(list);
 
   from_numpy.reset();

@@ -326,6 +326,27 @@ def test_a_tensor_on_another_device_than_its_producer_said_is_ordered_on_its_own
     del t
 
 
+def test_a_failing_dlpack_device_is_not_the_imports_but_an_interrupt_is_raised(rt):
+    """The ordered import asks __dlpack_device__ only to pass the right stream: a producer whose
+    __dlpack_device__ fails is asked as before (no stream, then the library's, as its tensor's
+    device says), but a KeyboardInterrupt there is the user's, raised, not dropped."""
+
+    def broken(self):
+        raise RuntimeError("no device today")
+
+    p = type("Broken", (FakeProducer,), {"runtime": rt, "__dlpack_device__": broken})()
+    dl.reexport(p)
+    assert p.asked[0] is None and isinstance(p.asked[1], int) and len(p.asked) == 2, p.asked
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    q = type("Interrupted", (FakeProducer,), {"runtime": rt, "__dlpack_device__": interrupted})()
+    with pytest.raises(KeyboardInterrupt):
+        dl.reexport(q)
+    assert q.asked == []
+
+
 # ---- a producer's own wait (dlpm_py_tensor_new_on_stream, a wait hook) ---------------------
 
 

@@ -265,11 +265,13 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
  * producer may block the host until its data is ready, as JAX does, or order the legacy
  * default stream). 1 when *library was made; 0 to ask as take_ordered does (memory no stream
  * orders, or a __dlpack_device__ that failed: that path never asks it, so its error is
- * dropped); -1 with an exception set (the library's stream could not be made). */
+ * dropped, unless it is no Exception: KeyboardInterrupt); -1 with an exception set (that, or
+ * the library's stream could not be made). */
 static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o,
                                   dlpm_py_options* library, DLDevice* device) {
   void* stream;
   if (dlpm_py__query_device(obj, nm, device) != DLPM_OK) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1; /* KeyboardInterrupt, SystemExit: theirs */
     PyErr_Clear();
     device->device_type = kDLCPU;
     device->device_id = 0;
@@ -302,7 +304,8 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   } else if (ordered_on != NULL && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
-    if ((by_library = library_stream_options(obj, nm, o, &library, &device)) < 0) return DLPM_PY_E_DEVICE_RUNTIME;
+    if ((by_library = library_stream_options(obj, nm, o, &library, &device)) < 0)
+      return PyErr_ExceptionMatches(PyExc_Exception) ? DLPM_PY_E_DEVICE_RUNTIME : DLPM_E_PRODUCER_FAILED;
     if (by_library) {
       asked = &library;
       pass_stream = 1;
