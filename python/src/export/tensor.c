@@ -652,13 +652,15 @@ const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj) {
 }
 
 const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPackExchangeAPI* api) {
-  return api == &tensor_exchange_api && is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL ? &as_tensor(obj)->checked
-                                                                                                  : NULL;
+  /* Not for a Tensor whose export asks a producer's wait first (order_work_stream): its
+   * importer calls the table, which asks it. */
+  return api == &tensor_exchange_api && is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL &&
+                 !(has_producer_wait(as_tensor(obj)) && dlpm_py__is_stream_memory(as_tensor(obj)->base->dl_tensor.device.device_type))
+             ? &as_tensor(obj)->checked
+             : NULL;
 }
 
 dlpm_py_met* dlpm_py__tensor_met(PyObject* obj) { return &as_tensor(obj)->met; }
-
-int dlpm_py__order_lent_view(PyObject* obj) { return order_work_stream(as_tensor(obj)); }
 
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out) {
   if (order_work_stream(as_tensor(obj)) != 0) return -1;

@@ -671,7 +671,6 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
       if (own != NULL) {
-        if (dlpm_py__order_lent_view(obj) != 0) return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
         view = own->tensor;
       } else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0) {
         /* BufferError: what a DLTensor cannot say (a Tensor of another copy refuses padded

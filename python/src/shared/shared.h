@@ -145,8 +145,9 @@ extern PyObject* dlpm_py__tensor_type_object;
 
 /* export/tensor.c: the checked form dlpm_py__tensor_export makes obj's export from, when
  * `api` (the table obj's type publishes, as the import found it) is dlpack_mdspan.Tensor's own
- * and obj a Tensor carrying one; else NULL (the import calls `api` and checks what it made).
- * Sets no exception. */
+ * and obj a Tensor carrying one, whose export asks no producer's wait (a borrow reads its view
+ * in place, without the table that would ask it); else NULL (the import calls `api` and
+ * checks what it made). Sets no exception. */
 const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPackExchangeAPI* api);
 
 /* export/tensor.c: the zero-copy export of the Tensor `obj` that its table's
@@ -155,12 +156,6 @@ const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPac
  * dlpm_managed_new_checked, so its shape pointer is that form's tensor's exactly when it
  * describes that tensor with its very arrays (the facade's promise). */
 int dlpm_py__tensor_export(PyObject* obj, DLManagedTensorVersioned** out);
-
-/* export/tensor.c: what the Tensor `obj`'s table's dltensor_from_py_object_no_sync does before
- * it lends the Tensor's view, for a borrow that reads that view in place (its own form): the
- * producer's wait, asked to order the library's stream (a Tensor of device memory with a
- * producer's wait; nothing otherwise). 0, or -1 with an exception set. */
-int dlpm_py__order_lent_view(PyObject* obj);
 
 /* The kept checked form across copies of the component (docs/python-interop.md, "A Tensor of
  * another copy"): each copy's Tensor type publishes, as the type attribute
