@@ -75,3 +75,10 @@ def test_cxx_exchange_table_for_a_type_of_ours(np):
     assert str(e.value.__cause__) == "C++ exception: borrowing is not offered by Holder"
     with pytest.raises(TypeError, match="expected a DLPack tensor"):
         dl.consume(h, exchange=False)  # Holder has no __dlpack__: only the table
+    # A function of ours that fails without an exception: BufferError naming the entry (it was
+    # a RuntimeError saying "BufferError: ..."); a borrow then asks the owned export, which
+    # fails the same way.
+    for borrow in (False, True):
+        with pytest.raises(BufferError, match=r"^managed_tensor_from_py_object_no_sync: your export failed without setting "
+                                              r"an exception$"):
+            dl.consume(dl.Holder(1), borrow=borrow)

@@ -6,7 +6,8 @@
 //   fill_f64_1d(obj, x)     with_view<mdspan<double, 1-D, layout_stride>>: writes x everywhere
 //   keep(obj) / kept_sum()  a held_view kept beyond the call (a static), summed later
 //   Holder(n)               a type of ours publishing exchange_api<...>(): n float32 ones;
-//                           Holder(0) makes its export throw a C++ exception
+//                           Holder(0) makes its export throw a C++ exception, Holder(1)
+//                           fail without an exception
 //   narrow_view(obj, name)  try_import<mdspan<const T, 1-D, layout_stride>> for the narrow
 //                           float T named as ml_dtypes names it (float8_e4m3fn, float4_e2m1fn,
 //                           ...): (element bytes, address of element 0, padded flag)
@@ -81,6 +82,7 @@ struct holder_object {
 DLManagedTensorVersioned* holder_to_managed(PyObject* obj) {
   auto* self = reinterpret_cast<holder_object*>(obj);
   if (self->values->empty()) throw std::runtime_error("an empty Holder has nothing to export");
+  if (self->values->size() == 1) return nullptr;  // fails without saying why
   Py_INCREF(obj);  // the export keeps the Holder alive
   std::mdspan<float, std::dextents<int64_t, 1>> v(self->values->data(), static_cast<int64_t>(self->values->size()));
   struct reference {
@@ -98,7 +100,10 @@ DLManagedTensorVersioned* holder_to_managed(PyObject* obj) {
   return dlpack_mdspan::to_managed_tensor(v, reference(obj)).release();
 }
 
-bool holder_to_dltensor(PyObject*, DLTensor*) { throw std::runtime_error("borrowing is not offered by Holder"); }
+bool holder_to_dltensor(PyObject* obj, DLTensor*) {
+  if (reinterpret_cast<holder_object*>(obj)->values->size() == 1) return false;  // fails without saying why
+  throw std::runtime_error("borrowing is not offered by Holder");
+}
 
 int holder_init(PyObject* obj, PyObject* args, PyObject*) {
   Py_ssize_t n;

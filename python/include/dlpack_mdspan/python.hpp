@@ -206,11 +206,17 @@ inline int report(const char* kind, const char* what) noexcept {
   return -1;
 }
 
+// A function of yours that failed without saying why: BufferError naming the entry.
+inline int failed_silently(const char* entry) noexcept {
+  PyErr_Format(PyExc_BufferError, "%s: your export failed without setting an exception", entry);
+  return -1;
+}
+
 template <auto ToManaged>
 int managed_trampoline(void* py_object, DLManagedTensorVersioned** out) noexcept {
   try {
     *out = ToManaged(static_cast<PyObject*>(py_object));
-    return *out != nullptr ? 0 : (PyErr_Occurred() ? -1 : report("BufferError", "the export returned NULL"));
+    return *out != nullptr ? 0 : (PyErr_Occurred() ? -1 : failed_silently("managed_tensor_from_py_object_no_sync"));
   } catch (const std::bad_alloc&) {
     PyErr_NoMemory();
     return -1;
@@ -224,7 +230,8 @@ int managed_trampoline(void* py_object, DLManagedTensorVersioned** out) noexcept
 template <auto ToDLTensor>
 int dltensor_trampoline(void* py_object, DLTensor* out) noexcept {
   try {
-    return ToDLTensor(static_cast<PyObject*>(py_object), out) ? 0 : (PyErr_Occurred() ? -1 : report("BufferError", "no view"));
+    return ToDLTensor(static_cast<PyObject*>(py_object), out) ? 0
+                                                              : (PyErr_Occurred() ? -1 : failed_silently("dltensor_from_py_object_no_sync"));
   } catch (const std::exception& e) {
     return report("C++ exception", e.what());
   } catch (...) {
