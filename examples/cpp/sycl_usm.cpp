@@ -34,6 +34,10 @@ int main() {
   DPCTLSyclQueueRef queue = DPCTLQueue_Create(context, device, nullptr, 0);
 
   auto* shared = reinterpret_cast<float*>(DPCTLmalloc_shared(6 * sizeof(float), queue));
+  if (shared == nullptr) {
+    std::fprintf(stderr, "DPCTLmalloc_shared failed\n");
+    return 1;
+  }
   for (int i = 0; i < 6; ++i) shared[i] = static_cast<float>(i);  // shared USM: the host may write it
 
   // Export: the device comes from the SYCL runtime, whatever the view's accessor says.
@@ -51,6 +55,11 @@ int main() {
 
   // Device USM is not host memory in SYCL: a host view is refused with a reason.
   auto* on_device = reinterpret_cast<float*>(DPCTLmalloc_device(6 * sizeof(float), queue));
+  if (on_device == nullptr) {
+    std::fprintf(stderr, "DPCTLmalloc_device failed\n");
+    DPCTLfree_with_queue(reinterpret_cast<DPCTLSyclUSMRef>(shared), queue);
+    return 1;
+  }
   DLTensor t = exported.get();
   t.data = on_device;
   const auto refused = dm::try_to_host_mdspan_from_usm<std::mdspan<const float, std::dextents<int, 2>>>(t);
