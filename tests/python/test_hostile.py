@@ -16,6 +16,9 @@ import gc
 import os
 import random
 import re
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -853,3 +856,86 @@ def test_the_integer_decoders_refuse_a_null_argument():
         ("dlpm_py_integer_in_range(NULL, \"x\", 0, 5, NULL, &v)", -1, "TypeError",
          "x must be an integer in [0, 5], not None"),
     ]
+
+
+# ---- finalisers that import while the type cache is being changed ---------------------------
+# Freeing a producer's old __dlpack__ (or its type) may run a finaliser, whose own imports of
+# 16 other types take every slot of the per-type cache, the one being changed too. Each case
+# runs in its own process (the cache and the producer rows are the process's).
+
+CACHE_REENTRY = {
+    # An evicted slot's type was let go before the slot was rewritten, so a finaliser that
+    # took the slot meanwhile had it let go twice (a use-after-free under ASan).
+    "eviction": """
+        class Old:
+            __slots__ = ()
+            def __dlpack__(self, _d=Finaliser(), **kw): return value(1).__dlpack__(**kw)
+            def __dlpack_device__(self): return (1, 0)
+        dl.consume(Old())
+        del Old.__dlpack__  # the cache holds the old function's only reference
+        before = sys.getrefcount(Old)
+        for i in range(16): dl.consume(fresh(i))  # evicts every slot, Old's too
+        print(before - sys.getrefcount(Old))
+    """,
+    # The stale method was dropped before the fresh one was returned from the slot, which the
+    # finaliser had given to another type: that type's __dlpack__ was called on the object.
+    "stale method": """
+        class T:
+            __slots__ = ()
+            def __dlpack__(self, _d=Finaliser(), **kw): return value(111).__dlpack__(**kw)
+            def __dlpack_device__(self): return (1, 0)
+        dl.consume(T())
+        T.__dlpack__ = lambda self, **kw: value(999).__dlpack__(**kw)
+        print(struct.unpack("i", dl.consume(T())["bytes"])[0])
+    """,
+    # A producer row (torch.Tensor's query methods) resolved again by an import nested in its
+    # resolution: the outer one overwrote the inner one's references (a leak).
+    "producer row": """
+        class FT:  # stands for torch.Tensor
+            def is_conj(self): return False
+            def is_neg(self): return False
+        class FakeTorch:
+            nested = False
+            @property
+            def Tensor(self):
+                if not FakeTorch.nested:
+                    FakeTorch.nested = True
+                    dl.consume(fresh(100))  # a cache miss: resolves the row itself
+                return FT
+        sys.modules["torch"] = FakeTorch()
+        before = sys.getrefcount(FT)
+        dl.consume(fresh(200))
+        print(sys.getrefcount(FT) - before)
+    """,
+}
+CACHE_REENTRY_PRELUDE = """
+import struct, sys
+import dlpm_interop as dl
+def value(v):
+    t = dl.tensor((1,), (0, 32, 1))
+    dl.fill(t, struct.pack("i", v))
+    return t
+kept = []
+def fresh(i):
+    source = value(i)
+    C = type(f"Fresh{i}", (), {"__slots__": (), "__dlpack__": lambda self, _s=source, **kw: _s.__dlpack__(**kw),
+                               "__dlpack_device__": lambda self: (1, 0)})
+    kept.append(C)
+    return C()
+class Finaliser:
+    def __del__(self):
+        for i in range(16): dl.consume(fresh(1000 + i))
+"""
+
+
+@pytest.mark.parametrize("case, expected", [("eviction", "1"), ("stale method", "999"), ("producer row", "1")])
+def test_a_finaliser_that_imports_while_the_type_cache_changes(case, expected):
+    """The evicted entry is let go once the slot is whole again, the fresh method is returned
+    from a reference of the caller's own, and a row resolved meanwhile is kept: the cache held
+    one reference to Old (not two let go), T is imported with its own __dlpack__ (999, not a
+    Fresh type's), FT gains one reference (not two)."""
+    script = CACHE_REENTRY_PRELUDE + textwrap.dedent(CACHE_REENTRY[case])
+    out = subprocess.run([sys.executable, "-c", script], env=dict(os.environ), capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == expected, (case, out.stdout, out.stderr)

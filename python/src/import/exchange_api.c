@@ -102,16 +102,25 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   facts.api = look_up(type, nm);
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
   facts.announces = PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
-  slot = cache_next++ % DLPM_PY_TYPE_CACHE;
-  Py_XDECREF(type_cache[slot].type);
-  Py_CLEAR(type_cache[slot].method);
-  Py_INCREF(type);
-  type_cache[slot].type = type;
-  type_cache[slot].facts = facts;
-  type_cache[slot].method_tag = 0;
-  type_cache[slot].kept = kept_form_of(type, nm);
-  type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_UNKNOWN;
-  cache_last = slot;
+  {
+    const dlpm_py_kept_form* kept = kept_form_of(type, nm); /* Python may run: before the slot is touched */
+    PyObject *old_type, *old_method;
+    slot = cache_next++ % DLPM_PY_TYPE_CACHE;
+    old_type = type_cache[slot].type;
+    old_method = type_cache[slot].method;
+    Py_INCREF(type);
+    type_cache[slot].type = type;
+    type_cache[slot].method = NULL;
+    type_cache[slot].facts = facts;
+    type_cache[slot].method_tag = 0;
+    type_cache[slot].kept = kept;
+    type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_UNKNOWN;
+    cache_last = slot;
+    /* Let go of the evicted entry last, the slot whole again: freeing a method or a type may
+     * run a finaliser, whose own imports may take this very slot. */
+    Py_XDECREF(old_method);
+    Py_XDECREF(old_type);
+  }
   return facts;
 }
 
@@ -169,9 +178,15 @@ PyObject* dlpm_py__dlpack_method(PyObject* obj) {
     if (found != NULL && !(PyType_HasFeature(Py_TYPE(found), Py_TPFLAGS_METHOD_DESCRIPTOR) &&
                            type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0))
       found = NULL;
-    Py_XINCREF(found);
-    Py_XSETREF(type_cache[slot].method, found);
-    type_cache[slot].method_tag = type->tp_version_tag; /* 0 (no tag): looked up again next time */
+    {
+      PyObject* stale = type_cache[slot].method;
+      Py_XINCREF(found);
+      type_cache[slot].method = found;
+      type_cache[slot].method_tag = type->tp_version_tag; /* 0 (no tag): looked up again next time */
+      Py_XINCREF(found); /* the caller's, taken before the stale one goes: its finaliser may */
+      Py_XDECREF(stale); /* take this slot for another type */
+      return found;
+    }
   }
   Py_XINCREF(type_cache[slot].method);
   return type_cache[slot].method;

@@ -138,8 +138,18 @@ static PyObject* attribute_path(PyObject* module, const char* path) {
   return obj;
 }
 
+/* The references a state holds, let go (a state resolve() made and did not keep). */
+static void release_state(producer_state* st) {
+  Py_XDECREF(st->type);
+  for (int b = 0; b < MAX_BITS; ++b) Py_XDECREF(st->query[b]);
+  Py_XDECREF(st->hooks_off);
+  Py_XDECREF(st->hook);
+  Py_XDECREF(st->hook_off);
+}
+
 /* Fills states[i] from the producer's module (imported: the caller found it in
- * sys.modules). Returns 0, or -1 with an exception set (the row then stays unready). */
+ * sys.modules). Its lookups run Python, which may import and so resolve row i first: that
+ * state is kept. Returns 0, or -1 with an exception set (the row then stays unready). */
 static int resolve(size_t i, PyObject* module) {
   const producer* p = &producers[i];
   producer_state st;
@@ -192,15 +202,15 @@ static int resolve(size_t i, PyObject* module) {
       if (((k & 2) && bit->dunder_refuses) || (bit->when == COMPLEX_ONLY && !(k & 1))) continue;
       st.asked[k] |= 1u << b;
     }
+  if (states[i].ready) { /* resolved meanwhile, by an import nested in a lookup above: that one stays */
+    release_state(&st);
+    return 0;
+  }
   st.ready = 1;
   states[i] = st;
   return 0;
 fail:
-  Py_XDECREF(st.type);
-  for (int b = 0; b < MAX_BITS; ++b) Py_XDECREF(st.query[b]);
-  Py_XDECREF(st.hooks_off);
-  Py_XDECREF(st.hook);
-  Py_XDECREF(st.hook_off);
+  release_state(&st);
   return -1;
 }
 
