@@ -151,8 +151,12 @@ static PyObject* describe(const DLManagedTensorVersioned* t, const dlpm_py_prove
   dlpm_status valid, passes;
   int32_t unique = 0;
   if (r == NULL) return NULL;
+  dlpm_requirements anything;
   dlpm_dtype_name(d->dtype, dtype, sizeof dtype);
-  valid = dlpm_validate(d);
+  /* The structure with the tensor's flags (padded sub-byte elements change the element size
+   * its byte offset and span are checked with), as every import checks it */
+  (void)dlpm_requirements_init(&anything, DLPM_REQUIREMENTS_VERSION);
+  valid = dlpm_check_managed(t, &anything);
   /* The requirements' message, or the structure's: dlpm_last_error is per failure. */
   passes = valid == DLPM_OK ? dlpm_check_managed(t, req) : valid;
   if (put(r, "path", PyUnicode_FromString(paths[how->path >= 1 && how->path <= 3 ? how->path : 0])) ||

@@ -367,7 +367,10 @@ def test_requires_grad_stays_read_only_through_our_tensor(case, dlpack_calls):
     assert again.readonly
     with pytest.raises(BufferError, match=REQUIRES_GRADIENT):
         again.__dlpack__()
-    with pytest.raises(TypeError, match="READ_ONLY but a writable tensor is required"):
+    # a writer's refusal gives the reason too (it once said only "READ_ONLY but a writable
+    # tensor is required")
+    with pytest.raises(TypeError, match=r"the tensor is READ_ONLY because torch\.Tensor forbids writes to tensors that "
+                                        r"require gradient \(a write would bypass autograd; call \.detach\(\) on it first\)"):
         dl.consume(t, writable=True)
     assert dlpack_calls == []
     d = dl.reexport(x.detach())  # the remedy: the same memory, writable

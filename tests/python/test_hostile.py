@@ -449,6 +449,51 @@ def test_hand_made_capsules(fields, refused, borrow, collect):
     assert hand.deletes() == 1
 
 
+class HandProducer:
+    """A producer whose __dlpack__ hands out a Hand's capsule, whose destructor is a ctypes
+    callback (Warp's kind): Python code that runs when the import lets go of the capsule."""
+
+    def __init__(self, hand):
+        self.hand = hand
+
+    def __dlpack__(self, **kwargs):
+        return self.hand.capsule()
+
+    def __dlpack_device__(self):
+        return (KDLCPU, 0)
+
+
+@pytest.mark.parametrize("entry", [dl.consume, dl.reexport, _core.from_dlpack, _core.inspect],
+                         ids=["consume", "reexport", "from_dlpack", "inspect"])
+@pytest.mark.parametrize("fields, refused", [(dict(version=(2, 0)), "major 2"), (dict(version=(0, 8)), "major 0")],
+                         ids=["major 2", "major 0"])
+def test_a_refusal_outlives_the_producers_capsule_destructor(entry, fields, refused, collect):
+    """The capsule a producer's __dlpack__ returned is let go with the refusal set aside: its
+    destructor, Python code, once cleared it (SystemError: returned NULL without setting an
+    exception)."""
+    hand = Hand(**fields)
+    with pytest.raises(BufferError, match=refused):
+        entry(HandProducer(hand))
+    collect()
+    assert hand.deletes() == 1
+
+
+def test_inspect_judges_the_structure_with_the_tensors_flags(collect):
+    """A padded sub-byte tensor's byte offset is checked against its stored element size (3
+    bytes of int4 x 3, padded): inspect said valid where every import refuses it."""
+    fields = dict(shape=(2,), dtype=(INT, 4, 3), byte_offset=1, flags=4, version=(1, 3))
+    inspected, imported = Hand(**fields), Hand(**fields)
+    info = _core.inspect(inspected.capsule())
+    assert not info["valid"] and not info["passes"], info
+    assert info["reason"].startswith("byte_offset = 1 is not a multiple of the element size 3"), info["reason"]
+    capsule = imported.capsule()  # a name's, let go with no exception in flight (its destructor is Python's)
+    with pytest.raises(BufferError, match="byte_offset = 1 is not a multiple of the element size 3"):
+        dl.reexport(capsule)
+    del capsule
+    collect()
+    assert inspected.deletes() == imported.deletes() == 1
+
+
 def test_negative_device_id_is_a_buffer_error_on_every_path(collect):
     hands = [Hand(device=(KDLCPU, -1)) for _ in range(3)]
     capsules = [h.capsule() for h in hands]  # freed below, not while the refusal is raised

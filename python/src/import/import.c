@@ -462,8 +462,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
   }
 
   if (s != DLPM_OK) {
-    release_keeping_error(t, NULL);
-    if (capsule != NULL) Py_CLEAR(*capsule); /* "used_...": nothing left to delete */
+    release_keeping_error(t, capsule != NULL ? *capsule : NULL); /* "used_...": nothing left to delete */
+    if (capsule != NULL) *capsule = NULL;
     return s;
   }
   *out = t;

@@ -327,6 +327,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   if (s == DLPM_OK && ordered_on != NULL)
     dlpm_py__note_type_memory(obj, dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type));
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
-  else Py_XDECREF(capsule);
+  else if (s == DLPM_OK) Py_XDECREF(capsule);
+  else dlpm_py__drop_keeping_error(capsule); /* the refusal stays the one raised */
   return s;
 }

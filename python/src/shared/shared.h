@@ -82,6 +82,17 @@ static inline void dlpm_py__exception_put_back(dlpm_py_set_aside kept) {
 #endif
 }
 
+/* Py_XDECREF(obj) on a failure path, the exception in flight kept: a producer's capsule may
+ * have a destructor that runs Python code (a ctypes callback, Warp's), which must neither see
+ * that exception nor leave one of its own. */
+static inline void dlpm_py__drop_keeping_error(PyObject* obj) {
+  dlpm_py_set_aside kept;
+  if (obj == NULL) return;
+  kept = dlpm_py__exception_set_aside();
+  Py_DECREF(obj);
+  dlpm_py__exception_put_back(kept);
+}
+
 
 /* What an import that captures stream order (dlpm_py_tensor_import) learnt of a CUDA or ROCm
  * tensor: an event of the pool (device_runtime.h) recorded when the producer's data is ready,
