@@ -347,6 +347,17 @@ def test_a_failing_dlpack_device_is_not_the_imports_but_an_interrupt_is_raised(r
     assert q.asked == []
 
 
+def test_managed_and_device_memory_of_one_device_share_its_streams(rt):
+    """__dlpack_device__ may name the device's memory and the capsule its managed memory (or
+    the other way round): the stream passed was that device's, and it is not asked again."""
+    if rt.memory[0] != 2:
+        pytest.skip("CUDA's two memory kinds")
+    for said, held in (((2, 0), (13, 0)), ((13, 0), (2, 0))):
+        p = type("Kinds", (FakeProducer,), {"runtime": rt, "__dlpack_device__": lambda self, d=said: d})(device=held)
+        dl.reexport(p)
+        assert len(p.asked) == 1, (said, held, p.asked)
+
+
 # ---- a producer's own wait (dlpm_py_tensor_new_on_stream, a wait hook) ---------------------
 
 
@@ -430,6 +441,24 @@ def test_a_borrow_of_the_tensor_orders_the_library_stream_after_the_producers_wa
     assert order == ORDER_STREAM
     assert told == [stream], told  # the wait ordered the stream the borrow names
     assert rt.read_floats(stream, address, 6) == [7.0] * 6
+
+
+@pytest.mark.parametrize("validate", [False, True], ids=["unvalidated", "validating"])
+def test_a_wait_that_refuses_is_asked_once_and_its_refusal_raised(rt, validate):
+    """A producer's wait that raises BufferError, asked by a borrow of our Tensor: its refusal
+    is the borrow's, and the wait is not asked a second time through the owned export (the
+    fallback for another copy's refusal of a padded tensor is not this copy's)."""
+    address = rt.device_memory(24)
+    told = []
+
+    def wait(has_stream, consumer):
+        told.append(consumer)
+        raise BufferError(f"the producer cannot order that stream ({len(told)})")
+
+    t = dl.waiting_tensor(address, 6, wait, rt.memory[0], True)
+    r = dl.borrow_checked(t, validate=validate)
+    assert r["status"] != 0 and r["error"].endswith("the producer cannot order that stream (1)"), r
+    assert len(told) == 1
 
 
 def test_the_cpu_is_device_0(rt):

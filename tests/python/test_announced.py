@@ -31,7 +31,7 @@ class Announcing:
         return self.array.__dlpack_device__()
 
     def __dlpack_data_type__(self):
-        if isinstance(self.announce, Exception):
+        if isinstance(self.announce, BaseException):
             raise self.announce
         return self.announce
 
@@ -73,6 +73,15 @@ def test_an_unusable_announcement_is_ignored(np, announce):
     with pytest.raises(TypeError, match="does not match the required"):
         dl.consume(p, dtype=I32)  # refused by the tensor itself, after the export
     assert p.calls == 2
+
+
+def test_an_interrupt_in_an_announcement_is_raised(np):
+    """A KeyboardInterrupt raised by __dlpack_data_type__ is the user's, not an unusable
+    announcement: raised, and no capsule made (it was cleared and the import went on)."""
+    p = Announcing(np.arange(3, dtype=np.float32), KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        dl.consume(p, dtype=F32)
+    assert p.calls == 0
 
 
 def test_a_lying_producer_never_yields_a_wrong_view(np):

@@ -935,6 +935,24 @@ CACHE_REENTRY = {
     """,
     # A producer row (torch.Tensor's query methods) resolved again by an import nested in its
     # resolution: the outer one overwrote the inner one's references (a leak).
+    # The same type imported again by a lookup its own first caching ran (a metaclass's
+    # __getattr__): it took a second slot, with a second reference.
+    "nested caching": """
+        class Meta(type):
+            nested = False
+            def __getattr__(cls, name):
+                if name == "__dlpack_data_type__" and not Meta.nested:
+                    Meta.nested = True
+                    dl.consume(cls())
+                raise AttributeError(name)
+        class T(metaclass=Meta):
+            __slots__ = ()
+            def __dlpack__(self, **kw): return value(5).__dlpack__(**kw)
+            def __dlpack_device__(self): return (1, 0)
+        before = sys.getrefcount(T)
+        dl.consume(T())
+        print(sys.getrefcount(T) - before)
+    """,
     "producer row": """
         class FT:  # stands for torch.Tensor
             def is_conj(self): return False
@@ -973,7 +991,8 @@ class Finaliser:
 """
 
 
-@pytest.mark.parametrize("case, expected", [("eviction", "1"), ("stale method", "999"), ("producer row", "1")])
+@pytest.mark.parametrize("case, expected", [("eviction", "1"), ("stale method", "999"), ("nested caching", "1"),
+                                            ("producer row", "1")])
 def test_a_finaliser_that_imports_while_the_type_cache_changes(case, expected):
     """The evicted entry is let go once the slot is whole again, the fresh method is returned
     from a reference of the caller's own, and a row resolved meanwhile is kept: the cache held

@@ -105,6 +105,11 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   {
     const dlpm_py_kept_form* kept = kept_form_of(type, nm); /* Python may run: before the slot is touched */
     PyObject *old_type, *old_method;
+    for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
+      if (type_cache[i].type == type) { /* cached meanwhile, by an import the lookups above ran */
+        cache_last = i;
+        return type_cache[i].facts;
+      }
     slot = cache_next++ % DLPM_PY_TYPE_CACHE;
     old_type = type_cache[slot].type;
     old_method = type_cache[slot].method;

@@ -198,16 +198,20 @@ static int caller_writes(const dlpm_requirements* req, const dlpm_py_options* o)
   return o->writable || (req && req->writable);
 }
 
-/* obj.<name>() as a tuple of `n` ints each in [0, max[i]] into out[], or 0 when the answer
- * cannot be used (it raised, or is no such tuple, or an item lies outside its field's range:
- * never narrowed): no exception left set. */
+/* obj.<name>() as a tuple of `n` ints each in [0, max[i]] into out[]: 1; 0 when the answer
+ * cannot be used (it raised an Exception, or is no such tuple, or an item lies outside its
+ * field's range: never narrowed), no exception left set; -1 with one set that is no Exception
+ * (KeyboardInterrupt, SystemExit: the user's, not the producer's). */
 static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long long* max, long long* out) {
   PyObject* answer = PyObject_CallMethodObjArgs(obj, name, NULL);
   int usable = answer != NULL && PyTuple_Check(answer) && PyTuple_Size(answer) == n;
   for (Py_ssize_t i = 0; usable && i < n; ++i)
     usable = dlpm_py_integer_in_range(PyTuple_GetItem(answer, i), "announced", 0, max[i], PyExc_BufferError, &out[i]) == 0;
   Py_XDECREF(answer);
-  if (PyErr_Occurred()) PyErr_Clear();
+  if (PyErr_Occurred()) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    PyErr_Clear();
+  }
   return usable;
 }
 
@@ -227,8 +231,12 @@ dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req)
     PyErr_Clear();
     return DLPM_OK;
   }
-  if (!ask_tuple(obj, nm->dlpack_data_type, 3, dtype_max, dtype) || !ask_tuple(obj, nm->dlpack_device, 2, device_max, device))
-    return DLPM_OK; /* nothing usable announced: the tensor will say */
+  {
+    int asked = ask_tuple(obj, nm->dlpack_data_type, 3, dtype_max, dtype);
+    if (asked == 1) asked = ask_tuple(obj, nm->dlpack_device, 2, device_max, device);
+    if (asked < 0) return DLPM_E_PRODUCER_FAILED; /* an interrupt: raised */
+    if (asked == 0) return DLPM_OK;               /* nothing usable announced: the tensor will say */
+  }
   s = dlpm_check_announced((DLDataType){(uint8_t)dtype[0], (uint8_t)dtype[1], (uint16_t)dtype[2]},
                            (DLDevice){(DLDeviceType)device[0], (int32_t)device[1]}, req);
   if (s != DLPM_E_DTYPE_MISMATCH && s != DLPM_E_DEVICE_MISMATCH && s != DLPM_E_DEVICE_ID_MISMATCH)
@@ -673,9 +681,10 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
       if (own != NULL) {
         view = own->tensor;
       } else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0) {
-        /* BufferError: what a DLTensor cannot say (a Tensor of another copy refuses padded
-         * sub-byte elements so) the owned export may: asked for that instead */
-        if (!PyErr_ExceptionMatches(PyExc_BufferError))
+        /* BufferError from another copy's Tensor: what a DLTensor cannot say (it refuses
+         * padded sub-byte elements so) the owned export may: asked for that instead. Not from
+         * this copy's (never padded here: padded_tensor), whose refusal is its own. */
+        if (!PyErr_ExceptionMatches(PyExc_BufferError) || (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object)
           return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
         PyErr_Clear();
         goto owning;

@@ -287,7 +287,11 @@ static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const 
   return 1;
 }
 
-static int same_device(DLDevice a, DLDevice b) { return a.device_type == b.device_type && a.device_id == b.device_id; }
+/* Whether a tensor on `a` is ordered by the streams of `b`: the same runtime (CUDA's device
+ * and managed memory share its streams) and ordinal. */
+static int same_streams(DLDevice a, DLDevice b) {
+  return dlpm_py__runtime_index(a.device_type) == dlpm_py__runtime_index(b.device_type) && a.device_id == b.device_id;
+}
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
@@ -318,7 +322,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   /* A tensor on another device than the one whose stream was passed (a __dlpack_device__ that
    * did not say where its tensor is): nothing ordered its own device's stream, so it is taken
    * as one that came with no stream (take_ordered asks again with that device's). */
-  if (s == DLPM_OK && by_library && !same_device((*out)->dl_tensor.device, device)) {
+  if (s == DLPM_OK && by_library && !same_streams((*out)->dl_tensor.device, device)) {
     asked = o;
     pass_stream = 0;
   }
