@@ -83,6 +83,16 @@ static const dlpm_py_kept_form* kept_form_of(PyObject* type, const dlpm_py_names
   return kept;
 }
 
+/* Whether `type` has a slot: then cache_last is it. */
+static int cached(PyObject* type) {
+  for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
+    if (type_cache[i].type == type) {
+      cache_last = i;
+      return 1;
+    }
+  return 0;
+}
+
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   static const dlpm_py_type_facts none = {NULL, 0, 0};
   PyObject* type = (PyObject*)Py_TYPE(obj);
@@ -90,11 +100,7 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   dlpm_py_type_facts facts;
   unsigned slot;
   if (type_cache[cache_last].type == type) return type_cache[cache_last].facts; /* calls come in runs */
-  for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
-    if (type_cache[i].type == type) {
-      cache_last = i;
-      return type_cache[i].facts;
-    }
+  if (cached(type)) return type_cache[cache_last].facts;
   if ((nm = dlpm_py__names()) == NULL) {
     PyErr_Clear();
     return none;
@@ -105,11 +111,7 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   {
     const dlpm_py_kept_form* kept = kept_form_of(type, nm); /* Python may run: before the slot is touched */
     PyObject *old_type, *old_method;
-    for (unsigned i = 0; i < DLPM_PY_TYPE_CACHE; ++i)
-      if (type_cache[i].type == type) { /* cached meanwhile, by an import the lookups above ran */
-        cache_last = i;
-        return type_cache[i].facts;
-      }
+    if (cached(type)) return type_cache[cache_last].facts; /* meanwhile, by an import the lookups above ran */
     slot = cache_next++ % DLPM_PY_TYPE_CACHE;
     old_type = type_cache[slot].type;
     old_method = type_cache[slot].method;

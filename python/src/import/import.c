@@ -208,10 +208,7 @@ static int ask_tuple(PyObject* obj, PyObject* name, Py_ssize_t n, const long lon
   for (Py_ssize_t i = 0; usable && i < n; ++i)
     usable = dlpm_py_integer_in_range(PyTuple_GetItem(answer, i), "announced", 0, max[i], PyExc_BufferError, &out[i]) == 0;
   Py_XDECREF(answer);
-  if (PyErr_Occurred()) {
-    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
-    PyErr_Clear();
-  }
+  if (PyErr_Occurred() && dlpm_py__clear_unless_interrupt() != 0) return -1;
   return usable;
 }
 

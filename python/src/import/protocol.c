@@ -223,6 +223,18 @@ DLPM_PY_BODY PyObject* ask(PyObject* obj, const dlpm_py_names* nm, const dlpm_py
   return ask_with_keywords(obj, nm, o, pass_stream, pre_1_0);
 }
 
+/* `o` with the library's stream of `device` as the stream to pass (into *with): 0, or -1 with
+ * an exception set (the stream could not be made). The one statement of "ask with the
+ * library's stream", for the first ask (library_stream_options) and the second (take_ordered). */
+static int with_library_stream(const dlpm_py_options* o, DLDevice device, dlpm_py_options* with, void** stream) {
+  if (dlpm_py__library_stream(device, stream) != 0) return -1;
+  dlpm_py__options_copy(with, o);
+  with->has_stream = 1;
+  with->stream = (int64_t)(intptr_t)*stream;
+  with->stream_object = NULL;
+  return 0;
+}
+
 /* The capture of stream order (see dlpm_py__take_through_protocol), once the tensor *out was
  * taken from the producer's first answer: a CUDA or ROCm tensor that came with no stream is
  * let go and asked for again, with the library's stream of its device. With pass_stream,
@@ -243,11 +255,7 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
   dlpm_py_managed_delete(*out); /* ours since it was taken; a Python deleter leaves no exception */
   *out = NULL;
   Py_CLEAR(*capsule);
-  if (dlpm_py__library_stream(d, &library) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
-  dlpm_py__options_copy(&again, o);
-  again.has_stream = 1;
-  again.stream = (int64_t)(intptr_t)library;
-  again.stream_object = NULL;
+  if (with_library_stream(o, d, &again, &library) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
   if ((*capsule = ask(obj, nm, &again, 1, pre_1_0)) == NULL) return dlpack_call_failed(obj, nm);
   {
     const dlpm_status s = dlpm_py__take_capsule(*capsule, o, PyExc_BufferError, out, legacy);
@@ -271,20 +279,14 @@ static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const 
                                   dlpm_py_options* library, DLDevice* device) {
   void* stream;
   if (dlpm_py__query_device(obj, nm, device) != DLPM_OK) {
-    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1; /* KeyboardInterrupt, SystemExit: theirs */
-    PyErr_Clear();
+    if (dlpm_py__clear_unless_interrupt() != 0) return -1;
     device->device_type = kDLCPU;
     device->device_id = 0;
     return 0;
   }
   if (o->has_dl_device) *device = o->dl_device; /* where the producer puts it */
   if (!dlpm_py__is_stream_memory(device->device_type)) return 0;
-  if (dlpm_py__library_stream(*device, &stream) != 0) return -1;
-  dlpm_py__options_copy(library, o);
-  library->has_stream = 1;
-  library->stream = (int64_t)(intptr_t)stream;
-  library->stream_object = NULL;
-  return 1;
+  return with_library_stream(o, *device, library, &stream) == 0 ? 1 : -1;
 }
 
 /* Whether a tensor on `a` is ordered by the streams of `b`: the same runtime (CUDA's device

@@ -82,6 +82,15 @@ static inline void dlpm_py__exception_put_back(dlpm_py_set_aside kept) {
 #endif
 }
 
+/* After a producer's answer that failed, where the import can go on without it: the
+ * Exception is cleared (0), but one that is no Exception (KeyboardInterrupt, SystemExit: the
+ * user's, not the producer's) stays set (-1). */
+static inline int dlpm_py__clear_unless_interrupt(void) {
+  if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+  PyErr_Clear();
+  return 0;
+}
+
 /* Py_XDECREF(obj) on a failure path, the exception in flight kept: a producer's capsule may
  * have a destructor that runs Python code (a ctypes callback, Warp's), which must neither see
  * that exception nor leave one of its own. */
