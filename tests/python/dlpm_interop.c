@@ -614,7 +614,8 @@ static PyObject* device_tensor(PyObject* module, PyObject* args) {
  * device (host memory underneath) made by dlpm_py_tensor_new_on_device, whose hooks log to
  * stream_waits(): ("wait", device_type, stream's type name) and ("copy", target type, target
  * id, stream's type name). The copy is a host copy labelled with the target; target id 9
- * is refused with RuntimeError. hooks_released() counts the release calls. */
+ * is refused with RuntimeError; target id 8 fails with RuntimeError after making an output
+ * whose deleter runs Python code. hooks_released() counts the release calls. */
 static atomic_long hooks_released_count;
 
 static int log_entry(PyObject* entry) {
@@ -633,6 +634,15 @@ static int hook_wait(void* ctx, DLDevice device, PyObject* stream) {
   return log_entry(Py_BuildValue("(sis)", "wait", (int)device.device_type, Py_TYPE(stream)->tp_name));
 }
 
+/* The deleter of hook_copy's output for target id 8: it runs Python code (a call of int()),
+ * as a deleter that drops a Python owner may, and clears what that call left. */
+static void free_running_python(void* memory) {
+  PyObject* r = PyObject_CallNoArgs((PyObject*)&PyLong_Type);
+  if (r == NULL) PyErr_Clear();
+  Py_XDECREF(r);
+  free_counted(memory);
+}
+
 static int hook_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice target, PyObject* stream,
                      DLManagedTensorVersioned** out) {
   const DLTensor* t = &source->dl_tensor;
@@ -643,6 +653,17 @@ static int hook_copy(void* ctx, const DLManagedTensorVersioned* source, DLDevice
     return -1;
   if (target.device_id == 9) {
     PyErr_SetString(PyExc_RuntimeError, "copy hook refused device 9");
+    return -1;
+  }
+  if (target.device_id == 8) { /* fails after making its output, whose deleter runs Python code */
+    int64_t one = 1;
+    void* memory = malloc(sizeof(float));
+    if (memory == NULL || dlpm_managed_new(memory, 1, &one, NULL, t->dtype, (DLDevice){kDLCPU, 0}, 0, 0,
+                                           free_running_python, memory, out) != DLPM_OK) {
+      free(memory);
+      return dlpm_py_raise(DLPM_E_OUT_OF_MEMORY), -1;
+    }
+    PyErr_SetString(PyExc_RuntimeError, "copy hook failed after its copy to device 8");
     return -1;
   }
   if (dlpm_managed_new(t->data, t->ndim, t->shape, t->strides, t->dtype, (DLDevice){kDLCPU, 0}, t->byte_offset, 0, NULL, NULL,

@@ -959,12 +959,17 @@ def test_device_hooks_wait_and_copy(collect):
                                  ("copy", KDLCUDA, 0, "int")]
     with pytest.raises(RuntimeError, match="copy hook refused device 9"):
         t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 9))
+    # A hook that fails after making its output: the output is let go (its deleter may run
+    # Python code) and the hook's own exception is the one raised, not a SystemError.
+    with pytest.raises(RuntimeError, match="copy hook failed after its copy to device 8"):
+        t.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 8))
     # A lent copy hook makes every copy, host copies of host-readable memory too (only the
     # producer can order them after its device work).
     h = dl.hooked_tensor(1)
     describe(h.__dlpack__(max_version=(1, 3), copy=True))
     describe(h.__dlpack__(max_version=(1, 3), dl_device=(KDLCUDA, 1), stream=3))
-    assert dl.stream_waits() == [("copy", KDLCUDA, 9, "NoneType"), ("copy", 1, 0, "NoneType"), ("copy", KDLCUDA, 1, "int")]
+    assert dl.stream_waits() == [("copy", KDLCUDA, 9, "NoneType"), ("copy", KDLCUDA, 8, "NoneType"), ("copy", 1, 0, "NoneType"),
+                                 ("copy", KDLCUDA, 1, "int")]
     del t, h
     collect()
     assert dl.hooks_released() == released + 2

@@ -191,7 +191,8 @@ static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
   *out = NULL;
   if (o->hooks.copy(o->hooks.ctx, o->base, target, target.device_type == kDLCPU ? Py_None : stream, out) != 0 ||
       *out == NULL) {
-    if (*out != NULL) dlpm_managed_delete(*out);
+    dlpm_py_managed_delete(*out); /* its deleter (maybe Python code) must not meet the hook's exception */
+    *out = NULL;
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_BufferError, "the producer's copy hook failed without saying why");
     return -1;
   }
