@@ -289,7 +289,9 @@ DLPM_PY_API void dlpm_py_borrow_end(dlpm_py_borrowed* b) DLPM_NOEXCEPT;
  * protocol, a method that raises, an answer that is no tuple of ints in range, a capsule,
  * NULL arguments): the tensor the import then takes is authoritative, so a producer whose
  * announcement lies still never yields a wrongly typed view. Otherwise the mismatch's status
- * with TypeError set. dlpm_py_import and dlpm_py_borrow call it themselves when `req` is
+ * with TypeError set, or DLPM_E_PRODUCER_FAILED with the producer's interrupt set (an
+ * exception that is no Exception, KeyboardInterrupt or SystemExit, is the user's: never
+ * cleared). dlpm_py_import and dlpm_py_borrow call it themselves when `req` is
  * given, validating or not (dlpm_py_options.validate): a binding that validates the tensor
  * itself passes its dtype as `req` for this pre-check alone. */
 DLPM_PY_API dlpm_status dlpm_py_check_announced(PyObject* obj, const dlpm_requirements* req) DLPM_NOEXCEPT;
@@ -523,8 +525,10 @@ DLPM_PY_API PyObject* dlpm_py_raise(dlpm_status status) DLPM_NOEXCEPT;
  * it means, and only then is written to *out. Returns 0, or -1 with an exception set that
  * names `what` and the range: for an argument (`malformed` NULL) TypeError when it is no
  * integer and OverflowError when it lies outside; for a producer's answer, `malformed`
- * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. A NULL `out`
- * is ValueError; a NULL `value` is no integer, a NULL `what` reads "the integer". */
+ * (BufferError: a malformed hand-over) for both. Nothing is narrowed silently. An exception
+ * that is no Exception (KeyboardInterrupt, SystemExit) raised by `value`'s __index__ is the
+ * one left set, never reworded. A NULL `out` is ValueError; a NULL `value` is no integer, a
+ * NULL `what` reads "the integer". */
 DLPM_PY_API int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, long long max,
                                          PyObject* malformed, long long* out) DLPM_NOEXCEPT;
 
@@ -541,7 +545,8 @@ DLPM_PY_API int dlpm_py_stream_integer(PyObject* stream, const char* memory, lon
 /** The one decoding of a `copy` argument (the array API's `bool | None`, of __dlpack__ and
  * from_dlpack): *out is -1 for None, else 1 or 0 as the object's truth value (True,
  * numpy.True_, 1...). A str or bytes ("False" is true) and an object without a truth value
- * are a ValueError naming `what` ("__dlpack__: copy must be None or a boolean, not str").
+ * are a ValueError naming `what` ("__dlpack__: copy must be None or a boolean, not str"),
+ * but for an interrupt (an exception that is no Exception) raised by its __bool__, left set.
  * Returns 0, or -1 with the exception set. */
 DLPM_PY_API int dlpm_py_copy_argument(PyObject* copy, const char* what, int32_t* out) DLPM_NOEXCEPT;
 

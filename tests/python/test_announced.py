@@ -84,6 +84,48 @@ def test_an_interrupt_in_an_announcement_is_raised(np):
     assert p.calls == 0
 
 
+class InterruptingIndex:
+    """An integer of a producer's answer whose __index__ is interrupted (Ctrl-C)."""
+
+    def __index__(self):
+        raise KeyboardInterrupt
+
+
+def test_an_interrupt_while_reading_an_answer_is_raised(np):
+    """An interrupt in the __index__ of an item of __dlpack_data_type__() or __dlpack_device__()
+    is the user's: raised as it is, not reworded into a malformed answer (BufferError) that
+    the import cleared before going on."""
+    p = Announcing(np.arange(3, dtype=np.float32), (FLOAT, 32, InterruptingIndex()))
+    with pytest.raises(KeyboardInterrupt):
+        dl.consume(p, dtype=F32)
+    assert p.calls == 0
+
+    class InterruptedDevice(Announcing):
+        def __dlpack_device__(self):
+            return (1, InterruptingIndex())
+
+    d = InterruptedDevice(np.arange(3, dtype=np.float32), F32)
+    with pytest.raises(KeyboardInterrupt):
+        dl.reexport(d)  # the ordered import asks __dlpack_device__ first
+    assert d.calls == 0
+
+
+def test_an_interrupt_in_copy_s_truth_value_is_raised():
+    class InterruptingTruth:
+        def __bool__(self):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        dl.tensor((2,), F32).__dlpack__(copy=InterruptingTruth())
+
+    class NoTruth:
+        def __bool__(self):
+            raise RuntimeError("no truth value")
+
+    with pytest.raises(ValueError, match="copy must be None or a boolean"):
+        dl.tensor((2,), F32).__dlpack__(copy=NoTruth())  # an Exception: reworded, as before
+
+
 def test_a_lying_producer_never_yields_a_wrong_view(np):
     liar = Announcing(np.arange(3, dtype=np.float32), I32)  # says int32, hands over float32
     with pytest.raises(TypeError, match="does not match the required"):

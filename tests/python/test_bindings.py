@@ -169,6 +169,90 @@ def test_noconvert_parameters_always_fall_through(ext, np):
         ext.kind_noconvert(np.zeros(3, np.float64))
 
 
+class InterruptedOnce:
+    """A NumPy array's producer whose first call of `method` raises KeyboardInterrupt: the
+    user's Ctrl-C, not a refusal, which no overload may swallow by asking again."""
+
+    def __init__(self, array, method):
+        self.array, self.method, self.calls = array, method, 0
+
+    def _called(self, name):
+        if name == self.method:
+            self.calls += 1
+            if self.calls == 1:
+                raise KeyboardInterrupt
+
+    def __dlpack__(self, **kwargs):
+        self._called("__dlpack__")
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        self._called("__dlpack_device__")
+        return self.array.__dlpack_device__()
+
+    def __dlpack_data_type__(self):
+        self._called("__dlpack_data_type__")
+        return (2, self.array.dtype.itemsize * 8, 1)
+
+
+@pytest.mark.parametrize("method", ["__dlpack__", "__dlpack_device__", "__dlpack_data_type__"])
+def test_an_interrupt_is_raised_by_every_overload_pass(ext, np, method):
+    """A KeyboardInterrupt in the producer's protocol is raised in the no-conversion pass too,
+    never cleared for the next overload to ask again (which returned a value, the Ctrl-C lost)."""
+    for function, dtype in ((ext.kind, np.float32), (ext.kind_noconvert, np.float32), (ext.total, np.float64)):
+        p = InterruptedOnce(np.arange(3, dtype=dtype), method)
+        with pytest.raises(KeyboardInterrupt):
+            function(p)
+        assert p.calls == 1
+
+
+def test_an_interrupt_inside_a_container_is_not_lost(ext, np):
+    """nanobind loads a container's elements where nothing may raise: the argument fails and
+    the KeyboardInterrupt is re-armed, raised at the interpreter's next check; pybind11 raises
+    it at once. Either way the user's Ctrl-C arrives (in a subprocess: a signal's handler)."""
+    passes_in_a_subprocess(ext, """
+class P:
+    def __init__(self): self.array = np.arange(3.0)
+    def __dlpack_device__(self): return (1, 0)
+    def __dlpack__(self, **kwargs): raise KeyboardInterrupt
+for call in (lambda: ext.total_each([P()]), lambda: ext.total_optional(P()), lambda: ext.total_variant(P())):
+    interrupted = False
+    try:
+        try:
+            call()
+        except TypeError:
+            pass
+        for _ in range(3):
+            pass
+    except KeyboardInterrupt:
+        interrupted = True
+    assert interrupted, call
+print("ok")
+""")
+
+
+def test_a_bound_call_from_a_producer_inside_a_container_raises_as_usual(ext, np):
+    """A producer's own code may call a bound function while one of its tensors loads as a
+    container's element: that call's refusal is raised in the library's words, not cleared
+    as if it were the element's (nanobind: "incompatible function arguments" before)."""
+    seen = []
+
+    class CallsBack:
+        def __dlpack_device__(self):
+            return (1, 0)
+
+        def __dlpack__(self, **kwargs):
+            try:
+                ext.total(np.arange(3, dtype=np.float32))
+            except TypeError as refused:
+                seen.append(str(refused))
+            return np.arange(3.0).__dlpack__(**kwargs)
+
+    assert ext.total_each([CallsBack()]) == 3.0
+    assert ext.total_optional(CallsBack()) == 3.0
+    assert len(seen) == 2 and all("float32 does not match" in text for text in seen), seen
+
+
 def test_signatures_name_what_is_accepted(ext):
     doc = ext.kind.__doc__
     assert "mdspan[dtype=float32, shape=(*,), order='C', device=kDLCPU]" in doc

@@ -57,17 +57,33 @@ struct dlpm_container_loading {
   dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
 };
 
-// The casters' two rules, once: a refusal may raise only where conversion is allowed and
-// the dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept);
-// a raise throws the exception that refuse() left set, unless a container is loading (then
-// it is cleared: the argument fails). The container test is on the refusal's path only.
+// One load of this header's casters: whether it loads an element of one of the containers
+// above (it must not raise then), read when it starts; the count is zero while it loads, so a
+// bound call that the producer's own code makes meanwhile (in its __dlpack__) raises as usual.
+struct dlpm_load_scope {
+  const unsigned outer = std::exchange(dlpm_containers_loading, 0u);
+  dlpm_load_scope() = default;
+  ~dlpm_load_scope() { dlpm_containers_loading = outer; }
+  dlpm_load_scope(const dlpm_load_scope&) = delete;
+  dlpm_load_scope& operator=(const dlpm_load_scope&) = delete;
+};
+
+// The casters' rules, once: a refusal may raise only where conversion is allowed and the
+// dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept),
+// but an interrupt (KeyboardInterrupt, SystemExit: refuse() always raises those) in every
+// pass; a raise throws the exception that refuse() left set, unless the load may not throw
+// (an element of a container, or `manual`): then it is cleared and the argument fails, a
+// KeyboardInterrupt re-armed (PyErr_SetInterrupt) for the interpreter to raise at its next
+// check. The tests are on the refusal's path only.
 inline bool dlpm_may_raise(uint32_t flags) noexcept {
   return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
 }
-inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome) {
+inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome, const dlpm_load_scope& scope, uint32_t flags) {
   if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) [[unlikely]] {
-    if (dlpm_containers_loading == 0) throw python_error();
+    if (scope.outer == 0 && !(flags & cast_flags::manual)) throw python_error();
+    const bool interrupt = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
     PyErr_Clear();
+    if (interrupt) PyErr_SetInterrupt();
     return false;
   }
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
@@ -87,7 +103,9 @@ struct dlpm_view_caster {
 
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     if (flags & cast_flags::manual) return false;  // nb::cast: the view would dangle
-    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags))))
+    const dlpm_load_scope scope;
+    if (!dlpm_loaded(loaded.template load<Parameter::legacy_writable, Parameter::stream_ordered>(src.ptr(), dlpm_may_raise(flags)),
+                     scope, flags))
       return false;
     // Kept until the call returns (a container's caster destroys or reuses this one first).
     if (cleanup != nullptr) cleanup->append(loaded.release_keep_alive(src.ptr()));
@@ -302,7 +320,9 @@ template <class M>
 struct type_caster<dlpack_mdspan::python::held_view<M>>
     : dlpm_owned_caster<dlpack_mdspan::python::held_view<M>, dlpack_mdspan::python::detail::mdspan_label<M>> {
   bool from_python(handle src, uint32_t flags, cleanup_list*) {
-    return dlpm_loaded(dlpack_mdspan::python::detail::load_held<M>(src.ptr(), dlpm_may_raise(flags), false, this->value));
+    const dlpm_load_scope scope;
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_held<M>(src.ptr(), dlpm_may_raise(flags), false, this->value), scope,
+                       flags);
   }
 };
 
@@ -311,7 +331,8 @@ struct type_caster<dlpack_mdspan::managed_tensor>
     : dlpm_owned_caster<dlpack_mdspan::managed_tensor, dlpack_mdspan::python::detail::managed_label> {
   bool from_python(handle src, uint32_t flags, cleanup_list*) {
     this->value.emplace();
-    return dlpm_loaded(dlpack_mdspan::python::detail::load_managed(src.ptr(), dlpm_may_raise(flags), *this->value));
+    const dlpm_load_scope scope;
+    return dlpm_loaded(dlpack_mdspan::python::detail::load_managed(src.ptr(), dlpm_may_raise(flags), *this->value), scope, flags);
   }
 };
 

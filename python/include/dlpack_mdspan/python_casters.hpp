@@ -197,7 +197,10 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
 
 // A failed load has a Python exception set. Either it is cleared (the next overload
 // tries) or it stays, reworded as "<what the parameter accepts>: <why not>" when it is the
-// library's TypeError (a producer's own exception passes unchanged).
+// library's TypeError (a producer's own exception passes unchanged). An interrupt, an
+// exception that is no Exception (KeyboardInterrupt, SystemExit: the user's, which the
+// component never clears), always stays, whatever `may_raise` says: the next overload would
+// ask the producer again and the interrupt would be lost.
 [[gnu::cold, gnu::noinline]] inline load_outcome refuse(PyObject* src, bool may_raise, const char* label) noexcept {
 #if PY_VERSION_HEX >= 0x030C0000
   PyObject* exc = PyErr_GetRaisedException();  // the probe below must not see (or clear) it
@@ -209,7 +212,8 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
   Py_XDECREF(type);
   Py_XDECREF(traceback);
 #endif
-  const bool raise = may_raise && is_dlpack_object(src);
+  const bool interrupted = exc != nullptr && !PyErr_GivenExceptionMatches(exc, PyExc_Exception);
+  const bool raise = interrupted || (may_raise && is_dlpack_object(src));
   PyErr_Clear();
   PyObject* text = raise && exc && PyErr_GivenExceptionMatches(exc, PyExc_TypeError) ? PyObject_Str(exc) : nullptr;
   if (text) {

@@ -96,7 +96,9 @@ int dlpm_py_copy_argument(PyObject* copy, const char* what, int32_t* out) DLPM_N
     return 0;
   }
   if (copy == Py_True || copy == Py_False) truth = copy == Py_True;
-  else if (!PyUnicode_Check(copy) && !PyBytes_Check(copy) && (truth = PyObject_IsTrue(copy)) < 0) PyErr_Clear();
+  else if (!PyUnicode_Check(copy) && !PyBytes_Check(copy) && (truth = PyObject_IsTrue(copy)) < 0 &&
+           dlpm_py__clear_unless_interrupt() != 0)
+    return -1; /* the user's interrupt, raised as it is */
   if (truth < 0) {
     PyErr_Format(PyExc_ValueError, "%s must be None or a boolean, not %R", what ? what : "copy", (PyObject*)Py_TYPE(copy));
     return -1;
@@ -120,7 +122,7 @@ int dlpm_py_integer_in_range(PyObject* value, const char* what, long long min, l
   else
     integer = value != NULL ? PyNumber_Index(value) : NULL;
   if (integer == NULL) {
-    PyErr_Clear();
+    if (dlpm_py__clear_unless_interrupt() != 0) return -1; /* an __index__ interrupted: raised as it is */
     PyErr_Format(malformed ? malformed : PyExc_TypeError, "%s must be an integer in [%lld, %lld], not %R", what, min, max,
                  value ? (PyObject*)Py_TYPE(value) : Py_None);
     return -1;
