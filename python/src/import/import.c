@@ -640,12 +640,17 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
 
-/* Whether the Tensor `obj` (this copy's, whose form is `own`; or another copy's, which keeps its
- * form) has padded sub-byte elements: a borrowed DLTensor has no flags to say so, and a table
- * refuses to lend it (exchange_to_dltensor), so its borrow takes the owning path. */
-static int padded_tensor(PyObject* obj, const dlpm_checked_tensor* own) {
-  const dlpm_checked_tensor* kept = own != NULL ? own : kept_checked(obj);
-  return kept != NULL && (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0;
+/* Whether a borrow of the Tensor whose form is `kept` (this copy's own, or the one another
+ * copy keeps; NULL: not known) takes the owning path before its table is asked to lend: its
+ * elements are padded sub-byte ones (a borrowed DLTensor has no flags to say so, and the
+ * table refuses to lend them: exchange_to_dltensor), or a host function (`o`'s
+ * ready_on_host) reads its memory, managed memory, after the producer's pending work (the
+ * owning import captures that work; a lend first would ask the producer's wait twice). */
+static int owned_before_lending(const dlpm_checked_tensor* kept, const dlpm_py_options* o) {
+  if (kept == NULL) return 0;
+  return (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0 ||
+         (ready_on_host(o) && dlpm_py__is_stream_memory(kept->tensor->device.device_type) &&
+          dlpm_is_host_accessible(kept->tensor->device.device_type));
 }
 
 /* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
@@ -670,25 +675,30 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
     const dlpm_checked_tensor* own = check != NULL && (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object
                                          ? dlpm_py__own_export_source(obj, facts.api)
                                          : NULL;
+    const dlpm_checked_tensor* kept = own != NULL ? own : kept_checked(obj);
     if (facts.api != NULL && facts.api->dltensor_from_py_object_no_sync != NULL &&
-        (!writable || (lent_out != NULL && lends_to_writer(own, facts))) && !padded_tensor(obj, own)) {
+        (!writable || (lent_out != NULL && lends_to_writer(own, facts))) && !owned_before_lending(kept, o)) {
       DLTensor lent_view;
       const DLTensor* view = &lent_view; /* what the table lends */
       const char* forbids = NULL;
       if (own != NULL) {
         view = own->tensor;
       } else if (facts.api->dltensor_from_py_object_no_sync(obj, &lent_view) != 0) {
-        /* BufferError from another copy's Tensor: what a DLTensor cannot say (it refuses
-         * padded sub-byte elements so) the owned export may: asked for that instead. Not from
-         * this copy's (never padded here: padded_tensor), whose refusal is its own. */
-        if (!PyErr_ExceptionMatches(PyExc_BufferError) || (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object)
+        /* BufferError from a Tensor whose form is not known here (another copy's that keeps
+         * none): what a DLTensor cannot say (a table refuses padded sub-byte elements so) the
+         * owned export may: asked for that instead. Not from a Tensor whose form is known
+         * (never padded here: owned_before_lending), whose refusal is its own: its wait,
+         * asked again by the export, would be asked twice. */
+        if (!PyErr_ExceptionMatches(PyExc_BufferError) || kept != NULL ||
+            (PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object)
           return dlpm_py__exchange_entry_failed(obj, "dltensor_from_py_object_no_sync");
         PyErr_Clear();
         goto owning;
       }
       if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type) &&
           dlpm_is_host_accessible(view->device.device_type))
-        goto owning; /* a view the host reads (managed memory): an import captures the work to wait for */
+        goto owning; /* a view the host reads (managed memory) of a type whose form is not known (its
+                      * table's no_sync lend waited for nothing): an import captures the work to wait for */
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&
           (s = dlpm_py__check_semantic_bits(facts.semantic_bits, obj, view->dtype, 0, 0, words,
                                             &forbids)) != DLPM_OK)

@@ -213,6 +213,36 @@ def test_a_host_view_refuses_device_memory_without_waiting_for_it(bound):
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+@pytest.mark.parametrize("hooks", [False, True], ids=["new_on_stream", "wait_hook"])
+def test_a_host_view_of_managed_memory_asks_the_producers_wait_once(bound, hooks):
+    """Our Tensor over managed memory whose producer lent a wait, read by a host function: its
+    kept form says the memory is managed, so the borrow imports it at once (the host waits for
+    the captured work) instead of being lent the view first, which asked the wait twice."""
+    t, address, told = waiting(RT, KDLCUDAMANAGED, hooks)
+    assert bound.sum_without_gil(t)[1] == 42.0
+    assert len(told) == 1, told
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_another_copys_borrow_asks_a_refusing_wait_once(bound):
+    """A binding links its own copy of the component: its borrow of our Tensor, whose
+    producer's wait refuses with BufferError, raises that refusal; the fallback to the owned
+    export (for a padded tensor of a copy whose form is not known) asked the wait again, and
+    raised the second refusal."""
+    for function in (bound.ready_on_cuda, bound.sum_without_gil):
+        told = []
+
+        def wait(has_stream, consumer):
+            told.append(consumer)
+            raise BufferError(f"the producer cannot order that stream ({len(told)})")
+
+        t = dl.waiting_tensor(RT.device_memory(24), 6, wait, KDLCUDA, True)
+        with pytest.raises(BufferError, match=r"cannot order that stream \(1\)$"):
+            function(t)
+        assert len(told) == 1, told
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
 def test_a_kept_tensor_is_ready_when_the_function_gets_it(bound):
     """A managed_tensor or held_view parameter carries no stream order, and what the function
     returns is a new Tensor: the host waits for the producer's work before the function gets
