@@ -190,7 +190,8 @@ typedef struct dlpm_py_options {
                                  current_work_stream through the exchange API) and the host waits
                                  for that work before the call returns (a borrow: only for such
                                  memory the host can read, CUDA managed memory, for which it takes
-                                 the owning path). Memory no stream orders is as without it; so is
+                                 the owning path; other memory is asked for as without it, through
+                                 __dlpack__ too). Memory no stream orders is as without it; so is
                                  a bare capsule, a stream_object or stream -1 (nothing says what to
                                  wait for), and dlpm_py_tensor_import (its Tensor keeps the order).
                                  Default 0: the caller orders its own reads (a stream-ordered

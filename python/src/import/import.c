@@ -388,9 +388,11 @@ static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* 
  * `how` (o->provenance, or NULL where the caller knows it is), when not NULL, says which
  * way the tensor came. `capsule`,
  * when not NULL, receives the capsule __dlpack__ returned (a reference; else NULL), kept for
- * the caller to make the tensor's owner object from. */
+ * the caller to make the tensor's owner object from. `host_readable_only` (a borrow):
+ * ready_on_host's wait is for memory the host reads alone (dlpm_py__captures), as
+ * dlpm_py_options.ready_on_host says of a borrow; other memory is asked for as without it. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
-                                     int ordered, dlpm_py_ready* ready);
+                                     int ordered, int host_readable_only, dlpm_py_ready* ready);
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
                                      const dlpm_py_options* o, int path, void* ordered_on, int ordered, int passed);
 
@@ -398,7 +400,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
                                        const dlpm_requirements* check, const dlpm_requirements* announced,
                                        DLManagedTensorVersioned** out,
                                        dlpm_py_provenance* how, PyObject** capsule, dlpm_py_ready* ready,
-                                       dlpm_checked_tensor* checked_out) {
+                                       dlpm_checked_tensor* checked_out, int host_readable_only) {
   DLManagedTensorVersioned* t = NULL;
   const DLPackExchangeAPI* api = NULL; /* the table the tensor came through */
   void* ordered_on = NULL;             /* the CUDA stream the producer ordered (__dlpack__ with a capture) */
@@ -434,7 +436,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
       s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered,
-                                         &passed);
+                                         &passed, host_readable_only);
     }
   }
   if (s != DLPM_OK) return s;
@@ -459,7 +461,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       (s = checked_own_export(publisher, own, t, check, checked_out)) != DLPM_OK)
     raise_check_refused(t, check, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
-  if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, ready);
+  if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, host_readable_only, ready);
   if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered, passed);
   if (on_host.event != NULL) { /* ready_on_host: the producer's work is done when the call returns */
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
@@ -481,10 +483,10 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
  * (through the exchange API, "no sync": its table says which stream) or on the stream the
  * producer ordered (__dlpack__). A bare capsule says nothing: no event. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
-                                     int ordered, dlpm_py_ready* ready) {
+                                     int ordered, int host_readable_only, dlpm_py_ready* ready) {
   const DLDevice d = t->dl_tensor.device;
   void* stream = ordered_on;
-  if (!dlpm_py__is_stream_memory(d.device_type)) return DLPM_OK;
+  if (!dlpm_py__captures(d.device_type, host_readable_only)) return DLPM_OK;
   if (api != NULL) {
     stream = NULL;
     if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
@@ -548,7 +550,7 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   if ((s = entry_arguments("dlpm_py_tensor_import", obj, out, opts, &o)) != DLPM_OK ||
       (s = refuse_borrow_fields(o, "dlpm_py_tensor_import")) != DLPM_OK)
     return s;
-  return import_tensor(obj, o, semantic_bits_option(o), caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL);
+  return import_tensor(obj, o, semantic_bits_option(o), caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL, 0);
 }
 
 /* dlpm_py_import with NULL options (the usual call), its arguments usable: the body with the
@@ -556,7 +558,7 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
 static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj, const dlpm_requirements* req,
                                                                   DLManagedTensorVersioned** out) {
   return import_tensor(obj, &default_options, NULL, caller_writes(req, &default_options), checks_for(req, &default_options),
-                       req, out, NULL, NULL, NULL, NULL);
+                       req, out, NULL, NULL, NULL, NULL, 0);
 }
 
 static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
@@ -600,7 +602,7 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
       (s = refuse_borrow_fields(o, "dlpm_py_import")) != DLPM_OK)
     return s;
   return import_tensor(obj, opts, semantic_bits_option(opts), caller_writes(req, opts), checks_for(req, opts), req, out, opts->provenance, NULL,
-                       NULL, NULL);
+                       NULL, NULL, 0);
 }
 
 /* Whether the caller's options, of this version, ask what the defaults ask, but for
@@ -726,7 +728,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
     }
   }
 owning:
-  if ((s = import_tensor(obj, o, words, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out)) !=
+  if ((s = import_tensor(obj, o, words, writable, check, announced, &t, how, keep ? &capsule : NULL, NULL, checked_out, 1)) !=
       DLPM_OK)
     return s;
   out->dl_tensor = t->dl_tensor;

@@ -111,9 +111,11 @@ PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersione
  * CUDA stream the producer ordered (the library's, or the caller's own integer stream),
  * *ordered 1; else *ordered stays 0 (a CPU tensor, stream=-1, a stream object). *passed is
  * set when the caller's stream (o->has_stream) was passed: not for a producer whose
- * __dlpack_device__ says the CPU, which the array API asks with no stream. */
+ * __dlpack_device__ says the CPU, which the array API asks with no stream. With
+ * `host_readable_only` the capture is of memory the host reads alone (dlpm_py__captures): a
+ * tensor of other memory is asked for as without `ordered_on`. */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
-                                          int* passed);
+                                          int* passed, int host_readable_only);
 
 #endif

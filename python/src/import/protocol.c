@@ -242,7 +242,7 @@ static int with_library_stream(const dlpm_py_options* o, DLDevice device, dlpm_p
  * ordered. A tensor of memory no stream orders (the usual case) costs one test of its device. */
 static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o, int pass_stream,
                                 DLDevice device, int* pre_1_0, int* legacy, PyObject** capsule,
-                                DLManagedTensorVersioned** out, void** ordered_on, int* ordered) {
+                                DLManagedTensorVersioned** out, void** ordered_on, int* ordered, int host_readable_only) {
   void* library;
   dlpm_py_options again;
   const DLDevice d = (*out)->dl_tensor.device;
@@ -251,7 +251,7 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
       *ordered = 1;
     return DLPM_OK;
   }
-  if (!dlpm_py__is_stream_memory(d.device_type)) return DLPM_OK;
+  if (!dlpm_py__captures(d.device_type, host_readable_only)) return DLPM_OK;
   dlpm_py_managed_delete(*out); /* ours since it was taken; a Python deleter leaves no exception */
   *out = NULL;
   Py_CLEAR(*capsule);
@@ -276,7 +276,7 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
  * dropped, unless it is no Exception: KeyboardInterrupt); -1 with an exception set (that, or
  * the library's stream could not be made). */
 static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const dlpm_py_options* o,
-                                  dlpm_py_options* library, DLDevice* device) {
+                                  dlpm_py_options* library, DLDevice* device, int host_readable_only) {
   void* stream;
   if (dlpm_py__query_device(obj, nm, device) != DLPM_OK) {
     if (dlpm_py__clear_unless_interrupt() != 0) return -1;
@@ -285,7 +285,7 @@ static int library_stream_options(PyObject* obj, const dlpm_py_names* nm, const 
     return 0;
   }
   if (o->has_dl_device) *device = o->dl_device; /* where the producer puts it */
-  if (!dlpm_py__is_stream_memory(device->device_type)) return 0;
+  if (!dlpm_py__captures(device->device_type, host_readable_only)) return 0;
   return with_library_stream(o, *device, library, &stream) == 0 ? 1 : -1;
 }
 
@@ -297,7 +297,7 @@ static int same_streams(DLDevice a, DLDevice b) {
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
-                                          int* passed) {
+                                          int* passed, int host_readable_only) {
   const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
   DLDevice device = {kDLCPU, 0};
@@ -310,7 +310,7 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
   } else if (ordered_on != NULL && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
-    if ((by_library = library_stream_options(obj, nm, o, &library, &device)) < 0)
+    if ((by_library = library_stream_options(obj, nm, o, &library, &device, host_readable_only)) < 0)
       return PyErr_ExceptionMatches(PyExc_Exception) ? DLPM_PY_E_DEVICE_RUNTIME : DLPM_E_PRODUCER_FAILED;
     if (by_library) {
       asked = &library;
@@ -329,7 +329,8 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
     pass_stream = 0;
   }
   if (s == DLPM_OK && ordered_on != NULL)
-    s = take_ordered(obj, nm, asked, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered);
+    s = take_ordered(obj, nm, asked, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered,
+                     host_readable_only);
   if (s == DLPM_OK && ordered_on != NULL)
     dlpm_py__note_type_memory(obj, dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type));
   if (s == DLPM_OK && kept != NULL) *kept = capsule;

@@ -25,6 +25,13 @@ static inline int dlpm_py__is_stream_memory(int32_t device_type) {
   return device_type == kDLCUDA || device_type == kDLCUDAManaged || device_type == kDLROCM;
 }
 
+/* Whether an import that captures readiness captures that of memory of `device_type`: stream
+ * memory, only what the host reads of it (CUDA managed memory) with `host_readable_only` (a
+ * borrow for a host function, ready_on_host: a host view refuses the rest, unread). */
+static inline int dlpm_py__captures(int32_t device_type, int host_readable_only) {
+  return dlpm_py__is_stream_memory(device_type) && (!host_readable_only || dlpm_is_host_accessible(device_type));
+}
+
 /* Any memory kind a device runtime allocates: its stream memory and its pinned host memory. */
 static inline int dlpm_py__is_runtime_memory(int32_t device_type) {
   return dlpm_py__is_stream_memory(device_type) || device_type == kDLCUDAHost || device_type == kDLROCMHost;

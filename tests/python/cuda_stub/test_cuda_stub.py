@@ -210,6 +210,17 @@ def test_a_host_view_refuses_device_memory_without_waiting_for_it(bound):
     with pytest.raises(TypeError, match="kDLCUDA"):
         bound.sum_without_gil(t)
     assert calls("cuEventSynchronize") == [] and calls("cuStreamSynchronize") == [], calls()
+    # Through __dlpack__ too: asked with no stream (the array API's call), and no event
+    # captured for the host to wait for; before, the library's stream was passed and the host
+    # waited for the producer's work, once per overload, then refused the memory.
+    p = FakeCudaProducer()
+    stub.stub_clear_log()
+    with pytest.raises(TypeError, match="kDLCUDA"):
+        bound.sum_without_gil(p)
+    assert p.asked == [None]
+    assert calls("cuEventSynchronize") == [] and calls("cuStreamSynchronize") == [], calls()
+    managed = FakeCudaProducer(device=(KDLCUDAMANAGED, 0))
+    assert bound.sum_without_gil(managed)[1] == 42.0 and managed.asked != [None]  # read by the host: ordered
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
