@@ -250,7 +250,8 @@ def test_a_bound_call_from_a_producer_inside_a_container_raises_as_usual(ext, np
 
     assert ext.total_each([CallsBack()]) == 3.0
     assert ext.total_optional(CallsBack()) == 3.0
-    assert len(seen) == 2 and all("float32 does not match" in text for text in seen), seen
+    # (NumPy 1.x refuses max_version: its __dlpack__ is asked twice per load, so more calls)
+    assert len(seen) >= 2 and all("float32 does not match" in text for text in seen), seen
 
 
 def test_signatures_name_what_is_accepted(ext):
