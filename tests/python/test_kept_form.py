@@ -56,6 +56,8 @@ SCRIPT = textwrap.dedent(
         shape = (ctypes.c_int64 * 2)(3, 2)
         ctypes.c_void_p.from_buffer(other, 24).value = ctypes.addressof(shape)
         ctypes.c_void_p.from_buffer(lie, 8).value = ctypes.addressof(other)
+    if case == "no_tensor":  # a form of the right version that names no tensor
+        ctypes.c_void_p.from_buffer(lie, 8).value = None
     lying = checked_of_t(lambda obj: ctypes.addressof(lie))
     forged = Form(1, ctypes.sizeof(Form), id(T), 1, 0, ctypes.cast(lying, ctypes.c_void_p).value)
     name = NAME
@@ -81,6 +83,13 @@ SCRIPT = textwrap.dedent(
     except TypeError as e:
         print("checked in full:", e)
     print("lent" if dl.borrow_checked(t, lend=True)["lent"] else "not lent")  # dlpm_py_options.lent
+    try:  # a binding's host view (dlpm_py_options.ready_on_host) reads the form's device
+        import bound_nanobind
+        bound_nanobind.sum_without_gil(t)
+    except ImportError:
+        pass
+    except TypeError:  # column-major: refused by the view, after a full check
+        pass
     """
 )
 
@@ -99,11 +108,12 @@ def test_kept_form_of_another_copy_is_trusted():
 
 
 @pytest.mark.parametrize("case", ["name", "plain_object", "version", "size", "type", "checked_version", "no_function",
-                                  "form_version", "other_description"])
+                                  "form_version", "other_description", "no_tensor"])
 def test_kept_form_refused_falls_back_to_the_full_check(case):
     """A capsule of another name or none, another layout version or size, a struct naming
     another type (a publication copied from one), another checked-form version, no function,
-    a kept form of another version or of another description: never trusted, the tensor is
+    a kept form of another version, of another description or of no tensor at all (a host
+    view read its device through NULL: a crash): never trusted, the tensor is
     checked in full (and refused: it is not C-contiguous); nor lent (dlpm_py_options.lent),
     not even a form of the right version whose description is another's."""
     out = run(case)

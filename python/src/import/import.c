@@ -260,13 +260,14 @@ static dlpm_status forbid_writes(DLManagedTensorVersioned** t, const char* reaso
  * another copy of the component publishes for obj's type (dlpm_py__kept_form: exchange_api.c
  * has checked the publication, and that it names that very type), when it has this facade's
  * layout; else NULL. It is never trusted beyond dlpm_check_prechecked's comparison: a
- * description that differs from the form's is checked in full. */
+ * description that differs from the form's is checked in full; a form that names no tensor
+ * is none. */
 DLPM_PY_BODY const dlpm_checked_tensor* kept_checked(PyObject* obj) {
   const dlpm_checked_tensor* checked = dlpm_py__tensor_checked(obj);
   const dlpm_py_kept_form* kept;
   if (checked != NULL || (kept = dlpm_py__kept_form(obj)) == NULL) return checked;
   checked = kept->checked_of(obj);
-  return checked != NULL && checked->version == DLPM_CHECKED_TENSOR_VERSION ? checked : NULL;
+  return checked != NULL && checked->version == DLPM_CHECKED_TENSOR_VERSION && checked->tensor != NULL ? checked : NULL;
 }
 
 int dlpm_py_keeps_checked_form(PyObject* obj) DLPM_NOEXCEPT {
