@@ -231,6 +231,51 @@ print("ok")
 """)
 
 
+def test_an_interrupt_inside_a_container_stays_in_its_thread(ext, np):
+    """The interrupt re-armed inside a nanobind container is raised in the thread that called,
+    whatever SIGINT's handler (it was a simulated SIGINT: the main thread's, or nobody's under
+    SIG_IGN); a variant asks the producer no more after it; a SystemExit arrives too (nanobind:
+    as its type, without its code)."""
+    passes_in_a_subprocess(ext, """
+import signal, threading
+class P:
+    asked = 0
+    def __dlpack_device__(self): return (1, 0)
+    def __dlpack__(self, **kwargs):
+        P.asked += 1
+        raise self.interrupt
+def interrupted_by(call):
+    try:
+        try:
+            call()
+        except TypeError:
+            pass
+        for _ in range(3):
+            pass
+    except BaseException as e:
+        return type(e).__name__
+    return "nothing"
+seen = {}
+def worker():
+    P.interrupt = KeyboardInterrupt
+    seen["worker"] = interrupted_by(lambda: ext.total_each([P()]))
+thread = threading.Thread(target=worker)
+thread.start()
+for _ in range(1000):
+    pass
+thread.join()
+assert seen == {"worker": "KeyboardInterrupt"}, seen
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+P.asked = 0
+assert interrupted_by(lambda: ext.total_variant(P())) == "KeyboardInterrupt"
+assert P.asked == 1, P.asked
+P.interrupt = SystemExit(3)
+assert interrupted_by(lambda: ext.total_each([P(), P()])) == "SystemExit"
+assert interrupted_by(lambda: ext.total_optional(P())) == "SystemExit"
+print("ok")
+""")
+
+
 def test_a_bound_call_from_a_producer_inside_a_container_raises_as_usual(ext, np):
     """A producer's own code may call a bound function while one of its tensors loads as a
     container's element: that call's refusal is raised in the library's words, not cleared

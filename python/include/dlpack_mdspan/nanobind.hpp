@@ -50,8 +50,13 @@ namespace nanobind::detail {
 // container's element casters in a noexcept function, where a raise would end the process
 // (std::terminate), so an element loaded inside one never raises.
 inline thread_local unsigned dlpm_containers_loading = 0;
+// Set when an element's load met an interrupt it could not raise (dlpm_loaded): the
+// containers stop loading, so that no other element or alternative asks a producer again.
+inline thread_local bool dlpm_interrupted = false;
 struct dlpm_container_loading {
-  dlpm_container_loading() noexcept { ++dlpm_containers_loading; }
+  dlpm_container_loading() noexcept {
+    if (dlpm_containers_loading++ == 0) dlpm_interrupted = false;
+  }
   ~dlpm_container_loading() { --dlpm_containers_loading; }
   dlpm_container_loading(const dlpm_container_loading&) = delete;
   dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
@@ -72,18 +77,23 @@ struct dlpm_load_scope {
 // dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept),
 // but an interrupt (KeyboardInterrupt, SystemExit: refuse() always raises those) in every
 // pass; a raise throws the exception that refuse() left set, unless the load may not throw
-// (an element of a container, or `manual`): then it is cleared and the argument fails, a
-// KeyboardInterrupt re-armed (PyErr_SetInterrupt) for the interpreter to raise at its next
-// check. The tests are on the refusal's path only.
+// (an element of a container, or `manual`): then it is cleared and the argument fails, an
+// interrupt re-armed for this thread (PyThreadState_SetAsyncExc: its type, raised at the
+// interpreter's next check; a SystemExit's code is not carried) and the containers stop
+// (dlpm_interrupted). The tests are on the refusal's path only.
 inline bool dlpm_may_raise(uint32_t flags) noexcept {
   return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
 }
 inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome, const dlpm_load_scope& scope, uint32_t flags) {
   if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) [[unlikely]] {
     if (scope.outer == 0 && !(flags & cast_flags::manual)) throw python_error();
-    const bool interrupt = PyErr_ExceptionMatches(PyExc_KeyboardInterrupt);
+    PyObject* interrupt = PyErr_ExceptionMatches(PyExc_Exception) ? nullptr : Py_NewRef(PyErr_Occurred());
     PyErr_Clear();
-    if (interrupt) PyErr_SetInterrupt();
+    if (interrupt != nullptr) {
+      PyThreadState_SetAsyncExc(PyThread_get_thread_ident(), interrupt);
+      Py_DECREF(interrupt);
+      dlpm_interrupted = true;
+    }
     return false;
   }
   return outcome == dlpack_mdspan::python::detail::load_outcome::loaded;
@@ -203,7 +213,7 @@ struct type_caster<std::vector<T, Alloc>> : dlpm_container_caster<std::vector<T,
     }
     const dlpm_container_loading loading;
     bool loaded = true;
-    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && i < n; ++i)
+    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && !dlpm_interrupted && i < n; ++i)
       loaded = this->template element<T>(PySequence_Fast_GET_ITEM(items, i), flags, cleanup,
                                          [&](auto&& e) { out.push_back(std::forward<decltype(e)>(e)); });
     Py_DECREF(items);
@@ -246,9 +256,20 @@ template <class... Ts>
   requires(dlpm_raises<Ts> || ...)
 struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts...>> {
   static constexpr auto Name = union_name(make_caster<Ts>::Name...);
+  // An alternative of another type (nanobind's own caster, an int's __index__ say) loads with
+  // the container count at zero: Python code it runs raises as usual.
   template <class T>
   bool alternative(handle src, uint32_t flags, cleanup_list* cleanup) {
-    return this->template element<T>(src, flags, cleanup, [&](auto&& e) { this->value.emplace(std::in_place_type<T>, std::forward<decltype(e)>(e)); });
+    if (dlpm_interrupted) return false;  // no other alternative asks the producer again
+    const auto load = [&] {
+      return this->template element<T>(src, flags, cleanup, [&](auto&& e) { this->value.emplace(std::in_place_type<T>, std::forward<decltype(e)>(e)); });
+    };
+    if constexpr (dlpm_raises<T>) {
+      return load();
+    } else {
+      const dlpm_load_scope outside;
+      return load();
+    }
   }
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
     const dlpm_container_loading loading;
