@@ -323,7 +323,8 @@ DLPM_API dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, con
 /** Checks a managed tensor, including its READ_ONLY and sub-byte padding flags. A writable
  * check of a tensor READ_ONLY for a cause this copy of the library knows
  * (dlpm_managed_read_only_cause: from a legacy tensor, or what its producer forbids) says
- * that cause and its remedy in dlpm_last_error. */
+ * that cause and its remedy in dlpm_last_error. A tensor of another DLPack major version is
+ * DLPM_E_VERSION_MISMATCH: nothing but its version is read. */
 DLPM_API dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlpm_requirements* req) DLPM_NOEXCEPT;
 
 /** The layout of dlpm_checked_tensor this header describes: the caller sets
@@ -586,7 +587,8 @@ DLPM_API dlpm_status dlpm_managed_alloc_host(int32_t ndim, const int64_t* shape,
  * dlpm_managed_alloc_host), flagged IS_COPIED; READ_ONLY is not carried over (the copy
  * aliases nothing), the sub-byte padding flag is. The source's memory must be readable by
  * the CPU (dlpm_is_host_accessible), else DLPM_E_DEVICE_MISMATCH; a packed sub-byte source
- * must be row-major contiguous, else DLPM_E_SUBBYTE_NOT_VIEWABLE. `tensor` stays the
+ * must be row-major contiguous, else DLPM_E_SUBBYTE_NOT_VIEWABLE; of another DLPack major
+ * version, DLPM_E_VERSION_MISMATCH (nothing but its version read). `tensor` stays the
  * caller's. */
 DLPM_API dlpm_status dlpm_managed_copy_to_host(const DLManagedTensorVersioned* tensor, DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 

@@ -670,6 +670,8 @@ dlpm_status dlpm_check_managed(const DLManagedTensorVersioned* tensor, const dlp
   if (tensor == nullptr) return null_argument("dlpm_check_managed", "tensor");
   if (req == nullptr) return null_argument("dlpm_check_managed", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_managed", req->version);
+  if (tensor->version.major != DLPACK_MAJOR_VERSION) [[unlikely]]  // only its version may be read
+    return fail(dm::detail::other_major_version("dlpm_check_managed: ", tensor->version, "nothing else of it was read"));
   const dlpm_status s = check_tensor(tensor->dl_tensor, tensor->flags, *req);
   return s == DLPM_E_READ_ONLY ? read_only_refused(tensor, s) : s;
 }
@@ -1016,6 +1018,9 @@ dlpm_status dlpm_managed_alloc_host(int32_t ndim, const int64_t* shape, DLDataTy
 dlpm_status dlpm_managed_copy_to_host(const DLManagedTensorVersioned* tensor, DLManagedTensorVersioned** out) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_managed_copy_to_host", "tensor");
   if (out == nullptr) return null_argument("dlpm_managed_copy_to_host", "out");
+  if (tensor->version.major != DLPACK_MAJOR_VERSION)  // only its version may be read
+    return fail(
+        dm::detail::other_major_version("dlpm_managed_copy_to_host: ", tensor->version, "the tensor is still the caller's"));
   auto made = dm::try_copy_to_host(tensor->dl_tensor, tensor->flags);
   if (!made) return fail(made.error());
   *out = made->release();

@@ -709,8 +709,22 @@ static void test_version_and_legacy(void) {
   CHECK(strstr(dlpm_last_error(), "READ_ONLY because the producer forbids it") != NULL);
   CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY);
   CHECK(strstr(dlpm_last_error(), "READ_ONLY because the producer forbids it, and a legacy") != NULL);
+  /* Wrapped again as of unknown writability, it keeps the stronger cause: a legacy export,
+   * which would drop READ_ONLY, stays refused (it was accepted, and the flag lost) */
+  CHECK_STATUS(dlpm_managed_forbid_writes(v, DLPM_READ_ONLY_LEGACY_UNKNOWN, NULL, &v), DLPM_OK);
+  CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_PRODUCER_FORBIDS);
+  CHECK(reason != NULL && strcmp(reason, "the producer forbids it") == 0);
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY);
   dlpm_managed_delete(v);
-  CHECK(deleter_calls == 7); /* the wrapper ran the producer's deleter, once */
+  CHECK(deleter_calls == 7); /* the wrappers ran the producer's deleter, once */
+  ok = hand_made(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  ok->dl_tensor = make_tensor(data, 1, shape, NULL, dtype(kDLFloat, 32, 1));
+  ok->flags = DLPACK_FLAG_BITMASK_READ_ONLY; /* flagged by its producer */
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_LEGACY_UNKNOWN, NULL, &v), DLPM_OK);
+  CHECK(dlpm_managed_read_only_cause(v, &reason) == DLPM_READ_ONLY_FLAGGED);
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_E_READ_ONLY);
+  dlpm_managed_delete(v);
+  CHECK(deleter_calls == 8);
   CHECK(dlpm_managed_read_only_cause(NULL, &reason) == DLPM_READ_ONLY_NONE);
 }
 
@@ -879,9 +893,18 @@ static void test_cute_layout_vocabulary(void) {
 static void test_to_legacy_checks_the_version(void) {
   DLManagedTensorVersioned* future = hand_made(2, 0);
   DLManagedTensor* legacy = NULL;
+  DLManagedTensorVersioned* copy = NULL;
+  dlpm_requirements anything;
   deleter_calls = 0;
+  CHECK_STATUS(dlpm_requirements_init(&anything, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
   CHECK_STATUS(dlpm_to_legacy(future, &legacy), DLPM_E_VERSION_MISMATCH);
   CHECK(legacy == NULL);
+  /* Only a tensor's version may be read in another major version: the check and the copy
+   * read its dl_tensor as this version's before */
+  CHECK_STATUS(dlpm_check_managed(future, &anything), DLPM_E_VERSION_MISMATCH);
+  CHECK(strstr(dlpm_last_error(), "dlpm_check_managed: DLPack version 2.0 has major 2") != NULL);
+  CHECK_STATUS(dlpm_managed_copy_to_host(future, &copy), DLPM_E_VERSION_MISMATCH);
+  CHECK(copy == NULL);
   CHECK(deleter_calls == 0); /* still the caller's */
   future->version.major = DLPACK_MAJOR_VERSION;
   dlpm_managed_delete(future);

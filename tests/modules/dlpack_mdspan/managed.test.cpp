@@ -657,6 +657,8 @@ TEST_CASE("try_make_managed_tensor order: unknown orders, 0 without strides and 
   const dm::error wrong = refusal(column.get(), 'C');
   CHECK(wrong.code() == dm::errc::non_compact_strides);
   CHECK(std::string(wrong.message().c_str()).find("strides[1] = 2") != std::string::npos);
+  // seven values named once held six: the extent read 0
+  CHECK(std::string(wrong.message().c_str()).find("(its extent is 3)") != std::string::npos);
   dlpm_test::tensor_builder row(buf, dlpm_test::f32, {2, 3}, {3, 1});
   CHECK(refusal(row.get(), 'F').code() == dm::errc::non_compact_strides);
   CHECK(dm::try_make_managed_tensor(row.get(), release_counter(&released), 0, 'C').has_value());
