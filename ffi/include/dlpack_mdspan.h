@@ -302,7 +302,7 @@ DLPM_API dlpm_status dlpm_requirements_init(dlpm_requirements* req, uint32_t ver
 
 /** Requirements themselves are checked before the tensor: a version this library does not
  * know is DLPM_E_UNSUPPORTED_VERSION; ndim below -1 or above 64, `shape` with ndim = -1,
- * a negative num_device_types, an unknown order or a min_alignment that is not a power of
+ * a negative num_device_types with device_types given, an unknown order or a min_alignment that is not a power of
  * two are DLPM_E_INVALID_ARGUMENT. The layout fields are checked against the tensor's rank,
  * after its structure: a leading_dim that is not a mode, a stride_order that is not a
  * permutation of the modes, compact without a stride_order, or a negative divisor are
@@ -385,8 +385,10 @@ DLPM_API dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flag
  * learned and, on success, `checked`'s learned fields are copied to *out (row_major, numel,
  * itemsize, lowest_index, highest_index, implicit_strides, ndim and ndim strides) with
  * out->tensor = `tensor` and out->flags = `flags`. Otherwise it is
- * dlpm_check_tensor(tensor, flags, req, 0, out). Either way the status and message are those
- * of dlpm_check_managed for that tensor and `req`.
+ * dlpm_check_tensor(tensor, flags, req, 0, out). Either way the status is that of
+ * dlpm_check_managed for that tensor and `req`, and so is the message, but for a READ_ONLY
+ * refusal: a bare DLTensor cannot say why it is READ_ONLY, so the cause that
+ * dlpm_check_managed words (dlpm_managed_read_only_cause) is not named.
  * Constraints: out->version is set by the caller (DLPM_CHECKED_TENSOR_VERSION); so is
  * checked->version. Precondition (as dlpm_check_prechecked's): checked->tensor, with its
  * shape and strides, is unchanged since dlpm_check_tensor filled `checked`. `out` may be
