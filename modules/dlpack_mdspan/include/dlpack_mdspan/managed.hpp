@@ -312,11 +312,12 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
 /// writability is unknown: a legacy export may carry it) or read_only_cause::producer_forbids
 /// (`reason` says what the producer forbids, a clause that completes "the tensor is
 /// READ_ONLY because ...": its first 191 bytes kept for the process, once per distinct text,
-/// up to 64 texts, then a fixed one). A cause never weakens one `t` already has: legacy_unknown
-/// asked of a tensor already READ_ONLY as flagged or because its producer forbids writes
-/// keeps that cause (and its reason), so a legacy export, which drops the flag, stays
-/// refused. Ownership moves into the result, a new tensor over the same memory whose deleter
-/// runs t's. On failure t is still the caller's.
+/// up to 64 texts, then a fixed one). legacy_unknown asked of a tensor this library already
+/// made READ_ONLY because its producer forbids writes keeps that cause and its reason, so a
+/// legacy export, which drops the flag, stays refused. (A READ_ONLY flag set elsewhere is the
+/// caller's to judge: a re-export of a legacy import carries the flag it copied.) Ownership
+/// moves into the result, a new tensor over the same memory whose deleter runs t's. On
+/// failure t is still the caller's.
 [[nodiscard]] inline result<DLManagedTensorVersioned*> forbid_writes(DLManagedTensorVersioned* t, read_only_cause cause,
                                                                      const char* reason = nullptr) noexcept {
   if (t == nullptr) return unexpected_error(error::format(errc::null_pointer, "forbid_writes: the tensor is NULL"));
@@ -329,10 +330,8 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
   if (cause == read_only_cause::producer_forbids && (reason == nullptr || reason[0] == '\0'))
     return unexpected_error(error::format(errc::invalid_argument,
                                           "forbid_writes: producer_forbids needs a reason (what the producer forbids)"));
-  if (cause == read_only_cause::legacy_unknown) {
-    const read_only_cause held = read_only_cause_of(t, &reason);
-    if (held == read_only_cause::flagged || held == read_only_cause::producer_forbids) cause = held;
-  }
+  if (cause == read_only_cause::legacy_unknown && read_only_cause_of(t) == read_only_cause::producer_forbids)
+    cause = read_only_cause_of(t, &reason);
   auto* b = new (std::nothrow) detail::provenance_bridge{};
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a tensor"));
   b->versioned = t;
