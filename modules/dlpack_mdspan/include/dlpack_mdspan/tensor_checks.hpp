@@ -712,16 +712,16 @@ DLPM_HOT_INLINE inline bool check_element_bytes(const DLDataType& dtype, bool pa
                                                 Err err) noexcept {
   const std::uint64_t stored = storage_itemsize(dtype, padded);
   if (stored != 0 && (element_size == 0 || stored == element_size)) return true;
-  if (stored != 0)  // whole bytes of another size (the facade's caller's element size), sub-byte lanes included
-    DLPM_REFUSE(err, errc::dtype_mismatch, "dtype %#x has %llu-byte elements%s, where %llu-byte elements are required",
+  if (stored != 0 && dtype.bits >= 8)  // whole bytes of another size (the facade's caller's element size)
+    DLPM_REFUSE(err, errc::dtype_mismatch, "dtype %#x has %llu-byte elements, where %llu-byte elements are required",
                 detail::packed_dtype(dtype), static_cast<unsigned long long>(stored),
-                padded && dtype.bits < 8 ? " (stored one byte per lane, padded)" : "",
                 static_cast<unsigned long long>(element_size));
-  if (element_size != 0)  // packed: no element has a byte address
-    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x is packed, which cannot be viewed as one %llu-byte element each",
-                detail::packed_dtype(dtype), static_cast<unsigned long long>(element_size));
-  DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x is packed, which cannot be viewed as one whole-byte element each",
-              detail::packed_dtype(dtype));
+  const char* form = padded ? "is stored one byte per lane (padded)" : "is packed";
+  if (element_size != 0)
+    DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one %llu-byte element each",
+                detail::packed_dtype(dtype), form, static_cast<unsigned long long>(element_size));
+  DLPM_REFUSE(err, errc::subbyte_not_viewable, "dtype %#x %s, which cannot be viewed as one whole-byte element each",
+              detail::packed_dtype(dtype), form);
 }
 
 namespace detail {
