@@ -330,8 +330,13 @@ inline result<DLManagedTensorVersioned*> legacy_to_versioned(DLManagedTensor* le
   if (cause == read_only_cause::producer_forbids && (reason == nullptr || reason[0] == '\0'))
     return unexpected_error(error::format(errc::invalid_argument,
                                           "forbid_writes: producer_forbids needs a reason (what the producer forbids)"));
-  if (cause == read_only_cause::legacy_unknown && read_only_cause_of(t) == read_only_cause::producer_forbids)
-    cause = read_only_cause_of(t, &reason);
+  if (cause == read_only_cause::legacy_unknown) {  // a producer_forbids cause recorded here stays, with its reason
+    const char* recorded = nullptr;
+    if (read_only_cause_of(t, &recorded) == read_only_cause::producer_forbids) {
+      cause = read_only_cause::producer_forbids;
+      reason = recorded;
+    }
+  }
   auto* b = new (std::nothrow) detail::provenance_bridge{};
   if (b == nullptr) return unexpected_error(error::format(errc::out_of_memory, "out of memory wrapping a tensor"));
   b->versioned = t;
