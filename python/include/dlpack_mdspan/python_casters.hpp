@@ -62,11 +62,14 @@ struct stream_ordered : M {
 
 /// The options every caster of this extension module passes to dlpm_py_import. Change them
 /// in the module's init function only (they are read without a lock). Each extension has
-/// its own copy: the component is linked into it with hidden symbols.
+/// its own copy: the component is linked into it with hidden symbols. The refusal of a
+/// semantic bit names this function's accept_semantic_bits as the way to accept it
+/// (semantic_bits_option), the option an extension's author sets.
 inline dlpm_py_options& caster_options() noexcept {
   static dlpm_py_options options = [] {
     dlpm_py_options o;
     (void)dlpm_py_options_init(&o, DLPM_PY_OPTIONS_VERSION);
+    o.semantic_bits_option = "dlpack_mdspan::python::caster_options().accept_semantic_bits = 1 in the extension";
     return o;
   }();
   return options;
