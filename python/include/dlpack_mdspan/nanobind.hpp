@@ -17,13 +17,16 @@
 // import rules for exactly that mdspan type. The rules for refusals, legacy tensors and
 // return values are in python_casters.hpp and docs/python-interop.md.
 //
-// Parameters such as std::optional<M>, std::vector<M> and std::variant<M, ...> work too: the
-// tensor behind each view is kept until the call returns (python_casters.hpp, call_view). A
-// view (or a held_view<M>, a managed_tensor) refused inside one of them fails the argument
-// (the next overload, else nanobind's "incompatible function arguments") instead of raising
-// the library's reason: nanobind calls an element's caster in a noexcept function, where a
-// raise would end the process. Other containers of views (std::array, std::list, std::deque,
-// std::pair, std::tuple, std::map, std::unordered_map) do not compile: take a std::vector.
+// Parameters such as std::optional<M>, std::vector<M> and std::variant<M, ...> (nested in
+// each other too) work: the tensor behind each view is kept until the call returns
+// (python_casters.hpp, call_view). A view (or a held_view<M>, a managed_tensor) refused inside
+// one of them fails the argument (the next overload, else nanobind's "incompatible function
+// arguments") instead of raising the library's reason; a producer's interrupt
+// (KeyboardInterrupt, SystemExit) stops the container and is raised, itself, when the
+// outermost one returns. As parameters, other containers of views and owned values
+// (std::array, std::list, std::deque, std::pair, std::tuple, std::map, std::unordered_map) do
+// not compile: nanobind loads their elements in a noexcept function, where a raise would end
+// the process; take a std::vector. Owned values still return in them.
 //
 // nb::cast<std::mdspan<...>>(obj) is refused (the view would outlive the caster that owns
 // its tensor): cast to dlpack_mdspan::python::held_view<M> instead.
@@ -50,17 +53,51 @@ namespace nanobind::detail {
 // container's element casters in a noexcept function, where a raise would end the process
 // (std::terminate), so an element loaded inside one never raises.
 inline thread_local unsigned dlpm_containers_loading = 0;
-// Set when an element's load met an interrupt it could not raise (dlpm_loaded): the
-// containers stop loading, so that no other element or alternative asks a producer again.
-inline thread_local bool dlpm_interrupted = false;
+// The interrupt an element's load met and could not raise (dlpm_loaded), owned: the
+// containers stop loading, so that no other element or alternative asks a producer again, and
+// the outermost one raises it (its own instance: a SystemExit keeps its code).
+inline thread_local PyObject* dlpm_pending_interrupt = nullptr;
+// One load of a container. The outermost one (no container of this header around it on this
+// thread: a bound call that a producer's own code makes starts afresh, dlpm_load_scope) owns
+// the pending interrupt: it starts with none (an outer call's is set aside) and raises the one
+// its elements met (finish). It is never an element of nanobind's own containers: those of
+// the types that raise do not compile as parameters (below).
 struct dlpm_container_loading {
-  dlpm_container_loading() noexcept {
-    if (dlpm_containers_loading++ == 0) dlpm_interrupted = false;
+  const bool outermost = dlpm_containers_loading++ == 0;
+  PyObject* const set_aside = outermost ? std::exchange(dlpm_pending_interrupt, nullptr) : nullptr;
+  dlpm_container_loading() = default;
+  ~dlpm_container_loading() {
+    --dlpm_containers_loading;
+    if (outermost) Py_XDECREF(std::exchange(dlpm_pending_interrupt, set_aside));
   }
-  ~dlpm_container_loading() { --dlpm_containers_loading; }
   dlpm_container_loading(const dlpm_container_loading&) = delete;
   dlpm_container_loading& operator=(const dlpm_container_loading&) = delete;
+  // The container's outcome: `loaded` unless an element met an interrupt, which the outermost
+  // container raises (nanobind's dispatcher and nb::cast catch the throw; nb::try_cast, which
+  // is noexcept and passes `manual` as nb::cast does, gets it re-armed, dlpm_rearm).
+  bool finish(bool loaded, uint32_t flags);
 };
+
+// An interrupt that cannot be raised where it was met (a manual cast, which may be
+// nb::try_cast): re-armed for this thread (PyThreadState_SetAsyncExc: its type, raised at the
+// interpreter's next check; a SystemExit's code is not carried). Steals `interrupt`.
+[[gnu::cold]] inline void dlpm_rearm(PyObject* interrupt) noexcept {
+  PyThreadState_SetAsyncExc(PyThread_get_thread_ident(), reinterpret_cast<PyObject*>(Py_TYPE(interrupt)));
+  Py_DECREF(interrupt);
+}
+
+inline bool dlpm_container_loading::finish(bool loaded, uint32_t flags) {
+  if (dlpm_pending_interrupt == nullptr) [[likely]]
+    return loaded;
+  if (!outermost) return false;  // the outermost container raises it
+  PyObject* const interrupt = std::exchange(dlpm_pending_interrupt, nullptr);
+  if (flags & cast_flags::manual) {
+    dlpm_rearm(interrupt);
+    return false;
+  }
+  dlpack_mdspan::python::detail::restore_raised_exception(interrupt);
+  throw python_error();
+}
 
 // One load of this header's casters: whether it loads an element of one of the containers
 // above (it must not raise then), read when it starts; the count is zero while it loads, so a
@@ -76,23 +113,24 @@ struct dlpm_load_scope {
 // The casters' rules, once: a refusal may raise only where conversion is allowed and the
 // dispatcher called (nb::cast and nb::try_cast pass `manual`, and try_cast is noexcept),
 // but an interrupt (KeyboardInterrupt, SystemExit: refuse() always raises those) in every
-// pass; a raise throws the exception that refuse() left set, unless the load may not throw
-// (an element of a container, or `manual`): then it is cleared and the argument fails, an
-// interrupt re-armed for this thread (PyThreadState_SetAsyncExc: its type, raised at the
-// interpreter's next check; a SystemExit's code is not carried) and the containers stop
-// (dlpm_interrupted). The tests are on the refusal's path only.
+// pass; a raise throws the exception that refuse() left set, unless the load may not throw:
+// then it is cleared and the argument fails. An interrupt met by an element of a container
+// is kept for the outermost container to raise (dlpm_pending_interrupt); one met by a manual
+// cast is re-armed (dlpm_rearm). The tests are on the refusal's path only.
 inline bool dlpm_may_raise(uint32_t flags) noexcept {
   return (flags & cast_flags::convert) && !(flags & cast_flags::manual);
 }
 inline bool dlpm_loaded(dlpack_mdspan::python::detail::load_outcome outcome, const dlpm_load_scope& scope, uint32_t flags) {
   if (outcome == dlpack_mdspan::python::detail::load_outcome::raise) [[unlikely]] {
     if (scope.outer == 0 && !(flags & cast_flags::manual)) throw python_error();
-    PyObject* interrupt = PyErr_ExceptionMatches(PyExc_Exception) ? nullptr : Py_NewRef(PyErr_Occurred());
-    PyErr_Clear();
-    if (interrupt != nullptr) {
-      PyThreadState_SetAsyncExc(PyThread_get_thread_ident(), interrupt);
-      Py_DECREF(interrupt);
-      dlpm_interrupted = true;
+    if (PyErr_ExceptionMatches(PyExc_Exception)) {
+      PyErr_Clear();
+    } else if (PyObject* const interrupt = dlpack_mdspan::python::detail::take_raised_exception(); scope.outer == 0) {
+      dlpm_rearm(interrupt);
+    } else if (dlpm_pending_interrupt == nullptr) {
+      dlpm_pending_interrupt = interrupt;
+    } else {
+      Py_DECREF(interrupt);  // the first one is raised
     }
     return false;
   }
@@ -156,6 +194,13 @@ template <class M>
 inline constexpr bool dlpm_raises<dlpack_mdspan::python::held_view<M>> = true;
 template <>
 inline constexpr bool dlpm_raises<dlpack_mdspan::managed_tensor> = true;
+// and this header's containers of them, nested in each other
+template <class T, class Alloc>
+inline constexpr bool dlpm_raises<std::vector<T, Alloc>> = dlpm_raises<T>;
+template <class T>
+inline constexpr bool dlpm_raises<std::optional<T>> = dlpm_raises<T>;
+template <class... Ts>
+inline constexpr bool dlpm_raises<std::variant<Ts...>> = (dlpm_raises<Ts> || ...);
 
 // A value the caster makes and hands over, by pointer, reference or move (an owned tensor, a
 // container): held in an optional, since not every such value has a default constructor (a
@@ -203,7 +248,7 @@ template <class T, class Alloc>
   requires dlpm_raises<T>
 struct type_caster<std::vector<T, Alloc>> : dlpm_container_caster<std::vector<T, Alloc>> {
   static constexpr auto Name = const_name("collections.abc.Sequence[") + make_caster<T>::Name + const_name("]");
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     auto& out = this->value.emplace();
     if (PyUnicode_Check(src.ptr()) || PyBytes_Check(src.ptr()) || !PySequence_Check(src.ptr())) return false;
     PyObject* items = PySequence_Fast(src.ptr(), "");  // the list or tuple itself, else a list of the items
@@ -211,13 +256,13 @@ struct type_caster<std::vector<T, Alloc>> : dlpm_container_caster<std::vector<T,
       PyErr_Clear();
       return false;
     }
-    const dlpm_container_loading loading;
+    dlpm_container_loading loading;
     bool loaded = true;
-    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && !dlpm_interrupted && i < n; ++i)
+    for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && i < n; ++i)
       loaded = this->template element<T>(PySequence_Fast_GET_ITEM(items, i), flags, cleanup,
                                          [&](auto&& e) { out.push_back(std::forward<decltype(e)>(e)); });
     Py_DECREF(items);
-    return loaded;
+    return loading.finish(loaded, flags);
   }
   // A returned vector of owned values (moved): a list of Tensors.
   static handle from_cpp(std::vector<T, Alloc>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
@@ -238,11 +283,12 @@ template <class T>
   requires dlpm_raises<T>
 struct type_caster<std::optional<T>> : dlpm_container_caster<std::optional<T>> {
   static constexpr auto Name = make_caster<T>::Name + const_name(" | None");
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     auto& out = this->value.emplace();
     if (src.is_none()) return true;
-    const dlpm_container_loading loading;
-    return this->template element<T>(src, flags, cleanup, [&](auto&& e) { out.emplace(std::forward<decltype(e)>(e)); });
+    dlpm_container_loading loading;
+    return loading.finish(
+        this->template element<T>(src, flags, cleanup, [&](auto&& e) { out.emplace(std::forward<decltype(e)>(e)); }), flags);
   }
   static handle from_cpp(std::optional<T>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
     if (!v) return none().release();
@@ -260,7 +306,7 @@ struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts.
   // the container count at zero: Python code it runs raises as usual.
   template <class T>
   bool alternative(handle src, uint32_t flags, cleanup_list* cleanup) {
-    if (dlpm_interrupted) return false;  // no other alternative asks the producer again
+    if (dlpm_pending_interrupt != nullptr) return false;  // no other alternative asks the producer again
     const auto load = [&] {
       return this->template element<T>(src, flags, cleanup, [&](auto&& e) { this->value.emplace(std::in_place_type<T>, std::forward<decltype(e)>(e)); });
     };
@@ -271,10 +317,10 @@ struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts.
       return load();
     }
   }
-  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) noexcept {
-    const dlpm_container_loading loading;
+  bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
+    dlpm_container_loading loading;
     if ((flags & cast_flags::convert) && (alternative<Ts>(src, flags & ~cast_flags::convert, cleanup) || ...)) return true;
-    return (alternative<Ts>(src, flags, cleanup) || ...);
+    return loading.finish((alternative<Ts>(src, flags, cleanup) || ...), flags);
   }
   static handle from_cpp(std::variant<Ts...>&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
     return std::visit(
@@ -286,40 +332,119 @@ struct type_caster<std::variant<Ts...>> : dlpm_container_caster<std::variant<Ts.
   }
 };
 
-// The other containers of views, whose nanobind casters would load them in a noexcept
-// function, refused when compiling (a view is never returned, so nothing else is lost): a
-// std::vector is the container these casters take. (Owned values in them keep nanobind's
-// casters, which also return them: there a refused element ends the process.)
+// The other containers of views and owned values, and of this header's containers of them,
+// whose nanobind casters would load them in a noexcept function (a refusal or an interrupt
+// would end the process), refused as parameters when compiling: a std::vector is the container
+// these casters take. Owned values still return in them (as nanobind returns them: a list, a
+// tuple, a dict); a view is never returned, so a container of views is refused whole.
 template <class T>
 inline constexpr bool dlpm_refused_container = false;
-#define DLPM_NB_REFUSED_CONTAINER_(...)                                                                          \
-  {                                                                                                              \
-    static_assert(dlpm_refused_container<__VA_ARGS__>,                                                           \
-                  "dlpack_mdspan/nanobind.hpp: views in this container cannot be refused safely (nanobind "        \
-                  "loads its elements in a noexcept function): take std::vector, std::optional or std::variant");  \
+#define DLPM_NB_REFUSED_MESSAGE_                                                                                      \
+  "dlpack_mdspan/nanobind.hpp: views and owned tensors in this container cannot be refused safely as a parameter " \
+  "(nanobind loads its elements in a noexcept function): take std::vector, std::optional or std::variant"
+template <class Value_, int Kind>
+struct dlpm_return_only_caster : dlpm_held_value<Value_> {
+  template <class Never = void>
+  bool from_python(handle, uint32_t, cleanup_list*) {
+    static_assert(dlpm_refused_container<Never>, DLPM_NB_REFUSED_MESSAGE_);
+    return false;
   }
+  // A Python list (kind 0), tuple (1) or dict (2) of the elements, converted as this header's
+  // containers convert theirs (an owned value becomes a dlpack_mdspan.Tensor).
+  static handle from_cpp(Value_&& v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    if constexpr (Kind == 2) {
+      object dict = steal(PyDict_New());
+      if (!dict.is_valid()) return {};
+      for (auto& [key, e] : v) {
+        object k = steal(make_caster<std::remove_cvref_t<decltype(key)>>::from_cpp(key, rv_policy::copy, cleanup));
+        object item = steal(dlpm_container_caster<Value_>::template element_to_python<std::remove_cvref_t<decltype(e)>>(
+            std::move(e), policy, cleanup));
+        if (!k.is_valid() || !item.is_valid() || PyDict_SetItem(dict.ptr(), k.ptr(), item.ptr()) != 0) return {};
+      }
+      return dict.release();
+    } else {
+      object out;
+      if constexpr (Kind == 1) {
+        out = steal(PyTuple_New(static_cast<Py_ssize_t>(std::tuple_size_v<Value_>)));
+      } else {
+        out = steal(PyList_New(static_cast<Py_ssize_t>(std::size(v))));
+      }
+      if (!out.is_valid()) return {};
+      Py_ssize_t i = 0;
+      bool failed = false;
+      const auto put = [&](auto&& e) {
+        if (failed) return;
+        const handle item = dlpm_container_caster<Value_>::template element_to_python<std::remove_cvref_t<decltype(e)>>(
+            std::move(e), policy, cleanup);
+        if (!item.is_valid()) {
+          failed = true;
+          return;
+        }
+        if constexpr (Kind == 1) {
+          PyTuple_SET_ITEM(out.ptr(), i++, item.ptr());
+        } else {
+          PyList_SET_ITEM(out.ptr(), i++, item.ptr());
+        }
+      };
+      if constexpr (Kind == 1) {
+        std::apply([&](auto&... e) { (put(std::move(e)), ...); }, v);
+      } else {
+        for (auto& e : v) put(std::move(e));
+      }
+      return failed ? handle() : out.release();
+    }
+  }
+  static handle from_cpp(Value_* v, rv_policy policy, cleanup_list* cleanup) noexcept {
+    if (v == nullptr) return none().release();
+    return from_cpp(std::move(*v), policy, cleanup);
+  }
+};
 template <class T, class A>
-  requires dlpm_is_view<T>
-struct type_caster<std::list<T, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+  requires dlpm_raises<T>
+struct type_caster<std::list<T, A>> : dlpm_return_only_caster<std::list<T, A>, 0> {
+  static_assert(!dlpm_is_view<T>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name = const_name("list[") + make_caster<T>::Name + const_name("]");
+};
 template <class T, class A>
-  requires dlpm_is_view<T>
-struct type_caster<std::deque<T, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+  requires dlpm_raises<T>
+struct type_caster<std::deque<T, A>> : dlpm_return_only_caster<std::deque<T, A>, 0> {
+  static_assert(!dlpm_is_view<T>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name = const_name("list[") + make_caster<T>::Name + const_name("]");
+};
 template <class T, std::size_t N>
-  requires dlpm_is_view<T>
-struct type_caster<std::array<T, N>> DLPM_NB_REFUSED_CONTAINER_(T);
+  requires dlpm_raises<T>
+struct type_caster<std::array<T, N>> : dlpm_return_only_caster<std::array<T, N>, 0> {
+  static_assert(!dlpm_is_view<T>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name = const_name("list[") + make_caster<T>::Name + const_name("]");
+};
 template <class T1, class T2>
-  requires(dlpm_is_view<T1> || dlpm_is_view<T2>)
-struct type_caster<std::pair<T1, T2>> DLPM_NB_REFUSED_CONTAINER_(T1);
+  requires(dlpm_raises<T1> || dlpm_raises<T2>)
+struct type_caster<std::pair<T1, T2>> : dlpm_return_only_caster<std::pair<T1, T2>, 1> {
+  static_assert(!dlpm_is_view<T1> && !dlpm_is_view<T2>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name =
+      const_name("tuple[") + make_caster<T1>::Name + const_name(", ") + make_caster<T2>::Name + const_name("]");
+};
 template <class... Ts>
-  requires(dlpm_is_view<Ts> || ...)
-struct type_caster<std::tuple<Ts...>> DLPM_NB_REFUSED_CONTAINER_(std::tuple<Ts...>);
+  requires(dlpm_raises<Ts> || ...)
+struct type_caster<std::tuple<Ts...>> : dlpm_return_only_caster<std::tuple<Ts...>, 1> {
+  static_assert((!dlpm_is_view<Ts> && ...), DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name = const_name("tuple[") + concat(make_caster<Ts>::Name...) + const_name("]");
+};
 template <class K, class T, class C, class A>
-  requires dlpm_is_view<T>
-struct type_caster<std::map<K, T, C, A>> DLPM_NB_REFUSED_CONTAINER_(T);
+  requires dlpm_raises<T>
+struct type_caster<std::map<K, T, C, A>> : dlpm_return_only_caster<std::map<K, T, C, A>, 2> {
+  static_assert(!dlpm_is_view<T>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name =
+      const_name("dict[") + make_caster<K>::Name + const_name(", ") + make_caster<T>::Name + const_name("]");
+};
 template <class K, class T, class H, class E, class A>
-  requires dlpm_is_view<T>
-struct type_caster<std::unordered_map<K, T, H, E, A>> DLPM_NB_REFUSED_CONTAINER_(T);
-#undef DLPM_NB_REFUSED_CONTAINER_
+  requires dlpm_raises<T>
+struct type_caster<std::unordered_map<K, T, H, E, A>> : dlpm_return_only_caster<std::unordered_map<K, T, H, E, A>, 2> {
+  static_assert(!dlpm_is_view<T>, DLPM_NB_REFUSED_MESSAGE_);
+  static constexpr auto Name =
+      const_name("dict[") + make_caster<K>::Name + const_name(", ") + make_caster<T>::Name + const_name("]");
+};
+#undef DLPM_NB_REFUSED_MESSAGE_
 
 // Owned values (held_view<M>, managed_tensor): the function may keep them; returned, they
 // become a dlpack_mdspan.Tensor.

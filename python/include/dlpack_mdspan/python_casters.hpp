@@ -198,15 +198,11 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
   return has == 1;
 }
 
-// A failed load has a Python exception set. Either it is cleared (the next overload
-// tries) or it stays, reworded as "<what the parameter accepts>: <why not>" when it is the
-// library's TypeError (a producer's own exception passes unchanged). An interrupt, an
-// exception that is no Exception (KeyboardInterrupt, SystemExit: the user's, which the
-// component never clears), always stays, whatever `may_raise` says: the next overload would
-// ask the producer again and the interrupt would be lost.
-[[gnu::cold, gnu::noinline]] inline load_outcome refuse(PyObject* src, bool may_raise, const char* label) noexcept {
+// The raised exception, taken (a new reference; NULL when none), its traceback kept on it;
+// and the same raised again (the reference stolen): a load that sets an exception aside.
+inline PyObject* take_raised_exception() noexcept {
 #if PY_VERSION_HEX >= 0x030C0000
-  PyObject* exc = PyErr_GetRaisedException();  // the probe below must not see (or clear) it
+  return PyErr_GetRaisedException();
 #else
   PyObject *type, *exc, *traceback;
   PyErr_Fetch(&type, &exc, &traceback);
@@ -214,7 +210,25 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
   if (exc && traceback) PyException_SetTraceback(exc, traceback);
   Py_XDECREF(type);
   Py_XDECREF(traceback);
+  return exc;
 #endif
+}
+inline void restore_raised_exception(PyObject* exc) noexcept {
+#if PY_VERSION_HEX >= 0x030C0000
+  PyErr_SetRaisedException(exc);
+#else
+  PyErr_Restore(Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(exc))), exc, PyException_GetTraceback(exc));
+#endif
+}
+
+// A failed load has a Python exception set. Either it is cleared (the next overload
+// tries) or it stays, reworded as "<what the parameter accepts>: <why not>" when it is the
+// library's TypeError (a producer's own exception passes unchanged). An interrupt, an
+// exception that is no Exception (KeyboardInterrupt, SystemExit: the user's, which the
+// component never clears), always stays, whatever `may_raise` says: the next overload would
+// ask the producer again and the interrupt would be lost.
+[[gnu::cold, gnu::noinline]] inline load_outcome refuse(PyObject* src, bool may_raise, const char* label) noexcept {
+  PyObject* exc = take_raised_exception();  // the probe below must not see (or clear) it
   const bool interrupted = exc != nullptr && !PyErr_GivenExceptionMatches(exc, PyExc_Exception);
   const bool raise = interrupted || (may_raise && is_dlpack_object(src));
   PyErr_Clear();
@@ -224,11 +238,7 @@ inline bool is_dlpack_object(PyObject* obj) noexcept {
     Py_DECREF(text);
     Py_XDECREF(exc);
   } else if (raise && exc) {  // the producer's own exception, unchanged (its traceback too)
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(exc);
-#else
-    PyErr_Restore(Py_NewRef(reinterpret_cast<PyObject*>(Py_TYPE(exc))), exc, PyException_GetTraceback(exc));
-#endif
+    restore_raised_exception(exc);
   } else if (raise) {  // a failure without an exception: not expected, but never raise nothing
     PyErr_Format(PyExc_TypeError, "%s: the import failed", label);
   } else {

@@ -31,15 +31,18 @@ endfunction()
 
 # Returning a bare std::mdspan must not compile, with a message that says what to return
 # (tests/modules/dlpack_mdspan/compile_fail's harness; header and module form); nor, with
-# nanobind, a std::array of views, with a message that names the containers that take them.
+# nanobind, a std::array of views or a std::map of owned tensors as a parameter, with a message
+# that names the containers that take them.
 if(DLPM_BINDINGS_OK)
   dlpm_compile_fail(array_of_views_nanobind "${CMAKE_CURRENT_LIST_DIR}/array_of_views_nanobind.cpp"
-                    "views in this container cannot be refused safely")
+                    "views and owned tensors in this container cannot be refused safely as a parameter")
+  dlpm_compile_fail(map_of_owned_nanobind "${CMAKE_CURRENT_LIST_DIR}/map_of_owned_nanobind.cpp"
+                    "views and owned tensors in this container cannot be refused safely as a parameter")
   foreach(binding nanobind pybind11)
     dlpm_compile_fail(returns_mdspan_${binding} "${CMAKE_CURRENT_LIST_DIR}/returns_mdspan_${binding}.cpp"
                       "a std::mdspan cannot be returned to Python: nothing would own its memory")
   endforeach()
-  foreach(name returns_mdspan_nanobind returns_mdspan_pybind11 array_of_views_nanobind)
+  foreach(name returns_mdspan_nanobind returns_mdspan_pybind11 array_of_views_nanobind map_of_owned_nanobind)
     string(REGEX MATCH "[a-z0-9]+$" binding "${name}")
     foreach(mode header module)
       foreach(target dlpm_compile_${name}_${mode} dlpm_compile_ok_${name}_${mode})

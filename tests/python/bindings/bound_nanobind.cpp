@@ -7,6 +7,11 @@
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+
 #include <dlpack_mdspan/nanobind.hpp>
 
 #include "bound_functions.hpp"
@@ -22,4 +27,13 @@ NB_MODULE(bound_nanobind, m) {
     auto held = nb::cast<dp::held_view<bound::const_f32_2d>>(h);
     return held.view().extent(0);
   });
+  // Owned tensors returned in the containers that do not take them as parameters.
+  m.def("named_aranges", [] {
+    std::map<std::string, dlpack_mdspan::managed_tensor> named;
+    named.emplace("a", bound::arange_2x3());
+    named.emplace("b", bound::arange_2x3());
+    return named;
+  });
+  m.def("pair_of_aranges", [] { return std::pair{bound::arange_2x3(), bound::arange_2x3()}; });
+  m.def("arange_and_seven", [] { return std::tuple{bound::arange_2x3(), 7}; });
 }
