@@ -634,8 +634,13 @@ DLPM_API int32_t dlpm_managed_read_only_cause(const DLManagedTensorVersioned* te
 /** Moves `tensor` into a new READ_ONLY tensor over the same memory (*out) that remembers
  * why: `cause` is DLPM_READ_ONLY_LEGACY_UNKNOWN or DLPM_READ_ONLY_PRODUCER_FORBIDS, with
  * `reason` completing "the tensor is READ_ONLY because ..." (copied; required for the
- * latter). The new tensor's deleter runs the old one's. On failure the tensor is still the
- * caller's (DLPM_E_INVALID_ARGUMENT for another cause or a missing reason). */
+ * latter). DLPM_READ_ONLY_LEGACY_UNKNOWN asked of a tensor this library made READ_ONLY
+ * because its producer forbids writes keeps that cause and its reason. Asked of a tensor
+ * READ_ONLY for any other reason (DLPM_READ_ONLY_FLAGGED), it replaces that cause: the caller
+ * says the tensor's writability is unknown, as for a re-export of a legacy import, which
+ * copied the flag, and dlpm_to_legacy then accepts it. The new tensor's deleter runs the old
+ * one's. On failure the tensor is still the caller's (DLPM_E_INVALID_ARGUMENT for another
+ * cause or a missing reason). */
 DLPM_API dlpm_status dlpm_managed_forbid_writes(DLManagedTensorVersioned* tensor, int32_t cause, const char* reason,
                                                 DLManagedTensorVersioned** out) DLPM_NOEXCEPT;
 

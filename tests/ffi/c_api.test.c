@@ -718,6 +718,20 @@ static void test_version_and_legacy(void) {
   dlpm_managed_delete(v);
   CHECK(deleter_calls == 7); /* the wrappers ran the producer's deleter, once */
 
+  /* READ_ONLY set elsewhere (FLAGGED) is replaced by the caller's LEGACY_UNKNOWN, as the
+   * header says: a re-export of a legacy import copied the flag; a legacy export is then
+   * accepted (the caller said the writability is unknown) */
+  ok = hand_made(DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION);
+  ok->dl_tensor = make_tensor(data, 1, shape, NULL, dtype(kDLFloat, 32, 1));
+  ok->flags = DLPACK_FLAG_BITMASK_READ_ONLY;
+  CHECK(dlpm_managed_read_only_cause(ok, NULL) == DLPM_READ_ONLY_FLAGGED);
+  CHECK_STATUS(dlpm_to_legacy(ok, &legacy), DLPM_E_READ_ONLY);
+  CHECK_STATUS(dlpm_managed_forbid_writes(ok, DLPM_READ_ONLY_LEGACY_UNKNOWN, NULL, &v), DLPM_OK);
+  CHECK(dlpm_managed_read_only_cause(v, NULL) == DLPM_READ_ONLY_LEGACY_UNKNOWN);
+  CHECK_STATUS(dlpm_to_legacy(v, &legacy), DLPM_OK);
+  dlpm_legacy_delete(legacy);
+  CHECK(deleter_calls == 8);
+
   CHECK(dlpm_managed_read_only_cause(NULL, &reason) == DLPM_READ_ONLY_NONE);
 }
 
