@@ -271,6 +271,50 @@ def test_owned_values_return_in_other_containers(np):
     assert "dict[str, dlpack_mdspan.Tensor]" in ext.named_aranges.__doc__
 
 
+def test_nanobind_containers_const_elements_and_the_sequences_own_code(np):
+    """nanobind: an optional of a const view takes the header's caster (a refusal or an
+    interrupt inside nanobind's own optional ended the process); an interrupt raised by a
+    sequence's own __getitem__ is raised (it was cleared: "incompatible function arguments");
+    a bound call that a sequence's finaliser makes raises its own refusal, and its interrupt
+    is not the container's. In a subprocess: an abort is this test's failure."""
+    passes_in_a_subprocess(importlib.import_module("bound_nanobind"), """
+class P:
+    def __dlpack_device__(self): return (1, 0)
+    def __dlpack__(self, **kwargs): raise KeyboardInterrupt("k")
+def raised_by(call):
+    try:
+        call()
+    except BaseException as e:
+        return e
+assert ext.total_optional_const(np.arange(3.0)) == 3.0
+assert "incompatible function arguments" in str(raised_by(lambda: ext.total_optional_const(np.arange(3, dtype=np.int32))))
+assert isinstance(raised_by(lambda: ext.total_optional_const(P())), KeyboardInterrupt)
+class Interrupting:
+    def __len__(self): return 1
+    def __getitem__(self, i): raise SystemExit(4)
+e = raised_by(lambda: ext.total_each(Interrupting()))
+assert isinstance(e, SystemExit) and e.code == 4, repr(e)
+seen = []
+class Item:
+    def __init__(self, interrupt): self.interrupt = interrupt
+    def __dlpack_device__(self): return (1, 0)
+    def __dlpack__(self, **kwargs): return np.arange(2.0).__dlpack__(**kwargs)
+    def __del__(self):
+        seen.append(repr(raised_by(lambda: ext.total([P()] if False else (P() if self.interrupt else np.zeros(2, np.int32))))))
+class Items:
+    def __init__(self, interrupt): self.interrupt = interrupt
+    def __len__(self): return 1
+    def __getitem__(self, i):
+        if i: raise IndexError
+        return Item(self.interrupt)
+for interrupt in (False, True):
+    seen.clear()
+    assert ext.total_each(Items(interrupt)) == 1.0
+    assert len(seen) == 1 and ("KeyboardInterrupt" if interrupt else "does not match") in seen[0], seen
+print("ok")
+""")
+
+
 def test_a_nested_call_interrupted_leaves_the_container_whole(ext, np):
     """A producer whose own code calls a bound function that its interrupt stops, and which
     handles that interrupt, still gives its tensor: the outer container loads every element

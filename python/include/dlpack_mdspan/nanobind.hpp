@@ -194,6 +194,11 @@ template <class M>
 inline constexpr bool dlpm_raises<dlpack_mdspan::python::held_view<M>> = true;
 template <>
 inline constexpr bool dlpm_raises<dlpack_mdspan::managed_tensor> = true;
+// const elements alike (std::optional<const M>: nanobind's own caster would hold them)
+template <class T>
+inline constexpr bool dlpm_is_view<const T> = dlpm_is_view<T>;
+template <class T>
+inline constexpr bool dlpm_raises<const T> = dlpm_raises<T>;
 // and this header's containers of them, nested in each other
 template <class T, class Alloc>
 inline constexpr bool dlpm_raises<std::vector<T, Alloc>> = dlpm_raises<T>;
@@ -251,17 +256,26 @@ struct type_caster<std::vector<T, Alloc>> : dlpm_container_caster<std::vector<T,
   bool from_python(handle src, uint32_t flags, cleanup_list* cleanup) {
     auto& out = this->value.emplace();
     if (PyUnicode_Check(src.ptr()) || PyBytes_Check(src.ptr()) || !PySequence_Check(src.ptr())) return false;
-    PyObject* items = PySequence_Fast(src.ptr(), "");  // the list or tuple itself, else a list of the items
-    if (items == nullptr) {
-      PyErr_Clear();
-      return false;
+    PyObject* items;
+    {  // the sequence's own Python code (__len__, __getitem__) runs as no element's load
+      const dlpm_load_scope outside;
+      items = PySequence_Fast(src.ptr(), "");  // the list or tuple itself, else a list of the items
+      if (items == nullptr) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception))  // an interrupt: raised, or kept as an element's
+          return dlpm_loaded(dlpack_mdspan::python::detail::load_outcome::raise, outside, flags);
+        PyErr_Clear();
+        return false;
+      }
     }
     dlpm_container_loading loading;
     bool loaded = true;
     for (Py_ssize_t i = 0, n = PySequence_Fast_GET_SIZE(items); loaded && i < n; ++i)
       loaded = this->template element<T>(PySequence_Fast_GET_ITEM(items, i), flags, cleanup,
                                          [&](auto&& e) { out.push_back(std::forward<decltype(e)>(e)); });
-    Py_DECREF(items);
+    {  // the items' finalisers, too
+      const dlpm_load_scope outside;
+      Py_DECREF(items);
+    }
     return loading.finish(loaded, flags);
   }
   // A returned vector of owned values (moved): a list of Tensors.

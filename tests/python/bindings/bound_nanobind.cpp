@@ -27,6 +27,8 @@ NB_MODULE(bound_nanobind, m) {
     auto held = nb::cast<dp::held_view<bound::const_f32_2d>>(h);
     return held.view().extent(0);
   });
+  // A const element takes the header's container (nanobind's own would let a refusal abort).
+  m.def("total_optional_const", [](std::optional<const bound::const_f64_strided> a) { return a ? bound::total(*a) : -1.0; });
   // Owned tensors returned in the containers that do not take them as parameters.
   m.def("named_aranges", [] {
     std::map<std::string, dlpack_mdspan::managed_tensor> named;
