@@ -208,6 +208,18 @@ DLPM_API dlpm_status dlpm_rocm_array_api_stream(int64_t value, int32_t* synchron
  * tensor addresses nothing: *begin == *end == byte_offset. */
 DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begin, int64_t* end) DLPM_NOEXCEPT;
 
+/** Every byte the elements of a valid kDLBool tensor reach is 0 or 1 (the core's
+ * check_bool_values): what a language whose bool has two values (Rust, C++) needs before it
+ * reads the elements as bool, since a producer may lend other bytes (PyTorch's
+ * `u8.view(torch.bool)`). Reads the elements, so the data must be readable on the host and
+ * not written meanwhile. Each byte is read once however the strides order, reverse, repeat
+ * (stride 0) or overlap the elements; `flags` (a managed tensor's) say whether sub-byte bools
+ * are padded, a byte per lane. Errors: DLPM_E_INVALID_ARGUMENT naming the first byte above 1
+ * and its offset from data; DLPM_E_DTYPE_MISMATCH for another dtype;
+ * DLPM_E_SUBBYTE_NOT_VIEWABLE for packed bools; DLPM_E_INVALID_ARGUMENT for strides that would
+ * read more than 64 times the bytes the tensor spans (view those as uint8). */
+DLPM_API dlpm_status dlpm_check_bool_values(const DLTensor* tensor, uint64_t flags) DLPM_NOEXCEPT;
+
 /** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,
  * byte_offset included, as dlpm_element_offset gives it, without validating the tensor
  * again ("prechecked"): for bindings that made a view with dlpm_check_layout (or

@@ -601,6 +601,13 @@ dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int64_t* begi
   return DLPM_OK;
 }
 
+dlpm_status dlpm_check_bool_values(const DLTensor* tensor, uint64_t flags) noexcept {
+  if (tensor == nullptr) return null_argument("dlpm_check_bool_values", "tensor");
+  dm::error e;
+  if (!dm::check_bool_values(*tensor, flags, &e)) return fail(e);
+  return DLPM_OK;
+}
+
 dlpm_status dlpm_coalesce(const DLTensor* tensor, uint64_t flags, int64_t* extents, int64_t* byte_steps, int32_t capacity,
                           int32_t* ndim, int64_t* block) noexcept {
   if (tensor == nullptr) return null_argument("dlpm_coalesce", "tensor");

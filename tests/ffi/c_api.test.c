@@ -1482,6 +1482,32 @@ static void test_element_offset_prechecked(void) {
   CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* dlpm_check_bool_values: the core's check_bool_values, a status and its message. */
+static void test_check_bool_values(void) {
+  unsigned char bytes[6] = {1, 0, 1, 1, 0, 2};
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = bytes;
+  t.device.device_type = kDLCPU;
+  t.ndim = 2;
+  t.dtype.code = kDLBool;
+  t.dtype.bits = 8;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  t.strides = strides;
+  CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "holds the byte 2 at byte offset 5 from data") != NULL);
+  shape[1] = 2; /* a[:, :2] does not reach byte 5 */
+  CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_OK);
+  strides[0] = 0; /* a broadcast row */
+  shape[0] = 1000000;
+  CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_OK);
+  t.dtype.code = kDLUInt;
+  CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_DTYPE_MISMATCH);
+  CHECK_STATUS(dlpm_check_bool_values(NULL, 0), DLPM_E_NULL_POINTER);
+}
+
 int main(void) {
   test_cute_layout_vocabulary();
   test_status_and_version();
@@ -1506,6 +1532,7 @@ int main(void) {
   test_alloc_and_copy_to_host();
   test_order_byte_is_platform_independent();
   test_element_offset_prechecked();
+  test_check_bool_values();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -341,6 +341,32 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
     Ok(out != 0)
 }
 
+/// Every byte the elements of `t` (with `flags`) reach is 0 or 1, where `T` is a bool
+/// (`kDLBool`, whose Rust `bool` has no other value): the facade's `dlpm_check_bool_values`,
+/// which reads each reached byte once. Nothing for any other `T` (every bit pattern is valid
+/// there: [`Element`]'s contract), so the test is a constant.
+///
+/// # Safety
+///
+/// `t` passed the view's check for `T` with `flags` (host-accessible, its shape and strides
+/// valid), and every element it addresses is valid for reads now.
+#[inline(always)]
+pub(crate) unsafe fn check_bool_values<T: Element>(
+    t: &sys::DLTensor,
+    flags: u64,
+) -> Result<(), Error> {
+    if T::DTYPE.code().0 != sys::kDLBool {
+        return Ok(());
+    }
+    #[inline(never)]
+    unsafe fn read(t: &sys::DLTensor, flags: u64) -> Result<(), Error> {
+        // SAFETY: the caller's contract: a checked host tensor whose elements are readable.
+        check(unsafe { sys::dlpm_check_bool_values(t, flags) })
+    }
+    // SAFETY: forwarded.
+    unsafe { read(t, flags) }
+}
+
 /// Whether no two indices of `t` reach the same element (`dlpm_is_unique`).
 pub(crate) fn is_unique(t: &sys::DLTensor) -> Result<bool, Error> {
     let mut out = 0i32;

@@ -83,7 +83,6 @@ impl ManagedTensor {
     ///   elements it reaches; while a mutable view exists, no other code reads them either.
     /// - If the IS_COPIED flag is set, nothing but the tensor reaches the memory (DLPack's
     ///   meaning of the flag): mutable views of it hand out `&mut`.
-    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
     ///
     /// A malformed structure is not undefined behaviour: the facade refuses it (e.g. a
     /// `shape` or `strides` pointer not aligned for `i64` is

@@ -340,6 +340,11 @@ impl<'a, T: Element> Elements<'a, T> {
             _borrow: PhantomData,
         };
         debug_assert_eq!(elements.len(), len, "a view's derived element count");
+        // A bool view reads its bytes once, here: a producer may lend bytes other than 0 and
+        // 1, which no `&bool` may point at (a constant `Ok` for every other T).
+        // SAFETY: checked for a view of T with these flags (the caller's contract), whose
+        // elements are readable for 'a (the view's contract).
+        unsafe { crate::checks::check_bool_values::<T>(t, flags) }?;
         Ok(elements)
     }
 
@@ -781,9 +786,10 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Safety
     ///
     /// For `'a`: the tensor's `shape` and `strides` stay valid and unmodified; every
-    /// element it addresses is valid for reads; no other code writes those elements; and if
-    /// `T` is `bool`, every element byte is 0 or 1. (Every other [`Element`] accepts any bit
-    /// pattern: see its safety contract.)
+    /// element it addresses is valid for reads; and no other code writes those elements. (A
+    /// `bool` view reads its bytes when it is made, and refuses one that is neither 0 nor 1
+    /// with [`Status::INVALID_ARGUMENT`](crate::Status::INVALID_ARGUMENT); every other
+    /// [`Element`] accepts any bit pattern: see its safety contract.)
     ///
     /// ```
     /// use dlpack_mdspan::{sys, TensorView, DataType, Device};
@@ -1009,8 +1015,9 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     ///
     /// For `'a`: the tensor's `shape` and `strides` stay valid and unmodified, and lie
     /// outside the elements (which the view writes); every element it addresses is valid
-    /// for reads and writes, and the producer allows writes; no other code reads or writes
-    /// those elements; and if `T` is `bool`, every element byte is 0 or 1.
+    /// for reads and writes, and the producer allows writes; and no other code reads or
+    /// writes those elements. (A `bool` view checks its bytes when it is made, as
+    /// [`TensorView::from_raw`]'s.)
     ///
     /// ```
     /// use dlpack_mdspan::{sys, DataType, Device, Status, TensorViewMut};

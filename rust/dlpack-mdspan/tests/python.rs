@@ -65,6 +65,62 @@ fn numpy_arrays_are_read_with_their_layout() {
     });
 }
 
+/// A `dlpack_mdspan.Tensor` of kDLBool elements over `bytes`, as a producer that lends bytes
+/// other than 0 and 1 makes one (PyTorch's `u8.view(torch.bool)`), with `strides` and
+/// `byte_offset`.
+fn bool_tensor_of<'py>(
+    py: Python<'py>,
+    bytes: Vec<u8>,
+    shape: &[i64],
+    strides: &[i64],
+    byte_offset: u64,
+) -> Bound<'py, PyAny> {
+    let data = bytes.as_ptr().cast_mut().cast();
+    let export = ManagedTensor::build_from_owner(
+        bytes,
+        data,
+        dlpack_mdspan::DataType::BOOL,
+        dlpack_mdspan::Device::CPU,
+        shape,
+    )
+    .strides(strides)
+    .byte_offset(byte_offset);
+    // SAFETY: the Vec keeps its bytes alive, nothing else reaches them; a view checks them.
+    let t = unsafe { export.finish() }.unwrap();
+    t.into_pyobject(py).unwrap()
+}
+
+// A bool argument, reader or writer, and a bool view of an imported ManagedTensor refuse a
+// byte other than 0 or 1 by name instead of lending a &bool to it.
+#[test]
+fn bool_arguments_refuse_bytes_other_than_0_and_1() {
+    Python::attach(|py| {
+        let bad = bool_tensor_of(py, vec![1, 0, 2, 1], &[4], &[1], 0);
+        let message = "a bool element holds the byte 2 at byte offset 2 from data: kDLBool elements are 0 or 1";
+        let e = bad.extract::<PyTensor<'_, bool>>().err().expect("refused");
+        assert!(e.to_string().contains(message), "{e}");
+        let e = bad
+            .extract::<PyTensorMut<'_, bool>>()
+            .err()
+            .expect("refused");
+        assert!(e.to_string().contains(message), "{e}");
+        let m = bad.extract::<ManagedTensor>().unwrap(); // any dtype, not viewed
+        assert_eq!(m.view::<bool>().unwrap_err().message(), message);
+        // Slices are judged by the bytes they reach: [1::2] reaches bytes 1 and 3, [::2]
+        // bytes 0 and 2.
+        let odd = bool_tensor_of(py, vec![1, 0, 2, 1], &[2], &[2], 1);
+        let t = odd.extract::<PyTensor<'_, bool>>().unwrap();
+        assert_eq!(t.view_ref().to_vec(), vec![false, true]);
+        let even = bool_tensor_of(py, vec![1, 0, 2, 1], &[2], &[2], 0);
+        assert!(even.extract::<PyTensor<'_, bool>>().is_err());
+        // Bools pass, broadcast and reversed too.
+        let good = bool_tensor_of(py, vec![1, 0, 1], &[1000, 3], &[0, -1], 2);
+        let t = good.extract::<PyTensor<'_, bool>>().unwrap();
+        assert_eq!(t.view_ref().get(&[999, 0]), Some(&true));
+        assert_eq!(t.view_ref().get(&[999, 1]), Some(&false));
+    });
+}
+
 #[test]
 fn our_tensors_carry_broadcasts_and_the_read_only_flag() {
     // dlpack_mdspan.Tensor speaks DLPack 1.x whatever NumPy's version: a broadcast

@@ -150,6 +150,81 @@ fn invalid_dtype_is_reported() {
     assert_eq!(t.validate().unwrap_err().status(), Status::INVALID_DTYPE);
 }
 
+/// A bool view of bytes a producer wrote, with `shape`, `strides` (elements) and
+/// `byte_offset`: the view's element count and, for up to 64 elements, its elements.
+fn bool_view_of(
+    bytes: &[u8],
+    shape: &[i64],
+    strides: &[i64],
+    byte_offset: u64,
+) -> Result<(usize, Vec<bool>), dlpack_mdspan::Error> {
+    let (mut shape, mut strides) = (shape.to_vec(), strides.to_vec());
+    let t = sys::DLTensor {
+        data: bytes.as_ptr().cast_mut().cast(),
+        device: Device::CPU.0,
+        ndim: shape.len() as i32,
+        dtype: DataType::BOOL.0,
+        shape: shape.as_mut_ptr(),
+        strides: strides.as_mut_ptr(),
+        byte_offset,
+    };
+    // SAFETY: `bytes`, `shape` and `strides` outlive the view and are not written meanwhile.
+    let v = unsafe { TensorView::<bool>::from_raw(&t) }?;
+    let elements = if v.len() <= 64 {
+        v.to_vec()
+    } else {
+        Vec::new()
+    };
+    Ok((v.len(), elements))
+}
+
+// A producer may lend bytes other than 0 and 1 as kDLBool (PyTorch's u8.view(torch.bool)):
+// a bool view reads the bytes its elements reach once and refuses such a byte, so no &bool
+// points at it; the bytes it does not reach are not read.
+#[test]
+fn a_bool_view_refuses_bytes_other_than_0_and_1() {
+    let bytes = [1u8, 0, 1, 0, 1, 2];
+    let e = bool_view_of(&bytes, &[2, 3], &[3, 1], 0).unwrap_err();
+    assert_eq!(e.status(), Status::INVALID_ARGUMENT);
+    assert_eq!(
+        e.message(),
+        "a bool element holds the byte 2 at byte offset 5 from data: kDLBool elements are 0 or 1"
+    );
+    // Reversed, transposed, broadcast: the same byte is found.
+    assert!(bool_view_of(&bytes, &[6], &[-1], 5).is_err());
+    assert!(bool_view_of(&bytes, &[3, 2], &[1, 3], 0).is_err());
+    assert!(bool_view_of(&bytes, &[1 << 40, 6], &[0, 1], 0).is_err());
+    // a[:, :2] reaches bytes 0, 1, 3 and 4 only; a broadcast of it reads them once.
+    assert_eq!(
+        bool_view_of(&bytes, &[2, 2], &[3, 1], 0).unwrap(),
+        (4, vec![true, false, false, true])
+    );
+    assert_eq!(
+        bool_view_of(&bytes, &[1 << 40, 2, 2], &[0, 3, 1], 0)
+            .unwrap()
+            .0,
+        1 << 42
+    );
+    // A mutable view checks the same bytes.
+    let mut raw = [1u8, 7];
+    let (mut shape, mut strides) = ([2i64], [1i64]);
+    let t = sys::DLTensor {
+        data: raw.as_mut_ptr().cast(),
+        device: Device::CPU.0,
+        ndim: 1,
+        dtype: DataType::BOOL.0,
+        shape: shape.as_mut_ptr(),
+        strides: strides.as_mut_ptr(),
+        byte_offset: 0,
+    };
+    // SAFETY: `raw`, `shape` and `strides` outlive the view; nothing else touches them.
+    let e = unsafe { TensorViewMut::<bool>::from_raw(&t) }.unwrap_err();
+    assert!(
+        e.message().contains("holds the byte 7 at byte offset 1"),
+        "{e}"
+    );
+}
+
 #[test]
 fn bool_and_complex_round_trip() {
     let mut b = ManagedTensor::from_vec(vec![true, false, true], &[3]).unwrap();

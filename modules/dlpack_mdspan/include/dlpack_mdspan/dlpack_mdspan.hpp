@@ -17,6 +17,7 @@
 #include <dlpack_mdspan/export.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
 #include <dlpack_mdspan/layout_queries.hpp>
+#include <dlpack_mdspan/bool_values.hpp>
 #include <dlpack_mdspan/layout_requirements.hpp>
 #include <dlpack_mdspan/import.hpp>
 #include <dlpack_mdspan/dispatch.hpp>

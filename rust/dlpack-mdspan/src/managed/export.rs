@@ -554,7 +554,6 @@ impl<'a, O: Send + 'static> OwnerExport<'a, O> {
     ///   lives: the owner does not share it (no other `Arc` clone, reference or pointer to
     ///   it is used), because mutable views of an IS_COPIED tensor hand out `&mut T` and
     ///   `&mut [T]`, and so does any consumer the tensor is passed to.
-    /// - If the tensor is viewed as `bool`, every element byte is 0 or 1.
     pub unsafe fn finish(self) -> Result<ManagedTensor, Error> {
         // No strides stay NULL: the facade computes the row-major strides (saturating for an
         // empty tensor, whose strides address nothing), or the order's, and stores them

@@ -11,7 +11,8 @@ use super::{Complex32, Complex64, DataType, BF16, F16};
 /// Implemented for `u8`..`u64`, `i8`..`i64`, `f32`, `f64`, `bool`, [`F16`], [`BF16`],
 /// [`Complex32`] and [`Complex64`]. Every bit pattern is a valid value for all of them
 /// except `bool`, whose bytes must be 0 or 1 (DLPack's `kDLBool` convention, which NumPy
-/// and PyTorch follow).
+/// and PyTorch follow): a view of a `kDLBool` element type reads its bytes when it is made
+/// and refuses any other.
 ///
 /// # Registering your own element type
 ///
