@@ -32,7 +32,12 @@ impl ManagedTensor {
         // SAFETY: the struct, its shape and strides, and the elements stay valid, and
         // unwritten by others, while self is borrowed (from_raw's contract, or memory this
         // crate owns); the checks for T, flags included, are the facade's, in `checked`.
-        unsafe { TensorView::checked(Viewed::Managed(self.raw())) }
+        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw())) }?;
+        // A tensor imported from Python claims its bytes for reading, until it drops: no
+        // writer elsewhere in Rust may change what this view lends.
+        #[cfg(feature = "pyo3")]
+        self.claim_for_view(false)?;
+        Ok(view)
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -60,6 +65,11 @@ impl ManagedTensor {
         // arrays stay valid while self is borrowed; &mut self excludes every other view of
         // this tensor for the lifetime of the result. `exclusive` is only true for memory
         // nothing outside this tensor can reach.
-        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }
+        let view = unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }?;
+        // A tensor imported from Python claims its bytes for writing, until it drops: no
+        // other borrow in Rust may read what this view changes.
+        #[cfg(feature = "pyo3")]
+        self.claim_for_view(true)?;
+        Ok(view)
     }
 }

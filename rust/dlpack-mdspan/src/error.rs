@@ -103,6 +103,12 @@ impl Status {
     /// elements may be aliased elsewhere (see [the mutation rules](crate#mutation-and-aliasing)).
     /// Never returned by the C facade.
     pub const NOT_EXCLUSIVE: Status = Status(-1);
+    /// This crate's own condition: the bytes of a tensor from Python are already borrowed by
+    /// Rust in a way that excludes this borrow: a writer (`PyTensorMut`, a mutable view of
+    /// an imported `ManagedTensor`) overlaps another borrow, or a reader overlaps a writer
+    /// (docs/rust.md, "Borrows of Python tensors"). Python raises it as `BufferError`.
+    /// Never returned by the C facade.
+    pub const ALREADY_BORROWED: Status = Status(-2);
 
     /// The numeric code.
     ///
@@ -134,6 +140,9 @@ impl Status {
     pub fn name(self) -> &'static str {
         if self == Status::NOT_EXCLUSIVE {
             return "not exclusive";
+        }
+        if self == Status::ALREADY_BORROWED {
+            return "already borrowed";
         }
         if self.0 < 0 {
             return "unknown status";

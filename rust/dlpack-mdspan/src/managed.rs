@@ -46,6 +46,11 @@ pub struct ManagedTensor {
     /// Made by this crate from memory it owns alone (`from_vec*`): nothing else can reach
     /// the elements, so safe `&mut` access is sound.
     made_here: bool,
+    /// What the tensor has claimed in the borrow registry (`python/borrows.rs`): set for a
+    /// tensor imported from Python, whose memory safe code may also reach through another
+    /// argument; changed only under the registry's lock.
+    #[cfg(feature = "pyo3")]
+    python_claim: std::sync::atomic::AtomicU8,
 }
 
 // SAFETY: a ManagedTensor is a unique owning pointer. Moving it to another thread moves the
@@ -59,6 +64,22 @@ unsafe impl Send for ManagedTensor {}
 unsafe impl Sync for ManagedTensor {}
 
 impl ManagedTensor {
+    /// The owner of `ptr`; `made_here`: memory this crate owns alone.
+    pub(crate) fn owning(ptr: NonNull<sys::DLManagedTensorVersioned>, made_here: bool) -> Self {
+        ManagedTensor {
+            ptr,
+            made_here,
+            #[cfg(feature = "pyo3")]
+            python_claim: std::sync::atomic::AtomicU8::new(0),
+        }
+    }
+
+    /// The tensor's claim in the borrow registry.
+    #[cfg(feature = "pyo3")]
+    pub(crate) fn python_claim(&self) -> &std::sync::atomic::AtomicU8 {
+        &self.python_claim
+    }
+
     /// Takes ownership of a versioned tensor received from a producer, after the version
     /// check of the C facade (`dlpm_managed_check_version`): a major version other than the
     /// library's (DLPack 1) is refused with [`Status::VERSION_MISMATCH`], and the tensor's
@@ -106,10 +127,7 @@ impl ManagedTensor {
         check(unsafe { sys::dlpm_managed_check_version(ptr) })?;
         let ptr = NonNull::new(ptr)
             .ok_or_else(|| Error::new(Status::NULL_POINTER, "from_raw: the tensor is NULL"))?;
-        Ok(ManagedTensor {
-            ptr,
-            made_here: false,
-        })
+        Ok(ManagedTensor::owning(ptr, false))
     }
 
     /// Takes ownership of a legacy (pre-1.0) `DLManagedTensor`, through the facade's
@@ -154,10 +172,7 @@ impl ManagedTensor {
                 "dlpm_from_legacy returned success and a NULL tensor",
             )
         })?;
-        Ok(ManagedTensor {
-            ptr,
-            made_here: false,
-        })
+        Ok(ManagedTensor::owning(ptr, false))
     }
 
     /// A compact row-major copy in new host memory, through the facade's
@@ -196,10 +211,7 @@ impl ManagedTensor {
         })?;
         // The facade's memory, reachable only through this tensor: its IS_COPIED flag makes
         // it exclusive.
-        Ok(ManagedTensor {
-            ptr,
-            made_here: false,
-        })
+        Ok(ManagedTensor::owning(ptr, false))
     }
 
     /// Gives up ownership: the returned pointer's deleter must be called exactly once, by
@@ -214,6 +226,9 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn into_raw(self) -> *mut sys::DLManagedTensorVersioned {
+        // The tensor leaves Rust: no view of it is alive (self is moved), so its claim ends.
+        #[cfg(feature = "pyo3")]
+        self.release_claim();
         ManuallyDrop::new(self).ptr.as_ptr()
     }
 
@@ -505,6 +520,8 @@ impl ManagedTensor {
 
 impl Drop for ManagedTensor {
     fn drop(&mut self) {
+        #[cfg(feature = "pyo3")]
+        self.release_claim();
         // SAFETY: self owns the tensor; its deleter is called exactly once, here, with the
         // original pointer. dlpm_managed_delete is noexcept: a deleter that throws a C++
         // exception aborts the process inside the facade, so nothing unwinds into this frame.

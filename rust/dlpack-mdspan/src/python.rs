@@ -36,6 +36,7 @@ use crate::managed::ManagedTensor;
 use crate::types::{DeviceType, Element};
 use crate::view::{KeptViewMut, TensorView, TensorViewMut};
 
+mod borrows;
 mod stream_ordered;
 pub use stream_ordered::{PyImportOptions, ReadyStream, StreamOrder, StreamOrdered};
 
@@ -160,6 +161,33 @@ impl Borrowing<'_> {
         }
     }
 
+    /// The borrow's key in the borrow registry: the word the argument keeps
+    /// ([`Self::into_parts`]), the owner's tagged address (one per borrow) or the kept
+    /// object's (one per object: a reader given twice joins its claim, a writer conflicts).
+    fn key(&self) -> usize {
+        match ptr::NonNull::new(self.0.owner) {
+            Some(owner) => owner.as_ptr().addr() | Borrow::OWNER,
+            None => self.0.keep_alive.addr(),
+        }
+    }
+
+    /// Claims the bytes of the view made of this borrow (`view`: its description and flags)
+    /// in the borrow registry, for writing with `writes`; an empty view claims nothing.
+    fn claim(
+        &self,
+        described: (&sys::DLTensor, u64),
+        len: usize,
+        writes: bool,
+    ) -> Result<(), Error> {
+        if len == 0 {
+            return Ok(());
+        }
+        match borrows::span_of(described.0, described.1)? {
+            Some(span) => borrows::claim(self.key(), span, writes, false),
+            None => Ok(()),
+        }
+    }
+
     /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
     /// keep-alive reference is taken, as `dlpm_py_borrowed` allows, and the argument drops
     /// it without the component.
@@ -191,17 +219,30 @@ impl Drop for Borrowing<'_> {
     }
 }
 
+impl Borrow {
+    /// Ends the argument's claim (made at extraction for a view of `len` elements:
+    /// [`Borrowing::claim`]), then the borrow.
+    fn end_claimed(&self, tensor: &sys::DLTensor, flags: u64, len: usize, writes: bool) {
+        if len != 0 {
+            borrows::release(self.0.as_ptr().addr(), writes);
+        }
+        self.end(tensor, flags);
+    }
+}
+
 impl<T: Element> Drop for PyTensor<'_, T> {
     fn drop(&mut self) {
         let (tensor, flags) = self.view.described();
-        self.borrow.end(tensor, flags);
+        self.borrow
+            .end_claimed(tensor, flags, self.view.len(), false);
     }
 }
 
 impl<T: Element> Drop for PyTensorMut<'_, T> {
     fn drop(&mut self) {
         let (tensor, flags) = self.view.described();
-        self.borrow.end(tensor, flags);
+        self.borrow
+            .end_claimed(tensor, flags, self.view.len(), true);
     }
 }
 
@@ -438,10 +479,7 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // other users are the contract of every DLPack import).
         let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensor {
-            view,
-            borrow: borrow.into_parts(),
-        })
+        Self::claimed(obj, view, borrow)
     }
 
     /// The extraction of a Tensor whose checked form the component keeps (this extension's
@@ -465,10 +503,7 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
         let view = unsafe { TensorView::from_checked_form(tensor, form) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensor {
-            view,
-            borrow: borrow.into_parts(),
-        })
+        Self::claimed(obj, view, borrow)
     }
 
     /// `extract_kept`'s rare end, where nothing was lent (a padded form, a description other
@@ -483,6 +518,20 @@ impl<'py, T: Element> PyTensor<'py, T> {
     ) -> PyResult<Self> {
         // SAFETY: as `extract_kept`'s; the view makes its own check.
         let view = unsafe { TensorView::checked(tensor) }.map_err(|e| to_pyerr(obj.py(), &e))?;
+        Self::claimed(obj, view, borrow)
+    }
+
+    /// The argument of `view`, once its bytes are claimed for reading (a refusal ends the
+    /// borrow: `Borrowing`'s Drop).
+    #[inline(always)]
+    fn claimed(
+        obj: Borrowed<'_, 'py, PyAny>,
+        view: TensorView<'py, T>,
+        borrow: Borrowing<'_>,
+    ) -> PyResult<Self> {
+        borrow
+            .claim(view.described(), view.len(), false)
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensor {
             view,
             borrow: borrow.into_parts(),
@@ -522,10 +571,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // share the memory.
         let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
             .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
-        Ok(PyTensorMut {
-            view: view.into_kept(),
-            borrow: borrow.into_parts(),
-        })
+        Self::claimed(obj, view, borrow)
     }
 
     /// As [`PyTensor`]'s `extract_kept`, for a writer: lent the form of a writable Tensor of
@@ -549,8 +595,23 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
             unsafe { TensorViewMut::checked(tensor, true, false) }
         }
         .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
+        Self::claimed(obj, view, borrow)
+    }
+
+    /// The argument of `view`, once its bytes are claimed for writing (a refusal ends the
+    /// borrow: `Borrowing`'s Drop).
+    #[inline(always)]
+    fn claimed(
+        obj: Borrowed<'_, 'py, PyAny>,
+        view: TensorViewMut<'py, T>,
+        borrow: Borrowing<'_>,
+    ) -> PyResult<Self> {
+        let view = view.into_kept();
+        borrow
+            .claim(view.described(), view.len(), true)
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut {
-            view: view.into_kept(),
+            view,
             borrow: borrow.into_parts(),
         })
     }
@@ -642,6 +703,11 @@ fn import_managed(
     }
     // SAFETY: the component hands over a live, validated tensor of major version 1.
     let tensor = unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))?;
+    // Its memory may be another argument's too: its views claim it (python/borrows.rs).
+    tensor.python_claim().store(
+        borrows::import_claim::UNCLAIMED,
+        std::sync::atomic::Ordering::Relaxed,
+    );
     if ready_on_host
         && options.ready_on_host == 0
         && tensor.device().device_type() != DeviceType::CPU

@@ -950,6 +950,11 @@ impl<T: Element> KeptViewMut<'_, T> {
     pub(crate) fn described(&self) -> (&sys::DLTensor, u64) {
         (&self.elements.tensor, self.elements.flags)
     }
+
+    /// The element count (as [`TensorViewMut::len`]).
+    pub(crate) fn len(&self) -> usize {
+        self.elements.len()
+    }
 }
 
 impl<'a, T: Element> TensorViewMut<'a, T> {

@@ -402,6 +402,14 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
             if i >= 4 {
                 continue; // NumPy's exports here are READ_ONLY to a writer
             }
+            // The import's view claims its bytes for reading: the writer comes after it.
+            let expected_written = (
+                expected.shape().to_vec(),
+                expected.strides().to_vec(),
+                expected.len(),
+                expected.to_vec(),
+            );
+            drop(own);
             let mut w = p
                 .extract::<PyTensorMut<'_, f32>>()
                 .unwrap_or_else(|e| panic!("producer {i}: {e}"));
@@ -413,12 +421,7 @@ fn views_from_the_components_checked_form_are_the_views_own_check() {
                     v.len(),
                     v.to_vec()
                 ),
-                (
-                    expected.shape().to_vec(),
-                    expected.strides().to_vec(),
-                    expected.len(),
-                    expected.to_vec()
-                ),
+                expected_written,
                 "producer {i}, writable"
             );
         }
@@ -1074,5 +1077,157 @@ fn managed_memory_is_read_only_after_the_producers_work() {
                 ),
             }
         }
+    });
+}
+
+/// The status of an extraction's refusal, for the crate's own refusals: the exception's
+/// text ends with the status name.
+fn already_borrowed(e: &PyErr, py: Python<'_>) -> bool {
+    e.is_instance_of::<PyBufferError>(py) && e.to_string().ends_with("(already borrowed)")
+}
+
+// One Python tensor given as a reader and a writer of one call (`f(x, x)`) would let safe
+// code hold a `&[f32]` that the writer changes; the borrow registry refuses the second
+// argument with BufferError, and a reader given twice is still lent twice.
+#[test]
+fn a_tensor_is_not_lent_as_a_reader_and_a_writer_at_once() {
+    Python::attach(|py| {
+        let obj = ManagedTensor::from_vec(vec![1.0f32; 4], &[4])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let r = obj.extract::<PyTensor<'_, f32>>().unwrap();
+        let e = obj
+            .extract::<PyTensorMut<'_, f32>>()
+            .err()
+            .expect("refused");
+        assert!(already_borrowed(&e, py), "{e}");
+        assert!(
+            e.to_string()
+                .contains("the tensor's 16 bytes cannot be borrowed for writing: 16 of them are borrowed by a reader"),
+            "{e}"
+        );
+        let r2 = obj.extract::<PyTensor<'_, f32>>().unwrap(); // readers share
+        assert_eq!(
+            r2.view_ref().as_slice().unwrap(),
+            r.view_ref().as_slice().unwrap()
+        );
+        drop((r, r2));
+        let mut w = obj.extract::<PyTensorMut<'_, f32>>().unwrap(); // the readers are gone
+        let e = obj.extract::<PyTensor<'_, f32>>().err().expect("refused");
+        assert!(
+            e.to_string().contains("cannot be borrowed for reading"),
+            "{e}"
+        );
+        let e = obj
+            .extract::<PyTensorMut<'_, f32>>()
+            .err()
+            .expect("two writers of one object");
+        assert!(already_borrowed(&e, py), "{e}");
+        w.view_mut().set(&[0], 9.0).unwrap();
+        drop(w);
+        assert_eq!(
+            obj.extract::<PyTensor<'_, f32>>()
+                .unwrap()
+                .view_ref()
+                .get(&[0]),
+            Some(&9.0)
+        );
+    });
+}
+
+/// A `dlpack_mdspan.Tensor` of `len` float32 elements from element `from` of `buffer`,
+/// a memory several tensors share, as a NumPy array and its slices do.
+fn slice_of<'py>(
+    py: Python<'py>,
+    buffer: &std::sync::Arc<Vec<f32>>,
+    from: usize,
+    len: i64,
+) -> Bound<'py, PyAny> {
+    let data = buffer.as_ptr().cast_mut().cast();
+    let shape = [len];
+    let export = ManagedTensor::build_from_owner(
+        buffer.clone(),
+        data,
+        dlpack_mdspan::DataType::F32,
+        dlpack_mdspan::Device::CPU,
+        &shape,
+    )
+    .byte_offset(4 * from as u64);
+    // SAFETY: the Arc keeps the buffer alive; what reaches it is what this test checks.
+    unsafe { export.finish() }
+        .unwrap()
+        .into_pyobject(py)
+        .unwrap()
+}
+
+// Claims are spans of memory, not objects: a tensor and an overlapping slice of the same
+// memory conflict, disjoint slices do not, and empty tensors claim nothing.
+#[test]
+fn overlapping_memory_of_two_objects_is_one_borrow() {
+    Python::attach(|py| {
+        let buffer = std::sync::Arc::new((0..8).map(|v| v as f32).collect::<Vec<f32>>());
+        let (a, head, tail, middle) = (
+            slice_of(py, &buffer, 0, 8),
+            slice_of(py, &buffer, 0, 4),
+            slice_of(py, &buffer, 4, 4),
+            slice_of(py, &buffer, 3, 2),
+        );
+        let w = head.extract::<PyTensorMut<'_, f32>>().unwrap();
+        let r = tail.extract::<PyTensor<'_, f32>>().unwrap(); // disjoint
+        let e = middle
+            .extract::<PyTensor<'_, f32>>()
+            .err()
+            .expect("bytes 12..16 are the writer's");
+        assert!(
+            e.to_string().contains("4 of them are borrowed by a writer"),
+            "{e}"
+        );
+        let e = a
+            .extract::<PyTensor<'_, f32>>()
+            .err()
+            .expect("the whole overlaps the writer");
+        assert!(already_borrowed(&e, py), "{e}");
+        let empty = slice_of(py, &buffer, 2, 0);
+        let e1 = empty.extract::<PyTensorMut<'_, f32>>().unwrap();
+        let e2 = empty.extract::<PyTensorMut<'_, f32>>().unwrap(); // nothing to share
+        drop((w, r, e1, e2));
+        assert!(middle.extract::<PyTensorMut<'_, f32>>().is_ok());
+    });
+}
+
+// Two ManagedTensor imports of one Tensor are owned and may live long: each claims its
+// bytes at its first view (for reading) and first mutable view (for writing), until it
+// drops or leaves Rust, so that one's slice is never changed through the other.
+#[test]
+fn imported_tensors_claim_their_bytes_when_viewed() {
+    Python::attach(|py| {
+        let obj = ManagedTensor::from_vec(vec![1i32, 2, 3], &[3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let reader = obj.extract::<ManagedTensor>().unwrap();
+        let mut writer = obj.extract::<ManagedTensor>().unwrap();
+        let slice = reader.view::<i32>().unwrap().as_slice().unwrap();
+        let e = writer.view_mut::<i32>().map(|_| ()).unwrap_err();
+        assert_eq!(e.status(), dlpack_mdspan::Status::ALREADY_BORROWED, "{e}");
+        let e = obj
+            .extract::<PyTensorMut<'_, i32>>()
+            .err()
+            .expect("the import reads it");
+        assert!(already_borrowed(&e, py), "{e}");
+        assert!(obj.extract::<PyTensor<'_, i32>>().is_ok()); // readers share
+        assert_eq!(slice, &[1, 2, 3]);
+        drop(reader);
+        writer.view_mut::<i32>().unwrap().set(&[0], 7).unwrap(); // claims for writing now
+        assert_eq!(writer.view::<i32>().unwrap().get(&[0]), Some(&7)); // its own reader
+        let again = obj.extract::<ManagedTensor>().unwrap(); // an import claims nothing yet
+        assert_eq!(
+            again.view::<i32>().unwrap_err().status(),
+            dlpack_mdspan::Status::ALREADY_BORROWED
+        );
+        let back = writer.into_pyobject(py).unwrap(); // it leaves Rust: its claim ends
+        assert_eq!(again.view::<i32>().unwrap().as_slice().unwrap(), &[7, 2, 3]);
+        drop(back);
     });
 }

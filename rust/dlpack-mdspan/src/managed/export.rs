@@ -444,12 +444,12 @@ pub(crate) unsafe fn export_in_bounds<T: Element>(
         });
         ptr::addr_of_mut!((*block).vec).write(vec);
     }
-    ManagedTensor {
-        // SAFETY: Box::into_raw is never NULL; `managed` is the first field of the repr(C)
-        // block, at its address.
-        ptr: unsafe { NonNull::new_unchecked(block.cast::<sys::DLManagedTensorVersioned>()) },
-        made_here: true,
-    }
+    // SAFETY: Box::into_raw is never NULL; `managed` is the first field of the repr(C)
+    // block, at its address.
+    ManagedTensor::owning(
+        unsafe { NonNull::new_unchecked(block.cast::<sys::DLManagedTensorVersioned>()) },
+        true,
+    )
 }
 
 /// The export of memory kept alive by an owner, begun by
@@ -663,10 +663,7 @@ unsafe fn export_inline<O: Send + 'static>(
     }
     // Success: the owner lives in the tensor now (ManuallyDrop: not dropped here).
     match NonNull::new(out) {
-        Some(ptr) => Ok(ManagedTensor {
-            ptr,
-            made_here: false,
-        }),
+        Some(ptr) => Ok(ManagedTensor::owning(ptr, false)),
         // A facade that says OK and returns no tensor: where the owner went is unknown, so
         // it is neither dropped nor handed back (leaked).
         None => Err((
