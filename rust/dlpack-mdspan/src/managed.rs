@@ -264,6 +264,9 @@ impl ManagedTensor {
                 tensor: self,
             });
         }
+        // The tensor leaves Rust: its claim ends (as into_raw's).
+        #[cfg(feature = "pyo3")]
+        self.release_claim();
         let _moved = ManuallyDrop::new(self);
         Ok(out)
     }

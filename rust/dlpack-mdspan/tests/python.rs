@@ -1228,6 +1228,14 @@ fn imported_tensors_claim_their_bytes_when_viewed() {
         );
         let back = writer.into_pyobject(py).unwrap(); // it leaves Rust: its claim ends
         assert_eq!(again.view::<i32>().unwrap().as_slice().unwrap(), &[7, 2, 3]);
-        drop(back);
+        drop((back, again));
+        // A legacy export leaves Rust too.
+        let mut leaving = obj.extract::<ManagedTensor>().unwrap();
+        leaving.view_mut::<i32>().unwrap();
+        assert!(obj.extract::<PyTensor<'_, i32>>().is_err());
+        let legacy = leaving.into_legacy().unwrap();
+        assert!(obj.extract::<PyTensorMut<'_, i32>>().is_ok());
+        // SAFETY: a live legacy tensor from into_legacy, deleted once.
+        unsafe { sys::dlpm_legacy_delete(legacy) };
     });
 }
