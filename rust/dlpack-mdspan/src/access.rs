@@ -29,15 +29,15 @@ impl ManagedTensor {
     /// ```
     #[inline]
     pub fn view<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
+        // A tensor imported from Python claims its bytes too (out of line).
+        #[cfg(feature = "pyo3")]
+        if self.is_python_import() {
+            return self.view_claimed();
+        }
         // SAFETY: the struct, its shape and strides, and the elements stay valid, and
         // unwritten by others, while self is borrowed (from_raw's contract, or memory this
         // crate owns); the checks for T, flags included, are the facade's, in `checked`.
-        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw())) }?;
-        // A tensor imported from Python claims its bytes for reading, until it drops: no
-        // writer elsewhere in Rust may change what this view lends.
-        #[cfg(feature = "pyo3")]
-        self.claim_for_view(false)?;
-        Ok(view)
+        unsafe { TensorView::checked(Viewed::Managed(self.raw())) }
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -60,15 +60,42 @@ impl ManagedTensor {
     #[inline]
     pub fn view_mut<T: Element>(&mut self) -> Result<TensorViewMut<'_, T>, Error> {
         let exclusive = self.is_exclusive();
+        // A tensor imported from Python claims its bytes too (out of line).
+        #[cfg(feature = "pyo3")]
+        if self.is_python_import() {
+            return self.view_mut_claimed(exclusive);
+        }
         // SAFETY: `checked` refuses a READ_ONLY tensor (writable), so the memory is
         // writable (from_raw's contract, or memory this crate owns); the struct and its
         // arrays stay valid while self is borrowed; &mut self excludes every other view of
         // this tensor for the lifetime of the result. `exclusive` is only true for memory
         // nothing outside this tensor can reach.
+        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }
+    }
+
+    /// [`view`](Self::view) of a tensor imported from Python: the view, then its bytes
+    /// claimed for reading until the tensor drops (python/borrows.rs), so that no writer
+    /// elsewhere in safe Rust changes what the view lends.
+    #[cfg(feature = "pyo3")]
+    #[inline(never)]
+    fn view_claimed<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
+        // SAFETY: as `view`'s.
+        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw())) }?;
+        self.claim_for_view(false)?;
+        Ok(view)
+    }
+
+    /// [`view_mut`](Self::view_mut) of a tensor imported from Python: the view, then its
+    /// bytes claimed for writing until the tensor drops, so that no other borrow in safe
+    /// Rust reads what the view changes.
+    #[cfg(feature = "pyo3")]
+    #[inline(never)]
+    fn view_mut_claimed<T: Element>(
+        &mut self,
+        exclusive: bool,
+    ) -> Result<TensorViewMut<'_, T>, Error> {
+        // SAFETY: as `view_mut`'s.
         let view = unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }?;
-        // A tensor imported from Python claims its bytes for writing, until it drops: no
-        // other borrow in Rust may read what this view changes.
-        #[cfg(feature = "pyo3")]
         self.claim_for_view(true)?;
         Ok(view)
     }

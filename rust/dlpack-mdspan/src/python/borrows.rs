@@ -162,22 +162,9 @@ impl ManagedTensor {
         } else {
             import_claim::READS
         };
-        let state = self.python_claim().load(Ordering::Acquire);
-        if state == import_claim::NONE || state >= want {
+        if self.python_claim().load(Ordering::Acquire) >= want {
             return Ok(());
         }
-        self.claim_for_view_slow(writes)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn claim_for_view_slow(&self, writes: bool) -> Result<(), Error> {
-        use std::sync::atomic::Ordering;
-        let want = if writes {
-            import_claim::WRITES
-        } else {
-            import_claim::READS
-        };
         let Some(span) = span_of(self.dl_tensor(), self.flags().0)? else {
             // Empty: no byte to claim; the state stays, and each view asks again (cheaply).
             return Ok(());
@@ -200,8 +187,30 @@ impl ManagedTensor {
         Ok(())
     }
 
-    /// Ends this tensor's claim, if it made one (its drop, or `into_raw`).
+    /// Whether the tensor was imported from Python (its views claim its bytes).
+    #[inline(always)]
+    pub(crate) fn is_python_import(&self) -> bool {
+        self.python_claim()
+            .load(std::sync::atomic::Ordering::Relaxed)
+            != import_claim::NONE
+    }
+
+    /// Ends this tensor's claim, if it made one (its drop, `into_raw`, `into_legacy`): one
+    /// load for a tensor that made none.
+    #[inline(always)]
     pub(crate) fn release_claim(&self) {
+        if self
+            .python_claim()
+            .load(std::sync::atomic::Ordering::Relaxed)
+            >= import_claim::READS
+        {
+            self.release_claim_made();
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn release_claim_made(&self) {
         use std::sync::atomic::Ordering;
         match self
             .python_claim()
