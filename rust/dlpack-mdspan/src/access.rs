@@ -37,7 +37,7 @@ impl ManagedTensor {
         // SAFETY: the struct, its shape and strides, and the elements stay valid, and
         // unwritten by others, while self is borrowed (from_raw's contract, or memory this
         // crate owns); the checks for T, flags included, are the facade's, in `checked`.
-        unsafe { TensorView::checked(Viewed::Managed(self.raw())) }
+        unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -70,7 +70,7 @@ impl ManagedTensor {
         // arrays stay valid while self is borrowed; &mut self excludes every other view of
         // this tensor for the lifetime of the result. `exclusive` is only true for memory
         // nothing outside this tensor can reach.
-        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }
+        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) }
     }
 
     /// [`view`](Self::view) of a tensor imported from Python: the view, then its bytes
@@ -80,7 +80,7 @@ impl ManagedTensor {
     #[inline(never)]
     fn view_claimed<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
         // SAFETY: as `view`'s.
-        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw())) }?;
+        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }?;
         self.claim_for_view(false)?;
         Ok(view)
     }
@@ -95,7 +95,8 @@ impl ManagedTensor {
         exclusive: bool,
     ) -> Result<TensorViewMut<'_, T>, Error> {
         // SAFETY: as `view_mut`'s.
-        let view = unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive) }?;
+        let view =
+            unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) }?;
         self.claim_for_view(true)?;
         Ok(view)
     }

@@ -34,7 +34,7 @@ use crate::checks::{read_only_refusal, view_requirements, Viewed};
 use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
 use crate::types::{DeviceType, Element};
-use crate::view::{KeptViewMut, TensorView, TensorViewMut};
+use crate::view::{KeptViewMut, Reach, TensorView, TensorViewMut};
 
 mod borrows;
 mod stream_ordered;
@@ -171,21 +171,27 @@ impl Borrowing<'_> {
         }
     }
 
-    /// Claims the bytes of the view made of this borrow (`view`: its description and flags)
-    /// in the borrow registry, for writing with `writes`; an empty view claims nothing.
-    fn claim(
+    /// Claims the bytes of the view made of this borrow (its description and flags,
+    /// `len` elements of `T`, whose check learned `reach`) in the borrow registry, for
+    /// writing with `writes`; an empty view claims nothing.
+    #[inline(always)]
+    fn claim<T: Element>(
         &self,
         described: (&sys::DLTensor, u64),
         len: usize,
+        reach: Reach,
         writes: bool,
     ) -> Result<(), Error> {
         if len == 0 {
             return Ok(());
         }
-        match borrows::span_of(described.0, described.1)? {
-            Some(span) => borrows::claim(self.key(), span, writes, false),
-            None => Ok(()),
-        }
+        let span = borrows::span_reached(described.0, reach, std::mem::size_of::<T>());
+        debug_assert_eq!(
+            borrows::span_of(described.0, described.1).ok().flatten(),
+            Some(span),
+            "a view's reach is the facade's byte span"
+        );
+        borrows::claim(self.key(), span, writes, false)
     }
 
     /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
@@ -473,13 +479,14 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
+        let mut reach = Reach::default();
         // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
         // the borrow ends (Drop), after the view, which is only lent for borrows of self;
         // its elements are not written by Rust while a read borrow lives (the producer's
         // other users are the contract of every DLPack import).
-        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags)) }
+        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags), Some(&mut reach)) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, borrow)
+        Self::claimed(obj, view, reach, borrow)
     }
 
     /// The extraction of a Tensor whose checked form the component keeps (this extension's
@@ -503,7 +510,7 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
         let view = unsafe { TensorView::from_checked_form(tensor, form) }
             .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, borrow)
+        Self::claimed(obj, view, Reach::of(form), borrow)
     }
 
     /// `extract_kept`'s rare end, where nothing was lent (a padded form, a description other
@@ -516,9 +523,11 @@ impl<'py, T: Element> PyTensor<'py, T> {
         tensor: Viewed<'py>,
         borrow: Borrowing<'_>,
     ) -> PyResult<Self> {
+        let mut reach = Reach::default();
         // SAFETY: as `extract_kept`'s; the view makes its own check.
-        let view = unsafe { TensorView::checked(tensor) }.map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, borrow)
+        let view = unsafe { TensorView::checked(tensor, Some(&mut reach)) }
+            .map_err(|e| to_pyerr(obj.py(), &e))?;
+        Self::claimed(obj, view, reach, borrow)
     }
 
     /// The argument of `view`, once its bytes are claimed for reading (a refusal ends the
@@ -527,10 +536,11 @@ impl<'py, T: Element> PyTensor<'py, T> {
     fn claimed(
         obj: Borrowed<'_, 'py, PyAny>,
         view: TensorView<'py, T>,
+        reach: Reach,
         borrow: Borrowing<'_>,
     ) -> PyResult<Self> {
         borrow
-            .claim(view.described(), view.len(), false)
+            .claim::<T>(view.described(), view.len(), reach, false)
             .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensor {
             view,
@@ -566,12 +576,20 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
+        let mut reach = Reach::default();
         // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
         // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
         // share the memory.
-        let view = unsafe { TensorViewMut::checked(Viewed::Flagged(tensor, flags), true, false) }
-            .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
-        Self::claimed(obj, view, borrow)
+        let view = unsafe {
+            TensorViewMut::checked(
+                Viewed::Flagged(tensor, flags),
+                true,
+                false,
+                Some(&mut reach),
+            )
+        }
+        .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
+        Self::claimed(obj, view, reach, borrow)
     }
 
     /// As [`PyTensor`]'s `extract_kept`, for a writer: lent the form of a writable Tensor of
@@ -585,17 +603,19 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
+        let mut reach = Reach::default();
         let view = if let Some(form) = form {
+            reach = Reach::of(form);
             // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements
             // (where the form is lent, with the Tensor's own flags, which the component lends
             // a writer only without READ_ONLY).
             unsafe { TensorViewMut::from_checked_form(tensor, form) }
         } else {
             // SAFETY: as above; the view makes its own check.
-            unsafe { TensorViewMut::checked(tensor, true, false) }
+            unsafe { TensorViewMut::checked(tensor, true, false, Some(&mut reach)) }
         }
         .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
-        Self::claimed(obj, view, borrow)
+        Self::claimed(obj, view, reach, borrow)
     }
 
     /// The argument of `view`, once its bytes are claimed for writing (a refusal ends the
@@ -604,11 +624,12 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
     fn claimed(
         obj: Borrowed<'_, 'py, PyAny>,
         view: TensorViewMut<'py, T>,
+        reach: Reach,
         borrow: Borrowing<'_>,
     ) -> PyResult<Self> {
         let view = view.into_kept();
         borrow
-            .claim(view.described(), view.len(), true)
+            .claim::<T>(view.described(), view.len(), reach, true)
             .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut {
             view,

@@ -67,6 +67,26 @@ struct Elements<'a, T> {
 /// one borrows nothing.)
 struct Kept(KeptWords);
 
+/// The smallest and largest element index a checked tensor's elements reach, from its
+/// first element (`dlpm_checked_tensor`'s `lowest_index` and `highest_index`): what a borrow
+/// needs of the check to claim the bytes the view reaches.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Reach {
+    pub(crate) lowest: i64,
+    pub(crate) highest: i64,
+}
+
+impl Reach {
+    /// What `checked` learned.
+    #[inline(always)]
+    pub(crate) fn of(checked: &sys::dlpm_checked_tensor) -> Self {
+        Reach {
+            lowest: checked.lowest_index,
+            highest: checked.highest_index,
+        }
+    }
+}
+
 /// [`Kept`]'s fields, each 64 bytes, the last word of each at the same place.
 #[derive(Clone, Copy)]
 #[repr(C)]
@@ -262,14 +282,25 @@ impl<'a, T: Element> Elements<'a, T> {
     // line, the view came back through memory in a `Result`, and `#[inline]` alone let the
     // compiler choose worse (the counts: docs/performance-history.md, "The element-count tree and
     // the Rust views").
+    ///
+    /// With `reach`, also what the check learned of the elements' index range (a borrow
+    /// claims the bytes it spans: `python/borrows.rs`).
     #[inline(always)]
-    unsafe fn check(tensor: Viewed<'a>, writable: bool) -> Result<Self, Error> {
+    unsafe fn check(
+        tensor: Viewed<'a>,
+        writable: bool,
+        reach: Option<&mut Reach>,
+    ) -> Result<Self, Error> {
         // The checked tensor as the facade fills it (dlpm_check_tensor): the element count
         // and the strides as the library reads them (computed for NULL ones, so there is a
         // single definition of "row-major"), from the call that checks the tensor, the
         // element size included.
         let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
         check_view_layout::<T>(tensor, writable, &mut checked)?;
+        if let Some(reach) = reach {
+            // SAFETY: written by the facade on success.
+            *reach = Reach::of(unsafe { checked.assume_init_ref() });
+        }
         // SAFETY: written by the facade on success, of this tensor with its flags; the
         // shape and strides are this function's contract.
         unsafe { Self::from_checked(tensor, checked.as_ptr()) }
@@ -746,9 +777,12 @@ impl<'a, T: Element> TensorView<'a, T> {
     ///
     /// The contract of [`from_raw`](Self::from_raw) holds for `'a`.
     #[inline(always)]
-    pub(crate) unsafe fn checked(tensor: Viewed<'a>) -> Result<Self, Error> {
+    pub(crate) unsafe fn checked(
+        tensor: Viewed<'a>,
+        reach: Option<&mut Reach>,
+    ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::check(tensor, false) }?;
+        let elements = unsafe { Elements::check(tensor, false, reach) }?;
         Ok(TensorView {
             elements,
             _borrow: PhantomData,
@@ -814,7 +848,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     #[inline]
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a.
-        unsafe { Self::checked(Viewed::Bare(tensor)) }
+        unsafe { Self::checked(Viewed::Bare(tensor), None) }
     }
 
     /// The tensor's description as the view was made from it, and its flags: the borrowed
@@ -972,9 +1006,10 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         tensor: Viewed<'a>,
         writable: bool,
         exclusive_provenance: bool,
+        reach: Option<&mut Reach>,
     ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::check(tensor, writable) }?;
+        let elements = unsafe { Elements::check(tensor, writable, reach) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
         let exclusive = exclusive_provenance && is_contiguous(&elements.tensor, Order::Any)?;
@@ -1050,7 +1085,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     #[inline]
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a; not exclusive.
-        unsafe { Self::checked(Viewed::Bare(tensor), false, false) }
+        unsafe { Self::checked(Viewed::Bare(tensor), false, false, None) }
     }
 
     /// The view as an argument keeps it ([`KeptViewMut`]); only a view that is not

@@ -26,6 +26,7 @@ use dlpack_mdspan_sys as sys;
 
 use crate::error::{check, Error, Status};
 use crate::managed::ManagedTensor;
+use crate::view::Reach;
 
 /// One claim: `count` holders of the same key and kind (one object given twice as a reader,
 /// `f(x, x)`), of the union of their spans.
@@ -58,6 +59,18 @@ pub(crate) fn span_of(tensor: &sys::DLTensor, flags: u64) -> Result<Option<(usiz
         data.wrapping_add(begin as isize as usize),
         data.wrapping_add(end as isize as usize),
     )))
+}
+
+/// The bytes a checked view of `size`-byte elements reaches, as host addresses: from its
+/// lowest element to past its highest (`reach`, what the view's check learned), counted from
+/// `data + byte_offset`; `dlpm_byte_span`'s answer for whole-byte elements (held equal by a
+/// debug assertion at every claim), without asking the facade again.
+#[inline(always)]
+pub(crate) fn span_reached(tensor: &sys::DLTensor, reach: Reach, size: usize) -> (usize, usize) {
+    // The check bounded the reached bytes within isize: no overflow.
+    let origin = (tensor.data as usize).wrapping_add(tensor.byte_offset as usize);
+    let at = |index: i64| origin.wrapping_add((index as isize as usize).wrapping_mul(size));
+    (at(reach.lowest), at(reach.highest + 1))
 }
 
 /// Claims `[begin, end)` for `key` (reading, or writing with `writes`), or refuses with
