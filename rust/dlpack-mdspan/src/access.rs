@@ -73,31 +73,36 @@ impl ManagedTensor {
         unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) }
     }
 
-    /// [`view`](Self::view) of a tensor imported from Python: the view, then its bytes
-    /// claimed for reading until the tensor drops (python/borrows.rs), so that no writer
-    /// elsewhere in safe Rust changes what the view lends.
+    /// [`view`](Self::view) of a tensor imported from Python: its bytes claimed for reading
+    /// until the tensor drops (python/borrows.rs), so that no writer elsewhere in safe Rust
+    /// changes what the view lends, then the view (whose check may read the elements: a
+    /// bool's). A refused view keeps the claim: another thread's view may rely on it.
     #[cfg(feature = "pyo3")]
     #[inline(never)]
     fn view_claimed<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
-        // SAFETY: as `view`'s.
-        let view = unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }?;
         self.claim_for_view(false)?;
-        Ok(view)
+        // SAFETY: as `view`'s.
+        unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }
     }
 
-    /// [`view_mut`](Self::view_mut) of a tensor imported from Python: the view, then its
-    /// bytes claimed for writing until the tensor drops, so that no other borrow in safe
-    /// Rust reads what the view changes.
+    /// [`view_mut`](Self::view_mut) of a tensor imported from Python: its bytes claimed for
+    /// writing until the tensor drops, so that no other borrow in safe Rust reads what the
+    /// view changes, then the view; a refused view gives the claim back.
     #[cfg(feature = "pyo3")]
     #[inline(never)]
     fn view_mut_claimed<T: Element>(
         &mut self,
         exclusive: bool,
     ) -> Result<TensorViewMut<'_, T>, Error> {
+        let before = self.claim_for_view(true)?;
         // SAFETY: as `view_mut`'s.
         let view =
-            unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) }?;
-        self.claim_for_view(true)?;
-        Ok(view)
+            unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) };
+        if view.is_err() {
+            // A refused writer (READ_ONLY, another dtype) gives its claim back: &mut self, so
+            // no other view relies on it.
+            self.unclaim_for_view(before);
+        }
+        view
     }
 }

@@ -198,6 +198,10 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn copy_to_host(&self) -> Result<ManagedTensor, Error> {
+        // A tensor imported from Python claims its bytes for reading, as a view does: no
+        // writer elsewhere in safe Rust writes them while the copy reads them.
+        #[cfg(feature = "pyo3")]
+        self.claim_for_view(false)?;
         let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
         // SAFETY: self owns a live tensor, which the facade validates and only reads (its
         // elements are readable by from_raw's contract, or memory this crate owns); `out` is

@@ -1239,3 +1239,40 @@ fn imported_tensors_claim_their_bytes_when_viewed() {
         unsafe { sys::dlpm_legacy_delete(legacy) };
     });
 }
+
+// A refused mutable view of an import gives back the writer's claim it took (the claim comes
+// first, so that the view's check, which may read the elements, never reads bytes a writer
+// holds); a copy claims as a view does.
+#[test]
+fn an_imports_refused_writer_gives_its_claim_back_and_a_copy_claims() {
+    Python::attach(|py| {
+        let obj = ManagedTensor::from_vec(vec![1i32, 2, 3], &[3])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let mut m = obj.extract::<ManagedTensor>().unwrap();
+        let e = m.view_mut::<f64>().map(|_| ()).unwrap_err();
+        assert_eq!(e.status(), dlpack_mdspan::Status::DTYPE_MISMATCH);
+        drop(obj.extract::<PyTensorMut<'_, i32>>().unwrap()); // still unclaimed
+        m.view::<i32>().unwrap(); // a reader now
+        assert!(m.view_mut::<u8>().is_err());
+        assert!(obj.extract::<PyTensor<'_, i32>>().is_ok()); // back to a reader, not a writer
+        assert!(obj.extract::<PyTensorMut<'_, i32>>().is_err());
+        drop(m);
+        let copied = obj.extract::<ManagedTensor>().unwrap();
+        let w = obj.extract::<PyTensorMut<'_, i32>>().unwrap();
+        let e = copied.copy_to_host().unwrap_err();
+        assert_eq!(e.status(), dlpack_mdspan::Status::ALREADY_BORROWED, "{e}");
+        drop(w);
+        assert_eq!(
+            copied
+                .copy_to_host()
+                .unwrap()
+                .view::<i32>()
+                .unwrap()
+                .to_vec(),
+            vec![1, 2, 3]
+        );
+        assert!(obj.extract::<PyTensorMut<'_, i32>>().is_err()); // the copy's claim stays
+    });
+}

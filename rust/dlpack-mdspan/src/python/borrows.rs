@@ -165,30 +165,27 @@ pub(crate) mod import_claim {
 
 impl ManagedTensor {
     /// The claim a view of this tensor needs (`writes`: a mutable view), made at its first
-    /// view of that kind and kept until the tensor drops; nothing for a tensor not imported
-    /// from Python. The state changes only under the registry's lock, so that two threads
-    /// viewing one `&ManagedTensor` claim once.
-    pub(crate) fn claim_for_view(&self, writes: bool) -> Result<(), Error> {
+    /// view of that kind (or first copy: `copy_to_host`) and kept until the tensor drops;
+    /// nothing for a tensor not imported from Python. Returns the state before, for
+    /// [`unclaim_for_view`](Self::unclaim_for_view). Two threads viewing one `&ManagedTensor`
+    /// for the first time both claim, and the one whose state change loses gives its claim
+    /// back.
+    pub(crate) fn claim_for_view(&self, writes: bool) -> Result<u8, Error> {
         use std::sync::atomic::Ordering;
         let want = if writes {
             import_claim::WRITES
         } else {
             import_claim::READS
         };
-        if self.python_claim().load(Ordering::Acquire) >= want {
-            return Ok(());
+        let before = self.python_claim().load(Ordering::Acquire);
+        if before == import_claim::NONE || before >= want {
+            return Ok(before);
         }
         let Some(span) = span_of(self.dl_tensor(), self.flags().0)? else {
             // Empty: no byte to claim; the state stays, and each view asks again (cheaply).
-            return Ok(());
+            return Ok(before);
         };
         let key = self.as_ptr() as usize;
-        // The state is read again after the claim is made: a concurrent claim of the same
-        // key and kind is joined (counted twice) and undone below.
-        let before = self.python_claim().load(Ordering::Acquire);
-        if before >= want {
-            return Ok(());
-        }
         claim(key, span, writes, before == import_claim::READS)?;
         if self
             .python_claim()
@@ -196,8 +193,35 @@ impl ManagedTensor {
             .is_err()
         {
             release(key, writes); // another thread's claim stands
+            return Ok(want);
         }
-        Ok(())
+        Ok(before)
+    }
+
+    /// Gives back the writer's claim a refused mutable view made (`before`: what
+    /// [`claim_for_view`](Self::claim_for_view)`(true)` returned): the import is left as it
+    /// was, unclaimed or claimed for reading. Called by `view_mut`, which holds `&mut self`,
+    /// so no view relies on the claim.
+    pub(crate) fn unclaim_for_view(&self, before: u8) {
+        use std::sync::atomic::Ordering;
+        if before == import_claim::NONE || before == import_claim::WRITES {
+            return; // nothing was claimed here
+        }
+        let key = self.as_ptr() as usize;
+        if before == import_claim::READS {
+            // Back to a reader's claim: no other claim overlaps a writer's, so this holds.
+            if let Ok(Some(span)) = span_of(self.dl_tensor(), self.flags().0) {
+                if claim(key, span, false, true).is_ok() {
+                    self.python_claim()
+                        .store(import_claim::READS, Ordering::Release);
+                }
+            }
+            return;
+        }
+        if self.python_claim().load(Ordering::Acquire) == import_claim::WRITES {
+            release(key, true);
+            self.python_claim().store(before, Ordering::Release);
+        }
     }
 
     /// Whether the tensor was imported from Python (its views claim its bytes).
