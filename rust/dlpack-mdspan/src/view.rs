@@ -69,8 +69,10 @@ struct Kept(KeptWords);
 
 /// The smallest and largest element index a checked tensor's elements reach, from its
 /// first element (`dlpm_checked_tensor`'s `lowest_index` and `highest_index`): what a borrow
-/// needs of the check to claim the bytes the view reaches.
+/// needs of the check to claim the bytes the view reaches. Only the Python borrows read its
+/// fields, so without `pyo3` they are never read.
 #[derive(Clone, Copy, Default)]
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
 pub(crate) struct Reach {
     pub(crate) lowest: i64,
     pub(crate) highest: i64,
