@@ -212,12 +212,14 @@ DLPM_API dlpm_status dlpm_byte_span(const DLTensor* tensor, uint64_t flags, int6
  * check_bool_values): what a language whose bool has two values (Rust, C++) needs before it
  * reads the elements as bool, since a producer may lend other bytes (PyTorch's
  * `u8.view(torch.bool)`). Reads the elements, so the data must be readable on the host and
- * not written meanwhile. Each byte is read once however the strides order, reverse, repeat
- * (stride 0) or overlap the elements; `flags` (a managed tensor's) say whether sub-byte bools
- * are padded, a byte per lane. Errors: DLPM_E_INVALID_ARGUMENT naming the first byte above 1
- * and its offset from data; DLPM_E_DTYPE_MISMATCH for another dtype;
- * DLPM_E_SUBBYTE_NOT_VIEWABLE for packed bools; DLPM_E_INVALID_ARGUMENT for strides that would
- * read more than 64 times the bytes the tensor spans (view those as uint8). */
+ * not written meanwhile. A broadcast's repeats and a sliding window's overlaps are read once;
+ * bytes that other overlapping strides reach are read again, at most 64 reads per spanned
+ * byte. `flags` (a managed tensor's) say whether sub-byte bools are padded, a byte per lane;
+ * packed bools (every bit pattern valid) pass unread. Errors: DLPM_E_INVALID_ARGUMENT naming
+ * a byte above 1 (the first met) and its offset from data; DLPM_E_DTYPE_MISMATCH for another
+ * dtype; DLPM_E_DEVICE_MISMATCH for memory the CPU cannot read; DLPM_E_SUBBYTE_NOT_VIEWABLE
+ * for packed lanes that do not fill whole bytes; DLPM_E_INVALID_ARGUMENT for strides that
+ * would read more than 64 times the bytes the tensor spans (view those as uint8). */
 DLPM_API dlpm_status dlpm_check_bool_values(const DLTensor* tensor, uint64_t flags) DLPM_NOEXCEPT;
 
 /** The byte offset of element `index` (ndim entries, bounds-checked) from tensor->data,

@@ -1503,6 +1503,11 @@ static void test_check_bool_values(void) {
   strides[0] = 0; /* a broadcast row */
   shape[0] = 1000000;
   CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_OK);
+  t.device.device_type = kDLCUDA; /* refused before a byte is read (a read crashed) */
+  t.data = (void*)(uintptr_t)0x7f0000000000ULL;
+  CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_DEVICE_MISMATCH);
+  t.device.device_type = kDLCPU;
+  t.data = bytes;
   t.dtype.code = kDLUInt;
   CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_DTYPE_MISMATCH);
   CHECK_STATUS(dlpm_check_bool_values(NULL, 0), DLPM_E_NULL_POINTER);

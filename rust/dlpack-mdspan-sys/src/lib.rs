@@ -184,10 +184,12 @@ extern "C" {
     ) -> dlpm_status;
 
     /// Every byte the elements of a valid kDLBool tensor reach is 0 or 1 (what Rust needs
-    /// before it reads them as `bool`): `DLPM_E_INVALID_ARGUMENT` naming the first byte above
-    /// 1 and its offset from `data`; `DLPM_E_DTYPE_MISMATCH` for another dtype;
-    /// `DLPM_E_SUBBYTE_NOT_VIEWABLE` for packed bools; `DLPM_E_INVALID_ARGUMENT` for strides
-    /// that would read more than 64 times the bytes the tensor spans. Reads the elements: the
+    /// before it reads them as `bool`): `DLPM_E_INVALID_ARGUMENT` naming a byte above 1 (the
+    /// first met) and its offset from `data`; `DLPM_E_DTYPE_MISMATCH` for another dtype;
+    /// `DLPM_E_DEVICE_MISMATCH` for memory the CPU cannot read;
+    /// `DLPM_E_SUBBYTE_NOT_VIEWABLE` for packed lanes that do not fill whole bytes (packed
+    /// bools that do pass unread); `DLPM_E_INVALID_ARGUMENT` for strides that would read more
+    /// than 64 times the bytes the tensor spans. Reads the elements: the
     /// data must be readable on the host and not written meanwhile. `flags` (a managed
     /// tensor's) say whether sub-byte bools are padded.
     pub fn dlpm_check_bool_values(tensor: *const DLTensor, flags: u64) -> dlpm_status;

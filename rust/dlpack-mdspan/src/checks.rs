@@ -343,7 +343,7 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
 
 /// Every byte the elements of `t` (with `flags`) reach is 0 or 1, where `T` is a bool
 /// (`kDLBool`, whose Rust `bool` has no other value): the facade's `dlpm_check_bool_values`,
-/// which reads each reached byte once. Nothing for any other `T` (every bit pattern is valid
+/// which reads every reached byte (at most 64 reads per spanned byte). Nothing for any other `T` (every bit pattern is valid
 /// there: [`Element`]'s contract), so the test is a constant.
 ///
 /// # Safety

@@ -94,7 +94,7 @@
 //! [`TensorView::from_raw`], [`TensorViewMut::from_raw`]) state what the producer must
 //! guarantee: valid memory for every addressed element, no foreign writes while views
 //! exist, and nothing else reaching the memory of a tensor flagged IS_COPIED. A `bool` view
-//! reads its bytes when it is made (`dlpm_check_bool_values`, each reached byte once) and
+//! reads its bytes when it is made (`dlpm_check_bool_values`) and
 //! refuses a byte other than 0 or 1 with [`Status::INVALID_ARGUMENT`], so a producer that
 //! lends other bytes (PyTorch's `u8.view(torch.bool)`) is refused, not read as `bool`.
 //!

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// check_bool_values: every byte a kDLBool tensor's elements reach is 0 or 1, read once,
+// check_bool_values: every byte a kDLBool tensor's elements reach is 0 or 1,
 // whatever the strides (slices, transposes, reversed axes, broadcasts, sliding windows).
 #include "support/prelude.hpp"
 
@@ -75,6 +75,11 @@ TEST_CASE("padded bool lanes are a byte each, and packed ones and other dtypes a
   CHECK(check(padded.get(), dm::flag_is_subbyte_type_padded).message ==
         "a bool element holds the byte 3 at byte offset 7 from data: kDLBool elements are 0 or 1");
   CHECK(check(padded.get()).code == dm::errc::subbyte_not_viewable);
+  // Packed 1-bit bools filling whole bytes: every bit pattern is 8 (or 16) bools, so no
+  // byte is refused, and none is read.
+  unsigned char bits[4] = {0xFF, 0x03, 0x00, 0x01};
+  CHECK(check(tensor_builder(bits, dt(kDLBool, 1, 8), {4}, {1}).get()).ok);
+  CHECK(check(tensor_builder(bits, dt(kDLBool, 1, 16), {2}, {1}).get()).ok);
   float f[2] = {};
   const answer a = check(tensor_builder(f, f32, {2}, {1}).get());
   CHECK(a.code == dm::errc::dtype_mismatch);
@@ -101,4 +106,22 @@ TEST_CASE("an invalid tensor gets the structure's refusal") {
   DLTensor t = tensor_builder(buf, b8, {4}, {1}).get();
   t.ndim = -1;
   CHECK(check(t).code == dm::errc::invalid_ndim);
+}
+
+TEST_CASE("memory the CPU cannot read, and a span no memory holds, are refused before a byte is read") {
+  // Neither address is readable here: a read would crash the test.
+  auto on_device = tensor_builder(reinterpret_cast<void*>(std::uintptr_t{0x7f0000000000}), b8, {4}, {1});
+  DLTensor t = on_device.get();
+  t.device = {kDLCUDA, 0};
+  const answer device = check(t);
+  CHECK(device.code == dm::errc::device_mismatch);
+  CHECK(device.message ==
+        "a bool tensor on device kDLCUDA (type 2) is not checked for 0 and 1: the CPU cannot read its memory");
+  const std::int64_t quarter = std::int64_t{1} << 62;
+  const answer huge =
+      check(tensor_builder(reinterpret_cast<void*>(std::uintptr_t{0x5000000000000000}), b8, {2, 2}, {-quarter, quarter - 1})
+                .get());
+  CHECK(huge.code == dm::errc::invalid_argument);
+  CHECK(huge.message ==
+        "a bool tensor whose elements span more than INT64_MAX bytes is not checked for 0 and 1: no memory holds it");
 }

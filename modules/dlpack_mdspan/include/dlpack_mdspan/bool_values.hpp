@@ -3,12 +3,14 @@
 // byte (NumPy's and PyTorch's convention), but nothing stops a producer from lending other
 // bytes (PyTorch's `u8.view(torch.bool)`), and a language whose bool has two values (Rust;
 // C++ too) must not read them as bool. check_bool_values reads every byte the elements
-// reach once, however the strides order, repeat (broadcast) or overlap them.
+// reach, however the strides order, repeat (broadcast) or overlap them, and a repeated one
+// at most bool_check_reads_per_byte times over the span.
 #ifndef DLPACK_MDSPAN_BOOL_VALUES_HPP
 #define DLPACK_MDSPAN_BOOL_VALUES_HPP
 
 #include <dlpack_mdspan/checked_arithmetic.hpp>
 #include <dlpack_mdspan/config.hpp>
+#include <dlpack_mdspan/device.hpp>
 #include <dlpack_mdspan/error.hpp>
 #include <dlpack_mdspan/layout_queries.hpp>
 #include <dlpack_mdspan/tensor_checks.hpp>
@@ -52,13 +54,15 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
 /// Semantics: the elements as nested byte loops (coalesce); a mode of stride 0 repeats the
 /// bytes inside it and is read once; a negative stride reads its bytes upwards; modes whose
 /// step is at most the run of bytes inside them join it (a sliding window reads its bytes
-/// once). Empty tensors pass.
+/// once). Bytes that two modes which cannot be joined both reach are read again, within
+/// the bool_check_reads_per_byte budget. Empty tensors pass, and so do packed sub-byte bools
+/// (bits below 8, not padded), unread: every bit pattern of theirs is a set of bools.
 ///
-/// Runtime errors: errc::dtype_mismatch for a dtype other than kDLBool; element_bytes'
-/// refusal for packed sub-byte bools (every bit pattern is valid there, but they have no
-/// byte to view); errc::invalid_argument naming the byte and its offset from `data` for a
-/// byte above 1; errc::invalid_argument for strides that would read more than
-/// bool_check_reads_per_byte times the spanned bytes.
+/// Runtime errors: errc::dtype_mismatch for a dtype other than kDLBool; coalesce's refusal
+/// for packed sub-byte lanes that do not fill whole bytes; errc::invalid_argument naming a
+/// byte above 1 and its offset from `data` (the first met, not necessarily the lowest);
+/// errc::invalid_argument for strides that would read more than bool_check_reads_per_byte
+/// times the spanned bytes, or whose span is more bytes than int64 counts.
 [[nodiscard]] inline bool check_bool_values(const checked_tensor& c, error* err) noexcept {
   const DLTensor& t = c.tensor();
   if (t.dtype.code != kDLBool)
@@ -71,6 +75,7 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
     return false;
   }
   if (loops->block == 0) return true;  // empty
+  if (t.dtype.bits < 8 && !c.subbyte_padded()) return true;  // packed bits: all valid
   // The lowest byte reached is the origin of the walk below: each mode walks upwards.
   const auto span = byte_span(c);
   std::int64_t origin = span.begin;
@@ -101,7 +106,12 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
   }
   // The outer walk: runs of `run` bytes at every combination of the remaining modes.
   std::int64_t runs = 1, reads = 0, budget = 0;
-  const std::int64_t spanned = span.end - span.begin;
+  // Strides the structure check allows may span more bytes than int64 counts: no memory
+  // holds such a tensor, so it is refused before a byte is read.
+  std::int64_t spanned = 0;
+  if (detail::sub_overflows(span.end, span.begin, &spanned))
+    DLPM_REFUSE(err, errc::invalid_argument,
+                "a bool tensor whose elements span more than INT64_MAX bytes is not checked for 0 and 1: no memory holds it");
   for (std::int32_t m = inner; m < modes; ++m)
     if (detail::mul_overflows(runs, extents[m], &runs)) runs = std::numeric_limits<std::int64_t>::max();
   if (detail::mul_overflows(runs, run, &reads)) reads = std::numeric_limits<std::int64_t>::max();
@@ -132,13 +142,18 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
 }
 
 /// check_bool_values of a tensor not yet checked (`flags`: a managed tensor's); fails
-/// with check_tensor's error for an invalid one.
+/// with check_tensor's error for an invalid one, and with errc::device_mismatch for memory
+/// the CPU cannot read (is_host_accessible).
 [[nodiscard]] inline bool check_bool_values(const DLTensor& t, std::uint64_t flags, error* err) noexcept {
   const auto c = check_tensor(t, flags);
   if (!c) {
     if constexpr (detail::is_worded<decltype(err)>) *err = c.error();
     return false;
   }
+  if (!is_host_accessible(t.device.device_type))
+    DLPM_REFUSE(err, errc::device_mismatch,
+                "a bool tensor on device %s (type %d) is not checked for 0 and 1: the CPU cannot read its memory",
+                device_type_name(t.device.device_type), static_cast<int>(t.device.device_type));
   return check_bool_values(*c, err);
 }
 
