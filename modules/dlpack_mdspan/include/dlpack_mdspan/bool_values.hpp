@@ -48,8 +48,8 @@ inline namespace DLPM_ABI {
 inline constexpr std::int64_t bool_check_reads_per_byte = 64;
 
 /// Every byte of every element of a checked kDLBool tensor (bits 8, or padded sub-byte
-/// lanes, a byte each) is 0 or 1. Reads the elements' bytes, so the data must be readable
-/// on the host (the caller's view checked the device) and not written while it runs.
+/// lanes, a byte each) is 0 or 1. Reads the elements' bytes, so the data must not be written
+/// while it runs; memory the CPU cannot read (is_host_accessible) is refused unread.
 ///
 /// Semantics: the elements as nested byte loops (coalesce); a mode of stride 0 repeats the
 /// bytes inside it and is read once; a negative stride reads its bytes upwards; modes whose
@@ -58,7 +58,8 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
 /// the bool_check_reads_per_byte budget. Empty tensors pass, and so do packed sub-byte bools
 /// (bits below 8, not padded), unread: every bit pattern of theirs is a set of bools.
 ///
-/// Runtime errors: errc::dtype_mismatch for a dtype other than kDLBool; coalesce's refusal
+/// Runtime errors: errc::dtype_mismatch for a dtype other than kDLBool;
+/// errc::device_mismatch for memory the CPU cannot read; coalesce's refusal
 /// for packed sub-byte lanes that do not fill whole bytes; errc::invalid_argument naming a
 /// byte above 1 and its offset from `data` (the first met, not necessarily the lowest);
 /// errc::invalid_argument for strides that would read more than bool_check_reads_per_byte
@@ -68,6 +69,10 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
   if (t.dtype.code != kDLBool)
     DLPM_REFUSE(err, errc::dtype_mismatch, "dtype %#x is not bool: only kDLBool elements are checked for 0 and 1",
                 detail::packed_dtype(t.dtype));
+  if (!is_host_accessible(t.device.device_type))
+    DLPM_REFUSE(err, errc::device_mismatch,
+                "a bool tensor on device %s (type %d) is not checked for 0 and 1: the CPU cannot read its memory",
+                device_type_name(t.device.device_type), static_cast<int>(t.device.device_type));
   std::int64_t extents[max_ndim], steps[max_ndim];
   const auto loops = coalesce(c, extents, steps);
   if (!loops) {
@@ -142,18 +147,13 @@ inline constexpr std::int64_t bool_check_reads_per_byte = 64;
 }
 
 /// check_bool_values of a tensor not yet checked (`flags`: a managed tensor's); fails
-/// with check_tensor's error for an invalid one, and with errc::device_mismatch for memory
-/// the CPU cannot read (is_host_accessible).
+/// with check_tensor's error for an invalid one.
 [[nodiscard]] inline bool check_bool_values(const DLTensor& t, std::uint64_t flags, error* err) noexcept {
   const auto c = check_tensor(t, flags);
   if (!c) {
     if constexpr (detail::is_worded<decltype(err)>) *err = c.error();
     return false;
   }
-  if (!is_host_accessible(t.device.device_type))
-    DLPM_REFUSE(err, errc::device_mismatch,
-                "a bool tensor on device %s (type %d) is not checked for 0 and 1: the CPU cannot read its memory",
-                device_type_name(t.device.device_type), static_cast<int>(t.device.device_type));
   return check_bool_values(*c, err);
 }
 
