@@ -177,6 +177,7 @@ impl Borrowing<'_> {
     #[inline(always)]
     fn claim<T: Element>(
         &self,
+        py: Python<'_>,
         described: (&sys::DLTensor, u64),
         len: usize,
         reach: Reach,
@@ -191,7 +192,7 @@ impl Borrowing<'_> {
             Some(span),
             "a view's reach is the facade's byte span"
         );
-        borrows::claim(self.key(), span, writes, false)
+        borrows::claim(borrows::shared(py)?, self.key(), span, writes, false)
     }
 
     /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
@@ -230,7 +231,8 @@ impl Borrow {
     /// [`Borrowing::claim`]), then the borrow.
     fn end_claimed(&self, tensor: &sys::DLTensor, flags: u64, len: usize, writes: bool) {
         if len != 0 {
-            borrows::release(self.0.as_ptr().addr(), writes);
+            // The claim's registry, which its extraction resolved.
+            borrows::release(borrows::resolved(), self.0.as_ptr().addr(), writes);
         }
         self.end(tensor, flags);
     }
@@ -540,7 +542,7 @@ impl<'py, T: Element> PyTensor<'py, T> {
         borrow: Borrowing<'_>,
     ) -> PyResult<Self> {
         borrow
-            .claim::<T>(view.described(), view.len(), reach, false)
+            .claim::<T>(obj.py(), view.described(), view.len(), reach, false)
             .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensor {
             view,
@@ -629,7 +631,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
     ) -> PyResult<Self> {
         let view = view.into_kept();
         borrow
-            .claim::<T>(view.described(), view.len(), reach, true)
+            .claim::<T>(obj.py(), view.described(), view.len(), reach, true)
             .map_err(|e| to_pyerr(obj.py(), &e))?;
         Ok(PyTensorMut {
             view,
@@ -724,7 +726,9 @@ fn import_managed(
     }
     // SAFETY: the component hands over a live, validated tensor of major version 1.
     let tensor = unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))?;
-    // Its memory may be another argument's too: its views claim it (python/borrows.rs).
+    // Its memory may be another argument's too: its views claim it (python/borrows.rs), in
+    // the registry found here, with the GIL held.
+    borrows::shared(obj.py()).map_err(|e| to_pyerr(obj.py(), &e))?;
     tensor.python_claim().store(
         borrows::import_claim::UNCLAIMED,
         std::sync::atomic::Ordering::Relaxed,

@@ -1276,3 +1276,105 @@ fn an_imports_refused_writer_gives_its_claim_back_and_a_copy_claims() {
         assert!(obj.extract::<PyTensorMut<'_, i32>>().is_err()); // the copy's claim stays
     });
 }
+
+/// What another copy of the crate (another Rust extension) finds in
+/// `sys.modules["_dlpack_mdspan_borrows"].registry` (docs/rust.md, "Borrows of Python
+/// tensors"): version 1 of the shared registry.
+#[repr(C)]
+struct SharedRegistry {
+    version: u32,
+    size: u32,
+    claim: unsafe extern "C" fn(usize, usize, usize, u32, *mut HeldClaim) -> i32,
+    release: unsafe extern "C" fn(usize, u32),
+}
+
+#[repr(C)]
+#[derive(Default, Debug)]
+struct HeldClaim {
+    begin: usize,
+    end: usize,
+    kind: u32,
+}
+
+/// The process's shared registry, as another copy reads it.
+fn shared_registry(py: Python<'_>) -> &'static SharedRegistry {
+    let capsule = eval(
+        py,
+        "import sys\nresult = sys.modules['_dlpack_mdspan_borrows'].registry",
+    );
+    // SAFETY: the GIL is held; the name is a C string literal.
+    let pointer = unsafe {
+        pyo3::ffi::PyCapsule_GetPointer(capsule.as_ptr(), c"dlpack_mdspan.borrow_registry".as_ptr())
+    };
+    assert!(!pointer.is_null(), "the registry is a capsule of that name");
+    // SAFETY: the capsule's pointer is the registry, which lives as long as the process.
+    unsafe { &*pointer.cast::<SharedRegistry>() }
+}
+
+// Two Rust extensions each link their own copy of the crate: their borrows of one tensor
+// would not see each other (ext_a's reader, ext_b's writer, in a call that calls back into
+// Python), so the first copy publishes its registry and every copy claims through it. Here
+// the test plays the other copy, through the published C ABI.
+#[test]
+fn borrows_are_shared_with_the_other_rust_extensions_in_the_process() {
+    Python::attach(|py| {
+        let a = ManagedTensor::from_vec(vec![1.0f32; 6], &[6])
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap();
+        let begin = {
+            let t = a.extract::<PyTensor<'_, f32>>().unwrap(); // this copy claims: resolved
+            t.view_ref().as_slice().unwrap().as_ptr().addr()
+        };
+        let end = begin + 24;
+        let registry = shared_registry(py);
+        assert_eq!(registry.version, 1);
+        assert_eq!(
+            registry.size as usize,
+            std::mem::size_of::<SharedRegistry>()
+        );
+        let other_key = Box::into_raw(Box::new(0u64)).addr(); // another copy's borrow
+        let mut held = HeldClaim::default();
+        // The other copy writes bytes 8..16: this copy's reader is refused.
+        // SAFETY: the registry's functions, with a valid out-parameter.
+        let claimed = unsafe { (registry.claim)(other_key, begin + 8, begin + 16, 1, &mut held) };
+        assert_eq!(claimed, 0);
+        let e = a
+            .extract::<PyTensor<'_, f32>>()
+            .err()
+            .expect("the other copy writes");
+        assert!(already_borrowed(&e, py), "{e}");
+        assert!(
+            e.to_string().contains(
+                "the tensor's 24 bytes cannot be borrowed for reading: 8 of them are borrowed by a writer"
+            ),
+            "{e}"
+        );
+        // SAFETY: the other copy's claim ends.
+        unsafe { (registry.release)(other_key, 1) };
+        // This copy writes: the other copy's reader of the last 4 bytes (and 4 past them) is
+        // refused, and told which claim is in the way.
+        let w = a.extract::<PyTensorMut<'_, f32>>().unwrap();
+        // SAFETY: as above.
+        let claimed = unsafe { (registry.claim)(other_key, end - 4, end + 4, 0, &mut held) };
+        assert_eq!(claimed, 1);
+        assert_eq!(
+            (held.begin, held.end, held.kind),
+            (begin, end, 1),
+            "{held:?}"
+        );
+        drop(w);
+        // SAFETY: as above; the extension's writer is gone, the other copy reads, then ends.
+        let claimed = unsafe { (registry.claim)(other_key, end - 4, end + 4, 0, &mut held) };
+        assert_eq!(claimed, 0);
+        assert!(
+            a.extract::<PyTensorMut<'_, f32>>().is_err(),
+            "the other copy reads"
+        );
+        // SAFETY: as above.
+        unsafe { (registry.release)(other_key, 0) };
+        assert!(a.extract::<PyTensorMut<'_, f32>>().is_ok());
+        // SAFETY: the Box made above, freed once.
+        drop(unsafe { Box::from_raw(other_key as *mut u64) });
+    });
+}

@@ -15,14 +15,21 @@
 //! Who claims: a [`PyTensor`](super::PyTensor) argument for reading and a
 //! [`PyTensorMut`](super::PyTensorMut) for writing, until it drops; a
 //! [`ManagedTensor`] imported from Python at its first view (reading) and its first
-//! mutable view (writing), until it drops or leaves Rust (`into_raw`). The registry is this
-//! copy of the crate's, process-wide (a `Mutex`): what it cannot see is Python code, and
-//! other extensions, writing the memory while Rust reads it, which no DLPack consumer can
-//! prevent.
+//! mutable view (writing), until it drops or leaves Rust (`into_raw`). The registry is
+//! process-wide and shared by every copy of this crate in the process (each Rust extension
+//! links its own): the first copy to take a Python tensor publishes its registry as a
+//! capsule ([`Shared`], versioned) in `sys.modules["_dlpack_mdspan_borrows"]`, and every
+//! copy claims through the one it finds there, as rust-numpy shares its own. What it cannot
+//! see is Python code, and other consumers, writing the memory while Rust reads it, which
+//! no DLPack consumer can prevent.
 
-use std::sync::Mutex;
+use std::ffi::{c_void, CStr};
+use std::sync::{Mutex, OnceLock};
 
 use dlpack_mdspan_sys as sys;
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
 
 use crate::error::{check, Error, Status};
 use crate::managed::ManagedTensor;
@@ -39,8 +46,166 @@ struct Claim {
 }
 
 /// The claims alive in this process, few at a time (the arguments of the calls in flight
-/// and the viewed imports alive): a list.
+/// and the viewed imports alive): a list. Only the copy whose registry the process shares
+/// ([`Shared`]) keeps any.
 static CLAIMS: Mutex<Vec<Claim>> = Mutex::new(Vec::new());
+
+/// The name, in `sys.modules`, of the module whose attribute `registry` is the process's
+/// registry: a capsule named [`CAPSULE_NAME`] of a [`Shared`].
+pub(crate) const SHARED_MODULE: &str = "_dlpack_mdspan_borrows";
+/// The registry capsule's name.
+pub(crate) const CAPSULE_NAME: &CStr = c"dlpack_mdspan.borrow_registry";
+
+/// The registry every copy of the crate in the process claims through: a C ABI that later
+/// versions extend by appending fields (`version` 1: these fields; `size`: the size of the
+/// struct its maker knew). It lives as long as the process: a static of the copy that
+/// published it (CPython never unloads an extension module).
+#[repr(C)]
+pub(crate) struct Shared {
+    pub(crate) version: u32,
+    pub(crate) size: u32,
+    /// Claims `[begin, end)` for `key` (`kind`: [`WRITES`] and [`REPLACES`], as [`claim`]'s
+    /// `writes` and `replaces`). Returns 0, or 1 with `*held` set to the claim in the way.
+    pub(crate) claim: unsafe extern "C" fn(
+        key: usize,
+        begin: usize,
+        end: usize,
+        kind: u32,
+        held: *mut Held,
+    ) -> i32,
+    /// Ends one holder's claim of `key`, of the kind `kind & WRITES` says.
+    pub(crate) release: unsafe extern "C" fn(key: usize, kind: u32),
+}
+
+/// The claim in the way of another ([`Shared::claim`]'s answer).
+#[repr(C)]
+#[derive(Default)]
+pub(crate) struct Held {
+    pub(crate) begin: usize,
+    pub(crate) end: usize,
+    /// [`WRITES`] for a writer's claim, 0 for a reader's.
+    pub(crate) kind: u32,
+}
+
+/// [`Shared`]'s `kind` bit: a writer's claim.
+pub(crate) const WRITES: u32 = 1;
+/// [`Shared::claim`]'s `kind` bit: the key's claim of the other kind is replaced.
+pub(crate) const REPLACES: u32 = 2;
+
+/// This copy's registry, shared when this copy is the first of the process to claim.
+static OURS: Shared = Shared {
+    version: 1,
+    size: std::mem::size_of::<Shared>() as u32,
+    claim: claim_here,
+    release: release_here,
+};
+
+/// The registry this copy claims through, once found or published ([`shared`]).
+static SHARED: OnceLock<&'static Shared> = OnceLock::new();
+
+/// The process's registry: the one in `sys.modules`, or this copy's, published there by the
+/// first copy to ask. Asked with the GIL held before every claim (the arguments' extraction,
+/// the imports), so that a claim made where the thread holds no GIL (a view of a
+/// `ManagedTensor`) finds it resolved ([`resolved`]). An entry that is not a registry
+/// (Python code replaced it) is refused with `INVALID_ARGUMENT` naming it: claiming
+/// elsewhere would not see the other copies' claims.
+#[inline]
+pub(crate) fn shared(py: Python<'_>) -> Result<&'static Shared, Error> {
+    match SHARED.get() {
+        Some(found) => Ok(found),
+        None => shared_first(py),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn shared_first(py: Python<'_>) -> Result<&'static Shared, Error> {
+    let found = publish_or_find(py).map_err(|why| {
+        Error::new(
+            Status::INVALID_ARGUMENT,
+            format!(
+                "the borrow registry cannot be used: sys.modules['{SHARED_MODULE}'] {why}; every Rust extension \
+                 built with dlpack-mdspan shares its borrows there, and only they may set it"
+            ),
+        )
+    })?;
+    // Two threads that both asked found the same registry (setdefault is atomic).
+    Ok(SHARED.get_or_init(|| found))
+}
+
+/// Publishes a module carrying this copy's registry in `sys.modules`, or finds the one
+/// there (`sys.modules.setdefault`: the first copy's stays), and reads its registry.
+fn publish_or_find(py: Python<'_>) -> Result<&'static Shared, String> {
+    let modules = py
+        .import("sys")
+        .and_then(|sys| sys.getattr("modules"))
+        .map_err(|e| format!("is out of reach ({e})"))?;
+    let ours = new_module(py).map_err(|e| format!("could not be made ({e})"))?;
+    // dict.setdefault looks up and inserts in one step (no Python code runs between: the
+    // key is a str), whichever copies race.
+    let entry = modules
+        .call_method1("setdefault", (SHARED_MODULE, ours))
+        .map_err(|e| format!("could not be set ({e})"))?;
+    registry_of(&entry)
+}
+
+/// A new module whose `registry` is this copy's registry.
+fn new_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
+    let module = PyModule::new(py, SHARED_MODULE)?;
+    // SAFETY: OURS lives as long as the process (a static); the name is a static C string;
+    // no destructor: the capsule only lends the pointer.
+    let capsule = unsafe {
+        pyffi::PyCapsule_New(
+            std::ptr::from_ref(&OURS).cast_mut().cast::<c_void>(),
+            CAPSULE_NAME.as_ptr(),
+            None,
+        )
+    };
+    // SAFETY: a new reference, or NULL with an exception set.
+    let capsule = unsafe { Bound::from_owned_ptr_or_err(py, capsule) }?;
+    module.setattr("registry", capsule)?;
+    Ok(module)
+}
+
+/// The registry a `sys.modules` entry carries, or what is wrong with it.
+pub(crate) fn registry_of(entry: &Bound<'_, PyAny>) -> Result<&'static Shared, String> {
+    let Ok(capsule) = entry.getattr("registry") else {
+        return Err(format!(
+            "(a {}) has no attribute 'registry'",
+            type_name(entry)
+        ));
+    };
+    // SAFETY: the GIL is held; any object may be asked (NULL and an exception if it is not
+    // a capsule of that name); the name is a static C string.
+    let pointer = unsafe { pyffi::PyCapsule_GetPointer(capsule.as_ptr(), CAPSULE_NAME.as_ptr()) };
+    if pointer.is_null() {
+        drop(PyErr::take(entry.py()));
+        return Err(format!(
+            "has a 'registry' (a {}) that is not a capsule named '{}'",
+            type_name(&capsule),
+            CAPSULE_NAME.to_string_lossy()
+        ));
+    }
+    // SAFETY: a capsule of that name is a copy's published registry, a Shared that lives as
+    // long as the process; every version starts with version and size, and is read as
+    // version 1 only once they say it holds version 1's fields.
+    let registry: &'static Shared = unsafe { &*pointer.cast::<Shared>() };
+    if registry.version < 1 || (registry.size as usize) < std::mem::size_of::<Shared>() {
+        return Err(format!(
+            "holds a registry of version {} and size {}, where version 1 of size {} at least is needed",
+            registry.version,
+            registry.size,
+            std::mem::size_of::<Shared>()
+        ));
+    }
+    Ok(registry)
+}
+
+fn type_name(o: &Bound<'_, PyAny>) -> String {
+    o.get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
 
 /// The bytes a valid tensor's elements reach, as host addresses `[begin, end)`, or `None`
 /// when it reaches none (empty).
@@ -73,24 +238,72 @@ pub(crate) fn span_reached(tensor: &sys::DLTensor, reach: Reach, size: usize) ->
     (at(reach.lowest), at(reach.highest + 1))
 }
 
-/// Claims `[begin, end)` for `key` (reading, or writing with `writes`), or refuses with
-/// [`Status::ALREADY_BORROWED`] when a claim of another key overlaps it and either writes.
-/// A reader's claim of the same key is joined (its count and span grow); `replaces` drops
-/// the key's claim of the other kind first (an import's reader claim becoming a writer's),
-/// in the same step, so that nothing comes between.
+/// Claims `[begin, end)` for `key` (reading, or writing with `writes`) in the process's
+/// registry `shared`, or refuses with [`Status::ALREADY_BORROWED`] when a claim of another
+/// key overlaps it and either writes. A reader's claim of the same key is joined (its count
+/// and span grow); `replaces` drops the key's claim of the other kind first (an import's
+/// reader claim becoming a writer's), in the same step, so that nothing comes between.
+#[inline]
 pub(crate) fn claim(
+    shared: &'static Shared,
     key: usize,
     (begin, end): (usize, usize),
     writes: bool,
     replaces: bool,
 ) -> Result<(), Error> {
+    let mut held = Held::default();
+    let kind = if writes { WRITES } else { 0 } | if replaces { REPLACES } else { 0 };
+    // SAFETY: a registry of version 1 at least (registry_of); held is a valid out-parameter.
+    if unsafe { (shared.claim)(key, begin, end, kind, &mut held) } == 0 {
+        return Ok(());
+    }
+    Err(refusal(begin, end, writes, &held))
+}
+
+/// Ends one holder's claim of `key` and kind in `shared` (the claim goes with its last
+/// holder).
+#[inline]
+pub(crate) fn release(shared: &'static Shared, key: usize, writes: bool) {
+    // SAFETY: a registry of version 1 at least (registry_of).
+    unsafe { (shared.release)(key, if writes { WRITES } else { 0 }) }
+}
+
+/// The registry of a claim made where the thread may hold no GIL (a view of a
+/// `ManagedTensor`): the one its import from Python found ([`shared`]).
+pub(crate) fn resolved() -> &'static Shared {
+    SHARED.get().copied().unwrap_or_else(|| {
+        debug_assert!(
+            false,
+            "an import from Python resolves the registry before its views claim"
+        );
+        &OURS
+    })
+}
+
+/// [`Shared::claim`] of this copy's registry.
+unsafe extern "C" fn claim_here(
+    key: usize,
+    begin: usize,
+    end: usize,
+    kind: u32,
+    held: *mut Held,
+) -> i32 {
+    let (writes, replaces) = (kind & WRITES != 0, kind & REPLACES != 0);
     let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
     // A key's own reader claim is no conflict for the writer that replaces it; two writers
     // always are, even of one key (one object given twice as a writer).
     if let Some(c) = claims.iter().find(|c| {
         c.begin < end && begin < c.end && (c.writes || writes) && !(replaces && c.key == key)
     }) {
-        return Err(refusal(begin, end, writes, c));
+        // SAFETY: NULL, or a valid out-parameter (Shared::claim's contract).
+        if let Some(held) = unsafe { held.as_mut() } {
+            *held = Held {
+                begin: c.begin,
+                end: c.end,
+                kind: if c.writes { WRITES } else { 0 },
+            };
+        }
+        return 1;
     }
     if replaces {
         claims.retain(|c| !(c.key == key && c.writes != writes));
@@ -102,7 +315,7 @@ pub(crate) fn claim(
         c.count += 1;
         c.begin = c.begin.min(begin);
         c.end = c.end.max(end);
-        return Ok(());
+        return 0;
     }
     claims.push(Claim {
         key,
@@ -111,11 +324,12 @@ pub(crate) fn claim(
         writes,
         count: 1,
     });
-    Ok(())
+    0
 }
 
-/// Ends one holder's claim of `key` and kind (the claim goes with its last holder).
-pub(crate) fn release(key: usize, writes: bool) {
+/// [`Shared::release`] of this copy's registry.
+unsafe extern "C" fn release_here(key: usize, kind: u32) {
+    let writes = kind & WRITES != 0;
     let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = claims
         .iter()
@@ -129,11 +343,15 @@ pub(crate) fn release(key: usize, writes: bool) {
 }
 
 #[cold]
-fn refusal(begin: usize, end: usize, writes: bool, held: &Claim) -> Error {
+fn refusal(begin: usize, end: usize, writes: bool, held: &Held) -> Error {
     let (asked, holder) = if writes {
         (
             "for writing",
-            if held.writes { "a writer" } else { "a reader" },
+            if held.kind & WRITES != 0 {
+                "a writer"
+            } else {
+                "a reader"
+            },
         )
     } else {
         ("for reading", "a writer")
@@ -142,7 +360,7 @@ fn refusal(begin: usize, end: usize, writes: bool, held: &Claim) -> Error {
         Status::ALREADY_BORROWED,
         format!(
             "the tensor's {} bytes cannot be borrowed {asked}: {} of them are borrowed by {holder} in Rust (another \
-             argument of this call, or a live view of an imported tensor); a writer needs its bytes alone, so pass \
+             argument of this call, a live view of an imported tensor, or another Rust extension's); a writer needs its bytes alone, so pass \
              distinct tensors or a copy",
             end - begin,
             end.min(held.end) - begin.max(held.begin)
@@ -186,13 +404,13 @@ impl ManagedTensor {
             return Ok(before);
         };
         let key = self.as_ptr() as usize;
-        claim(key, span, writes, before == import_claim::READS)?;
+        claim(resolved(), key, span, writes, before == import_claim::READS)?;
         if self
             .python_claim()
             .compare_exchange(before, want, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
-            release(key, writes); // another thread's claim stands
+            release(resolved(), key, writes); // another thread's claim stands
             return Ok(want);
         }
         Ok(before)
@@ -211,7 +429,7 @@ impl ManagedTensor {
         if before == import_claim::READS {
             // Back to a reader's claim: no other claim overlaps a writer's, so this holds.
             if let Ok(Some(span)) = span_of(self.dl_tensor(), self.flags().0) {
-                if claim(key, span, false, true).is_ok() {
+                if claim(resolved(), key, span, false, true).is_ok() {
                     self.python_claim()
                         .store(import_claim::READS, Ordering::Release);
                 }
@@ -219,7 +437,7 @@ impl ManagedTensor {
             return;
         }
         if self.python_claim().load(Ordering::Acquire) == import_claim::WRITES {
-            release(key, true);
+            release(resolved(), key, true);
             self.python_claim().store(before, Ordering::Release);
         }
     }
@@ -253,8 +471,8 @@ impl ManagedTensor {
             .python_claim()
             .swap(import_claim::NONE, Ordering::AcqRel)
         {
-            import_claim::READS => release(self.as_ptr() as usize, false),
-            import_claim::WRITES => release(self.as_ptr() as usize, true),
+            import_claim::READS => release(resolved(), self.as_ptr() as usize, false),
+            import_claim::WRITES => release(resolved(), self.as_ptr() as usize, true),
             _ => {}
         }
     }
