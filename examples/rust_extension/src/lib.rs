@@ -50,6 +50,22 @@ fn fill(py: Python<'_>, mut x: PyTensorMut<'_, f32>, value: f32) -> PyResult<usi
     for_each_index(&shape, |i| v.set(i, value)).map_err(|e| to_pyerr(py, &e))
 }
 
+/// `f(e)` for every element `e` of `x`, in row-major order, as a new float32 tensor of its
+/// shape. Python code runs while `x` is borrowed for reading, so a writer of the same memory
+/// that `f` makes, through this extension or another built with dlpack-mdspan (`fill(x, 0)`),
+/// is refused with BufferError rather than changing the elements being read.
+#[pyfunction]
+fn map_values(py: Python<'_>, x: PyTensor<'_, f32>, f: &Bound<'_, PyAny>) -> PyResult<ManagedTensor> {
+    let v = x.view_ref();
+    let mut out = Vec::with_capacity(v.len());
+    for_each_index(v.shape(), |i| {
+        let e = v.get(i).copied().unwrap_or_default(); // every index of the shape is in range
+        out.push(f.call1((e,))?.extract::<f32>()?);
+        Ok::<(), PyErr>(())
+    })?;
+    ManagedTensor::from_vec(out, v.shape()).map_err(|e| to_pyerr(py, &e))
+}
+
 /// Sets every element of a complex64 tensor of any rank to zero, in place (so a conjugate
 /// view, whose memory holds the unconjugated values, is refused before this runs).
 #[pyfunction]
@@ -90,6 +106,7 @@ fn panics() -> usize {
 fn dlpm_rust_extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scale, m)?)?;
     m.add_function(wrap_pyfunction!(fill, m)?)?;
+    m.add_function(wrap_pyfunction!(map_values, m)?)?;
     m.add_function(wrap_pyfunction!(zero_complex, m)?)?;
     m.add_function(wrap_pyfunction!(grid, m)?)?;
     m.add_function(wrap_pyfunction!(ready_stream, m)?)?;

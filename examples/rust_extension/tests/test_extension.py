@@ -2,6 +2,10 @@
 """The Rust example extension (pip-installed by scripts/check-rust-extension) on NumPy 2,
 PyTorch (through its exchange API: a spy on torch.Tensor.__dlpack__ proves it is not
 called), JAX and our own dlpack_mdspan.Tensor."""
+import importlib.machinery
+import importlib.util
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -62,6 +66,41 @@ def test_fill_writes_in_place():
     t = torch.zeros(3)
     assert ext.fill(t, 1.5) == 3
     assert t.tolist() == [1.5, 1.5, 1.5]
+
+
+def test_map_values_calls_python_while_it_reads():
+    a = np.arange(4, dtype=np.float32).reshape(2, 2)
+    np.testing.assert_array_equal(as_numpy(ext.map_values(a.T, lambda e: e * 10)), a.T * 10)
+    # The callback's writer of the memory being read is refused, and nothing is written.
+    with pytest.raises(BufferError, match="cannot be borrowed for writing: 16 of them are borrowed by a reader"):
+        ext.map_values(a, lambda e: ext.fill(a, 0.0))
+    np.testing.assert_array_equal(a, [[0, 1], [2, 3]])
+
+
+def second_copy():
+    """The same extension from another file (scripts/check-rust-extension names it): a second
+    copy of the crate in this process, as another Rust extension built with dlpack-mdspan
+    is."""
+    path = os.environ.get("DLPM_RUST_EXTENSION_SECOND_COPY")
+    if not path:
+        pytest.skip("DLPM_RUST_EXTENSION_SECOND_COPY names no second build (scripts/check-rust-extension sets it)")
+    loader = importlib.machinery.ExtensionFileLoader(ext.__name__, path)
+    spec = importlib.util.spec_from_file_location(ext.__name__, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    assert module.__file__ != ext.__file__ and module.fill is not ext.fill
+    return module
+
+
+def test_another_rust_extension_sees_this_ones_borrows():
+    other = second_copy()
+    a = np.arange(4, dtype=np.float32)
+    with pytest.raises(BufferError, match="cannot be borrowed for writing: 16 of them are borrowed by a reader"):
+        ext.map_values(a, lambda e: other.fill(a, 0.0))
+    with pytest.raises(BufferError, match="cannot be borrowed for writing"):
+        other.map_values(a, lambda e: ext.fill(a[1:], 0.0))
+    np.testing.assert_array_equal(a, [0, 1, 2, 3])
+    assert other.fill(a, 1.0) == 4  # the borrows ended with their calls
 
 
 def test_fill_refuses_a_read_only_array_with_the_librarys_message():
