@@ -48,7 +48,7 @@ pub struct ManagedTensor {
     made_here: bool,
     /// What the tensor has claimed in the borrow registry (`python/borrows.rs`): set for a
     /// tensor imported from Python, whose memory safe code may also reach through another
-    /// argument; changed only under the registry's lock.
+    /// argument; changed atomically, after the registry's claim and before its release.
     #[cfg(feature = "pyo3")]
     python_claim: std::sync::atomic::AtomicU8,
 }
