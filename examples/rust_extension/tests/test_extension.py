@@ -5,6 +5,8 @@ called), JAX and our own dlpack_mdspan.Tensor."""
 import importlib.machinery
 import importlib.util
 import os
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -77,17 +79,26 @@ def test_map_values_calls_python_while_it_reads():
     np.testing.assert_array_equal(a, [[0, 1], [2, 3]])
 
 
-def second_copy():
-    """The same extension from another file (scripts/check-rust-extension names it): a second
-    copy of the crate in this process, as another Rust extension built with dlpack-mdspan
-    is."""
+def second_copy_path():
+    """The same extension built into another file (scripts/check-rust-extension names it)."""
     path = os.environ.get("DLPM_RUST_EXTENSION_SECOND_COPY")
     if not path:
         pytest.skip("DLPM_RUST_EXTENSION_SECOND_COPY names no second build (scripts/check-rust-extension sets it)")
-    loader = importlib.machinery.ExtensionFileLoader(ext.__name__, path)
-    spec = importlib.util.spec_from_file_location(ext.__name__, path, loader=loader)
+    return path
+
+
+def load_copy(path, name):
+    """The extension from `path`, loaded as a module of its own: another copy of the crate in
+    the process, as another Rust extension built with dlpack-mdspan is."""
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
+    return module
+
+
+def second_copy():
+    module = load_copy(second_copy_path(), ext.__name__)
     assert module.__file__ != ext.__file__ and module.fill is not ext.fill
     return module
 
@@ -101,6 +112,40 @@ def test_another_rust_extension_sees_this_ones_borrows():
         other.map_values(a, lambda e: ext.fill(a[1:], 0.0))
     np.testing.assert_array_equal(a, [0, 1, 2, 3])
     assert other.fill(a, 1.0) == 4  # the borrows ended with their calls
+
+
+# A test that fakes a missing module rolls sys.modules back (mock.patch.dict). The registry
+# is published where that does not reach (an attribute of sys), so a copy that borrows first
+# inside such a block and one that borrows after still share it. In a process of its own: the
+# first borrow of this one was made long ago.
+ROLLBACK = """
+import importlib.machinery, importlib.util, sys
+import numpy as np
+from unittest import mock
+sys.path[:0] = {path!r}
+def load_copy(path, name):
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
+    loader.exec_module(module)
+    return module
+with mock.patch.dict(sys.modules):
+    import dlpm_rust_extension as first
+    first.fill(np.zeros(1, np.float32), 0.0)  # the process's first borrow: publishes
+second = load_copy({second!r}, "dlpm_rust_extension")
+a = np.arange(4, dtype=np.float32)
+try:
+    first.map_values(a, lambda e: second.fill(a, 9.0))
+    print("granted", a.tolist())
+except BufferError:
+    print("refused", a.tolist())
+"""
+
+
+def test_the_registry_outlives_a_rollback_of_sys_modules():
+    code = ROLLBACK.format(path=sys.path, second=second_copy_path())
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused [0.0, 1.0, 2.0, 3.0]", out.stdout
 
 
 def test_fill_refuses_a_read_only_array_with_the_librarys_message():

@@ -11,6 +11,9 @@ use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod shared_registry;
+use shared_registry::{HeldClaim, SharedRegistry};
+
 /// Runs `code` with `np` imported and returns the value of its last line, `result`.
 fn eval<'py>(py: Python<'py>, code: &str) -> Bound<'py, PyAny> {
     let globals = PyDict::new(py);
@@ -1277,38 +1280,10 @@ fn an_imports_refused_writer_gives_its_claim_back_and_a_copy_claims() {
     });
 }
 
-/// What another copy of the crate (another Rust extension) finds in
-/// `sys.modules["_dlpack_mdspan_borrows"].registry` (docs/rust.md, "Borrows of Python
-/// tensors"): version 1 of the shared registry.
-#[repr(C)]
-struct SharedRegistry {
-    version: u32,
-    size: u32,
-    claim: unsafe extern "C" fn(usize, usize, usize, u32, *mut HeldClaim) -> i32,
-    release: unsafe extern "C" fn(usize, u32),
-}
-
-#[repr(C)]
-#[derive(Default, Debug)]
-struct HeldClaim {
-    begin: usize,
-    end: usize,
-    kind: u32,
-}
-
 /// The process's shared registry, as another copy reads it.
 fn shared_registry(py: Python<'_>) -> &'static SharedRegistry {
-    let capsule = eval(
-        py,
-        "import sys\nresult = sys.modules['_dlpack_mdspan_borrows'].registry",
-    );
-    // SAFETY: the GIL is held; the name is a C string literal.
-    let pointer = unsafe {
-        pyo3::ffi::PyCapsule_GetPointer(capsule.as_ptr(), c"dlpack_mdspan.borrow_registry".as_ptr())
-    };
-    assert!(!pointer.is_null(), "the registry is a capsule of that name");
-    // SAFETY: the capsule's pointer is the registry, which lives as long as the process.
-    unsafe { &*pointer.cast::<SharedRegistry>() }
+    let capsule = eval(py, "import sys\nresult = sys._dlpack_mdspan_borrows");
+    shared_registry::registry_in(&capsule)
 }
 
 // Two Rust extensions each link their own copy of the crate: their borrows of one tensor

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //! The borrow registry shared by every copy of the crate in a process (docs/rust.md,
 //! "Borrows of Python tensors"), seen from a copy that is not the first: this test plays the
-//! first copy, publishing its own registry in `sys.modules` before the crate takes a tensor,
+//! first copy, publishing its own registry as `sys._dlpack_mdspan_borrows` before the crate
+//! takes a tensor,
 //! in a process of its own (a test binary of one test), so that the crate claims through it.
 #![cfg(feature = "pyo3")]
 
@@ -11,21 +12,8 @@ use dlpack_mdspan::{ManagedTensor, PyTensor, PyTensorMut};
 use pyo3::exceptions::PyBufferError;
 use pyo3::prelude::*;
 
-/// Version 1 of the shared registry's C ABI.
-#[repr(C)]
-struct SharedRegistry {
-    version: u32,
-    size: u32,
-    claim: unsafe extern "C" fn(usize, usize, usize, u32, *mut HeldClaim) -> i32,
-    release: unsafe extern "C" fn(usize, u32),
-}
-
-#[repr(C)]
-struct HeldClaim {
-    begin: usize,
-    end: usize,
-    kind: u32,
-}
+mod shared_registry;
+use shared_registry::{capsule, capsule_at, HeldClaim, SharedRegistry};
 
 /// What the crate asked of this registry: claims (key, begin, end, kind) and releases
 /// (key, kind), in order.
@@ -84,35 +72,30 @@ static TOO_OLD: SharedRegistry = SharedRegistry {
     release,
 };
 
-/// Sets `sys.modules["_dlpack_mdspan_borrows"]` to an object whose `registry` is `registry`.
+/// A registry that says it is smaller than version 1's (refused unread).
+static TOO_SMALL: [u32; 2] = [1, 8];
+
+/// Version 1 with a NULL release.
+#[repr(C)]
+struct NullRelease {
+    version: u32,
+    size: u32,
+    claim: unsafe extern "C" fn(usize, usize, usize, u32, *mut HeldClaim) -> i32,
+    release: usize,
+}
+static NULL_RELEASE: NullRelease = NullRelease {
+    version: 1,
+    size: std::mem::size_of::<NullRelease>() as u32,
+    claim,
+    release: 0,
+};
+
+/// Sets `sys._dlpack_mdspan_borrows` to `registry`.
 fn publish(py: Python<'_>, registry: Bound<'_, PyAny>) {
-    let entry = py
-        .import("types")
-        .unwrap()
-        .getattr("SimpleNamespace")
-        .unwrap()
-        .call0()
-        .unwrap();
-    entry.setattr("registry", registry).unwrap();
     py.import("sys")
         .unwrap()
-        .getattr("modules")
-        .unwrap()
-        .set_item("_dlpack_mdspan_borrows", entry)
+        .setattr("_dlpack_mdspan_borrows", registry)
         .unwrap();
-}
-
-fn capsule<'py>(py: Python<'py>, registry: &'static SharedRegistry) -> Bound<'py, PyAny> {
-    // SAFETY: a static registry and a C string literal; no destructor.
-    let c = unsafe {
-        pyo3::ffi::PyCapsule_New(
-            std::ptr::from_ref(registry).cast_mut().cast(),
-            c"dlpack_mdspan.borrow_registry".as_ptr(),
-            None,
-        )
-    };
-    // SAFETY: a new reference (non-NULL: asserted by unwrap).
-    unsafe { Bound::from_owned_ptr_or_err(py, c) }.unwrap()
 }
 
 fn refused_with(py: Python<'_>, obj: &Bound<'_, PyAny>, text: &str) {
@@ -133,8 +116,9 @@ fn a_copy_claims_through_the_registry_the_first_copy_published() {
         refused_with(
             py,
             &obj,
-            "the borrow registry cannot be used: sys.modules['_dlpack_mdspan_borrows'] has a 'registry' (a int) \
-             that is not a capsule named 'dlpack_mdspan.borrow_registry'",
+            "the borrow registry cannot be used: sys._dlpack_mdspan_borrows (a int) is not a capsule named \
+             'dlpack_mdspan.borrow_registry'; every Rust extension built with dlpack-mdspan shares its borrows \
+             there, and only they may set it (invalid argument)",
         );
         assert!(
             obj.extract::<ManagedTensor>().is_err(),
@@ -142,6 +126,14 @@ fn a_copy_claims_through_the_registry_the_first_copy_published() {
         );
         publish(py, capsule(py, &TOO_OLD));
         refused_with(py, &obj, "holds a registry of version 0 and size 24");
+        publish(py, capsule_at(py, std::ptr::from_ref(&TOO_SMALL).cast()));
+        refused_with(
+            py,
+            &obj,
+            "holds a registry of version 1 and size 8, where version 1 of size 24",
+        );
+        publish(py, capsule_at(py, std::ptr::from_ref(&NULL_RELEASE).cast()));
+        refused_with(py, &obj, "holds a registry whose claim or release is NULL");
         assert!(CALLS.lock().unwrap().is_empty());
 
         // The first copy's registry: every claim and release goes through it.
@@ -180,6 +172,13 @@ fn a_copy_claims_through_the_registry_the_first_copy_published() {
             py,
             &obj,
             "the tensor's 16 bytes cannot be borrowed for reading: 12 of them are borrowed by a writer in Rust",
+        );
+        // A claim in the way that does not overlap (the registry breaks its contract): no count.
+        *REFUSE_WITH.lock().unwrap() = Some((0, 0, 1));
+        refused_with(
+            py,
+            &obj,
+            "the tensor's 16 bytes cannot be borrowed for reading: some of them are borrowed by a writer",
         );
         *REFUSE_WITH.lock().unwrap() = None;
     });

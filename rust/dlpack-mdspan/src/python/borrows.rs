@@ -18,8 +18,10 @@
 //! mutable view (writing), until it drops or leaves Rust (`into_raw`). The registry is
 //! process-wide and shared by every copy of this crate in the process (each Rust extension
 //! links its own): the first copy to take a Python tensor publishes its registry as a
-//! capsule ([`Shared`], versioned) in `sys.modules["_dlpack_mdspan_borrows"]`, and every
-//! copy claims through the one it finds there, as rust-numpy shares its own. What it cannot
+//! capsule ([`Shared`], versioned), the attribute `sys._dlpack_mdspan_borrows`, and every
+//! copy claims through the one it finds there, as rust-numpy shares its own. It is an
+//! attribute of the `sys` module, not an entry of `sys.modules`: tests roll that back
+//! (`mock.patch.dict(sys.modules)`), and a copy asking later would then publish a second. What it cannot
 //! see is Python code, and other consumers, writing the memory while Rust reads it, which
 //! no DLPack consumer can prevent.
 
@@ -29,7 +31,6 @@ use std::sync::{Mutex, OnceLock};
 use dlpack_mdspan_sys as sys;
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use pyo3::types::PyModule;
 
 use crate::error::{check, Error, Status};
 use crate::managed::ManagedTensor;
@@ -50,16 +51,17 @@ struct Claim {
 /// ([`Shared`]) keeps any.
 static CLAIMS: Mutex<Vec<Claim>> = Mutex::new(Vec::new());
 
-/// The name, in `sys.modules`, of the module whose attribute `registry` is the process's
-/// registry: a capsule named [`CAPSULE_NAME`] of a [`Shared`].
-pub(crate) const SHARED_MODULE: &str = "_dlpack_mdspan_borrows";
+/// The attribute of the `sys` module that is the process's registry: a capsule named
+/// [`CAPSULE_NAME`] of a [`Shared`].
+pub(crate) const SHARED_ATTRIBUTE: &str = "_dlpack_mdspan_borrows";
 /// The registry capsule's name.
 pub(crate) const CAPSULE_NAME: &CStr = c"dlpack_mdspan.borrow_registry";
 
 /// The registry every copy of the crate in the process claims through: a C ABI that later
 /// versions extend by appending fields (`version` 1: these fields; `size`: the size of the
 /// struct its maker knew). It lives as long as the process: a static of the copy that
-/// published it (CPython never unloads an extension module).
+/// published it (CPython never unloads an extension module). Its functions are called from
+/// any thread, with or without the GIL (a view of a `ManagedTensor`), never from Python code.
 #[repr(C)]
 pub(crate) struct Shared {
     pub(crate) version: u32,
@@ -103,12 +105,12 @@ static OURS: Shared = Shared {
 /// The registry this copy claims through, once found or published ([`shared`]).
 static SHARED: OnceLock<&'static Shared> = OnceLock::new();
 
-/// The process's registry: the one in `sys.modules`, or this copy's, published there by the
-/// first copy to ask. Asked with the GIL held before every claim (the arguments' extraction,
+/// The process's registry: the one `sys._dlpack_mdspan_borrows` holds, or this copy's,
+/// published there by the first copy to ask. Asked with the GIL held before every claim (the arguments' extraction,
 /// the imports), so that a claim made where the thread holds no GIL (a view of a
-/// `ManagedTensor`) finds it resolved ([`resolved`]). An entry that is not a registry
-/// (Python code replaced it) is refused with `INVALID_ARGUMENT` naming it: claiming
-/// elsewhere would not see the other copies' claims.
+/// `ManagedTensor`) finds it resolved ([`resolved`]). An attribute that is not a registry
+/// (Python code set it) is refused with `INVALID_ARGUMENT` naming it, at every claim until
+/// it is one: claiming elsewhere would not see the other copies' claims.
 #[inline]
 pub(crate) fn shared(py: Python<'_>) -> Result<&'static Shared, Error> {
     match SHARED.get() {
@@ -124,8 +126,8 @@ fn shared_first(py: Python<'_>) -> Result<&'static Shared, Error> {
         Error::new(
             Status::INVALID_ARGUMENT,
             format!(
-                "the borrow registry cannot be used: sys.modules['{SHARED_MODULE}'] {why}; every Rust extension \
-                 built with dlpack-mdspan shares its borrows there, and only they may set it"
+                "the borrow registry cannot be used: sys.{SHARED_ATTRIBUTE} {why}; every Rust extension built \
+                 with dlpack-mdspan shares its borrows there, and only they may set it"
             ),
         )
     })?;
@@ -133,28 +135,18 @@ fn shared_first(py: Python<'_>) -> Result<&'static Shared, Error> {
     Ok(SHARED.get_or_init(|| found))
 }
 
-/// Publishes a module carrying this copy's registry in `sys.modules`, or finds the one
-/// there (`sys.modules.setdefault`: the first copy's stays), and reads its registry.
+/// Publishes this copy's registry as `sys._dlpack_mdspan_borrows`, or finds the one there
+/// (`setdefault` on the module's own dict: the first copy's stays, in one step, whichever
+/// copies race; no Python code runs between the lookup and the insert of a str key), and
+/// reads it.
 fn publish_or_find(py: Python<'_>) -> Result<&'static Shared, String> {
-    let modules = py
+    let namespace = py
         .import("sys")
-        .and_then(|sys| sys.getattr("modules"))
+        .and_then(|sys| sys.getattr("__dict__"))
         .map_err(|e| format!("is out of reach ({e})"))?;
-    let ours = new_module(py).map_err(|e| format!("could not be made ({e})"))?;
-    // dict.setdefault looks up and inserts in one step (no Python code runs between: the
-    // key is a str), whichever copies race.
-    let entry = modules
-        .call_method1("setdefault", (SHARED_MODULE, ours))
-        .map_err(|e| format!("could not be set ({e})"))?;
-    registry_of(&entry)
-}
-
-/// A new module whose `registry` is this copy's registry.
-fn new_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
-    let module = PyModule::new(py, SHARED_MODULE)?;
     // SAFETY: OURS lives as long as the process (a static); the name is a static C string;
     // no destructor: the capsule only lends the pointer.
-    let capsule = unsafe {
+    let ours = unsafe {
         pyffi::PyCapsule_New(
             std::ptr::from_ref(&OURS).cast_mut().cast::<c_void>(),
             CAPSULE_NAME.as_ptr(),
@@ -162,43 +154,54 @@ fn new_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
         )
     };
     // SAFETY: a new reference, or NULL with an exception set.
-    let capsule = unsafe { Bound::from_owned_ptr_or_err(py, capsule) }?;
-    module.setattr("registry", capsule)?;
-    Ok(module)
+    let ours = unsafe { Bound::from_owned_ptr_or_err(py, ours) }
+        .map_err(|e| format!("could not be made ({e})"))?;
+    let found = namespace
+        .call_method1("setdefault", (SHARED_ATTRIBUTE, ours))
+        .map_err(|e| format!("could not be set ({e})"))?;
+    registry_of(&found)
 }
 
-/// The registry a `sys.modules` entry carries, or what is wrong with it.
-pub(crate) fn registry_of(entry: &Bound<'_, PyAny>) -> Result<&'static Shared, String> {
-    let Ok(capsule) = entry.getattr("registry") else {
-        return Err(format!(
-            "(a {}) has no attribute 'registry'",
-            type_name(entry)
-        ));
-    };
+/// The registry `found` (the attribute's value) is, or what is wrong with it. Its version
+/// and size are read before the struct is: a struct smaller than version 1's is refused
+/// unread, and so are NULL functions.
+pub(crate) fn registry_of(found: &Bound<'_, PyAny>) -> Result<&'static Shared, String> {
     // SAFETY: the GIL is held; any object may be asked (NULL and an exception if it is not
     // a capsule of that name); the name is a static C string.
-    let pointer = unsafe { pyffi::PyCapsule_GetPointer(capsule.as_ptr(), CAPSULE_NAME.as_ptr()) };
+    let pointer = unsafe { pyffi::PyCapsule_GetPointer(found.as_ptr(), CAPSULE_NAME.as_ptr()) };
     if pointer.is_null() {
-        drop(PyErr::take(entry.py()));
+        drop(PyErr::take(found.py()));
         return Err(format!(
-            "has a 'registry' (a {}) that is not a capsule named '{}'",
-            type_name(&capsule),
+            "(a {}) is not a capsule named '{}'",
+            type_name(found),
             CAPSULE_NAME.to_string_lossy()
         ));
     }
-    // SAFETY: a capsule of that name is a copy's published registry, a Shared that lives as
-    // long as the process; every version starts with version and size, and is read as
-    // version 1 only once they say it holds version 1's fields.
-    let registry: &'static Shared = unsafe { &*pointer.cast::<Shared>() };
-    if registry.version < 1 || (registry.size as usize) < std::mem::size_of::<Shared>() {
+    let header = pointer.cast::<u32>();
+    // SAFETY: a capsule of that name holds a registry of some version, and every version
+    // starts with two u32, version and size.
+    let (version, size) = unsafe { (header.read(), header.add(1).read()) };
+    if version < 1 || (size as usize) < std::mem::size_of::<Shared>() {
         return Err(format!(
-            "holds a registry of version {} and size {}, where version 1 of size {} at least is needed",
-            registry.version,
-            registry.size,
+            "holds a registry of version {version} and size {size}, where version 1 of size {} at least is needed",
             std::mem::size_of::<Shared>()
         ));
     }
-    Ok(registry)
+    // SAFETY: version 1's fields are there (size); the functions are read as nullable
+    // pointers (Option of a function pointer has a pointer's layout) before the struct is
+    // taken as a Shared, which lives as long as the process (its maker's static).
+    let functions = unsafe {
+        pointer
+            .cast::<u8>()
+            .add(8)
+            .cast::<[Option<unsafe extern "C" fn()>; 2]>()
+            .read()
+    };
+    if functions.iter().any(Option::is_none) {
+        return Err("holds a registry whose claim or release is NULL".to_owned());
+    }
+    // SAFETY: as above.
+    Ok(unsafe { &*pointer.cast::<Shared>() })
 }
 
 fn type_name(o: &Bound<'_, PyAny>) -> String {
@@ -356,14 +359,19 @@ fn refusal(begin: usize, end: usize, writes: bool, held: &Held) -> Error {
     } else {
         ("for reading", "a writer")
     };
+    // A registry of another copy may report a claim that does not overlap (its contract says
+    // it does): no count is made up then.
+    let overlap = match end.min(held.end).checked_sub(begin.max(held.begin)) {
+        Some(n) if n > 0 => n.to_string(),
+        _ => "some".to_owned(),
+    };
     Error::new(
         Status::ALREADY_BORROWED,
         format!(
-            "the tensor's {} bytes cannot be borrowed {asked}: {} of them are borrowed by {holder} in Rust (another \
-             argument of this call, a live view of an imported tensor, or another Rust extension's); a writer needs its bytes alone, so pass \
-             distinct tensors or a copy",
+            "the tensor's {} bytes cannot be borrowed {asked}: {overlap} of them are borrowed by {holder} in Rust \
+             (another argument of this call, a live view of an imported tensor, or another Rust extension's); a \
+             writer needs its bytes alone, so pass distinct tensors or a copy",
             end - begin,
-            end.min(held.end) - begin.max(held.begin)
         ),
     )
 }
