@@ -21,9 +21,9 @@
 //! capsule ([`Shared`], versioned), the attribute `sys._dlpack_mdspan_borrows`, and every
 //! copy claims through the one it finds there, as rust-numpy shares its own. It is an
 //! attribute of the `sys` module, not an entry of `sys.modules`: tests roll that back
-//! (`mock.patch.dict(sys.modules)`), and a copy asking later would then publish a second. What it cannot
-//! see is Python code, and other consumers, writing the memory while Rust reads it, which
-//! no DLPack consumer can prevent.
+//! (`mock.patch.dict(sys.modules)`), and a copy asking later would then publish a second.
+//! What it cannot see is Python code, and other consumers, writing the memory while Rust
+//! reads it, which no DLPack consumer can prevent.
 
 use std::ffi::{c_void, CStr};
 use std::sync::{Mutex, OnceLock};
@@ -53,9 +53,9 @@ static CLAIMS: Mutex<Vec<Claim>> = Mutex::new(Vec::new());
 
 /// The attribute of the `sys` module that is the process's registry: a capsule named
 /// [`CAPSULE_NAME`] of a [`Shared`].
-pub(crate) const SHARED_ATTRIBUTE: &str = "_dlpack_mdspan_borrows";
+const SHARED_ATTRIBUTE: &str = "_dlpack_mdspan_borrows";
 /// The registry capsule's name.
-pub(crate) const CAPSULE_NAME: &CStr = c"dlpack_mdspan.borrow_registry";
+const CAPSULE_NAME: &CStr = c"dlpack_mdspan.borrow_registry";
 
 /// The registry every copy of the crate in the process claims through: a C ABI that later
 /// versions extend by appending fields (`version` 1: these fields; `size`: the size of the
@@ -64,11 +64,11 @@ pub(crate) const CAPSULE_NAME: &CStr = c"dlpack_mdspan.borrow_registry";
 /// any thread, with or without the GIL (a view of a `ManagedTensor`), never from Python code.
 #[repr(C)]
 pub(crate) struct Shared {
-    pub(crate) version: u32,
-    pub(crate) size: u32,
+    version: u32,
+    size: u32,
     /// Claims `[begin, end)` for `key` (`kind`: [`WRITES`] and [`REPLACES`], as [`claim`]'s
     /// `writes` and `replaces`). Returns 0, or 1 with `*held` set to the claim in the way.
-    pub(crate) claim: unsafe extern "C" fn(
+    claim: unsafe extern "C" fn(
         key: usize,
         begin: usize,
         end: usize,
@@ -76,23 +76,32 @@ pub(crate) struct Shared {
         held: *mut Held,
     ) -> i32,
     /// Ends one holder's claim of `key`, of the kind `kind & WRITES` says.
-    pub(crate) release: unsafe extern "C" fn(key: usize, kind: u32),
+    release: unsafe extern "C" fn(key: usize, kind: u32),
 }
 
 /// The claim in the way of another ([`Shared::claim`]'s answer).
 #[repr(C)]
 #[derive(Default)]
-pub(crate) struct Held {
-    pub(crate) begin: usize,
-    pub(crate) end: usize,
+struct Held {
+    begin: usize,
+    end: usize,
     /// [`WRITES`] for a writer's claim, 0 for a reader's.
-    pub(crate) kind: u32,
+    kind: u32,
 }
 
 /// [`Shared`]'s `kind` bit: a writer's claim.
-pub(crate) const WRITES: u32 = 1;
+const WRITES: u32 = 1;
 /// [`Shared::claim`]'s `kind` bit: the key's claim of the other kind is replaced.
-pub(crate) const REPLACES: u32 = 2;
+const REPLACES: u32 = 2;
+
+/// The `kind` of a writer's claim (`writes`) or a reader's.
+fn kind_of(writes: bool) -> u32 {
+    if writes {
+        WRITES
+    } else {
+        0
+    }
+}
 
 /// This copy's registry, shared when this copy is the first of the process to claim.
 static OURS: Shared = Shared {
@@ -106,8 +115,8 @@ static OURS: Shared = Shared {
 static SHARED: OnceLock<&'static Shared> = OnceLock::new();
 
 /// The process's registry: the one `sys._dlpack_mdspan_borrows` holds, or this copy's,
-/// published there by the first copy to ask. Asked with the GIL held before every claim (the arguments' extraction,
-/// the imports), so that a claim made where the thread holds no GIL (a view of a
+/// published there by the first copy to ask. Asked with the GIL held before every claim
+/// (the arguments' extraction, the imports), so that a claim made where the thread holds no GIL (a view of a
 /// `ManagedTensor`) finds it resolved ([`resolved`]). An attribute that is not a registry
 /// (Python code set it) is refused with `INVALID_ARGUMENT` naming it, at every claim until
 /// it is one: claiming elsewhere would not see the other copies' claims.
@@ -165,7 +174,7 @@ fn publish_or_find(py: Python<'_>) -> Result<&'static Shared, String> {
 /// The registry `found` (the attribute's value) is, or what is wrong with it. Its version
 /// and size are read before the struct is: a struct smaller than version 1's is refused
 /// unread, and so are NULL functions.
-pub(crate) fn registry_of(found: &Bound<'_, PyAny>) -> Result<&'static Shared, String> {
+fn registry_of(found: &Bound<'_, PyAny>) -> Result<&'static Shared, String> {
     // SAFETY: the GIL is held; any object may be asked (NULL and an exception if it is not
     // a capsule of that name); the name is a static C string.
     let pointer = unsafe { pyffi::PyCapsule_GetPointer(found.as_ptr(), CAPSULE_NAME.as_ptr()) };
@@ -255,7 +264,7 @@ pub(crate) fn claim(
     replaces: bool,
 ) -> Result<(), Error> {
     let mut held = Held::default();
-    let kind = if writes { WRITES } else { 0 } | if replaces { REPLACES } else { 0 };
+    let kind = kind_of(writes) | if replaces { REPLACES } else { 0 };
     // SAFETY: a registry of version 1 at least (registry_of); held is a valid out-parameter.
     if unsafe { (shared.claim)(key, begin, end, kind, &mut held) } == 0 {
         return Ok(());
@@ -268,7 +277,7 @@ pub(crate) fn claim(
 #[inline]
 pub(crate) fn release(shared: &'static Shared, key: usize, writes: bool) {
     // SAFETY: a registry of version 1 at least (registry_of).
-    unsafe { (shared.release)(key, if writes { WRITES } else { 0 }) }
+    unsafe { (shared.release)(key, kind_of(writes)) }
 }
 
 /// The registry of a claim made where the thread may hold no GIL (a view of a
@@ -303,7 +312,7 @@ unsafe extern "C" fn claim_here(
             *held = Held {
                 begin: c.begin,
                 end: c.end,
-                kind: if c.writes { WRITES } else { 0 },
+                kind: kind_of(c.writes),
             };
         }
         return 1;
