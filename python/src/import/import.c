@@ -393,7 +393,7 @@ static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* 
  * ready_on_host's wait is for memory the host reads alone (dlpm_py__captures), as
  * dlpm_py_options.ready_on_host says of a borrow; other memory is asked for as without it. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
-                                     int ordered, int host_readable_only, dlpm_py_ready* ready);
+                                     int ordered, dlpm_py_ready* ready);
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
                                      const dlpm_py_options* o, int path, void* ordered_on, int ordered, int passed);
 
@@ -462,7 +462,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       (s = checked_own_export(publisher, own, t, check, checked_out)) != DLPM_OK)
     raise_check_refused(t, check, s);
   if (s == DLPM_OK && forbids != NULL) s = forbid_writes(&t, forbids);
-  if (s == DLPM_OK && ready != NULL) s = capture_readiness(t, api, ordered_on, ordered, host_readable_only, ready);
+  if (s == DLPM_OK && ready != NULL && dlpm_py__captures(t->dl_tensor.device.device_type, host_readable_only))
+    s = capture_readiness(t, api, ordered_on, ordered, ready);
   if (s == DLPM_OK && how != NULL) s = note_stream_order(how, t->dl_tensor.device, api, o, path, ordered_on, ordered, passed);
   if (on_host.event != NULL) { /* ready_on_host: the producer's work is done when the call returns */
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
@@ -482,12 +483,13 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
 
 /* When a CUDA or ROCm tensor's data is ready: an event recorded on the producer's current work stream
  * (through the exchange API, "no sync": its table says which stream) or on the stream the
- * producer ordered (__dlpack__). A bare capsule says nothing: no event. */
+ * producer ordered (__dlpack__). A bare capsule says nothing: no event. Called for memory whose
+ * readiness the import captures (dlpm_py__captures: the caller's test, inline, so that a host
+ * tensor pays for no call). */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
-                                     int ordered, int host_readable_only, dlpm_py_ready* ready) {
+                                     int ordered, dlpm_py_ready* ready) {
   const DLDevice d = t->dl_tensor.device;
   void* stream = ordered_on;
-  if (!dlpm_py__captures(d.device_type, host_readable_only)) return DLPM_OK;
   if (api != NULL) {
     stream = NULL;
     if (api->current_work_stream(d.device_type, d.device_id, &stream) != 0)
@@ -618,13 +620,15 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
 _Static_assert(DLPM_PY_OPTIONS_VERSION == 5, "asks_the_defaults compares version 5's fields");
 static int asks_the_defaults(const dlpm_py_options* o) {
   const dlpm_py_options* d = &default_options;
-  return o->version == d->version && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
-         o->has_dl_device == d->has_dl_device && o->dl_device.device_type == d->dl_device.device_type &&
-         o->dl_device.device_id == d->dl_device.device_id && o->has_stream == d->has_stream &&
-         o->stream == d->stream && o->stream_object == d->stream_object &&
+  /* The version first (it says which fields there are), then keep_alive: the casters' options
+   * set it, and fail here at once. */
+  return o->version == d->version && o->keep_alive == d->keep_alive && o->legacy_writable == d->legacy_writable &&
+         o->copy == d->copy && o->has_dl_device == d->has_dl_device &&
+         o->dl_device.device_type == d->dl_device.device_type && o->dl_device.device_id == d->dl_device.device_id &&
+         o->has_stream == d->has_stream && o->stream == d->stream && o->stream_object == d->stream_object &&
          o->use_exchange_api == d->use_exchange_api && o->writable == d->writable &&
-         o->accept_semantic_bits == d->accept_semantic_bits && o->keep_alive == d->keep_alive &&
-         o->provenance == d->provenance && o->checked == d->checked && o->ready_on_host == d->ready_on_host;
+         o->accept_semantic_bits == d->accept_semantic_bits && o->provenance == d->provenance &&
+         o->checked == d->checked && o->ready_on_host == d->ready_on_host;
 }
 
 /* The entry points expand their body twice: for NULL options (the usual call) with the

@@ -304,12 +304,15 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   dlpm_py_options library; /* `o` with the library's stream: library_stream_options */
   const dlpm_py_options* asked = o; /* what the __dlpack__ call is asked with */
   int pass_stream = 0, by_library = 0;
+  /* What the type gave before, looked up once: asked for its device unless it gave host memory
+   * only, and told what this call gave only where that changes the record. */
+  const int memory = ordered_on != NULL ? dlpm_py__type_memory(obj) : DLPM_PY_TYPE_MEMORY_UNKNOWN;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
-  } else if (ordered_on != NULL && dlpm_py__type_memory(obj) != DLPM_PY_TYPE_MEMORY_HOST) {
+  } else if (ordered_on != NULL && memory != DLPM_PY_TYPE_MEMORY_HOST) {
     if ((by_library = library_stream_options(obj, nm, o, &library, &device, host_readable_only)) < 0)
       return PyErr_ExceptionMatches(PyExc_Exception) ? DLPM_PY_E_DEVICE_RUNTIME : DLPM_E_PRODUCER_FAILED;
     if (by_library) {
@@ -331,8 +334,11 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   if (s == DLPM_OK && ordered_on != NULL)
     s = take_ordered(obj, nm, asked, pass_stream, device, pre_1_0, legacy, &capsule, out, ordered_on, ordered,
                      host_readable_only);
-  if (s == DLPM_OK && ordered_on != NULL)
-    dlpm_py__note_type_memory(obj, dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type));
+  if (s == DLPM_OK && ordered_on != NULL) {
+    const int stream_memory = dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type);
+    if (stream_memory ? memory != DLPM_PY_TYPE_MEMORY_STREAM : memory == DLPM_PY_TYPE_MEMORY_UNKNOWN)
+      dlpm_py__note_type_memory(obj, stream_memory);
+  }
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
   else if (s == DLPM_OK) Py_XDECREF(capsule);
   else dlpm_py__drop_keeping_error(capsule); /* the refusal stays the one raised */
