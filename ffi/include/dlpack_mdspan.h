@@ -412,6 +412,22 @@ DLPM_API dlpm_status dlpm_check_prechecked(const DLTensor* tensor, uint64_t flag
 DLPM_API dlpm_status dlpm_check_prechecked_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_checked_tensor* checked,
                                                   const dlpm_requirements* req, dlpm_checked_tensor* out) DLPM_NOEXCEPT;
 
+/** dlpm_check_bool_values for a binding that holds the tensor's checked form: the bytes of
+ * `tensor` with `flags` are read as dlpm_check_bool_values reads them, from what the earlier
+ * check learned (its element count and the indices it reaches) instead of checking the
+ * structure again. For a view of bools made from dlpm_check_tensor's form (the Rust crate's).
+ * Semantics: when `checked` is not NULL, checked->tensor is not NULL and `tensor` with `flags`
+ * is checked->tensor or an equal description (dlpm_check_prechecked's test), the check reads
+ * `checked`; otherwise (`checked` NULL included) it is dlpm_check_bool_values(tensor, flags).
+ * Either way the status and the message are dlpm_check_bool_values'.
+ * Constraints: checked->version is DLPM_CHECKED_TENSOR_VERSION. Precondition (as
+ * dlpm_check_prechecked's): checked->tensor, with its shape and strides, is unchanged since
+ * dlpm_check_tensor filled `checked`; the bytes are not written meanwhile.
+ * Runtime errors: DLPM_E_NULL_POINTER (tensor NULL), DLPM_E_UNSUPPORTED_VERSION
+ * (checked->version unknown), then dlpm_check_bool_values'. */
+DLPM_API dlpm_status dlpm_check_bool_values_prechecked(const DLTensor* tensor, uint64_t flags,
+                                                       const dlpm_checked_tensor* checked) DLPM_NOEXCEPT;
+
 /** dlpm_plan_message's `direction`: a send reads the tensor (every valid layout, broadcast
  * strides included); a receive writes it (not READ_ONLY, each element reached once). */
 #define DLPM_MESSAGE_SEND 0

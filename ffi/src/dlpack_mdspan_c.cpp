@@ -800,8 +800,11 @@ DLPM_HOT_INLINE inline bool same_as_checked(const DLTensor& tensor, std::uint64_
 // was made of: `req` against what that check learned, without the structure's pass.
 // Inlined into both callers, as it was written inside dlpm_check_prechecked (out of line, it
 // cost the borrow of a Tensor 37 instructions: bench/python/callgrind_py.py).
-DLPM_HOT_INLINE inline dlpm_status requirements_met_as_checked(const DLTensor& tensor, std::uint64_t flags, const dlpm_checked_tensor& checked,
-                                        const dlpm_requirements& req) noexcept {
+// The core's checked_tensor of `tensor` with `flags`, known to be what `checked` was made of
+// (same_as_checked), from what that check learned: the one conversion of the C checked form.
+// C++ linkage: it returns a C++ type (this file's functions are declared extern "C").
+extern "C++" DLPM_HOT_INLINE inline dm::checked_tensor as_checked(const DLTensor& tensor, std::uint64_t flags,
+                                                     const dlpm_checked_tensor& checked) noexcept {
   dm::tensor_summary summary;
   summary.numel = checked.numel;
   summary.lowest_index = checked.lowest_index;
@@ -809,9 +812,14 @@ DLPM_HOT_INLINE inline dlpm_status requirements_met_as_checked(const DLTensor& t
   summary.itemsize = checked.itemsize;
   summary.implicit_strides = checked.implicit_strides != 0;
   summary.row_major = checked.row_major != 0;
-  summary.ordered_unique = false;  // not carried; the requirements do not read it
+  summary.ordered_unique = false;  // not carried; neither the requirements nor the bool check read it
+  return dm::detail::checked_tensor_access::make(tensor, flags, summary);
+}
+
+DLPM_HOT_INLINE inline dlpm_status requirements_met_as_checked(const DLTensor& tensor, std::uint64_t flags, const dlpm_checked_tensor& checked,
+                                        const dlpm_requirements& req) noexcept {
   // As check_tensor: the silent half, then the worded one (out of line, the full rules).
-  const auto known = dm::detail::checked_tensor_access::make(tensor, flags, summary);
+  const auto known = as_checked(tensor, flags, checked);
   if (sets_layout(req.layout) ? dm::detail::requirements_met(known, to_core(req, tensor.ndim))
                               : dm::detail::requirements_met(known, to_core_without_layout(req)))
     return DLPM_OK;
@@ -852,6 +860,19 @@ dlpm_status dlpm_check_prechecked_tensor(const DLTensor* tensor, uint64_t flags,
                                                          static_cast<std::size_t>(checked->ndim) * sizeof checked->strides[0]);
   out->tensor = tensor;
   out->flags = flags;
+  return DLPM_OK;
+}
+
+dlpm_status dlpm_check_bool_values_prechecked(const DLTensor* tensor, uint64_t flags,
+                                              const dlpm_checked_tensor* checked) noexcept {
+  constexpr const char* function = "dlpm_check_bool_values_prechecked";
+  if (tensor == nullptr) return null_argument(function, "tensor");
+  if (checked != nullptr && checked->version != DLPM_CHECKED_TENSOR_VERSION)
+    return unsupported_version(function, "dlpm_checked_tensor", "checked", checked->version, DLPM_CHECKED_TENSOR_VERSION);
+  if (checked == nullptr || checked->tensor == nullptr || !same_as_checked(*tensor, flags, *checked))
+    return dlpm_check_bool_values(tensor, flags);
+  dm::error e;
+  if (!dm::check_bool_values(as_checked(*tensor, flags, *checked), &e)) return fail(e);
   return DLPM_OK;
 }
 

@@ -1482,10 +1482,8 @@ static void test_element_offset_prechecked(void) {
   CHECK_STATUS(dlpm_element_offset_prechecked(&t, 0, index, NULL), DLPM_E_NULL_POINTER);
 }
 
-/* dlpm_check_bool_values: the core's check_bool_values, a status and its message. */
-static void test_check_bool_values(void) {
-  unsigned char bytes[6] = {1, 0, 1, 1, 0, 2};
-  int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+/* A 2-d kDLBool tensor on the CPU over `bytes`. */
+static DLTensor bool_tensor(unsigned char* bytes, int64_t* shape, int64_t* strides) {
   DLTensor t;
   memset(&t, 0, sizeof t);
   t.data = bytes;
@@ -1496,6 +1494,14 @@ static void test_check_bool_values(void) {
   t.dtype.lanes = 1;
   t.shape = shape;
   t.strides = strides;
+  return t;
+}
+
+/* dlpm_check_bool_values: the core's check_bool_values, a status and its message. */
+static void test_check_bool_values(void) {
+  unsigned char bytes[6] = {1, 0, 1, 1, 0, 2};
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1};
+  DLTensor t = bool_tensor(bytes, shape, strides);
   CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_INVALID_ARGUMENT);
   CHECK(strstr(dlpm_last_error(), "holds the byte 2 at byte offset 5 from data") != NULL);
   shape[1] = 2; /* a[:, :2] does not reach byte 5 */
@@ -1511,6 +1517,42 @@ static void test_check_bool_values(void) {
   t.dtype.code = kDLUInt;
   CHECK_STATUS(dlpm_check_bool_values(&t, 0), DLPM_E_DTYPE_MISMATCH);
   CHECK_STATUS(dlpm_check_bool_values(NULL, 0), DLPM_E_NULL_POINTER);
+}
+
+/* dlpm_check_bool_values_prechecked: dlpm_check_bool_values' answers, read from the checked
+ * form when the tensor is what it was made of, else from a full check. */
+static void test_check_bool_values_prechecked(void) {
+  unsigned char bytes[6] = {1, 0, 1, 1, 0, 2};
+  int64_t shape[2] = {2, 3}, strides[2] = {3, 1}, narrow[2] = {2, 2};
+  dlpm_checked_tensor checked;
+  DLTensor t = bool_tensor(bytes, shape, strides), copy;
+  memset(&checked, 0, sizeof checked);
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  CHECK_STATUS(dlpm_check_tensor(&t, 0, NULL, 1, &checked), DLPM_OK);
+  /* the struct checked, and a copy of it (a borrow's): the byte 2 is reached */
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&t, 0, &checked), DLPM_E_INVALID_ARGUMENT);
+  CHECK(strstr(dlpm_last_error(), "holds the byte 2 at byte offset 5 from data") != NULL);
+  copy = t;
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&copy, 0, &checked), DLPM_E_INVALID_ARGUMENT);
+  /* another description (a[:, :2], which does not reach byte 5) is checked in full, not read
+   * through the form of the whole */
+  copy.shape = narrow;
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&copy, 0, &checked), DLPM_OK);
+  /* a form of a[:, :2] read for a[:, :2]: valid */
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  CHECK_STATUS(dlpm_check_tensor(&copy, 0, NULL, 1, &checked), DLPM_OK);
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&copy, 0, &checked), DLPM_OK);
+  /* no form: the full check */
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&t, 0, NULL), DLPM_E_INVALID_ARGUMENT);
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&copy, 0, NULL), DLPM_OK);
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(NULL, 0, &checked), DLPM_E_NULL_POINTER);
+  checked.version = DLPM_CHECKED_TENSOR_VERSION + 1;
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&copy, 0, &checked), DLPM_E_UNSUPPORTED_VERSION);
+  /* a form of another dtype's tensor is no form of this one: refused as the full check refuses it */
+  t.dtype.code = kDLUInt;
+  checked.version = DLPM_CHECKED_TENSOR_VERSION;
+  CHECK_STATUS(dlpm_check_tensor(&t, 0, NULL, 1, &checked), DLPM_OK);
+  CHECK_STATUS(dlpm_check_bool_values_prechecked(&t, 0, &checked), DLPM_E_DTYPE_MISMATCH);
 }
 
 int main(void) {
@@ -1538,6 +1580,7 @@ int main(void) {
   test_order_byte_is_platform_independent();
   test_element_offset_prechecked();
   test_check_bool_values();
+  test_check_bool_values_prechecked();
   printf("%d passed, %d failed\n", passed, failed);
   return failed == 0 && passed > 0 ? 0 : 1;
 }

@@ -284,14 +284,30 @@ fn f32_requirements(writable: bool) -> sys::dlpm_requirements {
 /// A bare 4x6 f32 DLTensor over memory that lives for the whole program, with its
 /// row-major strides, or NULL ones (`null_strides`), which mean the same.
 fn leaked_tensor(null_strides: bool) -> &'static sys::DLTensor {
-    let data: &'static mut [f32] = Box::leak(vec![1.0f32; 24].into_boxed_slice());
+    leaked(1.0f32, DataType::F32, null_strides)
+}
+
+/// A 4x6 kDLBool tensor (every byte 1), strided, over memory that lives for the whole
+/// program.
+fn leaked_bool_tensor() -> &'static sys::DLTensor {
+    leaked(1u8, DataType::BOOL, false)
+}
+
+/// A bare 4x6 DLTensor of `dtype` whose 24 elements are `value`, leaked for the program's
+/// life.
+fn leaked<T: Copy + 'static>(
+    value: T,
+    dtype: DataType,
+    null_strides: bool,
+) -> &'static sys::DLTensor {
+    let data: &'static mut [T] = Box::leak(vec![value; 24].into_boxed_slice());
     let shape: &'static mut [i64; 2] = Box::leak(Box::new(SHAPE));
     let strides: &'static mut [i64; 2] = Box::leak(Box::new(STRIDES));
     Box::leak(Box::new(sys::DLTensor {
         data: data.as_mut_ptr().cast(),
         device: Device::CPU.0,
         ndim: 2,
-        dtype: DataType::F32.0,
+        dtype: dtype.0,
         shape: shape.as_mut_ptr(),
         strides: if null_strides {
             ptr::null_mut()
@@ -367,6 +383,58 @@ fn run(opts: &Options) -> Vec<Row> {
             ),
         ],
         "safe side: one dlpm_check_tensor (no flags) and the view struct",
+    );
+
+    // 1a. A view of bools: the one check, then the bytes read (each 0 or 1). A raw caller
+    // makes two facade calls, the check and dlpm_check_bool_values, which checks the tensor
+    // again; the view reads the bytes from what its check learned.
+    let bools = leaked_bool_tensor();
+    let bool_req = sys::dlpm_requirements {
+        dtype: DataType::BOOL.0,
+        min_alignment: 1,
+        ..f32_requirements(false)
+    };
+    {
+        // SAFETY: bools and its arrays live for the whole program and are never written.
+        let v = unsafe { TensorView::<bool>::from_raw(bools) }.expect("valid tensor");
+        assert_eq!(v.shape(), &SHAPE);
+    }
+    compare(
+        opts,
+        &mut rows,
+        op(
+            "bool view of a bare DLTensor: raw dlpm_check_tensor, then dlpm_check_bool_values",
+            move || {
+                let mut checked = std::mem::MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
+                // SAFETY: as the f32 row's; the bytes are readable (leaked, never written).
+                let s = unsafe {
+                    ptr::addr_of_mut!((*checked.as_mut_ptr()).version)
+                        .write(sys::DLPM_CHECKED_TENSOR_VERSION);
+                    let s = sys::dlpm_check_tensor(
+                        black_box(bools),
+                        0,
+                        &bool_req,
+                        1,
+                        checked.as_mut_ptr(),
+                    );
+                    if s == sys::DLPM_OK {
+                        sys::dlpm_check_bool_values(black_box(bools), 0)
+                    } else {
+                        s
+                    }
+                };
+                black_box((s, &checked));
+            },
+        ),
+        vec![op(
+            "bool view of a bare DLTensor: TensorView::<bool>::from_raw",
+            move || {
+                // SAFETY: bools and its arrays live for the whole program and are never written.
+                let v = unsafe { TensorView::<bool>::from_raw(black_box(bools)) };
+                black_box(&v);
+            },
+        )],
+        "safe side: one dlpm_check_tensor, the bytes read from its checked form",
     );
 
     // 1b. The same with NULL strides: the facade resolves them, the view keeps them inline.

@@ -310,6 +310,17 @@ extern "C" {
         out: *mut dlpm_checked_tensor,
     ) -> dlpm_status;
 
+    /// [`dlpm_check_bool_values`] of a tensor whose checked form the caller holds: read from
+    /// `checked` (what [`dlpm_check_tensor`] learned) when `tensor` with `flags` is
+    /// `checked.tensor` or an equal description ([`dlpm_check_prechecked`]'s test), else
+    /// the full check. `checked` may be NULL. Status and message are
+    /// [`dlpm_check_bool_values`]'.
+    pub fn dlpm_check_bool_values_prechecked(
+        tensor: *const DLTensor,
+        flags: u64,
+        checked: *const dlpm_checked_tensor,
+    ) -> dlpm_status;
+
     /// Which tensors may travel as a message, and how: checks `tensor` once and admits it
     /// for `direction` ([`DLPM_MESSAGE_SEND`] or [`DLPM_MESSAGE_RECEIVE`]) by the core's
     /// rules, then writes the plan to `*out` (its `version` set by the caller).

@@ -342,29 +342,38 @@ pub(crate) fn is_contiguous(t: &sys::DLTensor, order: Order) -> Result<bool, Err
 }
 
 /// Every byte the elements of `t` (with `flags`) reach is 0 or 1, where `T` is a bool
-/// (`kDLBool`, whose Rust `bool` has no other value): the facade's `dlpm_check_bool_values`,
-/// which reads every reached byte (at most 64 reads per spanned byte). Nothing for any other `T` (every bit pattern is valid
-/// there: [`Element`]'s contract), so the test is a constant.
+/// (`kDLBool`, whose Rust `bool` has no other value): the facade's
+/// `dlpm_check_bool_values_prechecked`, which reads every reached byte (at most 64 reads per
+/// spanned byte) from what the view's check learned (`checked`), without checking the tensor
+/// again. Nothing for any other `T` (every bit pattern is valid there: [`Element`]'s
+/// contract), so the test is a constant.
 ///
 /// # Safety
 ///
 /// `t` passed the view's check for `T` with `flags` (host-accessible, its shape and strides
-/// valid), and every element it addresses is valid for reads now.
+/// valid), `checked` is that check's form (of `t` with `flags`, or of an equal description,
+/// its `tensor` alive), and every element `t` addresses is valid for reads now.
 #[inline(always)]
 pub(crate) unsafe fn check_bool_values<T: Element>(
     t: &sys::DLTensor,
     flags: u64,
+    checked: *const sys::dlpm_checked_tensor,
 ) -> Result<(), Error> {
     if T::DTYPE.code().0 != sys::kDLBool {
         return Ok(());
     }
     #[inline(never)]
-    unsafe fn read(t: &sys::DLTensor, flags: u64) -> Result<(), Error> {
-        // SAFETY: the caller's contract: a checked host tensor whose elements are readable.
-        check(unsafe { sys::dlpm_check_bool_values(t, flags) })
+    unsafe fn read(
+        t: &sys::DLTensor,
+        flags: u64,
+        checked: *const sys::dlpm_checked_tensor,
+    ) -> Result<(), Error> {
+        // SAFETY: the caller's contract: a checked host tensor whose elements are readable,
+        // and its checked form.
+        check(unsafe { sys::dlpm_check_bool_values_prechecked(t, flags, checked) })
     }
     // SAFETY: forwarded.
-    unsafe { read(t, flags) }
+    unsafe { read(t, flags, checked) }
 }
 
 /// Whether no two indices of `t` reach the same element (`dlpm_is_unique`).
