@@ -18,7 +18,6 @@ static struct {
   PyObject* method;
   unsigned int method_tag;
   const dlpm_py_kept_form* kept; /* kept_form_of(type) */
-  int memory;                    /* what its __dlpack__ gave to an ordered import: dlpm_py_type_memory */
 } type_cache[DLPM_PY_TYPE_CACHE];
 static unsigned cache_next; /* round-robin victim */
 static unsigned cache_last; /* the slot that answered last */
@@ -94,7 +93,7 @@ static int cached(PyObject* type) {
 }
 
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
-  static const dlpm_py_type_facts none = {NULL, 0, 0};
+  static const dlpm_py_type_facts none = {NULL, 0, 0, DLPM_PY_TYPE_MEMORY_UNKNOWN};
   PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
   dlpm_py_type_facts facts;
@@ -107,7 +106,8 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   }
   facts.api = look_up(type, nm);
   facts.semantic_bits = dlpm_py__semantic_bits_of_type(type); /* no exception left set */
-  facts.announces = PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
+  facts.announces = (unsigned char)PyObject_HasAttr(type, nm->dlpack_data_type); /* never raises */
+  facts.memory = DLPM_PY_TYPE_MEMORY_UNKNOWN;
   {
     const dlpm_py_kept_form* kept = kept_form_of(type, nm); /* Python may run: before the slot is touched */
     PyObject *old_type, *old_method;
@@ -121,7 +121,6 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
     type_cache[slot].facts = facts;
     type_cache[slot].method_tag = 0;
     type_cache[slot].kept = kept;
-    type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_UNKNOWN;
     cache_last = slot;
     /* Let go of the evicted entry last, the slot whole again: freeing a method or a type may
      * run a finaliser, whose own imports may take this very slot. */
@@ -151,16 +150,11 @@ static int slot_of(PyObject* obj) {
   return (int)cache_last;
 }
 
-int dlpm_py__type_memory(PyObject* obj) {
-  const int slot = slot_of(obj);
-  return slot < 0 ? DLPM_PY_TYPE_MEMORY_UNKNOWN : type_cache[slot].memory;
-}
-
 void dlpm_py__note_type_memory(PyObject* obj, int stream_memory) {
   const int slot = slot_of(obj);
   if (slot < 0) return;
-  if (stream_memory) type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_STREAM;
-  else if (type_cache[slot].memory == DLPM_PY_TYPE_MEMORY_UNKNOWN) type_cache[slot].memory = DLPM_PY_TYPE_MEMORY_HOST;
+  if (stream_memory) type_cache[slot].facts.memory = DLPM_PY_TYPE_MEMORY_STREAM;
+  else if (type_cache[slot].facts.memory == DLPM_PY_TYPE_MEMORY_UNKNOWN) type_cache[slot].facts.memory = DLPM_PY_TYPE_MEMORY_HOST;
 }
 
 PyObject* dlpm_py__dlpack_method(PyObject* obj) {

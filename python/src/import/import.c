@@ -437,7 +437,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
       via_dunder = 1;
       path = DLPM_PY_PATH_DLPACK;
       s = dlpm_py__take_through_protocol(obj, o, &t, &pre_1_0, &legacy, capsule, ready ? &ordered_on : NULL, &ordered,
-                                         &passed, host_readable_only);
+                                         &passed, host_readable_only, facts.memory);
     }
   }
   if (s != DLPM_OK) return s;

@@ -32,8 +32,9 @@ dlpm_status dlpm_py__check_semantic_bits(unsigned rule, PyObject* obj, DLDataTyp
 typedef struct dlpm_py_type_facts {
   const DLPackExchangeAPI* api; /* the table the type publishes, usable here, or NULL */
   unsigned semantic_bits;       /* producer_bits.c's rule for the type; 0: none */
-  int announces;                /* the type has __dlpack_data_type__ (the array API's dtype protocol) */
-} dlpm_py_type_facts;
+  unsigned char announces;      /* the type has __dlpack_data_type__ (the array API's dtype protocol) */
+  unsigned char memory;         /* what its __dlpack__ gave to ordered imports so far (DLPM_PY_TYPE_MEMORY_*, below) */
+} dlpm_py_type_facts;           /* 16 bytes: returned in registers */
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
 
 /* exchange_api.c: the kept checked form another copy of the component publishes on obj's type
@@ -42,8 +43,8 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj);
  * asked only by a validating import of a type that is no Tensor of this copy. */
 const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj);
 
-/* exchange_api.c: what obj's type's __dlpack__ gave to the imports that asked where its data
- * is ready (protocol.c), kept in its type's cache: so that such an import asks
+/* What obj's type's __dlpack__ gave to the imports that asked where its data is ready
+ * (protocol.c), one of its facts (dlpm_py_type_facts.memory): so that such an import asks
  * __dlpack_device__ first, and passes a stream device's tensor the library's stream in its one
  * __dlpack__ call, unless the type has only ever given memory no stream orders. A stream
  * producer asked with no stream may block the host until its data is ready (JAX does) or
@@ -54,7 +55,6 @@ enum {
   DLPM_PY_TYPE_MEMORY_HOST = 1,    /* gave only memory no stream orders: its __dlpack__ alone */
   DLPM_PY_TYPE_MEMORY_STREAM = 2   /* gave CUDA or ROCm memory once: ask its device first */
 };
-int dlpm_py__type_memory(PyObject* obj);
 /* Records what a __dlpack__ of obj's type gave (`stream_memory`: dlpm_py__is_stream_memory). */
 void dlpm_py__note_type_memory(PyObject* obj, int stream_memory);
 
@@ -113,9 +113,11 @@ PyObject* dlpm_py__owner_from_capsule(PyObject* capsule, DLManagedTensorVersione
  * set when the caller's stream (o->has_stream) was passed: not for a producer whose
  * __dlpack_device__ says the CPU, which the array API asks with no stream. With
  * `host_readable_only` the capture is of memory the host reads alone (dlpm_py__captures): a
- * tensor of other memory is asked for as without `ordered_on`. */
+ * tensor of other memory is asked for as without `ordered_on`. `type_memory`: obj's type's
+ * dlpm_py_type_facts.memory, as the caller read it (a value read before Python code ran may be
+ * stale: at worst the producer is asked twice, as for a type not seen before). */
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
-                                          int* passed, int host_readable_only);
+                                          int* passed, int host_readable_only, int type_memory);
 
 #endif

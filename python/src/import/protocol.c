@@ -297,16 +297,16 @@ static int same_streams(DLDevice a, DLDevice b) {
 
 dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options* o, DLManagedTensorVersioned** out,
                                           int* pre_1_0, int* legacy, PyObject** kept, void** ordered_on, int* ordered,
-                                          int* passed, int host_readable_only) {
+                                          int* passed, int host_readable_only, int type_memory) {
   const dlpm_py_names* nm = dlpm_py__names();
   PyObject* capsule;
   DLDevice device = {kDLCPU, 0};
   dlpm_py_options library; /* `o` with the library's stream: library_stream_options */
   const dlpm_py_options* asked = o; /* what the __dlpack__ call is asked with */
   int pass_stream = 0, by_library = 0;
-  /* What the type gave before, looked up once: asked for its device unless it gave host memory
-   * only, and told what this call gave only where that changes the record. */
-  const int memory = ordered_on != NULL ? dlpm_py__type_memory(obj) : DLPM_PY_TYPE_MEMORY_UNKNOWN;
+  /* What the type gave before (the caller's facts): asked for its device unless it gave host
+   * memory only, and told what this call gave only where that changes the record. */
+  const int memory = type_memory;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
