@@ -266,7 +266,7 @@ static dlpm_status take_ordered(PyObject* obj, const dlpm_py_names* nm, const dl
   return DLPM_OK;
 }
 
-/* The capture of stream order for a type that may give stream memory (dlpm_py__type_memory),
+/* The capture of stream order for a type that may give stream memory (its facts' memory),
  * asked with no stream by the caller: its __dlpack_device__ first and, where the tensor will
  * land on a CUDA or ROCm device (that one, or the caller's dl_device), *library as `o` with the
  * library's stream of that device in *device, for the one __dlpack__ call (asked with none, a
@@ -304,15 +304,12 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
   dlpm_py_options library; /* `o` with the library's stream: library_stream_options */
   const dlpm_py_options* asked = o; /* what the __dlpack__ call is asked with */
   int pass_stream = 0, by_library = 0;
-  /* What the type gave before (the caller's facts): asked for its device unless it gave host
-   * memory only, and told what this call gave only where that changes the record. */
-  const int memory = type_memory;
   dlpm_status s;
   if (!nm) return DLPM_E_OUT_OF_MEMORY;
   if (o->has_stream) { /* the array API: no stream for CPU tensors */
     if ((s = dlpm_py__query_device(obj, nm, &device)) != DLPM_OK) return s;
     pass_stream = device.device_type != kDLCPU;
-  } else if (ordered_on != NULL && memory != DLPM_PY_TYPE_MEMORY_HOST) {
+  } else if (ordered_on != NULL && type_memory != DLPM_PY_TYPE_MEMORY_HOST) { /* not a type of host memory alone */
     if ((by_library = library_stream_options(obj, nm, o, &library, &device, host_readable_only)) < 0)
       return PyErr_ExceptionMatches(PyExc_Exception) ? DLPM_PY_E_DEVICE_RUNTIME : DLPM_E_PRODUCER_FAILED;
     if (by_library) {
@@ -336,7 +333,8 @@ dlpm_status dlpm_py__take_through_protocol(PyObject* obj, const dlpm_py_options*
                      host_readable_only);
   if (s == DLPM_OK && ordered_on != NULL) {
     const int stream_memory = dlpm_py__is_stream_memory((*out)->dl_tensor.device.device_type);
-    if (stream_memory ? memory != DLPM_PY_TYPE_MEMORY_STREAM : memory == DLPM_PY_TYPE_MEMORY_UNKNOWN)
+    /* told what this call gave only where that changes the type's record */
+    if (stream_memory ? type_memory != DLPM_PY_TYPE_MEMORY_STREAM : type_memory == DLPM_PY_TYPE_MEMORY_UNKNOWN)
       dlpm_py__note_type_memory(obj, stream_memory);
   }
   if (s == DLPM_OK && kept != NULL) *kept = capsule;
