@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Instructions per call of each strided import row, by the check of the core headers they run.
 
-    python3 bench/import_profile.py [--exe PATH] [--n N] [--rows REGEX] [--keep DIR] [--markdown FILE]
+    python3 bench/import_profile.py [--exe PATH] [--n N] [--tags TAGS] [--rows REGEX] [--keep DIR] [--markdown FILE]
                                     [--detail REGEX]
     python3 bench/import_profile.py --self-test
 
-Runs dlpm_bench_cpp "[strided]" the way bench/callgrind.py does (its run_harness: N and 2N
-calls of each operation, collected alone), with callgrind's per-instruction dump
+Runs dlpm_bench_cpp "[strided]" (--tags: other test cases, "[import]" for the compact rows
+too) the way bench/callgrind.py does (its run_harness: N and 2N calls of each operation,
+collected alone), with callgrind's per-instruction dump
 (--dump-instr=yes), and subtracts the two dumps instruction by instruction: what remains,
 over N, is one call's cost at each address, the same per-call total callgrind.py prints.
 Each address is then symbolized with its chain of inlined frames (llvm-symbolizer), and
@@ -348,7 +349,7 @@ def profile(args):
     if unknown:
         raise SystemExit(f"bench/import_profile.py: markers name groups GROUPS lacks: {unknown}")
     work = args.keep or tempfile.mkdtemp(prefix="dlpm-import-profile-")
-    index = callgrind.run_harness(args.exe, args.n, work, ["[strided]"],
+    index = callgrind.run_harness(args.exe, args.n, work, [args.tags],
                                   ["--dump-instr=yes", "--dump-line=no", "--compress-pos=no", "--compress-strings=no",
                                    "--demangle=no"])
     if index is None:
@@ -454,6 +455,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--exe", default="build/bench-g/bench/dlpm_bench_cpp", help="a bench build with debug information")
     ap.add_argument("--n", type=int, default=1000, help="calls per pass (the second pass makes 2N)")
+    ap.add_argument("--tags", default="[strided]",
+                    help="the bench's test cases to run, as Catch2 tags (\"[import]\": the compact import rows too)")
     ap.add_argument("--rows", default=r": to_mdspan<M>\(t\)$", help="the rows of ours to profile (a regex of the name)")
     ap.add_argument("--keep", help="keep the callgrind dumps in this directory")
     ap.add_argument("--markdown", help="also write the table here")
