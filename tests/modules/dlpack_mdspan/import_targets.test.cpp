@@ -314,10 +314,69 @@ void check_view_strides_at_rank(const std::array<std::int64_t, R>& shape) {
       }
     }
   }
+  // A compact (row-major) tensor, which the count of the silent check sees whole: its own
+  // strides where no extent is 1 (the view copies them as they are); with an extent-1
+  // dimension in each place, of its C-contiguous stride or any other, 1 there.
+  const auto row_major_of = [](const std::array<std::int64_t, R>& extents) {
+    std::array<std::int64_t, R> out{};
+    std::int64_t step = 1;
+    for (std::size_t r = R; r-- > 0;) {
+      out[r] = step;
+      step *= extents[r];
+    }
+    return out;
+  };
+  check_view_strides<R>(shape, row_major_of(shape));
+  for (std::size_t unit = 0; unit < R; ++unit) {
+    std::array<std::int64_t, R> unit_shape = shape;
+    unit_shape[unit] = 1;
+    const std::array<std::int64_t, R> compact = row_major_of(unit_shape);
+    CAPTURE(unit);
+    check_view_strides<R>(unit_shape, compact);
+    for (const std::int64_t odd : {std::int64_t{-5}, std::int64_t{0}, std::int64_t{7}, std::int64_t{1} << 40}) {
+      CAPTURE(odd);
+      std::array<std::int64_t, R> unit_strides = compact;
+      unit_strides[unit] = odd;
+      check_view_strides<R>(unit_shape, unit_strides);
+    }
+  }
+  // The same count's rare extents before and after the extent of 1, the strides
+  // C-contiguous up to them: 0 (an empty tensor, accepted), negative and a count past
+  // INT64_MAX (refused, the view never made).
+  using M = strided<std::int64_t, R>;
+  for (std::size_t unit = 0; unit < R; ++unit) {
+    for (std::size_t at = 0; at < R; ++at) {
+      if (at == unit) continue;
+      for (const std::int64_t rare : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1} << 62}) {
+        CAPTURE(unit);
+        CAPTURE(at);
+        CAPTURE(rare);
+        std::array<std::int64_t, R> rare_shape = shape, rare_strides{};
+        rare_shape[unit] = 1;
+        rare_shape[at] = rare;
+        std::int64_t step = 1;
+        for (std::size_t r = R; r-- > 0;) {
+          rare_strides[r] = step;  // saturated past the rare extent, which the count never passes
+          if (__builtin_mul_overflow(step, rare_shape[r] > 0 ? rare_shape[r] : 1, &step))
+            step = std::numeric_limits<std::int64_t>::max();
+        }
+        static float buf[4096] = {};
+        tensor_builder b(buf, f32, {}, {});
+        b.shape.assign(rare_shape.begin(), rare_shape.end());
+        b.strides.assign(rare_strides.begin(), rare_strides.end());
+        b.tensor.ndim = static_cast<std::int32_t>(R);
+        const dm::errc want = rare == 0 ? dm::errc::ok : rare < 0 ? dm::errc::negative_extent : dm::errc::span_overflow;
+        CHECK(refusal<M>(b.get()) == want);
+        CHECK(dm::try_to_mdspan<M>(b.get(), dm::tensor_requirements{}).has_value() == (rare == 0));
+        if (rare == 0) CHECK(dm::to_mdspan<M>(b.get()).size() == 0);
+        else CHECK_THROWS_AS((void)dm::to_mdspan<M>(b.get()), dm::dlpack_error);
+      }
+    }
+  }
 }
 }  // namespace
 
-TEST_CASE("layout_stride from a strided tensor at ranks 5 and 8: its own strides where no extent is 1, stride 1 where one is, overlaps refused") {
+TEST_CASE("layout_stride from a strided or compact tensor at ranks 5 and 8: its own strides where no extent is 1, stride 1 where one is, overlaps refused") {
   check_view_strides_at_rank<5>({2, 3, 2, 4, 3});
   check_view_strides_at_rank<8>({2, 3, 2, 2, 2, 2, 2, 3});
 }

@@ -128,7 +128,7 @@ struct view_strides {
   }
   // The tensor's explicit strides as they are, where `of` would replace none: every
   // dimension has more than one index and every stride fits the index_type (the span pass
-  // of an import into std::layout_stride saw them all, import_summary).
+  // or the count of an import into std::layout_stride saw them all, import_summary).
   static DLPM_HOT_INLINE type own(const DLTensor& t) noexcept {
     // profile: view
     return own_strides(t, std::make_index_sequence<M::rank()>{});

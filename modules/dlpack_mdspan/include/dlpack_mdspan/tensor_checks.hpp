@@ -134,10 +134,11 @@ namespace detail {
 inline constexpr std::int64_t not_counted = -1;
 
 // What check_structure learns for a typed import into std::layout_stride beyond the public
-// summary (import_rules' own). every_stride_checked: the silent check's span pass (a
-// strided tensor, at every rank) met no dimension of extent 1, so it checked every stride
-// (positive, in the span, in an order) and the view's strides are the tensor's own
-// (view_strides' rule for extent-1 dimensions replaces none). False says nothing.
+// summary (import_rules' own). every_stride_checked: the silent check met no dimension of
+// extent 1 and checked every stride, in its span pass (a strided tensor: positive, in the
+// span, in an order) or in its count (explicit C-contiguous strides), so the view's strides
+// are the tensor's own (view_strides' rule for extent-1 dimensions replaces none). False
+// says nothing.
 struct import_summary : tensor_summary {
   bool every_stride_checked = false;
 };
@@ -173,8 +174,12 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// StopAtStride (a known rank only): the loop stops at the first stride that is not
 /// C-contiguous, *row_major false and *numel detail::not_counted; the extents from there
 /// out are the caller's to check (check_structure's silent check into std::layout_stride).
+/// It sets *no_unit_extent when it counted explicit strides, all C-contiguous, and met no
+/// extent of 1 (the caller's false otherwise): those strides are a std::layout_stride
+/// view's own, positive and unique.
 template <int Rank = -1, bool StopAtStride = false, class Err>
-DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err) noexcept {
+DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err,
+                                           bool* no_unit_extent = nullptr) noexcept {
   // profile: dispatch
   static_assert(!StopAtStride || Rank >= 0, "count_elements: StopAtStride needs a known rank");
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
@@ -197,6 +202,54 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
     if (strides == nullptr) {
       for (std::int32_t r = ndim; r-- > 0;)
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
+    } else if constexpr (StopAtStride) {
+      // Two loops, so that no flag is live in either: the first while no extent is 1 (a
+      // count that ends there has seen every stride C-contiguous and none of an extent-1
+      // dimension: *no_unit_extent, the view's strides are the tensor's own); from the first
+      // extent of 1 on, the second, where an extent-1 dimension may have any stride. (One
+      // loop with the flag: rank 8's extent-1 rows 16 instructions more, in moves;
+      // docs/performance-history.md.)
+      auto stop = [&] {  // at the first stride that is not C-contiguous
+        *numel = detail::not_counted;
+        *row_major = false;
+      };
+      // The second loop, from dimension `from` down: false at a stop or a rare extent (rare).
+      bool rare = false;
+      auto count_from = [&](std::int32_t from) DLPM_HOT_INLINE -> bool {
+        for (std::int32_t r = from; r-- > 0;) {
+          // profile: extent-sign; arithmetic: count-overflow
+          const std::int64_t e = shape[r];
+          // profile: row-major-comparison
+          if (e != 1 && strides[r] != n) {
+            stop();
+            return false;
+          }
+          // profile: extent-sign; arithmetic: count-overflow
+          if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] {
+            rare = true;
+            return false;
+          }
+        }
+        return true;
+      };
+      std::int32_t r = ndim;
+      for (; r-- > 0;) {
+        // profile: extent-sign; arithmetic: count-overflow
+        const std::int64_t e = shape[r];
+        // profile: row-major-comparison
+        if (e == 1) break;
+        if (strides[r] != n) {
+          stop();
+          return true;
+        }
+        // profile: extent-sign; arithmetic: count-overflow
+        if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
+      }
+      if (r < 0) {
+        *no_unit_extent = true;
+      } else if (!count_from(r)) {
+        return rare ? rare_extents() : true;
+      }
     } else {
       for (std::int32_t r = ndim; r-- > 0;) {
         // profile: extent-sign; arithmetic: count-overflow
@@ -204,17 +257,8 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         // An extent-1 dimension may have any stride. Asked first and short-circuited: a
         // compare and a jump for it, not a flag per comparison kept live to the end of the
         // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance-history.md).
-        if constexpr (StopAtStride) {
-          // profile: row-major-comparison
-          if (e != 1 && strides[r] != n) {
-            *numel = detail::not_counted;
-            *row_major = false;
-            return true;
-          }
-        } else {
-          // profile: row-major-comparison
-          compact &= e == 1 || strides[r] == n;
-        }
+        // profile: row-major-comparison
+        compact &= e == 1 || strides[r] == n;
         if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
       }
     }
@@ -393,7 +437,8 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   }
   std::int64_t numel = 0;
   bool row_major = true;
-  if (!count_elements<Rank, uncounted>(t, &numel, &row_major, err)) return false;
+  bool no_unit_extent = false;
+  if (!count_elements<Rank, uncounted>(t, &numel, &row_major, err, &no_unit_extent)) return false;
   const std::uint64_t itemsize = Item != 0 ? Item : storage_itemsize(t.dtype, opts.subbyte_padded);
   out.numel = numel;
   out.itemsize = itemsize;
@@ -620,6 +665,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     // layout_stride_unique). Unique, the indices reach numel distinct elements in
     // [0, high], so numel <= high + 1; and the byte span refuses high + 1 > INT64_MAX / Item.
     // (The pass stops at an extent 0 before it writes lowest_index and highest_index.)
+    if constexpr (requires { out.every_stride_checked; }) out.every_stride_checked = no_unit_extent;
     if (!row_major) {
       if (addressed()) return true;
       if (!detail::irregular_extents_empty(t.shape, ndim, err)) return false;
