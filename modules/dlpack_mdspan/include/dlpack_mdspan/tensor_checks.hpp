@@ -259,6 +259,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         // loop (6 to 16 instructions fewer at ranks 4 and 8, docs/performance-history.md).
         // profile: row-major-comparison
         compact &= e == 1 || strides[r] == n;
+        // profile: extent-sign; arithmetic: count-overflow
         if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
       }
     }
