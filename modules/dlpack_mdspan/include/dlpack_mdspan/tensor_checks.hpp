@@ -174,9 +174,9 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// StopAtStride (a known rank only): the loop stops at the first stride that is not
 /// C-contiguous, *row_major false and *numel detail::not_counted; the extents from there
 /// out are the caller's to check (check_structure's silent check into std::layout_stride).
-/// It sets *no_unit_extent when it counted explicit strides, all C-contiguous, and met no
-/// extent of 1 (the caller's false otherwise): those strides are a std::layout_stride
-/// view's own, positive and unique.
+/// It sets *no_unit_extent (not NULL there) when it counted explicit strides, all
+/// C-contiguous, and met no extent of 1 (the caller's false otherwise): those strides are a
+/// std::layout_stride view's own, positive and unique.
 template <int Rank = -1, bool StopAtStride = false, class Err>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err,
                                            bool* no_unit_extent = nullptr) noexcept {
@@ -203,12 +203,12 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
       for (std::int32_t r = ndim; r-- > 0;)
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
     } else if constexpr (StopAtStride) {
-      // Two loops, so that no flag is live in either: the first while no extent is 1 (a
-      // count that ends there has seen every stride C-contiguous and none of an extent-1
-      // dimension: *no_unit_extent, the view's strides are the tensor's own); from the first
-      // extent of 1 on, the second, where an extent-1 dimension may have any stride. (One
-      // loop with the flag: rank 8's extent-1 rows 16 instructions more, in moves;
-      // docs/performance-history.md.)
+      // Two loops, so that where the count ends says whether it met an extent of 1, not a
+      // flag live across the loop: the first while no extent is 1 (a count that ends there
+      // has seen every stride C-contiguous and none of an extent-1 dimension:
+      // *no_unit_extent, the view's strides are the tensor's own); from the first extent of
+      // 1 on, the second, where an extent-1 dimension may have any stride. (One loop with the
+      // flag: rank 8's extent-1 rows 16 instructions more, in moves; docs/performance-history.md.)
       auto stop = [&] {  // at the first stride that is not C-contiguous
         *numel = detail::not_counted;
         *row_major = false;
