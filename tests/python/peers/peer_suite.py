@@ -230,7 +230,8 @@ class Audit:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--package", required=True, help="the peer's installed package (numpy, dpnp)")
-    parser.add_argument("--file", required=True, help="the test file, relative to the package's folder")
+    parser.add_argument("--file", required=True,
+                        help="the test file, relative to the package's folder, or an absolute path (a source checkout)")
     parser.add_argument("--reexport", required=True, help="MODULE:FUNCTION that re-exports one producer")
     parser.add_argument("--expect-type", default="dlpack_mdspan.Tensor", help="what a re-export returns ('' for any)")
     parser.add_argument("--consumer", action="append", help="callee names that consume a producer (default: from_dlpack)")
@@ -244,7 +245,10 @@ def main(argv=None):
     source_path = os.path.join(root, args.file)
     with open(source_path, encoding="utf-8") as f:
         source = f.read()
-    dotted = ".".join([args.package] + [p for p in os.path.dirname(args.file).split(os.sep) if p])
+    # A file outside the installed package (an absolute path into a source checkout: the
+    # package's wheel has no tests) sits in no subpackage: its imports are the package's own.
+    inside = not os.path.isabs(args.file)
+    dotted = ".".join([args.package] + ([p for p in os.path.dirname(args.file).split(os.sep) if p] if inside else []))
     text, sites = rewrite(source, source_path, args.consumer or ["from_dlpack"], dotted, args.reexport, args.expect_type)
     if sites["consumer call"] + sites["producer method"] == 0:
         sys.exit(f"peer_suite: no producer found to re-export in {source_path}")
