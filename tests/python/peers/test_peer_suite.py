@@ -97,15 +97,15 @@ def identity(obj):
 '''
 
 
-def run_adapter(tmp_path, reexport="dlpm_interop:reexport", deselect=None):
-    """peer_suite.py over a made-up package `fakepeer` (tests/test_fake.py): (rc, output)."""
+def run_adapter(tmp_path, reexport="dlpm_interop:reexport", deselect=None, file=os.path.join("tests", "test_fake.py")):
+    """peer_suite.py over a made-up package `fakepeer` (tests/test_fake.py, or `file`): (rc, output)."""
     package = tmp_path / "site" / "fakepeer"
     (package / "tests").mkdir(parents=True, exist_ok=True)
     (package / "__init__.py").write_text("")
     (package / "tests" / "__init__.py").write_text("")
     (package / "tests" / "helper.py").write_text(FAKE_HELPER)
     (package / "tests" / "test_fake.py").write_text(FAKE_TESTS)
-    args = [sys.executable, ADAPTER, "--package", "fakepeer", "--file", os.path.join("tests", "test_fake.py"),
+    args = [sys.executable, ADAPTER, "--package", "fakepeer", "--file", file,
             "--reexport", reexport, "--out", str(tmp_path / "out")]
     if deselect is not None:
         (tmp_path / "deselect.txt").write_text(textwrap.dedent(deselect))
@@ -140,6 +140,17 @@ def test_deselections_take_their_reason_and_must_exist(tmp_path):
 
     rc, out = run_adapter(tmp_path, deselect="test_no_producer\n")
     assert rc != 0 and "needs its reason" in out, out
+
+
+def test_a_file_outside_the_package_keeps_its_absolute_imports(tmp_path):
+    """--file as an absolute path: a test file from the peer's source checkout (PyTorch's and
+    CuPy's wheels carry none; scripts/check-gpu) sits in no subpackage. Its imports are the
+    package's own (once, its folders were made a subpackage of it, and the import failed)."""
+    checkout = tmp_path / "checkout" / "tests"
+    checkout.mkdir(parents=True)
+    (checkout / "test_fake.py").write_text(FAKE_TESTS.replace("from .helper import", "from fakepeer.tests.helper import"))
+    rc, out = run_adapter(tmp_path, deselect="test_no_producer  # no producer\n", file=str(checkout / "test_fake.py"))
+    assert rc == 0 and "3 passed" in out, out
 
 
 def test_a_reexport_of_another_type_fails(tmp_path):
