@@ -377,6 +377,13 @@ DLPM_PY_API PyObject* dlpm_py_tensor_import(PyObject* obj, const dlpm_requiremen
  * AssertionError across extensions. */
 DLPM_PY_API PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT;
 
+/** The exception a Tensor's __dlpack__ raises for copy=False where dl_device names a device
+ * only a copy reaches ("dlpack_mdspan.CopyForbiddenError", a subclass of BufferError, as the
+ * array API's __dlpack__ raises, and of ValueError, as CuPy's __dlpack__ and the array API's
+ * from_dlpack raise): a new reference, or NULL with an exception set. One type per extension
+ * that links the component: catch BufferError or ValueError across extensions. */
+DLPM_PY_API PyObject* dlpm_py_copy_forbidden_error(void) DLPM_NOEXCEPT;
+
 /** Called by a Tensor's __dlpack__ on a device with streams (anything but kDLCPU and
  * kDLCUDAHost) before the export is made: make the consumer's stream wait for the
  * producer's work on the memory (for CUDA: dlpack_mdspan::stream_from_array_api and

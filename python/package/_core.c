@@ -3,6 +3,7 @@
  *
  *   Tensor                                    dlpack_mdspan.Tensor (dlpm_py_tensor_type)
  *   InvalidStreamError                        a stream value refused (dlpm_py_invalid_stream_error)
+ *   CopyForbiddenError                        copy=False where only a copy reaches dl_device (dlpm_py_copy_forbidden_error)
  *   from_dlpack(x, /, *, copy=None, device=None) -> Tensor: x imported and re-exported
  *           (dlpm_py_tensor_import: a CUDA producer's stream order kept, CUDA copies made here)
  *   inspect(x, /, *, dtype=None, ndim=None, shape=None, order=None, writable=False,
@@ -380,6 +381,11 @@ PyMODINIT_FUNC PyInit__core(void) {
     return NULL;
   }
   if ((type = dlpm_py_invalid_stream_error()) == NULL || PyModule_AddObject(m, "InvalidStreamError", type) != 0) {
+    Py_XDECREF(type);
+    Py_DECREF(m);
+    return NULL;
+  }
+  if ((type = dlpm_py_copy_forbidden_error()) == NULL || PyModule_AddObject(m, "CopyForbiddenError", type) != 0) {
     Py_XDECREF(type);
     Py_DECREF(m);
     return NULL;

@@ -20,6 +20,7 @@ import pytest
 import dlpm_interop as dl
 
 KDLCPU = 1
+KDLCUDAMANAGED = 13  # the one memory kind of the stubs that the host can read
 ORDER_STREAM = 1  # dlpm_py_provenance.stream_order: ready on ready_stream
 
 
@@ -398,7 +399,7 @@ def test_a_copy_to_the_cpu_is_ordered_after_the_producers_wait(rt, memory_kind, 
     """The copy's stream waits as a consumer's would (managed memory too, which the CPU could
     read at once, before the producer's kernel has run)."""
     t, address, told = waiting(rt, memory_kind[0], hooks)
-    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0)))
+    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=True))
     assert r["copied"] and floats(r["bytes"]) == [7.0] * 6, told
     assert len(told) == 1 and told[0] not in (None, -1)
     copy = dl.tensor_import(t, copy=True, device=(KDLCPU, 0))  # from_dlpack's copy
@@ -617,10 +618,32 @@ def test_a_copy_that_fails_once_queued_is_freed_only_after_its_stream_ran(rt):
     assert rt.lib.stub_live_allocations() == live
 
 
+@WAITS
+@pytest.mark.parametrize("copy", [None, False])
+def test_memory_the_host_reads_reaches_the_cpu_as_it_is_after_the_host_waits(rt, memory_kind, hooks, copy):
+    """dl_device=(kDLCPU, 0) without copy=True: memory the host can read (managed) is handed to
+    the CPU consumer as it is, as CuPy's __dlpack__ hands it (the array API's copy=None reuses
+    the memory where it can), once the host has waited for the producer's kernel (a CPU
+    consumer passes no stream); device memory needs a copy, which copy=False forbids."""
+    t, address, told = waiting(rt, memory_kind[0], hooks)
+    if memory_kind[0] != KDLCUDAMANAGED:
+        if copy is False:
+            with pytest.raises(ValueError, match="copy=False forbids one"):  # CopyForbiddenError
+                t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=copy)
+        else:
+            assert dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=copy))["copied"]
+        return
+    r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=copy))
+    assert r["device"] == (KDLCPU, 0) and not r["copied"] and r["data_ptr"] == address, r
+    assert floats(r["bytes"]) == [7.0] * 6, told  # the fill landed before the host read
+    assert len(told) == 1 and told[0] not in (None, -1)
+
+
 def test_copy_false_still_forbids_a_copy(rt):
     t = dl.reexport(producer(rt))
-    with pytest.raises(BufferError, match="copy=False forbids one"):
-        t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=False)
+    for kind in (BufferError, ValueError):  # CopyForbiddenError: the array API's and CuPy's types
+        with pytest.raises(kind, match="copy=False forbids one"):
+            t.__dlpack__(max_version=(1, 3), dl_device=(KDLCPU, 0), copy=False)
 
 
 # ---- errors ------------------------------------------------------------------------------

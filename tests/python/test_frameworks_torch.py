@@ -579,6 +579,10 @@ def test_torch_exchange_api_refusal_is_buffer_error(case):
                                               f"RuntimeError: {table_says}") as ours:
             dl.consume(t, borrow=borrow)
         assert type(ours.value.__cause__) is RuntimeError and table_says in str(ours.value.__cause__)
+        # PyTorch's own words for the tensor follow (its test_dlpack.py asserts "strided" for a
+        # sparse one, which the table's words lack)
+        assert str(ours.value).endswith(f"; its __dlpack__() refuses it too: {str(own.value).splitlines()[0]} "
+                                        "(the producer failed)"), ours.value
     # Through __dlpack__, PyTorch's own BufferError arrives as it is.
     with pytest.raises(BufferError) as dunder:
         dl.consume(t, exchange=False)

@@ -835,6 +835,32 @@ def test_exchange_entry_failures(exc, raised, borrow):
         assert e.value is exc and e.value.__cause__ is None
 
 
+@pytest.mark.parametrize("protocol", ["refuses", "exports"])
+def test_an_exchange_entry_failure_quotes_the_producers_own_dunder_dlpack(protocol):
+    """Where the type's __dlpack__() also refuses the tensor, its words follow the entry's
+    (PyTorch's table says less of a sparse tensor than its __dlpack__ does); where it exports
+    after all, the export is let go unconsumed and the entry's words stand alone."""
+    made = []
+
+    def dunder_dlpack(self, **kw):
+        if protocol == "refuses":
+            raise BufferError("not a strided tensor\nmore lines")
+        made.append(dl.device_tensor(1).__dlpack__())
+        return made[-1]
+
+    cls = type("Failing", (), {"__dlpack__": dunder_dlpack})
+    dl.publish_raising(cls, RuntimeError("no storage"))
+    with pytest.raises(BufferError) as e:
+        dl.consume(cls())
+    words = f"{__name__}.Failing's DLPack exchange API refused the tensor: managed_tensor_from_py_object_no_sync " \
+            "raised RuntimeError: no storage"
+    if protocol == "refuses":
+        assert str(e.value) == f"{words}; its __dlpack__() refuses it too: not a strided tensor (the producer failed)"
+    else:
+        assert str(e.value) == f"{words} (the producer failed)" and len(made) == 1
+        assert "used_" not in repr(made[0])  # never consumed: its destructor ran the deleter
+
+
 def test_exchange_entry_failing_without_an_exception_is_a_buffer_error():
     cls = type("Silent", (), {})
     dl.publish_raising(cls, None)
@@ -916,15 +942,21 @@ def describe(capsule):
 
 
 def test_copies_across_devices_without_hooks():
-    """The array API's dl_device: memory the CPU can read is copied to kDLCPU by the
-    component itself; other memory needs the producer's copy hook; copy=False forbids it."""
+    """The array API's dl_device: memory the CPU can read reaches kDLCPU as it is (copy=None
+    reuses it, copy=False too), and is copied by the component itself for copy=True; other
+    memory needs the producer's copy hook, and copy=False forbids that copy with
+    CopyForbiddenError, a BufferError (the array API's) and a ValueError (CuPy's)."""
     KDLCUDA, KDLCUDAHOST = 2, 3
     pinned = dl.device_tensor(KDLCUDAHOST)
-    for copy in (None, True):
-        device, (read_only, copied), _ = describe(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=copy))
-        assert device == (1, 0) and copied and not read_only
-    with pytest.raises(BufferError, match=r"dl_device=\(1, 0\) needs a copy of this tensor, which is on \(3, 0\), and copy=False"):
-        pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)
+    own = dl.consume(pinned.__dlpack__(max_version=(1, 3)))
+    for copy in (None, False, True):
+        r = dl.consume(pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=copy))
+        assert r["device"] == (1, 0) and r["copied"] == (copy is True) and not r["read_only"], copy
+        assert r["bytes"] == own["bytes"] and (r["data_ptr"] == own["data_ptr"]) == (copy is not True), copy
+    hooked = dl.hooked_tensor(KDLCUDA)
+    for kind in (BufferError, ValueError):
+        with pytest.raises(kind, match=r"dl_device=\(1, 0\) needs a copy of this tensor, which is on \(2, 0\), and copy=False"):
+            hooked.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)
     # CUDA memory is copied through the CUDA driver, loaded then (cuda_stub/ tests it): with
     # none here, or no GPU, a BufferError naming it
     with pytest.raises(BufferError, match=r"CUDA driver"):
@@ -936,6 +968,9 @@ def test_copies_across_devices_without_hooks():
         dl.device_tensor(10).__dlpack__(max_version=(1, 3), dl_device=(1, 0))
     with pytest.raises(BufferError, match=r"from device \(7, 0\) to \(1, 0\): only its producer's device runtime can"):
         dl.device_tensor(7).__dlpack__(max_version=(1, 3), dl_device=(1, 0))
+    # a device no runtime of ours serves, in PyTorch's words (its test_dlpack.py asserts them)
+    with pytest.raises(BufferError, match=r"^Unsupported device_type: 16: cannot copy this tensor from device \(3, 0\) to \(16, 0\)"):
+        pinned.__dlpack__(max_version=(1, 3), dl_device=(16, 0))
     with pytest.raises(RuntimeError, match="stream must be None for CPU tensors"):  # the target's rule
         pinned.__dlpack__(max_version=(1, 3), dl_device=(1, 0), stream=5)
 

@@ -11,14 +11,16 @@ At run time: ``Tensor`` (an owned tensor any DLPack consumer takes), ``from_dlpa
 stream order is kept, and copies with ``copy=True`` or ``device=`` are made through the CUDA
 driver or the HIP runtime, loaded then), and ``inspect(x)`` (what x's producer actually hands over, and whether it meets
 given requirements). ``InvalidStreamError`` (a RuntimeError and an AssertionError) is what a
-Tensor's ``__dlpack__`` raises for a stream value the array API refuses.
+Tensor's ``__dlpack__`` raises for a stream value the array API refuses;
+``CopyForbiddenError`` (a BufferError and a ValueError) what it raises for ``copy=False``
+where only a copy reaches ``dl_device``.
 """
 import os as _os
 
-from ._core import InvalidStreamError, Tensor, from_dlpack
+from ._core import CopyForbiddenError, InvalidStreamError, Tensor, from_dlpack
 from ._core import inspect as _inspect
 
-__all__ = ["InvalidStreamError", "Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "__version__"]
+__all__ = ["CopyForbiddenError", "InvalidStreamError", "Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "__version__"]
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 

@@ -3,6 +3,8 @@ from typing import Any, Optional, Tuple, Union
 
 class InvalidStreamError(RuntimeError, AssertionError): ...
 
+class CopyForbiddenError(BufferError, ValueError): ...
+
 class Tensor:
     """A tensor owned by C or C++ code, exported zero-copy through DLPack."""
     @property

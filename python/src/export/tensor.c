@@ -7,6 +7,7 @@
 #include "export/export.h"
 #include "shared/device_runtime.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -137,6 +138,32 @@ static int order_after_producer(const tensor_object* o, void* queue) {
   return r;
 }
 
+/* Blocks the host until what the library's stream of `device` holds has run (its GIL
+ * released meanwhile). 0, or -1 with an exception set. */
+static int synchronize_library_stream(DLDevice device) {
+  void* library = NULL;
+  void* event = NULL;
+  int r = dlpm_py__library_stream(device, &library) != 0 || dlpm_py__capture(device, library, &event) != 0 ||
+                  dlpm_py__event_synchronize(device, event) != 0
+              ? -1
+              : 0;
+  dlpm_py__event_release(device, event);
+  return r;
+}
+
+/* Blocks the host until the producer's work on the memory is done, for a consumer on the
+ * CPU, which passes no stream: the import's readiness event, or the producer's own wait
+ * asked to order the library's stream, which the host then waits for. 0, or -1 with an
+ * exception set. */
+static int host_wait_for_producer(const tensor_object* o) {
+  const DLDevice device = o->base->dl_tensor.device;
+  void* library = NULL;
+  if (o->ready.event != NULL && dlpm_py__event_synchronize(o->ready.device, o->ready.event) != 0) return -1;
+  if (!has_producer_wait(o)) return 0;
+  if (dlpm_py__library_stream(device, &library) != 0 || order_after_producer(o, library) != 0) return -1;
+  return synchronize_library_stream(device);
+}
+
 /* A copy through a device runtime, between kDLCPU and its memory (device_runtime.h), after
  * the producer's readiness event or its wait (order_after_producer). A host target: on the library's stream of the source's
  * device, complete on return. A device target: on the consumer's stream (None: the runtime's
@@ -182,10 +209,16 @@ static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLMa
     return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
   if (o->hooks.copy == NULL && dlpm_py__runtime_copies(device, target)) return runtime_copy(o, target, stream, out);
   if (o->hooks.copy == NULL) {
+    /* A device no runtime of this library serves is named as PyTorch's __dlpack__ names it
+     * (its suite asserts the words); any other pair says which runtime could copy it. */
+    char unsupported[48] = "";
+    if (target.device_type != kDLCPU && !dlpm_py__is_runtime_memory(target.device_type))
+      snprintf(unsupported, sizeof unsupported, "Unsupported device_type: %d: ", (int)target.device_type);
     dlpm_py__fail(PyExc_BufferError, DLPM_E_DEVICE_MISMATCH,
-                  "cannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, and "
-                  "it lent no copy hook (dlpm_py_tensor_new_on_device)",
-                  (int)device.device_type, (int)device.device_id, (int)target.device_type, (int)target.device_id);
+                  "%scannot copy this tensor from device (%d, %d) to (%d, %d): only its producer's device runtime can, "
+                  "and it lent no copy hook (dlpm_py_tensor_new_on_device)",
+                  unsupported, (int)device.device_type, (int)device.device_id, (int)target.device_type,
+                  (int)target.device_id);
     return -1;
   }
   *out = NULL;
@@ -349,11 +382,23 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
                    (int)target.device_type, (int)target.device_id);
       return NULL;
     }
+    /* Memory the host reads (managed, pinned) reaches a CPU consumer as it is unless copy=True
+     * (the array API's copy=None reuses the memory where it can, as CuPy's __dlpack__ does for
+     * managed memory), once the host has waited for the producer's work: a CPU consumer
+     * passes no stream. */
+    if (target.device_type == kDLCPU && copy != Py_True && dlpm_is_host_accessible(device.device_type)) {
+      if (host_wait_for_producer(o) != 0 || tensor_export(self, &exported) != 0) return NULL;
+      exported->dl_tensor.device = target;
+      return dlpm_py_capsule_new(exported, versioned);
+    }
     if (copy == Py_False) {
-      PyErr_Format(PyExc_BufferError,
+      PyObject* kind = dlpm_py__copy_forbidden_error();
+      if (kind == NULL) return NULL;
+      PyErr_Format(kind,
                    "__dlpack__: dl_device=(%d, %d) needs a copy of this tensor, which is on (%d, %d), and copy=False "
                    "forbids one",
                    (int)target.device_type, (int)target.device_id, (int)device.device_type, (int)device.device_id);
+      Py_DECREF(kind);
       return NULL;
     }
     if (export_copy(o, target, stream, &exported) != 0) return NULL;
@@ -449,12 +494,7 @@ static PyObject* tensor_new_from_python(PyObject* type, PyObject* args, PyObject
  * first (the library's stream of the device orders after every such copy). A failure is
  * reported as unraisable. */
 static void wait_for_queued_copies(DLDevice device) {
-  void* library = NULL;
-  void* event = NULL;
-  if (dlpm_py__library_stream(device, &library) != 0 || dlpm_py__capture(device, library, &event) != 0 ||
-      dlpm_py__event_synchronize(device, event) != 0)
-    PyErr_WriteUnraisable(NULL);
-  dlpm_py__event_release(device, event);
+  if (synchronize_library_stream(device) != 0) PyErr_WriteUnraisable(NULL);
 }
 
 /* A Tensor may go while an exception is in flight (its own __dlpack__ raised, and the bound

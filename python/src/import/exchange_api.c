@@ -224,18 +224,59 @@ static PyObject* first_line(PyObject* exc) {
   return line;
 }
 
-/* `producer`'s exception (normalised), now BufferError naming the entry, with `producer` as
- * its __cause__; NULL when that could not be built (no exception set). Steals `producer`
- * only on success. */
+/* What obj's own __dlpack__() says of the tensor its exchange API refused: the first line of
+ * its exception, or NULL (no exception set) when it raised none or that could not be read. A
+ * producer's exchange entry may fail below the words its protocol gives (PyTorch's, for a
+ * sparse tensor: "Cannot access data pointer of Tensor that doesn't have storage", where its
+ * __dlpack__ says the tensor is not strided). An export it makes after all is let go. */
+static PyObject* protocol_refusal(PyObject* obj) {
+  PyObject *method = PyObject_GetAttrString(obj, "__dlpack__"), *capsule, *line = NULL;
+  if (method == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  capsule = PyObject_CallNoArgs(method);
+  Py_DECREF(method);
+  if (capsule != NULL) {
+    Py_DECREF(capsule); /* unconsumed: its destructor runs the producer's deleter */
+    return NULL;
+  }
+#if DLPM_PY_RAISED_EXCEPTION
+  {
+    PyObject* exc = PyErr_GetRaisedException();
+    line = first_line(exc);
+    Py_DECREF(exc);
+  }
+#else
+  {
+    PyObject *type, *exc, *traceback;
+    PyErr_Fetch(&type, &exc, &traceback);
+    PyErr_NormalizeException(&type, &exc, &traceback);
+    line = exc ? first_line(exc) : NULL;
+    Py_XDECREF(type);
+    Py_XDECREF(exc);
+    Py_XDECREF(traceback);
+  }
+#endif
+  return line;
+}
+
+/* `producer`'s exception (normalised), now BufferError naming the entry and what obj's
+ * __dlpack__() says of the tensor, with `producer` as its __cause__; NULL when that could not
+ * be built (no exception set). Steals `producer` only on success. */
 static PyObject* as_buffer_error(PyObject* obj, const char* entry, PyObject* producer, const char* kind) {
-  PyObject *name = type_name(obj), *line = first_line(producer), *wrapped = NULL;
-  if (name && line) wrapped = PyObject_CallFunction(PyExc_BufferError, "N",
-                                                    PyUnicode_FromFormat("%U's DLPack exchange API refused the tensor: %s "
-                                                                         "raised %s: %U (%s)",
-                                                                         name, entry, kind, line,
-                                                                         dlpm_status_string(DLPM_E_PRODUCER_FAILED)));
+  PyObject *name = type_name(obj), *line = first_line(producer), *protocol = protocol_refusal(obj), *wrapped = NULL;
+  if (name && line)
+    wrapped = PyObject_CallFunction(
+        PyExc_BufferError, "N",
+        protocol ? PyUnicode_FromFormat("%U's DLPack exchange API refused the tensor: %s raised %s: %U; its __dlpack__() "
+                                        "refuses it too: %U (%s)",
+                                        name, entry, kind, line, protocol, dlpm_status_string(DLPM_E_PRODUCER_FAILED))
+                 : PyUnicode_FromFormat("%U's DLPack exchange API refused the tensor: %s raised %s: %U (%s)", name, entry,
+                                        kind, line, dlpm_status_string(DLPM_E_PRODUCER_FAILED)));
   Py_XDECREF(name);
   Py_XDECREF(line);
+  Py_XDECREF(protocol);
   if (!wrapped) {
     PyErr_Clear();
     return NULL;

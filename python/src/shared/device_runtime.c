@@ -163,18 +163,10 @@ static int leave(const dlpm_py__runtime* rt, void* saved, int switched, int stat
 
 PyObject* dlpm_py__invalid_stream_error(void) {
   static PyObject* type;
-  if (type == NULL) {
-    PyObject* bases = PyTuple_Pack(2, PyExc_RuntimeError, PyExc_AssertionError);
-    if (bases == NULL) return NULL;
-    type = PyErr_NewExceptionWithDoc("dlpack_mdspan.InvalidStreamError",
-                                     "A __dlpack__(stream=...) value the Python array API refuses for the tensor's "
-                                     "device (a RuntimeError, as NumPy raises, and an AssertionError, as PyTorch does).",
-                                     bases, NULL);
-    Py_DECREF(bases);
-    if (type == NULL) return NULL;
-  }
-  Py_INCREF(type);
-  return type;
+  return dlpm_py__two_base_error(&type, "dlpack_mdspan.InvalidStreamError",
+                                 "A __dlpack__(stream=...) value the Python array API refuses for the tensor's "
+                                 "device (a RuntimeError, as NumPy raises, and an AssertionError, as PyTorch does).",
+                                 PyExc_RuntimeError, PyExc_AssertionError);
 }
 
 PyObject* dlpm_py_invalid_stream_error(void) DLPM_NOEXCEPT { return dlpm_py__invalid_stream_error(); }

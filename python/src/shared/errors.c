@@ -68,6 +68,28 @@ dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format
   return status;
 }
 
+PyObject* dlpm_py__two_base_error(PyObject** type, const char* name, const char* doc, PyObject* first, PyObject* second) {
+  if (*type == NULL) {
+    PyObject* bases = PyTuple_Pack(2, first, second);
+    if (bases == NULL) return NULL;
+    *type = PyErr_NewExceptionWithDoc(name, doc, bases, NULL);
+    Py_DECREF(bases);
+    if (*type == NULL) return NULL;
+  }
+  return Py_NewRef(*type);
+}
+
+PyObject* dlpm_py__copy_forbidden_error(void) {
+  static PyObject* type;
+  return dlpm_py__two_base_error(&type, "dlpack_mdspan.CopyForbiddenError",
+                                 "__dlpack__(dl_device=..., copy=False) where only a copy reaches that device (a "
+                                 "BufferError, as the array API's __dlpack__ raises, and a ValueError, as its from_dlpack "
+                                 "and CuPy's __dlpack__ raise).",
+                                 PyExc_BufferError, PyExc_ValueError);
+}
+
+PyObject* dlpm_py_copy_forbidden_error(void) DLPM_NOEXCEPT { return dlpm_py__copy_forbidden_error(); }
+
 dlpm_status dlpm_py__producer_failed(const char* what) {
   if (!PyErr_Occurred()) PyErr_Format(PyExc_BufferError, "%s failed without setting an exception", what);
   return DLPM_E_PRODUCER_FAILED;

@@ -52,6 +52,15 @@ PyObject* dlpm_py__raise_refused(const DLTensor* t, dlpm_status status);
 /* Sets `kind` with a message of our own and returns `status`. */
 dlpm_status dlpm_py__fail(PyObject* kind, dlpm_status status, const char* format, ...);
 
+/* The exception type `name`, a subclass of `first` and `second`, made once into *type (a
+ * static of the caller's): a new reference, or NULL with an exception set. Where two peers
+ * raise different built-in types for one refusal and their suites assert each. */
+PyObject* dlpm_py__two_base_error(PyObject** type, const char* name, const char* doc, PyObject* first, PyObject* second);
+
+/* dlpack_mdspan.CopyForbiddenError (BufferError and ValueError): __dlpack__'s refusal of a
+ * copy=False that only a copy could honour. A new reference, or NULL with an exception set. */
+PyObject* dlpm_py__copy_forbidden_error(void);
+
 /* The exception in flight, set aside while code runs that may run Python code and touch the
  * exception state (a producer's deleter, a release hook, a context manager's __exit__):
  * dlpm_py__exception_put_back makes it the one set again, dropping whatever was raised

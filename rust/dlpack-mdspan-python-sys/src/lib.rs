@@ -167,6 +167,10 @@ extern "C" {
         opts: *const dlpm_py_options,
     ) -> *mut PyObject;
     pub fn dlpm_py_invalid_stream_error() -> *mut PyObject;
+    /// `dlpack_mdspan.CopyForbiddenError` (a `BufferError` and a `ValueError`): what a Tensor's
+    /// `__dlpack__` raises for `copy=False` where only a copy reaches `dl_device`. A new
+    /// reference, or NULL with an exception set.
+    pub fn dlpm_py_copy_forbidden_error() -> *mut PyObject;
     /// `dlpm_py_tensor_new` for memory that device work may still be writing: `wait(ctx, ...)`
     /// runs on every `__dlpack__` call for a device with streams; `ctx` must outlive the object.
     pub fn dlpm_py_tensor_new_on_stream(
