@@ -26,6 +26,10 @@
  *   publish_on(cls, how)            a newer (major 2) or integer-form table on a class
  *   publish_raising(cls, exc)       a table on a class whose two import entries raise exc (an
  *                                   exception instance), or, for None, fail without one
+ *   publish_on_stream(cls, stream)  a table on a class whose instances lend their `inner`
+ *                                   Tensor through our table's entries, and whose
+ *                                   current_work_stream is `stream` (a producer with a stream of
+ *                                   its own, as PyTorch's table is)
  *   device_tensor(type), stream_waits()  a Tensor on a device with streams, and its sync log
  *   hooked_tensor(type), hooks_released()  a Tensor with device hooks (dlpm_py_tensor_new_on_device)
  *   waiting_tensor(address, n, wait, device_type, hooks)  a Tensor over n float32 at a device
@@ -569,6 +573,52 @@ static PyObject* publish_raising(PyObject* module, PyObject* args) {
   raising.dltensor_from_py_object_no_sync = raising_borrowed;
   Py_XSETREF(raising_exception, Py_NewRef(exc));
   if (dlpm_py_publish_exchange_api(cls, &raising) != 0) return NULL;
+  Py_RETURN_NONE;
+}
+
+/* publish_on_stream(cls, stream): a producer's table as PyTorch's is, "no sync" with a
+ * current_work_stream of its own: obj.inner (a Tensor) lent through our table's entries,
+ * `stream` (an integer handle) the stream its data is ready on. One such table at a time. */
+static const DLPackExchangeAPI* stream_table_ours;
+static void* stream_table_stream;
+
+static int inner_managed(void* obj, DLManagedTensorVersioned** out) {
+  PyObject* inner = PyObject_GetAttrString((PyObject*)obj, "inner");
+  int r = inner ? stream_table_ours->managed_tensor_from_py_object_no_sync(inner, out) : -1;
+  Py_XDECREF(inner);
+  return r;
+}
+
+static int inner_borrowed(void* obj, DLTensor* out) {
+  PyObject* inner = PyObject_GetAttrString((PyObject*)obj, "inner");
+  int r = inner ? stream_table_ours->dltensor_from_py_object_no_sync(inner, out) : -1;
+  Py_XDECREF(inner);
+  return r;
+}
+
+static int own_stream(DLDeviceType device_type, int32_t device_id, void** out) {
+  (void)device_type;
+  (void)device_id;
+  *out = stream_table_stream;
+  return 0;
+}
+
+static PyObject* publish_on_stream(PyObject* module, PyObject* args) {
+  static DLPackExchangeAPI streamed;
+  PyObject *cls, *stream, *sample;
+  DLManagedTensorVersioned* t;
+  (void)module;
+  if (!PyArg_ParseTuple(args, "OO", &cls, &stream)) return NULL;
+  if (!(stream_table_stream = PyLong_AsVoidPtr(stream)) && PyErr_Occurred()) return NULL;
+  if (!(t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0)) || !(sample = dlpm_py_tensor_new(t))) return NULL;
+  stream_table_ours = dlpm_py_exchange_api_of(sample);
+  Py_DECREF(sample);
+  if (!stream_table_ours) return NULL;
+  streamed = *stream_table_ours;
+  streamed.managed_tensor_from_py_object_no_sync = inner_managed;
+  streamed.dltensor_from_py_object_no_sync = inner_borrowed;
+  streamed.current_work_stream = own_stream;
+  if (dlpm_py_publish_exchange_api(cls, &streamed) != 0) return NULL;
   Py_RETURN_NONE;
 }
 
@@ -1220,6 +1270,7 @@ static PyMethodDef module_methods[] = {
     {"allocate_via", allocate_via, METH_VARARGS, "A tensor from a type's exchange-API allocator."},
     {"publish_on", publish_on, METH_VARARGS, "Publish a major-2 (chained/unchained) or integer table on a class."},
     {"publish_raising", publish_raising, METH_VARARGS, "A table whose import entries raise exc (or fail with none)."},
+    {"publish_on_stream", publish_on_stream, METH_VARARGS, "A table lending obj.inner, ready on a stream of its own."},
     {"device_tensor", device_tensor, METH_VARARGS, "A Tensor labelled with a device, logging stream waits."},
     {"stream_waits", stream_waits, METH_NOARGS, "The stream synchronisation requests since the last call."},
     {"hooked_tensor", hooked_tensor, METH_VARARGS, "A Tensor labelled with a device, with logging device hooks."},

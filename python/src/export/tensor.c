@@ -22,6 +22,7 @@ typedef struct {
   dlpm_py_stream_wait_fn int_wait; /* dlpm_py_tensor_new_on_stream's wait (integer streams), or NULL */
   void* int_wait_ctx;
   dlpm_py_ready ready;            /* dlpm_py_tensor_import of CUDA or ROCm memory: when the producer's data is ready */
+  int library_waits;              /* the library's stream of ready.device was made to wait on ready.event */
   uint64_t copies_queued[DLPM_PY_RUNTIMES]; /* by runtime, bit d: a copy queued on its device d may still read the memory */
 } tensor_object;
 
@@ -595,13 +596,28 @@ dlpm_status dlpm_py_exchange_api_init(DLPackExchangeAPI* table, const dlpm_py_ex
 
 /* ---- the exchange API of the type ----------------------------------------------------------- */
 
+/* Whether an export through the type's table must first order the library's stream: an
+ * import's readiness it does not wait on yet, or a producer's wait on stream memory. */
+static int exchange_export_orders(const tensor_object* o) {
+  return (o->ready.event != NULL && !o->library_waits) ||
+         (has_producer_wait(o) && dlpm_py__is_stream_memory(o->base->dl_tensor.device.device_type));
+}
+
 /* The exchange API's exports are "no sync": the consumer orders its work after
- * current_work_stream, the library's stream of the device (tensor_work_stream). An import's
- * readiness made that stream wait already; a producer's wait is asked to make it wait here,
- * before the tensor is handed out (an export through the type's table, or an import's own
- * path to it: dlpm_py__tensor_export). 0, or -1 with an exception set. */
-static int order_work_stream(const tensor_object* o) {
+ * current_work_stream, the library's stream of the device (tensor_work_stream). That stream
+ * is made to wait here, before the tensor is handed out (an export through the type's table,
+ * or an import's own path to it: dlpm_py__tensor_export): on an import's readiness event,
+ * once per Tensor (the import records it and no more: a Tensor never exported so pays for no
+ * wait), or through the producer's wait, asked each time. 0, or -1 with an exception set. */
+static int order_work_stream(tensor_object* o) {
   void* library;
+  if (!exchange_export_orders(o)) return 0;
+  if (o->ready.event != NULL && !o->library_waits) {
+    if (dlpm_py__library_stream(o->ready.device, &library) != 0 ||
+        dlpm_py__wait(o->ready.device, library, o->ready.event) != 0)
+      return -1;
+    o->library_waits = 1;
+  }
   if (!has_producer_wait(o) || !dlpm_py__is_stream_memory(o->base->dl_tensor.device.device_type)) return 0;
   if (dlpm_py__library_stream(o->base->dl_tensor.device, &library) != 0) return -1;
   return order_after_producer(o, library);
@@ -638,10 +654,10 @@ static int exchange_to_dltensor(void* py_object, DLTensor* out) {
 }
 
 /* The Tensor type's current_work_stream: for CUDA and ROCm memory, the library's stream of
- * the device, which every import that captured stream order made wait on its producer
- * (device_runtime.h), and every exchange-API export of a Tensor with a producer's wait too
- * (order_work_stream): a consumer that launches its work on it once the export is made (DLPack's
- * order) reads what the Tensor holds. NULL elsewhere. */
+ * the device, which every exchange-API export of a Tensor made wait on its producer first
+ * (order_work_stream: the import's readiness event, or the producer's wait): a consumer that
+ * launches its work on it once the export is made (DLPack's order) reads what the Tensor
+ * holds. NULL elsewhere. */
 static int tensor_work_stream(DLDeviceType device_type, int32_t device_id, void** out) {
   const DLDevice device = {device_type, device_id};
   *out = NULL;
@@ -693,10 +709,10 @@ const dlpm_checked_tensor* dlpm_py__tensor_checked(PyObject* obj) {
 }
 
 const dlpm_checked_tensor* dlpm_py__own_export_source(PyObject* obj, const DLPackExchangeAPI* api) {
-  /* Not for a Tensor whose export asks a producer's wait first (order_work_stream): its
-   * importer calls the table, which asks it. */
+  /* Not for a Tensor whose export orders the library's stream first (order_work_stream):
+   * its importer calls the table, which orders it. */
   return api == &tensor_exchange_api && is_tensor(obj) && as_tensor(obj)->checked.tensor != NULL &&
-                 !(has_producer_wait(as_tensor(obj)) && dlpm_py__is_stream_memory(as_tensor(obj)->base->dl_tensor.device.device_type))
+                 !exchange_export_orders(as_tensor(obj))
              ? &as_tensor(obj)->checked
              : NULL;
 }

@@ -497,7 +497,7 @@ static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DL
   } else if (!ordered) {
     return DLPM_OK;
   }
-  if (dlpm_py__capture(d, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
+  if (dlpm_py__record(d, stream, &ready->event) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
   ready->device = d;
   return DLPM_OK;
 }

@@ -234,14 +234,31 @@ static void unpool(const dlpm_py__runtime* rt, runtime_state* st, int32_t device
     (void)rt->event_destroy.call(event);
 }
 
-static int capture(const dlpm_py__runtime* rt, runtime_state* st, int32_t device_id, void* stream, void** out) {
-  void *library, *event;
+static int record(const dlpm_py__runtime* rt, runtime_state* st, int32_t device_id, void* stream, void** out) {
+  void* event;
   int r;
-  if (library_stream(rt, st, device_id, &library) != 0 || pooled_event(rt, st, device_id, &event) != 0) return -1;
+  if (pooled_event(rt, st, device_id, &event) != 0) return -1;
   if ((r = rt->event_record.call(event, stream)) != 0) {
     unpool(rt, st, device_id, event);
     return failed(rt, st, rt->event_record.name, r);
   }
+  *out = event;
+  return 0;
+}
+
+int dlpm_py__record(DLDevice device, void* stream, void** event) {
+  runtime_state* st;
+  void* saved = NULL;
+  int switched;
+  const dlpm_py__runtime* rt = enter(device, &st, &saved, &switched);
+  if (rt == NULL) return -1;
+  return leave(rt, saved, switched, record(rt, st, device.device_id, stream, event));
+}
+
+static int capture(const dlpm_py__runtime* rt, runtime_state* st, int32_t device_id, void* stream, void** out) {
+  void *library, *event;
+  int r;
+  if (library_stream(rt, st, device_id, &library) != 0 || record(rt, st, device_id, stream, &event) != 0) return -1;
   if (stream != library && (r = rt->stream_wait_event.call(library, event)) != 0) {
     unpool(rt, st, device_id, event);
     return failed(rt, st, rt->stream_wait_event.name, r);

@@ -94,10 +94,16 @@ PyObject* dlpm_py__invalid_stream_error(void);
  * Tensor's exchange table answers for current_work_stream. 0, or -1 with BufferError set. */
 int dlpm_py__library_stream(DLDevice device, void** out);
 
-/* An event (from the pool) recorded on `stream` of `device`, and the library's stream of that
- * device made to wait on it (so that current_work_stream answers a stream ordered after every
- * import). *event is the caller's, for dlpm_py__event_release. 0, or -1 with BufferError set
+/* An event (from the pool) recorded on `stream` of `device`: an import's readiness, which the
+ * library's stream is made to wait on only when the Tensor is first exported through its
+ * exchange table (tensor.c, order_work_stream), the one path whose consumer launches on that
+ * stream. *event is the caller's, for dlpm_py__event_release. 0, or -1 with BufferError set
  * (no event then). */
+int dlpm_py__record(DLDevice device, void* stream, void** event);
+
+/* dlpm_py__record, and the library's stream of that device made to wait on the event (a
+ * copy queued on another stream, which the library's stream then orders after; or the
+ * library's stream itself, for the host to wait on). 0, or -1 with BufferError set. */
 int dlpm_py__capture(DLDevice device, void* stream, void** event);
 
 /* Makes `stream` of `device` wait on `event` (no host blocking). 0 or -1. */
