@@ -11,7 +11,8 @@ into this repository. An ``ast.NodeTransformer`` rewrites it, the result is writ
 - a consumer call (any callee named ``from_dlpack``, or ``--consumer``) receives
   ``reexport(x)`` instead of its producer ``x``;
 - a producer method looked up on an object (``x.__dlpack__``, ``x.__dlpack_device__``,
-  called or not) is looked up on ``reexport(x)``;
+  called or not) is looked up on ``reexport(x)``, and a consumer handed such a call's
+  capsule (``tf.experimental.dlpack.from_dlpack(x.__dlpack__())``) receives it as it is;
 - both at the place of use, so what the test did to ``x`` before (``x.flags.writeable =
   False``) still happened to the peer's own object, and what it asks of ``x`` afterwards
   (``sys.getrefcount(x)``) still asks about the peer's object;
@@ -83,14 +84,23 @@ class ProducersThroughReexport(ast.NodeTransformer):
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
         if name in self.consumers:
             if node.args and not isinstance(node.args[0], ast.Starred):
-                node.args[0] = self.wrap(node.args[0])
-                self.sites["consumer call"] += 1
+                if not self.produced(node.args[0]):
+                    node.args[0] = self.wrap(node.args[0])
+                    self.sites["consumer call"] += 1
             else:  # the array API names the producer x
                 for kw in node.keywords:
-                    if kw.arg == "x":
+                    if kw.arg == "x" and not self.produced(kw.value):
                         kw.value = self.wrap(kw.value)
                         self.sites["consumer call"] += 1
         return node
+
+    @staticmethod
+    def produced(expr):
+        """Whether `expr` is a producer method's call, already rewritten (visited first): its
+        capsule comes from our Tensor, and a consumer that takes capsules only (TensorFlow's)
+        gets it as it is."""
+        return (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and
+                expr.func.attr in PRODUCER_METHODS)
 
     def visit_Name(self, node):
         if node.id == "__file__" and isinstance(node.ctx, ast.Load):

@@ -26,6 +26,7 @@ def test_it(np, raises):
     x.flags.writeable = False
     np.from_dlpack(x, copy=True)
     np.from_dlpack(x=x)
+    tf.from_dlpack(x.__dlpack__())
     raises(TypeError, x.__dlpack__, stream=1)
     assert x.__dlpack_device__() == (1, 0)
     assert __file__.endswith('.py')
@@ -49,6 +50,7 @@ def test_it(np, raises):
     x.flags.writeable = False
     np.from_dlpack(_dlpm_reexport(x), copy=True)
     np.from_dlpack(x=_dlpm_reexport(x))
+    tf.from_dlpack(_dlpm_reexport(x).__dlpack__())
     raises(TypeError, _dlpm_reexport(x).__dlpack__, stream=1)
     assert _dlpm_reexport(x).__dlpack_device__() == (1, 0)
     assert 'peer.py'.endswith('.py')
@@ -59,7 +61,7 @@ def test_rewrite_changes_producers_at_their_use_only():
     text, sites = peer_suite.rewrite(PEER_SOURCE, "peer.py", ["from_dlpack"], "peer.tests", "mod:fn",
                                      "dlpack_mdspan.Tensor")
     assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(EXPECTED)), text
-    assert sites == {"consumer call": 2, "producer method": 2, "relative import": 1, "__file__ use": 1}
+    assert sites == {"consumer call": 2, "producer method": 3, "relative import": 1, "__file__ use": 1}
 
 
 FAKE_TESTS = '''\
