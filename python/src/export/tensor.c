@@ -387,7 +387,11 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
      * (the array API's copy=None reuses the memory where it can, as CuPy's __dlpack__ does for
      * managed memory), once the host has waited for the producer's work: a CPU consumer
      * passes no stream. */
-    if (target.device_type == kDLCPU && copy != Py_True && dlpm_is_host_accessible(device.device_type)) {
+    int shared = 0; /* Jetson's and pre-Pascal GPUs' managed memory faults if the host reads it while kernels run */
+    if (target.device_type == kDLCPU && copy != Py_True && dlpm_is_host_accessible(device.device_type) &&
+        dlpm_py__host_reads_while_kernels_run(device, &shared) != 0)
+      return NULL;
+    if (shared) {
       if (host_wait_for_producer(o) != 0 || tensor_export(self, &exported) != 0) return NULL;
       exported->dl_tensor.device = target;
       return dlpm_py_capsule_new(exported, versioned);
@@ -397,8 +401,12 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
       if (kind == NULL) return NULL;
       PyErr_Format(kind,
                    "__dlpack__: dl_device=(%d, %d) needs a copy of this tensor, which is on (%d, %d), and copy=False "
-                   "forbids one",
-                   (int)target.device_type, (int)target.device_id, (int)device.device_type, (int)device.device_id);
+                   "forbids one%s",
+                   (int)target.device_type, (int)target.device_id, (int)device.device_type, (int)device.device_id,
+                   target.device_type == kDLCPU && dlpm_is_host_accessible(device.device_type)
+                       ? " (the device lacks concurrent managed access: the host may not read its managed memory "
+                         "while kernels run)"
+                       : "");
       Py_DECREF(kind);
       return NULL;
     }

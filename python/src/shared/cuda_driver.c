@@ -17,6 +17,7 @@ typedef unsigned long long CUdeviceptr;
 
 enum { CU_MEMORYTYPE_HOST = 1, CU_MEMORYTYPE_UNIFIED = 4 };
 enum { CU_EVENT_DISABLE_TIMING = 2, CU_STREAM_NON_BLOCKING = 1, CU_MEM_ATTACH_GLOBAL = 1 };
+enum { CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS = 89 };
 #define CU_STREAM_LEGACY ((CUstream)0x1)
 
 /* CUDA_MEMCPY2D (cuda.h's layout, the _v2 ABI). */
@@ -41,6 +42,7 @@ typedef struct {
   X(cuInit, "cuInit", (unsigned flags))                                                                               \
   X(cuGetErrorName, "cuGetErrorName", (CUresult error, const char** name))                                            \
   X(cuDeviceGet, "cuDeviceGet", (CUdevice * device, int ordinal))                                                     \
+  X(cuDeviceGetAttribute, "cuDeviceGetAttribute", (int* value, int attribute, CUdevice device))                       \
   X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice device))                         \
   X(cuCtxGetCurrent, "cuCtxGetCurrent", (CUcontext * ctx))                                                            \
   X(cuCtxSetCurrent, "cuCtxSetCurrent", (CUcontext ctx))                                                              \
@@ -119,6 +121,16 @@ static int release(int32_t device_type, void* memory) {
   return device_type == kDLCUDAHost ? cu.cuMemFreeHost(memory) : cu.cuMemFree((CUdeviceptr)(uintptr_t)memory);
 }
 
+static int host_reads_while_kernels_run(int32_t device_type, int32_t device_id, int* out, const char** call) {
+  CUdevice device;
+  CUresult r;
+  *out = 1;
+  if (device_type != kDLCUDAManaged) return 0; /* pinned host memory */
+  if ((r = cu.cuDeviceGet(&device, device_id)) != 0) return *call = "cuDeviceGet", r;
+  *call = "cuDeviceGetAttribute";
+  return cu.cuDeviceGetAttribute(out, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);
+}
+
 static int init(void) { return cu.cuInit(0); }
 static int stream_create(void** stream) { return cu.cuStreamCreate(stream, CU_STREAM_NON_BLOCKING); }
 static int stream_wait_event(void* stream, void* event) { return cu.cuStreamWaitEvent(stream, event, 0); }
@@ -165,6 +177,7 @@ const dlpm_py__runtime dlpm_py__cuda_driver = {
     leave,
     allocate,
     release,
+    host_reads_while_kernels_run,
     {"cuInit", init},
     {"cuStreamCreate", stream_create},
     {"cuStreamWaitEvent", stream_wait_event},

@@ -21,6 +21,7 @@ typedef struct {
     void* library; /* the library's stream, created on first use */
     void* pool[DLPM_RUNTIME_EVENT_POOL];
     int pooled;
+    int host_reads; /* managed memory read by the host while kernels run: 0 not asked, 1 yes, 2 no */
   } devices[DLPM_RUNTIME_MAX_DEVICES];
 } runtime_state;
 
@@ -274,6 +275,23 @@ int dlpm_py__capture(DLDevice device, void* stream, void** event) {
   const dlpm_py__runtime* rt = enter(device, &st, &saved, &switched);
   if (rt == NULL) return -1;
   return leave(rt, saved, switched, capture(rt, st, device.device_id, stream, event));
+}
+
+int dlpm_py__host_reads_while_kernels_run(DLDevice device, int* out) {
+  runtime_state* st;
+  void* saved = NULL;
+  const char* call = NULL;
+  int switched, r = 0, reads = 1;
+  const dlpm_py__runtime* rt;
+  *out = 1;
+  if (device.device_type != kDLCUDAManaged) return 0; /* pinned host memory: no call */
+  if ((rt = enter(device, &st, &saved, &switched)) == NULL) return -1;
+  if (st->devices[device.device_id].host_reads == 0) {
+    if ((r = rt->host_reads_while_kernels_run(device.device_type, device.device_id, &reads, &call)) == 0)
+      st->devices[device.device_id].host_reads = reads ? 1 : 2;
+  }
+  *out = st->devices[device.device_id].host_reads == 1;
+  return leave(rt, saved, switched, r == 0 ? 0 : failed(rt, st, call, r));
 }
 
 int dlpm_py__wait(DLDevice device, void* stream, void* event) {

@@ -106,6 +106,11 @@ int dlpm_py__record(DLDevice device, void* stream, void** event);
  * library's stream itself, for the host to wait on). 0, or -1 with BufferError set. */
 int dlpm_py__capture(DLDevice device, void* stream, void** event);
 
+/* *out: whether the host may read `device`'s memory while kernels run (CUDA managed memory:
+ * the device's concurrent managed access, asked once per device; pinned host memory: 1, no
+ * call). 0, or -1 with BufferError set. */
+int dlpm_py__host_reads_while_kernels_run(DLDevice device, int* out);
+
 /* Makes `stream` of `device` wait on `event` (no host blocking). 0 or -1. */
 int dlpm_py__wait(DLDevice device, void* stream, void* event);
 

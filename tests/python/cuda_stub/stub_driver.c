@@ -260,6 +260,23 @@ STUB_API CUresult cuDeviceGet(int* device, int ordinal) {
   return OK;
 }
 
+/* CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS (89), the one attribute asked: 1 (a
+ * current discrete GPU) unless a test sets 0 (Jetson, pre-Pascal) with
+ * stub_set_concurrent_managed_access. */
+static int concurrent_managed_access = 1;
+
+STUB_API void stub_set_concurrent_managed_access(int value) { concurrent_managed_access = value; }
+
+STUB_API CUresult cuDeviceGetAttribute(int* value, int attribute, int device) {
+  ENTER("cuDeviceGetAttribute");
+  logf_("cuDeviceGetAttribute attribute=%d device=%d", attribute, device);
+  if (!initialised) return NOT_INITIALIZED;
+  if (device < 0 || device > 1) return INVALID_DEVICE;
+  if (attribute != 89) return INVALID_VALUE;
+  *value = concurrent_managed_access;
+  return OK;
+}
+
 STUB_API CUresult cuDevicePrimaryCtxRetain(void** ctx, int device) {
   ENTER("cuDevicePrimaryCtxRetain");
   logf_("cuDevicePrimaryCtxRetain device=%d", device);

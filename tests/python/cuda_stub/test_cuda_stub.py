@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlpm_interop as dl  # noqa: E402
 from stub_runtime import *  # noqa: E402,F401,F403 - the shared tests, collected here
-from stub_runtime import FakeProducer, StubRuntime, field, handle, library_stream_of  # noqa: E402
+from stub_runtime import FakeProducer, StubRuntime, field, handle, library_stream_of, run_alone  # noqa: E402
 
 KDLCPU, KDLCUDA, KDLCUDAHOST, KDLCUDAMANAGED = 1, 2, 3, 13
 LEGACY, PER_THREAD = 1, 2
@@ -186,6 +186,37 @@ def test_a_stream_ordered_parameter_is_told_its_stream(bound):
     assert bound.ready_on_cpu(dl.tensor((3,), (2, 32, 1))) == (ORDER_NONE, None)
     with pytest.raises(TypeError, match="device=kDLCUDA"):
         bound.ready_on_cuda(dl.tensor((3,), (2, 32, 1)))
+
+
+def test_managed_memory_is_copied_to_the_cpu_where_the_device_lacks_concurrent_managed_access():
+    """On a device without concurrent managed access (Jetson, pre-Pascal GPUs) the host faults
+    reading managed memory while any kernel runs: there dl_device=(kDLCPU, 0) copies it
+    (copy=None) or refuses (copy=False), where a current GPU shares it. The attribute is asked
+    once per device (a new process: the answer is kept for the process)."""
+    code = (
+        "import os\n"
+        "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
+        "stub.stub_log.restype = ctypes.c_char_p\n"
+        "stub.stub_set_concurrent_managed_access(0)\n"
+        "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
+        "class M:\n"
+        "    def __dlpack_device__(self): return (13, 0)\n"
+        "    def __dlpack__(self, **kw): return dl.device_capsule(ctypes.addressof(buffer), (4,), None, 32, 13, 0)\n"
+        "t = dl.reexport(M())\n"
+        "r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))\n"
+        "assert r['copied'] and r['data_ptr'] != ctypes.addressof(buffer), r\n"
+        "assert list(ctypes.cast(ctypes.create_string_buffer(r['bytes'], 16), ctypes.POINTER(ctypes.c_float))[:4]) == [1, 2, 3, 4]\n"
+        "try:\n"
+        "    t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)\n"
+        "    raise SystemExit('copy=False was not refused')\n"
+        "except ValueError as e:\n"
+        "    assert 'lacks concurrent managed access' in str(e), e\n"
+        "asked = [l for l in stub.stub_log().decode().splitlines() if l.startswith('cuDeviceGetAttribute')]\n"
+        "assert asked == ['cuDeviceGetAttribute attribute=89 device=0'], asked\n"
+        "print('ok')\n"
+    )
+    child = run_alone(code, RT, RT.path)
+    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stdout + child.stderr
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
