@@ -487,6 +487,15 @@ static PyObject* allocate_via(PyObject* module, PyObject* args) {
   return (PyObject*)out;
 }
 
+/* Our Tensor type's exchange table, read off a sample Tensor: NULL with an exception set. */
+static const DLPackExchangeAPI* our_table(void) {
+  DLManagedTensorVersioned* t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0);
+  PyObject* sample = t ? dlpm_py_tensor_new(t) : NULL;
+  const DLPackExchangeAPI* ours = sample ? dlpm_py_exchange_api_of(sample) : NULL;
+  Py_XDECREF(sample);
+  return ours;
+}
+
 /* publish_on(cls, how): puts an exchange table on cls (a class made in Python) whose
  * header has DLPack major 2, the way a newer producer would: how = "chained" (prev_api
  * points at our Tensor's major-1 table), "unchained" (no older table), "cycle" (a hostile
@@ -501,12 +510,7 @@ static PyObject* publish_on(PyObject* module, PyObject* args) {
   int rc;
   (void)module;
   if (!PyArg_ParseTuple(args, "Os", &cls, &how) || !(tensor_type = dlpm_py_tensor_type())) return NULL;
-  {
-    DLManagedTensorVersioned* t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0);
-    PyObject* sample = t ? dlpm_py_tensor_new(t) : NULL;
-    ours = sample ? dlpm_py_exchange_api_of(sample) : NULL;
-    Py_XDECREF(sample);
-  }
+  ours = our_table();
   Py_DECREF(tensor_type);
   if (!ours) return NULL;
   chained = unchained = *ours;
@@ -555,8 +559,7 @@ static int raising_borrowed(void* obj, DLTensor* out) {
 
 static PyObject* publish_raising(PyObject* module, PyObject* args) {
   static DLPackExchangeAPI raising;
-  PyObject *cls, *exc, *sample;
-  DLManagedTensorVersioned* t;
+  PyObject *cls, *exc;
   const DLPackExchangeAPI* ours;
   (void)module;
   if (!PyArg_ParseTuple(args, "OO", &cls, &exc)) return NULL;
@@ -564,10 +567,7 @@ static PyObject* publish_raising(PyObject* module, PyObject* args) {
     PyErr_SetString(PyExc_TypeError, "publish_raising: exc must be an exception instance or None");
     return NULL;
   }
-  if (!(t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0)) || !(sample = dlpm_py_tensor_new(t))) return NULL;
-  ours = dlpm_py_exchange_api_of(sample);
-  Py_DECREF(sample);
-  if (!ours) return NULL;
+  if (!(ours = our_table())) return NULL;
   raising = *ours;
   raising.managed_tensor_from_py_object_no_sync = raising_managed;
   raising.dltensor_from_py_object_no_sync = raising_borrowed;
@@ -605,15 +605,11 @@ static int own_stream(DLDeviceType device_type, int32_t device_id, void** out) {
 
 static PyObject* publish_on_stream(PyObject* module, PyObject* args) {
   static DLPackExchangeAPI streamed;
-  PyObject *cls, *stream, *sample;
-  DLManagedTensorVersioned* t;
+  PyObject *cls, *stream;
   (void)module;
   if (!PyArg_ParseTuple(args, "OO", &cls, &stream)) return NULL;
   if (!(stream_table_stream = PyLong_AsVoidPtr(stream)) && PyErr_Occurred()) return NULL;
-  if (!(t = host_tensor(0, NULL, (DLDataType){kDLFloat, 32, 1}, 'C', 0)) || !(sample = dlpm_py_tensor_new(t))) return NULL;
-  stream_table_ours = dlpm_py_exchange_api_of(sample);
-  Py_DECREF(sample);
-  if (!stream_table_ours) return NULL;
+  if (!(stream_table_ours = our_table())) return NULL;
   streamed = *stream_table_ours;
   streamed.managed_tensor_from_py_object_no_sync = inner_managed;
   streamed.dltensor_from_py_object_no_sync = inner_borrowed;
