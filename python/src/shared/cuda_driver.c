@@ -121,11 +121,9 @@ static int release(int32_t device_type, void* memory) {
   return device_type == kDLCUDAHost ? cu.cuMemFreeHost(memory) : cu.cuMemFree((CUdeviceptr)(uintptr_t)memory);
 }
 
-static int host_reads_while_kernels_run(int32_t device_type, int32_t device_id, int* out, const char** call) {
+static int host_reads_while_kernels_run(int32_t device_id, int* out, const char** call) {
   CUdevice device;
   CUresult r;
-  *out = 1;
-  if (device_type != kDLCUDAManaged) return 0; /* pinned host memory */
   if ((r = cu.cuDeviceGet(&device, device_id)) != 0) return *call = "cuDeviceGet", r;
   *call = "cuDeviceGetAttribute";
   return cu.cuDeviceGetAttribute(out, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, device);

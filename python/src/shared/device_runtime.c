@@ -282,12 +282,14 @@ int dlpm_py__host_reads_while_kernels_run(DLDevice device, int* out) {
   void* saved = NULL;
   const char* call = NULL;
   int switched, r = 0, reads = 1;
-  const dlpm_py__runtime* rt;
+  const dlpm_py__runtime* rt = runtime_of(device.device_type, NULL);
   *out = 1;
-  if (device.device_type != kDLCUDAManaged) return 0; /* pinned host memory: no call */
+  /* pinned host memory (no streams), or a runtime with no managed memory: no call */
+  if (!dlpm_py__device_has_streams(device.device_type) || rt == NULL || rt->host_reads_while_kernels_run == NULL)
+    return 0;
   if ((rt = enter(device, &st, &saved, &switched)) == NULL) return -1;
   if (st->devices[device.device_id].host_reads == 0) {
-    if ((r = rt->host_reads_while_kernels_run(device.device_type, device.device_id, &reads, &call)) == 0)
+    if ((r = rt->host_reads_while_kernels_run(device.device_id, &reads, &call)) == 0)
       st->devices[device.device_id].host_reads = reads ? 1 : 2;
   }
   *out = st->devices[device.device_id].host_reads == 1;

@@ -99,15 +99,6 @@ static int copy_2d(void* dst, size_t dst_pitch, int dst_host, const void* src, s
   return hip.hipMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, HIP_MEMCPY_DEFAULT, stream);
 }
 
-/* The ROCm memory the host reads is pinned host memory (kDLROCMHost): no managed kind is served. */
-static int host_reads_while_kernels_run(int32_t device_type, int32_t device_id, int* out, const char** call) {
-  (void)device_type;
-  (void)device_id;
-  (void)call;
-  *out = 1;
-  return 0;
-}
-
 const dlpm_py__runtime dlpm_py__hip_runtime = {
     "the HIP runtime",
     "ROCm",
@@ -124,7 +115,7 @@ const dlpm_py__runtime dlpm_py__hip_runtime = {
     leave,
     allocate,
     release,
-    host_reads_while_kernels_run,
+    NULL, /* the ROCm memory the host reads is pinned (kDLROCMHost): no managed kind is served */
     {"hipInit", init},
     {"hipStreamCreateWithFlags", stream_create},
     {"hipStreamWaitEvent", stream_wait_event},

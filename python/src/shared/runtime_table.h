@@ -62,10 +62,11 @@ typedef struct dlpm_py__runtime {
    * its free (any thread, no GIL). */
   int (*allocate)(int32_t device_type, size_t bytes, void** out, const char** call);
   int (*release)(int32_t device_type, void* memory);
-  /* *out: whether the host may read memory of `device_type` on the current device while
-   * kernels run (CUDA managed memory: the device's concurrent managed access, which Jetson and
-   * pre-Pascal GPUs lack; pinned host memory: always); *call names a failed call. */
-  int (*host_reads_while_kernels_run)(int32_t device_type, int32_t device_id, int* out, const char** call);
+  /* *out: whether the host may read the runtime's managed memory of `device_id` (current)
+   * while kernels run (CUDA: the device's concurrent managed access, which Jetson and
+   * pre-Pascal GPUs lack); *call names a failed call. NULL: the runtime serves no managed
+   * memory (HIP here: its host-readable memory is pinned). */
+  int (*host_reads_while_kernels_run)(int32_t device_id, int* out, const char** call);
   DLPM_PY_RUNTIME_CALLS(DLPM_PY_RUNTIME_CALL_FIELD)
 } dlpm_py__runtime;
 
