@@ -205,9 +205,12 @@ static int runtime_copy(tensor_object* o, DLDevice target, PyObject* stream, DLM
 static int export_copy(tensor_object* o, DLDevice target, PyObject* stream, DLManagedTensorVersioned** out) {
   const DLDevice device = o->base->dl_tensor.device;
   dlpm_status s;
+  int host_reads = 0; /* not managed memory of a device without concurrent managed access: the device copies that */
   if (o->hooks.copy == NULL && target.device_type == kDLCPU && target.device_id == 0 &&
-      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL && !has_producer_wait(o))
-    return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+      dlpm_is_host_accessible(device.device_type) && o->ready.event == NULL && !has_producer_wait(o)) {
+    if (dlpm_py__host_reads_while_kernels_run(device, &host_reads) != 0) return -1;
+    if (host_reads) return (s = dlpm_managed_copy_to_host(o->base, out)) == DLPM_OK ? 0 : export_failed(s);
+  }
   if (o->hooks.copy == NULL && dlpm_py__runtime_copies(device, target)) return runtime_copy(o, target, stream, out);
   if (o->hooks.copy == NULL) {
     /* A device no runtime of this library serves is named as PyTorch's __dlpack__ names it

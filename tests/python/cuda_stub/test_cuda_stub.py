@@ -191,20 +191,20 @@ def test_a_stream_ordered_parameter_is_told_its_stream(bound):
 def test_managed_memory_is_copied_to_the_cpu_where_the_device_lacks_concurrent_managed_access():
     """On a device without concurrent managed access (Jetson, pre-Pascal GPUs) the host faults
     reading managed memory while any kernel runs: there dl_device=(kDLCPU, 0) copies it
-    (copy=None) or refuses (copy=False), where a current GPU shares it. The attribute is asked
-    once per device (a new process: the answer is kept for the process)."""
+    (copy=None), the device making the copy (with no pending work, the host would have read
+    it), or refuses (copy=False), where a current GPU shares it. The attribute is asked once
+    per device (a new process: the answer is kept for the process)."""
     code = (
         "import os\n"
         "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
         "stub.stub_log.restype = ctypes.c_char_p\n"
         "stub.stub_set_concurrent_managed_access(0)\n"
         "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
-        "class M:\n"
-        "    def __dlpack_device__(self): return (13, 0)\n"
-        "    def __dlpack__(self, **kw): return dl.device_capsule(ctypes.addressof(buffer), (4,), None, 32, 13, 0)\n"
-        "t = dl.reexport(M())\n"
+        "t = dl.reexport(dl.device_capsule(ctypes.addressof(buffer), (4,), None, 32, 13, 0))  # no event, no wait\n"
+        "stub.stub_clear_log()\n"
         "r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))\n"
         "assert r['copied'] and r['data_ptr'] != ctypes.addressof(buffer), r\n"
+        "assert any(l.startswith('cuMemcpy') for l in stub.stub_log().decode().splitlines()), 'the host read it'\n"
         "assert list(ctypes.cast(ctypes.create_string_buffer(r['bytes'], 16), ctypes.POINTER(ctypes.c_float))[:4]) == [1, 2, 3, 4]\n"
         "try:\n"
         "    t.__dlpack__(max_version=(1, 3), dl_device=(1, 0), copy=False)\n"
