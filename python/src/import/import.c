@@ -394,6 +394,7 @@ static void hand_back_checked(dlpm_checked_tensor* checked_out, const DLTensor* 
  * dlpm_py_options.ready_on_host says of a borrow; other memory is asked for as without it. */
 static dlpm_status capture_readiness(const DLManagedTensorVersioned* t, const DLPackExchangeAPI* api, void* ordered_on,
                                      int ordered, dlpm_py_ready* ready);
+static dlpm_status host_may_read(DLDevice d);
 static dlpm_status note_stream_order(dlpm_py_provenance* how, DLDevice d, const DLPackExchangeAPI* api,
                                      const dlpm_py_options* o, int path, void* ordered_on, int ordered, int passed);
 
@@ -469,6 +470,8 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
     dlpm_py__event_release(on_host.device, on_host.event);
   }
+  if (s == DLPM_OK && ready_on_host(o) && dlpm_is_host_accessible(t->dl_tensor.device.device_type))
+    s = host_may_read(t->dl_tensor.device);
 
   if (s != DLPM_OK) {
     release_keeping_error(t, capsule != NULL ? *capsule : NULL); /* "used_...": nothing left to delete */
@@ -480,6 +483,21 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
 }
 
 /* ---- stream order (dlpm_py_tensor_import) ---------------------------------------------------- */
+
+/* A host function's view (ready_on_host) of memory the host reads: not managed memory of a
+ * device without concurrent managed access (Jetson, pre-Pascal GPUs), which the host may not
+ * read while any kernel runs, whatever the producer's own work. DLPM_OK, or an exception set:
+ * TypeError (the memory does not fit a host view: a binding tries the next overload), or
+ * BufferError from the runtime. */
+static dlpm_status host_may_read(DLDevice d) {
+  int reads = 1;
+  if (dlpm_py__host_reads_while_kernels_run(d, &reads) != 0) return DLPM_PY_E_DEVICE_RUNTIME;
+  if (reads) return DLPM_OK;
+  return dlpm_py__fail(PyExc_TypeError, DLPM_E_DEVICE_MISMATCH,
+                       "a host view of CUDA managed memory on device %d, which lacks concurrent managed access: the "
+                       "host may not read it while kernels run (copy it to the CPU instead: dl_device=(1, 0))",
+                       (int)d.device_id);
+}
 
 /* When a CUDA or ROCm tensor's data is ready: an event recorded on the producer's current work stream
  * (through the exchange API, "no sync": its table says which stream) or on the stream the

@@ -220,6 +220,32 @@ def test_managed_memory_is_copied_to_the_cpu_where_the_device_lacks_concurrent_m
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
+def test_a_host_view_of_managed_memory_is_refused_where_the_device_lacks_concurrent_managed_access(bound):
+    """A host function's view (ready_on_host) of managed memory on a device without concurrent
+    managed access: the host may not read it while any kernel runs, so the caster refuses it
+    with TypeError naming why (a binding then tries the next overload), through __dlpack__
+    and through our Tensor (a new process: the device's answer is kept for the process)."""
+    code = (
+        "import os, " + bound.__name__ + " as bound\n"
+        "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
+        "stub.stub_set_concurrent_managed_access(0)\n"
+        "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
+        "class M:\n"
+        "    def __dlpack_device__(self): return (13, 0)\n"
+        "    def __dlpack__(self, **kw): return dl.device_capsule(ctypes.addressof(buffer), (2, 2), None, 32, 13, 0)\n"
+        "for x in (M(), dl.reexport(M())):\n"
+        "    try:\n"
+        "        bound.sum_without_gil(x)\n"
+        "        raise SystemExit('a host view of managed memory was made')\n"
+        "    except TypeError as e:\n"
+        "        assert 'lacks concurrent managed access' in str(e), e\n"
+        "print('ok')\n"
+    )
+    child = run_alone(code, RT, RT.path)
+    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stdout + child.stderr
+
+
+@pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
 def test_a_host_view_of_managed_memory_reads_the_producers_writes(bound):
     """Managed memory that a kernel still queued on the producer's stream fills with 7.0: a
     plain host view (a host function reads it, nothing orders that after the producer) is
