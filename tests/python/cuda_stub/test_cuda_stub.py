@@ -188,18 +188,28 @@ def test_a_stream_ordered_parameter_is_told_its_stream(bound):
         bound.ready_on_cuda(dl.tensor((3,), (2, 32, 1)))
 
 
+def without_concurrent_managed_access(body, imports=""):
+    """Runs `body` in a new process (the device's answer is kept for the process) whose stub
+    device 0 lacks concurrent managed access, with `stub` (the stub library) and `buffer`
+    (4 floats: 1, 2, 3, 4) defined; it prints 'ok' when its checks hold."""
+    prelude = (
+        f"import os{imports}\n"
+        "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
+        "stub.stub_log.restype = ctypes.c_char_p\n"
+        "stub.stub_set_concurrent_managed_access(0)\n"
+        "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
+    )
+    child = run_alone(prelude + body + "print('ok')\n", RT, RT.path)
+    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stdout + child.stderr
+
+
 def test_managed_memory_is_copied_to_the_cpu_where_the_device_lacks_concurrent_managed_access():
     """On a device without concurrent managed access (Jetson, pre-Pascal GPUs) the host faults
     reading managed memory while any kernel runs: there dl_device=(kDLCPU, 0) copies it
     (copy=None), the device making the copy (with no pending work, the host would have read
     it), or refuses (copy=False), where a current GPU shares it. The attribute is asked once
-    per device (a new process: the answer is kept for the process)."""
-    code = (
-        "import os\n"
-        "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
-        "stub.stub_log.restype = ctypes.c_char_p\n"
-        "stub.stub_set_concurrent_managed_access(0)\n"
-        "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
+    per device."""
+    without_concurrent_managed_access(
         "t = dl.reexport(dl.device_capsule(ctypes.addressof(buffer), (4,), None, 32, 13, 0))  # no event, no wait\n"
         "stub.stub_clear_log()\n"
         "r = dl.consume(t.__dlpack__(max_version=(1, 3), dl_device=(1, 0)))\n"
@@ -213,10 +223,7 @@ def test_managed_memory_is_copied_to_the_cpu_where_the_device_lacks_concurrent_m
         "    assert 'lacks concurrent managed access' in str(e), e\n"
         "asked = [l for l in stub.stub_log().decode().splitlines() if l.startswith('cuDeviceGetAttribute')]\n"
         "assert asked == ['cuDeviceGetAttribute attribute=89 device=0'], asked\n"
-        "print('ok')\n"
     )
-    child = run_alone(code, RT, RT.path)
-    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stdout + child.stderr
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
@@ -224,12 +231,8 @@ def test_a_host_view_of_managed_memory_is_refused_where_the_device_lacks_concurr
     """A host function's view (ready_on_host) of managed memory on a device without concurrent
     managed access: the host may not read it while any kernel runs, so the caster refuses it
     with TypeError naming why (a binding then tries the next overload), through __dlpack__
-    and through our Tensor (a new process: the device's answer is kept for the process)."""
-    code = (
-        "import os, " + bound.__name__ + " as bound\n"
-        "stub = ctypes.CDLL(os.environ['DLPM_CUDA_DRIVER'])\n"
-        "stub.stub_set_concurrent_managed_access(0)\n"
-        "buffer = (ctypes.c_float * 4)(1, 2, 3, 4)\n"
+    and through our Tensor."""
+    without_concurrent_managed_access(
         "class M:\n"
         "    def __dlpack_device__(self): return (13, 0)\n"
         "    def __dlpack__(self, **kw): return dl.device_capsule(ctypes.addressof(buffer), (2, 2), None, 32, 13, 0)\n"
@@ -238,11 +241,8 @@ def test_a_host_view_of_managed_memory_is_refused_where_the_device_lacks_concurr
         "        bound.sum_without_gil(x)\n"
         "        raise SystemExit('a host view of managed memory was made')\n"
         "    except TypeError as e:\n"
-        "        assert 'lacks concurrent managed access' in str(e), e\n"
-        "print('ok')\n"
-    )
-    child = run_alone(code, RT, RT.path)
-    assert child.returncode == 0 and child.stdout.strip() == "ok", child.stdout + child.stderr
+        "        assert 'lacks concurrent managed access' in str(e), e\n",
+        imports=f", {bound.__name__} as bound")
 
 
 @pytest.mark.parametrize("bound", binding_modules(), ids=lambda m: m.__name__)
