@@ -390,9 +390,9 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
      * (the array API's copy=None reuses the memory where it can, as CuPy's __dlpack__ does for
      * managed memory), once the host has waited for the producer's work: a CPU consumer
      * passes no stream. */
+    const int host_target = target.device_type == kDLCPU && dlpm_is_host_accessible(device.device_type);
     int shared = 0; /* Jetson's and pre-Pascal GPUs' managed memory faults if the host reads it while kernels run */
-    if (target.device_type == kDLCPU && copy != Py_True && dlpm_is_host_accessible(device.device_type) &&
-        dlpm_py__host_reads_while_kernels_run(device, &shared) != 0)
+    if (host_target && copy != Py_True && dlpm_py__host_reads_while_kernels_run(device, &shared) != 0)
       return NULL;
     if (shared) {
       if (host_wait_for_producer(o) != 0 || tensor_export(self, &exported) != 0) return NULL;
@@ -406,8 +406,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
                    "__dlpack__: dl_device=(%d, %d) needs a copy of this tensor, which is on (%d, %d), and copy=False "
                    "forbids one%s",
                    (int)target.device_type, (int)target.device_id, (int)device.device_type, (int)device.device_id,
-                   target.device_type == kDLCPU && dlpm_is_host_accessible(device.device_type)
-                       ? " (the device lacks concurrent managed access: the host may not read its managed memory "
+                   host_target ? " (the device lacks concurrent managed access: the host may not read its managed memory "
                          "while kernels run)"
                        : "");
       Py_DECREF(kind);
@@ -622,7 +621,6 @@ static int exchange_export_orders(const tensor_object* o) {
  * wait), or through the producer's wait, asked each time. 0, or -1 with an exception set. */
 static int order_work_stream(tensor_object* o) {
   void* library;
-  if (!exchange_export_orders(o)) return 0;
   if (o->ready.event != NULL && !o->library_waits) {
     if (dlpm_py__library_stream(o->ready.device, &library) != 0 ||
         dlpm_py__wait(o->ready.device, library, o->ready.event) != 0)

@@ -224,13 +224,29 @@ static PyObject* first_line(PyObject* exc) {
   return line;
 }
 
+/* The exception in flight (one is), normalised with its traceback attached, and cleared: a
+ * new reference. */
+static PyObject* take_exception(void) {
+#if DLPM_PY_RAISED_EXCEPTION
+  return PyErr_GetRaisedException();
+#else
+  PyObject *type, *exc, *traceback;
+  PyErr_Fetch(&type, &exc, &traceback);
+  PyErr_NormalizeException(&type, &exc, &traceback);
+  if (traceback) PyException_SetTraceback(exc, traceback);
+  Py_XDECREF(type);
+  Py_XDECREF(traceback);
+  return exc;
+#endif
+}
+
 /* What obj's own __dlpack__() says of the tensor its exchange API refused: the first line of
  * its exception, or NULL (no exception set) when it raised none or that could not be read. A
  * producer's exchange entry may fail below the words its protocol gives (PyTorch's, for a
  * sparse tensor: "Cannot access data pointer of Tensor that doesn't have storage", where its
  * __dlpack__ says the tensor is not strided). An export it makes after all is let go. */
 static PyObject* protocol_refusal(PyObject* obj) {
-  PyObject *method = PyObject_GetAttrString(obj, "__dlpack__"), *capsule, *line = NULL;
+  PyObject *method = PyObject_GetAttrString(obj, "__dlpack__"), *capsule, *exc, *line;
   if (method == NULL) {
     PyErr_Clear();
     return NULL;
@@ -241,23 +257,9 @@ static PyObject* protocol_refusal(PyObject* obj) {
     Py_DECREF(capsule); /* unconsumed: its destructor runs the producer's deleter */
     return NULL;
   }
-#if DLPM_PY_RAISED_EXCEPTION
-  {
-    PyObject* exc = PyErr_GetRaisedException();
-    line = first_line(exc);
-    Py_DECREF(exc);
-  }
-#else
-  {
-    PyObject *type, *exc, *traceback;
-    PyErr_Fetch(&type, &exc, &traceback);
-    PyErr_NormalizeException(&type, &exc, &traceback);
-    line = exc ? first_line(exc) : NULL;
-    Py_XDECREF(type);
-    Py_XDECREF(exc);
-    Py_XDECREF(traceback);
-  }
-#endif
+  exc = take_exception();
+  line = first_line(exc);
+  Py_DECREF(exc);
   return line;
 }
 
@@ -288,23 +290,12 @@ static PyObject* as_buffer_error(PyObject* obj, const char* entry, PyObject* pro
 dlpm_status dlpm_py__exchange_entry_failed(PyObject* obj, const char* entry) {
   PyObject *exc, *wrapped;
   const char* kind;
-#if !DLPM_PY_RAISED_EXCEPTION
-  PyObject *type, *traceback;
-#endif
   if (!PyErr_Occurred()) {
     PyErr_Format(PyExc_BufferError, "the DLPack exchange API's %s failed without setting an exception (%s)", entry,
                  dlpm_status_string(DLPM_E_PRODUCER_FAILED));
     return DLPM_E_PRODUCER_FAILED;
   }
-#if DLPM_PY_RAISED_EXCEPTION
-  exc = PyErr_GetRaisedException();
-#else
-  PyErr_Fetch(&type, &exc, &traceback);
-  PyErr_NormalizeException(&type, &exc, &traceback);
-  if (traceback) PyException_SetTraceback(exc, traceback);
-  Py_XDECREF(type);
-  Py_XDECREF(traceback);
-#endif
+  exc = take_exception();
   kind = Py_IS_TYPE(exc, (PyTypeObject*)PyExc_RuntimeError) ? "RuntimeError"
          : Py_IS_TYPE(exc, (PyTypeObject*)PyExc_TypeError)  ? "TypeError"
          : Py_IS_TYPE(exc, (PyTypeObject*)PyExc_ValueError) ? "ValueError"
