@@ -25,8 +25,11 @@
 //! What it cannot see is Python code, and other consumers, writing the memory while Rust
 //! reads it, which no DLPack consumer can prevent.
 
+use std::cell::UnsafeCell;
 use std::ffi::{c_void, CStr};
-use std::sync::{Mutex, OnceLock};
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use dlpack_mdspan_sys as sys;
 use pyo3::ffi as pyffi;
@@ -49,7 +52,65 @@ struct Claim {
 /// The claims alive in this process, few at a time (the arguments of the calls in flight
 /// and the viewed imports alive): a list. Only the copy whose registry the process shares
 /// ([`Shared`]) keeps any.
-static CLAIMS: Mutex<Vec<Claim>> = Mutex::new(Vec::new());
+static CLAIMS: Claims = Claims {
+    locked: AtomicBool::new(false),
+    list: UnsafeCell::new(Vec::new()),
+};
+
+/// The claim list behind a spin lock: taken with one atomic exchange and given back with a
+/// plain store. Every argument claims and releases, and `std::sync::Mutex` pays an atomic
+/// exchange at each unlock too (to find a waiter to wake); the lock is held for a scan of
+/// a few claims and never across a call out, so a waiter spins briefly, then yields.
+struct Claims {
+    locked: AtomicBool,
+    list: UnsafeCell<Vec<Claim>>,
+}
+
+// SAFETY: the list is reached only through a `ClaimsGuard`, which holds the lock.
+unsafe impl Sync for Claims {}
+
+impl Claims {
+    fn lock(&self) -> ClaimsGuard<'_> {
+        let mut spins = 0u32;
+        while self.locked.swap(true, Ordering::Acquire) {
+            // Wait for the holder with loads, not exchanges that take the cache line from it.
+            while self.locked.load(Ordering::Relaxed) {
+                if spins < 64 {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now(); // the holder may have been descheduled
+                }
+            }
+        }
+        ClaimsGuard(self)
+    }
+}
+
+/// The claim list, locked until it drops (a panic in between cannot leave it half
+/// written: each change is one push, removal or field update).
+struct ClaimsGuard<'a>(&'a Claims);
+
+impl Deref for ClaimsGuard<'_> {
+    type Target = Vec<Claim>;
+    fn deref(&self) -> &Vec<Claim> {
+        // SAFETY: the lock is held (ClaimsGuard is made only by Claims::lock).
+        unsafe { &*self.0.list.get() }
+    }
+}
+
+impl DerefMut for ClaimsGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Vec<Claim> {
+        // SAFETY: as in deref; this guard is the only one.
+        unsafe { &mut *self.0.list.get() }
+    }
+}
+
+impl Drop for ClaimsGuard<'_> {
+    fn drop(&mut self) {
+        self.0.locked.store(false, Ordering::Release);
+    }
+}
 
 /// The attribute of the `sys` module that is the process's registry: a capsule named
 /// [`CAPSULE_NAME`] of a [`Shared`].
@@ -301,7 +362,7 @@ unsafe extern "C" fn claim_here(
     held: *mut Held,
 ) -> i32 {
     let (writes, replaces) = (kind & WRITES != 0, kind & REPLACES != 0);
-    let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut claims = CLAIMS.lock();
     // A key's own reader claim is no conflict for the writer that replaces it; two writers
     // always are, even of one key (one object given twice as a writer).
     if let Some(c) = claims.iter().find(|c| {
@@ -342,7 +403,7 @@ unsafe extern "C" fn claim_here(
 /// [`Shared::release`] of this copy's registry.
 unsafe extern "C" fn release_here(key: usize, kind: u32) {
     let writes = kind & WRITES != 0;
-    let mut claims = CLAIMS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut claims = CLAIMS.lock();
     if let Some(i) = claims
         .iter()
         .position(|c| c.key == key && c.writes == writes)
@@ -406,7 +467,6 @@ impl ManagedTensor {
     /// for the first time both claim, and the one whose state change loses gives its claim
     /// back.
     pub(crate) fn claim_for_view(&self, writes: bool) -> Result<u8, Error> {
-        use std::sync::atomic::Ordering;
         let want = if writes {
             import_claim::WRITES
         } else {
@@ -438,7 +498,6 @@ impl ManagedTensor {
     /// was, unclaimed or claimed for reading. Called by `view_mut`, which holds `&mut self`,
     /// so no view relies on the claim.
     pub(crate) fn unclaim_for_view(&self, before: u8) {
-        use std::sync::atomic::Ordering;
         if before == import_claim::NONE || before == import_claim::WRITES {
             return; // nothing was claimed here
         }
@@ -462,20 +521,14 @@ impl ManagedTensor {
     /// Whether the tensor was imported from Python (its views claim its bytes).
     #[inline(always)]
     pub(crate) fn is_python_import(&self) -> bool {
-        self.python_claim()
-            .load(std::sync::atomic::Ordering::Relaxed)
-            != import_claim::NONE
+        self.python_claim().load(Ordering::Relaxed) != import_claim::NONE
     }
 
     /// Ends this tensor's claim, if it made one (its drop, `into_raw`, `into_legacy`): one
     /// load for a tensor that made none.
     #[inline(always)]
     pub(crate) fn release_claim(&self) {
-        if self
-            .python_claim()
-            .load(std::sync::atomic::Ordering::Relaxed)
-            >= import_claim::READS
-        {
+        if self.python_claim().load(Ordering::Relaxed) >= import_claim::READS {
             self.release_claim_made();
         }
     }
@@ -483,7 +536,6 @@ impl ManagedTensor {
     #[cold]
     #[inline(never)]
     fn release_claim_made(&self) {
-        use std::sync::atomic::Ordering;
         match self
             .python_claim()
             .swap(import_claim::NONE, Ordering::AcqRel)
@@ -492,5 +544,65 @@ impl ManagedTensor {
             import_claim::WRITES => release(resolved(), self.as_ptr() as usize, true),
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The claim list under many threads at once (views of `ManagedTensor`s claim without
+    /// the GIL): every claim and release is seen whole, conflicts are found, and the list
+    /// ends empty. Without the lock the threads' pushes and removals race on one `Vec`.
+    #[test]
+    fn claims_from_many_threads_at_once_stay_consistent() {
+        const THREADS: usize = 8;
+        const ROUNDS: usize = 20_000;
+        // Addresses far from any real allocation; each thread's writer span is its own, and
+        // all threads read one shared span.
+        const BASE: usize = 1 << 47;
+        const SHARED: (usize, usize) = (BASE, BASE + 64);
+        let refused = std::thread::scope(|s| {
+            let workers: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    s.spawn(move || {
+                        let own = (BASE + 4096 * (t + 1), BASE + 4096 * (t + 1) + 256);
+                        let (writer, reader, intruder) =
+                            (BASE + 3 * t, BASE + 3 * t + 1, BASE + 3 * t + 2);
+                        let mut refused = 0;
+                        for _ in 0..ROUNDS {
+                            // SAFETY: a null `held` is allowed (Shared::claim's contract).
+                            unsafe {
+                                assert_eq!(
+                                    claim_here(writer, own.0, own.1, WRITES, std::ptr::null_mut()),
+                                    0
+                                );
+                                assert_eq!(
+                                    claim_here(reader, SHARED.0, SHARED.1, 0, std::ptr::null_mut()),
+                                    0
+                                );
+                                // A writer of the shared span meets this thread's own reader.
+                                refused += claim_here(
+                                    intruder,
+                                    SHARED.0,
+                                    SHARED.1 + 1,
+                                    WRITES,
+                                    std::ptr::null_mut(),
+                                );
+                                release_here(reader, 0);
+                                release_here(writer, WRITES);
+                            }
+                        }
+                        refused
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|w| w.join().unwrap()).sum::<i32>()
+        });
+        assert_eq!(refused as usize, THREADS * ROUNDS);
+        assert!(CLAIMS
+            .lock()
+            .iter()
+            .all(|c| c.begin < BASE || c.begin >= BASE + 4096 * (THREADS + 1)));
     }
 }
