@@ -470,7 +470,9 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
     dlpm_py__event_release(on_host.device, on_host.event);
   }
-  if (s == DLPM_OK && ready_on_host(o) && dlpm_is_host_accessible(t->dl_tensor.device.device_type))
+  /* memory with streams the host reads (managed): the test inline, so that the CPU's makes no call */
+  if (s == DLPM_OK && ready_on_host(o) && dlpm_py__device_has_streams(t->dl_tensor.device.device_type) &&
+      dlpm_is_host_accessible(t->dl_tensor.device.device_type))
     s = host_may_read(t->dl_tensor.device);
 
   if (s != DLPM_OK) {

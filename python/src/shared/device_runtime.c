@@ -282,10 +282,11 @@ int dlpm_py__host_reads_while_kernels_run(DLDevice device, int* out) {
   void* saved = NULL;
   const char* call = NULL;
   int switched, r = 0, reads = 1;
-  const dlpm_py__runtime* rt = runtime_of(device.device_type, NULL);
+  const dlpm_py__runtime* rt;
   *out = 1;
-  /* pinned host memory (no streams), or a runtime with no managed memory: no call */
-  if (!dlpm_py__device_has_streams(device.device_type) || rt == NULL || rt->host_reads_while_kernels_run == NULL)
+  /* the CPU's or pinned host memory (no streams), or a runtime with no managed memory: no call */
+  if (!dlpm_py__device_has_streams(device.device_type) || (rt = runtime_of(device.device_type, NULL)) == NULL ||
+      rt->host_reads_while_kernels_run == NULL)
     return 0;
   if ((rt = enter(device, &st, &saved, &switched)) == NULL) return -1;
   if (st->devices[device.device_id].host_reads == 0) {
