@@ -11,8 +11,8 @@
 /* Python may drop a capsule while an exception is in flight (a consumer that failed after
  * __dlpack__): the deleter, maybe a producer's Python code, must neither see nor replace it. */
 static void versioned_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor_versioned"))
-    dlpm_py_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, "dltensor_versioned"));
+  if (PyCapsule_IsValid(capsule, dlpm_py__capsule_names.versioned))
+    dlpm_py_managed_delete((DLManagedTensorVersioned*)PyCapsule_GetPointer(capsule, dlpm_py__capsule_names.versioned));
 }
 
 /* dlpm_py_managed_delete's legacy twin. */
@@ -23,7 +23,7 @@ static void legacy_delete_keeping_error(DLManagedTensor* legacy) {
 }
 
 static void legacy_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, "dltensor")) legacy_delete_keeping_error((DLManagedTensor*)PyCapsule_GetPointer(capsule, "dltensor"));
+  if (PyCapsule_IsValid(capsule, dlpm_py__capsule_names.legacy)) legacy_delete_keeping_error((DLManagedTensor*)PyCapsule_GetPointer(capsule, dlpm_py__capsule_names.legacy));
 }
 
 PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {
@@ -35,7 +35,7 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     return NULL;
   }
   if (versioned) {
-    if ((capsule = PyCapsule_New(t, "dltensor_versioned", versioned_destructor)) == NULL) dlpm_py_managed_delete(t);
+    if ((capsule = PyCapsule_New(t, dlpm_py__capsule_names.versioned, versioned_destructor)) == NULL) dlpm_py_managed_delete(t);
     return capsule;
   }
   /* Legacy DLPack cannot say READ_ONLY (nor sub-byte padding): such a tensor is refused
@@ -45,7 +45,7 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     dlpm_py_managed_delete(t);
     return NULL;
   }
-  if ((capsule = PyCapsule_New(legacy, "dltensor", legacy_destructor)) == NULL) legacy_delete_keeping_error(legacy);
+  if ((capsule = PyCapsule_New(legacy, dlpm_py__capsule_names.legacy, legacy_destructor)) == NULL) legacy_delete_keeping_error(legacy);
   return capsule;
 }
 

@@ -10,8 +10,8 @@
 /* What a capsule's name says it holds. */
 enum capsule_kind { NOT_DLPACK, VERSIONED, LEGACY };
 static enum capsule_kind kind_of(const char* name) {
-  if (name != NULL && strcmp(name, "dltensor_versioned") == 0) return VERSIONED;
-  if (name != NULL && strcmp(name, "dltensor") == 0) return LEGACY;
+  if (name != NULL && strcmp(name, dlpm_py__capsule_names.versioned) == 0) return VERSIONED;
+  if (name != NULL && strcmp(name, dlpm_py__capsule_names.legacy) == 0) return LEGACY;
   return NOT_DLPACK;
 }
 
@@ -60,7 +60,8 @@ static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void*
   const uintptr_t address = (uintptr_t)name;
   if (name != NULL && (address == seen_versioned || address == seen_legacy)) {
     kind = address == seen_versioned ? VERSIONED : LEGACY;
-    if ((*pointer = PyCapsule_GetPointer(capsule, kind == VERSIONED ? "dltensor_versioned" : "dltensor")) != NULL)
+    if ((*pointer = PyCapsule_GetPointer(capsule, kind == VERSIONED ? dlpm_py__capsule_names.versioned
+                                                                   : dlpm_py__capsule_names.legacy)) != NULL)
       return kind;
     PyErr_Clear();
   }
@@ -74,14 +75,6 @@ static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void*
   return kind;
 }
 
-/* The names a taken capsule gets. The producer's destructor compares the capsule's name with
- * its own "used_..." (NumPy's: PyCapsule_IsValid, a strcmp) on every import. glibc's AVX2
- * strcmp takes a slower path, about 60 instructions more, when the two strings' offsets in
- * their pages, OR-ed, exceed 4096 - 128: always where either lies in a page's last 128
- * bytes, as a literal may (measured: the Rust extension's copy, 22 bytes from the end).
- * Aligned to 128 bytes, ours never lies there, nor adds a bit below 128 to the OR. */
-static _Alignas(128) const char used_versioned_name[] = "used_dltensor_versioned";
-static _Alignas(128) const char used_legacy_name[] = "used_dltensor";
 
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
  * the tensor stays with the capsule), then version-checked, legacy moved to versioned
@@ -98,13 +91,13 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
   *legacy = 0;
   if (kind == VERSIONED) {
     DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)pointer;
-    if (PyCapsule_SetName(capsule, used_versioned_name) != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_versioned) != 0) return dlpm_py__producer_failed("renaming the capsule");
     if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
     return s;
   }
   if (kind == LEGACY) {
     DLManagedTensor* old = (DLManagedTensor*)pointer;
-    if (PyCapsule_SetName(capsule, used_legacy_name) != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_legacy) != 0) return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
     s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
     if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */

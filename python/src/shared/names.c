@@ -2,6 +2,9 @@
 /* The interned names and constant arguments both directions use. */
 #include "shared/shared.h"
 
+_Alignas(4096) const dlpm_py_capsule_names dlpm_py__capsule_names = {
+    "dltensor_versioned", "used_dltensor_versioned", "dltensor", "used_dltensor"};
+
 static dlpm_py_names names;
 static int names_ready;
 

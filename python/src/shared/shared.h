@@ -39,6 +39,24 @@ typedef struct dlpm_py_names {
 /* The names, or NULL with an exception set. */
 const dlpm_py_names* dlpm_py__names(void);
 
+/* The DLPack capsule names this copy gives its capsules and compares a producer's with
+ * (names.c), one page-aligned object: every import and every capsule's death compares two
+ * such names with strcmp (PyCapsule_GetPointer, PyCapsule_IsValid), one of them ours and the
+ * other the producer's or the consumer's literal, and glibc's AVX2 strcmp takes a slower path
+ * (about 60 instructions more) when the two strings' offsets in their pages, OR-ed, exceed
+ * 4096 - 128. At a page's start (offsets 0 to 96) ours add only bits below 128 to the
+ * other string's offset, which cross that limit only where the other string lies in its
+ * page's last 256 bytes, wherever the linker put the rest of this copy (measured: a literal
+ * of ours whose offset crossed it with NumPy's cost a pybind11 caster's import of a NumPy
+ * array 64 instructions). */
+typedef struct dlpm_py_capsule_names {
+  char versioned[32];      /* "dltensor_versioned" */
+  char used_versioned[32]; /* "used_dltensor_versioned": a taken capsule's */
+  char legacy[32];         /* "dltensor" */
+  char used_legacy[32];    /* "used_dltensor" */
+} dlpm_py_capsule_names;
+extern const dlpm_py_capsule_names dlpm_py__capsule_names;
+
 /* Sets `kind` with the facade's message for `status`; returns NULL. */
 PyObject* dlpm_py__raise_as(PyObject* kind, dlpm_status status);
 
