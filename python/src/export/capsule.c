@@ -23,7 +23,8 @@ static void legacy_delete_keeping_error(DLManagedTensor* legacy) {
 }
 
 static void legacy_destructor(PyObject* capsule) {
-  if (PyCapsule_IsValid(capsule, dlpm_py__capsule_names.legacy)) legacy_delete_keeping_error((DLManagedTensor*)PyCapsule_GetPointer(capsule, dlpm_py__capsule_names.legacy));
+  if (PyCapsule_IsValid(capsule, dlpm_py__capsule_names.legacy))
+    legacy_delete_keeping_error((DLManagedTensor*)PyCapsule_GetPointer(capsule, dlpm_py__capsule_names.legacy));
 }
 
 PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DLPM_NOEXCEPT {
@@ -35,7 +36,8 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     return NULL;
   }
   if (versioned) {
-    if ((capsule = PyCapsule_New(t, dlpm_py__capsule_names.versioned, versioned_destructor)) == NULL) dlpm_py_managed_delete(t);
+    if ((capsule = PyCapsule_New(t, dlpm_py__capsule_names.versioned, versioned_destructor)) == NULL)
+      dlpm_py_managed_delete(t);
     return capsule;
   }
   /* Legacy DLPack cannot say READ_ONLY (nor sub-byte padding): such a tensor is refused
@@ -45,7 +47,8 @@ PyObject* dlpm_py_capsule_new(DLManagedTensorVersioned* t, int32_t versioned) DL
     dlpm_py_managed_delete(t);
     return NULL;
   }
-  if ((capsule = PyCapsule_New(legacy, dlpm_py__capsule_names.legacy, legacy_destructor)) == NULL) legacy_delete_keeping_error(legacy);
+  if ((capsule = PyCapsule_New(legacy, dlpm_py__capsule_names.legacy, legacy_destructor)) == NULL)
+    legacy_delete_keeping_error(legacy);
   return capsule;
 }
 

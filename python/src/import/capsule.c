@@ -75,7 +75,6 @@ static enum capsule_kind take_pointer(PyObject* capsule, const char* name, void*
   return kind;
 }
 
-
 /* Takes the tensor out of a DLPack capsule: renamed "used_..." first (if the rename fails
  * the tensor stays with the capsule), then version-checked, legacy moved to versioned
  * (*legacy set). `not_dlpack` is the exception for a capsule (or object) that is not a
@@ -91,13 +90,15 @@ dlpm_status dlpm_py__take_capsule(PyObject* capsule, const dlpm_py_options* o, P
   *legacy = 0;
   if (kind == VERSIONED) {
     DLManagedTensorVersioned* t = (DLManagedTensorVersioned*)pointer;
-    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_versioned) != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_versioned) != 0)
+      return dlpm_py__producer_failed("renaming the capsule");
     if ((s = dlpm_py__check_version(t)) == DLPM_OK) *out = t; /* else the deleter has run */
     return s;
   }
   if (kind == LEGACY) {
     DLManagedTensor* old = (DLManagedTensor*)pointer;
-    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_legacy) != 0) return dlpm_py__producer_failed("renaming the capsule");
+    if (PyCapsule_SetName(capsule, dlpm_py__capsule_names.used_legacy) != 0)
+      return dlpm_py__producer_failed("renaming the capsule");
     *legacy = 1;
     s = o->legacy_writable ? dlpm_from_legacy_writable(old, out) : dlpm_from_legacy(old, out);
     if (s != DLPM_OK) dlpm_py__raise_as(PyExc_BufferError, s); /* the legacy deleter has run */
