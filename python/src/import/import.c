@@ -470,9 +470,7 @@ DLPM_PY_BODY dlpm_status import_tensor(PyObject* obj, const dlpm_py_options* o, 
     if (s == DLPM_OK && dlpm_py__event_synchronize(on_host.device, on_host.event) != 0) s = DLPM_PY_E_DEVICE_RUNTIME;
     dlpm_py__event_release(on_host.device, on_host.event);
   }
-  /* memory with streams the host reads (managed): the test inline, so that the CPU's makes no call */
-  if (s == DLPM_OK && ready_on_host(o) && dlpm_py__device_has_streams(t->dl_tensor.device.device_type) &&
-      dlpm_is_host_accessible(t->dl_tensor.device.device_type))
+  if (s == DLPM_OK && ready_on_host(o) && dlpm_py__is_host_stream_memory(t->dl_tensor.device.device_type))
     s = host_may_read(t->dl_tensor.device);
 
   if (s != DLPM_OK) {
@@ -676,8 +674,7 @@ dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dl
 static int owned_before_lending(const dlpm_checked_tensor* kept, const dlpm_py_options* o) {
   if (kept == NULL) return 0;
   return (kept->flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED) != 0 ||
-         (ready_on_host(o) && dlpm_py__is_stream_memory(kept->tensor->device.device_type) &&
-          dlpm_is_host_accessible(kept->tensor->device.device_type));
+         (ready_on_host(o) && dlpm_py__is_host_stream_memory(kept->tensor->device.device_type));
 }
 
 /* The borrow itself, the options checked; `words`, `check`, `announced` and `how` as for
@@ -722,8 +719,7 @@ DLPM_PY_BODY dlpm_status borrow_tensor(PyObject* obj, const dlpm_py_options* o, 
         PyErr_Clear();
         goto owning;
       }
-      if (ready_on_host(o) && dlpm_py__is_stream_memory(view->device.device_type) &&
-          dlpm_is_host_accessible(view->device.device_type))
+      if (ready_on_host(o) && dlpm_py__is_host_stream_memory(view->device.device_type))
         goto owning; /* a view the host reads (managed memory) of a type whose form is not known (its
                       * table's no_sync lend waited for nothing): an import captures the work to wait for */
       if (facts.semantic_bits != 0 && !o->accept_semantic_bits &&

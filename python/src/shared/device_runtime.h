@@ -25,11 +25,17 @@ static inline int dlpm_py__is_stream_memory(int32_t device_type) {
   return device_type == kDLCUDA || device_type == kDLCUDAManaged || device_type == kDLROCM;
 }
 
+/* Stream memory the host reads: CUDA managed memory. The test of the device type inline, so
+ * that the CPU's memory makes no call. */
+static inline int dlpm_py__is_host_stream_memory(int32_t device_type) {
+  return dlpm_py__is_stream_memory(device_type) && dlpm_is_host_accessible(device_type);
+}
+
 /* Whether an import that captures readiness captures that of memory of `device_type`: stream
- * memory, only what the host reads of it (CUDA managed memory) with `host_readable_only` (a
- * borrow for a host function, ready_on_host: a host view refuses the rest, unread). */
+ * memory, only what the host reads of it with `host_readable_only` (a borrow for a host
+ * function, ready_on_host: a host view refuses the rest, unread). */
 static inline int dlpm_py__captures(int32_t device_type, int host_readable_only) {
-  return dlpm_py__is_stream_memory(device_type) && (!host_readable_only || dlpm_is_host_accessible(device_type));
+  return host_readable_only ? dlpm_py__is_host_stream_memory(device_type) : dlpm_py__is_stream_memory(device_type);
 }
 
 /* Any memory kind a device runtime allocates: its stream memory and its pinned host memory. */
