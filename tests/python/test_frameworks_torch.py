@@ -10,6 +10,8 @@ Export: ``torch.from_dlpack(our Tensor)`` (our ``__dlpack__``), and torch's own 
 managed_tensor_to_py_object_no_sync (``dl.to_py_via``) and its allocator (``dl.allocate_via``).
 Also our own type through its exchange API. Run by CTest with the frameworks flavour only.
 """
+import re
+
 import pytest
 import torch
 from torch.utils.dlpack import ReadOnlyTensorWrapper
@@ -324,6 +326,23 @@ def test_a_refusal_names_the_option_in_the_callers_words(path):
             dl.consume(t, write=torch_bytes(torch.zeros(2)), **EXCHANGE_PATHS[path], **keywords)
         assert ("accept_semantic_bits" in str(refused.value)) == (keywords.get("semantic_bits_option") != "")
     assert t.tolist() == [1.0, 2.0]  # nothing written
+
+
+def test_a_read_only_import_words_the_refusal_in_the_callers_words():
+    """Options that ask what the defaults ask but for semantic_bits_option (the Rust crate's
+    ManagedTensor argument: "") take the defaults' body (dlpm_py_import's import_with_defaults),
+    which still words a refusal with the caller's option, or with none for ""."""
+    t, _ = with_bit("neg")
+    remedy = r"call \.resolve_neg\(\) on it first"
+    cases = [({}, r", or set dlpm_py_options\.accept_semantic_bits = 1 to take the raw memory"),
+             ({"semantic_bits_option": "ImportOptions::accept_semantic_bits"},
+              r", or set ImportOptions::accept_semantic_bits to take the raw memory"),
+             ({"semantic_bits_option": ""}, r" \(invalid argument\)$")]
+    for keywords, ending in cases:
+        with pytest.raises(BufferError, match="negative bit is set") as refused:
+            dl.consume(t, **keywords)
+        assert re.search(remedy + ending, str(refused.value)), refused.value
+        assert ("accept_semantic_bits" in str(refused.value)) == (keywords.get("semantic_bits_option") != "")
 
 
 @pytest.mark.matrix("PyTorch", "import", "exchange API")

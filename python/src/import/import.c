@@ -574,13 +574,24 @@ dlpm_status dlpm_py__import_ready(PyObject* obj, const dlpm_requirements* req, c
   return import_tensor(obj, o, semantic_bits_option(o), caller_writes(req, o), checks_for(req, o), req, out, o->provenance, NULL, ready, NULL, 0);
 }
 
-/* dlpm_py_import with NULL options (the usual call), its arguments usable: the body with the
- * defaults as a constant, so that every option test folds away. */
+/* dlpm_py_import with NULL options (the usual call), or with options that ask what the
+ * defaults ask (asks_the_defaults, validating, nothing lent) but may name the caller's option
+ * in a refusal of a semantic bit (`bits_option`: the Rust crate's ""), its arguments usable:
+ * the body with the defaults as a constant, so that every option test folds away. */
 static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj, const dlpm_requirements* req,
+                                                                  const char* bits_option,
                                                                   DLManagedTensorVersioned** out) {
-  return import_tensor(obj, &default_options, NULL, caller_writes(req, &default_options), checks_for(req, &default_options),
-                       req, out, NULL, NULL, NULL, NULL, 0);
+  return import_tensor(obj, &default_options, bits_option, caller_writes(req, &default_options),
+                       checks_for(req, &default_options), req, out, NULL, NULL, NULL, NULL, 0);
 }
+
+/* Whether `opts` (usable) asks an import what the defaults ask: the defaults' body serves it. */
+static int import_asks_the_defaults(const dlpm_py_options* opts);
+
+/* The body for usable arguments: the defaults' for NULL options and options that ask what
+ * they ask, else the caller's. */
+static dlpm_status import_with(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                               DLManagedTensorVersioned** out);
 
 static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, const dlpm_requirements* req,
                                                                  const dlpm_py_options* opts,
@@ -600,7 +611,7 @@ static __attribute__((noinline)) dlpm_status import_own_tensor(PyObject* obj, co
   DLManagedTensorVersioned* t = NULL;
   dlpm_status s;
   if (facts.semantic_bits != 0 || (own = dlpm_py__own_export_source(obj, facts.api)) == NULL)
-    return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
+    return import_with(obj, req, opts, out);
   if (dlpm_py__tensor_export(obj, &t) != 0)
     return dlpm_py__exchange_entry_failed(obj, "managed_tensor_from_py_object_no_sync");
   if ((s = checked_own_export(obj, own, t, checks_for(req, &default_options), NULL)) != DLPM_OK) {
@@ -654,13 +665,23 @@ static int asks_the_defaults(const dlpm_py_options* o) {
  * expansion is a function of its own, and so is a Tensor's usual call (NULL options, or
  * options that ask what the defaults ask), so that this entry makes no frame: its own work is
  * the choice. */
+static int import_asks_the_defaults(const dlpm_py_options* opts) {
+  return asks_the_defaults(opts) && opts->validate && opts->lent == NULL;
+}
+
+static dlpm_status import_with(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
+                               DLManagedTensorVersioned** out) {
+  if (opts == NULL) return import_with_defaults(obj, req, NULL, out);
+  if (import_asks_the_defaults(opts)) return import_with_defaults(obj, req, semantic_bits_option(opts), out);
+  return import_with_options(obj, req, opts, out);
+}
+
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   if (obj == NULL || out == NULL) return import_with_options(obj, req, opts, out); /* ValueError */
-  if ((PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object &&
-      (opts == NULL || (asks_the_defaults(opts) && opts->validate && opts->lent == NULL)))
+  if ((PyObject*)Py_TYPE(obj) == dlpm_py__tensor_type_object && (opts == NULL || import_asks_the_defaults(opts)))
     return import_own_tensor(obj, req, opts, out);
-  return opts ? import_with_options(obj, req, opts, out) : import_with_defaults(obj, req, out);
+  return import_with(obj, req, opts, out);
 }
 
 /* ---- borrowed views ----------------------------------------------------------------------- */
