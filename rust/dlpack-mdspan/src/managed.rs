@@ -4,6 +4,7 @@
 use std::fmt;
 use std::mem::ManuallyDrop;
 use std::ptr::{self, NonNull};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use dlpack_mdspan_sys as sys;
 
@@ -42,15 +43,74 @@ pub use export::{OwnerExport, VecExport};
 /// # Ok::<(), dlpack_mdspan::Error>(())
 /// ```
 pub struct ManagedTensor {
-    ptr: NonNull<sys::DLManagedTensorVersioned>,
-    /// Made by this crate from memory it owns alone (`from_vec*`): nothing else can reach
-    /// the elements, so safe `&mut` access is sound.
-    made_here: bool,
-    /// What the tensor has claimed in the borrow registry (`python/borrows.rs`): set for a
-    /// tensor imported from Python, whose memory safe code may also reach through another
-    /// argument; changed atomically, after the registry's claim and before its release.
-    #[cfg(feature = "pyo3")]
-    python_claim: std::sync::atomic::AtomicU8,
+    /// The tensor's address, with what this crate knows of it in the address's three low
+    /// bits (a `DLManagedTensorVersioned` is aligned to 8: [`from_raw`](Self::from_raw)
+    /// refuses another address): [`MADE_HERE`], and the tensor's claim in the borrow
+    /// registry ([`CLAIM`]: `python/borrows.rs`), set for a tensor imported from Python,
+    /// whose memory safe code may also reach through another argument, and changed
+    /// atomically, after the registry's claim and before its release. One word, so that a
+    /// `ManagedTensor` (an argument, the `Result` that carries it) moves by one 8-byte load
+    /// and store: as a pointer and two bytes it was copied field by field and read back
+    /// with wider loads, which cannot take their value from the narrower stores just made (a
+    /// stall per move; docs/performance-history.md, "The ManagedTensor in one word").
+    word: AtomicPtr<sys::DLManagedTensorVersioned>,
+}
+
+/// Made by this crate from memory it owns alone (`from_vec*`): nothing else can reach the
+/// elements, so safe `&mut` access is sound. Set once, through `&mut`.
+const MADE_HERE: usize = 0b100;
+/// The claim's bits (`python/borrows.rs`'s `import_claim`: 0 to 3).
+#[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
+const CLAIM: usize = 0b011;
+/// Every bit the word keeps beside the address.
+const TAGS: usize = MADE_HERE | CLAIM;
+const _: () = assert!(std::mem::align_of::<sys::DLManagedTensorVersioned>() > TAGS);
+
+/// The claim bits of a [`ManagedTensor`]'s word, read and changed as an atomic byte's
+/// value would be (the address and [`MADE_HERE`] never change through it).
+#[cfg(feature = "pyo3")]
+pub(crate) struct ClaimBits<'a>(&'a AtomicPtr<sys::DLManagedTensorVersioned>);
+
+#[cfg(feature = "pyo3")]
+impl ClaimBits<'_> {
+    /// The word with `claim` in its claim bits and its other bits as they are.
+    #[inline(always)]
+    fn with(&self, claim: u8) -> *mut sys::DLManagedTensorVersioned {
+        self.0
+            .load(Ordering::Relaxed)
+            .map_addr(|a| (a & !CLAIM) | usize::from(claim))
+    }
+
+    #[inline(always)]
+    pub(crate) fn load(&self, order: Ordering) -> u8 {
+        (self.0.load(order).addr() & CLAIM) as u8
+    }
+
+    #[inline(always)]
+    pub(crate) fn store(&self, claim: u8, order: Ordering) {
+        self.0.store(self.with(claim), order);
+    }
+
+    #[inline(always)]
+    pub(crate) fn swap(&self, claim: u8, order: Ordering) -> u8 {
+        (self.0.swap(self.with(claim), order).addr() & CLAIM) as u8
+    }
+
+    /// As `AtomicU8::compare_exchange`: only the claim bits change, so the word is as
+    /// expected exactly when they are.
+    #[inline(always)]
+    pub(crate) fn compare_exchange(
+        &self,
+        current: u8,
+        new: u8,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<u8, u8> {
+        self.0
+            .compare_exchange(self.with(current), self.with(new), success, failure)
+            .map(|_| current)
+            .map_err(|w| (w.addr() & CLAIM) as u8)
+    }
 }
 
 // SAFETY: a ManagedTensor is a unique owning pointer. Moving it to another thread moves the
@@ -64,27 +124,46 @@ unsafe impl Send for ManagedTensor {}
 unsafe impl Sync for ManagedTensor {}
 
 impl ManagedTensor {
-    /// The owner of `ptr`; `made_here`: memory this crate owns alone.
+    /// The owner of `ptr` (aligned to 8); `made_here`: memory this crate owns alone.
     pub(crate) fn owning(ptr: NonNull<sys::DLManagedTensorVersioned>, made_here: bool) -> Self {
+        debug_assert_eq!(ptr.as_ptr().addr() & TAGS, 0);
+        let tag = if made_here { MADE_HERE } else { 0 };
         ManagedTensor {
-            ptr,
-            made_here,
-            #[cfg(feature = "pyo3")]
-            python_claim: std::sync::atomic::AtomicU8::new(0),
+            word: AtomicPtr::new(ptr.as_ptr().map_addr(|a| a | tag)),
         }
+    }
+
+    /// Marks the tensor as made here, from memory this crate owns alone.
+    pub(crate) fn set_made_here(&mut self) {
+        let word = self.word.get_mut();
+        *word = word.map_addr(|a| a | MADE_HERE);
+    }
+
+    /// Made here (`MADE_HERE`).
+    #[inline(always)]
+    fn made_here(&self) -> bool {
+        self.word.load(Ordering::Relaxed).addr() & MADE_HERE != 0
+    }
+
+    /// The tensor's address.
+    #[inline(always)]
+    fn ptr(&self) -> *mut sys::DLManagedTensorVersioned {
+        self.word.load(Ordering::Relaxed).map_addr(|a| a & !TAGS)
     }
 
     /// The tensor's claim in the borrow registry.
     #[cfg(feature = "pyo3")]
-    pub(crate) fn python_claim(&self) -> &std::sync::atomic::AtomicU8 {
-        &self.python_claim
+    pub(crate) fn python_claim(&self) -> ClaimBits<'_> {
+        ClaimBits(&self.word)
     }
 
     /// Takes ownership of a versioned tensor received from a producer, after the version
     /// check of the C facade (`dlpm_managed_check_version`): a major version other than the
     /// library's (DLPack 1) is refused with [`Status::VERSION_MISMATCH`], and the tensor's
     /// deleter has then already been called, as the DLPack specification requires. A newer
-    /// minor version is accepted. A NULL pointer is [`Status::NULL_POINTER`].
+    /// minor version is accepted. A NULL pointer is [`Status::NULL_POINTER`]; an address not
+    /// aligned for the struct is [`Status::MISALIGNED_METADATA`], and is not taken: nothing
+    /// may read the struct through it, its deleter included.
     ///
     /// The structure is not validated here; [`view`](Self::view), [`view_mut`](Self::view_mut)
     /// and [`validate`](Self::validate) do that.
@@ -122,6 +201,11 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(ptr: *mut sys::DLManagedTensorVersioned) -> Result<Self, Error> {
+        // The handle keeps facts in the address's low bits; and nothing, the facade included,
+        // may read the struct through an address not aligned for it.
+        if ptr.addr() & TAGS != 0 {
+            return Err(misaligned_tensor(ptr));
+        }
         // SAFETY: the caller hands over ownership of ptr (or passes NULL, which the facade
         // refuses); on a version mismatch the facade calls the deleter and nothing more.
         check(unsafe { sys::dlpm_managed_check_version(ptr) })?;
@@ -206,7 +290,7 @@ impl ManagedTensor {
         // SAFETY: self owns a live tensor, which the facade validates and only reads (its
         // elements are readable by from_raw's contract, or memory this crate owns); `out` is
         // a valid out-parameter, written only on success.
-        check(unsafe { sys::dlpm_managed_copy_to_host(self.ptr.as_ptr(), &mut out) })?;
+        check(unsafe { sys::dlpm_managed_copy_to_host(self.ptr(), &mut out) })?;
         let ptr = NonNull::new(out).ok_or_else(|| {
             Error::new(
                 Status::INTERNAL,
@@ -233,7 +317,7 @@ impl ManagedTensor {
         // The tensor leaves Rust: no view of it is alive (self is moved), so its claim ends.
         #[cfg(feature = "pyo3")]
         self.release_claim();
-        ManuallyDrop::new(self).ptr.as_ptr()
+        ManuallyDrop::new(self).ptr()
     }
 
     /// Gives up ownership to a legacy (pre-1.0) consumer through the facade's
@@ -261,7 +345,7 @@ impl ManagedTensor {
         let mut out: *mut sys::DLManagedTensor = ptr::null_mut();
         // SAFETY: self.ptr is a live tensor we own; on success its ownership moves into the
         // new legacy tensor, on failure it stays ours. `out` is a valid out-parameter.
-        let status = unsafe { sys::dlpm_to_legacy(self.ptr.as_ptr(), &mut out) };
+        let status = unsafe { sys::dlpm_to_legacy(self.ptr(), &mut out) };
         if status != sys::DLPM_OK {
             return Err(IntoLegacyError {
                 error: Error::from_facade(status),
@@ -289,13 +373,13 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn as_ptr(&self) -> *mut sys::DLManagedTensorVersioned {
-        self.ptr.as_ptr()
+        self.ptr()
     }
 
     pub(crate) fn raw(&self) -> &sys::DLManagedTensorVersioned {
         // SAFETY: self owns a live tensor whose struct nobody mutates while it is owned
         // (from_raw's contract, or made by the facade).
-        unsafe { self.ptr.as_ref() }
+        unsafe { &*self.ptr() }
     }
 
     /// The underlying `DLTensor`, unvalidated.
@@ -357,7 +441,7 @@ impl ManagedTensor {
     /// ```
     pub fn read_only_cause(&self) -> ReadOnlyCause {
         // SAFETY: self.ptr is a live tensor of our major version; no reason is asked for.
-        match unsafe { sys::dlpm_managed_read_only_cause(self.ptr.as_ptr(), ptr::null_mut()) } {
+        match unsafe { sys::dlpm_managed_read_only_cause(self.ptr(), ptr::null_mut()) } {
             sys::DLPM_READ_ONLY_NONE => ReadOnlyCause::None,
             sys::DLPM_READ_ONLY_LEGACY_UNKNOWN => ReadOnlyCause::LegacyUnknown,
             sys::DLPM_READ_ONLY_PRODUCER_FORBIDS => ReadOnlyCause::ProducerForbids,
@@ -396,7 +480,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub fn is_exclusive(&self) -> bool {
-        self.made_here || self.is_copied()
+        self.made_here() || self.is_copied()
     }
 
     /// The device of the tensor.
@@ -445,7 +529,7 @@ impl ManagedTensor {
     pub fn validate(&self) -> Result<(), Error> {
         let req = checks::any_requirements();
         // SAFETY: the tensor is live; req is a valid requirements struct.
-        check(unsafe { sys::dlpm_check_managed(self.ptr.as_ptr(), &req) })
+        check(unsafe { sys::dlpm_check_managed(self.ptr(), &req) })
     }
 
     /// The validated shape (empty for rank 0).
@@ -525,6 +609,20 @@ impl ManagedTensor {
     }
 }
 
+/// [`ManagedTensor::from_raw`]'s refusal of an address not aligned for the struct.
+#[cold]
+#[inline(never)]
+fn misaligned_tensor(ptr: *mut sys::DLManagedTensorVersioned) -> Error {
+    Error::new(
+        Status::MISALIGNED_METADATA,
+        format!(
+            "from_raw: the tensor's address {ptr:p} is not aligned for DLManagedTensorVersioned ({} bytes); it is \
+             not taken (its deleter cannot be called through it)",
+            std::mem::align_of::<sys::DLManagedTensorVersioned>()
+        ),
+    )
+}
+
 impl Drop for ManagedTensor {
     fn drop(&mut self) {
         #[cfg(feature = "pyo3")]
@@ -532,14 +630,14 @@ impl Drop for ManagedTensor {
         // SAFETY: self owns the tensor; its deleter is called exactly once, here, with the
         // original pointer. dlpm_managed_delete is noexcept: a deleter that throws a C++
         // exception aborts the process inside the facade, so nothing unwinds into this frame.
-        unsafe { sys::dlpm_managed_delete(self.ptr.as_ptr()) }
+        unsafe { sys::dlpm_managed_delete(self.ptr()) }
     }
 }
 
 impl fmt::Debug for ManagedTensor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut d = f.debug_struct("ManagedTensor");
-        d.field("ptr", &self.ptr)
+        d.field("ptr", &self.ptr())
             .field("version", &self.version())
             .field("flags", &self.flags())
             .field("device", &self.device())

@@ -168,6 +168,33 @@ fn null_pointers_are_errors() {
 }
 
 #[test]
+fn misaligned_addresses_are_refused_unread() {
+    // An address not aligned for the struct: refused before anything reads through it (a
+    // read would be undefined behaviour; this one points nowhere), and not taken.
+    for offset in [1, 4, 7] {
+        let raw = std::ptr::dangling_mut::<dlpack_mdspan::sys::DLManagedTensorVersioned>()
+            .wrapping_byte_add(offset);
+        // SAFETY: a misaligned address is refused without being read.
+        let err = unsafe { ManagedTensor::from_raw(raw) }.unwrap_err();
+        assert_eq!(err.status(), Status::MISALIGNED_METADATA, "offset {offset}");
+        assert!(err.message().contains("not aligned"), "{}", err.message());
+    }
+    // An aligned one keeps its address and what the handle knows of it: made here or not.
+    let made = ManagedTensor::from_vec(vec![1u16, 2, 3], &[3]).unwrap();
+    assert!(made.is_exclusive());
+    let raw = made.into_raw();
+    assert_eq!(
+        raw.addr() % std::mem::align_of::<dlpack_mdspan::sys::DLManagedTensorVersioned>(),
+        0
+    );
+    // SAFETY: raw comes straight from into_raw.
+    let back = unsafe { ManagedTensor::from_raw(raw) }.unwrap();
+    assert_eq!(back.as_ptr(), raw);
+    assert!(!back.is_exclusive());
+    assert_eq!(back.view::<u16>().unwrap().as_slice().unwrap(), &[1, 2, 3]);
+}
+
+#[test]
 fn null_deleter_is_allowed() {
     let (raw, deleted) = common::versioned(&Spec::new(DataType::U8.0, &[1]));
     // Take the deleter out, to call it ourselves afterwards.

@@ -274,7 +274,7 @@ fn export_vec_checked<T: Element>(
     // alone.
     match unsafe { export(vec, &description, None, flags, buffer) } {
         Ok(mut tensor) => {
-            tensor.made_here = true;
+            tensor.set_made_here();
             Ok(tensor)
         }
         Err((error, vec)) => {
