@@ -289,7 +289,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
   DLDevice target = device;
   PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
   DLManagedTensorVersioned* exported = NULL;
-  Py_ssize_t nkw = kwnames ? PyTuple_Size(kwnames) : 0;
+  Py_ssize_t nkw = kwnames ? DLPM_PY_KWNAMES_SIZE(kwnames) : 0;
   int versioned = 0;
   if (!nm) return NULL;
   if (nargs != 0) {
@@ -297,7 +297,7 @@ static PyObject* tensor_dlpack(PyObject* self, PyObject* const* args, Py_ssize_t
     return NULL;
   }
   for (Py_ssize_t i = 0; i < nkw; ++i) {
-    PyObject* key = PyTuple_GetItem(kwnames, i);
+    PyObject* key = DLPM_PY_KWNAME(kwnames, i);
     PyObject** slot[4] = {&stream, &max_version, &dl_device, &copy};
     const int k = keyword_index(key, nm);
     if (k < 0) {

@@ -649,13 +649,14 @@ static __attribute__((noinline)) dlpm_status import_with_options(PyObject* obj, 
 _Static_assert(DLPM_PY_OPTIONS_VERSION == 5, "asks_the_defaults compares version 5's fields");
 static int asks_the_defaults(const dlpm_py_options* o) {
   const dlpm_py_options* d = &default_options;
-  /* The version first (it says which fields there are), then keep_alive: the casters' options
-   * set it, and fail here at once. */
-  return o->version == d->version && o->keep_alive == d->keep_alive && o->legacy_writable == d->legacy_writable &&
-         o->copy == d->copy && o->has_dl_device == d->has_dl_device &&
-         o->dl_device.device_type == d->dl_device.device_type && o->dl_device.device_id == d->dl_device.device_id &&
-         o->has_stream == d->has_stream && o->stream == d->stream && o->stream_object == d->stream_object &&
-         o->use_exchange_api == d->use_exchange_api && o->writable == d->writable &&
+  /* The version first (it says which fields there are), then the fields callers set most,
+   * so that their options fail at once: keep_alive (the casters'), use_exchange_api (an import
+   * through __dlpack__) and writable. */
+  return o->version == d->version && o->keep_alive == d->keep_alive && o->use_exchange_api == d->use_exchange_api &&
+         o->writable == d->writable && o->legacy_writable == d->legacy_writable && o->copy == d->copy &&
+         o->has_dl_device == d->has_dl_device && o->dl_device.device_type == d->dl_device.device_type &&
+         o->dl_device.device_id == d->dl_device.device_id && o->has_stream == d->has_stream &&
+         o->stream == d->stream && o->stream_object == d->stream_object &&
          o->accept_semantic_bits == d->accept_semantic_bits && o->provenance == d->provenance &&
          o->checked == d->checked && o->ready_on_host == d->ready_on_host;
 }

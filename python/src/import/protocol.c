@@ -44,7 +44,7 @@ DLPM_PY_BODY PyObject* call_dlpack(PyObject* obj, const dlpm_py_names* nm, PyObj
   } else if (n > 0) {
     if (!(kwargs = PyDict_New())) goto done;
     for (Py_ssize_t i = 0; i < n; ++i)
-      if (PyDict_SetItem(kwargs, PyTuple_GetItem(kwnames, i), values[i]) != 0) goto done;
+      if (PyDict_SetItem(kwargs, DLPM_PY_KWNAME(kwnames, i), values[i]) != 0) goto done;
   }
   result = PyObject_Call(method, empty, kwargs);
   if (kwargs == common_kwargs &&

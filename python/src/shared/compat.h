@@ -32,6 +32,16 @@
 #define DLPM_PY_FULL_API 0
 #endif
 
+/* A vectorcall's keyword names (always a tuple): its size and items, read in place with the
+ * full API (no call, no type test), through the calls in the limited API. */
+#if DLPM_PY_FULL_API
+#define DLPM_PY_KWNAMES_SIZE(kwnames) PyTuple_GET_SIZE(kwnames)
+#define DLPM_PY_KWNAME(kwnames, i) PyTuple_GET_ITEM(kwnames, i)
+#else
+#define DLPM_PY_KWNAMES_SIZE(kwnames) PyTuple_Size(kwnames)
+#define DLPM_PY_KWNAME(kwnames, i) PyTuple_GetItem(kwnames, i)
+#endif
+
 /* The full API with the GIL: a type's version tag (changed by every assignment to the type
  * or to one of its bases) keys a cache of borrowed method lookups. */
 #if !defined(Py_LIMITED_API) && !defined(Py_GIL_DISABLED)
