@@ -69,6 +69,7 @@ pub fn to_pyerr(py: Python<'_>, e: &Error) -> PyErr {
 ///     x.view_ref().to_vec().iter().sum()
 /// }
 /// ```
+#[repr(C)]
 pub struct PyTensor<'py, T: Element> {
     /// The view made at extraction; it points at the borrowed tensor's shape, strides and
     /// elements, which live until the borrow is ended (Drop), and is only handed out for a
@@ -80,11 +81,17 @@ pub struct PyTensor<'py, T: Element> {
 
 // The argument in 128 bytes (the view's 120 and the borrow's word): pyo3 moves it three
 // times per call, and the compiler copies 128 bytes or less in line where it calls `memcpy`
-// for more (docs/performance-history.md, "`PyTensor` in 128 bytes").
+// for more (docs/performance-history.md, "`PyTensor` in 128 bytes"). In declaration order
+// (repr(C)): the borrow's word, the `Result`'s niche, is the last, so the view starts the
+// argument and each move copies it in 16-byte pieces at the offsets the last move stored
+// them; where the compiler put the word first, the pieces of the view were read back 8 bytes
+// off the stores that had just written them (a failed store-to-load forward each: about 9 ns
+// a call on the extension's own Tensor).
 const _: () = assert!(std::mem::size_of::<PyTensor<'static, f32>>() <= 128);
 
 /// A tensor argument borrowed for the call, checked for writing as `T`: not READ_ONLY, and
 /// without a producer's semantic bit (PyTorch's conjugate or negative view, `requires_grad`).
+#[repr(C)]
 pub struct PyTensorMut<'py, T: Element> {
     /// As [`PyTensor`]'s; never exclusive (the producer may share the memory), kept without
     /// that flag.
