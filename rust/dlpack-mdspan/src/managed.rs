@@ -125,6 +125,7 @@ unsafe impl Sync for ManagedTensor {}
 
 impl ManagedTensor {
     /// The owner of `ptr` (aligned to 8); `made_here`: memory this crate owns alone.
+    #[inline]
     pub(crate) fn owning(ptr: NonNull<sys::DLManagedTensorVersioned>, made_here: bool) -> Self {
         debug_assert_eq!(ptr.as_ptr().addr() & TAGS, 0);
         let tag = if made_here { MADE_HERE } else { 0 };
@@ -134,6 +135,7 @@ impl ManagedTensor {
     }
 
     /// Marks the tensor as made here, from memory this crate owns alone.
+    #[inline]
     pub(crate) fn set_made_here(&mut self) {
         let word = self.word.get_mut();
         *word = word.map_addr(|a| a | MADE_HERE);
@@ -313,6 +315,7 @@ impl ManagedTensor {
     /// unsafe { dlpack_mdspan::sys::dlpm_managed_delete(raw) };
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn into_raw(self) -> *mut sys::DLManagedTensorVersioned {
         // The tensor leaves Rust: no view of it is alive (self is moved), so its claim ends.
         #[cfg(feature = "pyo3")]
@@ -372,10 +375,12 @@ impl ManagedTensor {
     /// assert_eq!((status, n), (sys::DLPM_OK, 8));
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn as_ptr(&self) -> *mut sys::DLManagedTensorVersioned {
         self.ptr()
     }
 
+    #[inline]
     pub(crate) fn raw(&self) -> &sys::DLManagedTensorVersioned {
         // SAFETY: self owns a live tensor whose struct nobody mutates while it is owned
         // (from_raw's contract, or made by the facade).
@@ -390,6 +395,7 @@ impl ManagedTensor {
     /// assert_eq!(t.dl_tensor().ndim, 1);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn dl_tensor(&self) -> &sys::DLTensor {
         &self.raw().dl_tensor
     }
@@ -402,6 +408,7 @@ impl ManagedTensor {
     /// assert_eq!(t.version().major, 1);
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn version(&self) -> sys::DLPackVersion {
         self.raw().version
     }
@@ -414,6 +421,7 @@ impl ManagedTensor {
     /// assert_eq!(t.flags(), Flags::empty());
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn flags(&self) -> Flags {
         Flags(self.raw().flags)
     }
@@ -479,6 +487,7 @@ impl ManagedTensor {
     /// assert!(!back.is_exclusive()); // provenance is lost across the raw pointer
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
+    #[inline]
     pub fn is_exclusive(&self) -> bool {
         self.made_here() || self.is_copied()
     }
