@@ -134,6 +134,36 @@ impl ManagedTensor {
         }
     }
 
+    /// Takes a tensor the Python component handed over (`dlpm_py_import`, which checked it,
+    /// its major version included), with `claim` in the registry's bits: `from_raw` without
+    /// the facade's second version check. An address not aligned for the struct is refused
+    /// as `from_raw` refuses it, and not taken.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a tensor `dlpm_py_import` just returned, whose ownership passes to the
+    /// result (or stays with nobody, for a refused address: it is leaked).
+    #[cfg(feature = "pyo3")]
+    #[inline]
+    pub(crate) unsafe fn from_component(
+        ptr: *mut sys::DLManagedTensorVersioned,
+        claim: u8,
+    ) -> Result<Self, Error> {
+        debug_assert!(usize::from(claim) <= CLAIM);
+        if ptr.is_null() {
+            return Err(Error::new(
+                Status::INTERNAL,
+                "dlpm_py_import returned success and a NULL tensor",
+            ));
+        }
+        if ptr.addr() & TAGS != 0 {
+            return Err(misaligned_tensor(ptr));
+        }
+        Ok(ManagedTensor {
+            word: AtomicPtr::new(ptr.map_addr(|a| a | usize::from(claim))),
+        })
+    }
+
     /// Marks the tensor as made here, from memory this crate owns alone.
     #[inline]
     pub(crate) fn set_made_here(&mut self) {

@@ -731,15 +731,12 @@ fn import_managed(
     if status != sys::DLPM_OK {
         return Err(PyErr::fetch(obj.py()));
     }
-    // SAFETY: the component hands over a live, validated tensor of major version 1.
-    let tensor = unsafe { ManagedTensor::from_raw(out) }.map_err(|e| to_pyerr(obj.py(), &e))?;
     // Its memory may be another argument's too: its views claim it (python/borrows.rs), in
-    // the registry found here, with the GIL held.
+    // the registry found here, with the GIL held; it starts unclaimed.
+    // SAFETY: the component hands over a live, validated tensor of major version 1.
+    let tensor = unsafe { ManagedTensor::from_component(out, borrows::import_claim::UNCLAIMED) }
+        .map_err(|e| to_pyerr(obj.py(), &e))?;
     borrows::shared(obj.py()).map_err(|e| to_pyerr(obj.py(), &e))?;
-    tensor.python_claim().store(
-        borrows::import_claim::UNCLAIMED,
-        std::sync::atomic::Ordering::Relaxed,
-    );
     if ready_on_host
         && options.ready_on_host == 0
         && tensor.device().device_type() != DeviceType::CPU
