@@ -156,9 +156,7 @@ impl ManagedTensor {
                 "dlpm_py_import returned success and a NULL tensor",
             ));
         }
-        if ptr.addr() & TAGS != 0 {
-            return Err(misaligned_tensor(ptr));
-        }
+        check_aligned(ptr)?;
         Ok(ManagedTensor {
             word: AtomicPtr::new(ptr.map_addr(|a| a | usize::from(claim))),
         })
@@ -233,11 +231,7 @@ impl ManagedTensor {
     /// # Ok::<(), dlpack_mdspan::Error>(())
     /// ```
     pub unsafe fn from_raw(ptr: *mut sys::DLManagedTensorVersioned) -> Result<Self, Error> {
-        // The handle keeps facts in the address's low bits; and nothing, the facade included,
-        // may read the struct through an address not aligned for it.
-        if ptr.addr() & TAGS != 0 {
-            return Err(misaligned_tensor(ptr));
-        }
+        check_aligned(ptr)?;
         // SAFETY: the caller hands over ownership of ptr (or passes NULL, which the facade
         // refuses); on a version mismatch the facade calls the deleter and nothing more.
         check(unsafe { sys::dlpm_managed_check_version(ptr) })?;
@@ -648,7 +642,18 @@ impl ManagedTensor {
     }
 }
 
-/// [`ManagedTensor::from_raw`]'s refusal of an address not aligned for the struct.
+/// The refusal of an address not aligned for the struct (`from_raw`'s, `from_component`'s):
+/// the handle keeps facts in the address's low bits, and nothing, the facade included, may
+/// read the struct through it.
+#[inline(always)]
+fn check_aligned(ptr: *mut sys::DLManagedTensorVersioned) -> Result<(), Error> {
+    if ptr.addr() & TAGS != 0 {
+        return Err(misaligned_tensor(ptr));
+    }
+    Ok(())
+}
+
+/// [`check_aligned`]'s error, worded out of line.
 #[cold]
 #[inline(never)]
 fn misaligned_tensor(ptr: *mut sys::DLManagedTensorVersioned) -> Error {
