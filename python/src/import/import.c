@@ -585,9 +585,6 @@ static __attribute__((noinline)) dlpm_status import_with_defaults(PyObject* obj,
                        checks_for(req, &default_options), req, out, NULL, NULL, NULL, NULL, 0);
 }
 
-/* Whether `opts` (usable) asks an import what the defaults ask: the defaults' body serves it. */
-static int import_asks_the_defaults(const dlpm_py_options* opts);
-
 /* The body for usable arguments: the defaults' for NULL options and options that ask what
  * they ask, else the caller's. */
 static dlpm_status import_with(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
@@ -661,11 +658,8 @@ static int asks_the_defaults(const dlpm_py_options* o) {
          o->checked == d->checked && o->ready_on_host == d->ready_on_host;
 }
 
-/* The entry points expand their body twice: for NULL options (the usual call) with the
- * defaults as a constant, so that every option test folds away, and for the caller's. Each
- * expansion is a function of its own, and so is a Tensor's usual call (NULL options, or
- * options that ask what the defaults ask), so that this entry makes no frame: its own work is
- * the choice. */
+/* Whether usable options ask an import what the defaults ask (validating, nothing lent): the
+ * defaults' body serves them, with their semantic_bits_option. */
 static int import_asks_the_defaults(const dlpm_py_options* opts) {
   return asks_the_defaults(opts) && opts->validate && opts->lent == NULL;
 }
@@ -677,6 +671,11 @@ static dlpm_status import_with(PyObject* obj, const dlpm_requirements* req, cons
   return import_with_options(obj, req, opts, out);
 }
 
+/* The entry points expand their body twice: for NULL options (the usual call) with the
+ * defaults as a constant, so that every option test folds away, and for the caller's. Each
+ * expansion is a function of its own, and so is a Tensor's usual call (NULL options, or
+ * options that ask what the defaults ask), so that this entry makes no frame: its own work is
+ * the choice. */
 dlpm_status dlpm_py_import(PyObject* obj, const dlpm_requirements* req, const dlpm_py_options* opts,
                            DLManagedTensorVersioned** out) DLPM_NOEXCEPT {
   if (obj == NULL || out == NULL) return import_with_options(obj, req, opts, out); /* ValueError */
