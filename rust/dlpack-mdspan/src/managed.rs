@@ -127,10 +127,16 @@ impl ManagedTensor {
     /// The owner of `ptr` (aligned to 8); `made_here`: memory this crate owns alone.
     #[inline]
     pub(crate) fn owning(ptr: NonNull<sys::DLManagedTensorVersioned>, made_here: bool) -> Self {
-        debug_assert_eq!(ptr.as_ptr().addr() & TAGS, 0);
-        let tag = if made_here { MADE_HERE } else { 0 };
+        Self::tagged(ptr.as_ptr(), if made_here { MADE_HERE } else { 0 })
+    }
+
+    /// The handle of `ptr` (aligned to 8) with `tags` in its low bits.
+    #[inline(always)]
+    fn tagged(ptr: *mut sys::DLManagedTensorVersioned, tags: usize) -> Self {
+        debug_assert_eq!(ptr.addr() & TAGS, 0);
+        debug_assert_eq!(tags & !TAGS, 0);
         ManagedTensor {
-            word: AtomicPtr::new(ptr.as_ptr().map_addr(|a| a | tag)),
+            word: AtomicPtr::new(ptr.map_addr(|a| a | tags)),
         }
     }
 
@@ -149,7 +155,6 @@ impl ManagedTensor {
         ptr: *mut sys::DLManagedTensorVersioned,
         claim: u8,
     ) -> Result<Self, Error> {
-        debug_assert!(usize::from(claim) <= CLAIM);
         if ptr.is_null() {
             return Err(Error::new(
                 Status::INTERNAL,
@@ -157,9 +162,7 @@ impl ManagedTensor {
             ));
         }
         check_aligned(ptr)?;
-        Ok(ManagedTensor {
-            word: AtomicPtr::new(ptr.map_addr(|a| a | usize::from(claim))),
-        })
+        Ok(Self::tagged(ptr, usize::from(claim)))
     }
 
     /// Marks the tensor as made here, from memory this crate owns alone.
@@ -660,8 +663,8 @@ fn misaligned_tensor(ptr: *mut sys::DLManagedTensorVersioned) -> Error {
     Error::new(
         Status::MISALIGNED_METADATA,
         format!(
-            "from_raw: the tensor's address {ptr:p} is not aligned for DLManagedTensorVersioned ({} bytes); it is \
-             not taken (its deleter cannot be called through it)",
+            "the tensor's address {ptr:p} is not aligned for DLManagedTensorVersioned ({} bytes); it is not \
+             taken (its deleter cannot be called through it)",
             std::mem::align_of::<sys::DLManagedTensorVersioned>()
         ),
     )
