@@ -20,7 +20,7 @@ import os as _os
 from ._core import CopyForbiddenError, InvalidStreamError, Tensor, from_dlpack
 from ._core import inspect as _inspect
 
-__all__ = ["CopyForbiddenError", "InvalidStreamError", "Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "__version__"]
+__all__ = ["CopyForbiddenError", "InvalidStreamError", "Tensor", "cmake_dir", "from_dlpack", "include_dir", "inspect", "library_dir", "source_commit", "__version__"]
 
 _HERE = _os.path.dirname(_os.path.abspath(__file__))
 
@@ -50,6 +50,17 @@ def library_dir() -> str:
 def cmake_dir() -> str:
     """The folder holding dlpack_mdspanConfig.cmake: pass it as -Ddlpack_mdspan_DIR=..."""
     return _os.path.join(_HERE, "lib", "cmake", "dlpack_mdspan")
+
+
+def source_commit() -> str:
+    """The commit this package was built from (``git rev-parse HEAD``, with "+dirty" where
+    tracked files differed from it), or "unknown" (built outside the project's git checkout,
+    or imported from a build tree)."""
+    try:
+        with open(_os.path.join(_HERE, "source_commit"), encoding="ascii") as f:
+            return f.read().strip() or "unknown"
+    except OSError:
+        return "unknown"
 
 
 _FIELDS = [

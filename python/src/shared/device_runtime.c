@@ -9,6 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* glibc 2.34 moved dlopen, dlsym, dlclose and dlerror from libdl into libc under a new
+ * symbol version, GLIBC_2.34, and a reference to that version makes every binary holding
+ * this file need glibc 2.34 (the wheel: manylinux_2_34, where it promises manylinux_2_17).
+ * Bound instead to the version each has had since the architecture's first glibc, which
+ * glibc 2.34 and later keep in libc as the same functions, and older ones define in libdl
+ * (the wheel's extension names libdl.so.2: python/package/CMakeLists.txt); scripts/check-wheel
+ * checks the policy the wheel meets. */
+#if defined(__GLIBC__) && defined(__x86_64__)
+#define DLPM_GLIBC_FIRST "GLIBC_2.2.5"
+#elif defined(__GLIBC__) && defined(__aarch64__)
+#define DLPM_GLIBC_FIRST "GLIBC_2.17"
+#endif
+#ifdef DLPM_GLIBC_FIRST
+__asm__(".symver dlopen,dlopen@" DLPM_GLIBC_FIRST);
+__asm__(".symver dlsym,dlsym@" DLPM_GLIBC_FIRST);
+__asm__(".symver dlclose,dlclose@" DLPM_GLIBC_FIRST);
+__asm__(".symver dlerror,dlerror@" DLPM_GLIBC_FIRST);
+#endif
+
 #define DLPM_RUNTIME_MAX_DEVICES 64
 #define DLPM_RUNTIME_EVENT_POOL 64
 

@@ -3,6 +3,7 @@
 in a fresh venv that also sees the frameworks venv's PyTorch and JAX): the build-time paths,
 `python -m dlpack_mdspan`, `inspect` on every kind of producer, `from_dlpack` and `Tensor`."""
 import os
+import re
 import subprocess
 import sys
 
@@ -22,7 +23,8 @@ def test_build_time_paths_hold_the_package():
 
 
 @pytest.mark.parametrize("flag, function", [("--cmake_dir", dm.cmake_dir), ("--include_dir", dm.include_dir),
-                                            ("--library_dir", dm.library_dir), ("--version", lambda: dm.__version__)])
+                                            ("--library_dir", dm.library_dir), ("--version", lambda: dm.__version__),
+                                            ("--source_commit", dm.source_commit)])
 def test_python_m_dlpack_mdspan(flag, function):
     out = subprocess.run([sys.executable, "-m", "dlpack_mdspan", flag], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == function()
@@ -30,6 +32,12 @@ def test_python_m_dlpack_mdspan(flag, function):
 
 def test_version_is_the_projects():
     assert dm.__version__.count(".") == 2 and dm.__version__ != "unknown"
+
+
+def test_source_commit_names_a_commit():
+    # The wheel of scripts/check-wheel is built from a git checkout (which compares it with
+    # the checkout's HEAD): a full commit id, "+dirty" when tracked files had changes.
+    assert re.fullmatch(r"[0-9a-f]{40}(\+dirty)?", dm.source_commit()), dm.source_commit()
 
 
 def test_inspect_numpy(capsys):
