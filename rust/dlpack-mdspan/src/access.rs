@@ -7,7 +7,7 @@ use crate::checks::Viewed;
 use crate::error::Error;
 use crate::managed::ManagedTensor;
 use crate::types::Element;
-use crate::view::{TensorView, TensorViewMut};
+use crate::view::{no_claim, TensorView, TensorViewMut};
 
 impl ManagedTensor {
     /// A shared, typed view for reading host memory. The facade checks (through
@@ -40,7 +40,7 @@ impl ManagedTensor {
         // SAFETY: the struct, its shape and strides, and the elements stay valid, and
         // unwritten by others, while self is borrowed (from_raw's contract, or memory this
         // crate owns); the checks for T, flags included, are the facade's, in `checked`.
-        unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }
+        unsafe { TensorView::checked(Viewed::Managed(self.raw()), no_claim) }
     }
 
     /// A typed view for reading and writing host memory: the checks of
@@ -73,37 +73,48 @@ impl ManagedTensor {
         // arrays stay valid while self is borrowed; &mut self excludes every other view of
         // this tensor for the lifetime of the result. `exclusive` is only true for memory
         // nothing outside this tensor can reach.
-        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) }
+        unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, no_claim) }
     }
 
-    /// [`view`](Self::view) of a tensor imported from Python: its bytes claimed for reading
-    /// until the tensor drops (python/borrows.rs), so that no writer elsewhere in safe Rust
-    /// changes what the view lends, then the view (whose check may read the elements: a
-    /// bool's). A refused view keeps the claim: another thread's view may rely on it.
+    /// [`view`](Self::view) of a tensor imported from Python: the view's check, then its
+    /// bytes claimed for reading until the tensor drops (python/borrows.rs), the span the
+    /// check learned, so that no writer elsewhere in safe Rust changes what the view lends,
+    /// before any element is read (a bool view reads them). A view refused after the claim
+    /// keeps it: another thread's view may rely on it.
     #[cfg(feature = "pyo3")]
     #[inline(never)]
     fn view_claimed<T: Element>(&self) -> Result<TensorView<'_, T>, Error> {
-        self.claim_for_view(false)?;
+        let claim = |t: &_, flags, len, reach| {
+            let size = std::mem::size_of::<T>();
+            self.claim_for_checked_view(false, (t, flags, len, reach), size)
+                .map(drop)
+        };
         // SAFETY: as `view`'s.
-        unsafe { TensorView::checked(Viewed::Managed(self.raw()), None) }
+        unsafe { TensorView::checked(Viewed::Managed(self.raw()), claim) }
     }
 
-    /// [`view_mut`](Self::view_mut) of a tensor imported from Python: its bytes claimed for
-    /// writing until the tensor drops, so that no other borrow in safe Rust reads what the
-    /// view changes, then the view; a refused view gives the claim back.
+    /// [`view_mut`](Self::view_mut) of a tensor imported from Python: the view's check, then
+    /// its bytes claimed for writing until the tensor drops, so that no other borrow in safe
+    /// Rust reads what the view changes, before any element is read; a view refused after the
+    /// claim gives it back (one refused by the check claims nothing).
     #[cfg(feature = "pyo3")]
     #[inline(never)]
     fn view_mut_claimed<T: Element>(
         &mut self,
         exclusive: bool,
     ) -> Result<TensorViewMut<'_, T>, Error> {
-        let before = self.claim_for_view(true)?;
+        let mut before = None;
+        let claim = |t: &_, flags, len, reach| {
+            let size = std::mem::size_of::<T>();
+            before = Some(self.claim_for_checked_view(true, (t, flags, len, reach), size)?);
+            Ok(())
+        };
         // SAFETY: as `view_mut`'s.
         let view =
-            unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, None) };
-        if view.is_err() {
-            // A refused writer (READ_ONLY, another dtype) gives its claim back: &mut self, so
-            // no other view relies on it.
+            unsafe { TensorViewMut::checked(Viewed::Managed(self.raw()), true, exclusive, claim) };
+        if let (Err(_), Some(before)) = (&view, before) {
+            // A writer refused after its claim (a bool byte) gives it back: &mut self, so no
+            // other view relies on it.
             self.unclaim_for_view(before);
         }
         view

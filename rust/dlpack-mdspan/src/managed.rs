@@ -314,7 +314,7 @@ impl ManagedTensor {
         // A tensor imported from Python claims its bytes for reading, as a view does: no
         // writer elsewhere in safe Rust writes them while the copy reads them.
         #[cfg(feature = "pyo3")]
-        self.claim_for_view(false)?;
+        self.claim_for_copy()?;
         let mut out: *mut sys::DLManagedTensorVersioned = ptr::null_mut();
         // SAFETY: self owns a live tensor, which the facade validates and only reads (its
         // elements are readable by from_raw's contract, or memory this crate owns); `out` is

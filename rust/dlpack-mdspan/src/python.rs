@@ -178,30 +178,6 @@ impl Borrowing<'_> {
         }
     }
 
-    /// Claims the bytes of the view made of this borrow (its description and flags,
-    /// `len` elements of `T`, whose check learned `reach`) in the borrow registry, for
-    /// writing with `writes`; an empty view claims nothing.
-    #[inline(always)]
-    fn claim<T: Element>(
-        &self,
-        py: Python<'_>,
-        described: (&sys::DLTensor, u64),
-        len: usize,
-        reach: Reach,
-        writes: bool,
-    ) -> Result<(), Error> {
-        if len == 0 {
-            return Ok(());
-        }
-        let span = borrows::span_reached(described.0, reach, std::mem::size_of::<T>());
-        debug_assert_eq!(
-            borrows::span_of(described.0, described.1).ok().flatten(),
-            Some(span),
-            "a view's reach is the facade's byte span"
-        );
-        borrows::claim(borrows::shared(py)?, self.key(), span, writes, false)
-    }
-
     /// The borrow's owner and kept object for the argument, which ends it (its Drop): the
     /// keep-alive reference is taken, as `dlpm_py_borrowed` allows, and the argument drops
     /// it without the component.
@@ -222,6 +198,58 @@ impl Borrowing<'_> {
         };
         std::mem::forget(self);
         Borrow(word)
+    }
+}
+
+/// The claim a view of a borrow asks once its check has learned the layout, before any
+/// element is read ([`ClaimBeforeRead`](crate::view::ClaimBeforeRead): a bool view reads its bytes): the bytes the view
+/// reaches claimed in the borrow registry, for writing with `writes`; an empty view claims
+/// nothing. A view refused after its claim gives it back ([`refused`](Self::refused)).
+struct ViewClaim<'c, 'b> {
+    borrow: &'c Borrowing<'b>,
+    writes: bool,
+    claimed: bool,
+}
+
+impl<'c, 'b> ViewClaim<'c, 'b> {
+    fn new(borrow: &'c Borrowing<'b>, writes: bool) -> Self {
+        ViewClaim {
+            borrow,
+            writes,
+            claimed: false,
+        }
+    }
+
+    /// Claims the bytes of the view (its description and flags, `len` elements of `T`, whose
+    /// check learned `reach`).
+    #[inline(always)]
+    fn claim<T: Element>(
+        &mut self,
+        py: Python<'_>,
+        (tensor, flags, len, reach): (&sys::DLTensor, u64, usize, Reach),
+    ) -> Result<(), Error> {
+        let Some(span) = borrows::view_span(tensor, flags, len, reach, std::mem::size_of::<T>())
+        else {
+            return Ok(());
+        };
+        borrows::claim(
+            borrows::shared(py)?,
+            self.borrow.key(),
+            span,
+            self.writes,
+            false,
+        )?;
+        self.claimed = true;
+        Ok(())
+    }
+
+    /// The view's refusal `e`, its claim given back if it made one.
+    #[cold]
+    fn refused(&self, e: Error) -> Error {
+        if self.claimed {
+            borrows::release(borrows::resolved(), self.borrow.key(), self.writes);
+        }
+        e
     }
 }
 
@@ -488,14 +516,20 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
-        let mut reach = Reach::default();
+        let py = obj.py();
+        let mut claim = ViewClaim::new(&borrow, false);
         // SAFETY: the tensor's shape, strides and elements stay valid and unmodified until
         // the borrow ends (Drop), after the view, which is only lent for borrows of self;
-        // its elements are not written by Rust while a read borrow lives (the producer's
-        // other users are the contract of every DLPack import).
-        let view = unsafe { TensorView::checked(Viewed::Flagged(tensor, flags), Some(&mut reach)) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, reach, borrow)
+        // its elements are not written by Rust while a read borrow lives (the claim, made
+        // before the view reads any; the producer's other users are the contract of every
+        // DLPack import).
+        let view = unsafe {
+            TensorView::checked(Viewed::Flagged(tensor, flags), |t: &_, f, n, r| {
+                claim.claim::<T>(py, (t, f, n, r))
+            })
+        }
+        .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
+        Ok(Self::with(view, borrow))
     }
 
     /// The extraction of a Tensor whose checked form the component keeps (this extension's
@@ -516,10 +550,16 @@ impl<'py, T: Element> PyTensor<'py, T> {
         let Some(form) = form else {
             return Self::unlent(obj, tensor, borrow);
         };
+        let py = obj.py();
+        let mut claim = ViewClaim::new(&borrow, false);
         // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
-        let view = unsafe { TensorView::from_checked_form(tensor, form) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, Reach::of(form), borrow)
+        let view = unsafe {
+            TensorView::from_checked_form(tensor, form, |t: &_, f, n, r| {
+                claim.claim::<T>(py, (t, f, n, r))
+            })
+        }
+        .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
+        Ok(Self::with(view, borrow))
     }
 
     /// `extract_kept`'s rare end, where nothing was lent (a padded form, a description other
@@ -532,29 +572,23 @@ impl<'py, T: Element> PyTensor<'py, T> {
         tensor: Viewed<'py>,
         borrow: Borrowing<'_>,
     ) -> PyResult<Self> {
-        let mut reach = Reach::default();
+        let py = obj.py();
+        let mut claim = ViewClaim::new(&borrow, false);
         // SAFETY: as `extract_kept`'s; the view makes its own check.
-        let view = unsafe { TensorView::checked(tensor, Some(&mut reach)) }
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Self::claimed(obj, view, reach, borrow)
+        let view = unsafe {
+            TensorView::checked(tensor, |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r)))
+        }
+        .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
+        Ok(Self::with(view, borrow))
     }
 
-    /// The argument of `view`, once its bytes are claimed for reading (a refusal ends the
-    /// borrow: `Borrowing`'s Drop).
+    /// The argument of `view`, whose bytes its check claimed for reading.
     #[inline(always)]
-    fn claimed(
-        obj: Borrowed<'_, 'py, PyAny>,
-        view: TensorView<'py, T>,
-        reach: Reach,
-        borrow: Borrowing<'_>,
-    ) -> PyResult<Self> {
-        borrow
-            .claim::<T>(obj.py(), view.described(), view.len(), reach, false)
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensor {
+    fn with(view: TensorView<'py, T>, borrow: Borrowing<'_>) -> Self {
+        PyTensor {
             view,
             borrow: borrow.into_parts(),
-        })
+        }
     }
 }
 
@@ -585,7 +619,8 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // view is made, before the argument takes the borrow.
         // SAFETY: a live local, not written while the view is made.
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
-        let mut reach = Reach::default();
+        let py = obj.py();
+        let mut claim = ViewClaim::new(&borrow, true);
         // SAFETY: as PyTensor's; a writable request takes the component's owning path, whose
         // flags are known, and the view refuses READ_ONLY. Not exclusive: the producer may
         // share the memory.
@@ -594,11 +629,11 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
                 Viewed::Flagged(tensor, flags),
                 true,
                 false,
-                Some(&mut reach),
+                |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r)),
             )
         }
-        .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
-        Self::claimed(obj, view, reach, borrow)
+        .map_err(|e| to_pyerr(py, &borrow.writer_refusal::<T>(claim.refused(e))))?;
+        Ok(Self::with(view, borrow))
     }
 
     /// As [`PyTensor`]'s `extract_kept`, for a writer: lent the form of a writable Tensor of
@@ -612,38 +647,29 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         // SAFETY: a live local, not written while the view is made (as in `extract_checked`).
         let tensor: &'py sys::DLTensor = unsafe { &*ptr::from_ref(tensor) };
         let tensor = Viewed::Flagged(tensor, flags);
-        let mut reach = Reach::default();
+        let py = obj.py();
+        let mut claim = ViewClaim::new(&borrow, true);
+        let claim_view = |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r));
         let view = if let Some(form) = form {
-            reach = Reach::of(form);
             // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements
             // (where the form is lent, with the Tensor's own flags, which the component lends
             // a writer only without READ_ONLY).
-            unsafe { TensorViewMut::from_checked_form(tensor, form) }
+            unsafe { TensorViewMut::from_checked_form(tensor, form, claim_view) }
         } else {
             // SAFETY: as above; the view makes its own check.
-            unsafe { TensorViewMut::checked(tensor, true, false, Some(&mut reach)) }
+            unsafe { TensorViewMut::checked(tensor, true, false, claim_view) }
         }
-        .map_err(|e| to_pyerr(obj.py(), &borrow.writer_refusal::<T>(e)))?;
-        Self::claimed(obj, view, reach, borrow)
+        .map_err(|e| to_pyerr(py, &borrow.writer_refusal::<T>(claim.refused(e))))?;
+        Ok(Self::with(view, borrow))
     }
 
-    /// The argument of `view`, once its bytes are claimed for writing (a refusal ends the
-    /// borrow: `Borrowing`'s Drop).
+    /// The argument of `view`, whose bytes its check claimed for writing.
     #[inline(always)]
-    fn claimed(
-        obj: Borrowed<'_, 'py, PyAny>,
-        view: TensorViewMut<'py, T>,
-        reach: Reach,
-        borrow: Borrowing<'_>,
-    ) -> PyResult<Self> {
-        let view = view.into_kept();
-        borrow
-            .claim::<T>(obj.py(), view.described(), view.len(), reach, true)
-            .map_err(|e| to_pyerr(obj.py(), &e))?;
-        Ok(PyTensorMut {
-            view,
+    fn with(view: TensorViewMut<'py, T>, borrow: Borrowing<'_>) -> Self {
+        PyTensorMut {
+            view: view.into_kept(),
             borrow: borrow.into_parts(),
-        })
+        }
     }
 }
 

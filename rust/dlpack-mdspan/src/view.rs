@@ -89,6 +89,23 @@ impl Reach {
     }
 }
 
+/// What a view's check does once it has learned the tensor's layout and before it reads any
+/// element (a `bool` view reads its bytes): given the described tensor, its flags, the
+/// element count and the reach, a Python borrow claims the bytes the view reaches
+/// (`python/borrows.rs`), so that no element a writer holds is read. Views of anything else
+/// claim nothing: [`no_claim`].
+pub(crate) trait ClaimBeforeRead:
+    FnOnce(&sys::DLTensor, u64, usize, Reach) -> Result<(), Error>
+{
+}
+impl<F: FnOnce(&sys::DLTensor, u64, usize, Reach) -> Result<(), Error>> ClaimBeforeRead for F {}
+
+/// The claim of a view that borrows nothing from Python: none.
+#[inline(always)]
+pub(crate) fn no_claim(_: &sys::DLTensor, _: u64, _: usize, _: Reach) -> Result<(), Error> {
+    Ok(())
+}
+
 /// [`Kept`]'s fields, each 64 bytes, the last word of each at the same place.
 #[derive(Clone, Copy)]
 #[repr(C)]
@@ -285,13 +302,13 @@ impl<'a, T: Element> Elements<'a, T> {
     // compiler choose worse (the counts: docs/performance-history.md, "The element-count tree and
     // the Rust views").
     ///
-    /// With `reach`, also what the check learned of the elements' index range (a borrow
-    /// claims the bytes it spans: `python/borrows.rs`).
+    /// `claim` is asked once the layout is known, before any element is read
+    /// ([`ClaimBeforeRead`]).
     #[inline(always)]
     unsafe fn check(
         tensor: Viewed<'a>,
         writable: bool,
-        reach: Option<&mut Reach>,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         // The checked tensor as the facade fills it (dlpm_check_tensor): the element count
         // and the strides as the library reads them (computed for NULL ones, so there is a
@@ -299,13 +316,9 @@ impl<'a, T: Element> Elements<'a, T> {
         // element size included.
         let mut checked = MaybeUninit::<sys::dlpm_checked_tensor>::uninit();
         check_view_layout::<T>(tensor, writable, &mut checked)?;
-        if let Some(reach) = reach {
-            // SAFETY: written by the facade on success.
-            *reach = Reach::of(unsafe { checked.assume_init_ref() });
-        }
         // SAFETY: written by the facade on success, of this tensor with its flags; the
         // shape and strides are this function's contract.
-        unsafe { Self::from_checked(tensor, checked.as_ptr()) }
+        unsafe { Self::from_checked(tensor, checked.as_ptr(), claim) }
     }
 
     /// The accessor over the layout a check already resolved: `out`, the checked form of
@@ -319,11 +332,12 @@ impl<'a, T: Element> Elements<'a, T> {
     /// of one) and whose check included the requirements of a view of `T`
     /// ([`view_requirements`](crate::checks::view_requirements)) and the element size
     /// (`size_of::<T>()`); and the tensor's shape and strides stay valid and unmodified for
-    /// `'a`.
+    /// `'a`. `claim` is asked before any element is read ([`ClaimBeforeRead`]).
     #[inline(always)]
     unsafe fn from_checked(
         tensor: Viewed<'a>,
         out: *const sys::dlpm_checked_tensor,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         let (t, flags) = tensor.parts();
         // SAFETY: the caller's contract: a checked form of this tensor.
@@ -343,6 +357,10 @@ impl<'a, T: Element> Elements<'a, T> {
                     format!("{numel} elements do not fit this platform's address space"),
                 )
             })?;
+        // The claim, before the view is built (nothing of it is kept across the call) and
+        // before any element is read.
+        // SAFETY: the caller's contract: a checked form of this tensor.
+        claim(t, flags, len, Reach::of(unsafe { &*out }))?;
         // The facade has validated the shape (aligned, non-negative extents, product within
         // i64) and the strides (aligned); ndim is 0 to 64.
         let ndim = t.ndim as usize;
@@ -373,7 +391,7 @@ impl<'a, T: Element> Elements<'a, T> {
             _borrow: PhantomData,
         };
         debug_assert_eq!(elements.len(), len, "a view's derived element count");
-        // A bool view reads its bytes once, here, from what the check learned: a producer may
+        // A bool view reads its bytes once, here, after the claim, from what the check learned: a producer may
         // lend bytes other than 0 and 1, which no `&bool` may point at (a constant `Ok` for
         // every other T).
         // SAFETY: checked for a view of T with these flags, `out` its form (the caller's
@@ -779,13 +797,14 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Safety
     ///
     /// The contract of [`from_raw`](Self::from_raw) holds for `'a`.
+    /// `claim` is asked before any element is read ([`ClaimBeforeRead`]).
     #[inline(always)]
     pub(crate) unsafe fn checked(
         tensor: Viewed<'a>,
-        reach: Option<&mut Reach>,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::check(tensor, false, reach) }?;
+        let elements = unsafe { Elements::check(tensor, false, claim) }?;
         Ok(TensorView {
             elements,
             _borrow: PhantomData,
@@ -806,10 +825,11 @@ impl<'a, T: Element> TensorView<'a, T> {
     pub(crate) unsafe fn from_checked_form(
         tensor: Viewed<'a>,
         checked: &sys::dlpm_checked_tensor,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         crate::checks::check_element_size::<T>(tensor.parts().1)?;
         // SAFETY: forwarded from this function's contract; the element size is checked above.
-        let elements = unsafe { Elements::from_checked(tensor, checked) }?;
+        let elements = unsafe { Elements::from_checked(tensor, checked, claim) }?;
         Ok(TensorView {
             elements,
             _borrow: PhantomData,
@@ -851,7 +871,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     #[inline]
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a.
-        unsafe { Self::checked(Viewed::Bare(tensor), None) }
+        unsafe { Self::checked(Viewed::Bare(tensor), no_claim) }
     }
 
     /// The tensor's description as the view was made from it, and its flags: the borrowed
@@ -1003,16 +1023,17 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     ///
     /// The contract of [`from_raw`](Self::from_raw) holds for `'a`, and
     /// `exclusive_provenance` is true only if nothing outside this view can reach the
-    /// elements during `'a`.
+    /// elements during `'a`. `claim` is asked before any element is read
+    /// ([`ClaimBeforeRead`]).
     #[inline(always)]
     pub(crate) unsafe fn checked(
         tensor: Viewed<'a>,
         writable: bool,
         exclusive_provenance: bool,
-        reach: Option<&mut Reach>,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         // SAFETY: forwarded from this function's contract.
-        let elements = unsafe { Elements::check(tensor, writable, reach) }?;
+        let elements = unsafe { Elements::check(tensor, writable, claim) }?;
         // Zero, negative or overlapping strides cannot be contiguous: only C- or
         // F-contiguous layouts (checked by the facade) count as exclusive.
         let exclusive = exclusive_provenance && is_contiguous(&elements.tensor, Order::Any)?;
@@ -1036,10 +1057,11 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     pub(crate) unsafe fn from_checked_form(
         tensor: Viewed<'a>,
         checked: &sys::dlpm_checked_tensor,
+        claim: impl ClaimBeforeRead,
     ) -> Result<Self, Error> {
         crate::checks::check_element_size::<T>(tensor.parts().1)?;
         // SAFETY: forwarded from this function's contract; the element size is checked above.
-        let elements = unsafe { Elements::from_checked(tensor, checked) }?;
+        let elements = unsafe { Elements::from_checked(tensor, checked, claim) }?;
         Ok(TensorViewMut {
             elements,
             exclusive: false,
@@ -1088,7 +1110,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     #[inline]
     pub unsafe fn from_raw(tensor: &'a sys::DLTensor) -> Result<Self, Error> {
         // SAFETY: the caller guarantees from_raw's contract for 'a; not exclusive.
-        unsafe { Self::checked(Viewed::Bare(tensor), false, false, None) }
+        unsafe { Self::checked(Viewed::Bare(tensor), false, false, no_claim) }
     }
 
     /// The view as an argument keeps it ([`KeptViewMut`]); only a view that is not

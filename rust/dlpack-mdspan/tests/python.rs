@@ -124,6 +124,100 @@ fn bool_arguments_refuse_bytes_other_than_0_and_1() {
     });
 }
 
+/// Two `dlpack_mdspan.Tensor`s over one buffer of bytes: as uint8 and as kDLBool.
+fn bytes_and_bools<'py>(py: Python<'py>, bytes: Vec<u8>) -> (Bound<'py, PyAny>, Bound<'py, PyAny>) {
+    let buffer = std::sync::Arc::new(bytes);
+    let data = buffer.as_ptr().cast_mut().cast();
+    let shape = [buffer.len() as i64];
+    let of = |dtype| {
+        let export = ManagedTensor::build_from_owner(
+            buffer.clone(),
+            data,
+            dtype,
+            dlpack_mdspan::Device::CPU,
+            &shape,
+        );
+        // SAFETY: the Arc keeps the bytes alive; the claims of this test's borrows decide who
+        // reaches them.
+        unsafe { export.finish() }
+            .unwrap()
+            .into_pyobject(py)
+            .unwrap()
+    };
+    (
+        of(dlpack_mdspan::DataType::U8),
+        of(dlpack_mdspan::DataType::BOOL),
+    )
+}
+
+// A bool argument claims its bytes before its check reads them: where a writer holds them
+// (and may be writing them on another thread, the GIL released), it is refused as borrowed,
+// without reading them (a refusal naming the writer's byte 2 would say it read them), on our
+// Tensor (the checked form it lends; as a reader and as a writer) and on a producer that
+// keeps no checked form (the view's own check); a bool view of an import likewise.
+#[test]
+fn a_bool_argument_claims_its_bytes_before_it_reads_them() {
+    Python::attach(|py| {
+        let (bytes, bools) = bytes_and_bools(py, vec![1, 0, 1, 1]);
+        // The bool Tensor behind a producer of its own (its capsules), which keeps no checked
+        // form: the view checks it.
+        let wrapped = eval(
+            py,
+            "class Wrapped:\n\
+             \x20   def __init__(self, t): self.t = t\n\
+             \x20   def __dlpack__(self, **kw): return self.t.__dlpack__(**kw)\n\
+             \x20   def __dlpack_device__(self): return self.t.__dlpack_device__()\n\
+             result = Wrapped",
+        )
+        .call1((&bools,))
+        .unwrap();
+        let mut w = bytes.extract::<PyTensorMut<'_, u8>>().unwrap();
+        w.view_mut().set(&[2], 2).unwrap(); // no bool: the writer's byte
+        for reader in [&bools, &wrapped] {
+            let e = reader
+                .extract::<PyTensor<'_, bool>>()
+                .err()
+                .expect("the writer holds the bytes");
+            assert!(already_borrowed(&e, py), "{e}");
+            let m = reader.extract::<ManagedTensor>().unwrap();
+            assert_eq!(
+                m.view::<bool>().unwrap_err().status(),
+                dlpack_mdspan::Status::ALREADY_BORROWED
+            );
+        }
+        let e = bools
+            .extract::<PyTensorMut<'_, bool>>()
+            .err()
+            .expect("the writer holds the bytes");
+        assert!(already_borrowed(&e, py), "{e}");
+        drop(w);
+        // The writer gone, the bytes are read, and the byte 2 refused by name; a refused
+        // argument keeps no claim, so a writer takes the bytes again.
+        for reader in [&bools, &wrapped] {
+            let e = reader
+                .extract::<PyTensor<'_, bool>>()
+                .err()
+                .expect("the byte 2");
+            assert!(e.to_string().contains("holds the byte 2"), "{e}");
+        }
+        let e = bools
+            .extract::<PyTensorMut<'_, bool>>()
+            .err()
+            .expect("the byte 2");
+        assert!(e.to_string().contains("holds the byte 2"), "{e}");
+        bytes
+            .extract::<PyTensorMut<'_, u8>>()
+            .unwrap()
+            .view_mut()
+            .set(&[2], 1)
+            .unwrap();
+        for reader in [&bools, &wrapped] {
+            let t = reader.extract::<PyTensor<'_, bool>>().unwrap();
+            assert_eq!(t.view_ref().to_vec(), vec![true, false, true, true]);
+        }
+    });
+}
+
 #[test]
 fn our_tensors_carry_broadcasts_and_the_read_only_flag() {
     // dlpack_mdspan.Tensor speaks DLPack 1.x whatever NumPy's version: a broadcast

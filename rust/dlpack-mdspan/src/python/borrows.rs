@@ -299,16 +299,32 @@ pub(crate) fn span_of(tensor: &sys::DLTensor, flags: u64) -> Result<Option<(usiz
     )))
 }
 
-/// The bytes a checked view of `size`-byte elements reaches, as host addresses: from its
-/// lowest element to past its highest (`reach`, what the view's check learned), counted from
-/// `data + byte_offset`; `dlpm_byte_span`'s answer for whole-byte elements (held equal by a
-/// debug assertion at every claim), without asking the facade again.
+/// The bytes a checked view of `len` elements of `size` bytes (`tensor` with `flags`)
+/// reaches, as host addresses, or `None` when it reaches none (empty): from its lowest
+/// element to past its highest (`reach`, what the view's check learned), counted from
+/// `data + byte_offset`. [`span_of`]'s answer for whole-byte elements (held equal by a
+/// debug assertion), without asking the facade again.
 #[inline(always)]
-pub(crate) fn span_reached(tensor: &sys::DLTensor, reach: Reach, size: usize) -> (usize, usize) {
+pub(crate) fn view_span(
+    tensor: &sys::DLTensor,
+    flags: u64,
+    len: usize,
+    reach: Reach,
+    size: usize,
+) -> Option<(usize, usize)> {
+    if len == 0 {
+        return None;
+    }
     // The check bounded the reached bytes within isize: no overflow.
     let origin = (tensor.data as usize).wrapping_add(tensor.byte_offset as usize);
     let at = |index: i64| origin.wrapping_add((index as isize as usize).wrapping_mul(size));
-    (at(reach.lowest), at(reach.highest + 1))
+    let span = (at(reach.lowest), at(reach.highest + 1));
+    debug_assert_eq!(
+        span_of(tensor, flags).ok().flatten(),
+        Some(span),
+        "a view's reach is the facade's byte span"
+    );
+    Some(span)
 }
 
 /// Claims `[begin, end)` for `key` (reading, or writing with `writes`) in the process's
@@ -462,11 +478,17 @@ pub(crate) mod import_claim {
 impl ManagedTensor {
     /// The claim a view of this tensor needs (`writes`: a mutable view), made at its first
     /// view of that kind (or first copy: `copy_to_host`) and kept until the tensor drops;
-    /// nothing for a tensor not imported from Python. Returns the state before, for
+    /// nothing for a tensor not imported from Python. `span` gives the bytes, asked only when
+    /// a claim is made: a view's from what its check learned ([`view_span`]), a copy's from
+    /// the facade ([`span_of`]). Returns the state before, for
     /// [`unclaim_for_view`](Self::unclaim_for_view). Two threads viewing one `&ManagedTensor`
     /// for the first time both claim, and the one whose state change loses gives its claim
     /// back.
-    pub(crate) fn claim_for_view(&self, writes: bool) -> Result<u8, Error> {
+    fn claim_for_view(
+        &self,
+        writes: bool,
+        span: impl FnOnce() -> Result<Option<(usize, usize)>, Error>,
+    ) -> Result<u8, Error> {
         let want = if writes {
             import_claim::WRITES
         } else {
@@ -476,7 +498,7 @@ impl ManagedTensor {
         if before == import_claim::NONE || before >= want {
             return Ok(before);
         }
-        let Some(span) = span_of(self.dl_tensor(), self.flags().0)? else {
+        let Some(span) = span()? else {
             // Empty: no byte to claim; the state stays, and each view asks again (cheaply).
             return Ok(before);
         };
@@ -491,6 +513,24 @@ impl ManagedTensor {
             return Ok(want);
         }
         Ok(before)
+    }
+
+    /// [`claim_for_view`](Self::claim_for_view) for a view whose check learned `reach`, of
+    /// `len` elements of `size` bytes, the tensor as described with `flags`.
+    #[inline(always)]
+    pub(crate) fn claim_for_checked_view(
+        &self,
+        writes: bool,
+        (tensor, flags, len, reach): (&sys::DLTensor, u64, usize, Reach),
+        size: usize,
+    ) -> Result<u8, Error> {
+        self.claim_for_view(writes, || Ok(view_span(tensor, flags, len, reach, size)))
+    }
+
+    /// [`claim_for_view`](Self::claim_for_view) for a copy, which makes no view: the bytes
+    /// from the facade's byte span.
+    pub(crate) fn claim_for_copy(&self) -> Result<u8, Error> {
+        self.claim_for_view(false, || span_of(self.dl_tensor(), self.flags().0))
     }
 
     /// Gives back the writer's claim a refused mutable view made (`before`: what
