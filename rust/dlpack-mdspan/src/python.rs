@@ -202,9 +202,10 @@ impl Borrowing<'_> {
 }
 
 /// The claim a view of a borrow asks once its check has learned the layout, before any
-/// element is read ([`ClaimBeforeRead`](crate::view::ClaimBeforeRead): a bool view reads its bytes): the bytes the view
-/// reaches claimed in the borrow registry, for writing with `writes`; an empty view claims
-/// nothing. A view refused after its claim gives it back ([`refused`](Self::refused)).
+/// element is read ([`ClaimBeforeRead`](crate::view::ClaimBeforeRead): a bool view reads
+/// its bytes): the bytes the view reaches claimed in the borrow registry, for writing with
+/// `writes`; an empty view claims nothing. A view refused after its claim gives it back
+/// ([`refused`](Self::refused)).
 struct ViewClaim<'c, 'b> {
     borrow: &'c Borrowing<'b>,
     writes: bool,

@@ -391,9 +391,9 @@ impl<'a, T: Element> Elements<'a, T> {
             _borrow: PhantomData,
         };
         debug_assert_eq!(elements.len(), len, "a view's derived element count");
-        // A bool view reads its bytes once, here, after the claim, from what the check learned: a producer may
-        // lend bytes other than 0 and 1, which no `&bool` may point at (a constant `Ok` for
-        // every other T).
+        // A bool view reads its bytes once, here, after the claim, from what the check
+        // learned: a producer may lend bytes other than 0 and 1, which no `&bool` may point
+        // at (a constant `Ok` for every other T).
         // SAFETY: checked for a view of T with these flags, `out` its form (the caller's
         // contract), whose elements are readable for 'a (the view's contract).
         unsafe { crate::checks::check_bool_values::<T>(t, flags, out) }?;
