@@ -34,7 +34,7 @@ use crate::checks::{read_only_refusal, view_requirements, Viewed};
 use crate::error::{Error, Status};
 use crate::managed::ManagedTensor;
 use crate::types::{DeviceType, Element};
-use crate::view::{KeptViewMut, Reach, TensorView, TensorViewMut};
+use crate::view::{ClaimBeforeRead, KeptViewMut, Reach, TensorView, TensorViewMut};
 
 mod borrows;
 mod stream_ordered;
@@ -242,6 +242,16 @@ impl<'c, 'b> ViewClaim<'c, 'b> {
         )?;
         self.claimed = true;
         Ok(())
+    }
+
+    /// What a view's check asks before it reads ([`ClaimBeforeRead`]): [`claim`](Self::claim)
+    /// for a view of `T`.
+    #[inline(always)]
+    fn before_read<'s, 'py, T: Element>(
+        &'s mut self,
+        py: Python<'py>,
+    ) -> impl ClaimBeforeRead + use<'s, 'c, 'b, 'py, T> {
+        move |t: &sys::DLTensor, f, n, r| self.claim::<T>(py, (t, f, n, r))
     }
 
     /// The view's refusal `e`, its claim given back if it made one.
@@ -525,9 +535,7 @@ impl<'py, T: Element> PyTensor<'py, T> {
         // before the view reads any; the producer's other users are the contract of every
         // DLPack import).
         let view = unsafe {
-            TensorView::checked(Viewed::Flagged(tensor, flags), |t: &_, f, n, r| {
-                claim.claim::<T>(py, (t, f, n, r))
-            })
+            TensorView::checked(Viewed::Flagged(tensor, flags), claim.before_read::<T>(py))
         }
         .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
         Ok(Self::with(view, borrow))
@@ -554,12 +562,9 @@ impl<'py, T: Element> PyTensor<'py, T> {
         let py = obj.py();
         let mut claim = ViewClaim::new(&borrow, false);
         // SAFETY: as above; `form` is a checked form of this tensor (borrow_kept).
-        let view = unsafe {
-            TensorView::from_checked_form(tensor, form, |t: &_, f, n, r| {
-                claim.claim::<T>(py, (t, f, n, r))
-            })
-        }
-        .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
+        let view =
+            unsafe { TensorView::from_checked_form(tensor, form, claim.before_read::<T>(py)) }
+                .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
         Ok(Self::with(view, borrow))
     }
 
@@ -576,10 +581,8 @@ impl<'py, T: Element> PyTensor<'py, T> {
         let py = obj.py();
         let mut claim = ViewClaim::new(&borrow, false);
         // SAFETY: as `extract_kept`'s; the view makes its own check.
-        let view = unsafe {
-            TensorView::checked(tensor, |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r)))
-        }
-        .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
+        let view = unsafe { TensorView::checked(tensor, claim.before_read::<T>(py)) }
+            .map_err(|e| to_pyerr(py, &claim.refused(e)))?;
         Ok(Self::with(view, borrow))
     }
 
@@ -630,7 +633,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
                 Viewed::Flagged(tensor, flags),
                 true,
                 false,
-                |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r)),
+                claim.before_read::<T>(py),
             )
         }
         .map_err(|e| to_pyerr(py, &borrow.writer_refusal::<T>(claim.refused(e))))?;
@@ -650,7 +653,7 @@ impl<'py, T: Element> PyTensorMut<'py, T> {
         let tensor = Viewed::Flagged(tensor, flags);
         let py = obj.py();
         let mut claim = ViewClaim::new(&borrow, true);
-        let claim_view = |t: &_, f, n, r| claim.claim::<T>(py, (t, f, n, r));
+        let claim_view = claim.before_read::<T>(py);
         let view = if let Some(form) = form {
             // SAFETY: as PyTensor's `extract_kept`; checked with the writable requirements
             // (where the form is lent, with the Tensor's own flags, which the component lends

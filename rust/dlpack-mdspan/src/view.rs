@@ -71,7 +71,7 @@ struct Kept(KeptWords);
 /// first element (`dlpm_checked_tensor`'s `lowest_index` and `highest_index`): what a borrow
 /// needs of the check to claim the bytes the view reaches. Only the Python borrows read its
 /// fields, so without `pyo3` they are never read.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 #[cfg_attr(not(feature = "pyo3"), allow(dead_code))]
 pub(crate) struct Reach {
     pub(crate) lowest: i64,
