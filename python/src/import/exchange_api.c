@@ -12,7 +12,7 @@
  * different type with a stale answer; `method` (a reference, or NULL) is the type's
  * __dlpack__ as of its version tag `method_tag` (0: not looked up). */
 #define DLPM_PY_TYPE_CACHE 16
-static struct {
+static struct type_entry {
   PyObject* type;
   dlpm_py_type_facts facts;
   PyObject* method;
@@ -92,13 +92,17 @@ static int cached(PyObject* type) {
   return 0;
 }
 
-dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
+/* dlpm_py__type_facts after a miss of the last slot: another slot's facts, or the type's
+ * lookups, cached (the first sight of a type). Out of line, apart from the hit: compiled into
+ * one function with it, the hit paid for the lookups' frame (seven registers saved and
+ * restored: 26 instructions for a hit, asked two to four times by an import of a producer that
+ * is no Tensor of this copy; docs/performance-history.md). */
+static __attribute__((noinline)) dlpm_py_type_facts facts_looked_up(PyObject* obj) {
   static const dlpm_py_type_facts none = {NULL, 0, 0, DLPM_PY_TYPE_MEMORY_UNKNOWN};
   PyObject* type = (PyObject*)Py_TYPE(obj);
   const dlpm_py_names* nm;
   dlpm_py_type_facts facts;
   unsigned slot;
-  if (type_cache[cache_last].type == type) return type_cache[cache_last].facts; /* calls come in runs */
   if (cached(type)) return type_cache[cache_last].facts;
   if ((nm = dlpm_py__names()) == NULL) {
     PyErr_Clear();
@@ -130,67 +134,72 @@ dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
   return facts;
 }
 
-const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
-  PyObject* type = (PyObject*)Py_TYPE(obj);
-  if (type_cache[cache_last].type != type) {
-    (void)dlpm_py__type_facts(obj); /* caches the type (the import has looked it up already) */
-    if (type_cache[cache_last].type != type) return NULL; /* MemoryError: not cached */
-  }
-  return type_cache[cache_last].kept;
+dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
+  if (type_cache[cache_last].type == (PyObject*)Py_TYPE(obj)) return type_cache[cache_last].facts; /* calls come in runs */
+  return facts_looked_up(obj);
 }
 
-/* The cache slot of obj's type (looked up, and cached, if it is not the last), or -1 (MemoryError:
- * not cached). */
-static int slot_of(PyObject* obj) {
-  PyObject* type = (PyObject*)Py_TYPE(obj);
-  if (type_cache[cache_last].type != type) {
-    (void)dlpm_py__type_facts(obj);
-    if (type_cache[cache_last].type != type) return -1;
-  }
-  return (int)cache_last;
+/* entry_of after a miss of the last slot, out of line as facts_looked_up is. */
+static __attribute__((noinline)) struct type_entry* entry_looked_up(PyObject* obj) {
+  (void)facts_looked_up(obj);
+  return type_cache[cache_last].type == (PyObject*)Py_TYPE(obj) ? &type_cache[cache_last] : NULL;
+}
+
+/* The cache entry of obj's type (looked up, and cached, if it is not the last), or NULL
+ * (MemoryError: not cached). */
+static inline struct type_entry* entry_of(PyObject* obj) {
+  if (type_cache[cache_last].type == (PyObject*)Py_TYPE(obj)) return &type_cache[cache_last];
+  return entry_looked_up(obj);
+}
+
+const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
+  const struct type_entry* entry = entry_of(obj); /* the import has looked the type up already */
+  return entry != NULL ? entry->kept : NULL;      /* MemoryError: not cached */
 }
 
 void dlpm_py__note_type_memory(PyObject* obj, int stream_memory) {
-  const int slot = slot_of(obj);
-  if (slot < 0) return;
-  if (stream_memory) type_cache[slot].facts.memory = DLPM_PY_TYPE_MEMORY_STREAM;
-  else if (type_cache[slot].facts.memory == DLPM_PY_TYPE_MEMORY_UNKNOWN) type_cache[slot].facts.memory = DLPM_PY_TYPE_MEMORY_HOST;
+  struct type_entry* entry = entry_of(obj);
+  if (entry == NULL) return;
+  if (stream_memory) entry->facts.memory = DLPM_PY_TYPE_MEMORY_STREAM;
+  else if (entry->facts.memory == DLPM_PY_TYPE_MEMORY_UNKNOWN) entry->facts.memory = DLPM_PY_TYPE_MEMORY_HOST;
 }
+
+#if DLPM_PY_METHOD_CACHE
+/* dlpm_py__dlpack_method where `entry`, obj's type's, holds no method of the type's current
+ * version: looked up and kept. Out of line, as facts_looked_up is: with it, the hit paid for
+ * this lookup's frame. */
+static __attribute__((noinline)) PyObject* method_looked_up(struct type_entry* entry, PyTypeObject* type) {
+  /* What PyObject_VectorcallMethod finds, with the same lookup: the entry of the type's
+   * MRO, called with obj first when it is a method descriptor (functions are) and no
+   * instance attribute can hide it (no instance dict, generic attribute lookup). */
+  const dlpm_py_names* nm = dlpm_py__names();
+  PyObject *found, *stale;
+  if (nm == NULL) {
+    PyErr_Clear();
+    return NULL;
+  }
+  found = _PyType_Lookup(type, nm->dlpack); /* borrowed; sets no exception; gives the type a tag */
+  if (found != NULL && !(PyType_HasFeature(Py_TYPE(found), Py_TPFLAGS_METHOD_DESCRIPTOR) &&
+                         type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0))
+    found = NULL;
+  stale = entry->method;
+  Py_XINCREF(found);
+  entry->method = found;
+  entry->method_tag = type->tp_version_tag; /* 0 (no tag): looked up again next time */
+  Py_XINCREF(found); /* the caller's, taken before the stale one goes: its finaliser may */
+  Py_XDECREF(stale); /* take this slot for another type */
+  return found;
+}
+#endif
 
 PyObject* dlpm_py__dlpack_method(PyObject* obj) {
 #if DLPM_PY_METHOD_CACHE
   PyTypeObject* type = Py_TYPE(obj);
-  const dlpm_py_names* nm;
-  PyObject* found;
-  unsigned slot = cache_last;
-  if (type_cache[slot].type != (PyObject*)type) {
-    (void)dlpm_py__type_facts(obj); /* caches the type (import.c has looked it up already) */
-    if (type_cache[slot = cache_last].type != (PyObject*)type) return NULL; /* MemoryError: not cached */
-  }
-  if (type_cache[slot].method_tag == 0 || type_cache[slot].method_tag != type->tp_version_tag) {
-    /* What PyObject_VectorcallMethod finds, with the same lookup: the entry of the type's
-     * MRO, called with obj first when it is a method descriptor (functions are) and no
-     * instance attribute can hide it (no instance dict, generic attribute lookup). */
-    if ((nm = dlpm_py__names()) == NULL) {
-      PyErr_Clear();
-      return NULL;
-    }
-    found = _PyType_Lookup(type, nm->dlpack); /* borrowed; sets no exception; gives the type a tag */
-    if (found != NULL && !(PyType_HasFeature(Py_TYPE(found), Py_TPFLAGS_METHOD_DESCRIPTOR) &&
-                           type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0))
-      found = NULL;
-    {
-      PyObject* stale = type_cache[slot].method;
-      Py_XINCREF(found);
-      type_cache[slot].method = found;
-      type_cache[slot].method_tag = type->tp_version_tag; /* 0 (no tag): looked up again next time */
-      Py_XINCREF(found); /* the caller's, taken before the stale one goes: its finaliser may */
-      Py_XDECREF(stale); /* take this slot for another type */
-      return found;
-    }
-  }
-  Py_XINCREF(type_cache[slot].method);
-  return type_cache[slot].method;
+  struct type_entry* entry = entry_of(obj); /* import.c has looked the type up already */
+  if (entry == NULL) return NULL;           /* MemoryError: not cached */
+  if (entry->method_tag == 0 || entry->method_tag != type->tp_version_tag) return method_looked_up(entry, type);
+  Py_XINCREF(entry->method);
+  return entry->method;
 #else
   (void)obj;
   return NULL;
