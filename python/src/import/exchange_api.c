@@ -134,22 +134,28 @@ static __attribute__((noinline)) dlpm_py_type_facts facts_looked_up(PyObject* ob
   return facts;
 }
 
+/* The entry of the slot that answered last, where it is obj's type's (calls come in runs), or
+ * NULL: the hit every question of the cache asks first, inline. */
+static inline struct type_entry* last_entry_of(PyObject* obj) {
+  return type_cache[cache_last].type == (PyObject*)Py_TYPE(obj) ? &type_cache[cache_last] : NULL;
+}
+
 dlpm_py_type_facts dlpm_py__type_facts(PyObject* obj) {
-  if (type_cache[cache_last].type == (PyObject*)Py_TYPE(obj)) return type_cache[cache_last].facts; /* calls come in runs */
-  return facts_looked_up(obj);
+  const struct type_entry* entry = last_entry_of(obj);
+  return entry != NULL ? entry->facts : facts_looked_up(obj);
 }
 
 /* entry_of after a miss of the last slot, out of line as facts_looked_up is. */
 static __attribute__((noinline)) struct type_entry* entry_looked_up(PyObject* obj) {
   (void)facts_looked_up(obj);
-  return type_cache[cache_last].type == (PyObject*)Py_TYPE(obj) ? &type_cache[cache_last] : NULL;
+  return last_entry_of(obj);
 }
 
 /* The cache entry of obj's type (looked up, and cached, if it is not the last), or NULL
  * (MemoryError: not cached). */
 static inline struct type_entry* entry_of(PyObject* obj) {
-  if (type_cache[cache_last].type == (PyObject*)Py_TYPE(obj)) return &type_cache[cache_last];
-  return entry_looked_up(obj);
+  struct type_entry* entry = last_entry_of(obj);
+  return entry != NULL ? entry : entry_looked_up(obj);
 }
 
 const dlpm_py_kept_form* dlpm_py__kept_form(PyObject* obj) {
