@@ -171,8 +171,8 @@ void dlpm_py__note_type_memory(PyObject* obj, int stream_memory) {
 }
 
 #if DLPM_PY_METHOD_CACHE
-/* dlpm_py__dlpack_method where `entry`, obj's type's, holds no method of the type's current
- * version: looked up and kept. Out of line, as facts_looked_up is: with it, the hit paid for
+/* dlpm_py__dlpack_method where `entry`, the cache entry of `type`, holds no method of the
+ * type's current version: looked up and kept. Out of line, as facts_looked_up is: with it, the hit paid for
  * this lookup's frame. */
 static __attribute__((noinline)) PyObject* method_looked_up(struct type_entry* entry, PyTypeObject* type) {
   /* What PyObject_VectorcallMethod finds, with the same lookup: the entry of the type's
