@@ -608,6 +608,117 @@ TEST_CASE("layout_stride: a strided tensor's elements are not counted by the sil
   }
 }
 
+// The silent rules into layout_stride_relaxed compare the strides with the C-contiguous
+// ones from the innermost dimension out only up to the first that differs; from there out
+// they count the extents in the span pass (check_structure's `counted_in_span`), entered
+// at that dimension (up to rank 8 through a jump table, above it in a loop). So what the
+// count decided must come out the same, silent (to_mdspan, try_to_mdspan) and worded (with
+// requirements), wherever the count stops: an extent 0 past the stop (an empty tensor,
+// accepted whatever its strides), a negative one (refused), a count past INT64_MAX (refused,
+// though the span of a broadcast is small) and past the index_type; and every rank's view
+// has the worded view's mapping, wherever its stride differs.
+TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided dimension in the span pass, and the count's verdicts hold") {
+  constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  const DLDataType i8 = dlpm_test::dt(kDLInt, 8);
+  alignas(8) int buf[4096] = {};
+  auto verdict = []<class M>(const DLTensor& t, std::type_identity<M>) {
+    const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
+    const dm::errc want = worded ? dm::errc::ok : worded.error().code();
+    CHECK(thrown_code<M>(t) == want);
+#ifndef DLPM_USE_MODULE  // the silent instance alone (internal, so the header form only): a refusal there is no error
+    dm::detail::import_plan<M> plan;
+    CHECK(dm::detail::import_rules<M, false>(t, 0, dm::detail::no_requirements, plan, dm::detail::silent{}) ==
+          worded.has_value());
+#endif
+    const auto silent = dm::try_to_mdspan<M>(t);
+    REQUIRE(silent.has_value() == worded.has_value());
+    if (silent) {
+      CHECK(silent->data_handle() == worded->data_handle());
+      CHECK(silent->mapping() == worded->mapping());
+      CHECK(dm::to_mdspan<M>(t).mapping() == worded->mapping());
+    }
+    return want;
+  };
+  using M3 = relaxed<int, 3>;
+  SUBCASE("an extent 0 past the stop: empty, whatever the pass would refuse") {
+    tensor_builder negative_stride(buf, i32, {2, 0, 3}, {-5, 1, 2});
+    tensor_builder span(buf, i32, {3, 0, 2}, {std::numeric_limits<std::int64_t>::max(), 1, 2});
+    tensor_builder outermost(buf, i32, {0, 2, 3}, {1, 7, 2});
+    tensor_builder null_data(nullptr, i32, {0, 2, 3}, {1, 7, 2});
+    tensor_builder behind_huge_count(buf, i32, {std::int64_t{1} << 40, std::int64_t{1} << 40, 0}, {0, 0, 5});
+    for (tensor_builder* b : {&negative_stride, &span, &outermost, &null_data, &behind_huge_count}) {
+      INFO("shape " << b->shape[0] << "x" << b->shape[1] << "x" << b->shape[2]);
+      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::ok);
+      CHECK(dm::to_mdspan<M3>(b->get()).size() == 0);
+    }
+  }
+  SUBCASE("a negative extent past the stop is refused, beside a zero one too") {
+    tensor_builder alone(buf, i32, {-1, 2, 3}, {1, 1, 2});
+    tensor_builder with_zero(buf, i32, {0, -1, 3}, {1, 1, 2});
+    tensor_builder behind_refusal(buf, i32, {2, -3, 3}, {min, 1, 2});
+    for (tensor_builder* b : {&alone, &with_zero, &behind_refusal})
+      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::negative_extent);
+  }
+  SUBCASE("a count past INT64_MAX is refused though the broadcast's span is small") {
+    std::int8_t bytes[8] = {};
+    using i8_relaxed = relaxed<std::int8_t, 3>;
+    tensor_builder broadcast(bytes, i8, {std::int64_t{1} << 32, std::int64_t{1} << 32, 2}, {0, 0, 1});  // 2^65
+    CHECK(verdict(broadcast.get(), std::type_identity<i8_relaxed>{}) == dm::errc::span_overflow);
+    tensor_builder one_past(bytes, i8, {std::int64_t{1} << 31, std::int64_t{1} << 31, 2}, {0, 0, 1});  // 2^63
+    CHECK(verdict(one_past.get(), std::type_identity<i8_relaxed>{}) == dm::errc::span_overflow);
+    tensor_builder below(bytes, i8, {(std::int64_t{1} << 31) - 1, std::int64_t{1} << 31, 2}, {0, 0, 1});  // 2^63 - 2^32
+    CHECK(verdict(below.get(), std::type_identity<i8_relaxed>{}) == dm::errc::ok);
+  }
+  SUBCASE("a count past the index_type is refused at the limit") {
+    using narrow = std::mdspan<int, std::dextents<std::int8_t, 2>, dm::layout_stride_relaxed>;
+    tensor_builder over(buf, i32, {64, 2}, {0, 1});  // 128 elements
+    CHECK(verdict(over.get(), std::type_identity<narrow>{}) == dm::errc::extent_overflow);
+    tensor_builder at(buf, i32, {63, 2}, {0, 1});  // 126 elements
+    CHECK(verdict(at.get(), std::type_identity<narrow>{}) == dm::errc::ok);
+  }
+  SUBCASE("an INT64_MIN stride past the stop is refused for bytes, and free on an extent-1 axis") {
+    std::int8_t bytes[64] = {};
+    tensor_builder refused(bytes, i8, {2, 2, 3}, {min, 4, 1});
+    CHECK(verdict(refused.get(), std::type_identity<relaxed<std::int8_t, 3>>{}) == dm::errc::stride_overflow);
+    tensor_builder free_axis(bytes + 8, i8, {1, 2, 3}, {min, -3, 1});
+    CHECK(verdict(free_axis.get(), std::type_identity<relaxed<std::int8_t, 3>>{}) == dm::errc::ok);
+  }
+  SUBCASE("every rank to 10, the stride differing at each dimension: the worded view") {
+    // Row-major strides of 2x1x3x2x1x3x2x2x1x2 (extent-1 axes with any stride among them),
+    // the strides of one dimension replaced: reversed, broadcast, doubled.
+    const std::int64_t extents[] = {2, 1, 3, 2, 1, 3, 2, 2, 1, 2};
+    auto every_stop = [&]<std::size_t R>(std::integral_constant<std::size_t, R>) {
+      for (std::size_t stop = 0; stop < R; ++stop) {
+        for (const int change : {-1, 0, 2}) {
+          tensor_builder b(buf + 2048, i32, {}, {});
+          b.shape.assign(extents, extents + R);
+          if (b.shape[stop] == 1) b.shape[stop] = 2;  // so that its stride counts
+          b.strides.assign(R, 0);
+          std::int64_t n = 1;
+          for (std::size_t r = R; r-- > 0;) {
+            b.strides[r] = b.shape[r] == 1 ? 7 : n;
+            n *= b.shape[r];
+          }
+          b.strides[stop] *= change;  // the first stride, from the innermost out, that differs
+          b.tensor.ndim = static_cast<std::int32_t>(R);
+          INFO("rank " << R << ", dimension " << stop << ", stride times " << change);
+          CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::ok);
+          // The same past the stop with an extent 0 (empty) and a negative one (refused).
+          if (stop > 0) {
+            b.shape[0] = 0;
+            CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::ok);
+            b.shape[0] = -2;
+            CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::negative_extent);
+          }
+        }
+      }
+    };
+    [&]<std::size_t... R>(std::index_sequence<R...>) {
+      (every_stop(std::integral_constant<std::size_t, R + 1>{}), ...);
+    }(std::make_index_sequence<10>{});
+  }
+}
+
 TEST_CASE("tensor_requirements are checked for empty tensors too") {
   tensor_builder empty(nullptr, i32, {0, 4}, {4, 1});
   dm::tensor_requirements bad_alignment;

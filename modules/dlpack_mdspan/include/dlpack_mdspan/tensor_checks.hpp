@@ -133,6 +133,13 @@ namespace detail {
 // What count_elements leaves in *numel when it stops at a stride (StopAtStride): no count.
 inline constexpr std::int64_t not_counted = -1;
 
+// Where count_elements stopped (StopAtStride): the dimension whose stride is the first, from
+// the innermost out, that is not C-contiguous, and the count of the dimensions inside it.
+struct count_stop {
+  std::int32_t dim = -1;
+  std::int64_t inner_count = 1;
+};
+
 // What check_structure learns for a typed import into std::layout_stride beyond the public
 // summary (import_rules' own). every_stride_checked: the silent check met no dimension of
 // extent 1 and checked every stride, in its span pass (a strided tensor: positive, in the
@@ -173,13 +180,15 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
 /// StopAtStride (a known rank only): the loop stops at the first stride that is not
 /// C-contiguous, *row_major false and *numel detail::not_counted; the extents from there
-/// out are the caller's to check (check_structure's silent check into std::layout_stride).
-/// It sets *no_unit_extent (not NULL there) when it counted explicit strides, all
-/// C-contiguous, and met no extent of 1 (the caller's false otherwise): those strides are a
-/// std::layout_stride view's own, positive and unique.
+/// out are the caller's to check (check_structure's silent checks of typed imports). With
+/// `stopped` (the check into a layout whose strides may be anything), *stopped says where:
+/// that dimension, and the count of the dimensions inside it. Without (into
+/// std::layout_stride), it sets *no_unit_extent (not NULL there) when it counted explicit
+/// strides, all C-contiguous, and met no extent of 1 (the caller's false otherwise): those
+/// strides are a std::layout_stride view's own, positive and unique.
 template <int Rank = -1, bool StopAtStride = false, class Err>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err,
-                                           bool* no_unit_extent = nullptr) noexcept {
+                                           bool* no_unit_extent = nullptr, detail::count_stop* stopped = nullptr) noexcept {
   // profile: dispatch
   static_assert(!StopAtStride || Rank >= 0, "count_elements: StopAtStride needs a known rank");
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
@@ -203,16 +212,34 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
       for (std::int32_t r = ndim; r-- > 0;)
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
     } else if constexpr (StopAtStride) {
-      // Two loops, so that where the count ends says whether it met an extent of 1, not a
-      // flag live across the loop: the first while no extent is 1 (a count that ends there
-      // has seen every stride C-contiguous and none of an extent-1 dimension:
-      // *no_unit_extent, the view's strides are the tensor's own); from the first extent of
-      // 1 on, the second, where an extent-1 dimension may have any stride. (One loop with the
-      // flag: rank 8's extent-1 rows 16 instructions more, in moves; docs/performance-history.md.)
-      auto stop = [&] {  // at the first stride that is not C-contiguous
+      auto stop = [&](std::int32_t r) {  // at the first stride that is not C-contiguous
         *numel = detail::not_counted;
         *row_major = false;
+        if (stopped != nullptr) *stopped = detail::count_stop{r, n};
       };
+      if (stopped != nullptr) {  // strides of any kind: where the count stopped is all the caller needs
+        for (std::int32_t r = ndim; r-- > 0;) {
+          // profile: extent-sign; arithmetic: count-overflow
+          const std::int64_t e = shape[r];
+          // profile: row-major-comparison
+          if (e != 1 && strides[r] != n) {
+            stop(r);
+            return true;
+          }
+          // profile: extent-sign; arithmetic: count-overflow
+          if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
+        }
+        *numel = n;
+        *row_major = true;
+        return true;
+      }
+      // Into std::layout_stride, two loops, so that where the count ends says whether it met
+      // an extent of 1, not a flag live across the loop: the first while no extent is 1 (a
+      // count that ends there has seen every stride C-contiguous and none of an extent-1
+      // dimension: *no_unit_extent, the view's strides are the tensor's own); from the first
+      // extent of 1 on, the second, where an extent-1 dimension may have any stride. (One loop
+      // with the flag: rank 8's extent-1 rows 16 instructions more, in moves;
+      // docs/performance-history.md.)
       // The second loop, from dimension `from` down: false at a stop or a rare extent (rare).
       bool rare = false;
       auto count_from = [&](std::int32_t from) DLPM_HOT_INLINE -> bool {
@@ -221,7 +248,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
           const std::int64_t e = shape[r];
           // profile: row-major-comparison
           if (e != 1 && strides[r] != n) {
-            stop();
+            stop(r);
             return false;
           }
           // profile: extent-sign; arithmetic: count-overflow
@@ -239,7 +266,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         // profile: row-major-comparison
         if (e == 1) break;
         if (strides[r] != n) {
-          stop();
+          stop(r);
           return true;
         }
         // profile: extent-sign; arithmetic: count-overflow
@@ -430,16 +457,26 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // while the strides are C-contiguous ones (what lets a compact tensor skip the span
   // pass); a strided tensor's count is never needed there (the proof at the end).
   constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
+  // The silent check of a typed import whose strides may be anything (layout_stride_relaxed,
+  // the padded layouts) stops comparing at the first stride that is not C-contiguous too,
+  // and counts the dimensions from there out in the span pass, one step for both: the
+  // dimensions inside the stop, C-contiguous, reach exactly their count - 1 (the sums
+  // telescope), so the pass starts at the stop (docs/performance-history.md, "The relaxed
+  // import's count in its span pass").
+  constexpr bool counted_in_span = typed && Order == stride_rule::any && !detail::is_worded<Err>;
+  constexpr bool stops = uncounted || counted_in_span;
   // That check asks byte_offset's rules before the count (a silent refusal says nothing, so
   // its order is free): the count's stop then leads straight to the span pass, not through
   // the tests of what the count found (numel, row_major) after them.
-  if constexpr (uncounted) {
+  if constexpr (stops) {
     if (!detail::byte_offset_fits(t.byte_offset, Item, err)) return false;
   }
   std::int64_t numel = 0;
   bool row_major = true;
   bool no_unit_extent = false;
-  if (!count_elements<Rank, uncounted>(t, &numel, &row_major, err, &no_unit_extent)) return false;
+  detail::count_stop stopped;
+  if (!count_elements<Rank, stops>(t, &numel, &row_major, err, &no_unit_extent, counted_in_span ? &stopped : nullptr))
+    return false;
   const std::uint64_t itemsize = Item != 0 ? Item : storage_itemsize(t.dtype, opts.subbyte_padded);
   out.numel = numel;
   out.itemsize = itemsize;
@@ -451,7 +488,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
 
   const std::uint64_t byte_offset = t.byte_offset;
   const bool offset_zero = byte_offset == 0;  // the usual case: the byte span below needs no sums
-  if constexpr (!uncounted) {
+  if constexpr (!stops) {
     if (!detail::byte_offset_fits(byte_offset, itemsize, err)) return false;
   }
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
@@ -567,6 +604,45 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
       // profile: dispatch
       std::int32_t r = 0;
       [[maybe_unused]] bool unit = false;  // an extent-1 dimension skipped
+      if constexpr (counted_in_span) {
+        // The dimensions from the count's stop out, each counted and passed in one step. Those
+        // inside the stop are C-contiguous: their reach is exactly inner_count - 1.
+        // profile: span-pass
+        high = stopped.inner_count - 1;
+        std::int64_t count = stopped.inner_count;
+        auto counted = [&](std::int32_t d) DLPM_HOT_INLINE -> bool {
+          // profile: extent-sign; arithmetic: count-overflow
+          const std::int64_t e = t.shape[d];
+          // A rare extent (0, negative) or a count past INT64_MAX: check_structure's caller
+          // below decides (an empty tensor is accepted, the rest refused).
+          if (e <= 0 || detail::mul_overflows(count, e, &count)) [[unlikely]] return false;
+          // profile: span-pass
+          return dimension(d);
+        };
+        // Up to rank 8, unrolled and entered at the stop's dimension (a jump table: a loop
+        // of variable length is not unrolled, and its counter and bounds cost more than the
+        // pass it shortens). The cases past the rank are never entered (the stop is below it);
+        // they name dimension 0 only so that they compile.
+        if constexpr (Rank <= 8) {
+          constexpr auto below_rank = [](std::int32_t d) { return d < Rank ? d : 0; };
+          switch (stopped.dim) {
+            case 7: if (!counted(below_rank(7))) return false; [[fallthrough]];
+            case 6: if (!counted(below_rank(6))) return false; [[fallthrough]];
+            case 5: if (!counted(below_rank(5))) return false; [[fallthrough]];
+            case 4: if (!counted(below_rank(4))) return false; [[fallthrough]];
+            case 3: if (!counted(below_rank(3))) return false; [[fallthrough]];
+            case 2: if (!counted(below_rank(2))) return false; [[fallthrough]];
+            case 1: if (!counted(below_rank(1))) return false; [[fallthrough]];
+            default: if (!counted(0)) return false;
+          }
+        } else {
+          for (std::int32_t d = stopped.dim; d >= 0; --d)
+            if (!counted(d)) return false;
+        }
+        // profile: dispatch
+        out.numel = count;
+        r = ndim;  // every dimension passed
+      }
       if constexpr (uncounted) {
         for (; r < ndim; ++r) {
           if (t.shape[r] <= 1) [[unlikely]] break;
@@ -653,20 +729,21 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
     }
     return true;
   };
-  if constexpr (uncounted) {
+  if constexpr (stops) {
     // A strided tensor here (count_elements stopped at its first stride that is not
-    // C-contiguous) was not counted, and the extents from there out were not read: the span
-    // pass reads them, and refuses (silently) where one is 0 or negative. So any refusal is
-    // final only when the tensor has elements; an empty one (an extent 0, none negative) is
-    // accepted as the count would have found it, its strides and data free.
+    // C-contiguous) was not counted by count_elements, and the extents from there out were
+    // not read: the span pass reads them, and refuses (silently) where one is 0 or negative
+    // (or, counting them, counted_in_span, where the count passes INT64_MAX). So any refusal
+    // is final only when the tensor has elements; an empty one (an extent 0, none negative)
+    // is accepted as the count would have found it, its strides and data free.
     //
-    // What the count would have refused, a product past INT64_MAX, is refused by the rules
-    // of std::layout_stride: a tensor the pass accepts has every extent at least 1, and
+    // Uncounted, what the count would have refused, a product past INT64_MAX, is refused by
+    // the rules of std::layout_stride: a tensor the pass accepts has every extent at least 1, and
     // import_rules asks that no two indices share an element (ordered_unique, else
     // layout_stride_unique). Unique, the indices reach numel distinct elements in
     // [0, high], so numel <= high + 1; and the byte span refuses high + 1 > INT64_MAX / Item.
     // (The pass stops at an extent 0 before it writes lowest_index and highest_index.)
-    if constexpr (requires { out.every_stride_checked; }) out.every_stride_checked = no_unit_extent;
+    if constexpr (uncounted && requires { out.every_stride_checked; }) out.every_stride_checked = no_unit_extent;
     if (!row_major) {
       if (addressed()) return true;
       if (!detail::irregular_extents_empty(t.shape, ndim, err)) return false;
