@@ -159,7 +159,9 @@ DLPM_HOT_INLINE inline bool import_rules(const DLTensor& t, std::uint64_t flags,
     out.handle = static_cast<element_type*>(t.data);  // the offset carries byte_offset
     // check_structure verified the byte span [(offset_items + lowest) * item,
     // (offset_items + highest + 1) * item): those sums fit int64.
-    const std::int64_t offset_items = byte_offset / static_cast<std::int64_t>(sizeof(element_type));
+    // Divided unsigned (a shift for a power-of-two size): byte_offset is at most INT64_MAX
+    // (check_structure), which a signed division does not know (it adds a rounding fix-up).
+    const auto offset_items = static_cast<std::int64_t>(t.byte_offset / sizeof(element_type));
     // profile: rebase
     const std::int64_t first = offset_items + checked.lowest_index();
     std::int64_t mapped_offset = offset_items, span = offset_items + checked.highest_index() + 1;
