@@ -479,6 +479,31 @@ bool meets_layout_stride_preconditions(const Mapping& m) {
   } while (std::next_permutation(p.begin(), p.end()));
   return rank == 0;
 }
+
+// The verdict of the silent rules (to_mdspan, try_to_mdspan without requirements, run first)
+// and of the worded ones (try_to_mdspan with requirements): the same, and the same view if
+// any (into std::layout_stride, one that meets the mapping's preconditions).
+template <class M>
+dm::errc silent_and_worded_verdict(const DLTensor& t) {
+  const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
+  const dm::errc want = worded ? dm::errc::ok : worded.error().code();
+  CHECK(thrown_code<M>(t) == want);
+#ifndef DLPM_USE_MODULE  // the silent instance alone (internal, so the header form only): a refusal there is no error
+  dm::detail::import_plan<M> plan;
+  CHECK(dm::detail::import_rules<M, false>(t, 0, dm::detail::no_requirements, plan, dm::detail::silent{}) ==
+        worded.has_value());
+#endif
+  const auto silent = dm::try_to_mdspan<M>(t);
+  REQUIRE(silent.has_value() == worded.has_value());
+  if (silent) {
+    CHECK(silent->data_handle() == worded->data_handle());
+    CHECK(silent->mapping() == worded->mapping());
+    if constexpr (std::is_same_v<typename M::layout_type, std::layout_stride>)
+      CHECK(meets_layout_stride_preconditions(silent->mapping()));
+    CHECK(dm::to_mdspan<M>(t).mapping() == worded->mapping());
+  }
+  return want;
+}
 }  // namespace
 
 TEST_CASE("layout_stride: an empty tensor's strides are chosen valid, without overflow") {
@@ -544,26 +569,6 @@ TEST_CASE("layout_stride: a strided tensor's elements are not counted by the sil
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t quarter = std::int64_t{1} << 62;
   alignas(8) int buf[256] = {};
-  // The same verdict by the silent rules (first) and the worded ones, the same view if any.
-  auto verdict = []<class M>(const DLTensor& t, std::type_identity<M>) {
-    const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
-    const dm::errc want = worded ? dm::errc::ok : worded.error().code();
-    CHECK(thrown_code<M>(t) == want);
-#ifndef DLPM_USE_MODULE  // the silent instance alone (internal, so the header form only): a refusal there is no error
-    dm::detail::import_plan<M> plan;
-    CHECK(dm::detail::import_rules<M, false>(t, 0, dm::detail::no_requirements, plan, dm::detail::silent{}) ==
-          worded.has_value());
-#endif
-    const auto silent = dm::try_to_mdspan<M>(t);
-    REQUIRE(silent.has_value() == worded.has_value());
-    if (silent) {
-      CHECK(silent->data_handle() == worded->data_handle());
-      CHECK(silent->mapping() == worded->mapping());
-      CHECK(meets_layout_stride_preconditions(silent->mapping()));
-      CHECK(dm::to_mdspan<M>(t).mapping() == worded->mapping());
-    }
-    return want;
-  };
   using M3 = strided<int, 3>;
   SUBCASE("an extent 0 outside the counted dimensions: empty, whatever the pass would refuse") {
     tensor_builder negative_stride(buf, i32, {2, 0, 3}, {-5, 1, 2});
@@ -574,37 +579,37 @@ TEST_CASE("layout_stride: a strided tensor's elements are not counted by the sil
     tensor_builder null_data(nullptr, i32, {0, 2, 3}, {1, 7, 2});
     for (tensor_builder* b : {&negative_stride, &zero_stride, &span, &overlap, &outermost, &null_data}) {
       INFO("shape " << b->shape[0] << "x" << b->shape[1] << "x" << b->shape[2]);
-      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::ok);
+      CHECK(silent_and_worded_verdict<M3>(b->get()) == dm::errc::ok);
       CHECK(dm::to_mdspan<M3>(b->get()).size() == 0);
     }
     CHECK(dm::to_mdspan<M3>(null_data.get()).data_handle() == nullptr);
     // An empty tensor's data + byte_offset must still not wrap.
     tensor_builder wrap(reinterpret_cast<void*>(~std::uintptr_t{0} - 64), i32, {0, 2, 3}, {1, 1, 2}, std::uint64_t{1} << 40);
-    CHECK(verdict(wrap.get(), std::type_identity<M3>{}) == dm::errc::byte_offset_overflow);
+    CHECK(silent_and_worded_verdict<M3>(wrap.get()) == dm::errc::byte_offset_overflow);
   }
   SUBCASE("a negative extent outside the counted dimensions is refused, beside a zero one too") {
     tensor_builder alone(buf, i32, {-1, 2, 3}, {1, 1, 2});
     tensor_builder with_zero(buf, i32, {0, -1, 3}, {1, 1, 2});
     tensor_builder behind_refusal(buf, i32, {2, -3, 3}, {-5, 1, 2});
     for (tensor_builder* b : {&alone, &with_zero, &behind_refusal})
-      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::negative_extent);
+      CHECK(silent_and_worded_verdict<M3>(b->get()) == dm::errc::negative_extent);
   }
   SUBCASE("a count past INT64_MAX is refused without the count") {
     std::int8_t bytes[8] = {};
     tensor_builder unique(bytes, i8, {quarter, 2}, {1, quarter});  // 2^63 elements, highest index INT64_MAX
-    CHECK(verdict(unique.get(), std::type_identity<i8_strided>{}) == dm::errc::span_overflow);
+    CHECK(silent_and_worded_verdict<i8_strided>(unique.get()) == dm::errc::span_overflow);
     tensor_builder overlapping(bytes, i8, {std::int64_t{1} << 32, std::int64_t{1} << 32}, {1, 1});  // 2^64, span 2^33 - 2
-    CHECK(verdict(overlapping.get(), std::type_identity<i8_strided>{}) == dm::errc::span_overflow);
+    CHECK(silent_and_worded_verdict<i8_strided>(overlapping.get()) == dm::errc::span_overflow);
     tensor_builder fits(bytes, i8, {quarter - 1, 2}, {1, quarter});  // 2^63 - 2 elements, highest index 2^63 - 2
-    CHECK(verdict(fits.get(), std::type_identity<i8_strided>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<i8_strided>(fits.get()) == dm::errc::ok);
   }
   SUBCASE("a count past the index_type is refused without the count, at the limit") {
     tensor_builder over(buf, i32, {64, 2}, {1, 64});  // 128 elements, highest index 127
-    CHECK(verdict(over.get(), std::type_identity<narrow>{}) == dm::errc::extent_overflow);
+    CHECK(silent_and_worded_verdict<narrow>(over.get()) == dm::errc::extent_overflow);
     tensor_builder at(buf, i32, {63, 2}, {1, 64});  // 126 elements, highest index 126
-    CHECK(verdict(at.get(), std::type_identity<narrow>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<narrow>(at.get()) == dm::errc::ok);
     tensor_builder slice(buf, i32, {2, 3}, {4, 1});  // an unsigned index_type is no reason to refuse
-    CHECK(verdict(slice.get(), std::type_identity<unsigned_strided>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<unsigned_strided>(slice.get()) == dm::errc::ok);
   }
 }
 
@@ -621,24 +626,6 @@ TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided 
   constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
   const DLDataType i8 = dlpm_test::dt(kDLInt, 8);
   alignas(8) int buf[4096] = {};
-  auto verdict = []<class M>(const DLTensor& t, std::type_identity<M>) {
-    const auto worded = dm::try_to_mdspan<M>(t, dm::tensor_requirements{});
-    const dm::errc want = worded ? dm::errc::ok : worded.error().code();
-    CHECK(thrown_code<M>(t) == want);
-#ifndef DLPM_USE_MODULE  // the silent instance alone (internal, so the header form only): a refusal there is no error
-    dm::detail::import_plan<M> plan;
-    CHECK(dm::detail::import_rules<M, false>(t, 0, dm::detail::no_requirements, plan, dm::detail::silent{}) ==
-          worded.has_value());
-#endif
-    const auto silent = dm::try_to_mdspan<M>(t);
-    REQUIRE(silent.has_value() == worded.has_value());
-    if (silent) {
-      CHECK(silent->data_handle() == worded->data_handle());
-      CHECK(silent->mapping() == worded->mapping());
-      CHECK(dm::to_mdspan<M>(t).mapping() == worded->mapping());
-    }
-    return want;
-  };
   using M3 = relaxed<int, 3>;
   SUBCASE("an extent 0 past the stop: empty, whatever the pass would refuse") {
     tensor_builder negative_stride(buf, i32, {2, 0, 3}, {-5, 1, 2});
@@ -648,7 +635,7 @@ TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided 
     tensor_builder behind_huge_count(buf, i32, {std::int64_t{1} << 40, std::int64_t{1} << 40, 0}, {0, 0, 5});
     for (tensor_builder* b : {&negative_stride, &span, &outermost, &null_data, &behind_huge_count}) {
       INFO("shape " << b->shape[0] << "x" << b->shape[1] << "x" << b->shape[2]);
-      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::ok);
+      CHECK(silent_and_worded_verdict<M3>(b->get()) == dm::errc::ok);
       CHECK(dm::to_mdspan<M3>(b->get()).size() == 0);
     }
   }
@@ -657,31 +644,31 @@ TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided 
     tensor_builder with_zero(buf, i32, {0, -1, 3}, {1, 1, 2});
     tensor_builder behind_refusal(buf, i32, {2, -3, 3}, {min, 1, 2});
     for (tensor_builder* b : {&alone, &with_zero, &behind_refusal})
-      CHECK(verdict(b->get(), std::type_identity<M3>{}) == dm::errc::negative_extent);
+      CHECK(silent_and_worded_verdict<M3>(b->get()) == dm::errc::negative_extent);
   }
   SUBCASE("a count past INT64_MAX is refused though the broadcast's span is small") {
     std::int8_t bytes[8] = {};
     using i8_relaxed = relaxed<std::int8_t, 3>;
     tensor_builder broadcast(bytes, i8, {std::int64_t{1} << 32, std::int64_t{1} << 32, 2}, {0, 0, 1});  // 2^65
-    CHECK(verdict(broadcast.get(), std::type_identity<i8_relaxed>{}) == dm::errc::span_overflow);
+    CHECK(silent_and_worded_verdict<i8_relaxed>(broadcast.get()) == dm::errc::span_overflow);
     tensor_builder one_past(bytes, i8, {std::int64_t{1} << 31, std::int64_t{1} << 31, 2}, {0, 0, 1});  // 2^63
-    CHECK(verdict(one_past.get(), std::type_identity<i8_relaxed>{}) == dm::errc::span_overflow);
+    CHECK(silent_and_worded_verdict<i8_relaxed>(one_past.get()) == dm::errc::span_overflow);
     tensor_builder below(bytes, i8, {(std::int64_t{1} << 31) - 1, std::int64_t{1} << 31, 2}, {0, 0, 1});  // 2^63 - 2^32
-    CHECK(verdict(below.get(), std::type_identity<i8_relaxed>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<i8_relaxed>(below.get()) == dm::errc::ok);
   }
   SUBCASE("a count past the index_type is refused at the limit") {
     using narrow = std::mdspan<int, std::dextents<std::int8_t, 2>, dm::layout_stride_relaxed>;
     tensor_builder over(buf, i32, {64, 2}, {0, 1});  // 128 elements
-    CHECK(verdict(over.get(), std::type_identity<narrow>{}) == dm::errc::extent_overflow);
+    CHECK(silent_and_worded_verdict<narrow>(over.get()) == dm::errc::extent_overflow);
     tensor_builder at(buf, i32, {63, 2}, {0, 1});  // 126 elements
-    CHECK(verdict(at.get(), std::type_identity<narrow>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<narrow>(at.get()) == dm::errc::ok);
   }
   SUBCASE("an INT64_MIN stride past the stop is refused for bytes, and free on an extent-1 axis") {
     std::int8_t bytes[64] = {};
     tensor_builder refused(bytes, i8, {2, 2, 3}, {min, 4, 1});
-    CHECK(verdict(refused.get(), std::type_identity<relaxed<std::int8_t, 3>>{}) == dm::errc::stride_overflow);
+    CHECK(silent_and_worded_verdict<relaxed<std::int8_t, 3>>(refused.get()) == dm::errc::stride_overflow);
     tensor_builder free_axis(bytes + 8, i8, {1, 2, 3}, {min, -3, 1});
-    CHECK(verdict(free_axis.get(), std::type_identity<relaxed<std::int8_t, 3>>{}) == dm::errc::ok);
+    CHECK(silent_and_worded_verdict<relaxed<std::int8_t, 3>>(free_axis.get()) == dm::errc::ok);
   }
   SUBCASE("every rank to 10, the stride differing at each dimension: the worded view") {
     // Row-major strides of 2x1x3x2x1x3x2x2x1x2 (extent-1 axes with any stride among them),
@@ -702,13 +689,13 @@ TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided 
           b.strides[stop] *= change;  // the first stride, from the innermost out, that differs
           b.tensor.ndim = static_cast<std::int32_t>(R);
           INFO("rank " << R << ", dimension " << stop << ", stride times " << change);
-          CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::ok);
+          CHECK(silent_and_worded_verdict<relaxed<int, R>>(b.get()) == dm::errc::ok);
           // The same past the stop with an extent 0 (empty) and a negative one (refused).
           if (stop > 0) {
             b.shape[0] = 0;
-            CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::ok);
+            CHECK(silent_and_worded_verdict<relaxed<int, R>>(b.get()) == dm::errc::ok);
             b.shape[0] = -2;
-            CHECK(verdict(b.get(), std::type_identity<relaxed<int, R>>{}) == dm::errc::negative_extent);
+            CHECK(silent_and_worded_verdict<relaxed<int, R>>(b.get()) == dm::errc::negative_extent);
           }
         }
       }
