@@ -217,30 +217,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         *row_major = false;
         if (stopped != nullptr) *stopped = detail::count_stop{r, n};
       };
-      if (stopped != nullptr) {  // strides of any kind: where the count stopped is all the caller needs
-        for (std::int32_t r = ndim; r-- > 0;) {
-          // profile: extent-sign; arithmetic: count-overflow
-          const std::int64_t e = shape[r];
-          // profile: row-major-comparison
-          if (e != 1 && strides[r] != n) {
-            stop(r);
-            return true;
-          }
-          // profile: extent-sign; arithmetic: count-overflow
-          if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
-        }
-        *numel = n;
-        *row_major = true;
-        return true;
-      }
-      // Into std::layout_stride, two loops, so that where the count ends says whether it met
-      // an extent of 1, not a flag live across the loop: the first while no extent is 1 (a
-      // count that ends there has seen every stride C-contiguous and none of an extent-1
-      // dimension: *no_unit_extent, the view's strides are the tensor's own); from the first
-      // extent of 1 on, the second, where an extent-1 dimension may have any stride. (One loop
-      // with the flag: rank 8's extent-1 rows 16 instructions more, in moves;
-      // docs/performance-history.md.)
-      // The second loop, from dimension `from` down: false at a stop or a rare extent (rare).
+      // From dimension `from` down: false at a stop or a rare extent (rare).
       bool rare = false;
       auto count_from = [&](std::int32_t from) DLPM_HOT_INLINE -> bool {
         for (std::int32_t r = from; r-- > 0;) {
@@ -259,23 +236,35 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
         }
         return true;
       };
-      std::int32_t r = ndim;
-      for (; r-- > 0;) {
-        // profile: extent-sign; arithmetic: count-overflow
-        const std::int64_t e = shape[r];
-        // profile: row-major-comparison
-        if (e == 1) break;
-        if (strides[r] != n) {
-          stop(r);
-          return true;
+      // Strides of any kind (`stopped`): where the count stopped is all the caller needs, one
+      // loop. Into std::layout_stride, two loops, so that where the count ends says whether
+      // it met an extent of 1, not a flag live across the loop: the first while no extent is
+      // 1 (a count that ends there has seen every stride C-contiguous and none of an extent-1
+      // dimension: *no_unit_extent, the view's strides are the tensor's own); from the first
+      // extent of 1 on, count_from, where an extent-1 dimension may have any stride. (One loop
+      // with the flag: rank 8's extent-1 rows 16 instructions more, in moves;
+      // docs/performance-history.md.)
+      if (stopped != nullptr) {
+        if (!count_from(ndim)) return rare ? rare_extents() : true;
+      } else {
+        std::int32_t r = ndim;
+        for (; r-- > 0;) {
+          // profile: extent-sign; arithmetic: count-overflow
+          const std::int64_t e = shape[r];
+          // profile: row-major-comparison
+          if (e == 1) break;
+          if (strides[r] != n) {
+            stop(r);
+            return true;
+          }
+          // profile: extent-sign; arithmetic: count-overflow
+          if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
         }
-        // profile: extent-sign; arithmetic: count-overflow
-        if (e <= 0 || detail::mul_overflows(n, e, &n)) [[unlikely]] return rare_extents();
-      }
-      if (r < 0) {
-        *no_unit_extent = true;
-      } else if (!count_from(r)) {
-        return rare ? rare_extents() : true;
+        if (r < 0) {
+          *no_unit_extent = true;
+        } else if (!count_from(r)) {
+          return rare ? rare_extents() : true;
+        }
       }
     } else {
       for (std::int32_t r = ndim; r-- > 0;) {
