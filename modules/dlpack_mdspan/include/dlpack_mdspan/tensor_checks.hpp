@@ -585,11 +585,6 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         }
         return true;
       };
-      // The silent check of a typed import (the strided tensors count_elements did not
-      // count) runs the pass without the extent-1 test while every extent is above 1, and
-      // leaves the rest, from the first extent of 1 or less, to the loop below, where the
-      // rules for those extents are: no branch per dimension joins the skip (its moves, the
-      // orders' registers), and a pass that meets none has checked every stride.
       // profile: dispatch
       std::int32_t r = 0;
       [[maybe_unused]] bool unit = false;  // an extent-1 dimension skipped
@@ -630,8 +625,15 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
         }
         // profile: dispatch
         out.numel = count;
-        r = ndim;  // every dimension passed
+        // Every dimension passed: the loops below do nothing. (Written as an `else` around
+        // them, the same rules counted 17 instructions more over the relaxed rows.)
+        r = ndim;
       }
+      // The silent check into std::layout_stride (the strided tensors count_elements did not
+      // count) runs the pass without the extent-1 test while every extent is above 1, and
+      // leaves the rest, from the first extent of 1 or less, to the loop below, where the
+      // rules for those extents are: no branch per dimension joins the skip (its moves, the
+      // orders' registers), and a pass that meets none has checked every stride.
       if constexpr (uncounted) {
         for (; r < ndim; ++r) {
           if (t.shape[r] <= 1) [[unlikely]] break;
