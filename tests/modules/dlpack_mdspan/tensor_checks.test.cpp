@@ -434,3 +434,103 @@ TEST_CASE("a typed import's element count reads an extent-1 dimension's stride a
     CHECK(dm::try_to_mdspan<Right>(b.get()).error().code() == dm::errc::non_compact_strides);
   }
 }
+
+namespace {
+// The runtime form's silent rules (check_tensor, whose one silent pass writes the summary it
+// keeps) and its worded ones (check_structure with an error): the same verdict, and on
+// success the same summary.
+dm::errc runtime_silent_and_worded(const DLTensor& t) {
+  dm::tensor_summary worded;
+  dm::error e;
+  const bool accepted = dm::check_structure(t, {}, worded, &e);
+  const auto silent = dm::check_tensor(t);
+  REQUIRE(static_cast<bool>(silent) == accepted);
+  if (!accepted) {
+    CHECK(silent.error().code() == e.code());
+    return e.code();
+  }
+  CHECK(silent->numel() == worded.numel);
+  CHECK(silent->itemsize() == worded.itemsize);
+  CHECK(silent->lowest_index() == worded.lowest_index);
+  CHECK(silent->highest_index() == worded.highest_index);
+  CHECK(silent->row_major() == worded.row_major);
+  CHECK(silent->ordered_unique() == worded.ordered_unique);
+  CHECK(silent->implicit_strides() == worded.implicit_strides);
+  return dm::errc::ok;
+}
+}  // namespace
+
+TEST_CASE("the runtime check counts past the first strided dimension in its span pass, with the worded check's verdicts and summary") {
+  constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
+  const DLDataType i8 = dt(kDLInt, 8);
+  alignas(8) int buf[4096] = {};
+  SUBCASE("every rank to 12, the stride differing at each dimension, then an extent 0 or negative past it") {
+    // Row-major strides of 2x1x3x2x1x3x2x2x1x2x1x2 (extent-1 axes with any stride among
+    // them), the strides of one dimension replaced: reversed, broadcast, doubled.
+    const std::int64_t extents[] = {2, 1, 3, 2, 1, 3, 2, 2, 1, 2, 1, 2};
+    for (std::size_t rank = 1; rank <= 12; ++rank) {
+      for (std::size_t stop = 0; stop < rank; ++stop) {
+        for (const int change : {-1, 0, 2, 1}) {
+          tensor_builder b(buf + 2048, i32, {}, {});
+          b.shape.assign(extents, extents + rank);
+          if (b.shape[stop] == 1) b.shape[stop] = 2;  // so that its stride counts
+          b.strides.assign(rank, 0);
+          std::int64_t n = 1;
+          for (std::size_t r = rank; r-- > 0;) {
+            b.strides[r] = b.shape[r] == 1 ? 7 : n;
+            n *= b.shape[r];
+          }
+          b.strides[stop] *= change;  // the first stride, from the innermost out, that differs (1: none)
+          b.tensor.ndim = static_cast<std::int32_t>(rank);
+          INFO("rank " << rank << ", dimension " << stop << ", stride times " << change);
+          CHECK(runtime_silent_and_worded(b.get()) == dm::errc::ok);
+          if (change == 1) CHECK(dm::check_tensor(b.get())->numel() == n);
+          if (stop > 0) {
+            b.shape[0] = 0;
+            CHECK(runtime_silent_and_worded(b.get()) == dm::errc::ok);
+            CHECK(dm::check_tensor(b.get())->numel() == 0);
+            b.shape[0] = -2;
+            CHECK(runtime_silent_and_worded(b.get()) == dm::errc::negative_extent);
+          }
+        }
+      }
+    }
+  }
+  SUBCASE("an extent 0 past the stop: empty, whatever the pass would refuse, but for byte_offset's rules") {
+    tensor_builder negative_stride(buf, i32, {2, 0, 3}, {-5, 1, 2});
+    tensor_builder span(buf, i32, {3, 0, 2}, {std::numeric_limits<std::int64_t>::max(), 1, 2});
+    tensor_builder null_data(nullptr, i32, {0, 2, 3}, {1, 7, 2});
+    tensor_builder behind_huge_count(buf, i32, {std::int64_t{1} << 40, std::int64_t{1} << 40, 0}, {0, 0, 5});
+    for (tensor_builder* b : {&negative_stride, &span, &null_data, &behind_huge_count})
+      CHECK(runtime_silent_and_worded(b->get()) == dm::errc::ok);
+    tensor_builder misaligned(buf, i32, {0, 2, 3}, {1, 7, 2}, 2);
+    CHECK(runtime_silent_and_worded(misaligned.get()) == dm::errc::misaligned_byte_offset);
+    tensor_builder past_int64(buf, i32, {0, 2, 3}, {1, 7, 2}, std::uint64_t{1} << 63);
+    CHECK(runtime_silent_and_worded(past_int64.get()) == dm::errc::byte_offset_overflow);
+  }
+  SUBCASE("a count past INT64_MAX is refused though the broadcast's span is small") {
+    std::int8_t bytes[8] = {};
+    tensor_builder broadcast(bytes, i8, {std::int64_t{1} << 32, std::int64_t{1} << 32, 2}, {0, 0, 1});  // 2^65
+    CHECK(runtime_silent_and_worded(broadcast.get()) == dm::errc::span_overflow);
+    tensor_builder below(bytes, i8, {(std::int64_t{1} << 31) - 1, std::int64_t{1} << 31, 2}, {0, 0, 1});
+    CHECK(runtime_silent_and_worded(below.get()) == dm::errc::ok);
+  }
+  SUBCASE("an INT64_MIN stride past the stop is refused, and free on an extent-1 axis") {
+    std::int8_t bytes[64] = {};
+    tensor_builder refused(bytes, i8, {2, 2, 3}, {min, 4, 1});
+    CHECK(runtime_silent_and_worded(refused.get()) == dm::errc::stride_overflow);
+    tensor_builder free_axis(bytes + 8, i8, {1, 2, 3}, {min, -3, 1});
+    CHECK(runtime_silent_and_worded(free_axis.get()) == dm::errc::ok);
+  }
+  SUBCASE("packed sub-byte elements, NULL data and NULL strides take the same turns") {
+    std::int8_t bytes[64] = {};
+    tensor_builder int4(bytes, dt(kDLInt, 4), {2, 3, 4}, {16, 1, 3});
+    CHECK(runtime_silent_and_worded(int4.get()) == dm::errc::ok);
+    tensor_builder null_data(nullptr, i32, {2, 3}, {1, 2});
+    CHECK(runtime_silent_and_worded(null_data.get()) == dm::errc::null_data);
+    auto implicit = tensor_builder::without_strides(buf, i32, {2, 3, 4});
+    CHECK(runtime_silent_and_worded(implicit.get()) == dm::errc::ok);
+    auto implicit_overflow = tensor_builder::without_strides(buf, i32, {std::int64_t{1} << 32, std::int64_t{1} << 32});
+    CHECK(runtime_silent_and_worded(implicit_overflow.get()) == dm::errc::span_overflow);
+  }
+}

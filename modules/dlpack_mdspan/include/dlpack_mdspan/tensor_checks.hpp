@@ -178,9 +178,9 @@ DLPM_COLD bool irregular_extents_empty(const std::int64_t* shape, std::int32_t n
 /// empty tensor are), learned from the same loop: counting from the innermost dimension
 /// out, the running count is the row-major stride of the next dimension. Call after
 /// check_ndim and check_metadata_pointers. Rank >= 0: ndim is known to be Rank.
-/// StopAtStride (a known rank only): the loop stops at the first stride that is not
-/// C-contiguous, *row_major false and *numel detail::not_counted; the extents from there
-/// out are the caller's to check (check_structure's silent checks of typed imports). With
+/// StopAtStride: the loop stops at the first stride that is not C-contiguous, *row_major
+/// false and *numel detail::not_counted; the extents from there out are the caller's to
+/// check (check_structure's silent checks: the runtime form's and typed imports'). With
 /// `stopped` (the check into a layout whose strides may be anything), *stopped says where:
 /// that dimension, and the count of the dimensions inside it. Without (into
 /// std::layout_stride), it sets *no_unit_extent (not NULL there) when it counted explicit
@@ -190,7 +190,6 @@ template <int Rank = -1, bool StopAtStride = false, class Err>
 DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* numel, bool* row_major, Err err,
                                            bool* no_unit_extent = nullptr, detail::count_stop* stopped = nullptr) noexcept {
   // profile: dispatch
-  static_assert(!StopAtStride || Rank >= 0, "count_elements: StopAtStride needs a known rank");
   const std::int32_t ndim = Rank >= 0 ? Rank : t.ndim;
   const std::int64_t* const shape = t.shape;
   const std::int64_t* const strides = t.strides;
@@ -199,15 +198,17 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
   // The rare extents, sorted out by irregular_extents_empty: a negative one (refused), a
   // zero one (an empty tensor: no count, any strides) or an overflowing product (refused).
   // A known rank unrolls the loop, and leaving it at the first rare extent keeps fewer
-  // values live; a loop of unknown length runs faster with one flag and no branch. Two
-  // loops each, so that neither tests the strides pointer.
+  // values live; a loop of unknown length that counts every dimension (the worded check)
+  // runs faster with one flag and no branch. A loop that stops at a stride (StopAtStride)
+  // leaves at the first rare extent too, of a known rank or not. Two loops each, so that
+  // neither tests the strides pointer.
   auto rare_extents = [&] {
     if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
     *numel = 0;
     *row_major = true;
     return true;
   };
-  if constexpr (Rank >= 0) {
+  if constexpr (Rank >= 0 || StopAtStride) {
     if (strides == nullptr) {
       for (std::int32_t r = ndim; r-- > 0;)
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
@@ -446,18 +447,22 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
   // while the strides are C-contiguous ones (what lets a compact tensor skip the span
   // pass); a strided tensor's count is never needed there (the proof at the end).
   constexpr bool uncounted = typed && Order == stride_rule::positive && !detail::is_worded<Err>;
-  // The silent check of a typed import whose strides may be anything (layout_stride_relaxed,
-  // the padded layouts) stops comparing at the first stride that is not C-contiguous too,
-  // and counts the dimensions from there out in the span pass, one step for both: the
-  // dimensions inside the stop, C-contiguous, reach exactly their count - 1 (the sums
-  // telescope), so the pass starts at the stop (docs/performance-history.md, "The relaxed
-  // import's count in its span pass").
-  constexpr bool counted_in_span = typed && Order == stride_rule::any && !detail::is_worded<Err>;
+  // The silent check whose strides may be anything (the runtime form, the one every view of
+  // a runtime rank makes: the C facade, Rust, MPI, the Python component; a typed import into
+  // layout_stride_relaxed or the padded layouts) stops comparing at the first stride that is
+  // not C-contiguous too, and counts the dimensions from there out in the span pass, one
+  // step for both: the dimensions inside the stop, C-contiguous, reach exactly their
+  // count - 1 (the sums telescope), so the pass starts at the stop
+  // (docs/performance-history.md, "The relaxed import's count in its span pass", and "The
+  // runtime check's count in its span pass").
+  constexpr bool counted_in_span = Order == stride_rule::any && !detail::is_worded<Err>;
   constexpr bool stops = uncounted || counted_in_span;
-  // That check asks byte_offset's rules before the count (a silent refusal says nothing, so
-  // its order is free): the count's stop then leads straight to the span pass, not through
-  // the tests of what the count found (numel, row_major) after them.
-  if constexpr (stops) {
+  // A typed check asks byte_offset's rules before the count (a silent refusal says nothing,
+  // so its order is free): the count's stop then leads straight to the span pass, not through
+  // the tests of what the count found (numel, row_major) after them. The runtime form asks
+  // them where the worded check does: its element size is not known before.
+  constexpr bool offset_first = stops && typed;
+  if constexpr (offset_first) {
     if (!detail::byte_offset_fits(t.byte_offset, Item, err)) return false;
   }
   std::int64_t numel = 0;
@@ -477,7 +482,7 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
 
   const std::uint64_t byte_offset = t.byte_offset;
   const bool offset_zero = byte_offset == 0;  // the usual case: the byte span below needs no sums
-  if constexpr (!stops) {
+  if constexpr (!offset_first) {
     if (!detail::byte_offset_fits(byte_offset, itemsize, err)) return false;
   }
   // data + byte_offset is formed even for an empty tensor (as the view's handle), so it
@@ -603,11 +608,11 @@ DLPM_HOT_INLINE inline bool check_structure(const DLTensor& t, const structure_o
           // profile: span-pass
           return dimension(d);
         };
-        // Up to rank 8, unrolled and entered at the stop's dimension (a jump table: a loop
-        // of variable length is not unrolled, and its counter and bounds cost more than the
-        // pass it shortens). The cases past the rank are never entered (the stop is below it);
-        // they name dimension 0 only so that they compile.
-        if constexpr (Rank <= 8) {
+        // A known rank up to 8, unrolled and entered at the stop's dimension (a jump table: a
+        // loop of variable length is not unrolled, and its counter and bounds cost more than
+        // the pass it shortens). The cases past the rank are never entered (the stop is below
+        // it); they name dimension 0 only so that they compile. A runtime rank, a loop.
+        if constexpr (Rank >= 0 && Rank <= 8) {
           constexpr auto below_rank = [](std::int32_t d) { return d < Rank ? d : 0; };
           switch (stopped.dim) {
             case 7: if (!counted(below_rank(7))) return false; [[fallthrough]];
