@@ -186,6 +186,90 @@ struct tensor_fixture {
   tensor_fixture(const tensor_fixture&) = delete;
 };
 
+/// The strided views users have, of a row-major array (bench/cpp/import_bench.cpp's rows,
+/// and the C facade's runtime-rank rows).
+enum class view_kind { slice, transpose, permutation, broadcast, reversed, unit_axis };
+
+constexpr const char* kind_name(view_kind k) {
+  switch (k) {
+    case view_kind::slice: return "slice";
+    case view_kind::transpose: return "transpose";
+    case view_kind::permutation: return "permutation";
+    case view_kind::broadcast: return "broadcast (stride 0)";
+    case view_kind::reversed: return "reversed axis (negative stride)";
+    case view_kind::unit_axis: return "extent-1 axis, stride 7";
+  }
+  return "?";
+}
+
+template <std::size_t R>
+std::array<std::int64_t, R> row_major_strides(const std::array<std::int64_t, R>& shape) {
+  std::array<std::int64_t, R> s{};
+  std::int64_t stride = 1;
+  for (std::size_t r = R; r-- > 0;) {
+    s[r] = stride;
+    stride *= shape[r];
+  }
+  return s;
+}
+
+/// A float CPU tensor viewing `data` (4096 floats at least) as `kind` of a row-major array
+/// whose view has `shape`.
+template <std::size_t R>
+struct strided_fixture {
+  std::array<std::int64_t, R> shape{};
+  std::array<std::int64_t, R> strides{};
+  DLTensor t{};
+  strided_fixture(float* data, view_kind kind, std::array<std::int64_t, R> s) : shape(s) {
+    std::size_t first = 0;  // elements from data to element (0, ..., 0)
+    switch (kind) {
+      case view_kind::slice: {
+        if constexpr (R == 1) {
+          strides[0] = 2;
+        } else {
+          std::array<std::int64_t, R> parent = shape;
+          parent[R - 1] += 3;
+          strides = row_major_strides(parent);
+        }
+        break;
+      }
+      case view_kind::transpose: {  // the parent is row-major with the reversed shape
+        std::int64_t stride = 1;
+        for (std::size_t r = 0; r < R; ++r) {
+          strides[r] = stride;
+          stride *= shape[r];
+        }
+        break;
+      }
+      case view_kind::permutation: {  // view axis i is parent axis i ^ 1
+        std::array<std::int64_t, R> parent{};
+        for (std::size_t r = 0; r < R; ++r) parent[r ^ 1] = shape[r];
+        const auto ps = row_major_strides(parent);
+        for (std::size_t r = 0; r < R; ++r) strides[r] = ps[r ^ 1];
+        break;
+      }
+      case view_kind::broadcast:
+        strides = row_major_strides(shape);
+        strides[0] = 0;
+        break;
+      case view_kind::reversed:
+        strides = row_major_strides(shape);
+        first = static_cast<std::size_t>((shape[0] - 1) * strides[0]);
+        strides[0] = -strides[0];
+        break;
+      case view_kind::unit_axis: {
+        const std::size_t axis = R == 1 ? 0 : 1;
+        shape[axis] = 1;
+        strides = row_major_strides(shape);
+        strides[axis] = 7;
+        break;
+      }
+    }
+    t = float_cpu_tensor(data + first, shape, strides);
+  }
+  strided_fixture(const strided_fixture&) = delete;
+};
+
 /// Address space that nothing may touch: PROT_NONE, never committed. Any read or write of
 /// an element segfaults, which proves that an operation's cost cannot depend on the size.
 class untouchable {

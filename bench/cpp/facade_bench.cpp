@@ -3,16 +3,24 @@
 // inline C++ call it wraps: dlpm_validate vs dlpack_mdspan::validate, dlpm_check /
 // dlpm_check_managed vs dlpack_mdspan::check_requirements, dlpm_managed_new (and
 // dlpm_managed_new_from) + dlpm_managed_delete vs dlpack_mdspan::try_make_managed_tensor +
-// destroy. A 2-D float32 C-contiguous CPU tensor, the case of every NumPy consumer.
+// destroy. A 2-D float32 C-contiguous CPU tensor, the case of every NumPy consumer. Then
+// dlpm_check of the strided views users have (a slice, a transpose, a permutation, a
+// broadcast, a reversed axis) at ranks 2, 4 and 8 against a compact tensor of the same
+// rank: the runtime-rank check every view of the C facade, Rust, MPI and the Python
+// component makes.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
 
 #include <dlpack_mdspan.h>
 
+#include <memory>
+#include <vector>
+
 namespace {
 
 alignas(64) float g_data[256];
+alignas(64) float g_strided[4096];
 const std::int32_t g_cpu[] = {kDLCPU};
 std::uint64_t g_releases = 0;
 
@@ -42,6 +50,40 @@ dlpm_requirements c_requirements() {
   req.device_types = g_cpu;
   req.num_device_types = 1;
   return req;
+}
+
+// dlpm_check's requirements for a view of any strides: float32, the rank, the CPU.
+dlpm_requirements any_order_requirements(std::int32_t ndim) {
+  dlpm_requirements req = c_requirements();
+  req.ndim = ndim;
+  req.order = 0;
+  return req;
+}
+
+template <std::size_t R>
+void strided_checks(const std::array<std::int64_t, R>& shape) {
+  const dlpm_requirements req = any_order_requirements(static_cast<std::int32_t>(R));
+  bench::tensor_fixture<R> compact(g_strided, shape);
+  auto check_op = [&req](std::string name, DLTensor* t) {
+    REQUIRE(dlpm_check(t, &req) == DLPM_OK);
+    return bench::op(std::move(name), [t, r = req]() mutable {
+      bench::launder(t);
+      bench::launder(r);
+      dlpm_status s = dlpm_check(t, &r);
+      bench::escape(&s);
+    });
+  };
+  std::vector<std::unique_ptr<bench::strided_fixture<R>>> views;
+  std::vector<bench::operation> candidates;
+  for (bench::view_kind kind : {bench::view_kind::slice, bench::view_kind::transpose, bench::view_kind::permutation,
+                                bench::view_kind::broadcast, bench::view_kind::reversed}) {
+    if (kind == bench::view_kind::permutation && R < 4) continue;  // rank 2's only permutation is the transpose
+    views.push_back(std::make_unique<bench::strided_fixture<R>>(g_strided, kind, shape));
+    candidates.push_back(
+        check_op(bench::label("rank %zu, %s: dlpm_check (f32, any order, CPU)", R, bench::kind_name(kind)), &views.back()->t));
+  }
+  bench::compare("C facade, strided", check_op(bench::label("rank %zu, compact: dlpm_check (f32, any order, CPU)", R), &compact.t),
+                 std::move(candidates));
 }
 
 dm::tensor_requirements cxx_requirements() {
@@ -167,4 +209,10 @@ TEST_CASE("C facade: dlpm_managed_new + dlpm_managed_delete vs the inline C++ ca
                               dlpm_managed_delete(m);
                             })},
                  "release callback: a counter");
+}
+
+TEST_CASE("C facade: dlpm_check of strided views at a runtime rank, against a compact tensor", "[facade]") {
+  strided_checks<2>({8, 8});
+  strided_checks<4>({2, 3, 4, 5});
+  strided_checks<8>({2, 3, 2, 2, 2, 2, 2, 3});
 }

@@ -216,86 +216,9 @@ TEST_CASE("import variants: NULL strides, byte_offset, pinned memory, transposed
 
 namespace {
 
-enum class view_kind { slice, transpose, permutation, broadcast, reversed, unit_axis };
-
-constexpr const char* kind_name(view_kind k) {
-  switch (k) {
-    case view_kind::slice: return "slice";
-    case view_kind::transpose: return "transpose";
-    case view_kind::permutation: return "permutation";
-    case view_kind::broadcast: return "broadcast (stride 0)";
-    case view_kind::reversed: return "reversed axis (negative stride)";
-    case view_kind::unit_axis: return "extent-1 axis, stride 7";
-  }
-  return "?";
-}
-
-template <std::size_t R>
-std::array<std::int64_t, R> row_major_strides(const std::array<std::int64_t, R>& shape) {
-  std::array<std::int64_t, R> s{};
-  std::int64_t stride = 1;
-  for (std::size_t r = R; r-- > 0;) {
-    s[r] = stride;
-    stride *= shape[r];
-  }
-  return s;
-}
-
-/// A float CPU tensor viewing g_data as `kind` of a row-major array whose view has `shape`.
-template <std::size_t R>
-struct strided_fixture {
-  std::array<std::int64_t, R> shape{};
-  std::array<std::int64_t, R> strides{};
-  DLTensor t{};
-  strided_fixture(view_kind kind, std::array<std::int64_t, R> s) : shape(s) {
-    std::size_t first = 0;  // elements from g_data to element (0, ..., 0)
-    switch (kind) {
-      case view_kind::slice: {
-        if constexpr (R == 1) {
-          strides[0] = 2;
-        } else {
-          std::array<std::int64_t, R> parent = shape;
-          parent[R - 1] += 3;
-          strides = row_major_strides(parent);
-        }
-        break;
-      }
-      case view_kind::transpose: {  // the parent is row-major with the reversed shape
-        std::int64_t stride = 1;
-        for (std::size_t r = 0; r < R; ++r) {
-          strides[r] = stride;
-          stride *= shape[r];
-        }
-        break;
-      }
-      case view_kind::permutation: {  // view axis i is parent axis i ^ 1
-        std::array<std::int64_t, R> parent{};
-        for (std::size_t r = 0; r < R; ++r) parent[r ^ 1] = shape[r];
-        const auto ps = row_major_strides(parent);
-        for (std::size_t r = 0; r < R; ++r) strides[r] = ps[r ^ 1];
-        break;
-      }
-      case view_kind::broadcast:
-        strides = row_major_strides(shape);
-        strides[0] = 0;
-        break;
-      case view_kind::reversed:
-        strides = row_major_strides(shape);
-        first = static_cast<std::size_t>((shape[0] - 1) * strides[0]);
-        strides[0] = -strides[0];
-        break;
-      case view_kind::unit_axis: {
-        const std::size_t axis = R == 1 ? 0 : 1;
-        shape[axis] = 1;
-        strides = row_major_strides(shape);
-        strides[axis] = 7;
-        break;
-      }
-    }
-    t = bench::float_cpu_tensor(g_data + first, shape, strides);
-  }
-  strided_fixture(const strided_fixture&) = delete;
-};
+using bench::kind_name;
+using bench::strided_fixture;
+using bench::view_kind;
 
 /// The same elements at the same addresses: element (0, ..., 0), the extents, and the
 /// stride of every axis with more than one index.
@@ -314,7 +237,7 @@ void strided_group(view_kind kind, const std::array<std::int64_t, M::rank()>& sh
   using L = typename M::layout_type;
   const bool positive_only = std::is_same_v<L, std::layout_stride>;
   if (positive_only && (kind == view_kind::broadcast || kind == view_kind::reversed)) return;
-  strided_fixture<R> fx(kind, shape);
+  strided_fixture<R> fx(g_data, kind, shape);
   DLTensor* t = &fx.t;
   const std::string what = bench::label("rank %zu, %s, %s", R, layout_name<L>(), kind_name(kind));
   const bench::view_info want = bench::describe(bench::hand_import<M>(*t));
@@ -365,7 +288,7 @@ void strided_rank(const std::array<std::int64_t, R>& shape) {
     // A check CCCL does not make (docs/performance.md cites it): overlapping strides into
     // std::layout_stride, which the mapping's preconditions forbid.
     using M = std::mdspan<float, E, std::layout_stride>;
-    strided_fixture<R> overlap(view_kind::slice, shape);
+    strided_fixture<R> overlap(g_data, view_kind::slice, shape);
     overlap.strides[0] = overlap.strides[1];
     REQUIRE_FALSE(dm::try_to_mdspan<M>(overlap.t).has_value());
     REQUIRE(dm::try_to_mdspan<M>(overlap.t).error().code() == dm::errc::overlapping_strides);
