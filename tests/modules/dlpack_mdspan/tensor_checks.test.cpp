@@ -437,12 +437,15 @@ TEST_CASE("a typed import's element count reads an extent-1 dimension's stride a
 
 namespace {
 // The runtime form's silent rules (check_tensor, whose one silent pass writes the summary it
-// keeps) and its worded ones (check_structure with an error): the same verdict, and on
-// success the same summary.
+// keeps; validate) and its worded ones (check_structure with an error): the same verdict,
+// and on success the same summary.
 dm::errc runtime_silent_and_worded(const DLTensor& t) {
   dm::tensor_summary worded;
   dm::error e;
   const bool accepted = dm::check_structure(t, {}, worded, &e);
+  dm::error validated;
+  REQUIRE(dm::validate(t, &validated) == accepted);
+  if (!accepted) CHECK(validated.code() == e.code());
   const auto silent = dm::check_tensor(t);
   REQUIRE(static_cast<bool>(silent) == accepted);
   if (!accepted) {

@@ -984,10 +984,11 @@ inline bool element_byte_offset(const DLTensor& t, const std::int64_t* index, st
   return detail::element_offset_of(t, storage_itemsize(t.dtype, subbyte_padded), index, out, err);
 }
 
-/// Structural validity with the default options (NULL strides mean row-major).
+/// Structural validity with the default options (NULL strides mean row-major). One silent
+/// pass on success; a refusal is worded by a second, worded pass.
 inline bool validate(const DLTensor& t, error* err) noexcept {
   tensor_summary s;
-  return check_structure(t, structure_options{}, s, err);
+  return check_structure(t, structure_options{}, s, detail::silent{}) || detail::structure_failure(t, structure_options{}, err);
 }
 
 /// Number of elements (0 when any extent is 0), checked.
