@@ -4,6 +4,7 @@
 
 #include <dlpack/dlpack.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -31,6 +32,26 @@ struct tensor_builder {
   static tensor_builder without_strides(void* data, DLDataType dtype, std::initializer_list<std::int64_t> shape_) {
     tensor_builder b(data, dtype, shape_, {});
     b.null_strides = true;
+    return b;
+  }
+
+  // An int32 tensor of the first `rank` of `extents` whose strides are row-major but at
+  // `stop` (extent-1 axes carry stride 7, and `stop`'s extent is made 2 where it is 1, so
+  // that its stride counts), where the row-major stride is multiplied by `change`: the
+  // first stride, from the innermost out, that differs (none for a change of 1).
+  static tensor_builder row_major_but_at(void* data, const std::int64_t* extents, std::size_t rank, std::size_t stop,
+                                         std::int64_t change) {
+    tensor_builder b(data, DLDataType{kDLInt, 32, 1}, {}, {});
+    b.shape.assign(extents, extents + rank);
+    if (b.shape[stop] == 1) b.shape[stop] = 2;
+    b.strides.assign(rank, 0);
+    std::int64_t n = 1;
+    for (std::size_t r = rank; r-- > 0;) {
+      b.strides[r] = b.shape[r] == 1 ? 7 : n;
+      n *= b.shape[r];
+    }
+    b.strides[stop] *= change;
+    b.tensor.ndim = static_cast<std::int32_t>(rank);
     return b;
   }
 

@@ -677,17 +677,7 @@ TEST_CASE("layout_stride_relaxed: the silent rules count past the first strided 
     auto every_stop = [&]<std::size_t R>(std::integral_constant<std::size_t, R>) {
       for (std::size_t stop = 0; stop < R; ++stop) {
         for (const int change : {-1, 0, 2}) {
-          tensor_builder b(buf + 2048, i32, {}, {});
-          b.shape.assign(extents, extents + R);
-          if (b.shape[stop] == 1) b.shape[stop] = 2;  // so that its stride counts
-          b.strides.assign(R, 0);
-          std::int64_t n = 1;
-          for (std::size_t r = R; r-- > 0;) {
-            b.strides[r] = b.shape[r] == 1 ? 7 : n;
-            n *= b.shape[r];
-          }
-          b.strides[stop] *= change;  // the first stride, from the innermost out, that differs
-          b.tensor.ndim = static_cast<std::int32_t>(R);
+          auto b = tensor_builder::row_major_but_at(buf + 2048, extents, R, stop, change);
           INFO("rank " << R << ", dimension " << stop << ", stride times " << change);
           CHECK(silent_and_worded_verdict<relaxed<int, R>>(b.get()) == dm::errc::ok);
           // The same past the stop with an extent 0 (empty) and a negative one (refused).
