@@ -154,8 +154,19 @@ inline view_info describe(const M& m) {
 
 enum class order { row_major, column_major };
 
-/// A compact float DLTensor over caller-owned arrays, row-major (the default) or
-/// column-major, with explicit strides.
+/// The strides of a compact array of `shape` in order `o`, in elements.
+template <std::size_t R>
+std::array<std::int64_t, R> compact_strides(const std::array<std::int64_t, R>& shape, order o = order::row_major) {
+  std::array<std::int64_t, R> s{};
+  std::int64_t stride = 1;
+  for (std::size_t i = 0; i < R; ++i) {
+    const std::size_t r = o == order::row_major ? R - 1 - i : i;
+    s[r] = stride;
+    stride *= shape[r];
+  }
+  return s;
+}
+
 /// A float32 CPU tensor over `data` with the given shape and strides (kept by the caller).
 template <std::size_t R>
 DLTensor float_cpu_tensor(void* data, std::array<std::int64_t, R>& shape, std::array<std::int64_t, R>& strides) {
@@ -163,24 +174,15 @@ DLTensor float_cpu_tensor(void* data, std::array<std::int64_t, R>& shape, std::a
                   shape.data(), strides.data(), 0};
 }
 
+/// A compact float DLTensor over caller-owned arrays, row-major (the default) or
+/// column-major, with explicit strides.
 template <std::size_t R>
 struct tensor_fixture {
   std::array<std::int64_t, R> shape{};
   std::array<std::int64_t, R> strides{};
   DLTensor t{};
-  tensor_fixture(void* data, const std::array<std::int64_t, R>& s, order o = order::row_major) : shape(s) {
-    std::int64_t stride = 1;
-    if (o == order::row_major) {
-      for (std::size_t r = R; r-- > 0;) {
-        strides[r] = stride;
-        stride *= shape[r];
-      }
-    } else {
-      for (std::size_t r = 0; r < R; ++r) {
-        strides[r] = stride;
-        stride *= shape[r];
-      }
-    }
+  tensor_fixture(void* data, const std::array<std::int64_t, R>& s, order o = order::row_major)
+      : shape(s), strides(compact_strides(s, o)) {
     t = float_cpu_tensor(data, shape, strides);
   }
   tensor_fixture(const tensor_fixture&) = delete;
@@ -202,17 +204,6 @@ constexpr const char* kind_name(view_kind k) {
   return "?";
 }
 
-template <std::size_t R>
-std::array<std::int64_t, R> row_major_strides(const std::array<std::int64_t, R>& shape) {
-  std::array<std::int64_t, R> s{};
-  std::int64_t stride = 1;
-  for (std::size_t r = R; r-- > 0;) {
-    s[r] = stride;
-    stride *= shape[r];
-  }
-  return s;
-}
-
 /// A float CPU tensor viewing `data` (4096 floats at least) as `kind` of a row-major array
 /// whose view has `shape`.
 template <std::size_t R>
@@ -229,38 +220,33 @@ struct strided_fixture {
         } else {
           std::array<std::int64_t, R> parent = shape;
           parent[R - 1] += 3;
-          strides = row_major_strides(parent);
+          strides = compact_strides(parent);
         }
         break;
       }
-      case view_kind::transpose: {  // the parent is row-major with the reversed shape
-        std::int64_t stride = 1;
-        for (std::size_t r = 0; r < R; ++r) {
-          strides[r] = stride;
-          stride *= shape[r];
-        }
+      case view_kind::transpose:  // the parent is row-major with the reversed shape
+        strides = compact_strides(shape, order::column_major);
         break;
-      }
       case view_kind::permutation: {  // view axis i is parent axis i ^ 1
         std::array<std::int64_t, R> parent{};
         for (std::size_t r = 0; r < R; ++r) parent[r ^ 1] = shape[r];
-        const auto ps = row_major_strides(parent);
+        const auto ps = compact_strides(parent);
         for (std::size_t r = 0; r < R; ++r) strides[r] = ps[r ^ 1];
         break;
       }
       case view_kind::broadcast:
-        strides = row_major_strides(shape);
+        strides = compact_strides(shape);
         strides[0] = 0;
         break;
       case view_kind::reversed:
-        strides = row_major_strides(shape);
+        strides = compact_strides(shape);
         first = static_cast<std::size_t>((shape[0] - 1) * strides[0]);
         strides[0] = -strides[0];
         break;
       case view_kind::unit_axis: {
         const std::size_t axis = R == 1 ? 0 : 1;
         shape[axis] = 1;
-        strides = row_major_strides(shape);
+        strides = compact_strides(shape);
         strides[axis] = 7;
         break;
       }
