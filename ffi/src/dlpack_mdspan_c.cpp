@@ -132,41 +132,62 @@ bool sets_layout(const dlpm_layout_requirements& r) noexcept {
          r.shape_divisors != nullptr || r.stride_divisors != nullptr;
 }
 
-// Every field but the layout ones (left empty). A null_strides other than the two
-// constants is read as DLPM_NULL_STRIDES_REJECT, as "nonzero" was before the field had its
-// C++ name: a C value never leaves the core's enum.
-DLPM_HOT_INLINE inline dm::tensor_requirements to_core_without_layout(const dlpm_requirements& r) noexcept {
-  dm::tensor_requirements c;
-  c.check_dtype = r.check_dtype != 0;
-  c.dtype = r.dtype;
-  c.ndim = r.ndim;
-  c.shape = r.shape;
-  c.order = r.order;
-  c.device_types = r.device_types;
-  c.num_device_types = r.num_device_types;
-  c.device_id = r.device_id;
-  c.min_alignment = r.min_alignment;
-  c.writable = r.writable != 0;
-  c.null_strides = r.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR ? dm::null_strides_policy::row_major
-                                                        : dm::null_strides_policy::reject;
-  return c;
+// The requirements' layout where the struct sets no layout field: empty, known at compile
+// time, so the layout rule folds away (the conversion exists only to compile that rule).
+struct no_layout {
+  [[nodiscard]] static constexpr bool empty() noexcept { return true; }
+  operator dm::layout_requirements() const noexcept { return {}; }
+};
+
+// dlpm_requirements as the core's rules read requirements (requirements.hpp's `Req`): each
+// field read in place, where a rule asks for it, with no converted copy made first (a copy,
+// dm::tensor_requirements, loaded every field before the first rule: 7 instructions more a
+// dlpm_check, bench/callgrind.py). The flags are int32_t, read in boolean tests. A null_strides other
+// than the two constants is read as DLPM_NULL_STRIDES_REJECT, as "nonzero" was before the
+// field had its C++ name: a C value never leaves the core's enum. `Layout`: no_layout, or
+// layout_to_core's spans.
+template <class Layout>
+struct c_requirements {
+  c_requirements(const dlpm_requirements& r, Layout l) noexcept
+      : check_dtype(r.check_dtype), dtype(r.dtype), ndim(r.ndim), shape(r.shape), order(r.order),
+        device_types(r.device_types), num_device_types(r.num_device_types), device_id(r.device_id),
+        min_alignment(r.min_alignment), writable(r.writable),
+        null_strides(r.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR ? dm::null_strides_policy::row_major
+                                                                   : dm::null_strides_policy::reject),
+        layout(l) {}
+  const std::int32_t& check_dtype;
+  const DLDataType& dtype;
+  const std::int32_t& ndim;
+  const std::int64_t* const& shape;
+  const char& order;
+  const std::int32_t* const& device_types;
+  const std::int32_t& num_device_types;
+  const std::int32_t& device_id;
+  const std::uint64_t& min_alignment;
+  const std::int32_t& writable;
+  dm::null_strides_policy null_strides;
+  Layout layout;
+};
+
+// Every field but the layout ones (an empty layout the compiler sees).
+DLPM_HOT_INLINE inline c_requirements<no_layout> to_core_without_layout(const dlpm_requirements& r) noexcept {
+  return {r, no_layout{}};
 }
 
-dm::tensor_requirements to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
-  dm::tensor_requirements c = to_core_without_layout(r);
-  c.layout = layout_to_core(r.layout, ndim);
-  return c;
+// Every field, the layout ones as spans over the modes of a tensor of rank `ndim`.
+c_requirements<dm::layout_requirements> to_core(const dlpm_requirements& r, std::int32_t ndim) noexcept {
+  return {r, layout_to_core(r.layout, ndim)};
 }
 
 // dm::check_requirements in its two halves, so that the success path reads the caller's
-// struct field by field: a core struct needed in memory for the out-of-line failure half
-// was built on every call (to_core), accepted or not.
+// struct field by field: the layout's spans, needed in memory for the out-of-line failure
+// half, were built on every call (to_core), accepted or not.
 DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req) noexcept {
   dm::error e;
   return dm::detail::requirements_failure(tensor, flags, to_core(req, tensor.ndim), &e) ? DLPM_OK : fail(e);
 }
 
-// Requirements with layout fields: the core struct in memory (layout_met takes its spans by
+// Requirements with layout fields: the layout's spans in memory (layout_met takes them by
 // reference). A function of its own, so that check_tensor's common path stays small.
 [[gnu::noinline]] dlpm_status check_tensor_with_layout(const DLTensor& tensor, std::uint64_t flags,
                                                        const dlpm_requirements& req, dm::tensor_summary* summary) noexcept {
@@ -174,9 +195,9 @@ DLPM_COLD dlpm_status requirements_failed(const DLTensor& tensor, std::uint64_t 
   return requirements_failed(tensor, flags, req);
 }
 
-// Without layout fields (the usual call) the core struct is built with an empty layout the
-// compiler can see: the layout test folds away and no struct is stored to memory, which
-// building it with layout_to_core's spans made it do on every call. `summary`, where given,
+// Without layout fields (the usual call) the requirements are read with an empty layout the
+// compiler can see: the layout test folds away and no spans are stored to memory, which
+// building them with layout_to_core made it do on every call. `summary`, where given,
 // gets what the fast half learned; it is left alone when the ordered half accepts what the
 // fast half refused.
 DLPM_HOT_INLINE inline dlpm_status check_tensor(const DLTensor& tensor, std::uint64_t flags, const dlpm_requirements& req,
@@ -656,7 +677,7 @@ dlpm_status dlpm_check_announced(DLDataType dtype, DLDevice device, const dlpm_r
   if (req == nullptr) return null_argument("dlpm_check_announced", "req");
   if (!known_requirements_version(req->version)) return unsupported_requirements("dlpm_check_announced", req->version);
   dm::error e;
-  return dm::check_announced(dtype, device, to_core_without_layout(*req), &e) ? DLPM_OK : fail(e);
+  return dm::detail::announced_rules(dtype, device, to_core_without_layout(*req), &e) ? DLPM_OK : fail(e);
 }
 
 namespace {

@@ -1376,6 +1376,47 @@ static void test_alloc_and_copy_to_host(void) {
   CHECK_STATUS(dlpm_managed_alloc_host(2, shape, dtype(kDLInt, 16, 1), 0, NULL), DLPM_E_NULL_POINTER);
 }
 
+/* The int32_t flags of dlpm_requirements (check_dtype, writable) are true when nonzero, any
+ * nonzero value, in every check that reads them: with and without a layout field set (the
+ * facade reads the struct in place, with the layout's spans or without), the silent and
+ * the worded answer, and dlpm_check_announced. */
+static void test_requirement_flags_nonzero(void) {
+  float data[6] = {0};
+  int64_t shape[2] = {2, 3};
+  int32_t order[2] = {0, 1};
+  DLTensor t = make_tensor(data, 2, shape, NULL, dtype(kDLFloat, 32, 1));
+  DLManagedTensorVersioned* m = NULL;
+  const DLDevice cpu = {kDLCPU, 0};
+  dlpm_requirements req;
+  int with_layout;
+  CHECK_STATUS(dlpm_managed_new(data, 2, shape, NULL, dtype(kDLFloat, 32, 1), cpu, 0, DLPACK_FLAG_BITMASK_READ_ONLY,
+                                NULL, NULL, &m),
+               DLPM_OK);
+  if (m == NULL) return;
+  for (with_layout = 0; with_layout < 2; ++with_layout) {
+    CHECK_STATUS(dlpm_requirements_init(&req, DLPM_REQUIREMENTS_VERSION), DLPM_OK);
+    if (with_layout) req.layout.stride_order = order; /* row-major: dimension 1 steps least */
+    req.dtype = dtype(kDLInt, 32, 1);
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK); /* check_dtype 0: the dtype is not asked */
+    req.check_dtype = -7;
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DTYPE_MISMATCH);
+    CHECK(strstr(dlpm_last_error(), "dtype") != NULL);
+    CHECK_STATUS(dlpm_check_announced(t.dtype, cpu, &req), DLPM_E_DTYPE_MISMATCH);
+    req.check_dtype = 256; /* no low byte set */
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_E_DTYPE_MISMATCH);
+    req.dtype = dtype(kDLFloat, 32, 1);
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK);
+    CHECK_STATUS(dlpm_check_managed(m, &req), DLPM_OK); /* writable 0: READ_ONLY is not asked */
+    req.writable = INT32_MIN;
+    CHECK_STATUS(dlpm_check_managed(m, &req), DLPM_E_READ_ONLY);
+    CHECK(strstr(dlpm_last_error(), "READ_ONLY") != NULL);
+    req.writable = 512;
+    CHECK_STATUS(dlpm_check_managed(m, &req), DLPM_E_READ_ONLY);
+    CHECK_STATUS(dlpm_check(&t, &req), DLPM_OK); /* a bare tensor has no flags */
+  }
+  dlpm_managed_delete(m);
+}
+
 /* dlpm_check_announced: only the dtype and device rules, worded as dlpm_check words them. */
 static void test_check_announced(void) {
   static const int32_t cuda_only[1] = {kDLCUDA};
@@ -1568,6 +1609,7 @@ int main(void) {
   test_managed_new_from();
   test_version_and_legacy();
   test_check_announced();
+  test_requirement_flags_nonzero();
   test_extremes();
   test_requirements_are_checked();
   test_to_legacy_checks_the_version();

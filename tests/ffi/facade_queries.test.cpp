@@ -273,6 +273,76 @@ TEST_CASE("dlpm_check_layout refuses what dlpm_check_managed refuses and writes 
   CHECK(refused > 30000);
 }
 
+// The test's own reading of a dlpm_requirements as the core's tensor_requirements, field by
+// field, by the header's documentation: a nonzero flag is true, a null_strides other than
+// DLPM_NULL_STRIDES_ROW_MAJOR rejects, the layout's arrays have ndim entries.
+dm::tensor_requirements as_core_requirements(const dlpm_requirements& c, std::int32_t ndim) {
+  dm::tensor_requirements r;
+  r.check_dtype = c.check_dtype != 0;
+  r.dtype = c.dtype;
+  r.ndim = c.ndim;
+  r.shape = c.shape;
+  r.order = c.order;
+  r.device_types = c.device_types;
+  r.num_device_types = c.num_device_types;
+  r.device_id = c.device_id;
+  r.min_alignment = c.min_alignment;
+  r.writable = c.writable != 0;
+  r.null_strides = c.null_strides == DLPM_NULL_STRIDES_ROW_MAJOR ? dm::null_strides_policy::row_major
+                                                                 : dm::null_strides_policy::reject;
+  const auto modes = static_cast<std::size_t>(ndim);
+  r.layout.leading_dim = c.layout.leading_dim;
+  if (c.layout.stride_order != nullptr) r.layout.stride_order = {c.layout.stride_order, modes};
+  r.layout.compact = c.layout.compact != 0;
+  if (c.layout.shape_divisors != nullptr) r.layout.shape_divisors = {c.layout.shape_divisors, modes};
+  if (c.layout.stride_divisors != nullptr) r.layout.stride_divisors = {c.layout.stride_divisors, modes};
+  return r;
+}
+
+TEST_CASE("dlpm_check_managed and dlpm_check_announced give check_requirements' and check_announced's verdicts and words") {
+  alignas(64) static unsigned char buffer[4096];
+  unsigned char* middle = buffer + 2048;
+  std::mt19937_64 rng(20261206);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  // Nonzero flags other than 1, and a null_strides that is neither constant: read as the
+  // header says, by every rule that reads them (the facade reads the struct in place).
+  static const std::int32_t nonzero[] = {1, -1, 2, 256, INT32_MIN, INT32_MAX};
+  int accepted = 0, refused = 0;
+  for (int n = 0; n < 100000; ++n) {
+    random_tensor r(rng, middle);
+    if (pick(0, 7) == 0) r.flags |= dm::flag_read_only;
+    random_requirements q(rng, r.t);
+    if (q.req.check_dtype != 0) q.req.check_dtype = nonzero[pick(0, 5)];
+    if (q.req.writable != 0) q.req.writable = nonzero[pick(0, 5)];
+    if (q.req.null_strides == DLPM_NULL_STRIDES_REJECT && pick(0, 1)) q.req.null_strides = pick(2, 9);
+    if (q.req.layout.compact != 0 && pick(0, 1)) q.req.layout.compact = nonzero[pick(1, 5)];
+    DLManagedTensorVersioned m{};
+    m.version = DLPackVersion{DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+    m.dl_tensor = r.t;
+    m.flags = r.flags;
+    const auto core_req = as_core_requirements(q.req, r.t.ndim);
+    dm::error e;
+    const bool core = dm::check_requirements(r.t, r.flags, core_req, &e);
+    const dlpm_status s = dlpm_check_managed(&m, &q.req);
+    REQUIRE((s == DLPM_OK) == core);
+    if (!core) {
+      REQUIRE(s == static_cast<dlpm_status>(e.code()));
+      REQUIRE(std::string(dlpm_last_error()) == e.message().c_str());
+    }
+    (core ? accepted : refused) += 1;
+    dm::error announced_error;
+    const bool announced = dm::check_announced(r.t.dtype, r.t.device, core_req, &announced_error);
+    const dlpm_status a = dlpm_check_announced(r.t.dtype, r.t.device, &q.req);
+    REQUIRE((a == DLPM_OK) == announced);
+    if (!announced) {
+      REQUIRE(a == static_cast<dlpm_status>(announced_error.code()));
+      REQUIRE(std::string(dlpm_last_error()) == announced_error.message().c_str());
+    }
+  }
+  CHECK(accepted > 2000);
+  CHECK(refused > 20000);
+}
+
 TEST_CASE("dlpm_element_offset_prechecked (flags 0) is dlpm_element_offset on tensors that passed the checks") {
   alignas(64) static unsigned char buffer[4096];
   unsigned char* middle = buffer + 2048;

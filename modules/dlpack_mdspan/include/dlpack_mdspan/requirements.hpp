@@ -38,13 +38,17 @@ namespace detail {
 /// min_alignment's rule: a power of two. Not std::has_single_bit, which libstdc++ builds as a
 /// call to libgcc's __popcountdi2 (27 instructions) where the target has no popcnt.
 [[nodiscard]] constexpr bool is_power_of_two(std::uint64_t bytes) noexcept { return bytes != 0 && (bytes & (bytes - 1)) == 0; }
-}  // namespace detail
 
-/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
-/// rank (its length) whose entries are extents or -1 (any), a known order, a device id of
-/// -1 or more, a device list of non-negative length, and a power of two alignment. Nonsense
-/// is errc::invalid_argument, never a silent "anything".
-inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
+// The rules below read their requirements as `req.field` of any type `Req` that has
+// tensor_requirements' members under the same names, each read as its field is (a flag in
+// a boolean test, null_strides as a null_strides_policy, layout as a layout_requirements
+// with empty()): tensor_requirements itself, or the C facade's view of its
+// dlpm_requirements, whose fields the rules then read in place, each where a rule asks
+// for it, with no converted copy made first.
+
+// check_requirements_valid's rules.
+template <class Req>
+bool requirements_valid(const Req& req, error* err) noexcept {
   if (req.ndim < -1 || req.ndim > max_ndim)
     DLPM_REFUSE(err, errc::invalid_argument, "requirements: ndim = %d is neither -1 (any rank) nor a rank 0..%d", req.ndim,
                 max_ndim);
@@ -68,6 +72,15 @@ inline bool check_requirements_valid(const tensor_requirements& req, error* err)
                 static_cast<unsigned long long>(req.min_alignment));
   return true;
 }
+}  // namespace detail
+
+/// The requirements themselves make sense: a rank in -1..max_ndim, a shape only with a
+/// rank (its length) whose entries are extents or -1 (any), a known order, a device id of
+/// -1 or more, a device list of non-negative length, and a power of two alignment. Nonsense
+/// is errc::invalid_argument, never a silent "anything".
+inline bool check_requirements_valid(const tensor_requirements& req, error* err) noexcept {
+  return detail::requirements_valid(req, err);
+}
 
 }  // inline namespace DLPM_ABI
 }  // namespace dlpack_mdspan
@@ -78,8 +91,8 @@ namespace detail {
 
 // The device rule of check_requirements: the type listed (or any), the ordinal equal (or
 // any). A negative count lists nothing.
-template <class Err>
-DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const tensor_requirements& req, Err err) noexcept {
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const Req& req, Err err) noexcept {
   if (req.device_types == nullptr) return check_device(d, [](std::int32_t) { return true; }, "any", req.device_id, err);
   auto listed = [&](std::int32_t type) {
     for (std::int32_t i = 0; i < req.num_device_types; ++i)
@@ -92,21 +105,21 @@ DLPM_HOT_INLINE inline bool check_required_device(const DLDevice& d, const tenso
 // The rules of check_requirements that a typed import adds to its own (import_rules.hpp),
 // each written once. The rank and the dtype: the equality decides, the checks word a
 // difference; an ndim outside -1..max_ndim equals no valid rank.
-template <class Err>
-DLPM_HOT_INLINE inline bool required_rank(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool required_rank(const DLTensor& t, const Req& req, Err err) noexcept {
   if (req.ndim == -1 || t.ndim == req.ndim) return true;
   if (req.ndim >= 0) (void)check_rank(t, static_cast<std::size_t>(req.ndim), err);
   return false;
 }
-template <class Err>
-DLPM_HOT_INLINE inline bool required_dtype(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool required_dtype(const DLTensor& t, const Req& req, Err err) noexcept {
   if (!req.check_dtype || same_dtype(t.dtype, req.dtype)) return true;
   (void)check_dtype_equals(t.dtype, req.dtype, err);
   return false;
 }
 // After the structure and the rank.
-template <class Err>
-DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const tensor_requirements& req, Err err) noexcept {
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const Req& req, Err err) noexcept {
   if (req.shape == nullptr) return true;
   if (req.ndim < 0) return false;  // a shape needs a rank; with one, t.ndim == req.ndim
   for (std::int32_t r = 0; r < t.ndim; ++r)
@@ -116,8 +129,8 @@ DLPM_HOT_INLINE inline bool required_shape(const DLTensor& t, const tensor_requi
   return true;
 }
 // After the structure; the column-major test only when asked: it needs a second loop.
-template <class Err>
-DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summary& summary, const tensor_requirements& req,
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summary& summary, const Req& req,
                                            Err err) noexcept {
   bool ok = false;
   switch (req.order) {
@@ -132,8 +145,8 @@ DLPM_HOT_INLINE inline bool required_order(const DLTensor& t, const tensor_summa
                 req.order == 'C' ? "C-contiguous" : req.order == 'F' ? "F-contiguous" : "contiguous");
   return true;
 }
-template <class Err>
-DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_requirements& req, Err err) noexcept {
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const Req& req, Err err) noexcept {
   if (req.writable && (flags & flag_read_only) != 0)
     DLPM_REFUSE(err, errc::read_only, "the tensor is READ_ONLY but a writable tensor is required");
   return true;
@@ -150,8 +163,8 @@ DLPM_HOT_INLINE inline bool required_writable(std::uint64_t flags, const tensor_
 // same IS_SUBBYTE_TYPE_PADDED, learned (a checked_tensor's summary); the pass is not made
 // again. Its one option-dependent verdict, NULL strides under the strict policy, is a silent
 // no: the worded form, which always makes the pass, words it.
-template <class Err>
-DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+template <class Req, class Err>
+DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t flags, const Req& req,
                                                tensor_summary* summary_out, Err err,
                                                const tensor_summary* known = nullptr) noexcept {
   tensor_summary summary;
@@ -179,7 +192,7 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
   auto writable = [&]() DLPM_HOT_INLINE { return required_writable(flags, req, err); };
   bool ok = false;
   if constexpr (is_worded<Err>)
-    ok = check_requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&
+    ok = requirements_valid(req, err) && structure() && rank() && dtype() && shape() && device() && order() &&
          alignment() && layout() && writable();
   else
     ok = rank() && dtype() && writable() && device() && structure() && shape() && order() && alignment() && layout();
@@ -188,21 +201,31 @@ DLPM_HOT_INLINE inline bool requirements_rules(const DLTensor& t, std::uint64_t 
 }
 
 // The silent rules: true exactly when check_requirements accepts.
-DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
+template <class Req>
+DLPM_HOT_INLINE inline bool requirements_met(const DLTensor& t, std::uint64_t flags, const Req& req,
                                              tensor_summary* summary_out = nullptr) noexcept {
   return requirements_rules(t, flags, req, summary_out, silent{});
 }
 
 // The silent rules for a tensor a check has already accepted: its structure's pass is not
 // made again (requirements_rules' `known`). True exactly when check_requirements accepts.
-DLPM_HOT_INLINE inline bool requirements_met(const checked_tensor& checked, const tensor_requirements& req) noexcept {
+template <class Req>
+DLPM_HOT_INLINE inline bool requirements_met(const checked_tensor& checked, const Req& req) noexcept {
   return requirements_rules(checked.tensor(), checked.flags(), req, nullptr, silent{}, &checked.summary());
 }
 
 // The worded rules, out of line: only failures get here (requirements_met said no).
-DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const tensor_requirements& req,
-                                           error* err) noexcept {
+template <class Req>
+DLPM_COLD inline bool requirements_failure(const DLTensor& t, std::uint64_t flags, const Req& req, error* err) noexcept {
   return requirements_rules(t, flags, req, nullptr, err);
+}
+
+// check_announced's rules.
+template <class Req>
+bool announced_rules(const DLDataType& dtype, const DLDevice& device, const Req& req, error* err) noexcept {
+  if (!requirements_valid(req, err) || !check_dtype(dtype, err)) return false;
+  if (req.check_dtype && !check_dtype_equals(dtype, req.dtype, err)) return false;
+  return check_required_device(device, req, err);
 }
 
 }  // namespace detail
@@ -255,9 +278,7 @@ result<checked_tensor> check_tensor(const DLTensor&& t, std::uint64_t flags, con
 /// cannot be judged, not the tensor).
 inline bool check_announced(const DLDataType& dtype, const DLDevice& device, const tensor_requirements& req,
                             error* err) noexcept {
-  if (!check_requirements_valid(req, err) || !check_dtype(dtype, err)) return false;
-  if (req.check_dtype && !check_dtype_equals(dtype, req.dtype, err)) return false;
-  return detail::check_required_device(device, req, err);
+  return detail::announced_rules(dtype, device, req, err);
 }
 
 }  // inline namespace DLPM_ABI
