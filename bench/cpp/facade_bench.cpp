@@ -7,7 +7,8 @@
 // dlpm_check of the strided views users have (a slice, a transpose, a permutation, a
 // broadcast, a reversed axis) at ranks 2, 4 and 8 against a compact tensor of the same
 // rank: the runtime-rank check every view of the C facade, Rust, MPI and the Python
-// component makes.
+// component makes; and dlpm_check_layout of a compact tensor with its strides given and
+// NULL, whose strides the facade writes.
 #include <catch2/catch.hpp>
 
 #include "common.hpp"
@@ -84,6 +85,28 @@ void strided_checks(const std::array<std::int64_t, R>& shape) {
   }
   bench::compare("C facade, strided", check_op(bench::label("rank %zu, compact: dlpm_check (f32, any order, CPU)", R), &compact.t),
                  std::move(candidates));
+
+  // The strides a binding reads back with the check (dlpm_check_layout): the compact
+  // tensor's own, and the same tensor with NULL strides, whose row-major strides the facade
+  // computes.
+  DLTensor implicit = compact.t;
+  implicit.strides = nullptr;
+  auto layout_op = [&req](std::string name, DLTensor* t) {
+    std::int64_t strides[R] = {}, numel = 0;
+    REQUIRE(dlpm_check_layout(t, 0, &req, strides, static_cast<std::int32_t>(R), &numel) == DLPM_OK);
+    return bench::op(std::move(name), [t, r = req]() mutable {
+      bench::launder(t);
+      bench::launder(r);
+      std::int64_t out[R], n = 0;
+      dlpm_status s = dlpm_check_layout(t, 0, &r, out, static_cast<std::int32_t>(R), &n);
+      bench::escape(&s);
+      bench::escape(out);
+      bench::escape(&n);
+    });
+  };
+  bench::compare("C facade, NULL strides",
+                 layout_op(bench::label("rank %zu, compact, strides given: dlpm_check_layout", R), &compact.t),
+                 {layout_op(bench::label("rank %zu, compact, NULL strides: dlpm_check_layout", R), &implicit)});
 }
 
 dm::tensor_requirements cxx_requirements() {

@@ -221,7 +221,8 @@ DLPM_COLD dlpm_status negative_capacity(const char* function, std::int32_t capac
 }
 
 // The second half of dlpm_layout and dlpm_check_layout, for a tensor `function` has just
-// validated and counted (`count` elements): the strides as the core reads them (stride_at)
+// validated and counted (`count` elements): the strides as the core reads them (stride_at:
+// the tensor's own, or for NULL strides the row-major ones, compact_strides)
 // and the count.
 DLPM_HOT_INLINE inline dlpm_status write_layout(const char* function, const DLTensor& tensor, std::int64_t* strides,
                                                 std::int32_t capacity, std::int64_t count, std::int64_t* numel) noexcept {
@@ -229,7 +230,10 @@ DLPM_HOT_INLINE inline dlpm_status write_layout(const char* function, const DLTe
     return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is less than ndim = %d", function, capacity,
                                   tensor.ndim));
   if (strides == nullptr && tensor.ndim > 0) return null_argument(function, "strides");
-  for (std::int32_t r = 0; r < tensor.ndim; ++r) strides[r] = dm::stride_at(tensor, r);
+  if (tensor.strides != nullptr)
+    for (std::int32_t r = 0; r < tensor.ndim; ++r) strides[r] = tensor.strides[r];
+  else
+    dm::detail::compact_strides<false>(tensor.shape, tensor.ndim, strides);
   *numel = count;
   return DLPM_OK;
 }
@@ -787,7 +791,7 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   if (tensor->strides != nullptr)
     copy_strides(tensor->strides, tensor->ndim, out->strides);
   else
-    for (std::int32_t r = 0; r < tensor->ndim; ++r) out->strides[r] = dm::stride_at(*tensor, r);
+    dm::detail::compact_strides<false>(tensor->shape, tensor->ndim, out->strides);
   return DLPM_OK;
 }
 

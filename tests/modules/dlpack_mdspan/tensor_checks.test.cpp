@@ -81,6 +81,39 @@ TEST_CASE("numel and nbytes, packed sub-byte aware and overflow-checked") {
   CHECK(*dm::numel(rank0.get()) == 1);
 }
 
+// compact_strides writes every dimension's stride in one pass: row-major, the strides
+// stride_at reads for NULL strides (saturating the same way), or column-major, the same
+// product from the outermost dimension in; with a copy of the shape where asked.
+TEST_CASE("compact_strides is stride_at of every dimension, or its column-major mirror") {
+  const std::int64_t big = std::int64_t{1} << 40;
+  const std::vector<std::vector<std::int64_t>> shapes = {
+      {}, {5}, {2, 3}, {3, 1, 4}, {2, 3, 4, 5, 6, 7, 8, 9}, {0, big, big}, {big, big, 0}, {1, 0, big, big, 3},
+      std::vector<std::int64_t>(64, 2)};
+  for (const auto& shape : shapes) {
+    const auto ndim = static_cast<std::int32_t>(shape.size());
+    CAPTURE(ndim);
+    std::vector<std::int64_t> row(shape.size() + 1, -7), column(shape.size() + 1, -7);
+    std::vector<std::int64_t> copied(shape.size() + 1, -7);
+    dm::detail::compact_strides<false>(shape.data(), ndim, row.data());
+    dm::detail::compact_strides<true>(shape.data(), ndim, column.data(), copied.data());
+    CHECK(std::equal(shape.begin(), shape.end(), copied.begin()));
+    CHECK(copied.back() == -7);
+    CHECK(row.back() == -7);  // nothing past ndim is written
+    CHECK(column.back() == -7);
+    DLTensor t{};
+    t.ndim = ndim;
+    t.shape = const_cast<std::int64_t*>(shape.data());
+    std::vector<std::int64_t> reversed(shape.rbegin(), shape.rend());
+    DLTensor mirror = t;
+    mirror.shape = reversed.data();
+    for (std::int32_t r = 0; r < ndim; ++r) {
+      CAPTURE(r);
+      CHECK(row[static_cast<std::size_t>(r)] == dm::stride_at(t, r));
+      CHECK(column[static_cast<std::size_t>(r)] == dm::stride_at(mirror, ndim - 1 - r));
+    }
+  }
+}
+
 TEST_CASE("implicit row-major strides of an empty tensor saturate instead of overflowing") {
   // Found by the Rust crate's UBSan run: shape {0, 2^40, 2^40} with NULL strides.
   auto b = tensor_builder::without_strides(nullptr, dt(kDLUInt, 8), {0, std::int64_t{1} << 40, std::int64_t{1} << 40});

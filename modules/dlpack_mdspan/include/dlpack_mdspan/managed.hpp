@@ -743,25 +743,9 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
       strides[r] = given[r];
     }
   } else if (order == 'F') {
-    // Column-major: the same running product, from the outermost dimension in. Only an
-    // empty tensor's can saturate (a non-empty one's partial products are <= numel).
-    std::int64_t implicit = 1;
-    for (std::int32_t r = 0; r < ndim; ++r) {
-      const std::int64_t e = description.shape[r];
-      shape[r] = e;
-      strides[r] = implicit;
-      implicit = saturating_mul(implicit, e);
-    }
+    compact_strides<true>(description.shape, ndim, strides, shape);
   } else {
-    // Innermost dimension first, one multiplication per dimension: the running product is
-    // stride_at's row-major stride, saturating the same way (only an empty tensor's can).
-    std::int64_t implicit = 1;
-    for (std::int32_t r = ndim; r-- > 0;) {
-      const std::int64_t e = description.shape[r];
-      shape[r] = e;
-      strides[r] = implicit;
-      implicit = saturating_mul(implicit, e);
-    }
+    compact_strides<false>(description.shape, ndim, strides, shape);
   }
   DLTensor t = description;
   t.shape = ndim == 0 ? nullptr : shape;
@@ -857,11 +841,7 @@ template <strided_mdspan M>
   auto append = [&](typename M::index_type offset) { buffer[next++] = md.accessor().access(md.data_handle(), offset); };
   if (count != 0) detail::for_each_offset_row_major(md, append);
   std::array<std::int64_t, rank> strides{};
-  std::int64_t s = 1;
-  for (std::size_t r = rank; r-- > 0;) {
-    strides[r] = s;
-    s = detail::saturating_mul(s, source.shape()[r]);  // an empty source may have huge extents
-  }
+  detail::compact_strides<false>(source.shape().data(), static_cast<std::int32_t>(rank), strides.data());
   void* data = static_cast<void*>(buffer.get());
   const auto view = detail::export_access::make<rank>(data, DLDevice{kDLCPU, 0}, dtype_v<value_type>, source.shape(), strides);
   return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(

@@ -317,6 +317,26 @@ DLPM_HOT_INLINE inline std::int64_t stride_at(const DLTensor& t, std::int32_t di
   return s;
 }
 
+namespace detail {
+/// Writes the `ndim` strides of the compact layout of `shape` into `out`: row-major (the
+/// strides stride_at reads for NULL strides, saturating as it does) or, `ColumnMajor`, the
+/// same product from the outermost dimension in. One multiplication per dimension, where
+/// stride_at of each dimension is one per dimension inside it. `shape_out`, where given,
+/// gets a copy of the shape in the same pass (a new tensor's arrays).
+template <bool ColumnMajor>
+DLPM_HOT_INLINE inline void compact_strides(const std::int64_t* shape, std::int32_t ndim, std::int64_t* out,
+                                            std::int64_t* shape_out = nullptr) noexcept {
+  std::int64_t s = 1;
+  for (std::int32_t i = 0; i < ndim; ++i) {
+    const std::int32_t r = ColumnMajor ? i : ndim - 1 - i;
+    const std::int64_t e = shape[r];
+    if (shape_out != nullptr) shape_out[r] = e;
+    out[r] = s;
+    s = saturating_mul(s, e);  // only an empty tensor's product can saturate
+  }
+}
+}  // namespace detail
+
 /// What a typed import requires of the strides, beyond the structural rules: nothing
 /// (layout_stride_relaxed), a compact layout (layout_right, layout_left), or positive
 /// strides (std::layout_stride).
