@@ -220,20 +220,36 @@ DLPM_COLD dlpm_status negative_capacity(const char* function, std::int32_t capac
   return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is negative", function, capacity));
 }
 
+// A tensor's own `ndim` strides (ndim 0 to 64: checked) into `to`, two at a time: a call of
+// memcpy cost 15 instructions at rank 2. None at rank 0, where the pointer was never read,
+// so need not be aligned.
+DLPM_HOT_INLINE inline void copy_strides(const std::int64_t* from, std::int32_t ndim, std::int64_t* to) noexcept {
+  const std::int32_t pairs = ndim / 2;
+#if defined(__clang__)
+#pragma clang loop unroll(disable) vectorize(disable)
+#endif
+  for (std::int32_t p = 0; p < pairs; ++p) std::memcpy(to + 2 * p, from + 2 * p, 2 * sizeof(std::int64_t));
+  if (ndim % 2 != 0) to[ndim - 1] = from[ndim - 1];
+}
+
+// The strides of a tensor a check has accepted, as the core reads them (stride_at): its own,
+// or for NULL strides the row-major ones, in one pass (compact_strides).
+DLPM_HOT_INLINE inline void write_strides(const DLTensor& tensor, std::int64_t* out) noexcept {
+  if (tensor.strides != nullptr)
+    copy_strides(tensor.strides, tensor.ndim, out);
+  else
+    dm::detail::compact_strides<false>(tensor.shape, tensor.ndim, out);
+}
+
 // The second half of dlpm_layout and dlpm_check_layout, for a tensor `function` has just
-// validated and counted (`count` elements): the strides as the core reads them (stride_at:
-// the tensor's own, or for NULL strides the row-major ones, compact_strides)
-// and the count.
+// validated and counted (`count` elements): the strides (write_strides) and the count.
 DLPM_HOT_INLINE inline dlpm_status write_layout(const char* function, const DLTensor& tensor, std::int64_t* strides,
                                                 std::int32_t capacity, std::int64_t count, std::int64_t* numel) noexcept {
   if (capacity < tensor.ndim)
     return fail(dm::error::format(dm::errc::invalid_argument, "%s: capacity = %d is less than ndim = %d", function, capacity,
                                   tensor.ndim));
   if (strides == nullptr && tensor.ndim > 0) return null_argument(function, "strides");
-  if (tensor.strides != nullptr)
-    for (std::int32_t r = 0; r < tensor.ndim; ++r) strides[r] = tensor.strides[r];
-  else
-    dm::detail::compact_strides<false>(tensor.shape, tensor.ndim, strides);
+  write_strides(tensor, strides);
   *numel = count;
   return DLPM_OK;
 }
@@ -742,18 +758,6 @@ DLPM_COLD dlpm_status element_size_refused(const DLTensor& tensor, std::uint64_t
                                                                                                                     : fail(e);
 }
 
-// A tensor's own `ndim` strides (ndim 0 to 64: checked) into `to`, two at a time: a call of
-// memcpy cost 15 instructions at rank 2. None at rank 0, where the pointer was never read,
-// so need not be aligned.
-DLPM_HOT_INLINE inline void copy_strides(const std::int64_t* from, std::int32_t ndim, std::int64_t* to) noexcept {
-  const std::int32_t pairs = ndim / 2;
-#if defined(__clang__)
-#pragma clang loop unroll(disable) vectorize(disable)
-#endif
-  for (std::int32_t p = 0; p < pairs; ++p) std::memcpy(to + 2 * p, from + 2 * p, 2 * sizeof(std::int64_t));
-  if (ndim % 2 != 0) to[ndim - 1] = from[ndim - 1];
-}
-
 }  // namespace
 
 dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm_requirements* req, size_t element_size,
@@ -788,10 +792,7 @@ dlpm_status dlpm_check_tensor(const DLTensor* tensor, uint64_t flags, const dlpm
   out->highest_index = summary.highest_index;
   out->implicit_strides = summary.implicit_strides;
   out->ndim = tensor->ndim;
-  if (tensor->strides != nullptr)
-    copy_strides(tensor->strides, tensor->ndim, out->strides);
-  else
-    dm::detail::compact_strides<false>(tensor->shape, tensor->ndim, out->strides);
+  write_strides(*tensor, out->strides);
   return DLPM_OK;
 }
 
