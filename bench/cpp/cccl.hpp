@@ -56,6 +56,17 @@ std::string version();
 /// 2, 4 and 8.
 view_info import_once(std::size_t rank, layout l, const DLTensor& t);
 
+/// What cuda::to_host_mdspan<float, rank, layout>(t) made of `t`, or what it threw: the
+/// checks CCCL does not make are proven by the tensors it accepts (cccl_accepts.cpp).
+struct import_outcome {
+  bool accepted = false;
+  std::string refusal;     ///< what() of the exception it threw
+  view_info view;          ///< the view's data handle, extents and strides (accepted)
+  std::uint64_t size = 0;  ///< the view's size(): the extents' product in size_t
+  bool unique = false;     ///< the view's is_unique()
+};
+import_outcome import_outcome_of(std::size_t rank, layout l, const DLTensor& t);
+
 /// The same as a benchmark operation on *t (laundered and escaped as ours are).
 operation import_op(std::string name, std::size_t rank, layout l, DLTensor* t);
 

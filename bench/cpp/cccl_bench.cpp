@@ -12,6 +12,7 @@
 
 #include "cccl.hpp"
 
+#include <exception>
 #include <stdexcept>
 #include <utility>
 
@@ -34,6 +35,21 @@ template <std::size_t R, class L>
 view_info import_once_t(const DLTensor& t) {
   const auto m = cuda::to_host_mdspan<float, R, L>(t);
   return describe(m, std::make_index_sequence<R>{});
+}
+
+template <std::size_t R, class L>
+import_outcome import_outcome_t(const DLTensor& t) {
+  import_outcome out;
+  try {
+    const auto m = cuda::to_host_mdspan<float, R, L>(t);
+    out.accepted = true;
+    out.view = describe(m, std::make_index_sequence<R>{});
+    out.size = m.size();
+    out.unique = m.is_unique();
+  } catch (const std::exception& e) {
+    out.refusal = e.what();
+  }
+  return out;
 }
 
 template <std::size_t R, class L>
@@ -134,6 +150,10 @@ std::string version() {
 
 view_info import_once(std::size_t rank, layout l, const DLTensor& t) {
   return by_rank_layout(rank, l, [&]<std::size_t R, class L>() { return import_once_t<R, L>(t); });
+}
+
+import_outcome import_outcome_of(std::size_t rank, layout l, const DLTensor& t) {
+  return by_rank_layout(rank, l, [&]<std::size_t R, class L>() { return import_outcome_t<R, L>(t); });
 }
 
 operation import_op(std::string name, std::size_t rank, layout l, DLTensor* t) {

@@ -284,18 +284,6 @@ void strided_group(view_kind kind, const std::array<std::int64_t, M::rank()>& sh
 template <std::size_t R>
 void strided_rank(const std::array<std::int64_t, R>& shape) {
   using E = std::dextents<std::int64_t, R>;
-  if constexpr (R >= 2) {
-    // A check CCCL does not make (docs/performance.md cites it): overlapping strides into
-    // std::layout_stride, which the mapping's preconditions forbid.
-    using M = std::mdspan<float, E, std::layout_stride>;
-    strided_fixture<R> overlap(g_data, view_kind::slice, shape);
-    overlap.strides[0] = overlap.strides[1];
-    REQUIRE_FALSE(dm::try_to_mdspan<M>(overlap.t).has_value());
-    REQUIRE(dm::try_to_mdspan<M>(overlap.t).error().code() == dm::errc::overlapping_strides);
-#if DLPM_BENCH_HAVE_CCCL
-    REQUIRE_NOTHROW(bench::cccl::import_once(R, bench::cccl::layout::stride, overlap.t));
-#endif
-  }
   for (view_kind kind : {view_kind::slice, view_kind::transpose, view_kind::permutation, view_kind::broadcast,
                          view_kind::reversed, view_kind::unit_axis}) {
     if (kind == view_kind::transpose && R < 2) continue;     // rank 1 has one axis order
