@@ -99,6 +99,23 @@ def test_neg_views_are_refused(ext, no_dunder_dlpack):
         ext.keep(torch.ones(2, 3)._neg_view())  # held_view, const
 
 
+def test_the_peers_take_a_neg_views_raw_memory():
+    """The check no peer makes (docs/performance.md, the torch rows): PyTorch's own
+    ``__dlpack__``, ``numpy.from_dlpack`` and nanobind's own ``nb::ndarray`` take a negated
+    view's memory as it is, a silently wrong value; our casters refuse it (above)."""
+    import bound_nanobind
+    import numpy
+
+    n = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64)._neg_view()  # means [-1, 2, -3]
+    assert n.is_neg() and n.sum().item() == -2.0
+    assert bound_nanobind.ndarray_total(n) == 2.0  # nanobind: the raw memory
+    assert numpy.from_dlpack(n).sum() == 2.0
+    assert torch.from_dlpack(n.__dlpack__()).sum().item() == 2.0
+    assert bound_nanobind.ndarray_total(n.resolve_neg()) == -2.0
+    with pytest.raises(BufferError, match=NEG):
+        bound_nanobind.total(n)
+
+
 def test_requires_grad_is_refused_for_writers_only(ext, no_dunder_dlpack):
     g = torch.ones(2, 3, requires_grad=True)
     with pytest.raises(BufferError, match=GRAD):

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // bound_functions.hpp through nanobind and dlpack_mdspan/nanobind.hpp (test_bindings.py).
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <tuple>
@@ -38,4 +41,11 @@ NB_MODULE(bound_nanobind, m) {
   });
   m.def("pair_of_aranges", [] { return std::pair{bound::arange_2x3(), bound::arange_2x3()}; });
   m.def("arange_and_seven", [] { return std::tuple{bound::arange_2x3(), 7}; });
+  // The peer: nanobind's own nb::ndarray argument, summed as it reads it
+  // (test_frameworks_bindings.py, what it takes that our caster refuses).
+  m.def("ndarray_total", [](nb::ndarray<const double, nb::ndim<1>, nb::device::cpu> a) {
+    double sum = 0;
+    for (std::size_t i = 0; i < a.shape(0); ++i) sum += a.data()[static_cast<std::int64_t>(i) * a.stride(0)];
+    return sum;
+  });
 }
