@@ -41,11 +41,21 @@ NB_MODULE(bound_nanobind, m) {
   });
   m.def("pair_of_aranges", [] { return std::pair{bound::arange_2x3(), bound::arange_2x3()}; });
   m.def("arange_and_seven", [] { return std::tuple{bound::arange_2x3(), 7}; });
-  // The peer: nanobind's own nb::ndarray argument, summed as it reads it
-  // (test_frameworks_bindings.py, what it takes that our caster refuses).
+  // The peer: nanobind's own nb::ndarray argument, what it takes that our casters refuse.
+  // Summed as it reads it (test_frameworks_bindings.py: a negated view) ...
   m.def("ndarray_total", [](nb::ndarray<const double, nb::ndim<1>, nb::device::cpu> a) {
     double sum = 0;
     for (std::size_t i = 0; i < a.shape(0); ++i) sum += a.data()[static_cast<std::int64_t>(i) * a.stride(0)];
     return sum;
+  });
+  // ... and described without reading an element (test_hostile.py: malformed tensors).
+  m.def("ndarray_description", [](nb::ndarray<nb::ro> a) {
+    nb::list shape, strides;
+    for (std::size_t r = 0; r < a.ndim(); ++r) {
+      shape.append(a.shape(r));
+      strides.append(a.stride(r));
+    }
+    return nb::make_tuple(nb::tuple(shape), nb::tuple(strides), a.device_id(),
+                          reinterpret_cast<std::uintptr_t>(a.data()));
   });
 }
