@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The malformed capsules our imports refuse (test_hostile.py's table, CAPSULE_FIELDS),
+given to the peers' own imports: ``numpy.from_dlpack`` and ``torch.from_dlpack``. Each
+peer runs in a child process, so that a crash is an outcome like the others; every case
+our imports refuse, with the error that names the rule, is checked here again in this
+process. docs/index.md's comparison cites this table.
+
+The capsules have no destructor (a Python one, test_hostile.py's, runs while a peer's
+refusal is being raised and loses it); their memory is kept for the process.
+"""
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+import dlpm_interop as dl
+from test_hostile import CAPSULE_FIELDS, NAMES, Hand, _capsule_new
+
+MALFORMED = {str(fields): (fields, refused) for fields, refused in CAPSULE_FIELDS if refused is not None}
+
+# What each peer does with each: "accepted" (a tensor of no valid memory, or of memory laid
+# out otherwise than the capsule says), "refused" (an exception) or "crashed" (the process
+# killed by a signal).
+EXPECTED = {
+    "{'ndim': -1}": ("refused", "crashed"),
+    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted"),
+    "{'dtype': (2, 32, 0)}": ("refused", "refused"),
+    "{'dtype': (255, 32, 1)}": ("refused", "refused"),
+    "{'dtype': (2, 7, 1)}": ("refused", "refused"),
+    "{'device': (1, -1)}": ("accepted", "accepted"),
+    "{'device': (1, -2147483648)}": ("accepted", "accepted"),
+    "{'shape': None, 'ndim': 2}": ("crashed", "crashed"),
+    "{'shape': (2, -3)}": ("refused", "refused"),
+    "{'shape': (4611686018427387904, 4)}": ("refused", "refused"),
+    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused"),  # NumPy: byte strides (0, 4)
+    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused"),  # NumPy: byte strides (-4, 4)
+    "{'data': None}": ("accepted", "accepted"),
+    "{'byte_offset': 9223372036854775808}": ("accepted", "refused"),
+    "{'byte_offset': 2}": ("accepted", "refused"),
+    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted"),
+    "{'version': (2, 0)}": ("refused", "refused"),
+}
+PEERS = ("numpy", "torch")
+# The child imports test_hostile.py from here, and this interpreter's dlpm_interop and _core.
+CHILD_ENV = {**os.environ,
+             "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parent), *sys.path])}
+
+CHILD = r"""
+import sys
+import test_hostile as th
+
+peer = sys.argv[1]
+if peer == "numpy":
+    import numpy as module
+else:
+    import torch as module
+for key in sys.argv[2:]:
+    fields = next(f for f, _ in th.CAPSULE_FIELDS if str(f) == key)
+    hand = th.Hand(**fields)
+
+    class Producer:
+        def __dlpack__(self, **kwargs):
+            return th._capsule_new(hand.address, th.NAMES[hand.versioned], None)
+
+        def __dlpack_device__(self):
+            return (th.KDLCPU, 0)
+
+    print(key, flush=True)  # the case the process is in, should it die
+    try:
+        module.from_dlpack(Producer() if peer == "numpy" else Producer().__dlpack__())
+        print("accepted", flush=True)
+    except Exception:
+        print("refused", flush=True)
+"""
+
+
+def peer_outcomes(peer):
+    """{case: outcome} for every malformed capsule through `peer`'s from_dlpack: one child
+    process runs the cases in turn, and where one kills it, the next child goes on after it."""
+    outcomes, left = {}, list(MALFORMED)
+    while left:
+        child = subprocess.run([sys.executable, "-c", CHILD, peer, *left], capture_output=True, text=True,
+                               timeout=300, env=CHILD_ENV)
+        lines = child.stdout.splitlines()
+        for key, outcome in zip(lines[::2], lines[1::2]):
+            outcomes[key] = outcome
+        if len(lines) % 2:  # the child died inside this case
+            assert child.returncode < 0, (child.returncode, child.stderr[-2000:])
+            outcomes[lines[-1]] = "crashed"
+        else:
+            assert child.returncode == 0, child.stderr[-2000:]
+        left = [key for key in left if key not in outcomes]
+    return outcomes
+
+
+@pytest.mark.parametrize("peer", PEERS)
+def test_what_the_peers_import_does_with_the_capsules_ours_refuses(peer):
+    assert set(EXPECTED) == set(MALFORMED)
+    got = peer_outcomes(peer)
+    want = {key: EXPECTED[key][PEERS.index(peer)] for key in MALFORMED}
+    assert got == want
+
+
+@pytest.mark.parametrize("key", list(MALFORMED))
+def test_ours_refuses_each_with_the_rule_it_breaks(key, collect):
+    fields, (kind, message) = MALFORMED[key]
+    hand = Hand(**fields)
+    capsule = _capsule_new(hand.address, NAMES[hand.versioned], None)
+    with pytest.raises(kind, match=message):
+        dl.consume(capsule)
+    del capsule
+    collect()
