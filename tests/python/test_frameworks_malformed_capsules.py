@@ -10,6 +10,7 @@ refusal is being raised and loses it); their memory is kept for the process.
 """
 import os
 import pathlib
+import resource
 import subprocess
 import sys
 
@@ -76,13 +77,18 @@ for key in sys.argv[2:]:
 """
 
 
+def no_core_file():
+    """A child that crashes leaves no core file behind."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def peer_outcomes(peer):
     """{case: outcome} for every malformed capsule through `peer`'s from_dlpack: one child
     process runs the cases in turn, and where one kills it, the next child goes on after it."""
     outcomes, left = {}, list(MALFORMED)
     while left:
         child = subprocess.run([sys.executable, "-c", CHILD, peer, *left], capture_output=True, text=True,
-                               timeout=300, env=CHILD_ENV)
+                               timeout=300, env=CHILD_ENV, preexec_fn=no_core_file)
         lines = child.stdout.splitlines()
         for key, outcome in zip(lines[::2], lines[1::2]):
             outcomes[key] = outcome
