@@ -22,56 +22,72 @@ from test_hostile import CAPSULE_FIELDS, NAMES, Hand, _capsule_new
 MALFORMED = {str(fields): (fields, refused) for fields, refused in CAPSULE_FIELDS if refused is not None}
 
 # What each peer does with each: "accepted" (a tensor of no valid memory, or of memory laid
-# out otherwise than the capsule says), "refused" (an exception) or "crashed" (the process
-# killed by a signal).
+# out otherwise than the capsule says), "refused" (an exception), "crashed" (the process
+# killed by a signal) or "legacy" (the peer asks for a legacy capsule, which has no version
+# field to be wrong).
 EXPECTED = {
-    "{'ndim': -1}": ("refused", "crashed"),
-    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted"),
-    "{'dtype': (2, 32, 0)}": ("refused", "refused"),
-    "{'dtype': (255, 32, 1)}": ("refused", "refused"),
-    "{'dtype': (2, 7, 1)}": ("refused", "refused"),
-    "{'device': (1, -1)}": ("accepted", "accepted"),
-    "{'device': (1, -2147483648)}": ("accepted", "accepted"),
-    "{'shape': None, 'ndim': 2}": ("crashed", "crashed"),
-    "{'shape': (2, -3)}": ("refused", "refused"),
-    "{'shape': (4611686018427387904, 4)}": ("refused", "refused"),
-    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused"),  # NumPy: byte strides (0, 4)
-    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused"),  # NumPy: byte strides (-4, 4)
-    "{'data': None}": ("accepted", "accepted"),
-    "{'byte_offset': 9223372036854775808}": ("accepted", "refused"),
-    "{'byte_offset': 2}": ("accepted", "refused"),
-    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted"),
-    "{'version': (2, 0)}": ("refused", "refused"),
+    "{'ndim': -1}": ("refused", "crashed", "accepted"),
+    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted", "accepted"),
+    "{'dtype': (2, 32, 0)}": ("refused", "refused", "accepted"),
+    "{'dtype': (255, 32, 1)}": ("refused", "refused", "accepted"),
+    "{'dtype': (2, 7, 1)}": ("refused", "refused", "accepted"),
+    "{'device': (1, -1)}": ("accepted", "accepted", "accepted"),
+    "{'device': (1, -2147483648)}": ("accepted", "accepted", "accepted"),
+    "{'shape': None, 'ndim': 2}": ("crashed", "crashed", "crashed"),
+    "{'shape': (2, -3)}": ("refused", "refused", "accepted"),
+    "{'shape': (4611686018427387904, 4)}": ("refused", "refused", "accepted"),
+    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused", "accepted"),  # NumPy: byte strides (0, 4)
+    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused", "accepted"),  # NumPy: byte strides (-4, 4)
+    "{'data': None}": ("accepted", "accepted", "accepted"),
+    "{'byte_offset': 9223372036854775808}": ("accepted", "refused", "accepted"),
+    "{'byte_offset': 2}": ("accepted", "refused", "accepted"),
+    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted", "accepted"),
+    "{'version': (2, 0)}": ("refused", "refused", "legacy"),
 }
-PEERS = ("numpy", "torch")
+PEERS = ("numpy", "torch", "tvm_ffi")
 # The child imports test_hostile.py from here, and this interpreter's dlpm_interop and _core.
 CHILD_ENV = {**os.environ,
              "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parent), *sys.path])}
 
 CHILD = r"""
+import importlib
 import sys
 import test_hostile as th
 
 peer = sys.argv[1]
-if peer == "numpy":
-    import numpy as module
-else:
-    import torch as module
+module = importlib.import_module(peer)
+
+
+class Legacy(Exception):
+    pass
+
+
+class Producer:
+    def __init__(self, fields):
+        self.fields = fields
+
+    def __dlpack__(self, max_version=None, **kwargs):
+        versioned = max_version is not None and max_version[0] >= 1
+        if not versioned and "version" in self.fields:
+            raise Legacy  # a legacy capsule has no version field: not malformed there
+        hand = th.Hand(**{**self.fields, "versioned": versioned})
+        return th._capsule_new(hand.address, th.NAMES[versioned], None)
+
+    def __dlpack_device__(self):
+        return (th.KDLCPU, 0)
+
+
 for key in sys.argv[2:]:
-    fields = next(f for f, _ in th.CAPSULE_FIELDS if str(f) == key)
-    hand = th.Hand(**fields)
-
-    class Producer:
-        def __dlpack__(self, **kwargs):
-            return th._capsule_new(hand.address, th.NAMES[hand.versioned], None)
-
-        def __dlpack_device__(self):
-            return (th.KDLCPU, 0)
-
+    producer = Producer(next(f for f, _ in th.CAPSULE_FIELDS if str(f) == key))
     print(key, flush=True)  # the case the process is in, should it die
     try:
-        module.from_dlpack(Producer() if peer == "numpy" else Producer().__dlpack__())
+        if peer == "torch":  # its capsule import: a producer's would be asked for the device first
+            module.from_dlpack(producer.__dlpack__(max_version=(1, 3)))
+        else:
+            module.from_dlpack(producer)
         print("accepted", flush=True)
+    except Legacy:
+        print("legacy", flush=True)
     except Exception:
         print("refused", flush=True)
 """
