@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The malformed capsules our imports refuse (test_hostile.py's table: MALFORMED, each
 refused with the error that names the rule by test_hand_made_capsules), given to the
-peers' own imports: ``numpy.from_dlpack``, ``torch.from_dlpack`` and
-``tvm_ffi.from_dlpack``. Each peer runs in a child process, so that a crash is an outcome
+peers' own imports: ``numpy.from_dlpack``, ``torch.from_dlpack``, ``tvm_ffi.from_dlpack``,
+``jax.dlpack.from_dlpack`` and ``tf.experimental.dlpack.from_dlpack``. Each peer runs in a child process, so that a crash is an outcome
 like the others. docs/python-interop.md ("Hostile producers") and docs/index.md give the
 table.
 
@@ -26,25 +26,25 @@ CASES = [str(fields) for fields, _ in MALFORMED]
 # killed by a signal) or "legacy" (the peer asks for a legacy capsule, which has no version
 # field to be wrong).
 EXPECTED = {
-    "{'ndim': -1}": ("refused", "crashed", "accepted"),
-    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted", "accepted"),
-    "{'dtype': (2, 32, 0)}": ("refused", "refused", "accepted"),
-    "{'dtype': (255, 32, 1)}": ("refused", "refused", "accepted"),
-    "{'dtype': (2, 7, 1)}": ("refused", "refused", "accepted"),
-    "{'device': (1, -1)}": ("accepted", "accepted", "accepted"),
-    "{'device': (1, -2147483648)}": ("accepted", "accepted", "accepted"),
-    "{'shape': None, 'ndim': 2}": ("crashed", "crashed", "crashed"),
-    "{'shape': (2, -3)}": ("refused", "refused", "accepted"),
-    "{'shape': (4611686018427387904, 4)}": ("refused", "refused", "accepted"),
-    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused", "accepted"),  # NumPy: byte strides (0, 4)
-    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused", "accepted"),  # NumPy: byte strides (-4, 4)
-    "{'data': None}": ("accepted", "accepted", "accepted"),
-    "{'byte_offset': 9223372036854775808}": ("accepted", "refused", "accepted"),
-    "{'byte_offset': 2}": ("accepted", "refused", "accepted"),
-    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted", "accepted"),
-    "{'version': (2, 0)}": ("refused", "refused", "legacy"),
+    "{'ndim': -1}": ("refused", "crashed", "accepted", "refused", "refused"),
+    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted", "accepted", "accepted", "accepted"),
+    "{'dtype': (2, 32, 0)}": ("refused", "refused", "accepted", "refused", "accepted"),
+    "{'dtype': (255, 32, 1)}": ("refused", "refused", "accepted", "refused", "refused"),
+    "{'dtype': (2, 7, 1)}": ("refused", "refused", "accepted", "refused", "refused"),
+    "{'device': (1, -1)}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'device': (1, -2147483648)}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'shape': None, 'ndim': 2}": ("crashed", "crashed", "crashed", "crashed", "crashed"),
+    "{'shape': (2, -3)}": ("refused", "refused", "accepted", "refused", "crashed"),
+    "{'shape': (4611686018427387904, 4)}": ("refused", "refused", "accepted", "refused", "crashed"),
+    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused", "accepted", "refused", "refused"),  # NumPy: byte strides (0, 4)
+    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused", "accepted", "refused", "refused"),  # NumPy: byte strides (-4, 4)
+    "{'data': None}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'byte_offset': 9223372036854775808}": ("accepted", "refused", "accepted", "crashed", "refused"),
+    "{'byte_offset': 2}": ("accepted", "refused", "accepted", "accepted", "refused"),
+    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted", "accepted", "crashed", "accepted"),
+    "{'version': (2, 0)}": ("refused", "refused", "legacy", "legacy", "legacy"),
 }
-PEERS = ("numpy", "torch", "tvm_ffi")
+PEERS = ("numpy", "torch", "tvm_ffi", "jax", "tensorflow")
 # The child imports test_hostile.py from here, and this interpreter's dlpm_interop and _core.
 CHILD_ENV = {**os.environ,
              "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parent), *sys.path])}
@@ -56,6 +56,15 @@ import test_hostile as th
 
 peer = sys.argv[1]
 module = importlib.import_module(peer)
+# Each peer's import: a producer where it takes one (and asks for the capsule's version), a
+# capsule where it takes only that (PyTorch's asked for a versioned one, TensorFlow's legacy).
+take = {
+    "numpy": lambda producer: module.from_dlpack(producer),
+    "torch": lambda producer: module.from_dlpack(producer.__dlpack__(max_version=(1, 3))),
+    "tvm_ffi": lambda producer: module.from_dlpack(producer),
+    "jax": lambda producer: importlib.import_module("jax.dlpack").from_dlpack(producer),
+    "tensorflow": lambda producer: module.experimental.dlpack.from_dlpack(producer.__dlpack__()),
+}[peer]
 
 
 class Legacy(Exception):
@@ -81,10 +90,7 @@ for key in sys.argv[2:]:
     producer = Producer(next(f for f, _ in th.CAPSULE_FIELDS if str(f) == key))
     print(key, flush=True)  # the case the process is in, should it die
     try:
-        if peer == "torch":  # its capsule import: a producer's would be asked for the device first
-            module.from_dlpack(producer.__dlpack__(max_version=(1, 3)))
-        else:
-            module.from_dlpack(producer)
+        take(producer)
         print("accepted", flush=True)
     except Legacy:
         print("legacy", flush=True)
