@@ -451,10 +451,11 @@ def test_hand_made_capsules(fields, refused, borrow, collect):
 
 # The malformed ones, which our imports refuse (above), given to the peers' imports: here
 # nanobind 3.1's own nb::ndarray argument (bound_nanobind.ndarray_description: any dtype,
-# device and rank, read-only; it reads no element), in the frameworks venv NumPy's, PyTorch's
-# and tvm-ffi's (test_frameworks_malformed_capsules.py). nanobind takes every one but a
-# negative rank, so what a nanobind extension's function receives is a description of no
-# memory (docs/index.md). Not the NULL shape here: nanobind reads it.
+# device and rank, read-only; it reads no element), in the frameworks venv NumPy's,
+# PyTorch's, tvm-ffi's, JAX's and TensorFlow's (test_frameworks_malformed_capsules.py).
+# nanobind takes every one but a negative rank, so what a nanobind extension's function
+# receives is a description of no memory (docs/index.md). Not the NULL shape here: nanobind
+# reads it.
 MALFORMED = [(f, r) for f, r in CAPSULE_FIELDS if r is not None]
 NANOBIND_REFUSES = [dict(ndim=-1)]
 
@@ -473,6 +474,8 @@ def test_nanobinds_ndarray_takes_the_capsules_ours_refuses(fields, collect):
         assert shape == tuple(e % 2**64 for e in fields.get("shape", (2, 3)))  # its extents are size_t
         assert strides == fields.get("strides", strides)
         assert device_id == fields.get("device", (KDLCPU, 0))[1]
+        if "data" in fields:  # NULL with elements, the top of the address space
+            assert data == (fields["data"] or 0)
     del capsule
     collect()
     assert hand.deletes() == 1
