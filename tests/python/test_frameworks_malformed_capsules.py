@@ -2,9 +2,10 @@
 """The malformed capsules our imports refuse (test_hostile.py's table: MALFORMED, each
 refused with the error that names the rule by test_hand_made_capsules), given to the
 peers' own imports: ``numpy.from_dlpack``, ``torch.from_dlpack``, ``tvm_ffi.from_dlpack``,
-``jax.dlpack.from_dlpack`` and ``tf.experimental.dlpack.from_dlpack``. Each peer runs in a child process, so that a crash is an outcome
-like the others. docs/python-interop.md ("Hostile producers") and docs/index.md give the
-table.
+``jax.dlpack.from_dlpack``, ``tf.experimental.dlpack.from_dlpack``,
+``paddle.utils.dlpack.from_dlpack`` and ``warp.from_dlpack``. Each peer runs in a child
+process, so that a crash is an outcome like the others. docs/python-interop.md ("Hostile
+producers") and docs/index.md give the table.
 
 The capsules have no destructor (a Python one, test_hostile.py's, runs while a peer's
 refusal is being raised and loses it); their memory is kept for the child's life.
@@ -26,25 +27,25 @@ CASES = [str(fields) for fields, _ in MALFORMED]
 # killed by a signal) or "legacy" (the peer asks for a legacy capsule, which has no version
 # field to be wrong).
 EXPECTED = {
-    "{'ndim': -1}": ("refused", "crashed", "accepted", "refused", "refused"),
-    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted", "accepted", "accepted", "accepted"),
-    "{'dtype': (2, 32, 0)}": ("refused", "refused", "accepted", "refused", "accepted"),
-    "{'dtype': (255, 32, 1)}": ("refused", "refused", "accepted", "refused", "refused"),
-    "{'dtype': (2, 7, 1)}": ("refused", "refused", "accepted", "refused", "refused"),
-    "{'device': (1, -1)}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
-    "{'device': (1, -2147483648)}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
-    "{'shape': None, 'ndim': 2}": ("crashed", "crashed", "crashed", "crashed", "crashed"),
-    "{'shape': (2, -3)}": ("refused", "refused", "accepted", "refused", "crashed"),
-    "{'shape': (4611686018427387904, 4)}": ("refused", "refused", "accepted", "refused", "crashed"),
-    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused", "accepted", "refused", "refused"),  # NumPy: byte strides (0, 4)
-    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused", "accepted", "refused", "refused"),  # NumPy: byte strides (-4, 4)
-    "{'data': None}": ("accepted", "accepted", "accepted", "accepted", "accepted"),
-    "{'byte_offset': 9223372036854775808}": ("accepted", "refused", "accepted", "crashed", "refused"),
-    "{'byte_offset': 2}": ("accepted", "refused", "accepted", "accepted", "refused"),
-    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted", "accepted", "crashed", "accepted"),
-    "{'version': (2, 0)}": ("refused", "refused", "legacy", "legacy", "legacy"),
+    "{'ndim': -1}": ("refused", "crashed", "accepted", "refused", "refused", "accepted", "refused"),
+    "{'ndim': 65, 'shape': " + str((1,) * 65) + "}": ("refused", "accepted", "accepted", "accepted", "accepted", "refused", "refused"),
+    "{'dtype': (2, 32, 0)}": ("refused", "refused", "accepted", "refused", "accepted", "accepted", "accepted"),
+    "{'dtype': (255, 32, 1)}": ("refused", "refused", "accepted", "refused", "refused", "refused", "refused"),
+    "{'dtype': (2, 7, 1)}": ("refused", "refused", "accepted", "refused", "refused", "refused", "refused"),
+    "{'device': (1, -1)}": ("accepted", "accepted", "accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'device': (1, -2147483648)}": ("accepted", "accepted", "accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'shape': None, 'ndim': 2}": ("crashed", "crashed", "crashed", "crashed", "crashed", "crashed", "refused"),
+    "{'shape': (2, -3)}": ("refused", "refused", "accepted", "refused", "crashed", "accepted", "refused"),
+    "{'shape': (4611686018427387904, 4)}": ("refused", "refused", "accepted", "refused", "crashed", "accepted", "refused"),
+    "{'shape': (3, 2), 'strides': (-9223372036854775808, 1)}": ("accepted", "refused", "accepted", "refused", "refused", "accepted", "accepted"),  # NumPy: byte strides (0, 4)
+    "{'shape': (3, 2), 'strides': (9223372036854775807, 1)}": ("accepted", "refused", "accepted", "refused", "refused", "accepted", "accepted"),  # NumPy: byte strides (-4, 4)
+    "{'data': None}": ("accepted", "accepted", "accepted", "accepted", "accepted", "accepted", "accepted"),
+    "{'byte_offset': 9223372036854775808}": ("accepted", "refused", "accepted", "crashed", "refused", "accepted", "accepted"),
+    "{'byte_offset': 2}": ("accepted", "refused", "accepted", "accepted", "refused", "accepted", "accepted"),
+    "{'data': 18446744073709551612, 'shape': (2,)}": ("accepted", "accepted", "accepted", "crashed", "accepted", "accepted", "accepted"),
+    "{'version': (2, 0)}": ("refused", "refused", "legacy", "legacy", "legacy", "refused", "legacy"),
 }
-PEERS = ("numpy", "torch", "tvm_ffi", "jax", "tensorflow")
+PEERS = ("numpy", "torch", "tvm_ffi", "jax", "tensorflow", "paddle", "warp")
 # The child imports test_hostile.py from here, and this interpreter's dlpm_interop and _core.
 CHILD_ENV = {**os.environ,
              "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parent), *sys.path])}
@@ -54,6 +55,7 @@ import importlib
 import sys
 import test_hostile as th
 
+MARK = "@@"  # the lines of this protocol, among what a peer prints itself
 peer = sys.argv[1]
 module = importlib.import_module(peer)
 # Each peer's import: a producer where it takes one (and asks for the capsule's version), a
@@ -64,7 +66,12 @@ take = {
     "tvm_ffi": lambda producer: module.from_dlpack(producer),
     "jax": lambda producer: importlib.import_module("jax.dlpack").from_dlpack(producer),
     "tensorflow": lambda producer: module.experimental.dlpack.from_dlpack(producer.__dlpack__()),
+    "paddle": lambda producer: module.utils.dlpack.from_dlpack(producer),
+    "warp": lambda producer: module.from_dlpack(producer),
 }[peer]
+if peer == "warp":
+    module.config.quiet = True
+    module.init()
 
 
 class Legacy(Exception):
@@ -88,14 +95,14 @@ class Producer:
 
 for key in sys.argv[2:]:
     producer = Producer(next(f for f, _ in th.CAPSULE_FIELDS if str(f) == key))
-    print(key, flush=True)  # the case the process is in, should it die
+    print(MARK, key, flush=True)  # the case the process is in, should it die
     try:
         take(producer)
-        print("accepted", flush=True)
+        print(MARK, "accepted", flush=True)
     except Legacy:
-        print("legacy", flush=True)
+        print(MARK, "legacy", flush=True)
     except Exception:
-        print("refused", flush=True)
+        print(MARK, "refused", flush=True)
 """
 
 
@@ -111,7 +118,7 @@ def peer_outcomes(peer):
     while left:
         child = subprocess.run([sys.executable, "-c", CHILD, peer, *left], capture_output=True, text=True,
                                timeout=300, env=CHILD_ENV, preexec_fn=no_core_file)
-        lines = child.stdout.splitlines()
+        lines = [line[3:] for line in child.stdout.splitlines() if line.startswith("@@ ")]
         for key, outcome in zip(lines[::2], lines[1::2]):
             outcomes[key] = outcome
         if len(lines) % 2:  # the child died inside this case
