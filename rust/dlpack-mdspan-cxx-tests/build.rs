@@ -31,13 +31,15 @@ fn main() {
         .unwrap_or_else(|| manifest_dir.join("../../modules/dlpack_mdspan/include"));
     println!("cargo:rerun-if-changed={}", cxx_include.display());
 
-    let facade_stdlib = env::var("DEP_DLPACK_MDSPAN_C_CXX_STDLIB").unwrap_or_default();
+    // `c++` (linked statically) or `c++-shared`: either way the facade brings libc++.
+    let facade_libcxx =
+        env::var("DEP_DLPACK_MDSPAN_C_CXX_STDLIB").is_ok_and(|s| s.starts_with("c++"));
     let facade_cxx = env::var("DEP_DLPACK_MDSPAN_C_CXX").unwrap_or_default();
     println!("cargo:rerun-if-env-changed=DLPM_CXX");
     let (cxx, link_libcxx) = match env::var("DLPM_CXX") {
-        Ok(cxx) if !cxx.trim().is_empty() => (cxx, facade_stdlib != "c++"),
-        _ if facade_stdlib == "c++" && !facade_cxx.trim().is_empty() => (facade_cxx, false),
-        _ => ("clang++-19".to_string(), facade_stdlib != "c++"),
+        Ok(cxx) if !cxx.trim().is_empty() => (cxx, !facade_libcxx),
+        _ if facade_libcxx && !facade_cxx.trim().is_empty() => (facade_cxx, false),
+        _ => ("clang++-19".to_string(), !facade_libcxx),
     };
 
     // The same helper as the facade's build: the cc crate, given this compiler command.

@@ -22,23 +22,86 @@ fn env_var(name: &str) -> Option<String> {
     env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// Links the C++ runtime: `stdc++` (GNU) or `c++` (LLVM, with `c++abi`).
-fn link_stdlib(name: &str) {
+/// Links the C++ runtime: `stdc++` (GNU, shared), `c++` (LLVM's libc++ with libc++abi, their
+/// static archives, found by `compilers`) or `c++-shared`. libc++ is linked statically because
+/// its shared library brings LLVM's `libunwind.so.1`, whose `_Unwind_*` then serve the whole
+/// process: a Python extension built on this crate, imported with `RTLD_GLOBAL`, made the
+/// next C++ exception inside PyTorch abort. A cdylib keeps the archives' symbols to itself.
+/// Sanitizer builds keep the shared runtime (its `operator new` is the sanitizer's).
+fn link_stdlib(name: &str, compilers: &[cc::Tool]) {
+    let sanitized = env::var("CARGO_CFG_SANITIZE").is_ok_and(|s| !s.is_empty());
+    let name = if name == "c++" && sanitized {
+        "c++-shared"
+    } else {
+        name
+    };
     println!("cargo:cxx_stdlib={name}");
     match name {
         "stdc++" => println!("cargo:rustc-link-lib=dylib=stdc++"),
-        "c++" => println!("cargo:rustc-link-lib=dylib=c++\ncargo:rustc-link-lib=dylib=c++abi"),
+        "c++-shared" => {
+            println!("cargo:rustc-link-lib=dylib=c++\ncargo:rustc-link-lib=dylib=c++abi")
+        }
+        "c++" => {
+            let libcxx = archive_dir("libc++.a", compilers);
+            println!("cargo:rustc-link-search=native={}", libcxx.display());
+            println!("cargo:rustc-link-lib=static:-bundle=c++");
+            // Debian's libc++.a carries libc++abi's objects; elsewhere they are libc++abi.a.
+            if let Some(abi) = find_archive("libc++abi.a", compilers) {
+                if abi != libcxx {
+                    println!("cargo:rustc-link-search=native={}", abi.display());
+                }
+                println!("cargo:rustc-link-lib=static:-bundle=c++abi");
+            }
+        }
         _ => {}
     }
+}
+
+/// The C++ compiler `cc` would use (`CXX_<target>`, `CXX`, else `c++`).
+fn default_compiler() -> cc::Tool {
+    cc::Build::new().cpp(true).get_compiler()
+}
+
+/// The directory of the static archive `file`, as the first of `compilers` that knows it
+/// says (`-print-file-name`), or clang's.
+fn find_archive(file: &str, compilers: &[cc::Tool]) -> Option<PathBuf> {
+    let clang = cc::Build::new()
+        .cpp(true)
+        .compiler("clang++")
+        .get_compiler();
+    let found = compilers.iter().chain([&clang]).find_map(|tool| {
+        let out = tool
+            .to_command()
+            .arg(format!("-print-file-name={file}"))
+            .output()
+            .ok()?;
+        let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let path = fs::canonicalize(path.is_absolute().then_some(path)?).ok()?;
+        Some(path.parent()?.to_path_buf())
+    });
+    found
+}
+
+fn archive_dir(file: &str, compilers: &[cc::Tool]) -> PathBuf {
+    find_archive(file, compilers).unwrap_or_else(|| {
+        panic!(
+            "dlpack-mdspan-sys: the facade uses libc++, which this crate links statically, but no compiler knows \
+             {file} (`clang++ -print-file-name={file}`); install libc++'s static archives (Debian: libc++-dev and \
+             libc++abi-dev; Fedora: libcxx-static), or set {STDLIB_VAR}=c++-shared to link the shared libc++, \
+             which loads LLVM's libunwind.so.1 into the process (a Python extension imported with RTLD_GLOBAL then \
+             breaks C++ exceptions in PyTorch)"
+        )
+    })
 }
 
 fn stdlib_override() -> Option<&'static str> {
     env_var(STDLIB_VAR).map(|v| match v.trim() {
         "stdc++" | "libstdc++" => "stdc++",
         "c++" | "libc++" => "c++",
+        "c++-shared" | "libc++-shared" => "c++-shared",
         other => panic!(
             "dlpack-mdspan-sys: {STDLIB_VAR}={other:?} is not a C++ standard library this build knows; use \
-             `stdc++` (GNU libstdc++) or `c++` (LLVM libc++)"
+             `stdc++` (GNU libstdc++), `c++` (LLVM libc++, linked statically) or `c++-shared`"
         ),
     })
 }
@@ -64,7 +127,10 @@ fn main() {
         println!("cargo:rustc-link-search=native={dir}\ncargo:rustc-link-lib=static={LIB_NAME}");
         // libc++ keeps its names in the inline namespace std::__1 (mangled `St3__1`).
         let libcxx = bytes.windows(6).any(|w| w == b"St3__1");
-        link_stdlib(stdlib_override().unwrap_or(if libcxx { "c++" } else { "stdc++" }));
+        link_stdlib(
+            stdlib_override().unwrap_or(if libcxx { "c++" } else { "stdc++" }),
+            &[default_compiler()],
+        );
     } else if env_var(PKG_CONFIG_VAR).as_deref() == Some("1") {
         let lib = pkg_config::Config::new()
             .statik(true)
@@ -88,7 +154,7 @@ fn main() {
                 other => println!("cargo:rustc-link-lib={other}"),
             }
         }
-        link_stdlib(stdlib_override().unwrap_or(stdlib));
+        link_stdlib(stdlib_override().unwrap_or(stdlib), &[default_compiler()]);
     } else {
         let sources = sources.unwrap_or_else(|| {
             panic!(
@@ -259,5 +325,5 @@ fn compile(sources: &Sources) {
     let stdlib = stdlib_override().or_else(|| compiler_stdlib(&build.get_compiler()));
     let stdlib = stdlib.unwrap_or("stdc++");
     build.compile(LIB_NAME);
-    link_stdlib(stdlib);
+    link_stdlib(stdlib, &[build.get_compiler()]);
 }

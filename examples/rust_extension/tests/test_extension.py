@@ -208,3 +208,56 @@ def test_host_memory_has_no_stream_to_order(no_torch_dlpack):
 def test_a_panic_becomes_a_python_exception():
     with pytest.raises(BaseException, match="a panic in the extension"):
         ext.panics()
+
+
+# The extension imported with RTLD_GLOBAL, as some hosts import every module, before PyTorch
+# and JAX, which then throw and catch C++ exceptions inside their own libraries. A facade
+# built with libc++ whose shared runtime the extension needed brought LLVM's libunwind.so.1,
+# and PyTorch's first exception aborted the process (dlpack-mdspan-sys now links libc++'s
+# static archives; scripts/check-rust-extension builds one copy with libc++). In a process
+# of its own, so that a crash is a failure with its signal.
+RTLD_GLOBAL_IMPORT = """
+import importlib.machinery, importlib.util, os, sys
+sys.path[:0] = {path!r}
+sys.setdlopenflags(os.RTLD_GLOBAL | os.RTLD_NOW)
+if {file!r} is None:
+    import dlpm_rust_extension as ext
+else:
+    loader = importlib.machinery.ExtensionFileLoader("dlpm_rust_extension", {file!r})
+    ext = importlib.util.module_from_spec(importlib.util.spec_from_file_location("dlpm_rust_extension", {file!r}, loader=loader))
+    loader.exec_module(ext)
+sys.setdlopenflags(os.RTLD_LOCAL | os.RTLD_NOW)
+import numpy as np
+import torch
+for _ in range(3):
+    for action in (lambda: torch.zeros(2) + torch.zeros(3), lambda: torch.zeros(2).view(3)):
+        try:
+            action()
+            raise AssertionError("PyTorch raised nothing")
+        except RuntimeError:
+            pass
+import jax
+jax.config.update("jax_platforms", "cpu")
+import jax.numpy as jnp
+def fails(x):
+    raise ValueError("raised inside a host callback")
+callback = jax.jit(lambda x: jax.pure_callback(fails, jax.ShapeDtypeStruct(x.shape, x.dtype), x))
+try:
+    callback(jnp.ones(3)).block_until_ready()
+    raise AssertionError("JAX raised nothing")
+except Exception as e:
+    assert "host callback" in str(e), e
+a = np.ones(3, np.float32)
+assert ext.fill(a, 2.0) == 3 and a.tolist() == [2.0, 2.0, 2.0]
+print("exceptions caught")
+"""
+
+
+@pytest.mark.parametrize("which", ["this build", "the second build"])
+def test_an_rtld_global_import_leaves_the_frameworks_exceptions_alone(which):
+    file = None if which == "this build" else second_copy_path()  # None: imported by its name
+    code = RTLD_GLOBAL_IMPORT.format(path=sys.path, file=file)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    where = file or ext.__file__
+    assert out.returncode == 0, "%s: exit %d (a negative one is a signal)\n%s" % (where, out.returncode, out.stderr[-3000:])
+    assert out.stdout.strip().endswith("exceptions caught"), out.stdout
