@@ -238,7 +238,7 @@ DLPM_HOT_INLINE inline void write_strides(const DLTensor& tensor, std::int64_t* 
   if (tensor.strides != nullptr)
     copy_strides(tensor.strides, tensor.ndim, out);
   else
-    dm::detail::compact_strides<false>(tensor.shape, tensor.ndim, out);
+    dm::detail::compact_strides<dm::stride_rule::row_major>(tensor.shape, tensor.ndim, out);
 }
 
 // The second half of dlpm_layout and dlpm_check_layout, for a tensor `function` has just

@@ -94,8 +94,8 @@ TEST_CASE("compact_strides is stride_at of every dimension, or its column-major 
     CAPTURE(ndim);
     std::vector<std::int64_t> row(shape.size() + 1, -7), column(shape.size() + 1, -7);
     std::vector<std::int64_t> copied(shape.size() + 1, -7);
-    dm::detail::compact_strides<false>(shape.data(), ndim, row.data());
-    dm::detail::compact_strides<true>(shape.data(), ndim, column.data(), copied.data());
+    dm::detail::compact_strides<dm::stride_rule::row_major>(shape.data(), ndim, row.data());
+    dm::detail::compact_strides<dm::stride_rule::column_major>(shape.data(), ndim, column.data(), copied.data());
     CHECK(std::equal(shape.begin(), shape.end(), copied.begin()));
     CHECK(copied.back() == -7);
     CHECK(row.back() == -7);  // nothing past ndim is written

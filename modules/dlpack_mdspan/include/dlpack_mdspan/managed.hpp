@@ -743,9 +743,9 @@ DLPM_HOT_INLINE inline result<managed_tensor> make_managed_tensor(const DLTensor
       strides[r] = given[r];
     }
   } else if (order == 'F') {
-    compact_strides<true>(description.shape, ndim, strides, shape);
+    compact_strides<stride_rule::column_major>(description.shape, ndim, strides, shape);
   } else {
-    compact_strides<false>(description.shape, ndim, strides, shape);
+    compact_strides<stride_rule::row_major>(description.shape, ndim, strides, shape);
   }
   DLTensor t = description;
   t.shape = ndim == 0 ? nullptr : shape;
@@ -841,7 +841,7 @@ template <strided_mdspan M>
   auto append = [&](typename M::index_type offset) { buffer[next++] = md.accessor().access(md.data_handle(), offset); };
   if (count != 0) detail::for_each_offset_row_major(md, append);
   std::array<std::int64_t, rank> strides{};
-  detail::compact_strides<false>(source.shape().data(), static_cast<std::int32_t>(rank), strides.data());
+  detail::compact_strides<stride_rule::row_major>(source.shape().data(), static_cast<std::int32_t>(rank), strides.data());
   void* data = static_cast<void*>(buffer.get());
   const auto view = detail::export_access::make<rank>(data, DLDevice{kDLCPU, 0}, dtype_v<value_type>, source.shape(), strides);
   return managed_tensor::adopt(detail::make_owner_block<DLManagedTensorVersioned>(

@@ -317,18 +317,25 @@ DLPM_HOT_INLINE inline std::int64_t stride_at(const DLTensor& t, std::int32_t di
   return s;
 }
 
+/// What a typed import requires of the strides, beyond the structural rules: nothing
+/// (layout_stride_relaxed), a compact layout (layout_right, layout_left), or positive
+/// strides (std::layout_stride).
+enum class stride_rule : int { any = 0, row_major = 1, column_major = 2, positive = 3 };
+
 namespace detail {
-/// Writes the `ndim` strides of the compact layout of `shape` into `out`: row-major (the
-/// strides stride_at reads for NULL strides, saturating as it does) or, `ColumnMajor`, the
-/// same product from the outermost dimension in. One multiplication per dimension, where
-/// stride_at of each dimension is one per dimension inside it. `shape_out`, where given,
-/// gets a copy of the shape in the same pass (a new tensor's arrays).
-template <bool ColumnMajor>
+/// Writes the `ndim` strides of the compact layout `Order` of `shape` into `out`:
+/// `stride_rule::row_major` (the strides stride_at reads for NULL strides, saturating as it
+/// does) or `stride_rule::column_major` (the same product from the outermost dimension in).
+/// One multiplication per dimension, where stride_at of each dimension is one per dimension
+/// inside it. `shape_out`, where given, gets a copy of the shape in the same pass (a new
+/// tensor's arrays).
+template <stride_rule Order>
 DLPM_HOT_INLINE inline void compact_strides(const std::int64_t* shape, std::int32_t ndim, std::int64_t* out,
                                             std::int64_t* shape_out = nullptr) noexcept {
+  static_assert(Order == stride_rule::row_major || Order == stride_rule::column_major, "a compact layout");
   std::int64_t s = 1;
   for (std::int32_t i = 0; i < ndim; ++i) {
-    const std::int32_t r = ColumnMajor ? i : ndim - 1 - i;
+    const std::int32_t r = Order == stride_rule::column_major ? i : ndim - 1 - i;
     const std::int64_t e = shape[r];
     if (shape_out != nullptr) shape_out[r] = e;
     out[r] = s;
@@ -336,11 +343,6 @@ DLPM_HOT_INLINE inline void compact_strides(const std::int64_t* shape, std::int3
   }
 }
 }  // namespace detail
-
-/// What a typed import requires of the strides, beyond the structural rules: nothing
-/// (layout_stride_relaxed), a compact layout (layout_right, layout_left), or positive
-/// strides (std::layout_stride).
-enum class stride_rule : int { any = 0, row_major = 1, column_major = 2, positive = 3 };
 
 /// The strides of a non-empty tensor whose element count fits are those of the compact
 /// layout `Order` (extent-1 dimensions may carry any stride). NULL strides are row-major.
