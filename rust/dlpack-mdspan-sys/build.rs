@@ -45,8 +45,10 @@ fn link_stdlib(name: &str, compilers: &[cc::Tool]) {
             let libcxx = archive_dir("libc++.a", compilers);
             println!("cargo:rustc-link-search=native={}", libcxx.display());
             println!("cargo:rustc-link-lib=static:-bundle=c++");
-            // Debian's libc++.a carries libc++abi's objects; elsewhere they are libc++abi.a.
-            if let Some(abi) = find_archive("libc++abi.a", compilers) {
+            // Debian's libc++.a carries libc++abi's objects; elsewhere they are libc++abi.a,
+            // looked for beside libc++.a first.
+            let beside = libcxx.join("libc++abi.a").is_file().then(|| libcxx.clone());
+            if let Some(abi) = beside.or_else(|| find_archive("libc++abi.a", compilers)) {
                 if abi != libcxx {
                     println!("cargo:rustc-link-search=native={}", abi.display());
                 }
