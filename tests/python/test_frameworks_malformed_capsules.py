@@ -50,12 +50,14 @@ PEERS = ("numpy", "torch", "tvm_ffi", "jax", "tensorflow", "paddle", "warp")
 CHILD_ENV = {**os.environ,
              "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parent), *sys.path])}
 
-CHILD = r"""
+# The child marks the lines of this protocol, among what a peer prints itself.
+MARK = "@@"
+
+CHILD = "MARK = %r\n" % MARK + r"""
 import importlib
 import sys
 import test_hostile as th
 
-MARK = "@@"  # the lines of this protocol, among what a peer prints itself
 peer = sys.argv[1]
 module = importlib.import_module(peer)
 # Each peer's import: a producer where it takes one (and asks for the capsule's version), a
@@ -118,7 +120,7 @@ def peer_outcomes(peer):
     while left:
         child = subprocess.run([sys.executable, "-c", CHILD, peer, *left], capture_output=True, text=True,
                                timeout=300, env=CHILD_ENV, preexec_fn=no_core_file)
-        lines = [line[3:] for line in child.stdout.splitlines() if line.startswith("@@ ")]
+        lines = [line[len(MARK) + 1:] for line in child.stdout.splitlines() if line.startswith(MARK + " ")]
         for key, outcome in zip(lines[::2], lines[1::2]):
             outcomes[key] = outcome
         if len(lines) % 2:  # the child died inside this case

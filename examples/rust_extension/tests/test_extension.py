@@ -118,16 +118,21 @@ def test_another_rust_extension_sees_this_ones_borrows():
 # is published where that does not reach (an attribute of sys), so a copy that borrows first
 # inside such a block and one that borrows after still share it. In a process of its own: the
 # first borrow of this one was made long ago.
-ROLLBACK = """
-import importlib.machinery, importlib.util, sys
-import numpy as np
-from unittest import mock
+# What each child process of these tests starts with: this process's sys.path, and
+# load_copy (as above).
+CHILD_PRELUDE = """
+import importlib.machinery, importlib.util, os, sys
 sys.path[:0] = {path!r}
 def load_copy(path, name):
     loader = importlib.machinery.ExtensionFileLoader(name, path)
     module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, path, loader=loader))
     loader.exec_module(module)
     return module
+"""
+
+ROLLBACK = CHILD_PRELUDE + """
+import numpy as np
+from unittest import mock
 with mock.patch.dict(sys.modules):
     import dlpm_rust_extension as first
     first.fill(np.zeros(1, np.float32), 0.0)  # the process's first borrow: publishes
@@ -216,16 +221,12 @@ def test_a_panic_becomes_a_python_exception():
 # and PyTorch's first exception aborted the process (dlpack-mdspan-sys now links libc++'s
 # static archives; scripts/check-rust-extension builds one copy with libc++). In a process
 # of its own, so that a crash is a failure with its signal.
-RTLD_GLOBAL_IMPORT = """
-import importlib.machinery, importlib.util, os, sys
-sys.path[:0] = {path!r}
+RTLD_GLOBAL_IMPORT = CHILD_PRELUDE + """
 sys.setdlopenflags(os.RTLD_GLOBAL | os.RTLD_NOW)
 if {file!r} is None:
     import dlpm_rust_extension as ext
 else:
-    loader = importlib.machinery.ExtensionFileLoader("dlpm_rust_extension", {file!r})
-    ext = importlib.util.module_from_spec(importlib.util.spec_from_file_location("dlpm_rust_extension", {file!r}, loader=loader))
-    loader.exec_module(ext)
+    ext = load_copy({file!r}, "dlpm_rust_extension")
 sys.setdlopenflags(os.RTLD_LOCAL | os.RTLD_NOW)
 import numpy as np
 import torch
