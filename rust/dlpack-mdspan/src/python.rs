@@ -361,6 +361,12 @@ fn keeps_checked_form(obj: &Borrowed<'_, '_, PyAny>) -> bool {
 /// `dlpm_py_borrow` of `obj` with the requirements of a view of `T` (which also tell the
 /// component whether the caller writes) and `options`, written into `out`, where it stays
 /// until the argument takes its owner ([`Borrowing::into_parts`]).
+// In line in each extraction (four: a reader's and a writer's, checked or kept), as
+// `borrow_kept` is: each out of line was a frame of its own, its out-parameters and answer
+// passed through memory; a `PyTensor` argument of a NumPy array counted 38 instructions more
+// a call, one of a Tensor 70 (bench/python/callgrind_py.py; docs/performance-history.md,
+// "The borrow's frames").
+#[inline(always)]
 fn borrow<'b, T: Element>(
     obj: &Borrowed<'_, '_, PyAny>,
     writable: bool,
@@ -467,6 +473,8 @@ fn borrow_ready_on_host<T: Element>(
 /// The form is lent for `'f`, which `'a` outlives: the lent form is the Tensor's, alive with
 /// `obj` (the component's contract), and `checked` is the caller's local; neither is kept by
 /// the argument, whose view copies what it reads of the form.
+// In line, as `borrow` is (there, why).
+#[inline(always)]
 fn borrow_kept<'a: 'f, 'f, 'b, T: Element>(
     obj: &Borrowed<'a, '_, PyAny>,
     writable: bool,
