@@ -31,7 +31,10 @@ one with no core frame at all is the bench's (the batch loop, launder, escape) o
 --detail REGEX lists the rows' instructions one by one, with their group and line.
 
 GROUPS below says, per group, whether CCCL 3.5's cuda::to_host_mdspan makes the same check
-(read in its cuda/__mdspan/dlpack_to_mdspan.h) and why a user needs it where it does not.
+(read in its cuda/__mdspan/dlpack_to_mdspan.h) and why a user needs it where it does not;
+one group, the strides' comparison with the C-contiguous ones, by the row's target layout
+(kind_of: into a strided layout it proves the span, which CCCL does not check; into a
+compact one it is the strides' test CCCL also makes).
 The bench must be built with debug information, e.g. the bench preset with
 -DCMAKE_CXX_FLAGS="-stdlib=libc++ -gdwarf-4" into its own build folder: the code, and so
 the count, is the same (docs/performance-history.md says where that was checked).
@@ -58,6 +61,8 @@ FLAG_KEEPER = re.compile(r"^(mov[a-z]*|lea|push|pop|nop[a-z]*|xchg|bswap|not|cmo
 MARKER = re.compile(r"^\s*//\s*profile:\s*([\w-]+)\s*(?:;\s*arithmetic:\s*([\w-]+)\s*)?$")
 
 ALSO, NOT, NONE = "checks CCCL also makes", "checks CCCL does not make", "not a check"
+BY_LAYOUT = "by the target's layout: checks CCCL does not make (strided), also makes (compact)"
+STRIDED_ROW = re.compile(r"\blayout_stride(_relaxed)?\b")  # a row's label names its target layout
 # group: (kind, what it is, where CCCL does not make it: why a user needs it)
 GROUPS = {
     "rank": (ALSO, "ndim equals the view's rank", ""),
@@ -98,7 +103,14 @@ GROUPS = {
                "lowest element lies"),
     "index-range": (NOT, "extents, strides, the element count and the span within the view's index_type",
                     "a value past the index_type wraps the mapping (none for int64_t: folded away)"),
-    "row-major-comparison": (NONE, "count_elements' C-contiguity test per dimension (lets a compact tensor skip the span pass)", ""),
+    "row-major-comparison": (BY_LAYOUT, "count_elements' comparison of each stride with the C-contiguous one, from "
+                             "the innermost dimension until one differs",
+                             "into layout_stride and layout_stride_relaxed, the span's proof for the dimensions it "
+                             "passes: their reach is their count less one, and the span pass starts where the "
+                             "comparison stops (tensor_checks.hpp, counted_in_span), so that a compact tensor needs "
+                             "no span pass; CCCL compares no stride into these layouts and checks no span. Into "
+                             "layout_right and layout_left, the strides' test CCCL also makes "
+                             "(__validate_dlpack_strides)"),
     "dispatch": (NONE, "the fast paths' tests and the summary's stores (numel 0, row_major, the usual byte span, "
                  "the first loop's exit)", ""),
     "view": (NONE, "the view: handle, extents, strides, the mapping's construction", ""),
@@ -296,8 +308,17 @@ def symbolize(exe, addresses):
 
 # ---- the table -------------------------------------------------------------------------------
 
-def breakdown(per_group, kind):
-    parts = sorted(((v, g) for g, v in per_group.items() if GROUPS.get(g, (None,))[0] == kind and round(v) != 0),
+def kind_of(group, label):
+    """The kind of a group's instructions in the row `label`: a BY_LAYOUT group's by the row's
+    target layout (layout_stride, layout_stride_relaxed: strided; the others compact)."""
+    kind = GROUPS.get(group, (None,))[0]
+    if kind == BY_LAYOUT:
+        return NOT if STRIDED_ROW.search(label) else ALSO
+    return kind
+
+
+def breakdown(per_group, kind, label):
+    parts = sorted(((v, g) for g, v in per_group.items() if kind_of(g, label) == kind and round(v) != 0),
                    key=lambda p: -p[0])
     return sum(v for v, _ in parts), ", ".join(f"{g} {v:.0f}" for v, g in parts)
 
@@ -329,9 +350,9 @@ def markdown(rows):
     for label, ours, cccl, per_group in rows:
         cells = []
         for kind in (ALSO, NOT, NONE):
-            total, parts = breakdown(per_group, kind)
+            total, parts = breakdown(per_group, kind, label)
             cells.append(f"**{total:.0f}**: {parts}" if parts else "0")
-        cells.insert(0, f"{ours - breakdown(per_group, NOT)[0]:.0f}")
+        cells.insert(0, f"{ours - breakdown(per_group, NOT, label)[0]:.0f}")
         other = {g: v for g, v in per_group.items() if g not in GROUPS and round(v) != 0}
         if other:
             cells[3] += "; " + ", ".join(f"{g} {v:.0f}" for g, v in sorted(other.items()))
@@ -442,6 +463,12 @@ def self_test():
     assert group_of([("h", core("y.hpp"), 1), ("f", core("x.hpp"), 3)], headers) == "shape-null"
     assert group_of([("h", core("y.hpp"), 1), ("main", "/b/bench/cpp/x.cpp", 1)], headers) == "unmarked: h"
     assert group_of([("escape", "/b/bench/cpp/harness.hpp", 1)], headers) == "bench"
+    # The comparison's kind follows the row's target layout.
+    assert kind_of("row-major-comparison", "rank 4, layout_stride_relaxed, slice") == NOT
+    assert kind_of("row-major-comparison", "rank 8, layout_stride, permutation") == NOT
+    assert kind_of("row-major-comparison", "rank 2, layout_right") == ALSO
+    assert kind_of("row-major-comparison", "rank 2, layout_left") == ALSO
+    assert kind_of("span-pass", "rank 2, layout_right") == NOT and kind_of("view", "rank 2, layout_stride") == NONE
     # Every marker of the real headers names a group of GROUPS.
     for name, marks in header_groups(os.path.join(ROOT, CORE)).items():
         for line, pair in marks.items():
