@@ -201,8 +201,10 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
   // values live; a loop of unknown length that counts every dimension (the worded check)
   // runs faster with one flag and no branch. A loop that stops at a stride (StopAtStride)
   // leaves at the first rare extent too, of a known rank or not. Two loops each, so that
-  // neither tests the strides pointer.
-  auto rare_extents = [&] {
+  // neither tests the strides pointer. The lambdas here are always inline: g++ called one
+  // left to it out of line and built its closure, pointers to these locals, before the loop
+  // on every call (docs/performance-history.md, "The count's lambdas under g++").
+  auto rare_extents = [&]() DLPM_HOT_INLINE {
     if (!detail::irregular_extents_empty(shape, ndim, err)) return false;
     *numel = 0;
     *row_major = true;
@@ -213,7 +215,7 @@ DLPM_HOT_INLINE inline bool count_elements(const DLTensor& t, std::int64_t* nume
       for (std::int32_t r = ndim; r-- > 0;)
         if (shape[r] <= 0 || detail::mul_overflows(n, shape[r], &n)) [[unlikely]] return rare_extents();
     } else if constexpr (StopAtStride) {
-      auto stop = [&](std::int32_t r) {  // at the first stride that is not C-contiguous
+      auto stop = [&](std::int32_t r) DLPM_HOT_INLINE {  // at the first stride that is not C-contiguous
         *numel = detail::not_counted;
         *row_major = false;
         if (stopped != nullptr) *stopped = detail::count_stop{r, n};
